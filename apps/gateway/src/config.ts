@@ -1,0 +1,80 @@
+import { z } from "zod";
+
+/** A configuration value the gateway refuses to start with. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  replicaId?: string;
+  affinityGraceMs: number;
+  outboxRetentionHours: number;
+  logLevel: string;
+  /** How long a graceful shutdown may take before the process gives up waiting. */
+  shutdownTimeoutMs: number;
+}
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const envSchema = z.object({
+  PORT: integer(0, 65535).default(4001),
+  HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  AXIOM_REPLICA_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._:@-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 . _ : @ -")
+    .optional(),
+  AXIOM_AFFINITY_GRACE_MS: integer(0, 60_000).default(500),
+  // Retention accepts anything: 0, negative or non-integer values disable it (documented behaviour).
+  AXIOM_OUTBOX_RETENTION_HOURS: z.string().optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(15_000),
+});
+
+/** Outbox retention in hours; 0 means disabled (unset → 24; 0, negative or non-integer → 0). */
+export function parseRetentionHours(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === "") return 24;
+  const value = Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : 0;
+}
+
+/** Reads and validates the gateway configuration; throws {@link ConfigError} naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    replicaId: e.AXIOM_REPLICA_ID,
+    affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,
+    outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS),
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,29 @@
+import closeWithGrace from "close-with-grace";
+import type { FastifyInstance } from "fastify";
+import { type GatewayConfig, loadConfig } from "./config";
+import { buildGateway } from "./server";
+
+export interface RunningGateway {
+  app: FastifyInstance;
+  url: string;
+  /** Stops accepting, lets in-flight work settle and releases every resource. */
+  close(): Promise<void>;
+}
+
+/** Starts a listening gateway and installs graceful SIGTERM/SIGINT handling. */
+export async function start(config: GatewayConfig = loadConfig()): Promise<RunningGateway> {
+  const app = await buildGateway(config);
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+    if (err) app.log.error({ err, phase: "shutdown" }, "shutting down after a fatal error");
+    else app.log.info({ signal, phase: "shutdown" }, "shutting down");
+    await app.close();
+  });
+  app.addHook("onClose", async () => grace.uninstall());
+
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+  return { app, url, close: () => app.close() };
+}

@@ -1,0 +1,90 @@
+import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
+import { getReplicaId } from "@axiom-lattice/core";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway, loadConfig } from "../src";
+
+describe("gateway HTTP basics", () => {
+  let app: FastifyInstance;
+  let failing = false;
+
+  beforeAll(async () => {
+    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }), {
+      readiness: [
+        {
+          name: "database",
+          check: async () => {
+            if (failing) throw new Error("connection refused");
+          },
+        },
+      ],
+    });
+    app.post("/test/echo", async (request) => request.body);
+  });
+  afterAll(() => app.close());
+
+  it("GET /health answers 200 with the replica header", async () => {
+    const response = await app.inject({ method: "GET", url: "/health" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: "ok" });
+    expect(response.headers[REPLICA_HEADER]).toBe(getReplicaId());
+  });
+
+  it("GET /ready reflects its checks", async () => {
+    expect((await app.inject({ method: "GET", url: "/ready" })).statusCode).toBe(200);
+    failing = true;
+    try {
+      const response = await app.inject({ method: "GET", url: "/ready" });
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toMatchObject({ success: false, code: "NOT_READY", failures: { database: "connection refused" } });
+    } finally {
+      failing = false;
+    }
+  });
+
+  it("exposes the replica and affinity-echo headers to browsers", async () => {
+    const response = await app.inject({ method: "GET", url: "/health", headers: { origin: "http://example.test" } });
+    const exposed = String(response.headers["access-control-expose-headers"]);
+    expect(exposed).toContain(REPLICA_HEADER);
+    expect(exposed).toContain(AFFINITY_ECHO_HEADER);
+  });
+
+  it("answers unknown routes with a JSON 404", async () => {
+    const response = await app.inject({ method: "GET", url: "/no/such/route" });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
+  });
+
+  it("refuses malformed JSON with 400 INVALID_JSON", async () => {
+    const response = await app.inject({
+      method: "POST",
+      url: "/test/echo",
+      headers: { "content-type": "application/json" },
+      payload: "{not json",
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, code: "INVALID_JSON" });
+  });
+
+  it("refuses a body over 1 MiB with 413", async () => {
+    const response = await app.inject({
+      method: "POST",
+      url: "/test/echo",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ text: "x".repeat(1024 * 1024) }),
+    });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toMatchObject({ success: false, code: "PAYLOAD_TOO_LARGE" });
+  });
+
+  it("refuses an unsupported content type with 415", async () => {
+    const response = await app.inject({
+      method: "POST",
+      url: "/test/echo",
+      headers: { "content-type": "application/x-unknown" },
+      payload: "abc",
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json()).toMatchObject({ success: false, code: "UNSUPPORTED_MEDIA_TYPE" });
+  });
+});

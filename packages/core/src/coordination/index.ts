@@ -1,0 +1,16 @@
+export { LeaseArgumentError, validateLeaseArguments } from "./leaseArguments";
+export { InMemoryLeaseStore } from "./inMemoryLeaseStore";
+export { LeaseLostError, startLeaseHeartbeat, type LeaseHeartbeat } from "./leaseHeartbeat";
+export { holderLabel, uniqueHolder } from "./holder";
+export { LeaseAcquireTimeoutError, withLease, type LeaseContext, type WithLeaseOptions } from "./withLease";
+export { runAsLeader, type LeaderOutcome, type RunAsLeaderOptions } from "./leaderGate";
+export { configureCoordinationLeaseStore, getCoordinationLeaseStore } from "./coordinationLeaseStore";
+export {
+  THREAD_RUN_TTL_MS,
+  getThreadRunOwner,
+  threadRunLeaseKey,
+  tryAcquireThreadRun,
+  type ThreadRunHandle,
+  type ThreadRunScope,
+} from "./threadRun";
+export { createTaskRunLiveness, taskRunLeaseKey, type TaskRunLiveness, type TaskRunRef } from "./taskRunLiveness";

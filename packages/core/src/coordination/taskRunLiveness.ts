@@ -1,0 +1,34 @@
+import type { LeaseStore } from "@axiom-lattice/protocols";
+import { getLogger } from "../logging/logger";
+import { getStoreLattice } from "../registry/storeRegistry";
+import { type ThreadRunScope, threadRunLeaseKey } from "./threadRun";
+
+export interface TaskRunRef {
+  taskId: string;
+  /** The thread the task runs on, when known. */
+  thread?: ThreadRunScope;
+}
+
+/** Answers "does any replica still run this task?". */
+export type TaskRunLiveness = (task: TaskRunRef) => Promise<boolean>;
+
+export function taskRunLeaseKey(taskId: string): string {
+  return `task-run:${encodeURIComponent(taskId)}`;
+}
+
+/**
+ * A liveness probe backed by leases: live while `task-run:<taskId>` or the task's thread-run lease is
+ * held. A store error answers live, so a run that might still be going is never treated as an orphan.
+ */
+export function createTaskRunLiveness({ store }: { store?: LeaseStore } = {}): TaskRunLiveness {
+  return async ({ taskId, thread }) => {
+    const leases = store ?? getStoreLattice("default", "lease");
+    try {
+      if (await leases.get(taskRunLeaseKey(taskId))) return true;
+      return thread ? (await leases.get(threadRunLeaseKey(thread))) !== null : false;
+    } catch (error) {
+      getLogger().warn({ phase: "liveness", taskId, err: error }, "liveness probe failed; treating the task as live");
+      return true;
+    }
+  };
+}

@@ -1,0 +1,65 @@
+import type { LeaseStore } from "@axiom-lattice/protocols";
+import { setTimeout as sleep } from "node:timers/promises";
+import { getLogger } from "../logging/logger";
+import { uniqueHolder } from "./holder";
+import { startLeaseHeartbeat } from "./leaseHeartbeat";
+
+/** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
+export class LeaseAcquireTimeoutError extends Error {
+  readonly code = "LEASE_ACQUIRE_TIMEOUT";
+
+  constructor(
+    readonly key: string,
+    readonly waitedMs: number,
+  ) {
+    super(`Could not acquire lease "${key}" within ${waitedMs} ms`);
+    this.name = "LeaseAcquireTimeoutError";
+  }
+}
+
+export interface WithLeaseOptions {
+  ttlMs?: number;
+  acquireTimeoutMs?: number;
+  retryDelayMs?: number;
+}
+
+/** What the guarded function receives. */
+export interface LeaseContext {
+  /** Aborted when the lease is lost; stop writing. */
+  signal: AbortSignal;
+  /** Fencing token of this tenure: pass it to writes that must be refused once a newer holder exists. */
+  token: string;
+  holder: string;
+}
+
+/**
+ * Runs `fn` while holding `key`, exclusively across every process sharing `store`. Waits at most
+ * `acquireTimeoutMs`, renews every `ttlMs / 3`, and always releases.
+ */
+export async function withLease<T>(
+  store: LeaseStore,
+  key: string,
+  ownerLabel: string,
+  fn: (context: LeaseContext) => Promise<T>,
+  { ttlMs = 30_000, acquireTimeoutMs = 10_000, retryDelayMs = 100 }: WithLeaseOptions = {},
+): Promise<T> {
+  const holder = uniqueHolder(ownerLabel);
+  const startedAt = Date.now();
+  let record = await store.acquire(key, holder, ttlMs);
+  while (!record) {
+    const waited = Date.now() - startedAt;
+    if (waited + retryDelayMs > acquireTimeoutMs) throw new LeaseAcquireTimeoutError(key, waited);
+    await sleep(retryDelayMs);
+    record = await store.acquire(key, holder, ttlMs);
+  }
+
+  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs);
+  try {
+    return await fn({ signal: heartbeat.signal, token: record.token, holder });
+  } finally {
+    heartbeat.stop();
+    await store.release(key, holder).catch((error: unknown) => {
+      getLogger().warn({ phase: "lease", key, holder, err: error }, "lease release failed; it will expire");
+    });
+  }
+}

@@ -1,0 +1,15 @@
+import "./defaults";
+
+export { getReplicaId, resolveReplicaId } from "./identity/replicaId";
+export { EventBus } from "./events/eventBus";
+export { getLogger, setLogger, type Logger } from "./logging/logger";
+export {
+  StoreNotRegisteredError,
+  getStoreLattice,
+  hasStoreLattice,
+  registerDefaultStoreFactory,
+  registerStoreLattice,
+  resetStoreLattice,
+  type StoreTypes,
+} from "./registry/storeRegistry";
+export * from "./coordination";

@@ -1,0 +1,36 @@
+// Expiry is judged by the database clock (now()) so replicas with skewed clocks agree.
+
+const RETURNING = "RETURNING key, holder, token::text AS token, acquired_at, expires_at";
+
+/**
+ * Takes a free or expired key, or extends the caller's own. A new tenure draws a new fencing token;
+ * the caller's own live lease keeps its token and acquisition time.
+ */
+export const ACQUIRE_LEASE = `
+  INSERT INTO lattice_leases AS lease (key, holder, token, acquired_at, renewed_at, expires_at)
+  VALUES ($1, $2, nextval('lattice_lease_tokens'), now(), now(), now() + $3 * interval '1 millisecond')
+  ON CONFLICT (key) DO UPDATE
+     SET holder      = excluded.holder,
+         token       = CASE WHEN lease.holder = excluded.holder AND lease.expires_at > now()
+                            THEN lease.token ELSE excluded.token END,
+         acquired_at = CASE WHEN lease.holder = excluded.holder AND lease.expires_at > now()
+                            THEN lease.acquired_at ELSE excluded.acquired_at END,
+         renewed_at  = excluded.renewed_at,
+         expires_at  = excluded.expires_at
+   WHERE lease.expires_at <= now() OR lease.holder = excluded.holder
+  ${RETURNING}`;
+
+export const RENEW_LEASE = `
+  UPDATE lattice_leases
+     SET renewed_at = now(),
+         expires_at = now() + $3 * interval '1 millisecond'
+   WHERE key = $1 AND holder = $2 AND expires_at > now()`;
+
+export const RELEASE_LEASE = `
+  DELETE FROM lattice_leases
+   WHERE key = $1 AND holder = $2`;
+
+export const GET_LEASE = `
+  SELECT key, holder, token::text AS token, acquired_at, expires_at
+    FROM lattice_leases
+   WHERE key = $1 AND expires_at > now()`;

@@ -1,0 +1,94 @@
+import type { Pool } from "pg";
+import { allMigrations } from "./index";
+import type { Migration } from "./migration";
+
+// One application-wide advisory lock key: replicas starting together take turns.
+export const MIGRATION_LOCK_KEY = 7_311_853_185;
+
+/** A migration that failed; the whole batch was rolled back. */
+export class MigrationError extends Error {
+  constructor(
+    readonly migration: Migration,
+    override readonly cause: unknown,
+  ) {
+    super(`Migration ${migration.version} "${migration.name}" failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "MigrationError";
+  }
+}
+
+export interface MigrationResult {
+  applied: Migration[];
+}
+
+const CREATE_LEDGER = `
+  CREATE TABLE IF NOT EXISTS lattice_schema_migrations (
+    version    integer     PRIMARY KEY,
+    name       text        NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`;
+
+/**
+ * Applies every pending migration, in version order, in one transaction held under the migration
+ * advisory lock. Extra `afterMigrate` work (such as LangGraph's checkpoint setup) runs under the same
+ * lock, after the transaction commits.
+ */
+export async function runMigrations(
+  pool: Pool,
+  options: { migrations?: Migration[]; afterMigrate?: () => Promise<void> } = {},
+): Promise<MigrationResult> {
+  const migrations = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version);
+  const client = await pool.connect();
+  let applied: Migration[] = [];
+  let broken: unknown;
+  try {
+    // Session lock (not transaction-scoped) so it also covers afterMigrate.
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    try {
+      await client.query("BEGIN");
+      try {
+        await client.query(CREATE_LEDGER);
+        const { rows } = await client.query<{ version: number }>("SELECT version FROM lattice_schema_migrations");
+        const done = new Set(rows.map((row) => row.version));
+        applied = migrations.filter((migration) => !done.has(migration.version));
+        for (const migration of applied) {
+          try {
+            await client.query(migration.sql);
+          } catch (error) {
+            throw new MigrationError(migration, error);
+          }
+          await client.query("INSERT INTO lattice_schema_migrations (version, name) VALUES ($1, $2)", [
+            migration.version,
+            migration.name,
+          ]);
+        }
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+      await options.afterMigrate?.();
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch((error: unknown) => {
+        broken = error;
+      });
+    }
+  } finally {
+    // A connection that could not unlock is destroyed, which drops its session lock.
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+  return { applied };
+}
+
+const migratedPools = new WeakMap<Pool, Promise<MigrationResult>>();
+
+/** Runs the migrations once per pool, however many stores share it. */
+export function ensureMigrated(pool: Pool): Promise<MigrationResult> {
+  let pending = migratedPools.get(pool);
+  if (!pending) {
+    pending = runMigrations(pool);
+    migratedPools.set(pool, pending);
+    // A failed attempt may be retried by the next caller.
+    pending.catch(() => migratedPools.delete(pool));
+  }
+  return pending;
+}

@@ -1,0 +1,4 @@
+export * from "./headers";
+export * from "./chunks";
+export * from "./stores";
+export * from "./storeKinds";

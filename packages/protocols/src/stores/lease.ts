@@ -1,0 +1,29 @@
+/** A live lease on a key. */
+export interface LeaseRecord {
+  key: string;
+  holder: string;
+  acquiredAt: Date;
+  expiresAt: Date;
+  /**
+   * Fencing token: a strictly larger integer (as a decimal string) for every acquisition of a key
+   * that was free or expired; kept when the same holder re-acquires.
+   */
+  token: string;
+}
+
+/**
+ * Self-expiring exclusive leases. Expiry is judged by the store's clock (the database clock for
+ * PostgreSQL), never by the caller's.
+ */
+export interface LeaseStore {
+  /** Takes a free or expired key, or re-takes the caller's own; `null` when another holder owns it. */
+  acquire(key: string, holder: string, ttlMs: number): Promise<LeaseRecord | null>;
+  /** {@link acquire} reduced to whether it succeeded. */
+  tryAcquire(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extends the lease only while `holder` still owns it. */
+  renew(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Frees the key only when `holder` owns it. */
+  release(key: string, holder: string): Promise<boolean>;
+  /** The live lease, or `null` when the key is free, expired or unknown. */
+  get(key: string): Promise<LeaseRecord | null>;
+}

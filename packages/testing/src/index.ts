@@ -1,0 +1,2 @@
+export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./testDatabase";
+export { leaseStoreContract } from "./leaseStoreContract";

@@ -1,0 +1,117 @@
+import type { LeaseStore } from "@axiom-lattice/protocols";
+import { setTimeout as sleep } from "node:timers/promises";
+import { beforeAll, describe, expect, it } from "vitest";
+
+let keySeq = 0;
+const freshKey = () => `contract-${process.pid}-${Date.now()}-${++keySeq}`;
+
+/**
+ * The {@link LeaseStore} contract. Every implementation runs this same suite, so their semantics
+ * cannot drift. `makeStore` may return the same store for every call.
+ */
+export function leaseStoreContract(name: string, makeStore: () => Promise<LeaseStore>): void {
+  describe(`LeaseStore contract: ${name}`, () => {
+    let store: LeaseStore;
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    it("acquires a free key and reports it", async () => {
+      const key = freshKey();
+      const record = await store.acquire(key, "a", 5_000);
+      expect(record).toMatchObject({ key, holder: "a" });
+      expect(record!.token).toMatch(/^\d+$/);
+      expect(record!.expiresAt.getTime()).toBeGreaterThan(record!.acquiredAt.getTime());
+      const seen = await store.get(key);
+      expect(seen).toMatchObject({ key, holder: "a", token: record!.token });
+    });
+
+    it("refuses a key another holder owns", async () => {
+      const key = freshKey();
+      expect(await store.tryAcquire(key, "a", 5_000)).toBe(true);
+      expect(await store.tryAcquire(key, "b", 5_000)).toBe(false);
+      expect(await store.acquire(key, "b", 5_000)).toBeNull();
+      expect((await store.get(key))?.holder).toBe("a");
+    });
+
+    it("lets the same holder re-acquire and keeps its token", async () => {
+      const key = freshKey();
+      const first = await store.acquire(key, "a", 5_000);
+      const again = await store.acquire(key, "a", 10_000);
+      expect(again?.token).toBe(first!.token);
+      expect(again!.expiresAt.getTime()).toBeGreaterThan(first!.expiresAt.getTime());
+    });
+
+    it("lets another holder take an expired lease, with a larger token", async () => {
+      const key = freshKey();
+      const first = await store.acquire(key, "a", 150);
+      await sleep(300);
+      expect(await store.get(key)).toBeNull();
+      const second = await store.acquire(key, "b", 5_000);
+      expect(second?.holder).toBe("b");
+      expect(BigInt(second!.token)).toBeGreaterThan(BigInt(first!.token));
+    });
+
+    it("gives every new tenure a larger token than the last", async () => {
+      const key = freshKey();
+      const tokens: bigint[] = [];
+      for (const holder of ["a", "b", "c"]) {
+        const record = await store.acquire(key, holder, 5_000);
+        tokens.push(BigInt(record!.token));
+        expect(await store.release(key, holder)).toBe(true);
+      }
+      expect(tokens[1]).toBeGreaterThan(tokens[0]);
+      expect(tokens[2]).toBeGreaterThan(tokens[1]);
+    });
+
+    it("renews only for the holder, only while live", async () => {
+      const key = freshKey();
+      await store.acquire(key, "a", 5_000);
+      expect(await store.renew(key, "b", 5_000)).toBe(false);
+      expect((await store.get(key))?.holder).toBe("a");
+      expect(await store.renew(key, "a", 20_000)).toBe(true);
+      expect((await store.get(key))!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 10_000);
+
+      const short = freshKey();
+      await store.acquire(short, "a", 100);
+      await sleep(250);
+      expect(await store.renew(short, "a", 5_000)).toBe(false);
+      expect(await store.renew(freshKey(), "a", 5_000)).toBe(false);
+    });
+
+    it("releases only for the holder", async () => {
+      const key = freshKey();
+      await store.acquire(key, "a", 5_000);
+      expect(await store.release(key, "b")).toBe(false);
+      expect((await store.get(key))?.holder).toBe("a");
+      expect(await store.release(key, "a")).toBe(true);
+      expect(await store.get(key)).toBeNull();
+      expect(await store.release(key, "a")).toBe(false);
+      expect(await store.tryAcquire(key, "b", 5_000)).toBe(true);
+    });
+
+    it("answers null for an unknown key", async () => {
+      expect(await store.get(freshKey())).toBeNull();
+    });
+
+    it.each([
+      ["an empty key", () => store.acquire("", "a", 1_000)],
+      ["an empty holder", () => store.acquire(freshKey(), "", 1_000)],
+      ["a zero ttl", () => store.acquire(freshKey(), "a", 0)],
+      ["a negative ttl", () => store.renew(freshKey(), "a", -5)],
+      ["an infinite ttl", () => store.tryAcquire(freshKey(), "a", Number.POSITIVE_INFINITY)],
+      ["a NaN ttl", () => store.tryAcquire(freshKey(), "a", Number.NaN)],
+      ["a non-string key", () => store.get(42 as unknown as string)],
+      ["a non-string holder", () => store.release(freshKey(), { id: 1 } as unknown as string)],
+    ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
+      await expect(call()).rejects.toMatchObject({ code: "INVALID_LEASE_ARGUMENT" });
+    });
+
+    it("writes nothing on refused arguments", async () => {
+      const key = freshKey();
+      await expect(store.acquire(key, "a", -1)).rejects.toThrow();
+      expect(await store.get(key)).toBeNull();
+      expect(await store.tryAcquire(key, "b", 1_000)).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,55 @@
+# Shared by scripts/start.sh, scripts/test.sh and .ci/run: make the machine ready for the workspace.
+
+PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
+
+ensure_pnpm() {
+  if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+    echo "==> installing pnpm $PNPM_VERSION"
+    npm install --global --no-fund --no-audit "pnpm@$PNPM_VERSION" >/dev/null
+  fi
+}
+
+install_dependencies() {
+  echo "==> installing dependencies"
+  if [ "${CI:-}" = "true" ]; then
+    pnpm install --frozen-lockfile --reporter=append-only
+  else
+    pnpm install --reporter=append-only
+  fi
+}
+
+pg_answers() {
+  psql "$1" -tAc 'SELECT 1' >/dev/null 2>&1
+}
+
+# Starts the local cluster when it is down and exports DATABASE_URL (an admin connection that tests
+# create their own databases from).
+ensure_postgres() {
+  if [ -n "${DATABASE_URL:-}" ] && pg_answers "$DATABASE_URL"; then
+    return
+  fi
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    echo "==> starting PostgreSQL"
+    local version
+    version="$(ls /etc/postgresql | sort -V | tail -n 1)"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+    for _ in $(seq 1 30); do
+      pg_isready -q -h 127.0.0.1 -p 5432 && break
+      sleep 1
+    done
+  fi
+  local trust="postgres://postgres@127.0.0.1:5432/postgres"
+  if pg_answers "$trust"; then
+    export DATABASE_URL="$trust"
+    return
+  fi
+  # No trust authentication: create a login role through the postgres system user.
+  echo "==> creating the lattice login role"
+  su postgres -c "psql -v ON_ERROR_STOP=1 -qc \"DO \\\$\\\$ BEGIN
+      IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'lattice') THEN
+        CREATE ROLE lattice LOGIN SUPERUSER PASSWORD 'lattice';
+      END IF;
+    END \\\$\\\$\""
+  export DATABASE_URL="postgres://lattice:lattice@127.0.0.1:5432/postgres"
+  pg_answers "$DATABASE_URL" || { echo "PostgreSQL does not answer on 127.0.0.1:5432" >&2; exit 1; }
+}

@@ -1,0 +1,39 @@
+// Sums every vitest JSON report of the run into the one line CI reads: "N passed, N failed".
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+function* reports(dir) {
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry.startsWith(".")) continue;
+    const path = join(dir, entry);
+    if (!statSync(path).isDirectory()) continue;
+    if (entry === "test-results") {
+      for (const file of readdirSync(path)) if (file.endsWith(".json")) yield join(path, file);
+    } else {
+      yield* reports(path);
+    }
+  }
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let files = 0;
+for (const file of reports(".")) {
+  const report = JSON.parse(readFileSync(file, "utf8"));
+  files += 1;
+  passed += report.numPassedTests ?? 0;
+  failed += report.numFailedTests ?? 0;
+  skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  // A suite that failed to load has no tests but must not pass silently.
+  for (const suite of report.testResults ?? []) {
+    if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) failed += 1;
+  }
+}
+if (files === 0) {
+  console.log("0 passed, 1 failed");
+  console.error("no test report was written");
+  process.exit(1);
+}
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed > 0 || passed === 0 ? 1 : 0);

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the whole test suite from a fresh clone: installs what is missing, makes sure PostgreSQL is up,
+# builds, runs every package's tests and the e2e suite, then prints "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+export TURBO_TELEMETRY_DISABLED=1
+
+ensure_pnpm
+install_dependencies
+ensure_postgres
+echo "==> DATABASE_URL=$DATABASE_URL"
+
+find . -path ./node_modules -prune -o -type d -name test-results -prune -exec rm -rf {} +
+
+echo "==> building"
+pnpm build --output-logs=errors-only
+
+status=0
+echo "==> unit and integration tests"
+pnpm test --continue || status=1
+echo "==> e2e"
+pnpm e2e || status=1
+
+node scripts/test-summary.mjs || status=1
+exit "$status"
