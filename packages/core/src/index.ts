@@ -13,3 +13,17 @@ export {
   type StoreTypes,
 } from "./registry/storeRegistry";
 export * from "./coordination";
+export {
+  DuplicateMessageError,
+  QueueFullError,
+  type AddMessageParams,
+  type ClaimMessagesOptions,
+  type FinishedRunStatus,
+  type IMessageQueueStore,
+  type PendingMessage,
+  type QueueScope,
+  type QueuedMessageStatus,
+  type RunOutcome,
+  type RunStatus,
+  type ThreadInfo,
+} from "./queue/messageQueueStore";

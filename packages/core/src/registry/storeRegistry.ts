@@ -11,6 +11,7 @@ import type {
   TaskWorkItemStore,
   ThreadStore,
 } from "@axiom-lattice/protocols";
+import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
 export interface StoreTypes {
@@ -24,7 +25,7 @@ export interface StoreTypes {
   mcp: McpServerConfigStore;
   projectRoom: ProjectRoomStore;
   projectRoomMessage: ProjectRoomMessageStore;
-  threadMessageQueue: object;
+  threadMessageQueue: IMessageQueueStore;
   checkpoint: object;
 }
 
