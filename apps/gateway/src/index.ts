@@ -2,4 +2,6 @@ export { ConfigError, loadConfig, parseRetentionHours, type GatewayConfig } from
 export { BODY_LIMIT_BYTES, buildGateway, type BuildGatewayOptions } from "./server";
 export { HttpError } from "./http/errors";
 export type { ReadinessCheck } from "./routes/health";
+export type { ScheduleRoutesOptions } from "./routes/schedules";
+export { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, type ScheduledAgentMessage } from "./schedules/agentMessageHandler";
 export { start, type RunningGateway } from "./start";

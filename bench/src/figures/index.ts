@@ -1,4 +1,10 @@
 import type { Figure } from "../figure";
+import { b1Queue } from "./b1Queue";
+import { b2Outbox } from "./b2Outbox";
+import { b3Leases } from "./b3Leases";
+import { b4HttpEnqueue } from "./b4HttpEnqueue";
+import { b5TimeToFirstChunk } from "./b5TimeToFirstChunk";
+import { b7Memory } from "./b7Memory";
 
 /** Every figure `pnpm bench` runs, in order. */
-export const figures: Figure[] = [];
+export const figures: Figure[] = [b1Queue, b2Outbox, b3Leases, b4HttpEnqueue, b5TimeToFirstChunk, b7Memory];

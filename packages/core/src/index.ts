@@ -13,7 +13,9 @@ export {
   type StoreTypes,
 } from "./registry/storeRegistry";
 export * from "./coordination";
+export * from "./outbox";
 export {
+  DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
   QueueFullError,
   type AddMessageParams,
@@ -27,3 +29,25 @@ export {
   type RunStatus,
   type ThreadInfo,
 } from "./queue/messageQueueStore";
+export { InMemoryMessageQueueStore, type InMemoryMessageQueueStoreOptions } from "./queue/inMemoryMessageQueueStore";
+// The argument checks are exported for the PostgreSQL stores, so both implementations refuse alike.
+export {
+  validateAddMessage,
+  validateCapacity,
+  validateClaimOptions,
+  validateMessageId,
+  validateRenewal,
+  validateRunOutcome,
+  validateRunsLimit,
+  validateScope,
+  validateThreadId,
+  type ValidMessage,
+} from "./queue/queueArguments";
+export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
+export { validateCreateThread, validateMetadata, validateThreadFilter } from "./threads/threadArguments";
+export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
+export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
+export { RecordExistsError } from "./stores/recordExistsError";
+export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
+export * from "./schedule";
+export * from "./agent";

@@ -2,3 +2,4 @@ export * from "./headers";
 export * from "./chunks";
 export * from "./stores";
 export * from "./storeKinds";
+export * from "./outboxTopics";

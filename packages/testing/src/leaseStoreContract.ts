@@ -52,6 +52,53 @@ export function leaseStoreContract(name: string, makeStore: () => Promise<LeaseS
       expect(BigInt(second!.token)).toBeGreaterThan(BigInt(first!.token));
     });
 
+    it("lets exactly one of many simultaneous acquisitions of a free key win", async () => {
+      const key = freshKey();
+      const holders = Array.from({ length: 8 }, (_, i) => `contender-${i}`);
+      const records = await Promise.all(holders.map((holder) => store.acquire(key, holder, 5_000)));
+      const winners = records.filter((record) => record !== null);
+      expect(winners).toHaveLength(1);
+      expect(await store.get(key)).toMatchObject({ holder: winners[0]!.holder, token: winners[0]!.token });
+    });
+
+    it("changes nothing when a non-holder tries to acquire, renew or release", async () => {
+      const key = freshKey();
+      await store.acquire(key, "a", 5_000);
+      const before = await store.get(key);
+      expect(await store.acquire(key, "b", 60_000)).toBeNull();
+      expect(await store.renew(key, "b", 60_000)).toBe(false);
+      expect(await store.release(key, "b")).toBe(false);
+      expect(await store.get(key)).toEqual(before);
+    });
+
+    it("keeps the token and acquisition time across renewals", async () => {
+      const key = freshKey();
+      const first = await store.acquire(key, "a", 5_000);
+      expect(await store.renew(key, "a", 20_000)).toBe(true);
+      const renewed = await store.get(key);
+      expect(renewed).toMatchObject({ token: first!.token, acquiredAt: first!.acquiredAt });
+      expect(renewed!.expiresAt.getTime()).toBeGreaterThan(first!.expiresAt.getTime());
+    });
+
+    it("leaves a holder whose lease expired and was taken over unable to renew or release it", async () => {
+      const key = freshKey();
+      await store.acquire(key, "stale", 150);
+      await sleep(300);
+      const current = await store.acquire(key, "current", 5_000);
+      expect(await store.renew(key, "stale", 5_000)).toBe(false);
+      expect(await store.release(key, "stale")).toBe(false);
+      expect(await store.get(key)).toMatchObject({ holder: "current", token: current!.token });
+    });
+
+    it("gives the same holder a new, larger token when it re-acquires after its lease expired", async () => {
+      const key = freshKey();
+      const first = await store.acquire(key, "a", 150);
+      await sleep(300);
+      const again = await store.acquire(key, "a", 5_000);
+      expect(BigInt(again!.token)).toBeGreaterThan(BigInt(first!.token));
+      expect(again!.acquiredAt.getTime()).toBeGreaterThan(first!.acquiredAt.getTime());
+    });
+
     it("gives every new tenure a larger token than the last", async () => {
       const key = freshKey();
       const tokens: bigint[] = [];

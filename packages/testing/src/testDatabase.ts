@@ -32,6 +32,17 @@ export async function createTestDatabase(prefix = "lattice_test"): Promise<TestD
   return {
     name,
     url: url.toString(),
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin(async (client) => {
+        // pg's Pool.end() resolves before its sockets close: give closing sessions a moment, so FORCE
+        // only ends connections left open (which would otherwise surface as an unhandled pool error).
+        const deadline = Date.now() + 2_000;
+        while (Date.now() < deadline) {
+          const { rows } = await client.query("SELECT 1 FROM pg_stat_activity WHERE datname = $1 LIMIT 1", [name]);
+          if (rows.length === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }),
   };
 }

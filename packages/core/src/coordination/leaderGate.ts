@@ -1,6 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { uniqueHolder } from "./holder";
 import { startLeaseHeartbeat } from "./leaseHeartbeat";
+import { releaseLease } from "./leaseRelease";
 
 export interface RunAsLeaderOptions {
   /** Keep the lease until it expires after `fn` ends, so replicas starting within `ttlMs` skip the work. */
@@ -22,12 +23,13 @@ export async function runAsLeader<T>(
 ): Promise<LeaderOutcome<T>> {
   const key = `leader:${name}`;
   const holder = uniqueHolder();
+  const requestedAt = Date.now();
   if (!(await store.tryAcquire(key, holder, ttlMs))) return { ran: false };
-  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs);
+  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs, requestedAt);
   try {
     return { ran: true, result: await fn() };
   } finally {
     heartbeat.stop();
-    if (!hold) await store.release(key, holder);
+    if (!hold) await releaseLease(store, key, holder);
   }
 }

@@ -21,40 +21,57 @@ export interface LeaseHeartbeat {
 }
 
 /**
- * Renews `key` every `ttlMs / 3` while the work runs. A renewal refused by the store aborts at once;
- * a renewal that fails (store unreachable) is retried until the lease would have expired, then aborts.
+ * Renews `key` every `ttlMs / 3` while the work runs. A renewal refused by the store aborts at once.
+ * A renewal that fails (store unreachable) is retried; when no renewal has been confirmed by the time
+ * the lease would expire, the signal aborts, even if a renewal is still hanging.
+ *
+ * `requestedAt` is the local time the acquiring request was sent: the local deadline is counted from
+ * before each confirming request, so it never outlives the store's own expiry.
  */
-export function startLeaseHeartbeat(store: LeaseStore, key: string, holder: string, ttlMs: number): LeaseHeartbeat {
+export function startLeaseHeartbeat(
+  store: LeaseStore,
+  key: string,
+  holder: string,
+  ttlMs: number,
+  requestedAt: number = Date.now(),
+): LeaseHeartbeat {
   const controller = new AbortController();
   const intervalMs = Math.max(1, Math.floor(ttlMs / 3));
-  let validUntil = Date.now() + ttlMs;
-  let timer: NodeJS.Timeout | undefined;
+  let renewTimer: NodeJS.Timeout | undefined;
+  let expiryTimer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  const lose = (reason: string, err?: unknown) => {
-    if (controller.signal.aborted) return;
-    getLogger().error({ phase: "lease", key, holder, err }, `lease lost: ${reason}`);
+  const stop = () => {
+    stopped = true;
+    clearTimeout(renewTimer);
+    clearTimeout(expiryTimer);
+  };
+
+  const lose = (reason: string) => {
+    // A renewal answered after stop() concerns work that has already ended: nothing to abort.
+    if (stopped) return;
+    stop();
+    getLogger().error({ phase: "lease", key, holder }, `lease lost: ${reason}`);
     controller.abort(new LeaseLostError(key, reason));
   };
 
-  const beat = async () => {
-    const startedAt = Date.now();
-    try {
-      if (await store.renew(key, holder, ttlMs)) validUntil = startedAt + ttlMs;
-      else return lose("renewal refused (expired or taken over)");
-    } catch (error) {
-      if (Date.now() + intervalMs >= validUntil) return lose("renewal failed until expiry", error);
-      getLogger().warn({ phase: "lease", key, holder, err: error }, "lease renewal failed; retrying");
-    }
-    if (!stopped) timer = setTimeout(beat, intervalMs);
+  const confirmed = (sentAt: number) => {
+    clearTimeout(expiryTimer);
+    expiryTimer = setTimeout(() => lose("not renewed before expiry"), sentAt + ttlMs - Date.now());
   };
 
-  timer = setTimeout(beat, intervalMs);
-  return {
-    signal: controller.signal,
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
+  const beat = async () => {
+    const sentAt = Date.now();
+    try {
+      if (!(await store.renew(key, holder, ttlMs))) return lose("renewal refused (expired or taken over)");
+      if (!stopped) confirmed(sentAt);
+    } catch (error) {
+      if (!stopped) getLogger().warn({ phase: "lease", key, holder, err: error }, "lease renewal failed; retrying");
+    }
+    if (!stopped) renewTimer = setTimeout(beat, intervalMs);
   };
+
+  confirmed(requestedAt);
+  renewTimer = setTimeout(beat, intervalMs);
+  return { signal: controller.signal, stop };
 }

@@ -22,8 +22,8 @@ export function taskRunLeaseKey(taskId: string): string {
  */
 export function createTaskRunLiveness({ store }: { store?: LeaseStore } = {}): TaskRunLiveness {
   return async ({ taskId, thread }) => {
-    const leases = store ?? getStoreLattice("default", "lease");
     try {
+      const leases = store ?? getStoreLattice("default", "lease");
       if (await leases.get(taskRunLeaseKey(taskId))) return true;
       return thread ? (await leases.get(threadRunLeaseKey(thread))) !== null : false;
     } catch (error) {

@@ -2,6 +2,7 @@ import type { LeaseStore } from "@axiom-lattice/protocols";
 import { getStoreLattice } from "../registry/storeRegistry";
 import { holderLabel, uniqueHolder } from "./holder";
 import { startLeaseHeartbeat } from "./leaseHeartbeat";
+import { releaseLease } from "./leaseRelease";
 
 export interface ThreadRunScope {
   tenantId: string;
@@ -36,9 +37,10 @@ export async function tryAcquireThreadRun(
   const leases = leaseStore(store);
   const key = threadRunLeaseKey(scope);
   const holder = uniqueHolder();
+  const requestedAt = Date.now();
   const record = await leases.acquire(key, holder, ttlMs);
   if (!record) return null;
-  const heartbeat = startLeaseHeartbeat(leases, key, holder, ttlMs);
+  const heartbeat = startLeaseHeartbeat(leases, key, holder, ttlMs, requestedAt);
   let released: Promise<void> | undefined;
   return {
     key,
@@ -48,7 +50,7 @@ export async function tryAcquireThreadRun(
     release() {
       released ??= (async () => {
         heartbeat.stop();
-        await leases.release(key, holder);
+        await releaseLease(leases, key, holder);
       })();
       return released;
     },

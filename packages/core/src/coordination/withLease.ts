@@ -1,8 +1,8 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
-import { getLogger } from "../logging/logger";
 import { uniqueHolder } from "./holder";
 import { startLeaseHeartbeat } from "./leaseHeartbeat";
+import { releaseLease } from "./leaseRelease";
 
 /** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
 export class LeaseAcquireTimeoutError extends Error {
@@ -45,21 +45,21 @@ export async function withLease<T>(
 ): Promise<T> {
   const holder = uniqueHolder(ownerLabel);
   const startedAt = Date.now();
+  let requestedAt = startedAt;
   let record = await store.acquire(key, holder, ttlMs);
   while (!record) {
     const waited = Date.now() - startedAt;
     if (waited + retryDelayMs > acquireTimeoutMs) throw new LeaseAcquireTimeoutError(key, waited);
     await sleep(retryDelayMs);
+    requestedAt = Date.now();
     record = await store.acquire(key, holder, ttlMs);
   }
 
-  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs);
+  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs, requestedAt);
   try {
     return await fn({ signal: heartbeat.signal, token: record.token, holder });
   } finally {
     heartbeat.stop();
-    await store.release(key, holder).catch((error: unknown) => {
-      getLogger().warn({ phase: "lease", key, holder, err: error }, "lease release failed; it will expire");
-    });
+    await releaseLease(store, key, holder);
   }
 }

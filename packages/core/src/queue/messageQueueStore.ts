@@ -1,110 +1,20 @@
-/**
- * Which assistant and tenant a queued message belongs to. Predicates are strict: an absent key means
- * the column IS NULL, never "any".
- */
-export interface QueueScope {
-  tenantId?: string;
-  assistantId?: string;
-}
+// The queue's types are declared in @axiom-lattice/protocols (so the shared contract suite can name
+// them) and re-exported here under their usual names, beside the errors every implementation throws.
+export type {
+  AddMessageParams,
+  ClaimMessagesOptions,
+  FinishedRunStatus,
+  IMessageQueueStore,
+  PendingMessage,
+  QueueScope,
+  QueuedMessageStatus,
+  RunOutcome,
+  RunStatus,
+  ThreadInfo,
+} from "@axiom-lattice/protocols";
 
-/** Outcome of a processed message (a run). `pending`/`running` while it is queued or claimed. */
-export type RunStatus = "pending" | "running" | "success" | "error" | "interrupted" | "aborted";
-export type FinishedRunStatus = Exclude<RunStatus, "pending" | "running">;
-
-/** Where a message is in the queue. Completed rows are kept as the thread's run records. */
-export type QueuedMessageStatus = "pending" | "processing" | "completed";
-
-export interface PendingMessage {
-  id: string;
-  threadId: string;
-  tenantId?: string;
-  assistantId?: string;
-  /** What the run processes: the user input, a resume command, run options. JSON. */
-  content: unknown;
-  /** Higher runs first; equal priorities run in enqueue order. */
-  priority: number;
-  /** Enqueue order, from a sequence (decimal string). */
-  sequence: string;
-  status: QueuedMessageStatus;
-  createdAt: Date;
-  /** The claim, while `processing`. */
-  lockedBy?: string;
-  lockedAt?: Date;
-  leaseExpiresAt?: Date;
-  /** The run record. */
-  runStatus: RunStatus;
-  replicaId?: string;
-  startedAt?: Date;
-  finishedAt?: Date;
-  error?: string;
-}
-
-export interface AddMessageParams {
-  /** Client-chosen id; a new one is generated when absent. Ids are unique per store. */
-  id?: string;
-  threadId: string;
-  scope: QueueScope;
-  content: unknown;
-  priority?: number;
-}
-
-export interface ClaimMessagesOptions {
-  /** Who claims (replica-unique holder); only it may renew or complete the claim. */
-  owner: string;
-  /** How long the claim lives without renewal, judged by the store's clock. */
-  leaseMs: number;
-  /** Most rows to claim at once (default 1). */
-  limit?: number;
-}
-
-export interface RunOutcome {
-  status: FinishedRunStatus;
-  error?: string;
-}
-
-/** A thread with pending work, for the sweep that no message may be stranded. */
-export interface ThreadInfo {
-  threadId: string;
-  tenantId?: string;
-  assistantId?: string;
-  pendingCount: number;
-}
-
-/**
- * The per-thread message queue. Every add path respects the per-thread capacity (pending plus
- * processing rows) atomically; claims are atomic and disjoint across concurrent callers.
- */
-export interface IMessageQueueStore {
-  /** Enqueues at the tail; throws `QueueFullError` at capacity, `DuplicateMessageError` on a used id. */
-  addMessage(params: AddMessageParams): Promise<PendingMessage>;
-  /** Like {@link addMessage} but answers `null` at capacity. */
-  addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null>;
-  /** Enqueues ahead of every pending message of the thread (still subject to capacity). */
-  addMessageAtHead(params: AddMessageParams): Promise<PendingMessage>;
-  getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null>;
-  getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
-  getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
-  /** Pending plus processing messages of the thread. */
-  getQueueSize(threadId: string, scope?: QueueScope): Promise<number>;
-  getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
-  /** Completed messages of the thread (its run records), oldest first. */
-  listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
-  removeMessage(id: string): Promise<boolean>;
-  /** Removes the thread's pending messages; returns how many. */
-  clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Legacy single-message claim without a lease; kept for the baseline API. */
-  markProcessing(id: string): Promise<boolean>;
-  /** Returns every processing row of the thread to pending (use only when no replica can hold them). */
-  resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Atomically moves up to `limit` pending rows to `processing` under `owner`'s lease; disjoint across callers. */
-  claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
-  /** Returns only expired processing rows to pending; a live claim is never touched. */
-  reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Extends `owner`'s live claims; returns how many were extended. */
-  renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
-  /** Records the run's outcome and completes the message, only while `owner` still holds the claim. */
-  completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean>;
-}
+/** Queued (pending plus processing) messages a thread may hold unless a store is told otherwise. */
+export const DEFAULT_QUEUE_CAPACITY = 1000;
 
 /** The thread already holds as many queued messages as the store allows. */
 export class QueueFullError extends Error {

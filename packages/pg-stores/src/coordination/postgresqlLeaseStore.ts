@@ -27,7 +27,7 @@ export class PostgreSQLLeaseStore extends PgStore implements LeaseStore {
   async acquire(key: string, holder: string, ttlMs: number): Promise<LeaseRecord | null> {
     validateLeaseArguments(key, holder, ttlMs);
     await this.initialize();
-    const { rows } = await this.pool.query<LeaseRow>(ACQUIRE_LEASE, [key, holder, ttlMs]);
+    const { rows } = await this.pool.query<LeaseRow>({ ...ACQUIRE_LEASE, values: [key, holder, ttlMs] });
     return rows[0] ? toRecord(rows[0]) : null;
   }
 
@@ -38,21 +38,21 @@ export class PostgreSQLLeaseStore extends PgStore implements LeaseStore {
   async renew(key: string, holder: string, ttlMs: number): Promise<boolean> {
     validateLeaseArguments(key, holder, ttlMs);
     await this.initialize();
-    const { rowCount } = await this.pool.query(RENEW_LEASE, [key, holder, ttlMs]);
+    const { rowCount } = await this.pool.query({ ...RENEW_LEASE, values: [key, holder, ttlMs] });
     return rowCount === 1;
   }
 
   async release(key: string, holder: string): Promise<boolean> {
     validateLeaseArguments(key, holder);
     await this.initialize();
-    const { rowCount } = await this.pool.query(RELEASE_LEASE, [key, holder]);
+    const { rowCount } = await this.pool.query({ ...RELEASE_LEASE, values: [key, holder] });
     return rowCount === 1;
   }
 
   async get(key: string): Promise<LeaseRecord | null> {
     validateLeaseArguments(key);
     await this.initialize();
-    const { rows } = await this.pool.query<LeaseRow>(GET_LEASE, [key]);
+    const { rows } = await this.pool.query<LeaseRow>({ ...GET_LEASE, values: [key] });
     return rows[0] ? toRecord(rows[0]) : null;
   }
 }

@@ -14,7 +14,5 @@ export const leasesMigration: Migration = {
       renewed_at  timestamptz NOT NULL,
       expires_at  timestamptz NOT NULL
     );
-
-    CREATE INDEX lattice_leases_expires_at ON lattice_leases (expires_at);
   `,
 };

@@ -1,5 +1,17 @@
+import { threadsAssistantsMigration } from "./001_threads_assistants";
+import { threadMessageQueueMigration } from "./002_thread_message_queue";
+import { scheduledTasksMigration } from "./003_scheduled_tasks";
 import { leasesMigration } from "./185_leases";
+import { queueClaimMigration } from "./186_queue_claim";
+import { outboxMigration } from "./187_outbox";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
-export const allMigrations: readonly Migration[] = [leasesMigration];
+export const allMigrations: readonly Migration[] = [
+  threadsAssistantsMigration,
+  threadMessageQueueMigration,
+  scheduledTasksMigration,
+  leasesMigration,
+  queueClaimMigration,
+  outboxMigration,
+];

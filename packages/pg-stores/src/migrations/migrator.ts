@@ -63,18 +63,22 @@ export async function runMigrations(
         }
         await client.query("COMMIT");
       } catch (error) {
-        await client.query("ROLLBACK");
+        // The migration's own error is the one to report; a connection that cannot roll back is
+        // destroyed below, which aborts the transaction server-side.
+        await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+          broken = rollbackError;
+        });
         throw error;
       }
       await options.afterMigrate?.();
     } finally {
       await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch((error: unknown) => {
-        broken = error;
+        broken ??= error;
       });
     }
   } finally {
-    // A connection that could not unlock is destroyed, which drops its session lock.
-    client.release(broken instanceof Error ? broken : undefined);
+    // A connection that could not roll back or unlock is destroyed, which also drops its session lock.
+    client.release(broken === undefined ? undefined : true);
   }
   return { applied };
 }

@@ -6,3 +6,4 @@ export * from "./assistant";
 export * from "./task";
 export * from "./room";
 export * from "./mcp";
+export * from "./messageQueue";

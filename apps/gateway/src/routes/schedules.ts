@@ -1,0 +1,106 @@
+import { type DefaultScheduleClient, ScheduleRequestError } from "@axiom-lattice/core";
+import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { HttpError } from "../http/errors";
+import { resolveTenant } from "../http/tenant";
+import { parseInput } from "../http/validation";
+import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { idParams } from "./ids";
+
+export interface ScheduleRoutesOptions {
+  client: DefaultScheduleClient;
+  /** Registers the `agent-message` handler with this enqueue (the runtime's client has its own). */
+  enqueueMessage?: EnqueueAgentMessage;
+}
+
+const common = {
+  taskType: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -"),
+  payload: z.record(z.string(), z.unknown()).default({}),
+  maxRetries: z.number().int().min(0).max(20).optional(),
+  catchUp: z.enum(["once", "skip"]).optional(),
+};
+
+const onceSchema = z.strictObject({
+  ...common,
+  executeAt: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).optional(),
+  delayMs: z.number().int().min(0).optional(),
+});
+
+const cronSchema = z.strictObject({
+  ...common,
+  cronExpression: z.string().min(1).max(128),
+  timezone: z.string().min(1).max(64).default("UTC"),
+  maxRuns: z.number().int().min(1).optional(),
+});
+
+// Times leave the API as ISO strings; they are epoch milliseconds inside.
+const TIME_FIELDS = ["executeAt", "nextRunAt", "lastRunAt", "createdAt", "updatedAt"] as const;
+const toView = (task: ScheduledTaskDefinition) => ({
+  ...task,
+  ...Object.fromEntries(TIME_FIELDS.flatMap((field) => (task[field] === undefined ? [] : [[field, new Date(task[field]).toISOString()]]))),
+});
+
+/** A refusal of the schedule client (invalid cron, time zone, …) is the client's 400, nothing stored. */
+async function asBadRequest<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof ScheduleRequestError) throw new HttpError(400, error.code, error.message);
+    throw error;
+  }
+}
+
+/**
+ * `/api/schedules`: create (one-shot or cron), list, read, cancel, pause and resume schedules of the
+ * request's tenant.
+ */
+export function registerScheduleRoutes(app: FastifyInstance, { client, enqueueMessage }: ScheduleRoutesOptions): void {
+  if (enqueueMessage) client.registerHandler(AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler(enqueueMessage));
+
+  app.post("/api/schedules", async (request, reply) => {
+    const tenantId = resolveTenant(request);
+    const isCron = typeof request.body === "object" && request.body !== null && "cronExpression" in request.body;
+    const body = parseInput(isCron ? cronSchema : onceSchema, request.body);
+    if (!client.hasHandler(body.taskType)) {
+      throw new HttpError(400, "UNKNOWN_TASK_TYPE", `Unknown task type "${body.taskType}"`);
+    }
+    // An agent message names its assistant and thread; the schedule is linked to both for lookups.
+    const links: { assistantId?: string; threadId?: string } =
+      body.taskType === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, body.payload, "payload") : {};
+    const input = { ...body, tenantId, assistantId: links.assistantId, threadId: links.threadId };
+    const task = await asBadRequest(
+      "cronExpression" in input
+        ? client.scheduleCron(input)
+        : client.scheduleOnce({ ...input, executeAt: typeof input.executeAt === "string" ? Date.parse(input.executeAt) : input.executeAt }),
+    );
+    return reply.status(201).send(toView(task));
+  });
+
+  app.get("/api/schedules", async (request) => {
+    const tasks = await client.list(resolveTenant(request));
+    return { schedules: tasks.map(toView) };
+  });
+
+  app.get("/api/schedules/:id", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    const task = await client.get(id, resolveTenant(request));
+    if (!task) throw new HttpError(404, "NOT_FOUND", `Schedule ${id} not found`);
+    return toView(task);
+  });
+
+  app.delete("/api/schedules/:id", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    return toView(await client.cancel(id, resolveTenant(request)));
+  });
+
+  app.post("/api/schedules/:id/pause", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    return toView(await client.pause(id, resolveTenant(request)));
+  });
+
+  app.post("/api/schedules/:id/resume", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    return toView(await client.resume(id, resolveTenant(request)));
+  });
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { resolveTenant } from "../http/tenant";
+import { parseInput } from "../http/validation";
+import type { GatewayRuntime } from "../runtime/gatewayRuntime";
+import { idParams, idSchema } from "./ids";
+import { requireAssistant, requireThread, threadScope } from "./lookups";
+
+const metadataSchema = z.record(z.string().max(256), z.unknown());
+
+const createSchema = z.strictObject({
+  thread_id: idSchema.optional(),
+  assistant_id: idSchema,
+  metadata: metadataSchema.optional(),
+});
+
+const listSchema = z.strictObject({
+  assistant_id: idSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+/** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
+export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
+  const { threads, queue, agents } = runtime;
+
+  app.post("/api/threads", async (request, reply) => {
+    const tenantId = resolveTenant(request);
+    const body = parseInput(createSchema, request.body);
+    await requireAssistant(runtime, tenantId, body.assistant_id);
+    const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
+    return reply.status(201).send(thread);
+  });
+
+  app.get("/api/threads", async (request) => {
+    const query = parseInput(listSchema, request.query, "query");
+    const list = await threads.listThreads(resolveTenant(request), {
+      assistantId: query.assistant_id,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return { threads: list };
+  });
+
+  app.get("/api/threads/:id", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    return requireThread(runtime, resolveTenant(request), id);
+  });
+
+  app.delete("/api/threads/:id", async (request, reply) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    const tenantId = resolveTenant(request);
+    const thread = await requireThread(runtime, tenantId, id);
+    await queue.clearMessages(thread.id, { tenantId, assistantId: thread.assistantId });
+    await threads.deleteThread(tenantId, id);
+    return reply.status(204).send();
+  });
+
+  app.get("/api/threads/:id/state", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    const thread = await requireThread(runtime, resolveTenant(request), id);
+    return agents.getAgent(threadScope(thread)).getState();
+  });
+
+  app.get("/api/threads/:id/queue", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+    const [processing, pending] = await Promise.all([queue.getProcessingMessages(id, scope), queue.getPendingMessages(id, scope)]);
+    return { processing, pending, size: processing.length + pending.length };
+  });
+
+  app.get("/api/threads/:id/runs", async (request) => {
+    const { id } = parseInput(idParams, request.params, "path");
+    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const runs = await queue.listRuns(id, { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    return {
+      runs: runs.map((run) => ({
+        messageId: run.id,
+        status: run.runStatus,
+        replicaId: run.replicaId ?? null,
+        startedAt: run.startedAt ?? null,
+        finishedAt: run.finishedAt ?? null,
+        error: run.error ?? null,
+      })),
+    };
+  });
+}

@@ -1,0 +1,41 @@
+import type { ScheduleHandler } from "@axiom-lattice/core";
+import { z } from "zod";
+import { idSchema } from "../routes/ids";
+
+/** The task type users schedule: a message enqueued on an assistant's thread. */
+export const AGENT_MESSAGE_TASK_TYPE = "agent-message";
+
+export const agentMessagePayloadSchema = z.strictObject({
+  assistantId: idSchema,
+  threadId: idSchema,
+  message: z.string().min(1).max(32_000),
+});
+
+export interface ScheduledAgentMessage {
+  tenantId: string;
+  assistantId: string;
+  threadId: string;
+  message: string;
+  /**
+   * Stable per fire (task id + scheduled time): use it as the queued message's id, so a fire run
+   * again after a crash is refused as a duplicate instead of sending the message twice.
+   */
+  messageId: string;
+}
+
+/** Puts a message on the assistant's thread queue through the run API. */
+export type EnqueueAgentMessage = (message: ScheduledAgentMessage) => Promise<void>;
+
+/** The `agent-message` handler: each fire enqueues the schedule's message once. */
+export function createAgentMessageHandler(enqueueMessage: EnqueueAgentMessage): ScheduleHandler {
+  return async ({ task, scheduledAt }) => {
+    // Re-checked at fire time: a stored payload that no longer fits fails the fire instead of sending garbage.
+    const payload = agentMessagePayloadSchema.parse(task.payload);
+    try {
+      await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}` });
+    } catch (error) {
+      // Already enqueued by an earlier attempt of this fire: done.
+      if ((error as { code?: unknown } | null)?.code !== "DUPLICATE_MESSAGE") throw error;
+    }
+  };
+}

@@ -1,0 +1,118 @@
+import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
+import type { FastifyInstance } from "fastify";
+import { parseSse } from "@axiom-lattice/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway, loadConfig } from "../src";
+
+describe("run API (in-memory stores)", () => {
+  let app: FastifyInstance;
+  const json = { "content-type": "application/json" };
+
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    app.inject({ method: "POST", url, headers: { ...json, ...headers }, payload: JSON.stringify(payload) });
+
+  beforeAll(async () => {
+    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+    expect((await post("/api/assistants", { id: "echo", name: "Echo", tools: ["clock", "echo"] })).statusCode).toBe(201);
+    expect((await post("/api/threads", { thread_id: "t1", assistant_id: "echo" })).statusCode).toBe(201);
+    expect((await post("/api/assistants", { id: "other", name: "Other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
+    expect((await post("/api/threads", { thread_id: "ty", assistant_id: "other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
+  });
+  afterAll(() => app.close());
+
+  it("streams a run as SSE with ids <message_id>:<index> and the replica header", async () => {
+    const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "hello there", message_id: "m-stream", mode: "stream" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/event-stream/);
+    expect(response.headers[REPLICA_HEADER]).toBeTruthy();
+    const events = parseSse(response.body);
+    expect(events.map((event) => event.id)).toEqual(events.map((_, index) => `m-stream:${index}`));
+    const text = events.filter((event) => event.type === "message_chunk").map((event) => (event.data as { content: string }).content).join("");
+    expect(text).toBe("echo: hello there");
+    expect(events.at(-1)?.type).toBe("message_completed");
+  });
+
+  it("queues (202) and waits (200 with the final messages)", async () => {
+    const queued = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "later", mode: "queue" });
+    expect(queued.statusCode).toBe(202);
+    expect(queued.json()).toMatchObject({ queued: true, messageId: expect.any(String) });
+
+    const waited = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "/tool echo {\"text\":\"ping\"}", mode: "wait" });
+    expect(waited.statusCode).toBe(200);
+    const body = waited.json() as { status: string; messages: Array<{ type: string; content: string }> };
+    expect(body.status).toBe("success");
+    expect(body.messages.some((message) => message.type === "tool" && message.content.includes("ping"))).toBe(true);
+  });
+
+  it("replays a message's chunks with resume_stream after a given index", async () => {
+    const response = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "t1", message_id: "m-stream", after: 1 });
+    expect(response.statusCode).toBe(200);
+    const events = parseSse(response.body);
+    expect(events[0].id).toBe("m-stream:2");
+    expect(events.at(-1)?.type).toBe("message_completed");
+  });
+
+  it("lists the thread's runs with their status and replica", async () => {
+    const response = await app.inject({ method: "GET", url: "/api/threads/t1/runs" });
+    expect(response.statusCode).toBe(200);
+    const { runs } = response.json() as { runs: Array<{ messageId: string; status: string; replicaId: string }> };
+    expect(runs.find((run) => run.messageId === "m-stream")).toMatchObject({ status: "success", replicaId: expect.any(String) });
+  });
+
+  it("echoes a valid affinity header and drops an invalid one", async () => {
+    const valid = await app.inject({ method: "GET", url: "/api/threads/t1", headers: { "x-axiom-affinity": "replica-1" } });
+    expect(valid.headers[AFFINITY_ECHO_HEADER]).toBe("replica-1");
+    const invalid = await app.inject({ method: "GET", url: "/api/threads/t1", headers: { "x-axiom-affinity": "bad value!" } });
+    expect(invalid.headers[AFFINITY_ECHO_HEADER]).toBeUndefined();
+  });
+
+  it.each([
+    ["an unknown assistant", { assistant_id: "nope", thread_id: "t1", message: "x", mode: "queue" }, 404, "NOT_FOUND"],
+    ["an unknown thread", { assistant_id: "echo", thread_id: "nope", message: "x", mode: "queue" }, 404, "NOT_FOUND"],
+    ["another tenant's thread", { assistant_id: "other", thread_id: "ty", message: "x", mode: "queue" }, 404, "NOT_FOUND"],
+    ["a missing message", { assistant_id: "echo", thread_id: "t1", mode: "queue" }, 400, "INVALID_REQUEST"],
+    ["a wrong type", { assistant_id: "echo", thread_id: "t1", message: 42, mode: "queue" }, 400, "INVALID_REQUEST"],
+    ["an unknown mode", { assistant_id: "echo", thread_id: "t1", message: "x", mode: "later" }, 400, "INVALID_REQUEST"],
+    ["a bad id", { assistant_id: "echo", thread_id: "../etc", message: "x", mode: "queue" }, 400, "INVALID_REQUEST"],
+    ["an unknown field", { assistant_id: "echo", thread_id: "t1", message: "x", mode: "queue", extra: 1 }, 400, "INVALID_REQUEST"],
+  ])("refuses %s", async (_label, payload, status, code) => {
+    const response = await post("/api/runs", payload);
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
+  });
+
+  it("refuses a malformed tenant header", async () => {
+    const response = await app.inject({ method: "GET", url: "/api/threads", headers: { "x-tenant-id": "a b" } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: "INVALID_TENANT" });
+  });
+
+  it("refuses a body over 1 MiB with 413 and queues nothing", async () => {
+    const before = (await app.inject({ method: "GET", url: "/api/threads/t1/queue" })).json() as { size: number };
+    const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "x".repeat(1024 * 1024), mode: "queue" });
+    expect(response.statusCode).toBe(413);
+    const after = (await app.inject({ method: "GET", url: "/api/threads/t1/queue" })).json() as { size: number };
+    expect(after.size).toBe(before.size);
+  });
+
+  it("answers 409 THREAD_BUSY with reject while a run is active", async () => {
+    await post("/api/threads", { thread_id: "busy", assistant_id: "echo" });
+    const slow = await post("/api/runs", { assistant_id: "echo", thread_id: "busy", message: "/sleep 2000", mode: "queue" });
+    expect(slow.statusCode).toBe(202);
+    const rejected = await post("/api/runs", { assistant_id: "echo", thread_id: "busy", message: "x", mode: "queue", multitask_strategy: "reject" });
+    expect(rejected.statusCode).toBe(409);
+    expect(rejected.json()).toMatchObject({ success: false, code: "THREAD_BUSY" });
+    const aborted = await post("/api/runs/abort", { assistant_id: "echo", thread_id: "busy" });
+    expect(aborted.statusCode).toBe(200);
+  });
+
+  it("does not let tenant X abort, recover or stream tenant Y's thread", async () => {
+    for (const url of ["/api/runs/abort", "/api/runs/recover"]) {
+      const response = await post(url, { assistant_id: "other", thread_id: "ty" });
+      expect(response.statusCode).toBe(404);
+    }
+    const stream = await post("/api/runs/resume_stream", { assistant_id: "other", thread_id: "ty", message_id: "m-stream" });
+    expect(stream.statusCode).toBe(404);
+    expect((await app.inject({ method: "GET", url: "/api/threads/ty" })).statusCode).toBe(404);
+  });
+});

@@ -1,0 +1,176 @@
+import { DefaultScheduleClient, MemoryScheduleStorage } from "@axiom-lattice/core";
+import type { FastifyInstance } from "fastify";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ScheduledAgentMessage, buildGateway, loadConfig } from "../src";
+
+let app: FastifyInstance;
+let client: DefaultScheduleClient;
+let storage: MemoryScheduleStorage;
+let enqueued: ScheduledAgentMessage[];
+let enqueueFailure: Error | undefined;
+
+beforeAll(async () => {
+  storage = new MemoryScheduleStorage();
+  client = new DefaultScheduleClient({ storage, replicaId: "test", retryBackoff: { baseMs: 20 } });
+  app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }), {
+    schedules: {
+      client,
+      enqueueMessage: async (message) => {
+        if (enqueueFailure) throw enqueueFailure;
+        enqueued.push(message);
+      },
+    },
+  });
+});
+
+beforeEach(() => {
+  enqueued = [];
+  enqueueFailure = undefined;
+});
+
+afterAll(async () => {
+  await client.stop();
+  await app.close();
+});
+
+const agentMessage = { assistantId: "assistant-1", threadId: "thread-1", message: "Good morning! What is on today?" };
+
+const post = (url: string, payload?: object, headers: Record<string, string> = {}) =>
+  app.inject({ method: "POST", url, headers, ...(payload ? { payload } : {}) });
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+describe("/api/schedules", () => {
+  it("creates a daily agent-message cron schedule in a time zone and reads it back", async () => {
+    const response = await post(
+      "/api/schedules",
+      { taskType: "agent-message", cronExpression: "0 9 * * *", timezone: "Europe/Berlin", payload: agentMessage },
+      { "x-tenant-id": "acme" },
+    );
+    expect(response.statusCode).toBe(201);
+    const created = response.json();
+    expect(created).toMatchObject({
+      tenantId: "acme",
+      taskType: "agent-message",
+      executionType: "cron",
+      cronExpression: "0 9 * * *",
+      timezone: "Europe/Berlin",
+      status: "pending",
+      catchUp: "once",
+      assistantId: "assistant-1",
+      threadId: "thread-1",
+      payload: agentMessage,
+    });
+    // The next fire is 09:00 Berlin time, as an ISO string.
+    expect(new Date(created.nextRunAt).toLocaleTimeString("en-GB", { timeZone: "Europe/Berlin" })).toBe("09:00:00");
+
+    const read = await app.inject({ method: "GET", url: `/api/schedules/${created.taskId}`, headers: { "x-tenant-id": "acme" } });
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).toEqual(created);
+    const list = await app.inject({ method: "GET", url: "/api/schedules", headers: { "x-tenant-id": "acme" } });
+    expect(list.json().schedules.map((task: { taskId: string }) => task.taskId)).toContain(created.taskId);
+  });
+
+  it("pauses, resumes and cancels (DELETE), refusing changes a status does not allow", async () => {
+    const created = (await post("/api/schedules", { taskType: "agent-message", cronExpression: "*/5 * * * *", payload: agentMessage })).json();
+    const url = `/api/schedules/${created.taskId}`;
+    expect((await post(`${url}/pause`)).json()).toMatchObject({ status: "paused" });
+    expect((await post(`${url}/resume`)).json()).toMatchObject({ status: "pending" });
+    const cancelled = await app.inject({ method: "DELETE", url });
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: "cancelled" });
+    const resumed = await post(`${url}/resume`);
+    expect(resumed.statusCode).toBe(409);
+    expect(resumed.json()).toMatchObject({ success: false, code: "INVALID_SCHEDULE_STATE" });
+  });
+
+  it("keeps schedules within their tenant: another tenant gets 404 and an empty list", async () => {
+    const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: agentMessage }, { "x-tenant-id": "owner" })).json();
+    const other = { "x-tenant-id": "intruder" };
+    for (const [method, url] of [
+      ["GET", `/api/schedules/${created.taskId}`],
+      ["DELETE", `/api/schedules/${created.taskId}`],
+      ["POST", `/api/schedules/${created.taskId}/pause`],
+      ["POST", `/api/schedules/${created.taskId}/resume`],
+    ] as const) {
+      const response = await app.inject({ method, url, headers: other });
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+      expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
+    }
+    expect((await app.inject({ method: "GET", url: "/api/schedules", headers: other })).json()).toEqual({ schedules: [] });
+    expect((await client.get(created.taskId))?.status).toBe("pending");
+  });
+
+  it("fires an agent-message schedule by enqueueing its message once, with a per-fire message id", async () => {
+    const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
+    await waitFor("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed");
+    expect(enqueued).toEqual([
+      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}` },
+    ]);
+  });
+
+  it("retries a failed enqueue and counts an already-enqueued message (DUPLICATE_MESSAGE) as done", async () => {
+    enqueueFailure = Object.assign(new Error("queue unavailable"), { code: "QUEUE_FULL" });
+    const failing = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: agentMessage })).json();
+    await waitFor("the retries to run out", async () => (await client.get(failing.taskId))?.status === "failed");
+    expect(await client.get(failing.taskId)).toMatchObject({ retryCount: 1, lastError: "queue unavailable" });
+
+    enqueueFailure = Object.assign(new Error("already queued"), { code: "DUPLICATE_MESSAGE" });
+    const duplicate = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 0, payload: agentMessage })).json();
+    await waitFor("the fire to settle", async () => (await client.get(duplicate.taskId))?.status !== "pending");
+    expect(await client.get(duplicate.taskId)).toMatchObject({ status: "completed", runCount: 1 });
+  });
+
+  describe("refuses bad input with 400 and a stable code, storing nothing", () => {
+    const cron = { taskType: "agent-message", cronExpression: "0 9 * * *", payload: agentMessage };
+    it.each([
+      ["an invalid cron expression", { ...cron, cronExpression: "0 25 * * *" }, "INVALID_CRON"],
+      ["a cron expression with too few fields", { ...cron, cronExpression: "every morning" }, "INVALID_CRON"],
+      ["an unknown time zone", { ...cron, timezone: "Europe/Atlantis" }, "INVALID_TIMEZONE"],
+      ["a past executeAt with catch-up skip", { taskType: "agent-message", executeAt: "2020-01-01T09:00:00Z", catchUp: "skip", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["an unknown task type", { ...cron, taskType: "launch-rockets" }, "UNKNOWN_TASK_TYPE"],
+      ["a string delay", { taskType: "agent-message", delayMs: "soon", payload: agentMessage }, "INVALID_REQUEST"],
+      ["neither executeAt, delayMs nor cronExpression", { taskType: "agent-message", payload: agentMessage }, "INVALID_SCHEDULE"],
+      ["both executeAt and delayMs", { taskType: "agent-message", delayMs: 5, executeAt: Date.now() + 60_000, payload: agentMessage }, "INVALID_SCHEDULE"],
+      ["an executeAt that is not a date", { taskType: "agent-message", executeAt: "tomorrow", payload: agentMessage }, "INVALID_REQUEST"],
+      ["a cron schedule with executeAt", { ...cron, executeAt: "2031-01-01T09:00:00Z" }, "INVALID_REQUEST"],
+      ["a missing taskType", { cronExpression: "0 9 * * *", payload: agentMessage }, "INVALID_REQUEST"],
+      ["a missing message", { ...cron, payload: { assistantId: "a", threadId: "t" } }, "INVALID_REQUEST"],
+      ["a non-string message", { ...cron, payload: { ...agentMessage, message: 42 } }, "INVALID_REQUEST"],
+      ["a malformed thread id", { ...cron, payload: { ...agentMessage, threadId: "../etc" } }, "INVALID_REQUEST"],
+      ["a zero maxRuns", { ...cron, maxRuns: 0 }, "INVALID_REQUEST"],
+      ["an unknown catch-up policy", { ...cron, catchUp: "all" }, "INVALID_REQUEST"],
+      ["an unknown field", { ...cron, priority: "high" }, "INVALID_REQUEST"],
+      ["an array body", [cron], "INVALID_REQUEST"],
+    ])("%s", async (_label, body, code) => {
+      const before = await storage.countTasks();
+      const response = await post("/api/schedules", body);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
+      expect(await storage.countTasks()).toBe(before);
+    });
+
+    it("a malformed x-tenant-id header", async () => {
+      const before = await storage.countTasks();
+      for (const tenant of ["has space", "x".repeat(65), "semi;colon"]) {
+        const response = await post("/api/schedules", cron, { "x-tenant-id": tenant });
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toMatchObject({ success: false, code: "INVALID_TENANT" });
+      }
+      expect((await app.inject({ method: "GET", url: "/api/schedules", headers: { "x-tenant-id": "a/b" } })).statusCode).toBe(400);
+      expect(await storage.countTasks()).toBe(before);
+    });
+
+    it("a malformed schedule id answers 400, an unknown one 404", async () => {
+      expect((await app.inject({ method: "GET", url: "/api/schedules/bad%20id" })).json()).toMatchObject({ code: "INVALID_REQUEST" });
+      expect((await app.inject({ method: "GET", url: "/api/schedules/no-such-id" })).statusCode).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,29 @@
+// A gateway replica as users start it: `node apps/gateway/dist/cli.js`, configured by environment.
+import { resolve } from "node:path";
+import { ServerProcess } from "./serverProcess";
+
+const CLI = resolve(__dirname, "../../apps/gateway/dist/cli.js");
+
+export interface GatewayProcessOptions {
+  name: string;
+  /** PostgreSQL stores when given; in-memory stores otherwise. */
+  databaseUrl?: string;
+  /** Node flags before the CLI (instrumentation only, e.g. B7's GC hook). */
+  nodeFlags?: string[];
+}
+
+/** Starts one replica on a free port and resolves once `/ready` answers 200. Build the gateway first. */
+export function startGateway({ name, databaseUrl, nodeFlags = [] }: GatewayProcessOptions): Promise<ServerProcess> {
+  return ServerProcess.start({
+    name,
+    nodeArgs: [...nodeFlags, CLI],
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      // Request logging at info would measure pino as much as the gateway.
+      LOG_LEVEL: "warn",
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    readyPath: "/ready",
+  });
+}

@@ -1,0 +1,235 @@
+import { access, constants, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readTarball, type TarballContents } from "./tarball";
+import { dependencyFields, listWorkspaceProjects, publishedPackages, workspaceRoot, type PackageManifest } from "./workspace";
+
+// Packs every published package as `changeset publish` would (pnpm pack on the built dist/), checks
+// each tarball against its manifest, then installs the four tarballs into an empty npm project and
+// uses them from CommonJS, ESM, TypeScript (node16 resolution) and the `lattice-gateway` bin.
+
+interface PackedPackage extends TarballContents {
+  name: string;
+  tarball: string;
+}
+
+// package.json, the build output and the usual documents; anything else in a tarball is a leak.
+const SHIPPABLE = /^(package\.json|dist\/.+|(README|LICENSE|LICENCE|CHANGELOG)(\.md|\.txt)?)$/i;
+
+let scratch: string;
+const packed: PackedPackage[] = [];
+const workspaceVersions = new Map<string, string>();
+
+/** Every file path an `exports` map (conditions and subpaths at any depth) points at. */
+function exportTargets(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(exportTargets);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(exportTargets);
+  return [];
+}
+
+/** The files a manifest promises to consumers: `exports`, `main`, `module`, `types` and `bin`. */
+function promisedFiles(manifest: PackageManifest): string[] {
+  const bins = typeof manifest.bin === "string" ? [manifest.bin] : Object.values(manifest.bin ?? {});
+  return [...exportTargets(manifest.exports), manifest.main, manifest.module, manifest.types, ...bins]
+    .filter((target): target is string => target !== undefined)
+    .map((target) => path.posix.normalize(target));
+}
+
+beforeAll(async () => {
+  // Real path: node reports resolved modules by their real path, and TMPDIR may be a symlink.
+  scratch = await realpath(await mkdtemp(path.join(os.tmpdir(), "axiom-lattice-pack-")));
+  for (const project of await listWorkspaceProjects()) workspaceVersions.set(project.name, project.version);
+  for (const { name, dir } of publishedPackages) {
+    const { stdout } = await execa("pnpm", ["pack", "--pack-destination", path.join(scratch, "tarballs"), "--json"], {
+      cwd: path.join(workspaceRoot, dir),
+    });
+    const { filename } = JSON.parse(stdout) as { filename: string };
+    packed.push({ name, tarball: filename, ...(await readTarball(filename)) });
+  }
+});
+
+afterAll(async () => {
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+describe.each(publishedPackages.map(({ name }) => name))("the tarball of %s", (name) => {
+  const tarball = () => packed.find((candidate) => candidate.name === name)!;
+
+  it("holds every file its manifest promises", () => {
+    const { files, manifest } = tarball();
+    const promised = promisedFiles(manifest);
+    expect(promised).toContain("dist/index.d.mts");
+    expect(files).toEqual(expect.arrayContaining(promised));
+  });
+
+  it("ships nothing but package.json, dist/ and documents", () => {
+    expect(tarball().files.filter((file) => !SHIPPABLE.test(file))).toEqual([]);
+  });
+
+  it("pins internal dependencies to the exact workspace versions", () => {
+    const { manifest } = tarball();
+    for (const field of dependencyFields) {
+      for (const [dependency, range] of Object.entries(manifest[field] ?? {})) {
+        expect(range, `${field}.${dependency}`).not.toMatch(/^workspace:/);
+        if (workspaceVersions.has(dependency)) expect(range, `${field}.${dependency}`).toBe(workspaceVersions.get(dependency));
+      }
+    }
+  });
+});
+
+describe("the tarballs installed with npm into an empty project", () => {
+  let project: string;
+
+  const nodeModule = (name: string, ...rest: string[]) => path.join(project, "node_modules", name, ...rest);
+
+  async function runProbe(file: string, source: string): Promise<Record<string, unknown>> {
+    await writeFile(path.join(project, file), source);
+    const { stdout } = await execa("node", [file], { cwd: project });
+    return JSON.parse(stdout) as Record<string, unknown>;
+  }
+
+  beforeAll(async () => {
+    project = path.join(scratch, "consumer");
+    await mkdir(project);
+    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", version: "0.0.0", private: true }));
+    // Installed together, the tarballs satisfy each other's exact internal versions, so npm has no
+    // reason to ask the registry for @axiom-lattice/*; the lockfile test below proves it did not.
+    // Quick: no audit, no funding notes, the local cache first, no install scripts of dependencies.
+    const quick = ["--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"];
+    await execa("npm", ["install", ...quick, ...packed.map(({ tarball }) => tarball)], { cwd: project });
+  }, 300_000);
+
+  it("resolves every @axiom-lattice package to its local tarball, once", async () => {
+    const lockfile = JSON.parse(await readFile(path.join(project, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { resolved?: string }>;
+    };
+    const installed = Object.entries(lockfile.packages).filter(([key]) => key.includes("node_modules/@axiom-lattice/"));
+    expect(installed.map(([key]) => key).sort()).toEqual(publishedPackages.map(({ name }) => `node_modules/${name}`).sort());
+    for (const [key, { resolved }] of installed) {
+      const { tarball } = packed.find(({ name }) => key === `node_modules/${name}`)!;
+      expect(resolved, key).toBe(`file:${path.relative(project, tarball)}`);
+    }
+  });
+
+  // One probe body for both module systems: the known exports, and the file each package loaded from.
+  const probeBody = `
+const names = ${JSON.stringify(publishedPackages.map(({ name }) => name))};
+const isClass = (value) => typeof value === "function" && /^class\\b/.test(Function.prototype.toString.call(value));
+console.log(JSON.stringify({
+  REPLICA_HEADER: protocols.REPLICA_HEADER,
+  getReplicaId: typeof core.getReplicaId,
+  PostgreSQLLeaseStoreIsClass: isClass(pgStores.PostgreSQLLeaseStore),
+  buildGateway: typeof gateway.buildGateway,
+  entries: Object.fromEntries(names.map((name) => [name, entryOf(name)])),
+}));
+`;
+
+  function expectKnownExports(probe: Record<string, unknown>, entryFile: string): void {
+    expect(probe).toEqual({
+      REPLICA_HEADER: "x-axiom-replica",
+      getReplicaId: "function",
+      PostgreSQLLeaseStoreIsClass: true,
+      buildGateway: "function",
+      entries: Object.fromEntries(publishedPackages.map(({ name }) => [name, nodeModule(name, entryFile)])),
+    });
+  }
+
+  it("loads from CommonJS through the require condition", async () => {
+    const probe = await runProbe(
+      "probe.cjs",
+      `const protocols = require("@axiom-lattice/protocols");
+const core = require("@axiom-lattice/core");
+const pgStores = require("@axiom-lattice/pg-stores");
+const gateway = require("@axiom-lattice/gateway");
+const entryOf = (name) => require.resolve(name);
+${probeBody}`,
+    );
+    expectKnownExports(probe, "dist/index.js");
+  });
+
+  it("loads from ESM through the import condition", async () => {
+    const probe = await runProbe(
+      "probe.mjs",
+      `import { fileURLToPath } from "node:url";
+import * as protocols from "@axiom-lattice/protocols";
+import * as core from "@axiom-lattice/core";
+import * as pgStores from "@axiom-lattice/pg-stores";
+import * as gateway from "@axiom-lattice/gateway";
+const entryOf = (name) => fileURLToPath(import.meta.resolve(name));
+${probeBody}`,
+    );
+    expectKnownExports(probe, "dist/index.mjs");
+  });
+
+  it("type-checks from .cts and .mts files under node16 resolution", async () => {
+    // Each @ts-expect-error fails the check ("unused directive") if the import resolved to `any`.
+    const source = `import { REPLICA_HEADER } from "@axiom-lattice/protocols";
+import { getReplicaId } from "@axiom-lattice/core";
+import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
+import { buildGateway } from "@axiom-lattice/gateway";
+
+export const header: "x-axiom-replica" = REPLICA_HEADER;
+export const replicaId: string = getReplicaId();
+export const leaseStore: typeof PostgreSQLLeaseStore = PostgreSQLLeaseStore;
+export const build: typeof buildGateway = buildGateway;
+// @ts-expect-error a string literal is not a number
+export const headerIsTyped: number = REPLICA_HEADER;
+// @ts-expect-error a function is not a number
+export const getReplicaIdIsTyped: number = getReplicaId;
+// @ts-expect-error a class is not a number
+export const leaseStoreIsTyped: number = PostgreSQLLeaseStore;
+// @ts-expect-error a function is not a number
+export const buildGatewayIsTyped: number = buildGateway;
+`;
+    await writeFile(path.join(project, "types.cts"), source);
+    await writeFile(path.join(project, "types.mts"), source);
+    await writeFile(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "node16",
+          moduleResolution: "node16",
+          target: "es2022",
+          lib: ["es2022"],
+          strict: true,
+          noEmit: true,
+          // The packages' declarations and those they pull in are checked (no skipLibCheck); only
+          // TypeScript's own lib files are skipped, which saves most of the time.
+          skipDefaultLibCheck: true,
+          // The consumer has no @types/node of its own; the workspace's serves the packages' node types.
+          typeRoots: [path.join(workspaceRoot, "node_modules/@types")],
+          types: ["node"],
+        },
+        files: ["types.cts", "types.mts"],
+      }),
+    );
+    const result = await execa("tsc", ["--project", "tsconfig.json", "--listFiles", "--pretty", "false"], {
+      cwd: project,
+      preferLocal: true,
+      localDir: workspaceRoot,
+      reject: false,
+    });
+    const lines = result.stdout.split("\n");
+    const errors = lines.filter((line) => /(^|: )error TS\d+:/.test(line));
+    // Errors inside other libraries' declarations (e.g. @langchain/core's .d.cts under node16) are
+    // theirs to fix; an error in our declarations or in the consumer's files fails the test.
+    expect(errors.filter((line) => !/^node_modules\/(?!@axiom-lattice\/)/.test(line))).toEqual([]);
+    expect(result.exitCode === 0 || errors.length > 0, result.stderr).toBe(true);
+    for (const { name } of publishedPackages) {
+      // --listFiles proves which declaration file each module system resolved to.
+      expect(lines).toContain(nodeModule(name, "dist/index.d.ts"));
+      expect(lines).toContain(nodeModule(name, "dist/index.d.mts"));
+    }
+  });
+
+  it("installs an executable lattice-gateway bin that refuses PORT=abc with exit code 2", async () => {
+    const bin = path.join(project, "node_modules/.bin/lattice-gateway");
+    await access(bin, constants.X_OK);
+    const result = await execa(bin, { env: { PORT: "abc" }, reject: false, timeout: 30_000 });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain("PORT");
+  });
+});

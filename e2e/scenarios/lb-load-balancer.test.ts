@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { type RunRecord, call, eventually, expectOk, parseSse } from "../harness/client";
+import { useCluster } from "../harness/cluster";
+import { LoadBalancer } from "../harness/loadBalancer";
+import { ASSISTANT, createThreads, enqueueAcross, expectProcessedOnceInOrder, runTurn, startLongRun } from "../harness/workloads";
+
+/** Scenarios 3, 4 and 5 again, with every request going through nginx configured by docs/nginx. */
+describe("behind the documented nginx load balancer", () => {
+  const cluster = useCluster();
+  let balancer: LoadBalancer | undefined;
+
+  const startBehindBalancer = async () => {
+    const replicas = await cluster.start(3);
+    balancer = await LoadBalancer.start(replicas);
+    return { replicas, lb: balancer.url };
+  };
+
+  const stopBalancer = async () => {
+    await balancer?.stop();
+    balancer = undefined;
+  };
+
+  it("scenario 3: queued messages are processed exactly once, in order", async () => {
+    try {
+      const { replicas, lb } = await startBehindBalancer();
+      const threadIds = Array.from({ length: 10 }, (_, i) => `lb-thread-${i}`);
+      await createThreads(lb, threadIds);
+      await enqueueAcross([lb], threadIds, 10);
+      const servedBy = await expectProcessedOnceInOrder(lb, threadIds, 10, replicas.map((replica) => replica.replicaId));
+      expect(Object.values(servedBy).reduce((a, b) => a + b, 0)).toBe(100);
+    } finally {
+      await stopBalancer();
+    }
+  });
+
+  it("scenario 4: the affinity header routes a stream to the replica running the thread", async () => {
+    try {
+      const { lb } = await startBehindBalancer();
+      await createThreads(lb, ["lb-owned"]);
+      const owner = await startLongRun(lb, "lb-owned", "long", 2_000);
+
+      const routed = await call(
+        lb,
+        "POST",
+        "/api/runs",
+        { assistant_id: ASSISTANT, thread_id: "lb-owned", message: "second", message_id: "second", mode: "stream" },
+        { "x-axiom-affinity": owner },
+      );
+      expect(routed.headers.get("x-axiom-replica")).toBe(owner);
+      expect(routed.headers.get("x-axiom-affinity-echo")).toBe(owner);
+      const events = parseSse(routed.text);
+      expect(events.map((event) => event.type)).not.toContain("affinity_miss");
+      expect(events.at(-1)).toMatchObject({ type: "message_completed" });
+
+      const runs = await eventually(async () => {
+        const { runs } = await expectOk<{ runs: RunRecord[] }>(call(lb, "GET", "/api/threads/lb-owned/runs"));
+        return runs.length === 2 ? runs : undefined;
+      });
+      expect(runs.every((run) => run.replicaId === owner && run.status === "success")).toBe(true);
+    } finally {
+      await stopBalancer();
+    }
+  });
+
+  it("scenario 5: a conversation continues whichever replica serves the next turn", async () => {
+    try {
+      const { replicas, lb } = await startBehindBalancer();
+      await createThreads(lb, ["lb-shared"]);
+      await runTurn(lb, "lb-shared", "turn one", "turn-1", { "x-axiom-affinity": replicas[0].replicaId });
+      expect(await runTurn(lb, "lb-shared", "turn two", "turn-2", { "x-axiom-affinity": replicas[1].replicaId })).toEqual([
+        "turn one",
+        "echo: turn one",
+        "turn two",
+        "echo: turn two",
+      ]);
+    } finally {
+      await stopBalancer();
+    }
+  });
+});

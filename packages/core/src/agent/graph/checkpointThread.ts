@@ -1,0 +1,19 @@
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+
+export interface CheckpointThreadRef {
+  tenantId: string;
+  threadId: string;
+}
+
+/**
+ * The checkpointer's `thread_id` for a thread: tenant-namespaced, so two tenants that pick the same
+ * thread id never share state. Parts are URI-encoded so `:` in an id cannot forge another tenant's key.
+ */
+export function checkpointThreadId({ tenantId, threadId }: CheckpointThreadRef): string {
+  return `${encodeURIComponent(tenantId)}:${encodeURIComponent(threadId)}`;
+}
+
+/** The graph config that addresses a thread's checkpoints. */
+export function checkpointConfig(ref: CheckpointThreadRef): LangGraphRunnableConfig {
+  return { configurable: { thread_id: checkpointThreadId(ref) } };
+}

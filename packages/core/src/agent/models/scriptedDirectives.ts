@@ -1,0 +1,59 @@
+/**
+ * What the scripted model is told to do by the user's text. A directive is the first word of the
+ * message; any other text is simply echoed.
+ */
+export type ScriptedDirective =
+  | { kind: "echo" }
+  | { kind: "tool"; name: string; args: Record<string, unknown> }
+  | { kind: "sleep"; ms: number }
+  | { kind: "interrupt"; question: string }
+  | { kind: "fail"; reason: string };
+
+/** A directive the scripted model cannot follow; the run fails with this message. */
+export class ScriptedDirectiveError extends Error {
+  readonly code = "INVALID_DIRECTIVE";
+
+  constructor(message: string) {
+    super(message);
+    this.name = "ScriptedDirectiveError";
+  }
+}
+
+/**
+ * Parses `/tool <name> <json-args>`, `/sleep <ms>`, `/interrupt <question>` and `/fail <reason>`.
+ * Unknown `/words` are echoed like plain text, so a user may still type a slash.
+ */
+export function parseDirective(text: string): ScriptedDirective {
+  const match = /^\/(tool|sleep|interrupt|fail)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!match) return { kind: "echo" };
+  const rest = (match[2] ?? "").trim();
+  switch (match[1]) {
+    case "tool":
+      return parseToolDirective(rest);
+    case "sleep": {
+      const ms = Number(rest);
+      if (!Number.isInteger(ms) || ms < 0) throw new ScriptedDirectiveError(`/sleep expects a whole number of milliseconds, got "${rest}"`);
+      return { kind: "sleep", ms };
+    }
+    case "interrupt":
+      if (!rest) throw new ScriptedDirectiveError("/interrupt expects a question");
+      return { kind: "interrupt", question: rest };
+    default:
+      return { kind: "fail", reason: rest || "failed on request" };
+  }
+}
+
+function parseToolDirective(rest: string): ScriptedDirective {
+  const [, name, json] = /^(\S+)\s*([\s\S]*)$/.exec(rest) ?? [];
+  if (!name) throw new ScriptedDirectiveError("/tool expects a tool name");
+  let args: unknown;
+  try {
+    args = json ? JSON.parse(json) : {};
+  } catch {
+    throw new ScriptedDirectiveError(`/tool ${name} expects JSON arguments, got "${json}"`);
+  }
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new ScriptedDirectiveError(`/tool ${name} expects a JSON object of arguments`);
+  }
+  return { kind: "tool", name, args: args as Record<string, unknown> };
+}

@@ -1,0 +1,113 @@
+import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { THREAD_RUN_TTL_MS, type ThreadRunScope } from "../../coordination/threadRun";
+import { getReplicaId } from "../../identity/replicaId";
+import { getLogger } from "../../logging/logger";
+import type { IMessageQueueStore } from "../../queue/messageQueueStore";
+import { getStoreLattice } from "../../registry/storeRegistry";
+import { InProcessQueueWakeup } from "../wakeup/inProcessQueueWakeup";
+import type { QueueWakeup } from "../wakeup/queueWakeup";
+import { Agent } from "./agent";
+import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
+import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
+import type { RuntimeContext } from "./runtimeContext";
+import { ThreadProcessors } from "./threadProcessors";
+
+export interface AgentRuntimeOptions {
+  /** Default: the registered `threadMessageQueue` store. */
+  queue?: IMessageQueueStore;
+  /** Default: the registered `lease` store. */
+  leases?: LeaseStore;
+  /** Default: the registered `assistant` store. */
+  assistants?: Pick<AssistantStore, "getAssistant">;
+  /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
+  checkpointer?: BaseCheckpointSaver;
+  /** Default: wake-ups within this process only. */
+  wakeup?: QueueWakeup;
+  /** Claim lease of a running message, renewed every third of it (default 60 s). */
+  claimLeaseMs?: number;
+  /** Thread-run lease TTL, renewed every third of it (default `THREAD_RUN_TTL_MS`). */
+  threadRunTtlMs?: number;
+  /** How often a stream of a message running elsewhere checks whether it ended (default 1 s). */
+  streamPollMs?: number;
+  chunkBuffers?: Partial<ChunkBufferLimits>;
+  /**
+   * Delay before acting on a wake-up from the wake-up channel (default 100 ms). The enqueuing replica
+   * wakes its own processor directly, so it normally takes the thread; peers step in only when it
+   * could not, instead of every replica racing for the thread's lease on every enqueue.
+   */
+  peerWakeDelayMs?: number;
+}
+
+/** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
+export class AgentInstanceManager {
+  private readonly context: RuntimeContext;
+  private readonly processors: ThreadProcessors;
+  private readonly sweeps = new Set<QueueSweepHandle>();
+  private readonly unsubscribe: () => void;
+  private readonly peerWakes = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(options: AgentRuntimeOptions = {}) {
+    this.context = {
+      queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
+      leases: options.leases ?? getStoreLattice("default", "lease"),
+      assistants: options.assistants ?? getStoreLattice("default", "assistant"),
+      // The registry types checkpointers loosely (protocols has no LangGraph dependency).
+      checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
+      wakeup: options.wakeup ?? new InProcessQueueWakeup(),
+      buffers: new ChunkBuffers(options.chunkBuffers),
+      claimLeaseMs: options.claimLeaseMs ?? 60_000,
+      threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
+      streamPollMs: options.streamPollMs ?? 1_000,
+      logger: getLogger().child({ phase: "agent", replica: getReplicaId() }),
+      isClosed: () => this.closed,
+    };
+    this.processors = new ThreadProcessors(this.context);
+    const peerWakeDelayMs = options.peerWakeDelayMs ?? 100;
+    this.unsubscribe = this.context.wakeup.subscribe((scope) => {
+      const timer = setTimeout(() => {
+        this.peerWakes.delete(timer);
+        void this.processors.wake(scope);
+      }, peerWakeDelayMs);
+      this.peerWakes.add(timer);
+    });
+  }
+
+  /** The agent of a thread. */
+  getAgent(scope: ThreadRunScope): Agent {
+    return new Agent({ tenantId: scope.tenantId, assistantId: scope.assistantId, threadId: scope.threadId }, this.context, this.processors);
+  }
+
+  /** Starts this replica's sweep for threads with pending messages and no run owner. */
+  startQueueSweep(options: QueueSweepOptions): QueueSweepHandle {
+    const sweep = startQueueSweep({ ...this.context, wake: (scope) => void this.processors.wake(scope) }, options);
+    this.sweeps.add(sweep);
+    return {
+      stop: async () => {
+        this.sweeps.delete(sweep);
+        await sweep.stop();
+      },
+    };
+  }
+
+  /** What the chunk buffers hold, and how many threads this replica is processing (for metrics). */
+  stats(): { bufferedMessages: number; bufferedChunks: number; activeThreads: number } {
+    const { messages, chunks } = this.context.buffers.stats();
+    return { bufferedMessages: messages, bufferedChunks: chunks, activeThreads: this.processors.size };
+  }
+
+  /**
+   * Graceful stop: no new runs; running ones are stopped and their messages handed back to the queue,
+   * so a peer continues them from their last checkpoint.
+   */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe();
+    for (const timer of this.peerWakes) clearTimeout(timer);
+    this.peerWakes.clear();
+    await Promise.all([...this.sweeps].map((sweep) => sweep.stop()));
+    this.sweeps.clear();
+    await this.processors.closeAll();
+  }
+}

@@ -1,0 +1,157 @@
+import type { MessageChunk } from "@axiom-lattice/protocols";
+
+/** A chunk as subscribers see it: `index` counts from 0 per message (SSE id `<messageId>:<index>`). */
+export interface StreamChunk extends MessageChunk {
+  messageId: string;
+  index: number;
+}
+
+export interface ChunkBufferLimits {
+  /** Chunks kept per message; beyond it the oldest are dropped (default 2,000). */
+  maxChunksPerMessage: number;
+  /** Chunks kept across all messages of the process; ended messages are evicted first (default 20,000). */
+  maxTotalChunks: number;
+  /** How long an ended message stays replayable (default 5 minutes). */
+  retainMs: number;
+}
+
+export const DEFAULT_CHUNK_BUFFER_LIMITS: ChunkBufferLimits = {
+  maxChunksPerMessage: 2_000,
+  maxTotalChunks: 20_000,
+  retainMs: 5 * 60_000,
+};
+
+class ChunkLog {
+  chunks: StreamChunk[] = [];
+  nextIndex = 0;
+  ended = false;
+  expiry: NodeJS.Timeout | undefined;
+  private waiters: Array<() => void> = [];
+
+  constructor(readonly messageId: string) {}
+
+  changed(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/**
+ * The replay buffers of the messages this process runs: chunks are appended while a message runs,
+ * replayed to late subscribers, and dropped `retainMs` after the message ended. Memory is bounded
+ * per message and in total; a subscriber that asks for dropped chunks gets the ones still kept.
+ */
+export class ChunkBuffers {
+  private readonly limits: ChunkBufferLimits;
+  private readonly logs = new Map<string, ChunkLog>();
+  private readonly openWaiters = new Map<string, Set<() => void>>();
+  private total = 0;
+
+  constructor(limits: Partial<ChunkBufferLimits> = {}) {
+    this.limits = { ...DEFAULT_CHUNK_BUFFER_LIMITS, ...limits };
+  }
+
+  /** Starts (or, for a re-run of the same message, reopens) the buffer under `key`. */
+  open(key: string, messageId: string): void {
+    const log = this.logs.get(key) ?? new ChunkLog(messageId);
+    clearTimeout(log.expiry);
+    log.ended = false;
+    // Re-inserting keeps the map in open order, which is the eviction order.
+    this.logs.delete(key);
+    this.logs.set(key, log);
+    for (const resolve of this.openWaiters.get(key) ?? []) resolve();
+    this.openWaiters.delete(key);
+  }
+
+  push(key: string, chunk: MessageChunk): void {
+    const log = this.logs.get(key);
+    if (!log || log.ended) return;
+    log.chunks.push({ ...chunk, messageId: log.messageId, index: log.nextIndex++ });
+    this.total++;
+    if (log.chunks.length > this.limits.maxChunksPerMessage) this.dropOldest(log);
+    while (this.total > this.limits.maxTotalChunks) this.evictOne();
+    log.notify();
+  }
+
+  /** Marks the message ended: followers finish, and the buffer expires after `retainMs`. */
+  end(key: string): void {
+    const log = this.logs.get(key);
+    if (!log || log.ended) return;
+    log.ended = true;
+    log.expiry = setTimeout(() => this.delete(key), this.limits.retainMs);
+    log.expiry.unref();
+    log.notify();
+  }
+
+  has(key: string): boolean {
+    return this.logs.has(key);
+  }
+
+  /** Chunks after `afterIndex`, then live ones until the message ends (or its buffer is dropped). */
+  async *follow(key: string, afterIndex = -1): AsyncGenerator<StreamChunk> {
+    let cursor = afterIndex;
+    for (;;) {
+      const log = this.logs.get(key);
+      if (!log) return;
+      const changed = log.changed();
+      const first = log.chunks[0]?.index ?? log.nextIndex;
+      for (const chunk of log.chunks.slice(Math.max(0, cursor + 1 - first))) {
+        cursor = chunk.index;
+        yield chunk;
+      }
+      if (log.ended && cursor >= log.nextIndex - 1) return;
+      if (cursor >= log.nextIndex - 1) await changed;
+    }
+  }
+
+  /** Resolves when a buffer is opened under `key`, or after `timeoutMs`. */
+  waitForOpen(key: string, timeoutMs: number): Promise<void> {
+    if (this.logs.has(key)) return Promise.resolve();
+    return new Promise((resolve) => {
+      let waiters = this.openWaiters.get(key);
+      if (!waiters) this.openWaiters.set(key, (waiters = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.openWaiters.get(key) === waiters) this.openWaiters.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      waiters.add(done);
+    });
+  }
+
+  /** What the buffers hold now (for metrics and tests). */
+  stats(): { messages: number; chunks: number } {
+    return { messages: this.logs.size, chunks: this.total };
+  }
+
+  private dropOldest(log: ChunkLog): void {
+    log.chunks.shift();
+    this.total--;
+  }
+
+  private evictOne(): void {
+    for (const [key, log] of this.logs) {
+      if (log.ended) return this.delete(key);
+    }
+    // Every buffered message is still running: trim the oldest one.
+    for (const log of this.logs.values()) {
+      if (log.chunks.length > 0) return this.dropOldest(log);
+    }
+  }
+
+  private delete(key: string): void {
+    const log = this.logs.get(key);
+    if (!log) return;
+    clearTimeout(log.expiry);
+    this.logs.delete(key);
+    this.total -= log.chunks.length;
+    log.notify();
+  }
+}

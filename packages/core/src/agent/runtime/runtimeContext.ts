@@ -1,0 +1,47 @@
+import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { type ThreadRunScope, threadRunLeaseKey } from "../../coordination/threadRun";
+import type { Logger } from "../../logging/logger";
+import type { IMessageQueueStore, QueueScope } from "../../queue/messageQueueStore";
+import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
+import type { QueueWakeup } from "../wakeup/queueWakeup";
+import type { ChunkBuffers } from "./chunkBuffers";
+import { AssistantNotFoundError } from "./errors";
+
+/** What the agents and thread processors of one manager share. */
+export interface RuntimeContext {
+  queue: IMessageQueueStore;
+  leases: LeaseStore;
+  assistants: Pick<AssistantStore, "getAssistant">;
+  checkpointer: BaseCheckpointSaver;
+  wakeup: QueueWakeup;
+  buffers: ChunkBuffers;
+  claimLeaseMs: number;
+  threadRunTtlMs: number;
+  /** How often a stream of a message not running here checks the store for its end. */
+  streamPollMs: number;
+  logger: Logger;
+  /** True once the manager shuts down: no new runs start. */
+  isClosed(): boolean;
+}
+
+export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
+
+/** The thread's graph, built from its assistant's current configuration. */
+export async function loadThreadGraph(context: RuntimeContext, { tenantId, assistantId }: ThreadRunScope): Promise<AssistantGraph> {
+  const assistant = await context.assistants.getAssistant(tenantId, assistantId);
+  if (!assistant) throw new AssistantNotFoundError(tenantId, assistantId);
+  return buildAssistantGraph(assistant, context.checkpointer);
+}
+
+// Buffers are per process; keying them by thread too keeps one tenant off another's message ids.
+export const bufferKey = (scope: ThreadRunScope, messageId: string) => `${threadRunLeaseKey(scope)}\u0000${messageId}`;
+
+/** Tells the peers the thread has pending messages; a failure only delays them until their sweep. */
+export async function notifyPeers(context: RuntimeContext, scope: ThreadRunScope): Promise<void> {
+  try {
+    await context.wakeup.notify(scope);
+  } catch (error) {
+    context.logger.warn({ err: error, threadId: scope.threadId }, "queue wake-up not sent; peers find the message on their sweep");
+  }
+}

@@ -1,0 +1,31 @@
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import { clockTool, echoTool } from "./builtinTools";
+
+/** An assistant names a tool no one registered. */
+export class UnknownToolError extends Error {
+  readonly code = "UNKNOWN_TOOL";
+
+  constructor(readonly toolName: string) {
+    super(`Unknown tool "${toolName}"; registered tools: ${[...tools.keys()].join(", ")}`);
+    this.name = "UnknownToolError";
+  }
+}
+
+const tools = new Map<string, StructuredToolInterface>([
+  [clockTool.name, clockTool],
+  [echoTool.name, echoTool],
+]);
+
+/** Makes a tool available to assistants under its `name` (replacing one of the same name). */
+export function registerTool(tool: StructuredToolInterface): void {
+  tools.set(tool.name, tool);
+}
+
+/** The tools an assistant lists, in its order; throws `UnknownToolError` for a name not registered. */
+export function resolveTools(names: readonly string[]): StructuredToolInterface[] {
+  return names.map((name) => {
+    const found = tools.get(name);
+    if (!found) throw new UnknownToolError(name);
+    return found;
+  });
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import type { AssistantModelConfig, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
+import { StoreArgumentError, optionalString, optionalText, requireObject, requireText } from "../stores/storeArguments";
+
+// Checks shared by every AssistantStore, so bad input is refused alike and before any write. Only
+// known keys are kept, so a store never persists stray input.
+
+export interface ValidAssistant {
+  id: string;
+  name: string;
+  graph: "react";
+  model: AssistantModelConfig;
+  systemPrompt?: string;
+  tools: string[];
+}
+
+export type ValidAssistantUpdate = Partial<Omit<ValidAssistant, "id">>;
+
+function validateGraph(graph: unknown): "react" {
+  if (graph !== "react") throw new StoreArgumentError(`Assistant graph must be "react", got ${String(graph)}`);
+  return graph;
+}
+
+function validateModel(model: unknown): AssistantModelConfig {
+  const checked = requireObject(model, "Assistant model");
+  const temperature = checked.temperature;
+  if (temperature !== undefined && (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)) {
+    throw new StoreArgumentError("Assistant model temperature must be a finite number of at least 0");
+  }
+  const config: AssistantModelConfig = { provider: requireText(checked.provider, "Assistant model provider") };
+  const modelName = optionalText(checked.model, "Assistant model name");
+  const baseUrl = optionalText(checked.baseUrl, "Assistant model baseUrl");
+  const apiKey = optionalText(checked.apiKey, "Assistant model apiKey");
+  if (modelName !== undefined) config.model = modelName;
+  if (baseUrl !== undefined) config.baseUrl = baseUrl;
+  if (apiKey !== undefined) config.apiKey = apiKey;
+  if (temperature !== undefined) config.temperature = temperature as number;
+  return config;
+}
+
+function validateTools(tools: unknown): string[] {
+  if (!Array.isArray(tools)) throw new StoreArgumentError("Assistant tools must be an array of tool names");
+  return tools.map((tool) => requireText(tool, "Assistant tool name"));
+}
+
+export function validateCreateAssistant(request: CreateAssistantRequest): ValidAssistant {
+  const checked = requireObject(request, "Assistant");
+  const systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
+  return {
+    id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Assistant id"),
+    name: requireText(checked.name, "Assistant name"),
+    graph: validateGraph(checked.graph ?? "react"),
+    model: validateModel(checked.model),
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    tools: validateTools(checked.tools ?? []),
+  };
+}
+
+export function validateUpdateAssistant(request: UpdateAssistantRequest): ValidAssistantUpdate {
+  const checked = requireObject(request, "Assistant update");
+  const update: ValidAssistantUpdate = {};
+  if (checked.name !== undefined) update.name = requireText(checked.name, "Assistant name");
+  if (checked.graph !== undefined) update.graph = validateGraph(checked.graph);
+  if (checked.model !== undefined) update.model = validateModel(checked.model);
+  if (checked.systemPrompt !== undefined) update.systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
+  if (checked.tools !== undefined) update.tools = validateTools(checked.tools);
+  return update;
+}

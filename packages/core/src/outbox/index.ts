@@ -1,0 +1,15 @@
+export { OutboxArgumentError, OutboxCursorError, OutboxPayloadError } from "./outboxErrors";
+export { validateOutboxAge, validateOutboxAppend, validateOutboxLimit, type ValidOutboxAppend } from "./outboxArguments";
+export { decodeOutboxCursor, encodeOutboxCursor, type OutboxPosition } from "./outboxCursor";
+export { InMemoryOutboxStore, type InMemoryOutboxStoreOptions } from "./inMemoryOutboxStore";
+export { OutboxPoller, type OutboxHandler, type OutboxPollerOptions, type OutboxPollerStats } from "./outboxPoller";
+export { OutboxNotifier, type NotifierListener } from "./outboxNotifier";
+export {
+  ProjectTaskAdmissionNotifier,
+  TaskLifecycleNotifier,
+  isProjectTaskAdmissionEvent,
+  isTaskLifecycleEvent,
+  projectTaskAdmissionNotifier,
+  taskLifecycleNotifier,
+} from "./taskNotifiers";
+export { OutboxRetentionJob, type OutboxRetentionJobOptions } from "./outboxRetentionJob";

@@ -1,0 +1,58 @@
+import {
+  PROJECT_TASK_ADMISSION_TOPIC,
+  TASK_LIFECYCLE_TOPIC,
+  TaskStatus,
+  type ProjectTaskAdmissionEvent,
+  type TaskLifecycleEvent,
+} from "@axiom-lattice/protocols";
+import { OutboxNotifier } from "./outboxNotifier";
+
+const STATUSES = new Set<unknown>(Object.values(TaskStatus));
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isId = (value: unknown): value is string => typeof value === "string" && value.length > 0;
+const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
+
+export function isTaskLifecycleEvent(payload: unknown): payload is TaskLifecycleEvent {
+  return (
+    isRecord(payload) &&
+    isId(payload.tenantId) &&
+    isId(payload.taskId) &&
+    STATUSES.has(payload.status) &&
+    isId(payload.updatedAt) &&
+    isOptionalString(payload.workspaceId) &&
+    isOptionalString(payload.projectId) &&
+    isOptionalString(payload.ownerId) &&
+    isOptionalString(payload.failureReason)
+  );
+}
+
+export function isProjectTaskAdmissionEvent(payload: unknown): payload is ProjectTaskAdmissionEvent {
+  return (
+    isRecord(payload) &&
+    isId(payload.tenantId) &&
+    isId(payload.workspaceId) &&
+    isId(payload.projectId) &&
+    isId(payload.taskId) &&
+    isId(payload.ownerId) &&
+    isId(payload.updatedAt)
+  );
+}
+
+/** Task status changes, heard by local listeners on every replica. */
+export class TaskLifecycleNotifier extends OutboxNotifier<TaskLifecycleEvent> {
+  constructor() {
+    super(TASK_LIFECYCLE_TOPIC, isTaskLifecycleEvent);
+  }
+}
+
+/** Tasks admitted to a project's task machine; whichever replica observes one starts it. */
+export class ProjectTaskAdmissionNotifier extends OutboxNotifier<ProjectTaskAdmissionEvent> {
+  constructor() {
+    super(PROJECT_TASK_ADMISSION_TOPIC, isProjectTaskAdmissionEvent);
+  }
+}
+
+/** The process-wide notifiers the gateway wires to the outbox and the poller. */
+export const taskLifecycleNotifier = new TaskLifecycleNotifier();
+export const projectTaskAdmissionNotifier = new ProjectTaskAdmissionNotifier();

@@ -1,0 +1,306 @@
+import type {
+  AddMessageParams,
+  ClaimMessagesOptions,
+  IMessageQueueStore,
+  PendingMessage,
+  QueueScope,
+  RunOutcome,
+  ThreadInfo,
+} from "@axiom-lattice/protocols";
+import { holderLabel } from "../coordination/holder";
+import { requireText } from "../stores/storeArguments";
+import { DEFAULT_QUEUE_CAPACITY, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
+import {
+  type StrictScope,
+  type ValidMessage,
+  validateAddMessage,
+  validateCapacity,
+  validateClaimOptions,
+  validateMessageId,
+  validateRenewal,
+  validateRunOutcome,
+  validateRunsLimit,
+  validateScope,
+  validateThreadId,
+} from "./queueArguments";
+
+export interface InMemoryMessageQueueStoreOptions {
+  /** Queued (pending plus processing) messages per thread; default {@link DEFAULT_QUEUE_CAPACITY}. */
+  capacity?: number;
+  /** Completed run records kept per thread (the oldest are dropped), so a long-lived process stays bounded. */
+  retainedRuns?: number;
+  /** The store's clock, for leases. */
+  now?: () => number;
+}
+
+/** A message as held: content as JSON text, so callers never share objects with the store. */
+interface StoredMessage extends Omit<PendingMessage, "content" | "sequence"> {
+  content: string;
+  sequence: number;
+}
+
+/** One thread's queue within one strict scope. */
+interface Queue {
+  threadId: string;
+  scope: StrictScope;
+  /** Pending and processing messages. */
+  open: Set<string>;
+  /** Completed messages, in completion order. */
+  runs: string[];
+}
+
+const inClaimOrder = (a: StoredMessage, b: StoredMessage) => b.priority - a.priority || a.sequence - b.sequence;
+
+const queueKey = (threadId: string, scope: StrictScope) => JSON.stringify([threadId, scope.tenantId, scope.assistantId]);
+
+/**
+ * {@link IMessageQueueStore} within one process: the same contract as the PostgreSQL store. Each
+ * method checks and writes without awaiting in between, which makes it atomic in JavaScript.
+ */
+export class InMemoryMessageQueueStore implements IMessageQueueStore {
+  private readonly capacity: number;
+  private readonly retainedRuns: number;
+  private readonly now: () => number;
+  private readonly messages = new Map<string, StoredMessage>();
+  private readonly queues = new Map<string, Queue>();
+  private lastTail = 0;
+  private lastHead = 0;
+
+  constructor(options: InMemoryMessageQueueStoreOptions = {}) {
+    this.capacity = validateCapacity(options.capacity ?? DEFAULT_QUEUE_CAPACITY);
+    this.retainedRuns = validateCapacity(options.retainedRuns ?? 1000);
+    this.now = options.now ?? Date.now;
+  }
+
+  async addMessage(params: AddMessageParams): Promise<PendingMessage> {
+    const added = this.enqueue(validateAddMessage(params), false);
+    if (!added) throw new QueueFullError(params.threadId, this.capacity);
+    return added;
+  }
+
+  async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
+    return this.enqueue(validateAddMessage(params), false);
+  }
+
+  async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
+    const added = this.enqueue(validateAddMessage(params), true);
+    if (!added) throw new QueueFullError(params.threadId, this.capacity);
+    return added;
+  }
+
+  async getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null> {
+    const messageId = validateMessageId(id);
+    const strict = validateScope(scope);
+    const message = this.messages.get(messageId);
+    return message && queueKey(message.threadId, strictScope(message)) === queueKey(message.threadId, strict) ? toMessage(message) : null;
+  }
+
+  async getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
+    return this.withStatus(this.queue(threadId, scope), "pending").map(toMessage);
+  }
+
+  async getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
+    return this.withStatus(this.queue(threadId, scope), "processing").map(toMessage);
+  }
+
+  async getQueueSize(threadId: string, scope?: QueueScope): Promise<number> {
+    return this.queue(threadId, scope)?.open.size ?? 0;
+  }
+
+  async getThreadsWithPendingMessages(): Promise<ThreadInfo[]> {
+    const now = this.now();
+    const threads: ThreadInfo[] = [];
+    for (const queue of this.queues.values()) {
+      let pendingCount = 0;
+      let expiredCount = 0;
+      for (const message of this.openMessages(queue)) {
+        if (message.status === "pending") pendingCount += 1;
+        else if (isExpired(message, now)) expiredCount += 1;
+      }
+      if (pendingCount || expiredCount) {
+        threads.push({ threadId: queue.threadId, ...publicScope(queue.scope), pendingCount, expiredCount });
+      }
+    }
+    return threads;
+  }
+
+  async listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
+    const limit = validateRunsLimit(options);
+    const runs = this.queue(threadId, scope)?.runs ?? [];
+    return runs.slice(-limit).map((id) => toMessage(this.messages.get(id)!));
+  }
+
+  async removeMessage(id: string): Promise<boolean> {
+    const message = this.messages.get(validateMessageId(id));
+    if (!message) return false;
+    const queue = this.queues.get(queueKey(message.threadId, strictScope(message)))!;
+    this.messages.delete(message.id);
+    if (!queue.open.delete(message.id)) queue.runs.splice(queue.runs.indexOf(message.id), 1);
+    this.forgetIfEmpty(queue);
+    return true;
+  }
+
+  async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
+    const queue = this.queue(threadId, scope);
+    if (!queue) return 0;
+    const pending = this.withStatus(queue, "pending");
+    for (const message of pending) {
+      this.messages.delete(message.id);
+      queue.open.delete(message.id);
+    }
+    this.forgetIfEmpty(queue);
+    return pending.length;
+  }
+
+  async markProcessing(id: string): Promise<boolean> {
+    const message = this.messages.get(validateMessageId(id));
+    if (message?.status !== "pending") return false;
+    Object.assign(message, { status: "processing", runStatus: "running", startedAt: new Date(this.now()) });
+    return true;
+  }
+
+  async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {
+    return this.release(this.withStatus(this.queue(threadId, scope), "processing"));
+  }
+
+  async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
+    const queue = this.queue(threadId, scope);
+    const { owner, leaseMs, limit } = validateClaimOptions(options);
+    const now = this.now();
+    const claimed = this.withStatus(queue, "pending").slice(0, limit);
+    for (const message of claimed) {
+      Object.assign(message, {
+        status: "processing",
+        lockedBy: owner,
+        lockedAt: new Date(now),
+        leaseExpiresAt: new Date(now + leaseMs),
+        runStatus: "running",
+        replicaId: holderLabel(owner),
+        startedAt: new Date(now),
+      });
+    }
+    return claimed.map(toMessage);
+  }
+
+  async reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number> {
+    const now = this.now();
+    return this.release(this.withStatus(this.queue(threadId, scope), "processing").filter((message) => isExpired(message, now)));
+  }
+
+  async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
+    const renewal = validateRenewal(ids, owner, leaseMs);
+    const now = this.now();
+    let renewed = 0;
+    for (const id of new Set(renewal.ids)) {
+      const message = this.messages.get(id);
+      if (message?.status !== "processing" || message.lockedBy !== renewal.owner || isExpired(message, now)) continue;
+      message.leaseExpiresAt = new Date(now + renewal.leaseMs);
+      renewed += 1;
+    }
+    return renewed;
+  }
+
+  async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
+    const messageId = validateMessageId(id);
+    const claimer = requireText(owner, "Claim owner");
+    const { status, error } = validateRunOutcome(outcome);
+    const message = this.messages.get(messageId);
+    if (message?.status !== "processing" || message.lockedBy !== claimer) return false;
+    Object.assign(message, {
+      status: "completed",
+      runStatus: status,
+      error: error ?? undefined,
+      finishedAt: new Date(this.now()),
+      lockedBy: undefined,
+      lockedAt: undefined,
+      leaseExpiresAt: undefined,
+    });
+    const queue = this.queues.get(queueKey(message.threadId, strictScope(message)))!;
+    queue.open.delete(message.id);
+    queue.runs.push(message.id);
+    for (const dropped of queue.runs.splice(0, Math.max(0, queue.runs.length - this.retainedRuns))) {
+      this.messages.delete(dropped);
+    }
+    return true;
+  }
+
+  /** Adds the message unless the thread is at capacity (then `null`). */
+  private enqueue(valid: ValidMessage, atHead: boolean): PendingMessage | null {
+    const scope = { tenantId: valid.tenantId, assistantId: valid.assistantId };
+    const key = queueKey(valid.threadId, scope);
+    const queue = this.queues.get(key) ?? { threadId: valid.threadId, scope, open: new Set<string>(), runs: [] };
+    if (queue.open.size >= this.capacity) return null;
+    if (this.messages.has(valid.id)) throw new DuplicateMessageError(valid.id);
+    const topPriority = atHead ? Math.max(valid.priority, ...this.withStatus(queue, "pending").map((message) => message.priority)) : valid.priority;
+    const message: StoredMessage = {
+      id: valid.id,
+      threadId: valid.threadId,
+      ...publicScope(scope),
+      content: valid.content,
+      priority: topPriority,
+      sequence: atHead ? -++this.lastHead : ++this.lastTail,
+      status: "pending",
+      runStatus: "pending",
+      createdAt: new Date(this.now()),
+    };
+    this.messages.set(message.id, message);
+    queue.open.add(message.id);
+    this.queues.set(key, queue);
+    return toMessage(message);
+  }
+
+  private queue(threadId: string, scope: QueueScope | undefined): Queue | undefined {
+    return this.queues.get(queueKey(validateThreadId(threadId), validateScope(scope)));
+  }
+
+  private openMessages(queue: Queue): StoredMessage[] {
+    return [...queue.open].map((id) => this.messages.get(id)!);
+  }
+
+  private withStatus(queue: Queue | undefined, status: "pending" | "processing"): StoredMessage[] {
+    return queue ? this.openMessages(queue).filter((message) => message.status === status).sort(inClaimOrder) : [];
+  }
+
+  /** Returns processing messages to pending, keeping their queue position. */
+  private release(messages: StoredMessage[]): number {
+    for (const message of messages) {
+      Object.assign(message, {
+        status: "pending",
+        runStatus: "pending",
+        lockedBy: undefined,
+        lockedAt: undefined,
+        leaseExpiresAt: undefined,
+        replicaId: undefined,
+        startedAt: undefined,
+      });
+    }
+    return messages.length;
+  }
+
+  private forgetIfEmpty(queue: Queue): void {
+    if (!queue.open.size && !queue.runs.length) this.queues.delete(queueKey(queue.threadId, queue.scope));
+  }
+}
+
+const isExpired = (message: StoredMessage, now: number) =>
+  message.leaseExpiresAt !== undefined && message.leaseExpiresAt.getTime() <= now;
+
+const strictScope = (message: StoredMessage): StrictScope => ({
+  tenantId: message.tenantId ?? null,
+  assistantId: message.assistantId ?? null,
+});
+
+const publicScope = (scope: StrictScope): QueueScope => ({
+  ...(scope.tenantId === null ? {} : { tenantId: scope.tenantId }),
+  ...(scope.assistantId === null ? {} : { assistantId: scope.assistantId }),
+});
+
+/** A caller's copy, without the keys that are unset (as a database row would map). */
+function toMessage(stored: StoredMessage): PendingMessage {
+  const message: Record<string, unknown> = { ...stored, content: JSON.parse(stored.content), sequence: String(stored.sequence) };
+  for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key];
+  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt"]) {
+    if (message[key] instanceof Date) message[key] = new Date((message[key] as Date).getTime());
+  }
+  return message as unknown as PendingMessage;
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from "node:crypto";
+import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, QueueScope, RunOutcome } from "@axiom-lattice/protocols";
+import {
+  StoreArgumentError,
+  optionalString,
+  optionalText,
+  requireInteger,
+  requireJson,
+  requireObject,
+  requirePositiveNumber,
+  requireText,
+} from "../stores/storeArguments";
+
+// Checks shared by every IMessageQueueStore, so bad input is refused alike and before any write.
+
+/** A scope with both keys resolved: `null` is the strict "IS NULL" the scope means when a key is absent. */
+export interface StrictScope {
+  tenantId: string | null;
+  assistantId: string | null;
+}
+
+export interface ValidMessage extends StrictScope {
+  id: string;
+  threadId: string;
+  /** The content as JSON text. */
+  content: string;
+  priority: number;
+}
+
+export interface ValidClaim {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+}
+
+/** Most rows one claim, renewal or listing handles. */
+const MAX_QUEUE_BATCH = 1000;
+
+const FINISHED_RUN_STATUSES: readonly FinishedRunStatus[] = ["success", "error", "interrupted", "aborted"];
+
+export function validateScope(scope: QueueScope | undefined): StrictScope {
+  if (scope === undefined) return { tenantId: null, assistantId: null };
+  const checked = requireObject(scope, "Queue scope");
+  return {
+    tenantId: optionalText(checked.tenantId, "Queue scope tenantId") ?? null,
+    assistantId: optionalText(checked.assistantId, "Queue scope assistantId") ?? null,
+  };
+}
+
+export function validateThreadId(threadId: unknown): string {
+  return requireText(threadId, "threadId");
+}
+
+export function validateMessageId(id: unknown): string {
+  return requireText(id, "Message id");
+}
+
+/** Checks an add and fills in its defaults (a fresh id, priority 0). */
+export function validateAddMessage(params: AddMessageParams): ValidMessage {
+  const checked = requireObject(params, "Message");
+  return {
+    id: checked.id === undefined ? randomUUID() : validateMessageId(checked.id),
+    threadId: validateThreadId(checked.threadId),
+    ...validateScope(checked.scope as QueueScope),
+    content: requireJson(checked.content, "Message content"),
+    priority: checked.priority === undefined ? 0 : requireInteger(checked.priority, "Message priority"),
+  };
+}
+
+export function validateClaimOptions(options: ClaimMessagesOptions): ValidClaim {
+  const checked = requireObject(options, "Claim options");
+  return {
+    owner: requireText(checked.owner, "Claim owner"),
+    leaseMs: requirePositiveNumber(checked.leaseMs, "Claim leaseMs"),
+    limit: checked.limit === undefined ? 1 : requireInteger(checked.limit, "Claim limit", 1, MAX_QUEUE_BATCH),
+  };
+}
+
+export function validateRenewal(ids: unknown, owner: unknown, leaseMs: unknown): { ids: string[]; owner: string; leaseMs: number } {
+  if (!Array.isArray(ids) || ids.length > MAX_QUEUE_BATCH) {
+    throw new StoreArgumentError(`Claim ids must be an array of at most ${MAX_QUEUE_BATCH} message ids`);
+  }
+  return {
+    ids: ids.map(validateMessageId),
+    owner: requireText(owner, "Claim owner"),
+    leaseMs: requirePositiveNumber(leaseMs, "Claim leaseMs"),
+  };
+}
+
+export function validateRunOutcome(outcome: RunOutcome): { status: FinishedRunStatus; error: string | null } {
+  const checked = requireObject(outcome, "Run outcome");
+  if (!FINISHED_RUN_STATUSES.includes(checked.status as FinishedRunStatus)) {
+    throw new StoreArgumentError(`Run outcome status must be one of ${FINISHED_RUN_STATUSES.join(", ")}`);
+  }
+  return { status: checked.status as FinishedRunStatus, error: optionalString(checked.error, "Run outcome error") ?? null };
+}
+
+export function validateRunsLimit(options: { limit?: number } | undefined): number {
+  const limit = options === undefined ? undefined : requireObject(options, "List options").limit;
+  return limit === undefined ? 100 : requireInteger(limit, "Runs limit", 1, MAX_QUEUE_BATCH);
+}
+
+export function validateCapacity(capacity: unknown): number {
+  return requireInteger(capacity, "Queue capacity", 1);
+}

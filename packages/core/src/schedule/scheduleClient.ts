@@ -1,0 +1,459 @@
+import { randomUUID } from "node:crypto";
+import {
+  ScheduleExecutionType,
+  ScheduledTaskStatus,
+  type NewScheduledTask,
+  type ScheduleCatchUpPolicy,
+  type ScheduleStorage,
+  type ScheduledRunSettlement,
+  type ScheduledTaskDefinition,
+  type ScheduledTaskUpdate,
+} from "@axiom-lattice/protocols";
+import { getReplicaId } from "../identity/replicaId";
+import { getLogger } from "../logging/logger";
+import { parseCron } from "./cronSchedule";
+import { type RetryBackoffOptions, retryDelayMs } from "./retryBackoff";
+import { ScheduleNotFoundError, ScheduleRequestError, ScheduleStateError } from "./scheduleErrors";
+import { scheduledRunAt } from "./scheduledRunAt";
+import { setTimerAt } from "./timerAt";
+
+/** One fire of a schedule, as its handler sees it. */
+export interface ScheduleFire {
+  task: ScheduledTaskDefinition;
+  /** The fire's scheduled time (epoch ms); with `task.taskId` it identifies the fire. */
+  scheduledAt: number;
+  replicaId: string;
+}
+
+/** Runs a fire; a thrown error (or rejection) fails it, to be retried while retries remain. */
+export type ScheduleHandler = (fire: ScheduleFire) => Promise<void> | void;
+
+export interface ScheduleClientOptions {
+  storage: ScheduleStorage;
+  /** Defaults to this process's replica id. */
+  replicaId?: string;
+  /** Called after every write peers should react to; wire it to the `schedule-changed` outbox topic. */
+  onChange?: (taskId: string) => void | Promise<void>;
+  /** `restore()` requeues `running` tasks not updated for this long (default 30 min). */
+  staleRunningMs?: number;
+  /** How often a running handler refreshes its task's `updatedAt` (default 60 s); keep it well below `staleRunningMs`. */
+  heartbeatIntervalMs?: number;
+  /** A fire claimed later than this after its time counts as missed, for the catch-up policy (default 60 s). */
+  missedFireGraceMs?: number;
+  retryBackoff?: RetryBackoffOptions;
+}
+
+interface CommonScheduleInput {
+  taskType: string;
+  payload?: Record<string, unknown>;
+  /** Defaults to `"default"`. */
+  tenantId?: string;
+  /** Defaults to a random UUID. */
+  taskId?: string;
+  /** Retries of a failed fire before the schedule fails (default 3). */
+  maxRetries?: number;
+  /** Fires missed while no replica ran: run them once (default) or skip them. */
+  catchUp?: ScheduleCatchUpPolicy;
+  assistantId?: string;
+  threadId?: string;
+}
+
+export interface ScheduleOnceInput extends CommonScheduleInput {
+  /** When to fire (epoch ms or Date); give this or `delayMs`. */
+  executeAt?: number | Date;
+  delayMs?: number;
+}
+
+export interface ScheduleCronInput extends CommonScheduleInput {
+  cronExpression: string;
+  /** IANA time zone the expression is read in (default `"UTC"`). */
+  timezone?: string;
+  /** Complete after this many runs. */
+  maxRuns?: number;
+}
+
+export interface RestoreResult {
+  /** Stale `running` tasks put back to `pending`. */
+  requeued: number;
+  /** Schedules this replica now has a timer for. */
+  armed: number;
+}
+
+const DEFAULT_TENANT = "default";
+// After a storage failure, look at the task again this much later rather than forget it.
+const STORAGE_RETRY_MS = 5_000;
+
+const isCron = (task: ScheduledTaskDefinition) => task.executionType === ScheduleExecutionType.CRON;
+
+/**
+ * Runs registered handlers on schedules shared by every replica. Each replica arms a timer for
+ * every active schedule; when it fires, the replica claims that fire (task id + scheduled time) in
+ * the store before running the handler, so exactly one replica runs it and the others skip.
+ */
+export class DefaultScheduleClient {
+  private readonly storage: ScheduleStorage;
+  private readonly replicaId: string;
+  private readonly onChange?: (taskId: string) => void | Promise<void>;
+  private readonly staleRunningMs: number;
+  private readonly heartbeatIntervalMs: number;
+  private readonly missedFireGraceMs: number;
+  private readonly retryBackoff: RetryBackoffOptions;
+  private readonly handlers = new Map<string, ScheduleHandler>();
+  private readonly armed = new Map<string, { runAt: number; cancel: () => void }>();
+  private readonly recoveries = new Map<string, () => void>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(options: ScheduleClientOptions) {
+    this.storage = options.storage;
+    this.replicaId = options.replicaId ?? getReplicaId();
+    this.onChange = options.onChange;
+    this.staleRunningMs = options.staleRunningMs ?? 30 * 60_000;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 60_000;
+    this.missedFireGraceMs = options.missedFireGraceMs ?? 60_000;
+    this.retryBackoff = options.retryBackoff ?? {};
+  }
+
+  /** Declares how fires of `taskType` run; one handler per type. */
+  registerHandler(taskType: string, handler: ScheduleHandler): void {
+    if (this.handlers.has(taskType)) throw new Error(`A handler for task type "${taskType}" is already registered`);
+    this.handlers.set(taskType, handler);
+  }
+
+  hasHandler(taskType: string): boolean {
+    return this.handlers.has(taskType);
+  }
+
+  async scheduleOnce(input: ScheduleOnceInput): Promise<ScheduledTaskDefinition> {
+    const now = Date.now();
+    const executeAt = resolveExecuteAt(input, now);
+    const catchUp = input.catchUp ?? "once";
+    if (catchUp === "skip" && executeAt < now) {
+      throw new ScheduleRequestError("EXECUTE_AT_IN_PAST", "executeAt is in the past and the catch-up policy is skip, so it would never run");
+    }
+    return this.create({ ...this.baseTask(input), executionType: ScheduleExecutionType.ONCE, executeAt });
+  }
+
+  async scheduleCron(input: ScheduleCronInput): Promise<ScheduledTaskDefinition> {
+    const timezone = input.timezone ?? "UTC";
+    const nextRunAt = parseCron(input.cronExpression, timezone).nextAfter(Date.now());
+    if (nextRunAt === undefined) {
+      throw new ScheduleRequestError("INVALID_CRON", `Cron expression "${input.cronExpression}" never fires`);
+    }
+    if (input.maxRuns !== undefined && !(Number.isSafeInteger(input.maxRuns) && input.maxRuns > 0)) {
+      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRuns must be a positive integer");
+    }
+    return this.create({
+      ...this.baseTask(input),
+      executionType: ScheduleExecutionType.CRON,
+      cronExpression: input.cronExpression,
+      timezone,
+      nextRunAt,
+      maxRuns: input.maxRuns,
+    });
+  }
+
+  /** The schedule, or `null` when it does not exist or belongs to another tenant. */
+  async get(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition | null> {
+    const task = await this.storage.get(taskId);
+    return task && (tenantId === undefined || task.tenantId === tenantId) ? task : null;
+  }
+
+  /** Every schedule of the tenant (every tenant when omitted), oldest first. */
+  list(tenantId?: string): Promise<ScheduledTaskDefinition[]> {
+    return this.storage.getAllTasks(tenantId);
+  }
+
+  /** Stops a pending or running schedule from firing until resumed (a run in progress finishes). */
+  pause(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition> {
+    return this.transition(taskId, tenantId, "paused", [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING], () => ({
+      status: ScheduledTaskStatus.PAUSED,
+    }));
+  }
+
+  /** Resumes a paused schedule; a cron schedule continues with its next fire after now. */
+  resume(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition> {
+    return this.transition(taskId, tenantId, "resumed", [ScheduledTaskStatus.PAUSED], (task) =>
+      isCron(task)
+        ? { status: ScheduledTaskStatus.PENDING, nextRunAt: this.cronAfter(task, Date.now()) ?? task.nextRunAt, retryCount: 0 }
+        : { status: ScheduledTaskStatus.PENDING },
+    );
+  }
+
+  /** Cancels a schedule for good (cancelling a cancelled one is a no-op). */
+  async cancel(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition> {
+    const task = await this.owned(taskId, tenantId);
+    if (task.status === ScheduledTaskStatus.CANCELLED) return task;
+    return this.transition(
+      taskId,
+      tenantId,
+      "cancelled",
+      [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING, ScheduledTaskStatus.PAUSED],
+      () => ({ status: ScheduledTaskStatus.CANCELLED }),
+    );
+  }
+
+  /**
+   * Startup recovery, for the one replica that leads it: requeues `running` tasks left unsettled by
+   * a crash (older than `staleRunningMs`), then arms every active schedule.
+   */
+  async restore(): Promise<RestoreResult> {
+    const requeued = await this.storage.requeueStaleRunning(this.staleRunningMs);
+    const armed = await this.armActive();
+    this.log("info", { event: "restored", requeued, armed }, "schedules restored");
+    return { requeued, armed };
+  }
+
+  /** Arms a timer for every active schedule (what every other replica does at startup); returns how many. */
+  async armActive(): Promise<number> {
+    for (const task of await this.storage.getActiveTasks()) this.armFor(task.taskId, task);
+    return this.armed.size;
+  }
+
+  /** A peer changed the schedule: re-read it and arm or disarm this replica's timer. */
+  async handleScheduleChanged(taskId: string): Promise<void> {
+    this.armFor(taskId, await this.storage.get(taskId));
+  }
+
+  /** Disarms every timer and waits for fires in progress to settle. The client is not used again. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const { cancel } of this.armed.values()) cancel();
+    this.armed.clear();
+    for (const cancel of this.recoveries.values()) cancel();
+    this.recoveries.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** The fields every new schedule starts with; refuses an unknown task type or a bad maxRetries. */
+  private baseTask(input: CommonScheduleInput) {
+    if (!this.handlers.has(input.taskType)) {
+      throw new ScheduleRequestError("UNKNOWN_TASK_TYPE", `No handler is registered for task type "${input.taskType}"`);
+    }
+    const maxRetries = input.maxRetries ?? 3;
+    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRetries must be a whole number ≥ 0");
+    }
+    return {
+      taskId: input.taskId ?? randomUUID(),
+      tenantId: input.tenantId ?? DEFAULT_TENANT,
+      taskType: input.taskType,
+      payload: input.payload ?? {},
+      catchUp: input.catchUp ?? "once",
+      status: ScheduledTaskStatus.PENDING,
+      runCount: 0,
+      retryCount: 0,
+      maxRetries,
+      assistantId: input.assistantId,
+      threadId: input.threadId,
+    };
+  }
+
+  private async create(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
+    const saved = await this.storage.save(task);
+    this.armFor(saved.taskId, saved);
+    await this.notify(saved.taskId);
+    return saved;
+  }
+
+  private async owned(taskId: string, tenantId: string | undefined): Promise<ScheduledTaskDefinition> {
+    const task = await this.get(taskId, tenantId);
+    if (!task) throw new ScheduleNotFoundError(taskId);
+    return task;
+  }
+
+  private async transition(
+    taskId: string,
+    tenantId: string | undefined,
+    verb: string,
+    from: ScheduledTaskStatus[],
+    updates: (task: ScheduledTaskDefinition) => ScheduledTaskUpdate,
+  ): Promise<ScheduledTaskDefinition> {
+    const task = await this.owned(taskId, tenantId);
+    if (!from.includes(task.status)) throw new ScheduleStateError(taskId, task.status, verb);
+    await this.storage.update(taskId, updates(task));
+    const updated = await this.owned(taskId, tenantId);
+    this.armFor(taskId, updated);
+    await this.notify(taskId);
+    return updated;
+  }
+
+  /** Keeps this replica's timer in line with the task as stored (`null`: deleted). */
+  private armFor(taskId: string, task: ScheduledTaskDefinition | null): void {
+    const runAt = task ? scheduledRunAt(task) : undefined;
+    if (!task || runAt === undefined || this.stopped) {
+      this.disarm(taskId);
+    } else if (task.status === ScheduledTaskStatus.PENDING) {
+      this.arm(taskId, task.taskType, runAt);
+    } else if (task.status === ScheduledTaskStatus.RUNNING && isCron(task)) {
+      // A replica is running this fire; be ready to claim the one after it.
+      const next = this.cronAfter(task, runAt);
+      if (next === undefined) this.disarm(taskId);
+      else this.arm(taskId, task.taskType, next);
+    } else {
+      this.disarm(taskId);
+    }
+  }
+
+  private arm(taskId: string, taskType: string, runAt: number): void {
+    const current = this.armed.get(taskId);
+    if (current?.runAt === runAt) return;
+    current?.cancel();
+    const cancel = setTimerAt(runAt, () => {
+      this.armed.delete(taskId);
+      this.track(taskId, this.fire(taskId, taskType, runAt));
+    });
+    this.armed.set(taskId, { runAt, cancel });
+  }
+
+  private disarm(taskId: string): void {
+    this.armed.get(taskId)?.cancel();
+    this.armed.delete(taskId);
+  }
+
+  /** Claim before execute: only the replica whose claim of (taskId, runAt) wins runs the handler. */
+  private async fire(taskId: string, taskType: string, runAt: number): Promise<void> {
+    const handler = this.handlers.get(taskType);
+    if (!handler) {
+      this.log("warn", { event: "no-handler", taskId, taskType }, "no handler registered here for this task type; leaving the fire to peers");
+      return;
+    }
+    if (!(await this.storage.claimScheduledRun(taskId, runAt))) {
+      this.log("debug", { event: "claim-lost", taskId, runAt }, "fire claimed elsewhere; skipping");
+      await this.handleScheduleChanged(taskId);
+      return;
+    }
+    const lateMs = Date.now() - runAt;
+    this.log("debug", { event: "claim-won", taskId, runAt, lateMs }, "fire claimed");
+    // Read after the claim: a copy read earlier may predate a peer's settlement of the previous fire.
+    const task = await this.storage.get(taskId);
+    if (!task) return;
+    const missed = lateMs > this.missedFireGraceMs;
+    let settlement: ScheduledRunSettlement;
+    if (missed && task.catchUp === "skip") {
+      this.log("info", { event: "missed-fire-skipped", taskId, runAt, lateMs }, "missed fire skipped (catch-up policy skip)");
+      settlement = isCron(task)
+        ? this.nextFire(task, Date.now(), { runCount: task.runCount, retryCount: 0 })
+        : { status: ScheduledTaskStatus.COMPLETED, runCount: task.runCount, retryCount: task.retryCount };
+    } else {
+      if (missed) this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
+      const startedAt = Date.now();
+      const failure = await this.runHandler(handler, task, runAt);
+      settlement = this.afterRun(task, runAt, missed, startedAt, failure);
+    }
+    await this.storage.settleScheduledRun(taskId, runAt, settlement);
+    await this.notify(taskId);
+    await this.handleScheduleChanged(taskId);
+  }
+
+  /** Runs the handler while heartbeating the claim; resolves to the failure message, if any. */
+  private async runHandler(handler: ScheduleHandler, task: ScheduledTaskDefinition, runAt: number): Promise<string | undefined> {
+    const heartbeat = setInterval(() => {
+      this.storage.heartbeatScheduledRun(task.taskId).catch((err: unknown) => {
+        this.log("warn", { event: "heartbeat-failed", taskId: task.taskId, err }, "schedule heartbeat failed");
+      });
+    }, this.heartbeatIntervalMs);
+    heartbeat.unref();
+    try {
+      await handler({ task, scheduledAt: runAt, replicaId: this.replicaId });
+      return undefined;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log("warn", { event: "handler-failed", taskId: task.taskId, runAt, err: error }, "schedule handler failed");
+      return message || "handler failed";
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private afterRun(
+    task: ScheduledTaskDefinition,
+    runAt: number,
+    missed: boolean,
+    lastRunAt: number,
+    failure: string | undefined,
+  ): ScheduledRunSettlement {
+    if (failure !== undefined) {
+      if (task.retryCount >= task.maxRetries) {
+        return { status: ScheduledTaskStatus.FAILED, runCount: task.runCount, retryCount: task.retryCount, lastRunAt, lastError: failure };
+      }
+      const retryAt = Date.now() + retryDelayMs(task.retryCount, this.retryBackoff);
+      return {
+        status: ScheduledTaskStatus.PENDING,
+        runCount: task.runCount,
+        retryCount: task.retryCount + 1,
+        lastRunAt,
+        lastError: failure,
+        ...(isCron(task) ? { nextRunAt: retryAt } : { executeAt: retryAt }),
+      };
+    }
+    const runCount = task.runCount + 1;
+    if (!isCron(task) || (task.maxRuns !== undefined && runCount >= task.maxRuns)) {
+      return { status: ScheduledTaskStatus.COMPLETED, runCount, retryCount: 0, lastRunAt };
+    }
+    // A missed fire stood in for every fire missed with it: continue from now, not from the backlog.
+    return this.nextFire(task, missed ? Date.now() : runAt, { runCount, retryCount: 0, lastRunAt });
+  }
+
+  private nextFire(
+    task: ScheduledTaskDefinition,
+    afterMs: number,
+    counts: Pick<ScheduledRunSettlement, "runCount" | "retryCount" | "lastRunAt">,
+  ): ScheduledRunSettlement {
+    const nextRunAt = this.cronAfter(task, afterMs);
+    return nextRunAt === undefined
+      ? { status: ScheduledTaskStatus.COMPLETED, ...counts }
+      : { status: ScheduledTaskStatus.PENDING, nextRunAt, ...counts };
+  }
+
+  private cronAfter(task: ScheduledTaskDefinition, afterMs: number): number | undefined {
+    return parseCron(task.cronExpression ?? "", task.timezone ?? "UTC").nextAfter(afterMs);
+  }
+
+  private async notify(taskId: string): Promise<void> {
+    if (!this.onChange) return;
+    try {
+      await this.onChange(taskId);
+    } catch (err) {
+      this.log("warn", { event: "notify-failed", taskId, err }, "schedule change notification failed");
+    }
+  }
+
+  /** Keeps a fire's promise for `stop()`; a storage failure is logged and the task looked at again later. */
+  private track(taskId: string, work: Promise<void>): void {
+    const tracked = work.catch((err: unknown) => {
+      this.log("error", { event: "fire-failed", taskId, err }, "schedule fire failed; looking again shortly");
+      if (this.stopped) return;
+      this.recoveries.get(taskId)?.();
+      const cancel = setTimerAt(Date.now() + STORAGE_RETRY_MS, () => {
+        this.recoveries.delete(taskId);
+        this.track(taskId, this.handleScheduleChanged(taskId));
+      });
+      this.recoveries.set(taskId, cancel);
+    });
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  private log(level: "debug" | "info" | "warn" | "error", fields: Record<string, unknown>, message: string): void {
+    getLogger()[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
+  }
+}
+
+function resolveExecuteAt(input: ScheduleOnceInput, now: number): number {
+  const { executeAt, delayMs } = input;
+  if ((executeAt === undefined) === (delayMs === undefined)) {
+    throw new ScheduleRequestError("INVALID_SCHEDULE", "Give exactly one of executeAt and delayMs");
+  }
+  if (delayMs !== undefined) {
+    if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0) {
+      throw new ScheduleRequestError("INVALID_SCHEDULE", "delayMs must be a finite number ≥ 0");
+    }
+    return now + delayMs;
+  }
+  const at = executeAt instanceof Date ? executeAt.getTime() : executeAt;
+  if (typeof at !== "number" || !Number.isFinite(at)) {
+    throw new ScheduleRequestError("INVALID_SCHEDULE", "executeAt must be a valid time");
+  }
+  return at;
+}

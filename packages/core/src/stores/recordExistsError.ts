@@ -1,0 +1,13 @@
+/** A record with this id already exists for the tenant; nothing was written. */
+export class RecordExistsError extends Error {
+  readonly code = "ALREADY_EXISTS";
+
+  constructor(
+    readonly kind: "thread" | "assistant",
+    readonly tenantId: string,
+    readonly id: string,
+  ) {
+    super(`A ${kind} with id ${id} already exists`);
+    this.name = "RecordExistsError";
+  }
+}

@@ -1,0 +1,67 @@
+import type { CreateThreadRequest, Thread, ThreadStore } from "@axiom-lattice/protocols";
+import { RecordExistsError } from "../stores/recordExistsError";
+import { requireTenantId, requireText } from "../stores/storeArguments";
+import { validateCreateThread, validateMetadata, validateThreadFilter } from "./threadArguments";
+
+/** Metadata held as JSON text, so callers never share objects with the store. */
+interface StoredThread extends Omit<Thread, "metadata"> {
+  metadata: string;
+}
+
+const toThread = (stored: StoredThread): Thread => ({
+  ...stored,
+  metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
+  createdAt: new Date(stored.createdAt.getTime()),
+  updatedAt: new Date(stored.updatedAt.getTime()),
+});
+
+/** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
+export class InMemoryThreadStore implements ThreadStore {
+  /** Per tenant, threads in creation order. */
+  private readonly tenants = new Map<string, Map<string, StoredThread>>();
+
+  async createThread(tenantId: string, request: CreateThreadRequest): Promise<Thread> {
+    const tenant = requireTenantId(tenantId);
+    const valid = validateCreateThread(request);
+    const threads = this.tenants.get(tenant) ?? new Map<string, StoredThread>();
+    if (threads.has(valid.id)) throw new RecordExistsError("thread", tenant, valid.id);
+    const now = new Date();
+    const stored: StoredThread = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
+    threads.set(valid.id, stored);
+    this.tenants.set(tenant, threads);
+    return toThread(stored);
+  }
+
+  async getThread(tenantId: string, threadId: string): Promise<Thread | null> {
+    const stored = this.find(tenantId, threadId);
+    return stored ? toThread(stored) : null;
+  }
+
+  async listThreads(tenantId: string, filter?: { assistantId?: string; limit?: number; offset?: number }): Promise<Thread[]> {
+    const tenant = requireTenantId(tenantId);
+    const { assistantId, limit, offset } = validateThreadFilter(filter);
+    const newestFirst = [...(this.tenants.get(tenant)?.values() ?? [])].reverse();
+    return newestFirst
+      .filter((thread) => assistantId === undefined || thread.assistantId === assistantId)
+      .slice(offset, offset + limit)
+      .map(toThread);
+  }
+
+  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>): Promise<Thread | null> {
+    const stored = this.find(tenantId, threadId);
+    const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
+    if (!stored) return null;
+    stored.metadata = JSON.stringify({ ...(JSON.parse(stored.metadata) as Record<string, unknown>), ...patch });
+    stored.updatedAt = new Date();
+    return toThread(stored);
+  }
+
+  async deleteThread(tenantId: string, threadId: string): Promise<boolean> {
+    const tenant = requireTenantId(tenantId);
+    return this.tenants.get(tenant)?.delete(requireText(threadId, "Thread id")) ?? false;
+  }
+
+  private find(tenantId: string, threadId: string): StoredThread | undefined {
+    return this.tenants.get(requireTenantId(tenantId))?.get(requireText(threadId, "Thread id"));
+  }
+}

@@ -1,0 +1,105 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ThreadBusyError, threadRunLeaseKey } from "../../src";
+import { captureLogs } from "../coordination/support";
+import { ASSISTANT, TENANT, type SharedStores, collect, manager, sharedStores, shutdownManagers, thread, waitFor } from "./support";
+
+const scope = { tenantId: TENANT, assistantId: ASSISTANT };
+let stores: SharedStores;
+
+beforeEach(async () => {
+  captureLogs();
+  stores = await sharedStores();
+});
+afterEach(() => shutdownManagers());
+
+const runStatus = async (messageId: string) => (await stores.queue.getMessage(messageId, scope))?.runStatus;
+const running = (messageId: string) => waitFor(async () => (await runStatus(messageId)) === "running", 5_000, `${messageId} running`);
+
+describe("abort", () => {
+  it("stops the current run (also mid-/sleep); the message is completed as aborted and not retried", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    expect(await agent.abort()).toBe(false);
+    const { messageId, stream } = await agent.addMessage({ message: "/sleep 600000" }, { mode: "stream" });
+    await running(messageId);
+
+    expect(await agent.abort()).toBe(true);
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: "message_failed", data: { status: "aborted" } });
+    expect(await stores.queue.getMessage(messageId, scope)).toMatchObject({ status: "completed", runStatus: "aborted" });
+    expect(await stores.queue.getQueueSize("t1", scope)).toBe(0);
+
+    const next = await agent.addMessage({ message: "still there?" }, { mode: "wait" });
+    expect(await next.completion).toMatchObject({ status: "success" });
+    expect((await stores.queue.listRuns("t1", scope)).map((run) => run.runStatus)).toEqual(["aborted", "success"]);
+  });
+});
+
+describe("multitask strategies", () => {
+  it("reject: THREAD_BUSY while a run is active or messages are queued; accepted once idle", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    const { messageId } = await agent.addMessage({ message: "/sleep 600000" });
+    await running(messageId);
+    await expect(agent.addMessage({ message: "me too" }, { multitaskStrategy: "reject" })).rejects.toThrow(ThreadBusyError);
+    await expect(agent.addMessage({ message: "me too" }, { multitaskStrategy: "reject" })).rejects.toMatchObject({ code: "THREAD_BUSY" });
+    expect(await stores.queue.getQueueSize("t1", scope)).toBe(1);
+
+    await agent.abort();
+    const accepted = await agent.addMessage({ message: "now?" }, { mode: "wait", multitaskStrategy: "reject" });
+    expect(await accepted.completion).toMatchObject({ status: "success" });
+  });
+
+  it("interrupt: aborts the active run, then runs the new message ahead of the queue", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    const slow = await agent.addMessage({ message: "/sleep 600000" });
+    await running(slow.messageId);
+    const queued = await agent.addMessage({ message: "queued" });
+    const urgent = await agent.addMessage({ message: "urgent" }, { multitaskStrategy: "interrupt" });
+    await agent.waitForRun(queued.messageId);
+
+    expect((await stores.queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      [slow.messageId, "aborted"],
+      [urgent.messageId, "success"],
+      [queued.messageId, "success"],
+    ]);
+  });
+
+  it("enqueue (the default): waits its turn behind the active run", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    const first = await agent.addMessage({ message: "/sleep 50" });
+    const second = await agent.addMessage({ message: "after" }, { mode: "wait" });
+    expect(await second.completion).toMatchObject({ status: "success" });
+    expect((await stores.queue.listRuns("t1", scope)).map((run) => run.id)).toEqual([first.messageId, second.messageId]);
+  });
+});
+
+describe("losing ownership", () => {
+  it("stops a run whose thread-run lease was taken over, without completing its message", async () => {
+    const agent = manager(stores, { threadRunTtlMs: 300 }).getAgent(thread("t1"));
+    const { messageId, stream } = await agent.addMessage({ message: "/sleep 600000" }, { mode: "stream" });
+    await running(messageId);
+
+    // Another replica takes the lease over (as after an expiry); the heartbeat finds out.
+    const key = threadRunLeaseKey(thread("t1"));
+    const lease = await stores.leases.get(key);
+    await stores.leases.release(key, lease!.holder);
+    expect(await stores.leases.acquire(key, "peer-replica#1", 60_000)).not.toBeNull();
+
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "LEASE_LOST" } });
+    expect(await stores.queue.getMessage(messageId, scope)).toMatchObject({ status: "processing", runStatus: "running" });
+  });
+
+  it("shutdown hands the running message back; a peer continues it from the checkpoint, without adding it twice", async () => {
+    const leaving = manager(stores);
+    const { messageId, stream } = await leaving.getAgent(thread("t1")).addMessage({ message: "/sleep 800" }, { mode: "stream" });
+    await running(messageId);
+    const peer = manager(stores);
+
+    await leaving.shutdown();
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "REPLICA_SHUTDOWN" } });
+    // The peer runs no sweep: the leaving replica's wake-up is what starts it.
+    await waitFor(async () => (await runStatus(messageId)) === "success", 5_000, "the peer to finish the message");
+    expect((await peer.getAgent(thread("t1")).getState()).messages.map((message) => [message.id, message.content])).toEqual([
+      [messageId, "/sleep 800"],
+      [expect.any(String), "echo: /sleep 800"],
+    ]);
+  });
+});

@@ -1,0 +1,18 @@
+import { outboxStoreContract } from "@axiom-lattice/testing";
+import { expect, it } from "vitest";
+import { getStoreLattice, InMemoryOutboxStore, resetStoreLattice } from "../../src";
+
+let offset = 0;
+
+outboxStoreContract("in-memory", {
+  makeStore: async () => new InMemoryOutboxStore({ now: () => Date.now() + offset }),
+  // Moving the store's clock forward ages every event already written.
+  ageEvents: async (ms) => {
+    offset += ms;
+  },
+});
+
+it("is the default outbox store", () => {
+  resetStoreLattice();
+  expect(getStoreLattice("default", "outbox")).toBeInstanceOf(InMemoryOutboxStore);
+});

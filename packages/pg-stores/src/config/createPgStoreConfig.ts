@@ -1,0 +1,70 @@
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { Pool, type PoolConfig } from "pg";
+import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
+import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
+import { runMigrations } from "../migrations/migrator";
+import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
+import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
+import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
+import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
+import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
+
+export interface PgStoreConfigOptions {
+  /** Pool settings besides the connection string (size, timeouts, application_name). */
+  poolConfig?: Omit<PoolConfig, "connectionString">;
+  /** Queued messages per thread (default 1000). */
+  queueCapacity?: number;
+}
+
+/** Every PostgreSQL store of a replica, on one shared pool. */
+export interface PgStoreConfig {
+  pool: Pool;
+  lease: PostgreSQLLeaseStore;
+  outbox: PostgreSQLOutboxStore;
+  threadMessageQueue: ThreadMessageQueueStore;
+  schedule: PostgreSQLScheduleStorage;
+  thread: PostgreSQLThreadStore;
+  assistant: PostgreSQLAssistantStore;
+  /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
+  queueWakeup: PostgreSQLQueueWakeup;
+  /** LangGraph's checkpointer, its tables set up. */
+  checkpoint: PostgresSaver;
+  /** Stops the stores, then ends the pool. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Opens one pool and builds every PostgreSQL store on it. The schema is migrated first, and LangGraph's
+ * checkpoint tables are set up under the same advisory lock, awaited: replicas starting together
+ * take turns, and whoever comes first creates everything once.
+ */
+export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
+  const pool = new Pool({ ...options.poolConfig, connectionString });
+  try {
+    const checkpoint = new PostgresSaver(pool);
+    await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
+    const shared = { pool, autoMigrate: false };
+    const stores = {
+      lease: new PostgreSQLLeaseStore(shared),
+      outbox: new PostgreSQLOutboxStore(shared),
+      threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
+      schedule: new PostgreSQLScheduleStorage(shared),
+      thread: new PostgreSQLThreadStore(shared),
+      assistant: new PostgreSQLAssistantStore(shared),
+      queueWakeup: new PostgreSQLQueueWakeup({ pool }),
+    };
+    let disposed: Promise<void> | undefined;
+    return {
+      pool,
+      ...stores,
+      checkpoint,
+      dispose() {
+        disposed ??= Promise.all(Object.values(stores).map((store) => store.dispose())).then(() => pool.end());
+        return disposed;
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}

@@ -1,0 +1,199 @@
+// Leases are judged by the database clock (now()) so replicas with skewed clocks agree. A queue is a
+// thread's rows within one strict scope: an absent tenant or assistant matches only NULL.
+
+// sequence stays bigint (node-postgres reads it as a decimal string) so every ORDER BY is numeric.
+const COLUMNS = `
+  id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, created_at,
+  locked_by, locked_at, lease_expires_at, run_status, replica_id, started_at, finished_at, error`;
+
+// "IS NOT DISTINCT FROM", spelled out: the planner folds each pair to `= value` or `IS NULL` once the
+// parameters are known, and estimates both well; for `IS NOT DISTINCT FROM NULL` it guesses one row
+// and trades the claim index's order for a sort of the whole thread.
+const SAME_TENANT = "(tenant_id = $2::text OR (tenant_id IS NULL AND $2::text IS NULL))";
+const SAME_ASSISTANT = "(assistant_id = $3::text OR (assistant_id IS NULL AND $3::text IS NULL))";
+
+/** $1 thread, $2 tenant, $3 assistant. */
+const IN_QUEUE = `
+  thread_id = $1
+  AND ${SAME_TENANT}
+  AND ${SAME_ASSISTANT}`;
+
+const CLAIM_ORDER = "priority DESC, sequence";
+
+/** Clears a claim and its run start, leaving the row where it was in the queue. */
+const RELEASE_CLAIM = `
+  status = 'pending', run_status = 'pending', locked_by = NULL, locked_at = NULL, lease_expires_at = NULL,
+  replica_id = NULL, started_at = NULL`;
+
+// Advisory locks with two int4 keys never collide with single-bigint keys (the migration lock).
+const QUEUE_LOCK_SPACE = 186;
+
+/**
+ * Serialises adds to one thread until the transaction ends ($1 thread). The next statement then sees
+ * every earlier add committed, so the capacity count is exact and queue order is commit order.
+ */
+export const LOCK_QUEUE = `SELECT pg_advisory_xact_lock(${QUEUE_LOCK_SPACE}, hashtext($1))`;
+
+/**
+ * Adds a message unless the queue is at capacity (then no row). $4 id, $5 content, $6 priority,
+ * $7 capacity, $8 at head: ahead of every pending row, with at least the highest pending priority.
+ * Pending and processing rows are counted apart, each through its own partial index.
+ */
+export const ENQUEUE_MESSAGE = `
+  WITH pending AS (
+    SELECT count(*) AS size, max(priority) AS top_priority
+      FROM lattice_thread_message_queue
+     WHERE ${IN_QUEUE}
+       AND status = 'pending'
+  ), processing AS (
+    SELECT count(*) AS size
+      FROM lattice_thread_message_queue
+     WHERE ${IN_QUEUE}
+       AND status = 'processing'
+  )
+  INSERT INTO lattice_thread_message_queue
+         (id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, run_status, created_at)
+  SELECT $4, $1, $2, $3, $5::jsonb,
+         CASE WHEN $8::boolean THEN GREATEST($6::integer, pending.top_priority) ELSE $6::integer END,
+         CASE WHEN $8::boolean THEN -nextval('lattice_thread_message_queue_sequence')
+              ELSE nextval('lattice_thread_message_queue_sequence') END,
+         'pending', 'pending', now()
+    FROM pending, processing
+   WHERE pending.size + processing.size < $7
+  RETURNING ${COLUMNS}`;
+
+/** A statement every connection prepares once: the hot path then skips parsing and may reuse its plan. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+/**
+ * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6. The
+ * ids are locked once (SKIP LOCKED: concurrent claimers take disjoint rows) and passed as an array so
+ * the planner cannot re-run the locking subquery per row. It returns only what the caller does not
+ * already know (the claim's own values come from its arguments): fewer columns to decode per claim.
+ */
+export const CLAIM_MESSAGES: PreparedStatement = {
+  name: "lattice_queue_claim",
+  text: `
+  WITH claimed AS (
+    UPDATE lattice_thread_message_queue
+       SET status = 'processing',
+           locked_by = $4,
+           locked_at = now(),
+           lease_expires_at = now() + $5 * interval '1 millisecond',
+           run_status = 'running',
+           replica_id = $6,
+           started_at = now()
+     WHERE id = ANY(ARRAY(
+             SELECT id
+               FROM lattice_thread_message_queue
+              WHERE ${IN_QUEUE}
+                AND status = 'pending'
+              ORDER BY ${CLAIM_ORDER}
+              LIMIT $7
+                FOR UPDATE SKIP LOCKED))
+    RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at
+  )
+  SELECT * FROM claimed ORDER BY ${CLAIM_ORDER}`,
+};
+
+export const RECLAIM_EXPIRED = `
+  UPDATE lattice_thread_message_queue
+     SET ${RELEASE_CLAIM}
+   WHERE ${IN_QUEUE}
+     AND status = 'processing'
+     AND lease_expires_at <= now()`;
+
+export const RESET_PROCESSING = `
+  UPDATE lattice_thread_message_queue
+     SET ${RELEASE_CLAIM}
+   WHERE ${IN_QUEUE}
+     AND status = 'processing'`;
+
+/** $1 ids, $2 owner, $3 lease ms: extends only the owner's live claims. */
+export const RENEW_CLAIMS = `
+  UPDATE lattice_thread_message_queue
+     SET lease_expires_at = now() + $3 * interval '1 millisecond'
+   WHERE id = ANY($1::text[])
+     AND status = 'processing'
+     AND locked_by = $2
+     AND lease_expires_at > now()`;
+
+/** $1 id, $2 owner, $3 run status, $4 error: only while the owner still holds the claim. */
+export const COMPLETE_MESSAGE: PreparedStatement = {
+  name: "lattice_queue_complete",
+  text: `
+  UPDATE lattice_thread_message_queue
+     SET status = 'completed',
+         run_status = $3,
+         error = $4,
+         finished_at = now(),
+         locked_by = NULL,
+         locked_at = NULL,
+         lease_expires_at = NULL
+   WHERE id = $1
+     AND status = 'processing'
+     AND locked_by = $2`,
+};
+
+export const MARK_PROCESSING = `
+  UPDATE lattice_thread_message_queue
+     SET status = 'processing', run_status = 'running', started_at = now()
+   WHERE id = $1
+     AND status = 'pending'`;
+
+/** $1 id, $2 tenant, $3 assistant. */
+export const GET_MESSAGE = `
+  SELECT ${COLUMNS}
+    FROM lattice_thread_message_queue
+   WHERE id = $1
+     AND ${SAME_TENANT}
+     AND ${SAME_ASSISTANT}`;
+
+/** $4 status. */
+export const LIST_BY_STATUS = `
+  SELECT ${COLUMNS}
+    FROM lattice_thread_message_queue
+   WHERE ${IN_QUEUE}
+     AND status = $4
+   ORDER BY ${CLAIM_ORDER}`;
+
+export const QUEUE_SIZE = `
+  SELECT ((SELECT count(*) FROM lattice_thread_message_queue WHERE ${IN_QUEUE} AND status = 'pending')
+       + (SELECT count(*) FROM lattice_thread_message_queue WHERE ${IN_QUEUE} AND status = 'processing'))::integer AS size`;
+
+export const THREADS_WITH_WORK = `
+  SELECT thread_id, tenant_id, assistant_id,
+         sum(pending)::integer AS pending_count,
+         sum(expired)::integer AS expired_count
+    FROM (SELECT thread_id, tenant_id, assistant_id, 1 AS pending, 0 AS expired
+            FROM lattice_thread_message_queue
+           WHERE status = 'pending'
+          UNION ALL
+          SELECT thread_id, tenant_id, assistant_id, 0, 1
+            FROM lattice_thread_message_queue
+           WHERE status = 'processing'
+             AND lease_expires_at <= now()) AS work
+   GROUP BY thread_id, tenant_id, assistant_id`;
+
+/** $4 limit: the latest runs, returned oldest first. */
+export const LIST_RUNS = `
+  SELECT *
+    FROM (SELECT ${COLUMNS}
+            FROM lattice_thread_message_queue
+           WHERE ${IN_QUEUE}
+             AND status = 'completed'
+           ORDER BY finished_at DESC, sequence DESC
+           LIMIT $4) AS latest
+   ORDER BY finished_at, sequence`;
+
+export const REMOVE_MESSAGE = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE id = $1`;
+
+export const CLEAR_PENDING = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE ${IN_QUEUE}
+     AND status = 'pending'`;

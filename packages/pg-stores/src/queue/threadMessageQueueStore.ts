@@ -1,0 +1,300 @@
+import {
+  DEFAULT_QUEUE_CAPACITY,
+  DuplicateMessageError,
+  QueueFullError,
+  holderLabel,
+  requireText,
+  validateAddMessage,
+  validateCapacity,
+  validateClaimOptions,
+  validateMessageId,
+  validateRenewal,
+  validateRunOutcome,
+  validateRunsLimit,
+  validateScope,
+  validateThreadId,
+  type ValidMessage,
+} from "@axiom-lattice/core";
+import type {
+  AddMessageParams,
+  ClaimMessagesOptions,
+  IMessageQueueStore,
+  PendingMessage,
+  QueueScope,
+  QueuedMessageStatus,
+  RunOutcome,
+  RunStatus,
+  ThreadInfo,
+} from "@axiom-lattice/protocols";
+import { PgStore } from "../db/pgStore";
+import type { PgStoreOptions } from "../db/pool";
+import { inTransaction, isUniqueViolation } from "../db/transaction";
+import {
+  CLAIM_MESSAGES,
+  CLEAR_PENDING,
+  COMPLETE_MESSAGE,
+  ENQUEUE_MESSAGE,
+  GET_MESSAGE,
+  LIST_BY_STATUS,
+  LIST_RUNS,
+  LOCK_QUEUE,
+  MARK_PROCESSING,
+  QUEUE_SIZE,
+  RECLAIM_EXPIRED,
+  REMOVE_MESSAGE,
+  RENEW_CLAIMS,
+  RESET_PROCESSING,
+  THREADS_WITH_WORK,
+  type PreparedStatement,
+} from "./messageQueueSql";
+
+export interface ThreadMessageQueueStoreOptions extends PgStoreOptions {
+  /** Queued (pending plus processing) messages per thread; default {@link DEFAULT_QUEUE_CAPACITY}. */
+  capacity?: number;
+}
+
+interface MessageRow {
+  id: string;
+  thread_id: string;
+  tenant_id: string | null;
+  assistant_id: string | null;
+  content: unknown;
+  priority: number;
+  sequence: string;
+  status: QueuedMessageStatus;
+  created_at: Date;
+  locked_by: string | null;
+  locked_at: Date | null;
+  lease_expires_at: Date | null;
+  run_status: RunStatus;
+  replica_id: string | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  error: string | null;
+}
+
+/** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
+type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at">;
+
+/** `fields` plus those of `nullable` that are not null: an unset field is absent, as in every store. */
+function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
+  const record: Record<string, unknown> = { ...fields };
+  for (const key in nullable) if (nullable[key] !== null) record[key] = nullable[key];
+  return record as T;
+}
+
+// jsonb arrives already parsed: content is used as it comes, never JSON.parse'd again.
+const toMessage = (row: MessageRow): PendingMessage =>
+  withPresent(
+    {
+      id: row.id,
+      threadId: row.thread_id,
+      content: row.content,
+      priority: row.priority,
+      sequence: String(row.sequence),
+      status: row.status,
+      createdAt: row.created_at,
+      runStatus: row.run_status,
+    },
+    {
+      tenantId: row.tenant_id,
+      assistantId: row.assistant_id,
+      lockedBy: row.locked_by,
+      lockedAt: row.locked_at,
+      leaseExpiresAt: row.lease_expires_at,
+      replicaId: row.replica_id,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      error: row.error,
+    },
+  );
+
+const MESSAGE_PKEY = "lattice_thread_message_queue_pkey";
+
+/**
+ * {@link IMessageQueueStore} on `lattice_thread_message_queue`. Adds to a thread are serialised by a
+ * per-thread advisory lock (exact capacity, queue order = commit order); a claim is one statement,
+ * disjoint across replicas; completion and renewal are conditional on the claim's owner.
+ */
+export class ThreadMessageQueueStore extends PgStore implements IMessageQueueStore {
+  private readonly capacity: number;
+
+  constructor(options: ThreadMessageQueueStoreOptions) {
+    const capacity = validateCapacity(options.capacity ?? DEFAULT_QUEUE_CAPACITY);
+    super(options);
+    this.capacity = capacity;
+  }
+
+  async addMessage(params: AddMessageParams): Promise<PendingMessage> {
+    const valid = validateAddMessage(params);
+    const added = await this.enqueue(valid, false);
+    if (!added) throw new QueueFullError(valid.threadId, this.capacity);
+    return added;
+  }
+
+  async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
+    return this.enqueue(validateAddMessage(params), false);
+  }
+
+  async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
+    const valid = validateAddMessage(params);
+    const added = await this.enqueue(valid, true);
+    if (!added) throw new QueueFullError(valid.threadId, this.capacity);
+    return added;
+  }
+
+  async getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null> {
+    const messageId = validateMessageId(id);
+    const { tenantId, assistantId } = validateScope(scope);
+    const rows = await this.rows(GET_MESSAGE, [messageId, tenantId, assistantId]);
+    return rows[0] ? toMessage(rows[0]) : null;
+  }
+
+  async getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
+    return (await this.rows(LIST_BY_STATUS, [...queueParams(threadId, scope), "pending"])).map(toMessage);
+  }
+
+  async getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
+    return (await this.rows(LIST_BY_STATUS, [...queueParams(threadId, scope), "processing"])).map(toMessage);
+  }
+
+  async getQueueSize(threadId: string, scope?: QueueScope): Promise<number> {
+    const params = queueParams(threadId, scope);
+    await this.initialize();
+    const { rows } = await this.pool.query<{ size: number }>(QUEUE_SIZE, params);
+    return rows[0].size;
+  }
+
+  async getThreadsWithPendingMessages(): Promise<ThreadInfo[]> {
+    await this.initialize();
+    const { rows } = await this.pool.query<{
+      thread_id: string;
+      tenant_id: string | null;
+      assistant_id: string | null;
+      pending_count: number;
+      expired_count: number;
+    }>(THREADS_WITH_WORK);
+    return rows.map((row) =>
+      withPresent<ThreadInfo>(
+        { threadId: row.thread_id, pendingCount: row.pending_count, expiredCount: row.expired_count },
+        { tenantId: row.tenant_id, assistantId: row.assistant_id },
+      ),
+    );
+  }
+
+  async listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
+    const params = [...queueParams(threadId, scope), validateRunsLimit(options)];
+    return (await this.rows(LIST_RUNS, params)).map(toMessage);
+  }
+
+  async removeMessage(id: string): Promise<boolean> {
+    return (await this.count(REMOVE_MESSAGE, [validateMessageId(id)])) === 1;
+  }
+
+  async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
+    return this.count(CLEAR_PENDING, queueParams(threadId, scope));
+  }
+
+  async markProcessing(id: string): Promise<boolean> {
+    return (await this.count(MARK_PROCESSING, [validateMessageId(id)])) === 1;
+  }
+
+  async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {
+    return this.count(RESET_PROCESSING, queueParams(threadId, scope));
+  }
+
+  async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
+    const [thread, tenantId, assistantId] = queueParams(threadId, scope);
+    const { owner, leaseMs, limit } = validateClaimOptions(options);
+    const replicaId = holderLabel(owner);
+    await this.initialize();
+    const { rows } = await this.pool.query<ClaimedRow>({
+      ...CLAIM_MESSAGES,
+      values: [thread, tenantId, assistantId, owner, leaseMs, replicaId, limit],
+    });
+    return rows.map((row) =>
+      withPresent<PendingMessage>(
+        {
+          id: row.id,
+          threadId: thread,
+          content: row.content,
+          priority: row.priority,
+          sequence: String(row.sequence),
+          status: "processing",
+          createdAt: row.created_at,
+          lockedBy: owner,
+          lockedAt: row.locked_at,
+          leaseExpiresAt: row.lease_expires_at,
+          runStatus: "running",
+          replicaId,
+          // The claim stamps both with the same now().
+          startedAt: new Date(row.locked_at!.getTime()),
+        },
+        { tenantId, assistantId },
+      ),
+    );
+  }
+
+  async reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number> {
+    return this.count(RECLAIM_EXPIRED, queueParams(threadId, scope));
+  }
+
+  async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
+    const renewal = validateRenewal(ids, owner, leaseMs);
+    if (renewal.ids.length === 0) return 0;
+    return this.count(RENEW_CLAIMS, [renewal.ids, renewal.owner, renewal.leaseMs]);
+  }
+
+  async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
+    const messageId = validateMessageId(id);
+    const claimer = requireText(owner, "Claim owner");
+    const { status, error } = validateRunOutcome(outcome);
+    return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error])) === 1;
+  }
+
+  /** Adds the message unless the thread is at capacity (then `null`). */
+  private async enqueue(valid: ValidMessage, atHead: boolean): Promise<PendingMessage | null> {
+    await this.initialize();
+    try {
+      const row = await inTransaction(this.pool, async (client) => {
+        await client.query(LOCK_QUEUE, [valid.threadId]);
+        const { rows } = await client.query<MessageRow>(ENQUEUE_MESSAGE, [
+          valid.threadId,
+          valid.tenantId,
+          valid.assistantId,
+          valid.id,
+          valid.content,
+          valid.priority,
+          this.capacity,
+          atHead,
+        ]);
+        return rows[0];
+      });
+      return row ? toMessage(row) : null;
+    } catch (error) {
+      if (isUniqueViolation(error, MESSAGE_PKEY)) throw new DuplicateMessageError(valid.id);
+      throw error;
+    }
+  }
+
+  private async rows(statement: Statement, values: unknown[]): Promise<MessageRow[]> {
+    await this.initialize();
+    return (await this.pool.query<MessageRow>(queryConfig(statement, values))).rows;
+  }
+
+  private async count(statement: Statement, values: unknown[]): Promise<number> {
+    await this.initialize();
+    return (await this.pool.query(queryConfig(statement, values))).rowCount ?? 0;
+  }
+}
+
+type Statement = string | PreparedStatement;
+
+const queryConfig = (statement: Statement, values: unknown[]) =>
+  typeof statement === "string" ? { text: statement, values } : { ...statement, values };
+
+/** $1 thread, $2 tenant, $3 assistant, checked. */
+function queueParams(threadId: string, scope: QueueScope | undefined): [string, string | null, string | null] {
+  const { tenantId, assistantId } = validateScope(scope);
+  return [validateThreadId(threadId), tenantId, assistantId];
+}

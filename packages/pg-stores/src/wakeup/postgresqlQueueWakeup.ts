@@ -1,0 +1,60 @@
+import { type QueueWakeup, type QueueWakeupListener, type ThreadRunScope, asThreadRunScope, getLogger } from "@axiom-lattice/core";
+import type { Pool } from "pg";
+import { NotificationListener } from "../db/notificationListener";
+import { type PgStoreOptions, resolvePool } from "../db/pool";
+
+export const QUEUE_WAKEUP_CHANNEL = "lattice_queue";
+
+export interface PostgreSQLQueueWakeupOptions extends Omit<PgStoreOptions, "autoMigrate"> {
+  /** application_name of the LISTEN connection (default "lattice-queue-wakeup"). */
+  listenerApplicationName?: string;
+}
+
+/**
+ * Queue wake-ups across replicas: `notify` is a `pg_notify` on `lattice_queue` carrying the thread's
+ * scope as JSON; subscribers LISTEN on a dedicated connection, re-established whenever it drops.
+ * Notifications sent while it is down are lost, which the queue sweep makes up for.
+ */
+export class PostgreSQLQueueWakeup implements QueueWakeup {
+  private readonly pool: Pool;
+  private readonly ownsPool: boolean;
+  private readonly listener: NotificationListener;
+
+  constructor(options: PostgreSQLQueueWakeupOptions) {
+    ({ pool: this.pool, ownsPool: this.ownsPool } = resolvePool(options));
+    this.listener = new NotificationListener({
+      connection: this.pool.options,
+      channel: QUEUE_WAKEUP_CHANNEL,
+      applicationName: options.listenerApplicationName ?? "lattice-queue-wakeup",
+    });
+  }
+
+  async notify(scope: ThreadRunScope): Promise<void> {
+    const { tenantId, assistantId, threadId } = scope;
+    await this.pool.query("SELECT pg_notify($1, $2)", [QUEUE_WAKEUP_CHANNEL, JSON.stringify({ tenantId, assistantId, threadId })]);
+  }
+
+  subscribe(listener: QueueWakeupListener): () => void {
+    return this.listener.subscribe((payload) => {
+      // No payload: the connection is listening (again); what it missed, the sweep finds.
+      if (payload === undefined) return;
+      const scope = parseScope(payload);
+      if (scope) listener(scope);
+      else getLogger().warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
+    });
+  }
+
+  /** Closes the LISTEN connection, and the pool when this instance created it. */
+  async dispose(): Promise<void> {
+    await this.listener.close();
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+function parseScope(payload: string): ThreadRunScope | null {
+  try {
+    return asThreadRunScope(JSON.parse(payload));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,165 @@
+// Two replicas (agent managers, each with its own pool) on one PostgreSQL database: lease store,
+// queue store, assistants, PostgresSaver checkpoints and LISTEN/NOTIFY wake-ups all shared.
+import { AgentInstanceManager, type AgentRuntimeOptions, type Logger, type QueueWakeup, getThreadRunOwner, setLogger } from "@axiom-lattice/core";
+import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type PgStoreConfig, PostgreSQLQueueWakeup, createPgStoreConfig } from "../../src";
+import { eventually } from "../support/eventually";
+
+const TENANT = "tenant-a";
+const ASSISTANT = "echo-bot";
+const scope = { tenantId: TENANT, assistantId: ASSISTANT };
+const thread = (threadId: string) => ({ ...scope, threadId });
+
+interface Replica {
+  stores: PgStoreConfig;
+  wakeup: PostgreSQLQueueWakeup;
+}
+
+let database: TestDatabase;
+const replicas: Replica[] = [];
+const managers: AgentInstanceManager[] = [];
+
+/** A wake-up that reaches nobody (a replica that dies before notifying, or a lost notification). */
+const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
+
+async function replica(name: string): Promise<Replica> {
+  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 } });
+  const created = { stores, wakeup: new PostgreSQLQueueWakeup({ pool: stores.pool, listenerApplicationName: `wakeup-${name}` }) };
+  replicas.push(created);
+  return created;
+}
+
+function manager({ stores, wakeup }: Replica, options: AgentRuntimeOptions = {}): AgentInstanceManager {
+  const created = new AgentInstanceManager({
+    queue: stores.threadMessageQueue,
+    leases: stores.lease,
+    assistants: stores.assistant,
+    checkpointer: stores.checkpoint,
+    wakeup,
+    ...options,
+  });
+  managers.push(created);
+  return created;
+}
+
+let a: Replica;
+let b: Replica;
+
+beforeAll(async () => {
+  const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
+  setLogger(quiet);
+  database = await createTestDatabase();
+  [a, b] = await Promise.all([replica("a"), replica("b")]);
+  await a.stores.assistant.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: ["echo"] });
+});
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((created) => created.shutdown()));
+});
+
+afterAll(async () => {
+  for (const { wakeup, stores } of replicas) {
+    await wakeup.dispose();
+    await stores.dispose();
+  }
+  await database.drop();
+});
+
+const queue = () => a.stores.threadMessageQueue;
+const runStatus = async (messageId: string) => (await queue().getMessage(messageId, scope))?.runStatus;
+
+/** Resolves once the replica's wake-up connection has completed its LISTEN. */
+const listening = (name: string) =>
+  eventually(`replica ${name} to listen`, async () => {
+    const { rows } = await a.stores.pool.query(
+      `SELECT 1 FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = $1 AND state = 'idle' AND query LIKE 'LISTEN%'`,
+      [`wakeup-${name}`],
+    );
+    return rows.length === 1;
+  });
+
+describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
+  it("runs every message exactly once, per thread in enqueue order, never two runs of a thread at once", async () => {
+    const [managerA, managerB] = [manager(a), manager(b)];
+    const threads = ["race-1", "race-2", "race-3", "race-4"];
+    const perThread = 10;
+    // Both replicas enqueue to every thread at the same time, so both are woken for every thread.
+    const sent = await Promise.all(
+      Array.from({ length: perThread }, (_, i) =>
+        threads.map((threadId) => ((i + threads.indexOf(threadId)) % 2 ? managerA : managerB).getAgent(thread(threadId)).addMessage({ message: `${threadId} #${i}` })),
+      ).flat(),
+    );
+    expect(sent).toHaveLength(threads.length * perThread);
+
+    for (const threadId of threads) {
+      await eventually(`${threadId} drained`, async () => (await queue().listRuns(threadId, scope)).length === perThread, { timeoutMs: 30_000 });
+      const runs = await queue().listRuns(threadId, scope);
+      expect(runs.every((run) => run.runStatus === "success")).toBe(true);
+      // Claim order is enqueue order (the database sequence), and each run starts after the previous one finished.
+      const bySequence = [...runs].sort((x, y) => Number(BigInt(x.sequence) - BigInt(y.sequence)));
+      expect(runs.map((run) => run.id)).toEqual(bySequence.map((run) => run.id));
+      for (let i = 1; i < runs.length; i++) {
+        expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
+      }
+      // The shared checkpoint holds each message once, answered once, in order.
+      const { messages } = await managerA.getAgent(thread(threadId)).getState();
+      expect(messages.map((message) => message.content)).toEqual(
+        bySequence.flatMap((run) => {
+          const text = (run.content as { message: string }).message;
+          return [text, `echo: ${text}`];
+        }),
+      );
+    }
+    // Every run happened on exactly one of the replicas.
+    expect(managerA.stats().bufferedMessages + managerB.stats().bufferedMessages).toBe(threads.length * perThread);
+  });
+
+  it("continues a conversation on another replica from the shared checkpoint", async () => {
+    const managerA = manager(a, { wakeup: lostWakeups });
+    const managerB = manager(b, { wakeup: lostWakeups });
+    const first = await managerA.getAgent(thread("handover")).addMessage({ message: "turn one" }, { mode: "wait" });
+    expect(await first.completion).toMatchObject({ status: "success" });
+
+    const second = await managerB.getAgent(thread("handover")).addMessage({ message: "turn two" }, { mode: "wait" });
+    const result = await second.completion;
+    expect(result.status).toBe("success");
+    expect(result.messages.map((message) => message.content)).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
+    expect(managerB.stats().bufferedMessages).toBe(1);
+  });
+
+  it("a replica that owns nothing starts a message at once when woken by NOTIFY", async () => {
+    manager(b); // Listens; runs no sweep.
+    await listening("b");
+    const { id } = await queue().addMessage({ threadId: "notified", scope, content: { message: "wake up" } });
+    await a.wakeup.notify(thread("notified"));
+    await eventually("replica B to run the message", async () => (await runStatus(id)) === "success", { timeoutMs: 5_000 });
+  });
+
+  it("the sweep runs a message whose enqueuing replica died, and one whose runner crashed", async () => {
+    const orphan = await queue().addMessage({ threadId: "orphan", scope, content: { message: "nobody woke me" } });
+    const crashed = await queue().addMessage({ threadId: "crashed", scope, content: { message: "my runner died" } });
+    await queue().claimPendingMessages("crashed", scope, { owner: "dead-replica#1", leaseMs: 200 });
+
+    manager(b, { wakeup: lostWakeups }).startQueueSweep({ intervalMs: 200 });
+    await eventually("the orphan to run", async () => (await runStatus(orphan.id)) === "success", { timeoutMs: 5_000 });
+    await eventually("the crashed run to be redone", async () => (await runStatus(crashed.id)) === "success", { timeoutMs: 5_000 });
+  });
+
+  it("resumeTask on a replica reports leaseContended while its peer runs the thread", async () => {
+    const managerA = manager(a, { wakeup: lostWakeups });
+    const managerB = manager(b, { wakeup: lostWakeups });
+    const agentA = managerA.getAgent(thread("contended"));
+    const { messageId } = await agentA.addMessage({ message: "/sleep 600000" });
+    await eventually("the run to start on A", async () => (await runStatus(messageId)) === "running");
+
+    expect(await getThreadRunOwner(thread("contended"), { store: b.stores.lease })).not.toBeNull();
+    expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "busy", leaseContended: true });
+    expect(await runStatus(messageId)).toBe("running");
+
+    expect(await agentA.abort()).toBe(true);
+    expect(await runStatus(messageId)).toBe("aborted");
+    expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
+  });
+});

@@ -1,0 +1,85 @@
+import { createTestDatabase, messageQueueStoreContract, type TestDatabase } from "@axiom-lattice/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { QueueScope } from "@axiom-lattice/protocols";
+import { ThreadMessageQueueStore, runMigrations } from "../src";
+import { CLAIM_MESSAGES } from "../src/queue/messageQueueSql";
+
+let database: TestDatabase;
+const opened: ThreadMessageQueueStore[] = [];
+
+beforeAll(async () => {
+  database = await createTestDatabase("lattice_queue");
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((store) => store.dispose()));
+  await database?.drop();
+});
+
+/** A store on its own pool: separate handles race like separate replicas. */
+async function openStore(capacity?: number): Promise<ThreadMessageQueueStore> {
+  const store = new ThreadMessageQueueStore({ poolConfig: { connectionString: database.url, max: 4 }, capacity });
+  opened.push(store);
+  await store.initialize();
+  return store;
+}
+
+messageQueueStoreContract("PostgreSQL", {
+  open: (count, options) => Promise.all(Array.from({ length: count }, () => openStore(options?.capacity))),
+});
+
+describe("ThreadMessageQueueStore", () => {
+  let store: ThreadMessageQueueStore;
+  beforeAll(async () => {
+    store = await openStore();
+  });
+
+  it.each<[string, QueueScope, string | null, string | null]>([
+    ["an absent scope", {}, null, null],
+    ["a tenant and assistant", { tenantId: "t", assistantId: "a" }, "t", "a"],
+  ])("claims for %s through the claim index in order, locking once via an array", async (_label, scope, tenantId, assistantId) => {
+    const pool = store["pool"];
+    await pool.query(
+      `INSERT INTO lattice_thread_message_queue (id, thread_id, tenant_id, assistant_id, content, sequence, status, run_status)
+       SELECT 'plan-' || $1::text || '-' || n, 'plan-thread-' || (n % 50), $2, $3, '{}', nextval('lattice_thread_message_queue_sequence'), 'pending', 'pending'
+         FROM generate_series(1, 5000) AS n`,
+      [_label, tenantId, assistantId],
+    );
+    await pool.query("ANALYZE lattice_thread_message_queue");
+    const { rows } = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${CLAIM_MESSAGES.text}`, [
+      "plan-thread-7",
+      tenantId,
+      assistantId,
+      "o#1",
+      1_000,
+      "o",
+      1,
+    ]);
+    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+    expect(plan).toMatch(/InitPlan/);
+    // Rows come locked straight off the claim index in claim order: no sort of the thread's whole queue.
+    expect(plan).toMatch(/LockRows[^\n]*\n\s*->\s+Index Scan using lattice_thread_message_queue_claim/);
+    expect(await store.claimPendingMessages("plan-thread-7", scope, { owner: "o#1", leaseMs: 1_000 })).toHaveLength(1);
+  });
+
+  it("judges leases by the database clock", async () => {
+    const { id } = await store.addMessage({ threadId: "db-clock", scope: {}, content: 1 });
+    const [claimed] = await store.claimPendingMessages("db-clock", {}, { owner: "o#1", leaseMs: 60_000 });
+    const { rows } = await store["pool"].query<{ lease_ms: number }>(
+      "SELECT extract(epoch FROM lease_expires_at - locked_at) * 1000 AS lease_ms FROM lattice_thread_message_queue WHERE id = $1",
+      [id],
+    );
+    expect(Number(rows[0].lease_ms)).toBe(60_000);
+    expect(claimed.lockedAt!.getTime()).toBe(claimed.startedAt!.getTime());
+  });
+
+  it("refuses a bad capacity before opening a connection", () => {
+    expect(() => new ThreadMessageQueueStore({ poolConfig: database.url, capacity: 0 })).toThrow(
+      expect.objectContaining({ code: "INVALID_STORE_ARGUMENT" }),
+    );
+  });
+
+  it("needs no more migration once migrated", async () => {
+    expect((await runMigrations(store["pool"])).applied).toEqual([]);
+  });
+});

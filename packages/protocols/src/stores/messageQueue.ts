@@ -1,0 +1,131 @@
+// The queue's types live here rather than in core so the shared contract suite can name them without a
+// package cycle; core re-exports them under the same names, next to the queue's error classes.
+
+/**
+ * Which assistant and tenant a queued message belongs to. Predicates are strict: an absent key means
+ * the column IS NULL, never "any".
+ */
+export interface QueueScope {
+  tenantId?: string;
+  assistantId?: string;
+}
+
+/** Outcome of a processed message (a run). `pending`/`running` while it is queued or claimed. */
+export type RunStatus = "pending" | "running" | "success" | "error" | "interrupted" | "aborted";
+export type FinishedRunStatus = Exclude<RunStatus, "pending" | "running">;
+
+/** Where a message is in the queue. Completed rows are kept as the thread's run records. */
+export type QueuedMessageStatus = "pending" | "processing" | "completed";
+
+export interface PendingMessage {
+  id: string;
+  threadId: string;
+  tenantId?: string;
+  assistantId?: string;
+  /** What the run processes: the user input, a resume command, run options. JSON. */
+  content: unknown;
+  /** Higher runs first; equal priorities run in queue order. */
+  priority: number;
+  /**
+   * Queue order (decimal string, compare as integers): increasing in enqueue order at the tail;
+   * messages added at the head take negative values, the latest head message first.
+   */
+  sequence: string;
+  status: QueuedMessageStatus;
+  createdAt: Date;
+  /** The claim, while `processing`. */
+  lockedBy?: string;
+  lockedAt?: Date;
+  leaseExpiresAt?: Date;
+  /** The run record. */
+  runStatus: RunStatus;
+  /** The replica that ran (or runs) it: the label of the claim's owner. */
+  replicaId?: string;
+  startedAt?: Date;
+  finishedAt?: Date;
+  error?: string;
+}
+
+export interface AddMessageParams {
+  /** Client-chosen id; a new one is generated when absent. Ids are unique per store. */
+  id?: string;
+  threadId: string;
+  scope: QueueScope;
+  /** Any JSON value (not `undefined`). */
+  content: unknown;
+  /** An integer; default 0. */
+  priority?: number;
+}
+
+export interface ClaimMessagesOptions {
+  /** Who claims (replica-unique holder); only it may renew or complete the claim. */
+  owner: string;
+  /** How long the claim lives without renewal, judged by the store's clock. */
+  leaseMs: number;
+  /** Most rows to claim at once (default 1). */
+  limit?: number;
+}
+
+export interface RunOutcome {
+  status: FinishedRunStatus;
+  error?: string;
+}
+
+/** A thread with claimable work, for the sweep that no message may be stranded. */
+export interface ThreadInfo {
+  threadId: string;
+  tenantId?: string;
+  assistantId?: string;
+  /** Pending messages. */
+  pendingCount: number;
+  /** Processing messages whose claim has expired (their claimer is gone); `reclaimExpiredProcessing` frees them. */
+  expiredCount: number;
+}
+
+/**
+ * The per-thread message queue. A thread's queue is its messages within one strict scope. Every add
+ * path respects the per-thread capacity (pending plus processing messages) atomically; claims are
+ * atomic, disjoint across concurrent callers, and follow priority, then queue order.
+ *
+ * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`; nothing is written.
+ */
+export interface IMessageQueueStore {
+  /** Enqueues at the tail; throws `QueueFullError` at capacity, `DuplicateMessageError` on a used id. */
+  addMessage(params: AddMessageParams): Promise<PendingMessage>;
+  /** Like {@link addMessage} but answers `null` at capacity. */
+  addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null>;
+  /**
+   * Enqueues ahead of every pending message of the thread (still subject to capacity): it takes the
+   * highest pending priority when its own is lower, and a queue position before all of them.
+   */
+  addMessageAtHead(params: AddMessageParams): Promise<PendingMessage>;
+  getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null>;
+  /** In claim order. */
+  getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
+  /** In claim order. */
+  getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
+  /** Pending plus processing messages of the thread. */
+  getQueueSize(threadId: string, scope?: QueueScope): Promise<number>;
+  /** Threads with pending messages or expired claims. */
+  getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
+  /** Completed messages of the thread (its run records): the latest `limit` (default 100), oldest first. */
+  listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
+  removeMessage(id: string): Promise<boolean>;
+  /** Removes the thread's pending messages; returns how many. */
+  clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
+  /** Legacy single-message claim without a lease (never reclaimed as expired); kept for the baseline API. */
+  markProcessing(id: string): Promise<boolean>;
+  /** Returns every processing row of the thread to pending (use only when no replica can hold them). */
+  resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
+  /** Atomically moves up to `limit` pending rows to `processing` under `owner`'s lease; disjoint across callers. */
+  claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
+  /** Returns only expired processing rows to pending, in their old queue position; a live claim is never touched. */
+  reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number>;
+  /** Extends `owner`'s live claims; returns how many were extended. */
+  renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
+  /**
+   * Records the run's outcome and completes the message, only while `owner` still holds the claim
+   * (an expired claim nobody has reclaimed still counts); `false` otherwise.
+   */
+  completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean>;
+}

@@ -1,0 +1,94 @@
+import type { AssistantStore, CreateAssistantRequest } from "@axiom-lattice/protocols";
+import { beforeAll, describe, expect, it } from "vitest";
+
+let seq = 0;
+const fresh = (what: string) => `${what}-${process.pid}-${Date.now()}-${++seq}`;
+const request = (id?: string): CreateAssistantRequest => ({
+  ...(id === undefined ? {} : { id }),
+  name: "Helper",
+  model: { provider: "scripted", model: "echo", temperature: 0 },
+  systemPrompt: "Be brief.",
+  tools: ["search", "calculator"],
+});
+
+/**
+ * The {@link AssistantStore} contract. Every implementation runs this same suite, so their semantics
+ * cannot drift. `makeStore` may return the same store for every call.
+ */
+export function assistantStoreContract(name: string, makeStore: () => Promise<AssistantStore>): void {
+  describe(`AssistantStore contract: ${name}`, () => {
+    let store: AssistantStore;
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    it("creates an assistant with defaults and reads it back", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createAssistant(tenant, request("a1"));
+      expect(created).toMatchObject({ ...request("a1"), tenantId: tenant, graph: "react" });
+      expect(created.createdAt).toBeInstanceOf(Date);
+      expect(await store.getAssistant(tenant, "a1")).toEqual(created);
+      const minimal = await store.createAssistant(tenant, { name: "Minimal", model: { provider: "scripted" } });
+      expect(minimal).toMatchObject({ name: "Minimal", graph: "react", tools: [], model: { provider: "scripted" } });
+      expect(minimal.systemPrompt).toBeUndefined();
+      expect(minimal.id).toMatch(/\S/);
+      expect((await store.listAssistants(tenant)).map((assistant) => assistant.id)).toEqual(["a1", minimal.id]);
+    });
+
+    it("keeps only known model settings", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createAssistant(tenant, { name: "x", model: { provider: "openai", stray: "dropped" } as never });
+      expect(created.model).toEqual({ provider: "openai" });
+      expect((await store.getAssistant(tenant, created.id))?.model).toEqual({ provider: "openai" });
+    });
+
+    it("refuses an id the tenant already uses, also when racers use it at once", async () => {
+      const tenant = fresh("tenant");
+      await store.createAssistant(tenant, request("same"));
+      await expect(store.createAssistant(tenant, { ...request("same"), name: "Other" })).rejects.toMatchObject({ code: "ALREADY_EXISTS", kind: "assistant" });
+      expect((await store.getAssistant(tenant, "same"))?.name).toBe("Helper");
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => store.createAssistant(tenant, request("raced"))));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    });
+
+    it("isolates tenants: the same id in two tenants is two assistants, invisible to each other", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.createAssistant(a, request("shared"));
+      expect(await store.getAssistant(b, "shared")).toBeNull();
+      expect(await store.listAssistants(b)).toEqual([]);
+      expect(await store.updateAssistant(b, "shared", { name: "Hijacked" })).toBeNull();
+      expect(await store.deleteAssistant(b, "shared")).toBe(false);
+      await store.createAssistant(b, { ...request("shared"), name: "B's" });
+      expect((await store.getAssistant(a, "shared"))?.name).toBe("Helper");
+      expect(await store.deleteAssistant(b, "shared")).toBe(true);
+      expect((await store.getAssistant(a, "shared"))?.name).toBe("Helper");
+    });
+
+    it("updates only the given fields and deletes", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createAssistant(tenant, request("a"));
+      const updated = await store.updateAssistant(tenant, "a", { name: "Renamed", tools: [] });
+      expect(updated).toMatchObject({ ...request("a"), name: "Renamed", tools: [], createdAt: created.createdAt });
+      expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
+      expect(await store.getAssistant(tenant, "a")).toEqual(updated);
+      expect(await store.updateAssistant(tenant, "missing", { name: "x" })).toBeNull();
+      expect(await store.deleteAssistant(tenant, "a")).toBe(true);
+      expect(await store.deleteAssistant(tenant, "a")).toBe(false);
+    });
+
+    it.each<[string, (store: AssistantStore, tenant: string) => Promise<unknown>]>([
+      ["an empty tenant", (s) => s.createAssistant("", request("x"))],
+      ["an empty name", (s, t) => s.createAssistant(t, { ...request("x"), name: "" })],
+      ["an unknown graph", (s, t) => s.createAssistant(t, { ...request("x"), graph: "plan" as "react" })],
+      ["a model without provider", (s, t) => s.createAssistant(t, { ...request("x"), model: {} as never })],
+      ["a negative temperature", (s, t) => s.createAssistant(t, { ...request("x"), model: { provider: "p", temperature: -1 } })],
+      ["tools that are no list", (s, t) => s.createAssistant(t, { ...request("x"), tools: "search" as never })],
+      ["an empty tool name", (s, t) => s.createAssistant(t, { ...request("x"), tools: [""] })],
+      ["an update with an empty name", (s, t) => s.updateAssistant(t, "x", { name: "" })],
+    ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
+      const tenant = fresh("tenant");
+      await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await store.listAssistants(tenant)).toEqual([]);
+    });
+  });
+}

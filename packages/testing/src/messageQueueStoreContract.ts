@@ -1,0 +1,403 @@
+import type { IMessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
+import { setTimeout as sleep } from "node:timers/promises";
+import { beforeAll, describe, expect, it } from "vitest";
+
+export interface MessageQueueStoreHarness {
+  /**
+   * `count` handles onto one queue store with the given capacity (default: the store's own). A
+   * database store gives each handle its own connection pool, so races between handles are real; an
+   * in-memory store returns one instance `count` times.
+   */
+  open(count: number, options?: { capacity?: number }): Promise<IMessageQueueStore[]>;
+}
+
+let threadSeq = 0;
+const freshThread = () => `queue-contract-${process.pid}-${Date.now()}-${++threadSeq}`;
+const scope: QueueScope = { tenantId: "tenant-a", assistantId: "assistant-a" };
+const content = (n: number) => ({ text: `message ${n}` });
+const ids = (messages: PendingMessage[]) => messages.map((message) => message.id);
+
+/** Adds `count` messages to the thread one after another; returns their ids in enqueue order. */
+async function fill(store: IMessageQueueStore, threadId: string, count: number, at: QueueScope = scope): Promise<string[]> {
+  const added: string[] = [];
+  for (let n = 0; n < count; n += 1) added.push((await store.addMessage({ threadId, scope: at, content: content(n) })).id);
+  return added;
+}
+
+/** Claims one message at a time until the thread is empty; returns the claimed ids in claim order. */
+async function drain(store: IMessageQueueStore, threadId: string, at: QueueScope = scope): Promise<string[]> {
+  const claimed: string[] = [];
+  for (;;) {
+    const [message] = await store.claimPendingMessages(threadId, at, { owner: "drainer#1", leaseMs: 60_000 });
+    if (!message) return claimed;
+    claimed.push(message.id);
+    await store.completeMessage(message.id, "drainer#1", { status: "success" });
+  }
+}
+
+/**
+ * The {@link IMessageQueueStore} contract. Every implementation runs this same suite, so their
+ * semantics cannot drift.
+ */
+export function messageQueueStoreContract(name: string, harness: MessageQueueStoreHarness): void {
+  describe(`IMessageQueueStore contract: ${name}`, () => {
+    let store: IMessageQueueStore;
+    let peers: IMessageQueueStore[];
+    beforeAll(async () => {
+      peers = await harness.open(4);
+      store = peers[0];
+    });
+
+    it("adds messages and reads them back as stored", async () => {
+      const threadId = freshThread();
+      const values = [{ nested: { list: [1, "two", null] } }, "a bare string", 42, [true, false], null];
+      for (const [n, value] of values.entries()) {
+        const added = await store.addMessage({ id: `${threadId}-${n}`, threadId, scope, content: value });
+        expect(added).toMatchObject({ id: `${threadId}-${n}`, threadId, ...scope, content: value, priority: 0, status: "pending", runStatus: "pending" });
+        expect(added.sequence).toMatch(/^-?\d+$/);
+        expect(added.createdAt).toBeInstanceOf(Date);
+        expect(added.lockedBy).toBeUndefined();
+        expect(await store.getMessage(added.id, scope)).toEqual(added);
+      }
+      const pending = await store.getPendingMessages(threadId, scope);
+      expect(pending.map((message) => message.content)).toEqual(values);
+      expect(await store.getQueueSize(threadId, scope)).toBe(values.length);
+      expect(await store.getProcessingMessages(threadId, scope)).toEqual([]);
+      const generated = await store.addMessage({ threadId, scope, content: "no id given" });
+      expect(generated.id).toMatch(/\S/);
+      expect(BigInt(generated.sequence)).toBeGreaterThan(BigInt(pending[pending.length - 1].sequence));
+    });
+
+    it("claims by priority, then in enqueue order", async () => {
+      const threadId = freshThread();
+      const priorities = [0, 5, 0, 5, 1, 0];
+      const added: PendingMessage[] = [];
+      for (const [n, priority] of priorities.entries()) added.push(await store.addMessage({ threadId, scope, content: content(n), priority }));
+      const expected = [added[1], added[3], added[4], added[0], added[2], added[5]].map((message) => message.id);
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual(expected);
+      const firstTwo = await store.claimPendingMessages(threadId, scope, { owner: "claimer#1", leaseMs: 60_000, limit: 2 });
+      expect(ids(firstTwo)).toEqual(expected.slice(0, 2));
+      expect(firstTwo.every((message) => message.status === "processing" && message.runStatus === "running")).toBe(true);
+      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual(expected.slice(0, 2));
+      expect(await drain(store, threadId)).toEqual(expected.slice(2));
+    });
+
+    it("adds at the head ahead of every pending message, the latest head first", async () => {
+      const threadId = freshThread();
+      const [low, high] = [
+        await store.addMessage({ threadId, scope, content: "low", priority: 0 }),
+        await store.addMessage({ threadId, scope, content: "high", priority: 7 }),
+      ];
+      const head = await store.addMessageAtHead({ threadId, scope, content: "head" });
+      expect(head.priority).toBe(7);
+      const newerHead = await store.addMessageAtHead({ threadId, scope, content: "newer head", priority: 3 });
+      const tail = await store.addMessage({ threadId, scope, content: "tail", priority: 7 });
+      expect(await drain(store, threadId)).toEqual([newerHead.id, head.id, high.id, tail.id, low.id]);
+    });
+
+    it("stamps a claim with owner, lease and replica, and completes it only for the owner", async () => {
+      const threadId = freshThread();
+      const [id] = await fill(store, threadId, 1);
+      const before = Date.now();
+      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "replica-1#abc", leaseMs: 60_000 });
+      expect(claimed).toMatchObject({ id, status: "processing", runStatus: "running", lockedBy: "replica-1#abc", replicaId: "replica-1" });
+      expect(claimed.leaseExpiresAt!.getTime()).toBeGreaterThan(before + 50_000);
+      expect(claimed.lockedAt).toBeInstanceOf(Date);
+      expect(claimed.startedAt).toBeInstanceOf(Date);
+      expect(await store.getMessage(id, scope)).toEqual(claimed);
+      expect(await store.claimPendingMessages(threadId, scope, { owner: "replica-2#def", leaseMs: 60_000 })).toEqual([]);
+
+      expect(await store.completeMessage(id, "replica-2#def", { status: "success" })).toBe(false);
+      expect(await store.completeMessage(id, "replica-1#abc", { status: "error", error: "model failed" })).toBe(true);
+      expect(await store.completeMessage(id, "replica-1#abc", { status: "success" })).toBe(false);
+      const [run] = await store.listRuns(threadId, scope);
+      expect(run).toMatchObject({ id, status: "completed", runStatus: "error", error: "model failed", replicaId: "replica-1" });
+      expect(run.lockedBy).toBeUndefined();
+      expect(run.leaseExpiresAt).toBeUndefined();
+      expect(run.finishedAt).toBeInstanceOf(Date);
+      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+    });
+
+    it("refuses to complete a pending message", async () => {
+      const threadId = freshThread();
+      const [id] = await fill(store, threadId, 1);
+      expect(await store.completeMessage(id, "anyone#1", { status: "success" })).toBe(false);
+      expect((await store.getMessage(id, scope))?.status).toBe("pending");
+    });
+
+    it("reclaims only expired claims, back to their queue position", async () => {
+      const threadId = freshThread();
+      const [first, second, third] = await fill(store, threadId, 3);
+      await store.claimPendingMessages(threadId, scope, { owner: "short#1", leaseMs: 150 });
+      await store.claimPendingMessages(threadId, scope, { owner: "long#1", leaseMs: 60_000 });
+      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      await sleep(350);
+      const listed = (await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId);
+      expect(listed).toEqual({ threadId, ...scope, pendingCount: 1, expiredCount: 1 });
+
+      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(1);
+      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      const reclaimed = await store.getMessage(first, scope);
+      expect(reclaimed).toMatchObject({ status: "pending", runStatus: "pending" });
+      expect(reclaimed?.lockedBy).toBeUndefined();
+      expect(reclaimed?.leaseExpiresAt).toBeUndefined();
+      expect(await store.getMessage(second, scope)).toMatchObject({ status: "processing", lockedBy: "long#1" });
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, third]);
+    });
+
+    it("does not let a replica complete or renew a claim that was reclaimed", async () => {
+      const threadId = freshThread();
+      const [id] = await fill(store, threadId, 1);
+      const [a, b] = [peers[1], peers[2]];
+      await a.claimPendingMessages(threadId, scope, { owner: "replica-a#1", leaseMs: 100 });
+      await sleep(250);
+      expect(await b.reclaimExpiredProcessing(threadId, scope)).toBe(1);
+      expect(ids(await b.claimPendingMessages(threadId, scope, { owner: "replica-b#1", leaseMs: 60_000 }))).toEqual([id]);
+      expect(await a.renewClaim([id], "replica-a#1", 60_000)).toBe(0);
+      expect(await a.completeMessage(id, "replica-a#1", { status: "success" })).toBe(false);
+      expect(await b.completeMessage(id, "replica-b#1", { status: "success" })).toBe(true);
+      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
+    });
+
+    it("renews only the owner's live claims", async () => {
+      const threadId = freshThread();
+      const [one, two] = await fill(store, threadId, 2);
+      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "owner#1", leaseMs: 1_000 });
+      expect(await store.renewClaim([one], "intruder#1", 60_000)).toBe(0);
+      expect(await store.renewClaim([one, two, "no-such-message"], "owner#1", 60_000)).toBe(1);
+      const renewed = await store.getMessage(one, scope);
+      expect(renewed!.leaseExpiresAt!.getTime()).toBeGreaterThan(claimed.leaseExpiresAt!.getTime() + 30_000);
+      expect(await store.renewClaim([], "owner#1", 60_000)).toBe(0);
+
+      const [shortLived] = await store.claimPendingMessages(threadId, scope, { owner: "owner#2", leaseMs: 100 });
+      await sleep(250);
+      expect(await store.renewClaim([shortLived.id], "owner#2", 60_000)).toBe(0);
+      // Unreclaimed, an expired claim is still its owner's to complete: nobody else can have run it.
+      expect(await store.completeMessage(shortLived.id, "owner#2", { status: "success" })).toBe(true);
+    });
+
+    it("keeps scope predicates strict: an absent key means none, not any", async () => {
+      const threadId = freshThread();
+      const scopes: QueueScope[] = [{}, { tenantId: "t" }, { assistantId: "a" }, { tenantId: "t", assistantId: "a" }, { tenantId: "u", assistantId: "a" }];
+      const added = new Map<QueueScope, string>();
+      for (const at of scopes) added.set(at, (await store.addMessage({ threadId, scope: at, content: at })).id);
+      for (const at of scopes) {
+        const mine = added.get(at)!;
+        expect(ids(await store.getPendingMessages(threadId, at))).toEqual([mine]);
+        expect(await store.getQueueSize(threadId, at)).toBe(1);
+        for (const other of scopes) expect((await store.getMessage(mine, other))?.id).toBe(other === at ? mine : undefined);
+      }
+      expect(await store.getQueueSize(threadId)).toBe(1);
+      expect(ids(await store.getPendingMessages(threadId))).toEqual([added.get(scopes[0])]);
+
+      const withAssistant = await store.claimPendingMessages(threadId, { tenantId: "t", assistantId: "a" }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
+      expect(ids(withAssistant)).toEqual([added.get(scopes[3])]);
+      expect(await store.getMessage(withAssistant[0].id, scopes[3])).toEqual(withAssistant[0]);
+      const tenantOnly = await store.claimPendingMessages(threadId, { tenantId: "t" }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
+      expect(ids(tenantOnly)).toEqual([added.get(scopes[1])]);
+      expect(await store.getMessage(tenantOnly[0].id, { tenantId: "t" })).toEqual(tenantOnly[0]);
+      expect(ids(await store.getProcessingMessages(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
+      expect(await store.resetProcessingToPending(threadId, { assistantId: "a" })).toBe(0);
+      expect(await store.clearMessages(threadId, { assistantId: "a" })).toBe(1);
+      expect(await store.getQueueSize(threadId, { tenantId: "u", assistantId: "a" })).toBe(1);
+      expect(await store.completeMessage(added.get(scopes[1])!, "o#1", { status: "success" })).toBe(true);
+      expect(ids(await store.listRuns(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
+      expect(await store.listRuns(threadId, { tenantId: "t", assistantId: "a" })).toEqual([]);
+
+      const threads = (await store.getThreadsWithPendingMessages()).filter((thread) => thread.threadId === threadId);
+      expect(threads).toHaveLength(2);
+      expect(threads).toContainEqual({ threadId, pendingCount: 1, expiredCount: 0 });
+      expect(threads).toContainEqual({ threadId, tenantId: "u", assistantId: "a", pendingCount: 1, expiredCount: 0 });
+    });
+
+    it("respects capacity on every add path, counting claimed messages", async () => {
+      const [small] = await harness.open(1, { capacity: 3 });
+      const threadId = freshThread();
+      await fill(small, threadId, 3);
+      await expect(small.addMessage({ threadId, scope, content: "over" })).rejects.toMatchObject({ code: "QUEUE_FULL" });
+      await expect(small.addMessageAtHead({ threadId, scope, content: "over" })).rejects.toMatchObject({ code: "QUEUE_FULL" });
+      expect(await small.addMessageIfCapacity({ threadId, scope, content: "over" })).toBeNull();
+      expect(await small.addMessageIfCapacity({ threadId, scope: {}, content: "another queue" })).not.toBeNull();
+
+      const [claimed] = await small.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      expect(await small.addMessageIfCapacity({ threadId, scope, content: "still full" })).toBeNull();
+      await small.completeMessage(claimed.id, "o#1", { status: "success" });
+      expect(await small.addMessageAtHead({ threadId, scope, content: "room again" })).toMatchObject({ status: "pending" });
+      expect(await small.getQueueSize(threadId, scope)).toBe(3);
+    });
+
+    it("never exceeds capacity while racers on every add path compete", async () => {
+      const capacity = 10;
+      const racers = await harness.open(4, { capacity });
+      for (let round = 0; round < 3; round += 1) {
+        const threadId = freshThread();
+        const attempts = racers.flatMap((racer, r) =>
+          Array.from({ length: 12 }, (_, n) => {
+            const params = { threadId, scope, content: { racer: r, n } };
+            const path = n % 3;
+            if (path === 0) return racer.addMessageIfCapacity(params);
+            const add = path === 1 ? racer.addMessage(params) : racer.addMessageAtHead(params);
+            return add.catch((error: { code?: string }) => {
+              if (error.code !== "QUEUE_FULL") throw error;
+              return null;
+            });
+          }),
+        );
+        const accepted = (await Promise.all(attempts)).filter((message) => message !== null);
+        expect(accepted).toHaveLength(capacity);
+        expect(await racers[0].getQueueSize(threadId, scope)).toBe(capacity);
+      }
+    });
+
+    it("refuses a used id, also when racers use it at once", async () => {
+      const threadId = freshThread();
+      const id = `${threadId}-dup`;
+      await store.addMessage({ id, threadId, scope, content: 1 });
+      await expect(store.addMessage({ id, threadId, scope, content: 2 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE", messageId: id });
+      await expect(store.addMessageAtHead({ id, threadId: freshThread(), scope: {}, content: 3 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE" });
+      expect((await store.getMessage(id, scope))?.content).toBe(1);
+
+      const raced = `${threadId}-race`;
+      const outcomes = await Promise.allSettled(peers.map((peer, n) => peer.addMessage({ id: raced, threadId, scope, content: n })));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+      for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "DUPLICATE_MESSAGE" });
+      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+    });
+
+    it("keeps enqueue order while producers race a claimer", async () => {
+      const threadId = freshThread();
+      const perProducer = 40;
+      let producing = true;
+      const production = Promise.all(
+        peers.slice(1).map(async (producer, p) => {
+          for (let n = 0; n < perProducer; n += 1) await producer.addMessage({ threadId, scope, content: { p, n } });
+        }),
+      ).finally(() => {
+        producing = false;
+      });
+      const claimed: PendingMessage[] = [];
+      for (;;) {
+        const done = !producing;
+        const [message] = await store.claimPendingMessages(threadId, scope, { owner: "claimer#1", leaseMs: 60_000 });
+        if (message) {
+          claimed.push(message);
+          await store.completeMessage(message.id, "claimer#1", { status: "success" });
+        } else if (done) break;
+      }
+      await production;
+      expect(claimed).toHaveLength(perProducer * 3);
+      for (let n = 1; n < claimed.length; n += 1) expect(BigInt(claimed[n].sequence)).toBeGreaterThan(BigInt(claimed[n - 1].sequence));
+      for (let p = 0; p < 3; p += 1) {
+        const mine = claimed.map((message) => message.content as { p: number; n: number }).filter((c) => c.p === p);
+        expect(mine.map((c) => c.n)).toEqual(Array.from({ length: perProducer }, (_, n) => n));
+      }
+    });
+
+    it("gives concurrent claimers disjoint sets: every message claimed exactly once", async () => {
+      const threads = Array.from({ length: 16 }, freshThread);
+      const perThread = 125;
+      // Producers spread over every handle, each filling its own threads.
+      await Promise.all(peers.map((peer, p) => Promise.all(threads.filter((_, t) => t % peers.length === p).map((threadId) => fill(peer, threadId, perThread)))));
+
+      const claims = await Promise.all(
+        peers.map(async (claimer, c) => {
+          const owner = `claimer-${c}#${c}`;
+          const mine: PendingMessage[] = [];
+          const open = new Set(threads);
+          for (let turn = c; open.size > 0; turn += 1) {
+            const threadId = threads[turn % threads.length];
+            if (!open.has(threadId)) continue;
+            const batch = await claimer.claimPendingMessages(threadId, scope, { owner, leaseMs: 60_000, limit: 1 + (turn % 4) });
+            if (batch.length === 0) open.delete(threadId);
+            for (const message of batch) {
+              expect(message.lockedBy).toBe(owner);
+              mine.push(message);
+              expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
+            }
+          }
+          return mine;
+        }),
+      );
+      const all = claims.flat().map((message) => message.id);
+      const duplicates = all.length - new Set(all).size;
+      expect(duplicates).toBe(0);
+      expect(all).toHaveLength(threads.length * perThread);
+      // Contention is the point: more than one claimer must have won messages.
+      expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+      for (const threadId of threads) {
+        expect(await store.getQueueSize(threadId, scope)).toBe(0);
+        expect(await store.listRuns(threadId, scope, { limit: 1000 })).toHaveLength(perThread);
+      }
+    }, 30_000);
+
+    it("lists threads with pending work", async () => {
+      const [busy, idle] = [freshThread(), freshThread()];
+      await fill(store, busy, 2);
+      await fill(store, idle, 1);
+      await drain(store, idle);
+      const threads = await store.getThreadsWithPendingMessages();
+      expect(threads.find((thread) => thread.threadId === busy)).toEqual({ threadId: busy, ...scope, pendingCount: 2, expiredCount: 0 });
+      expect(threads.find((thread) => thread.threadId === idle)).toBeUndefined();
+    });
+
+    it("clears only pending messages and removes single messages", async () => {
+      const threadId = freshThread();
+      const [first, second, third] = await fill(store, threadId, 3);
+      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      expect(await store.clearMessages(threadId, scope)).toBe(2);
+      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([first]);
+      expect(await store.getMessage(second, scope)).toBeNull();
+      expect(await store.removeMessage(first)).toBe(true);
+      expect(await store.removeMessage(first)).toBe(false);
+      expect(await store.removeMessage(third)).toBe(false);
+      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+    });
+
+    it("supports the legacy markProcessing and resetProcessingToPending", async () => {
+      const threadId = freshThread();
+      const [first, second] = await fill(store, threadId, 2);
+      expect(await store.markProcessing(first)).toBe(true);
+      expect(await store.markProcessing(first)).toBe(false);
+      expect(await store.markProcessing("no-such-message")).toBe(false);
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000, limit: 5 }))).toEqual([second]);
+      // A lease-less legacy claim never counts as expired.
+      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      expect(await store.resetProcessingToPending(threadId, scope)).toBe(2);
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second]);
+    });
+
+    it("lists the latest runs, oldest first", async () => {
+      const threadId = freshThread();
+      const added = await fill(store, threadId, 5);
+      expect(await drain(store, threadId)).toEqual(added);
+      expect(ids(await store.listRuns(threadId, scope))).toEqual(added);
+      expect(ids(await store.listRuns(threadId, scope, { limit: 2 }))).toEqual(added.slice(3));
+    });
+
+    it.each<[string, (store: IMessageQueueStore, threadId: string) => Promise<unknown>]>([
+      ["an empty thread id", (s) => s.addMessage({ threadId: "", scope, content: 1 })],
+      ["a non-string thread id", (s) => s.addMessage({ threadId: 7 as unknown as string, scope, content: 1 })],
+      ["an empty message id", (s, t) => s.addMessage({ id: "", threadId: t, scope, content: 1 })],
+      ["a NUL in the thread id", (s) => s.addMessage({ threadId: "bad\u0000thread", scope, content: 1 })],
+      ["an empty tenant", (s, t) => s.addMessage({ threadId: t, scope: { tenantId: "" }, content: 1 })],
+      ["a non-object scope", (s, t) => s.addMessageIfCapacity({ threadId: t, scope: "tenant" as unknown as QueueScope, content: 1 })],
+      ["undefined content", (s, t) => s.addMessage({ threadId: t, scope, content: undefined })],
+      ["content that is no JSON", (s, t) => s.addMessageAtHead({ threadId: t, scope, content: { n: 1n } })],
+      ["content with a NUL", (s, t) => s.addMessage({ threadId: t, scope, content: { text: "a\u0000b" } })],
+      ["a fractional priority", (s, t) => s.addMessage({ threadId: t, scope, content: 1, priority: 1.5 })],
+      ["a priority beyond integer range", (s, t) => s.addMessage({ threadId: t, scope, content: 1, priority: 2 ** 40 })],
+      ["a claim without owner", (s, t) => s.claimPendingMessages(t, scope, { owner: "", leaseMs: 1_000 })],
+      ["a claim with a zero lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 0 })],
+      ["a claim with a NaN lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: Number.NaN })],
+      ["a claim limit of 0", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 1_000, limit: 0 })],
+      ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
+      ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
+      ["a runs limit of 0", (s, t) => s.listRuns(t, scope, { limit: 0 })],
+    ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
+      const threadId = freshThread();
+      await expect(call(store, threadId)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+      expect(await store.getQueueSize(threadId, {})).toBe(0);
+    });
+  });
+}

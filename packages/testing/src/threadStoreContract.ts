@@ -1,0 +1,95 @@
+import type { ThreadStore } from "@axiom-lattice/protocols";
+import { beforeAll, describe, expect, it } from "vitest";
+
+let seq = 0;
+const fresh = (what: string) => `${what}-${process.pid}-${Date.now()}-${++seq}`;
+
+/**
+ * The {@link ThreadStore} contract. Every implementation runs this same suite, so their semantics
+ * cannot drift. `makeStore` may return the same store for every call.
+ */
+export function threadStoreContract(name: string, makeStore: () => Promise<ThreadStore>): void {
+  describe(`ThreadStore contract: ${name}`, () => {
+    let store: ThreadStore;
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    it("creates a thread and reads it back", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createThread(tenant, { id: "t1", assistantId: "a1", metadata: { title: "hello", tags: ["x"] } });
+      expect(created).toMatchObject({ id: "t1", tenantId: tenant, assistantId: "a1", metadata: { title: "hello", tags: ["x"] } });
+      expect(created.createdAt).toBeInstanceOf(Date);
+      expect(created.updatedAt.getTime()).toBe(created.createdAt.getTime());
+      expect(await store.getThread(tenant, "t1")).toEqual(created);
+      const generated = await store.createThread(tenant, { assistantId: "a1" });
+      expect(generated.id).toMatch(/\S/);
+      expect(generated.metadata).toEqual({});
+    });
+
+    it("refuses an id the tenant already uses, also when racers use it at once", async () => {
+      const tenant = fresh("tenant");
+      await store.createThread(tenant, { id: "same", assistantId: "a1", metadata: { n: 1 } });
+      await expect(store.createThread(tenant, { id: "same", assistantId: "a2" })).rejects.toMatchObject({ code: "ALREADY_EXISTS", kind: "thread", id: "same" });
+      expect((await store.getThread(tenant, "same"))?.metadata).toEqual({ n: 1 });
+
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, n) => store.createThread(tenant, { id: "raced", assistantId: `a${n}` })));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+      for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "ALREADY_EXISTS" });
+    });
+
+    it("isolates tenants: the same id in two tenants is two threads, invisible to each other", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.createThread(a, { id: "shared", assistantId: "assistant", metadata: { owner: "a" } });
+      expect(await store.getThread(b, "shared")).toBeNull();
+      expect(await store.listThreads(b)).toEqual([]);
+      expect(await store.updateThread(b, "shared", { owner: "b" })).toBeNull();
+      expect(await store.deleteThread(b, "shared")).toBe(false);
+      await store.createThread(b, { id: "shared", assistantId: "assistant", metadata: { owner: "b" } });
+      expect((await store.getThread(a, "shared"))?.metadata).toEqual({ owner: "a" });
+      expect((await store.getThread(b, "shared"))?.metadata).toEqual({ owner: "b" });
+      expect(await store.deleteThread(a, "shared")).toBe(true);
+      expect((await store.getThread(b, "shared"))?.metadata).toEqual({ owner: "b" });
+    });
+
+    it("lists a tenant's threads newest first, filtered and paged", async () => {
+      const tenant = fresh("tenant");
+      for (const [id, assistantId] of [["t1", "a"], ["t2", "b"], ["t3", "a"], ["t4", "a"]]) {
+        await store.createThread(tenant, { id, assistantId });
+      }
+      expect((await store.listThreads(tenant)).map((thread) => thread.id)).toEqual(["t4", "t3", "t2", "t1"]);
+      expect((await store.listThreads(tenant, { assistantId: "a" })).map((thread) => thread.id)).toEqual(["t4", "t3", "t1"]);
+      expect((await store.listThreads(tenant, { assistantId: "a", limit: 1, offset: 1 })).map((thread) => thread.id)).toEqual(["t3"]);
+      expect(await store.listThreads(tenant, { assistantId: "nobody" })).toEqual([]);
+    });
+
+    it("merges metadata on update and deletes", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createThread(tenant, { id: "t", assistantId: "a", metadata: { keep: 1, change: "old" } });
+      const updated = await store.updateThread(tenant, "t", { change: "new", added: true });
+      expect(updated?.metadata).toEqual({ keep: 1, change: "new", added: true });
+      expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
+      expect(await store.getThread(tenant, "t")).toEqual(updated);
+      expect(await store.updateThread(tenant, "missing", { a: 1 })).toBeNull();
+      expect(await store.deleteThread(tenant, "t")).toBe(true);
+      expect(await store.deleteThread(tenant, "t")).toBe(false);
+      expect(await store.getThread(tenant, "t")).toBeNull();
+    });
+
+    it.each<[string, (store: ThreadStore, tenant: string) => Promise<unknown>]>([
+      ["an empty tenant", (s) => s.createThread("", { id: "x", assistantId: "a" })],
+      ["a missing assistant", (s, t) => s.createThread(t, { id: "x" } as never)],
+      ["an empty id", (s, t) => s.createThread(t, { id: "", assistantId: "a" })],
+      ["array metadata", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: [] as never })],
+      ["metadata with a NUL", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: { v: "\u0000" } })],
+      ["a non-integer limit", (s, t) => s.listThreads(t, { limit: 2.5 })],
+      ["a negative offset", (s, t) => s.listThreads(t, { offset: -1 })],
+      ["an update with null metadata", (s, t) => s.updateThread(t, "x", null as never)],
+      ["a non-string tenant", (s) => s.getThread(5 as never, "x")],
+    ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
+      const tenant = fresh("tenant");
+      await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await store.listThreads(tenant)).toEqual([]);
+    });
+  });
+}
