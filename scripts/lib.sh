@@ -53,3 +53,15 @@ ensure_postgres() {
   export DATABASE_URL="postgres://lattice:lattice@127.0.0.1:5432/postgres"
   pg_answers "$DATABASE_URL" || { echo "PostgreSQL does not answer on 127.0.0.1:5432" >&2; exit 1; }
 }
+
+# The e2e suite runs the documented nginx example in front of the replicas.
+ensure_nginx() {
+  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] && return
+  echo "==> installing nginx (Debian package)"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nginx >/dev/null
+  # Only the binary is needed; the suite starts its own instance on a free port.
+  $sudo systemctl disable --now nginx >/dev/null 2>&1 || $sudo service nginx stop >/dev/null 2>&1 || true
+}

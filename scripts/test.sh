@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing, makes sure PostgreSQL is up,
-# builds, runs every package's tests and the e2e suite, then prints "N passed, N failed".
+# installs nginx for the load-balancer scenarios, builds, runs every package's tests and the e2e suite, then prints "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -9,6 +9,8 @@ export TURBO_TELEMETRY_DISABLED=1
 ensure_pnpm
 install_dependencies
 ensure_postgres
+ensure_nginx
+export PATH="$PATH:/usr/sbin"
 echo "==> DATABASE_URL=$DATABASE_URL"
 
 find . -path ./node_modules -prune -o -type d -name test-results -prune -exec rm -rf {} +
