@@ -34,6 +34,8 @@ export interface MemoryReading {
   heapTotalAfterGcMb: number;
   /** Memory held by C++ objects bound to JavaScript ones (buffers, sockets …). */
   externalAfterGcMb: number;
+  /** Of which ArrayBuffer contents: where serialized data lives (e.g. MemorySaver's checkpoints). */
+  arrayBuffersAfterGcMb: number;
 }
 
 /** Reads RSS, has a process started with {@link MEMORY_PROBE_FLAGS} collect garbage, and reads again. */
@@ -57,5 +59,6 @@ export async function readMemory(server: ServerProcess, settleMs = 1_000, timeou
     heapUsedAfterGcMb: toMb(usage.heapUsed),
     heapTotalAfterGcMb: toMb(usage.heapTotal),
     externalAfterGcMb: toMb(usage.external),
+    arrayBuffersAfterGcMb: toMb(usage.arrayBuffers),
   };
 }

@@ -21,6 +21,8 @@ export interface GatewayConfig {
   logLevel: string;
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
+  /** Threads this replica runs at once. */
+  maxConcurrentRuns: number;
 }
 
 const integer = (min: number, max: number) =>
@@ -49,6 +51,7 @@ const envSchema = z.object({
   AXIOM_OUTBOX_RETENTION_HOURS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(15_000),
+  AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(8),
 });
 
 /** Outbox retention in hours; 0 means disabled (unset → 24; 0, negative or non-integer → 0). */
@@ -76,5 +79,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
+    maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
   };
 }

@@ -58,7 +58,7 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
     );
   }
 
-  const agents = new AgentInstanceManager({ wakeup: stores.queueWakeup });
+  const agents = new AgentInstanceManager({ wakeup: stores.queueWakeup, maxConcurrentRuns: config.maxConcurrentRuns });
   const schedules = new DefaultScheduleClient({
     storage: getStoreLattice("default", "schedule"),
     onChange: async (taskId) => {

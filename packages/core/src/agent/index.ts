@@ -22,7 +22,7 @@ export {
   type ThreadState,
   type ThreadStatus,
 } from "./runtime/agent";
-export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentInstanceManager";
+export { AgentInstanceManager, DEFAULT_MAX_CONCURRENT_RUNS, type AgentRuntimeOptions } from "./runtime/agentInstanceManager";
 export { DEFAULT_CHUNK_BUFFER_LIMITS, type ChunkBufferLimits, type StreamChunk } from "./runtime/chunkBuffers";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { InvalidRunInputError, type AgentInput, type ResumeCommand } from "./runtime/runContent";

@@ -11,6 +11,7 @@ import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
 import type { RuntimeContext } from "./runtimeContext";
+import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 
 export interface AgentRuntimeOptions {
@@ -37,7 +38,11 @@ export interface AgentRuntimeOptions {
    * could not, instead of every replica racing for the thread's lease on every enqueue.
    */
   peerWakeDelayMs?: number;
+  /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
+  maxConcurrentRuns?: number;
 }
+
+export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
 
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
@@ -61,6 +66,7 @@ export class AgentInstanceManager {
       threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
       streamPollMs: options.streamPollMs ?? 1_000,
       logger: getLogger().child({ phase: "agent", replica: getReplicaId() }),
+      runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       isClosed: () => this.closed,
     };
     this.processors = new ThreadProcessors(this.context);
@@ -92,9 +98,16 @@ export class AgentInstanceManager {
   }
 
   /** What the chunk buffers hold, and how many threads this replica is processing (for metrics). */
-  stats(): { bufferedMessages: number; bufferedChunks: number; activeThreads: number } {
+  stats(): { bufferedMessages: number; bufferedChunks: number; activeThreads: number; runningThreads: number; waitingThreads: number } {
     const { messages, chunks } = this.context.buffers.stats();
-    return { bufferedMessages: messages, bufferedChunks: chunks, activeThreads: this.processors.size };
+    const { runSlots } = this.context;
+    return {
+      bufferedMessages: messages,
+      bufferedChunks: chunks,
+      activeThreads: this.processors.size,
+      runningThreads: runSlots.running,
+      waitingThreads: runSlots.queued,
+    };
   }
 
   /**

@@ -7,6 +7,7 @@ import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
 import type { QueueWakeup } from "../wakeup/queueWakeup";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
+import type { RunSlots } from "./runSlots";
 
 /** What the agents and thread processors of one manager share. */
 export interface RuntimeContext {
@@ -21,6 +22,8 @@ export interface RuntimeContext {
   /** How often a stream of a message not running here checks the store for its end. */
   streamPollMs: number;
   logger: Logger;
+  /** Bounds the threads this replica runs at once. */
+  runSlots: RunSlots;
   /** True once the manager shuts down: no new runs start. */
   isClosed(): boolean;
 }

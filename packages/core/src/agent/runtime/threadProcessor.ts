@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import type { ThreadRunHandle, ThreadRunScope } from "../../coordination/threadRun";
 import { tryAcquireThreadRun } from "../../coordination/threadRun";
 import type { Logger } from "../../logging/logger";
@@ -85,6 +86,16 @@ export class ThreadProcessor {
   }
 
   private async processUnderLease(): Promise<DrainResult> {
+    const releaseSlot = await this.context.runSlots.acquire();
+    try {
+      if (this.context.isClosed()) return { leaseContended: false };
+      return await this.processWithSlot();
+    } finally {
+      releaseSlot();
+    }
+  }
+
+  private async processWithSlot(): Promise<DrainResult> {
     const { queue, leases, claimLeaseMs, threadRunTtlMs } = this.context;
     const { threadId } = this.scope;
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs });
@@ -92,6 +103,9 @@ export class ThreadProcessor {
     try {
       await queue.reclaimExpiredProcessing(threadId, this.queueScope);
       while (!lease.signal.aborted && !this.context.isClosed()) {
+        // A run is a long chain of promise continuations that never yields to I/O; let waiting
+        // requests through between runs so a busy queue cannot starve the HTTP server.
+        await setImmediate();
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
         await this.runMessage(message, lease);
