@@ -116,3 +116,41 @@ describe("run API (in-memory stores)", () => {
     expect((await app.inject({ method: "GET", url: "/api/threads/ty" })).statusCode).toBe(404);
   });
 });
+
+describe("deleting a thread", () => {
+  let app: FastifyInstance;
+  const post = (url: string, payload: unknown) =>
+    app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+
+  beforeAll(async () => {
+    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+    await post("/api/assistants", { id: "echo", name: "Echo" });
+  });
+  afterAll(() => app.close());
+
+  it("removes its conversation with it: a new thread of the same id starts empty", async () => {
+    await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
+    expect((await post("/api/runs", { assistant_id: "echo", thread_id: "gone", message: "remember me", mode: "wait" })).statusCode).toBe(200);
+    expect((await app.inject({ method: "DELETE", url: "/api/threads/gone" })).statusCode).toBe(204);
+    expect((await app.inject({ method: "GET", url: "/api/threads/gone" })).statusCode).toBe(404);
+
+    await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
+    const state = (await app.inject({ method: "GET", url: "/api/threads/gone/state" })).json() as { messages: unknown[] };
+    expect(state.messages).toEqual([]);
+  });
+
+  it("refuses with 409 THREAD_BUSY while a run is in progress", async () => {
+    await post("/api/threads", { thread_id: "running", assistant_id: "echo" });
+    await post("/api/runs", { assistant_id: "echo", thread_id: "running", message: "/sleep 3000", mode: "queue" });
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      const { processing } = (await app.inject({ method: "GET", url: "/api/threads/running/queue" })).json() as { processing: unknown[] };
+      if (processing.length) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const response = await app.inject({ method: "DELETE", url: "/api/threads/running" });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toMatchObject({ code: "THREAD_BUSY" });
+    await post("/api/runs/abort", { assistant_id: "echo", thread_id: "running" });
+  });
+});

@@ -5,6 +5,7 @@ import { getReplicaId } from "../../identity/replicaId";
 import { getLogger } from "../../logging/logger";
 import type { IMessageQueueStore } from "../../queue/messageQueueStore";
 import { getStoreLattice } from "../../registry/storeRegistry";
+import { checkpointThreadId } from "../graph/checkpointThread";
 import { InProcessQueueWakeup } from "../wakeup/inProcessQueueWakeup";
 import type { QueueWakeup } from "../wakeup/queueWakeup";
 import { Agent } from "./agent";
@@ -108,6 +109,11 @@ export class AgentInstanceManager {
       runningThreads: runSlots.running,
       waitingThreads: runSlots.queued,
     };
+  }
+
+  /** Deletes a thread's checkpointed conversation (every checkpoint of it, in any store). */
+  async deleteThreadState(scope: ThreadRunScope): Promise<void> {
+    await this.context.checkpointer.deleteThread(checkpointThreadId(scope));
   }
 
   /**
