@@ -1,5 +1,7 @@
 /** Minimal HTTP client for the gateway API, as a user would call it. */
 
+import { eventually as pollUntil } from "@axiom-lattice/testing";
+
 export { parseSse } from "@axiom-lattice/testing";
 
 export async function call(
@@ -33,13 +35,9 @@ export interface RunRecord {
   error: string | null;
 }
 
-/** Polls until `check` returns a value (not undefined) or the bound passes. */
+/** Polls until `check` returns a value (not undefined) or the bound passes; returns that value. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let value: T | undefined;
+  await pollUntil(what, async () => (value = await check()) !== undefined, { timeoutMs, intervalMs: 100 });
+  return value as T;
 }

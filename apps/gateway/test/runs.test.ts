@@ -1,24 +1,15 @@
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
-import type { FastifyInstance } from "fastify";
 import { parseSse } from "@axiom-lattice/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildGateway, loadConfig } from "../src";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "./support";
 
 describe("run API (in-memory stores)", () => {
-  let app: FastifyInstance;
-  const json = { "content-type": "application/json" };
-
-  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
-    app.inject({ method: "POST", url, headers: { ...json, ...headers }, payload: JSON.stringify(payload) });
-
-  beforeAll(async () => {
-    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+  const { post, get } = useGateway(async ({ post }) => {
     expect((await post("/api/assistants", { id: "echo", name: "Echo", tools: ["clock", "echo"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "t1", assistant_id: "echo" })).statusCode).toBe(201);
     expect((await post("/api/assistants", { id: "other", name: "Other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "ty", assistant_id: "other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
   });
-  afterAll(() => app.close());
 
   it("streams a run as SSE with ids <message_id>:<index> and the replica header", async () => {
     const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "hello there", message_id: "m-stream", mode: "stream" });
@@ -53,16 +44,16 @@ describe("run API (in-memory stores)", () => {
   });
 
   it("lists the thread's runs with their status and replica", async () => {
-    const response = await app.inject({ method: "GET", url: "/api/threads/t1/runs" });
+    const response = await get("/api/threads/t1/runs");
     expect(response.statusCode).toBe(200);
     const { runs } = response.json() as { runs: Array<{ messageId: string; status: string; replicaId: string }> };
     expect(runs.find((run) => run.messageId === "m-stream")).toMatchObject({ status: "success", replicaId: expect.any(String) });
   });
 
   it("echoes a valid affinity header and drops an invalid one", async () => {
-    const valid = await app.inject({ method: "GET", url: "/api/threads/t1", headers: { "x-axiom-affinity": "replica-1" } });
+    const valid = await get("/api/threads/t1", { "x-axiom-affinity": "replica-1" });
     expect(valid.headers[AFFINITY_ECHO_HEADER]).toBe("replica-1");
-    const invalid = await app.inject({ method: "GET", url: "/api/threads/t1", headers: { "x-axiom-affinity": "bad value!" } });
+    const invalid = await get("/api/threads/t1", { "x-axiom-affinity": "bad value!" });
     expect(invalid.headers[AFFINITY_ECHO_HEADER]).toBeUndefined();
   });
 
@@ -82,16 +73,16 @@ describe("run API (in-memory stores)", () => {
   });
 
   it("refuses a malformed tenant header", async () => {
-    const response = await app.inject({ method: "GET", url: "/api/threads", headers: { "x-tenant-id": "a b" } });
+    const response = await get("/api/threads", { "x-tenant-id": "a b" });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ code: "INVALID_TENANT" });
   });
 
   it("refuses a body over 1 MiB with 413 and queues nothing", async () => {
-    const before = (await app.inject({ method: "GET", url: "/api/threads/t1/queue" })).json() as { size: number };
+    const before = (await get("/api/threads/t1/queue")).json() as { size: number };
     const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "x".repeat(1024 * 1024), mode: "queue" });
     expect(response.statusCode).toBe(413);
-    const after = (await app.inject({ method: "GET", url: "/api/threads/t1/queue" })).json() as { size: number };
+    const after = (await get("/api/threads/t1/queue")).json() as { size: number };
     expect(after.size).toBe(before.size);
   });
 
@@ -113,29 +104,23 @@ describe("run API (in-memory stores)", () => {
     }
     const stream = await post("/api/runs/resume_stream", { assistant_id: "other", thread_id: "ty", message_id: "m-stream" });
     expect(stream.statusCode).toBe(404);
-    expect((await app.inject({ method: "GET", url: "/api/threads/ty" })).statusCode).toBe(404);
+    expect((await get("/api/threads/ty")).statusCode).toBe(404);
   });
 });
 
 describe("deleting a thread", () => {
-  let app: FastifyInstance;
-  const post = (url: string, payload: unknown) =>
-    app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
-
-  beforeAll(async () => {
-    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+  const { post, get, del } = useGateway(async ({ post }) => {
     await post("/api/assistants", { id: "echo", name: "Echo" });
   });
-  afterAll(() => app.close());
 
   it("removes its conversation with it: a new thread of the same id starts empty", async () => {
     await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
     expect((await post("/api/runs", { assistant_id: "echo", thread_id: "gone", message: "remember me", mode: "wait" })).statusCode).toBe(200);
-    expect((await app.inject({ method: "DELETE", url: "/api/threads/gone" })).statusCode).toBe(204);
-    expect((await app.inject({ method: "GET", url: "/api/threads/gone" })).statusCode).toBe(404);
+    expect((await del("/api/threads/gone")).statusCode).toBe(204);
+    expect((await get("/api/threads/gone")).statusCode).toBe(404);
 
     await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
-    const state = (await app.inject({ method: "GET", url: "/api/threads/gone/state" })).json() as { messages: unknown[] };
+    const state = (await get("/api/threads/gone/state")).json() as { messages: unknown[] };
     expect(state.messages).toEqual([]);
   });
 
@@ -144,11 +129,11 @@ describe("deleting a thread", () => {
     await post("/api/runs", { assistant_id: "echo", thread_id: "running", message: "/sleep 3000", mode: "queue" });
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
-      const { processing } = (await app.inject({ method: "GET", url: "/api/threads/running/queue" })).json() as { processing: unknown[] };
+      const { processing } = (await get("/api/threads/running/queue")).json() as { processing: unknown[] };
       if (processing.length) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const response = await app.inject({ method: "DELETE", url: "/api/threads/running" });
+    const response = await del("/api/threads/running");
     expect(response.statusCode).toBe(409);
     expect(response.json()).toMatchObject({ code: "THREAD_BUSY" });
     await post("/api/runs/abort", { assistant_id: "echo", thread_id: "running" });

@@ -1,6 +1,6 @@
 import { DefaultScheduleClient, MemoryScheduleStorage } from "@axiom-lattice/core";
+import { eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ScheduledAgentMessage, buildGateway, loadConfig } from "../src";
 
@@ -38,14 +38,6 @@ const agentMessage = { assistantId: "assistant-1", threadId: "thread-1", message
 
 const post = (url: string, payload?: object, headers: Record<string, string> = {}) =>
   app.inject({ method: "POST", url, headers, ...(payload ? { payload } : {}) });
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe("/api/schedules", () => {
   it("creates a daily agent-message cron schedule in a time zone and reads it back", async () => {
@@ -110,7 +102,7 @@ describe("/api/schedules", () => {
 
   it("fires an agent-message schedule by enqueueing its message once, with a per-fire message id", async () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
-    await waitFor("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed");
+    await eventually("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed", { timeoutMs: 5_000 });
     expect(enqueued).toEqual([
       { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}` },
     ]);
@@ -119,12 +111,12 @@ describe("/api/schedules", () => {
   it("retries a failed enqueue and counts an already-enqueued message (DUPLICATE_MESSAGE) as done", async () => {
     enqueueFailure = Object.assign(new Error("queue unavailable"), { code: "QUEUE_FULL" });
     const failing = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: agentMessage })).json();
-    await waitFor("the retries to run out", async () => (await client.get(failing.taskId))?.status === "failed");
+    await eventually("the retries to run out", async () => (await client.get(failing.taskId))?.status === "failed", { timeoutMs: 5_000 });
     expect(await client.get(failing.taskId)).toMatchObject({ retryCount: 1, lastError: "queue unavailable" });
 
     enqueueFailure = Object.assign(new Error("already queued"), { code: "DUPLICATE_MESSAGE" });
     const duplicate = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 0, payload: agentMessage })).json();
-    await waitFor("the fire to settle", async () => (await client.get(duplicate.taskId))?.status !== "pending");
+    await eventually("the fire to settle", async () => (await client.get(duplicate.taskId))?.status !== "pending", { timeoutMs: 5_000 });
     expect(await client.get(duplicate.taskId)).toMatchObject({ status: "completed", runCount: 1 });
   });
 

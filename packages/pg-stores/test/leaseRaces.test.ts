@@ -1,11 +1,10 @@
 // Cross-process proofs of the lease guarantees: separate Node processes race on one PostgreSQL
 // database through the built PostgreSQLLeaseStore and withLease.
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runMigrations } from "../src";
 import { Child, killRunningChildren, race } from "./support/children";
-import { eventually } from "./support/eventually";
 import { type Tenure, tenureViolations } from "./support/tenures";
 
 let database: TestDatabase;

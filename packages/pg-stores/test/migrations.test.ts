@@ -1,9 +1,8 @@
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import { Client, Pool } from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { allMigrations, type Migration, MIGRATION_LOCK_KEY, MigrationError, runMigrations } from "../src";
 import { Child, killRunningChildren } from "./support/children";
-import { eventually } from "./support/eventually";
 
 let database: TestDatabase;
 let pool: Pool;

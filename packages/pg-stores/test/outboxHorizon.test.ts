@@ -1,13 +1,12 @@
 // PostgreSQL-only outbox behaviour: the migration, NOTIFY inside the appending transaction, and
 // gap-free reading when transactions commit out of id order.
 import { OutboxPoller } from "@axiom-lattice/core";
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import type { OutboxEvent } from "@axiom-lattice/protocols";
 import { Client } from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PostgreSQLOutboxStore } from "../src";
-import { eventually } from "./support/eventually";
 
 let database: TestDatabase;
 let store: PostgreSQLOutboxStore;

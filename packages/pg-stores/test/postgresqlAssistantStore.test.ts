@@ -1,18 +1,5 @@
-import { assistantStoreContract, createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
-import { afterAll } from "vitest";
+import { assistantStoreContract } from "@axiom-lattice/testing";
 import { PostgreSQLAssistantStore } from "../src";
+import { storeOnTestDatabase } from "./support/storeOnTestDatabase";
 
-let database: TestDatabase | undefined;
-let store: PostgreSQLAssistantStore | undefined;
-
-assistantStoreContract("PostgreSQL", async () => {
-  database = await createTestDatabase("lattice_assistants");
-  store = new PostgreSQLAssistantStore({ poolConfig: database.url });
-  await store.initialize();
-  return store;
-});
-
-afterAll(async () => {
-  await store?.dispose();
-  await database?.drop();
-});
+assistantStoreContract("PostgreSQL", storeOnTestDatabase((url) => new PostgreSQLAssistantStore({ poolConfig: url }), "lattice_assistants"));

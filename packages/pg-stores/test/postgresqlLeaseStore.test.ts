@@ -1,18 +1,5 @@
-import { createTestDatabase, leaseStoreContract, type TestDatabase } from "@axiom-lattice/testing";
-import { afterAll } from "vitest";
+import { leaseStoreContract } from "@axiom-lattice/testing";
 import { PostgreSQLLeaseStore } from "../src";
+import { storeOnTestDatabase } from "./support/storeOnTestDatabase";
 
-let database: TestDatabase | undefined;
-let store: PostgreSQLLeaseStore | undefined;
-
-leaseStoreContract("PostgreSQL", async () => {
-  database = await createTestDatabase();
-  store = new PostgreSQLLeaseStore({ poolConfig: database.url });
-  await store.initialize();
-  return store;
-});
-
-afterAll(async () => {
-  await store?.dispose();
-  await database?.drop();
-});
+leaseStoreContract("PostgreSQL", storeOnTestDatabase((url) => new PostgreSQLLeaseStore({ poolConfig: url })));

@@ -1,18 +1,5 @@
-import { createTestDatabase, threadStoreContract, type TestDatabase } from "@axiom-lattice/testing";
-import { afterAll } from "vitest";
+import { threadStoreContract } from "@axiom-lattice/testing";
 import { PostgreSQLThreadStore } from "../src";
+import { storeOnTestDatabase } from "./support/storeOnTestDatabase";
 
-let database: TestDatabase | undefined;
-let store: PostgreSQLThreadStore | undefined;
-
-threadStoreContract("PostgreSQL", async () => {
-  database = await createTestDatabase("lattice_threads");
-  store = new PostgreSQLThreadStore({ poolConfig: database.url });
-  await store.initialize();
-  return store;
-});
-
-afterAll(async () => {
-  await store?.dispose();
-  await database?.drop();
-});
+threadStoreContract("PostgreSQL", storeOnTestDatabase((url) => new PostgreSQLThreadStore({ poolConfig: url }), "lattice_threads"));

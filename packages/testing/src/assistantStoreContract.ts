@@ -1,8 +1,7 @@
 import type { AssistantStore, CreateAssistantRequest } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
 
-let seq = 0;
-const fresh = (what: string) => `${what}-${process.pid}-${Date.now()}-${++seq}`;
 const request = (id?: string): CreateAssistantRequest => ({
   ...(id === undefined ? {} : { id }),
   name: "Helper",

@@ -1,4 +1,5 @@
 export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./testDatabase";
+export { eventually, type EventuallyOptions } from "./eventually";
 export { leaseStoreContract } from "./leaseStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";

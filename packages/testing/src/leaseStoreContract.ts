@@ -1,9 +1,9 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
 
-let keySeq = 0;
-const freshKey = () => `contract-${process.pid}-${Date.now()}-${++keySeq}`;
+const freshKey = () => fresh("contract");
 
 /**
  * The {@link LeaseStore} contract. Every implementation runs this same suite, so their semantics

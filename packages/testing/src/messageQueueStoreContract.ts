@@ -1,6 +1,7 @@
-import type { IMessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
+import type { AddMessageParams, IMessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
 
 export interface MessageQueueStoreHarness {
   /**
@@ -11,8 +12,7 @@ export interface MessageQueueStoreHarness {
   open(count: number, options?: { capacity?: number }): Promise<IMessageQueueStore[]>;
 }
 
-let threadSeq = 0;
-const freshThread = () => `queue-contract-${process.pid}-${Date.now()}-${++threadSeq}`;
+const freshThread = () => fresh("queue-contract");
 const scope: QueueScope = { tenantId: "tenant-a", assistantId: "assistant-a" };
 const content = (n: number) => ({ text: `message ${n}` });
 const ids = (messages: PendingMessage[]) => messages.map((message) => message.id);
@@ -22,6 +22,16 @@ async function fill(store: IMessageQueueStore, threadId: string, count: number, 
   const added: string[] = [];
   for (let n = 0; n < count; n += 1) added.push((await store.addMessage({ threadId, scope: at, content: content(n) })).id);
   return added;
+}
+
+/** Adds through add path `path % 3` (if-capacity, tail, head); a full queue answers `null` on every path. */
+function addOrNull(store: IMessageQueueStore, path: number, params: AddMessageParams): Promise<PendingMessage | null> {
+  if (path % 3 === 0) return store.addMessageIfCapacity(params);
+  const add = path % 3 === 1 ? store.addMessage(params) : store.addMessageAtHead(params);
+  return add.catch((error: { code?: string }) => {
+    if (error.code !== "QUEUE_FULL") throw error;
+    return null;
+  });
 }
 
 /** Claims one message at a time until the thread is empty; returns the claimed ids in claim order. */
@@ -232,20 +242,47 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       for (let round = 0; round < 3; round += 1) {
         const threadId = freshThread();
         const attempts = racers.flatMap((racer, r) =>
-          Array.from({ length: 12 }, (_, n) => {
-            const params = { threadId, scope, content: { racer: r, n } };
-            const path = n % 3;
-            if (path === 0) return racer.addMessageIfCapacity(params);
-            const add = path === 1 ? racer.addMessage(params) : racer.addMessageAtHead(params);
-            return add.catch((error: { code?: string }) => {
-              if (error.code !== "QUEUE_FULL") throw error;
-              return null;
-            });
-          }),
+          Array.from({ length: 12 }, (_, n) => addOrNull(racer, n, { threadId, scope, content: { racer: r, n } })),
         );
         const accepted = (await Promise.all(attempts)).filter((message) => message !== null);
         expect(accepted).toHaveLength(capacity);
         expect(await racers[0].getQueueSize(threadId, scope)).toBe(capacity);
+      }
+    });
+
+    it("honours an add's own capacity on every add path, counting claimed messages; the store's still applies", async () => {
+      const threadId = freshThread();
+      await fill(store, threadId, 2);
+      await expect(store.addMessage({ threadId, scope, content: "over", capacity: 2 })).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 2 });
+      await expect(store.addMessageAtHead({ threadId, scope, content: "over", capacity: 1 })).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 1 });
+      expect(await store.addMessageIfCapacity({ threadId, scope, content: "over", capacity: 2 })).toBeNull();
+      expect(await store.addMessageIfCapacity({ threadId, scope: {}, content: "another queue", capacity: 1 })).not.toBeNull();
+      expect(await store.addMessageIfCapacity({ threadId, scope, content: "room", capacity: 3 })).toMatchObject({ status: "pending" });
+      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+
+      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      expect(await store.addMessageIfCapacity({ threadId, scope, content: "still full", capacity: 3 })).toBeNull();
+      await store.completeMessage(claimed.id, "o#1", { status: "success" });
+      expect(await store.addMessageAtHead({ threadId, scope, content: "room again", capacity: 3 })).toMatchObject({ status: "pending" });
+      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+
+      const [small] = await harness.open(1, { capacity: 2 });
+      const full = freshThread();
+      await fill(small, full, 2);
+      await expect(small.addMessage({ threadId: full, scope, content: "over", capacity: 5 })).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 2 });
+      expect(await small.addMessageIfCapacity({ threadId: full, scope, content: "over", capacity: 5 })).toBeNull();
+      expect(await small.getQueueSize(full, scope)).toBe(2);
+    });
+
+    it("admits exactly one of racing adds with capacity 1 on an idle thread", async () => {
+      for (let round = 0; round < 3; round += 1) {
+        const threadId = freshThread();
+        const attempts = peers.flatMap((peer, p) =>
+          Array.from({ length: 6 }, (_, n) => addOrNull(peer, n, { threadId, scope, content: { peer: p, n }, capacity: 1 })),
+        );
+        const accepted = (await Promise.all(attempts)).filter((message) => message !== null);
+        expect(accepted).toHaveLength(1);
+        expect(ids(await store.getPendingMessages(threadId, scope))).toEqual(ids(accepted));
       }
     });
 
@@ -386,6 +423,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["content with a NUL", (s, t) => s.addMessage({ threadId: t, scope, content: { text: "a\u0000b" } })],
       ["a fractional priority", (s, t) => s.addMessage({ threadId: t, scope, content: 1, priority: 1.5 })],
       ["a priority beyond integer range", (s, t) => s.addMessage({ threadId: t, scope, content: 1, priority: 2 ** 40 })],
+      ["an add capacity of 0", (s, t) => s.addMessageIfCapacity({ threadId: t, scope, content: 1, capacity: 0 })],
+      ["a fractional add capacity", (s, t) => s.addMessage({ threadId: t, scope, content: 1, capacity: 1.5 })],
+      ["a non-number add capacity", (s, t) => s.addMessageAtHead({ threadId: t, scope, content: 1, capacity: "1" as unknown as number })],
       ["a claim without owner", (s, t) => s.claimPendingMessages(t, scope, { owner: "", leaseMs: 1_000 })],
       ["a claim with a zero lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 0 })],
       ["a claim with a NaN lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: Number.NaN })],

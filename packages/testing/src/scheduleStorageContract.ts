@@ -1,9 +1,7 @@
 import type { NewScheduledTask, ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
-
-let seq = 0;
-const fresh = (what: string) => `${what}-${process.pid}-${Date.now()}-${++seq}`;
+import { fresh } from "./fresh";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2031, 0, 1, 9, 0, 0);

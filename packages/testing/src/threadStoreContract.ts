@@ -1,8 +1,6 @@
 import type { ThreadStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
-
-let seq = 0;
-const fresh = (what: string) => `${what}-${process.pid}-${Date.now()}-${++seq}`;
+import { fresh } from "./fresh";
 
 /**
  * The {@link ThreadStore} contract. Every implementation runs this same suite, so their semantics

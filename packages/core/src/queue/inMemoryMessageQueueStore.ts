@@ -73,18 +73,20 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
-    const added = this.enqueue(validateAddMessage(params), false);
-    if (!added) throw new QueueFullError(params.threadId, this.capacity);
+    const valid = validateAddMessage(params, this.capacity);
+    const added = this.enqueue(valid, false);
+    if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
   }
 
   async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
-    return this.enqueue(validateAddMessage(params), false);
+    return this.enqueue(validateAddMessage(params, this.capacity), false);
   }
 
   async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
-    const added = this.enqueue(validateAddMessage(params), true);
-    if (!added) throw new QueueFullError(params.threadId, this.capacity);
+    const valid = validateAddMessage(params, this.capacity);
+    const added = this.enqueue(valid, true);
+    if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
   }
 
@@ -224,12 +226,12 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return true;
   }
 
-  /** Adds the message unless the thread is at capacity (then `null`). */
+  /** Adds the message unless the thread is at the add's capacity (then `null`). */
   private enqueue(valid: ValidMessage, atHead: boolean): PendingMessage | null {
     const scope = { tenantId: valid.tenantId, assistantId: valid.assistantId };
     const key = queueKey(valid.threadId, scope);
     const queue = this.queues.get(key) ?? { threadId: valid.threadId, scope, open: new Set<string>(), runs: [] };
-    if (queue.open.size >= this.capacity) return null;
+    if (queue.open.size >= valid.capacity) return null;
     if (this.messages.has(valid.id)) throw new DuplicateMessageError(valid.id);
     const topPriority = atHead ? Math.max(valid.priority, ...this.withStatus(queue, "pending").map((message) => message.priority)) : valid.priority;
     const message: StoredMessage = {

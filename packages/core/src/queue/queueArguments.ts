@@ -25,6 +25,8 @@ export interface ValidMessage extends StrictScope {
   /** The content as JSON text. */
   content: string;
   priority: number;
+  /** The bound this add must respect: the store's capacity, or the add's own when that is smaller. */
+  capacity: number;
 }
 
 export interface ValidClaim {
@@ -55,15 +57,17 @@ export function validateMessageId(id: unknown): string {
   return requireText(id, "Message id");
 }
 
-/** Checks an add and fills in its defaults (a fresh id, priority 0). */
-export function validateAddMessage(params: AddMessageParams): ValidMessage {
+/** Checks an add and fills in its defaults (a fresh id, priority 0, the store's `capacity`). */
+export function validateAddMessage(params: AddMessageParams, storeCapacity: number): ValidMessage {
   const checked = requireObject(params, "Message");
+  const capacity = checked.capacity === undefined ? storeCapacity : requireInteger(checked.capacity, "Message capacity", 1);
   return {
     id: checked.id === undefined ? randomUUID() : validateMessageId(checked.id),
     threadId: validateThreadId(checked.threadId),
     ...validateScope(checked.scope as QueueScope),
     content: requireJson(checked.content, "Message content"),
     priority: checked.priority === undefined ? 0 : requireInteger(checked.priority, "Message priority"),
+    capacity: Math.min(capacity, storeCapacity),
   };
 }
 

@@ -1,19 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
 import { ThreadBusyError, threadRunLeaseKey } from "../../src";
-import { captureLogs } from "../coordination/support";
-import { ASSISTANT, TENANT, type SharedStores, collect, manager, sharedStores, shutdownManagers, thread, waitFor } from "./support";
+import { collect, manager, runStatus, scope, thread, useSharedStores } from "./support";
 
-const scope = { tenantId: TENANT, assistantId: ASSISTANT };
-let stores: SharedStores;
+const stores = useSharedStores();
 
-beforeEach(async () => {
-  captureLogs();
-  stores = await sharedStores();
-});
-afterEach(() => shutdownManagers());
-
-const runStatus = async (messageId: string) => (await stores.queue.getMessage(messageId, scope))?.runStatus;
-const running = (messageId: string) => waitFor(async () => (await runStatus(messageId)) === "running", 5_000, `${messageId} running`);
+const running = (messageId: string) => eventually(`${messageId} running`, async () => (await runStatus(stores, messageId)) === "running", { timeoutMs: 5_000 });
 
 describe("abort", () => {
   it("stops the current run (also mid-/sleep); the message is completed as aborted and not retried", async () => {
@@ -45,6 +37,19 @@ describe("multitask strategies", () => {
     await agent.abort();
     const accepted = await agent.addMessage({ message: "now?" }, { mode: "wait", multitaskStrategy: "reject" });
     expect(await accepted.completion).toMatchObject({ status: "success" });
+  });
+
+  it("reject: of concurrent adds on an idle thread, across replicas, exactly one is accepted; the others get THREAD_BUSY", async () => {
+    const agents = [manager(stores), manager(stores)].map((replica) => replica.getAgent(thread("t1")));
+    const outcomes = await Promise.allSettled(
+      agents.flatMap((agent, a) => Array.from({ length: 4 }, (_, n) => agent.addMessage({ message: `racer ${a}.${n}` }, { multitaskStrategy: "reject" }))),
+    );
+    const accepted = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+    expect(accepted).toHaveLength(1);
+    for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(ThreadBusyError);
+
+    expect(await agents[0].waitForRun(accepted[0].messageId)).toMatchObject({ status: "success" });
+    expect((await stores.queue.listRuns("t1", scope)).map((run) => run.id)).toEqual([accepted[0].messageId]);
   });
 
   it("interrupt: aborts the active run, then runs the new message ahead of the queue", async () => {
@@ -96,7 +101,7 @@ describe("losing ownership", () => {
     await leaving.shutdown();
     expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "REPLICA_SHUTDOWN" } });
     // The peer runs no sweep: the leaving replica's wake-up is what starts it.
-    await waitFor(async () => (await runStatus(messageId)) === "success", 5_000, "the peer to finish the message");
+    await eventually("the peer to finish the message", async () => (await runStatus(stores, messageId)) === "success", { timeoutMs: 5_000 });
     expect((await peer.getAgent(thread("t1")).getState()).messages.map((message) => [message.id, message.content])).toEqual([
       [messageId, "/sleep 800"],
       [expect.any(String), "echo: /sleep 800"],

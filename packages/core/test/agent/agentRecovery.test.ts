@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
 import {
   type ClaimMessagesOptions,
   InMemoryMessageQueueStore,
@@ -8,17 +9,9 @@ import {
   type RunOutcome,
   tryAcquireThreadRun,
 } from "../../src";
-import { captureLogs } from "../coordination/support";
-import { ASSISTANT, TENANT, type SharedStores, collect, manager, sharedStores, shutdownManagers, thread, waitFor } from "./support";
+import { collect, manager, runStatus, scope, thread, useSharedStores } from "./support";
 
-const scope = { tenantId: TENANT, assistantId: ASSISTANT };
-let stores: SharedStores;
-
-beforeEach(async () => {
-  captureLogs();
-  stores = await sharedStores();
-});
-afterEach(() => shutdownManagers());
+const stores = useSharedStores();
 
 /** A wake-up that reaches nobody: the notification was lost, or its replica is gone. */
 const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
@@ -26,15 +19,13 @@ const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () =
 const enqueueDirectly = (threadId: string, message: string) =>
   stores.queue.addMessage({ threadId, scope, content: { message } });
 
-const runStatus = async (messageId: string) => (await stores.queue.getMessage(messageId, scope))?.runStatus;
-
 describe("queue sweep", () => {
   it("picks up a message whose enqueuing replica died before waking anyone", async () => {
     const replica = manager(stores, { wakeup: lostWakeups });
     replica.startQueueSweep({ intervalMs: 100 });
     const { id } = await enqueueDirectly("orphan-thread", "anyone there?");
 
-    await waitFor(async () => (await runStatus(id)) === "success", 3_000, "the sweep to run the message");
+    await eventually("the sweep to run the message", async () => (await runStatus(stores, id)) === "success", { timeoutMs: 3_000 });
   });
 
   it("finishes a message whose runner crashed, once its claim expired", async () => {
@@ -43,7 +34,7 @@ describe("queue sweep", () => {
     await stores.queue.claimPendingMessages("crashed-thread", scope, { owner: "dead-replica#1", leaseMs: 100 });
     manager(stores, { wakeup: lostWakeups }).startQueueSweep({ intervalMs: 100 });
 
-    await waitFor(async () => (await runStatus(id)) === "success", 3_000, "the sweep to reclaim and run the message");
+    await eventually("the sweep to reclaim and run the message", async () => (await runStatus(stores, id)) === "success", { timeoutMs: 3_000 });
   });
 });
 
@@ -78,7 +69,7 @@ describe("processor", () => {
 
     const first = await owner.addMessage({ message: "first" }, { mode: "wait" });
     await first.completion;
-    await waitFor(async () => late !== undefined && (await queue.getMessage(late, scope))?.runStatus === "success", 3_000, "the late message");
+    await eventually("the late message", async () => late !== undefined && (await queue.getMessage(late, scope))?.runStatus === "success", { timeoutMs: 3_000 });
   });
 
   it("never runs two messages of a thread at once across replicas, and runs each once, in order", async () => {
@@ -92,7 +83,7 @@ describe("processor", () => {
       }
     }
     for (const threadId of threads) {
-      await waitFor(async () => (await stores.queue.listRuns(threadId, scope)).length === 8, 10_000, `${threadId} drained`);
+      await eventually(`${threadId} drained`, async () => (await stores.queue.listRuns(threadId, scope)).length === 8, { timeoutMs: 10_000 });
       const runs = await stores.queue.listRuns(threadId, scope);
       expect(runs.map((run) => run.id)).toEqual(sent.get(threadId));
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
@@ -133,19 +124,19 @@ describe("resumeTask", () => {
     const { id } = await enqueueDirectly("t1", "hello");
 
     expect(await agent.resumeTask()).toEqual({ status: "busy", leaseContended: true });
-    expect(await runStatus(id)).toBe("pending");
+    expect(await runStatus(stores, id)).toBe("pending");
 
     await peerLease!.release();
     expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect(await runStatus(id)).toBe("success");
+    expect(await runStatus(stores, id)).toBe("success");
   });
 
   it("reclaims an expired claim and resumes from the checkpoint without answering twice", async () => {
     const queue = new QueueFailingFirstCompletion();
     const agent = manager({ ...stores, queue }, { wakeup: lostWakeups, claimLeaseMs: 150 }).getAgent(thread("t1"));
     const { messageId } = await agent.addMessage({ message: "once only" });
-    await waitFor(() => queue.failed, 3_000, "the failed completion");
-    await waitFor(async () => (await queue.getMessage(messageId, scope))!.leaseExpiresAt!.getTime() < Date.now(), 3_000, "the claim to expire");
+    await eventually("the failed completion", () => queue.failed, { timeoutMs: 3_000 });
+    await eventually("the claim to expire", async () => (await queue.getMessage(messageId, scope))!.leaseExpiresAt!.getTime() < Date.now(), { timeoutMs: 3_000 });
 
     expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
     expect(await queue.getMessage(messageId, scope)).toMatchObject({ runStatus: "success" });

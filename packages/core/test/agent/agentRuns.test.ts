@@ -1,16 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
 import { AgentInstanceManager, InvalidRunInputError, getReplicaId, getStoreLattice, resetStoreLattice } from "../../src";
-import { captureLogs } from "../coordination/support";
-import { ASSISTANT, TENANT, type SharedStores, collect, manager, sharedStores, shutdownManagers, thread, tokens, waitFor } from "./support";
+import { ASSISTANT, TENANT, collect, manager, scope, thread, tokens, useSharedStores } from "./support";
 
-const scope = { tenantId: TENANT, assistantId: ASSISTANT };
-let stores: SharedStores;
-
-beforeEach(async () => {
-  captureLogs();
-  stores = await sharedStores();
-});
-afterEach(() => shutdownManagers());
+const stores = useSharedStores();
 
 describe("agent runs", () => {
   it("streams the scripted answer token by token, with indexed chunks, and records the run", async () => {
@@ -148,7 +141,7 @@ describe("agent runs", () => {
       Array.from({ length: 20 }, (_, i) => runtime.getAgent(thread(`many-${i}`)).addMessage({ message: "hi" }, { mode: "wait" })),
     );
     await Promise.all(runs.map((run) => run.completion));
-    await waitFor(() => runtime.stats().activeThreads === 0, 3_000, "processors to stop");
+    await eventually("processors to stop", () => runtime.stats().activeThreads === 0, { timeoutMs: 3_000 });
   });
 
   it("runs on the registered default stores (in-memory queue, leases, assistants, MemorySaver) when given none", async () => {

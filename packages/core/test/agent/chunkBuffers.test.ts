@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { MessageChunkTypes } from "@axiom-lattice/protocols";
+import { eventually } from "@axiom-lattice/testing";
 import { DEFAULT_CHUNK_BUFFER_LIMITS } from "../../src";
 import { ChunkBuffers } from "../../src/agent/runtime/chunkBuffers";
-import { collect, manager, sharedStores, shutdownManagers, thread, waitFor } from "./support";
+import { collect, manager, sharedStores, shutdownManagers, thread } from "./support";
 
 const token = (content: string) => ({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { content } });
 
@@ -44,7 +45,7 @@ describe("ChunkBuffers", () => {
     const buffers = new ChunkBuffers({ retainMs: 30 });
     filled(buffers, "m", 2, { end: true });
     expect(buffers.has("m")).toBe(true);
-    await waitFor(() => !buffers.has("m"), 2_000, "expiry");
+    await eventually("expiry", () => !buffers.has("m"), { timeoutMs: 2_000 });
     expect(buffers.stats()).toEqual({ messages: 0, chunks: 0 });
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RunSlots } from "../../src/agent/runtime/runSlots";
-import { manager, sharedStores, shutdownManagers, thread, waitFor } from "./support";
+import { eventually } from "@axiom-lattice/testing";
+import { manager, sharedStores, shutdownManagers, thread } from "./support";
 
 describe("RunSlots", () => {
   it("hands out at most `limit` slots, then serves waiters first come, first served", async () => {
@@ -46,6 +47,6 @@ describe("maxConcurrentRuns", () => {
       clearInterval(sampler);
     }
     expect(peak).toBe(2);
-    await waitFor(() => replica.stats().runningThreads === 0, 2_000, "slots released");
+    await eventually("slots released", () => replica.stats().runningThreads === 0, { timeoutMs: 2_000 });
   });
 });

@@ -1,5 +1,6 @@
 import type { Assistant } from "@axiom-lattice/protocols";
 import { MemorySaver } from "@langchain/langgraph";
+import { afterEach, beforeEach } from "vitest";
 import {
   AgentInstanceManager,
   type AgentRuntimeOptions,
@@ -9,9 +10,12 @@ import {
   InProcessQueueWakeup,
   type StreamChunk,
 } from "../../src";
+import { captureLogs } from "../coordination/support";
 
 export const TENANT = "tenant-a";
 export const ASSISTANT = "echo-bot";
+/** The queue scope of the test assistant's threads. */
+export const scope = { tenantId: TENANT, assistantId: ASSISTANT };
 
 /** Stores shared by every manager of one test, as replicas share one database. */
 export interface SharedStores {
@@ -53,6 +57,23 @@ export async function shutdownManagers(): Promise<void> {
   await Promise.all(managers.splice(0).map((created) => created.shutdown()));
 }
 
+/**
+ * The per-test setup of a runtime test file: logs captured and fresh stores before each test, every
+ * manager shut down after it. The stores are refilled in place, so the file keeps one reference.
+ */
+export function useSharedStores(): SharedStores {
+  const stores = {} as SharedStores;
+  beforeEach(async () => {
+    captureLogs();
+    Object.assign(stores, await sharedStores());
+  });
+  afterEach(() => shutdownManagers());
+  return stores;
+}
+
+/** The run status of a message of the test assistant, if the message exists. */
+export const runStatus = async (stores: SharedStores, messageId: string) => (await stores.queue.getMessage(messageId, scope))?.runStatus;
+
 export const thread = (threadId: string, tenantId = TENANT) => ({ tenantId, assistantId: ASSISTANT, threadId });
 
 export async function collect(stream: AsyncIterable<StreamChunk> | undefined): Promise<StreamChunk[]> {
@@ -65,11 +86,3 @@ export async function collect(stream: AsyncIterable<StreamChunk> | undefined): P
 export const tokens = (chunks: StreamChunk[]) =>
   chunks.filter((chunk) => chunk.type === "message_chunk").map((chunk) => (chunk.data as { content: string }).content);
 
-/** Polls until `check` holds; fails after `timeoutMs` (a bound, never a timing claim). */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = "condition"): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -5,6 +5,7 @@ import {
   type OutboxEvent,
   type TaskLifecycleEvent,
 } from "@axiom-lattice/protocols";
+import { eventually } from "@axiom-lattice/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   getReplicaId,
@@ -17,7 +18,6 @@ import {
   taskLifecycleNotifier,
 } from "../../src";
 import { captureLogs } from "../coordination/support";
-import { eventually } from "./support";
 
 const event = (taskId = "task-1"): TaskLifecycleEvent => ({
   tenantId: "tenant-1",
@@ -206,7 +206,7 @@ describe("task notifiers", () => {
     await Promise.all([selfPoller.start(), peerPoller.start()]);
     await self.publish(event());
     const [appended] = await store.listAfter(null, 1);
-    await eventually("both pollers to pass the event", () => selfPoller.stats().cursor === appended.cursor && peerPoller.stats().cursor === appended.cursor);
+    await eventually("both pollers to pass the event", () => selfPoller.stats().cursor === appended.cursor && peerPoller.stats().cursor === appended.cursor, { timeoutMs: 2_000 });
     expect(heardBySelf).toEqual([event()]);
     expect(heardByPeer).toEqual([event()]);
     expect(selfPoller.stats().skippedOwn).toBe(1);

@@ -1,8 +1,9 @@
 import type { OutboxEvent } from "@axiom-lattice/protocols";
+import { eventually } from "@axiom-lattice/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryOutboxStore, OutboxPoller, type OutboxHandler, type OutboxPollerOptions } from "../../src";
 import { captureLogs } from "../coordination/support";
-import { ControllableOutboxStore, eventually } from "./support";
+import { ControllableOutboxStore } from "./support";
 
 const OWNER = "replica-self";
 const PEER = "replica-peer";
@@ -40,7 +41,7 @@ describe("OutboxPoller", () => {
     const { started } = startPoller({ store, handlers: { t: handler } });
     await started;
     await append(store, "t", { n: "new" });
-    await eventually("the new event", () => seen.length === 1);
+    await eventually("the new event", () => seen.length === 1, { timeoutMs: 2_000 });
     expect(seen.map((entry) => entry.payload)).toEqual([{ n: "new" }]);
   });
 
@@ -54,7 +55,7 @@ describe("OutboxPoller", () => {
     await append(store, "a", { n: 2 }, OWNER);
     await append(store, "b", { n: 3 });
     const last = await append(store, "a", { n: 4 });
-    await eventually("the last event", () => poller.stats().cursor === last.cursor);
+    await eventually("the last event", () => poller.stats().cursor === last.cursor, { timeoutMs: 2_000 });
     expect(a.seen.map((entry) => entry.payload)).toEqual([{ n: 1 }, { n: 4 }]);
     expect(b.seen.map((entry) => entry.payload)).toEqual([{ n: 3 }]);
     expect(a.seen[0].event).toMatchObject({ topic: "a", originReplicaId: PEER });
@@ -68,7 +69,7 @@ describe("OutboxPoller", () => {
     await started;
     for (const topic of ["unknown", "constructor", "toString", "__proto__", "hasOwnProperty"]) await append(store, topic, { topic });
     const last = await append(store, "known", { n: 1 });
-    await eventually("the last event", () => poller.stats().cursor === last.cursor);
+    await eventually("the last event", () => poller.stats().cursor === last.cursor, { timeoutMs: 2_000 });
     expect(seen.map((entry) => entry.payload)).toEqual([{ n: 1 }]);
     expect(poller.stats()).toMatchObject({ delivered: 1, ignored: 5, failed: 0, pollErrors: 0 });
   });
@@ -86,11 +87,11 @@ describe("OutboxPoller", () => {
     await started;
     const bad = await append(store, "t", { bad: true });
     await append(store, "t", { n: 1 });
-    await eventually("both events", () => calls === 2);
+    await eventually("both events", () => calls === 2, { timeoutMs: 2_000 });
     // More polls must not call the handler with the rejected event again.
     poller.wake();
     const last = await append(store, "t", { n: 2 });
-    await eventually("the last event", () => poller.stats().cursor === last.cursor);
+    await eventually("the last event", () => poller.stats().cursor === last.cursor, { timeoutMs: 2_000 });
     expect(calls).toBe(3);
     expect(delivered).toEqual([{ n: 1 }, { n: 2 }]);
     expect(poller.stats()).toMatchObject({ delivered: 2, failed: 1 });
@@ -112,9 +113,9 @@ describe("OutboxPoller", () => {
     const start = poller.stats().cursor;
     for (let n = 0; n < 4; n += 1) await append(store, "t", { n });
     poller.wake();
-    await eventually("four events", () => events.length === 4);
+    await eventually("four events", () => events.length === 4, { timeoutMs: 2_000 });
     expect(cursorsSeen).toEqual([start, events[0].cursor, events[1].cursor, events[2].cursor]);
-    await eventually("the cursor to pass the last", () => poller.stats().cursor === events[3].cursor);
+    await eventually("the cursor to pass the last", () => poller.stats().cursor === events[3].cursor, { timeoutMs: 2_000 });
   });
 
   it("reads page after page when more than a batch is waiting", async () => {
@@ -124,7 +125,7 @@ describe("OutboxPoller", () => {
     await started;
     for (let n = 0; n < 5; n += 1) await append(store, "t", { n });
     poller.wake();
-    await eventually("five events", () => seen.length === 5);
+    await eventually("five events", () => seen.length === 5, { timeoutMs: 2_000 });
     expect(seen.map((entry) => entry.payload)).toEqual([0, 1, 2, 3, 4].map((n) => ({ n })));
   });
 
@@ -134,7 +135,7 @@ describe("OutboxPoller", () => {
     const { started } = startPoller({ store, handlers: { t: handler }, intervalMs: 60_000 });
     await started;
     await append(store, "t", { n: 1 });
-    await eventually("the woken delivery", () => seen.length === 1, 1_000);
+    await eventually("the woken delivery", () => seen.length === 1, { timeoutMs: 1_000 });
   });
 
   it("falls back to polling every intervalMs without wake-ups", async () => {
@@ -143,7 +144,7 @@ describe("OutboxPoller", () => {
     const { poller, started } = startPoller({ store, handlers: { t: handler }, intervalMs: 30, wakeups: null });
     await started;
     await append(store, "t", { n: 1 });
-    await eventually("the polled delivery", () => seen.length === 1);
+    await eventually("the polled delivery", () => seen.length === 1, { timeoutMs: 2_000 });
     expect(poller.stats().polls).toBeGreaterThan(1);
   });
 
@@ -157,10 +158,10 @@ describe("OutboxPoller", () => {
     poller.wake();
     const readsBefore = store.reads;
     // Only the quick re-poll can read again: the interval is a minute and nothing wakes the poller.
-    await eventually("several quick re-polls", () => store.reads >= readsBefore + 3, 1_000);
+    await eventually("several quick re-polls", () => store.reads >= readsBefore + 3, { timeoutMs: 1_000 });
     expect(poller.stats().horizonAgeMs).toBe(1_500);
     store.holdBackMs = null;
-    await eventually("the held event", () => seen.length === 1, 1_000);
+    await eventually("the held event", () => seen.length === 1, { timeoutMs: 1_000 });
     expect(poller.stats().horizonAgeMs).toBe(0);
   });
 
@@ -171,7 +172,7 @@ describe("OutboxPoller", () => {
     await started;
     store.failNextReads = 2;
     await append(store, "t", { n: 1 });
-    await eventually("the delivery after the failures", () => seen.length === 1);
+    await eventually("the delivery after the failures", () => seen.length === 1, { timeoutMs: 2_000 });
     expect(poller.stats().pollErrors).toBe(2);
     expect(logs.filter((entry) => entry.level === "warn" && entry.msg?.includes("poll failed"))).toHaveLength(2);
   });
@@ -185,7 +186,7 @@ describe("OutboxPoller", () => {
     await append(store, "t", { n: 1 });
     clock.offset = 750; // the event is read 750 ms (store clock) after it was written
     poller.wake();
-    await eventually("the delivery", () => seen.length === 1);
+    await eventually("the delivery", () => seen.length === 1, { timeoutMs: 2_000 });
     expect(poller.stats().lagMs).toBeGreaterThanOrEqual(750);
     expect(poller.stats().lastPollAt).toBeInstanceOf(Date);
   });
@@ -204,7 +205,7 @@ describe("OutboxPoller", () => {
     await append(store, "t", { n: 1 });
     await append(store, "t", { n: 2 });
     poller.wake();
-    await eventually("the first handler to start", () => seen.length === 1);
+    await eventually("the first handler to start", () => seen.length === 1, { timeoutMs: 2_000 });
     let stopped = false;
     const stopping = poller.stop().then(() => (stopped = true));
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,15 +1,5 @@
 import type { OutboxPage } from "@axiom-lattice/protocols";
-import { setTimeout as sleep } from "node:timers/promises";
 import { InMemoryOutboxStore } from "../../src";
-
-/** Polls `check` until it holds; fails after `timeoutMs` (a bounded wait, not a timing claim). */
-export async function eventually(what: string, check: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 /**
  * An in-memory log whose reads can be held behind a pretend horizon (as while an older transaction

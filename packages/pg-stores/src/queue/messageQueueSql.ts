@@ -36,7 +36,8 @@ export const LOCK_QUEUE = `SELECT pg_advisory_xact_lock(${QUEUE_LOCK_SPACE}, has
 
 /**
  * Adds a message unless the queue is at capacity (then no row). $4 id, $5 content, $6 priority,
- * $7 capacity, $8 at head: ahead of every pending row, with at least the highest pending priority.
+ * $7 capacity (the smaller of the store's and the add's own), $8 at head: ahead of every pending row,
+ * with at least the highest pending priority.
  * Pending and processing rows are counted apart, each through its own partial index.
  */
 export const ENQUEUE_MESSAGE = `

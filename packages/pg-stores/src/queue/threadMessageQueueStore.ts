@@ -126,20 +126,20 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
-    const valid = validateAddMessage(params);
+    const valid = validateAddMessage(params, this.capacity);
     const added = await this.enqueue(valid, false);
-    if (!added) throw new QueueFullError(valid.threadId, this.capacity);
+    if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
   }
 
   async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
-    return this.enqueue(validateAddMessage(params), false);
+    return this.enqueue(validateAddMessage(params, this.capacity), false);
   }
 
   async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
-    const valid = validateAddMessage(params);
+    const valid = validateAddMessage(params, this.capacity);
     const added = await this.enqueue(valid, true);
-    if (!added) throw new QueueFullError(valid.threadId, this.capacity);
+    if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
   }
 
@@ -252,7 +252,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error])) === 1;
   }
 
-  /** Adds the message unless the thread is at capacity (then `null`). */
+  /** Adds the message unless the thread is at the add's capacity (then `null`). */
   private async enqueue(valid: ValidMessage, atHead: boolean): Promise<PendingMessage | null> {
     await this.initialize();
     try {
@@ -265,7 +265,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           valid.id,
           valid.content,
           valid.priority,
-          this.capacity,
+          valid.capacity,
           atHead,
         ]);
         return rows[0];

@@ -1,10 +1,10 @@
 // Two replicas (agent managers, each with its own pool) on one PostgreSQL database: lease store,
 // queue store, assistants, PostgresSaver checkpoints and LISTEN/NOTIFY wake-ups all shared.
 import { AgentInstanceManager, type AgentRuntimeOptions, type Logger, type QueueWakeup, getThreadRunOwner, setLogger } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PgStoreConfig, PostgreSQLQueueWakeup, createPgStoreConfig } from "../../src";
-import { eventually } from "../support/eventually";
+import { ListenerConnection } from "../support/listener";
 
 const TENANT = "tenant-a";
 const ASSISTANT = "echo-bot";
@@ -70,15 +70,7 @@ const queue = () => a.stores.threadMessageQueue;
 const runStatus = async (messageId: string) => (await queue().getMessage(messageId, scope))?.runStatus;
 
 /** Resolves once the replica's wake-up connection has completed its LISTEN. */
-const listening = (name: string) =>
-  eventually(`replica ${name} to listen`, async () => {
-    const { rows } = await a.stores.pool.query(
-      `SELECT 1 FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = $1 AND state = 'idle' AND query LIKE 'LISTEN%'`,
-      [`wakeup-${name}`],
-    );
-    return rows.length === 1;
-  });
+const listening = (name: string) => new ListenerConnection(a.stores.pool, `wakeup-${name}`).awaitListening();
 
 describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
   it("runs every message exactly once, per thread in enqueue order, never two runs of a thread at once", async () => {

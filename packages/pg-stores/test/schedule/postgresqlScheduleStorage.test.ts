@@ -1,18 +1,5 @@
-import { createTestDatabase, scheduleStorageContract, type TestDatabase } from "@axiom-lattice/testing";
-import { afterAll } from "vitest";
+import { scheduleStorageContract } from "@axiom-lattice/testing";
 import { PostgreSQLScheduleStorage } from "../../src";
+import { storeOnTestDatabase } from "../support/storeOnTestDatabase";
 
-let database: TestDatabase | undefined;
-let store: PostgreSQLScheduleStorage | undefined;
-
-scheduleStorageContract("PostgreSQL", async () => {
-  database = await createTestDatabase();
-  store = new PostgreSQLScheduleStorage({ poolConfig: database.url });
-  await store.initialize();
-  return store;
-});
-
-afterAll(async () => {
-  await store?.dispose();
-  await database?.drop();
-});
+scheduleStorageContract("PostgreSQL", storeOnTestDatabase((url) => new PostgreSQLScheduleStorage({ poolConfig: url })));

@@ -1,31 +1,11 @@
 // Exactly once across processes: three separate Node processes arm the same every-second cron
 // schedule on one PostgreSQL database; every fire must run its handler once, on one replica.
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
-import { Pool } from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PostgreSQLScheduleStorage, runMigrations } from "../../src";
-import { Child, killRunningChildren } from "../support/children";
-import { eventually } from "../support/eventually";
-import { createFireTables, firesOf, recordFireTask } from "./support";
+import { eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
+import { Child } from "../support/children";
+import { firesOf, recordFireTask, useFireDatabase } from "./support";
 
-let database: TestDatabase;
-let pool: Pool;
-let storage: PostgreSQLScheduleStorage;
-
-beforeAll(async () => {
-  database = await createTestDatabase("lattice_schedule_once");
-  pool = new Pool({ connectionString: database.url, max: 3 });
-  await runMigrations(pool);
-  await createFireTables(pool);
-  storage = new PostgreSQLScheduleStorage({ pool, autoMigrate: false });
-});
-
-afterEach(killRunningChildren);
-
-afterAll(async () => {
-  await pool?.end();
-  await database?.drop();
-});
+const db = useFireDatabase("lattice_schedule_once");
 
 interface Attempt {
   runAt: number;
@@ -38,23 +18,23 @@ describe("DefaultScheduleClient on PostgreSQL across processes", { timeout: 60_0
     const taskId = "every-second";
     // Far enough ahead that the replicas are usually up before the first fire (a late one still joins).
     const firstFire = Math.ceil((Date.now() + 4_000) / 1_000) * 1_000;
-    await storage.save(recordFireTask(taskId, { executionType: "cron", cronExpression: "* * * * * *", nextRunAt: firstFire }));
+    await db.storage.save(recordFireTask(taskId, { executionType: "cron", cronExpression: "* * * * * *", nextRunAt: firstFire }));
 
-    const replicas = ["r1", "r2", "r3"].map((replica) => new Child("scheduleReplica.mjs", { url: database.url, replica }));
+    const replicas = ["r1", "r2", "r3"].map((replica) => new Child("scheduleReplica.mjs", { url: db.database.url, replica }));
     for (const child of replicas) expect(await child.next<{ armed: number }>("READY")).toMatchObject({ armed: 1 });
 
-    await eventually(`${FIRES} fires`, async () => (await firesOf(pool, "fires", taskId)).length >= FIRES, { timeoutMs: 40_000, intervalMs: 200 });
+    await eventually(`${FIRES} fires`, async () => (await firesOf(db.pool, "fires", taskId)).length >= FIRES, { timeoutMs: 40_000, intervalMs: 200 });
     for (const child of replicas) child.go();
     const reports = await Promise.all(replicas.map((child) => child.result<{ attempts: Attempt[] }>()));
 
-    const fires = await firesOf(pool, "fires", taskId);
-    const starts = await firesOf(pool, "handler_starts", taskId);
-    expect(await firesOf(pool, "duplicate_fires", taskId)).toEqual([]);
+    const fires = await firesOf(db.pool, "fires", taskId);
+    const starts = await firesOf(db.pool, "handler_starts", taskId);
+    expect(await firesOf(db.pool, "duplicate_fires", taskId)).toEqual([]);
     // One handler start per fire: no fire ran twice, not even one that crashed midway.
     expect(starts.map((start) => start.fireAt)).toEqual(fires.map((fire) => fire.fireAt));
     // Consecutive seconds from the first scheduled fire: none skipped.
     expect(fires.map((fire) => fire.fireAt)).toEqual(fires.map((_, i) => firstFire + i * 1_000));
-    expect((await storage.get(taskId))?.runCount).toBe(fires.length);
+    expect((await db.storage.get(taskId))?.runCount).toBe(fires.length);
 
     // Claims, as each process logged them: per fire exactly one win, by the replica that recorded it.
     const byFire = new Map<number, { winners: string[]; losers: number }>();

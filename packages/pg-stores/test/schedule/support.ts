@@ -1,8 +1,42 @@
 import type { NewScheduledTask } from "@axiom-lattice/protocols";
-import type { Pool } from "pg";
+import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { Pool } from "pg";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { PostgreSQLScheduleStorage, runMigrations } from "../../src";
+import { killRunningChildren } from "../support/children";
+
+export interface FireDatabase {
+  database: TestDatabase;
+  pool: Pool;
+  storage: PostgreSQLScheduleStorage;
+}
+
+/**
+ * The setup of a file whose tests run scheduleReplica children: a migrated database with the fire
+ * tables for the whole file (dropped after it), and no child left running after a test. The returned
+ * object is filled in before the first test.
+ */
+export function useFireDatabase(prefix: string): FireDatabase {
+  const db = {} as FireDatabase;
+  beforeAll(async () => {
+    db.database = await createTestDatabase(prefix);
+    db.pool = new Pool({ connectionString: db.database.url, max: 3 });
+    await runMigrations(db.pool);
+    await createFireTables(db.pool);
+    db.storage = new PostgreSQLScheduleStorage({ pool: db.pool, autoMigrate: false });
+  });
+
+  afterEach(killRunningChildren);
+
+  afterAll(async () => {
+    await db.pool?.end();
+    await db.database?.drop();
+  });
+  return db;
+}
 
 /** The tables the scheduleReplica fixture's handler writes: one row per handler start, one per fire. */
-export async function createFireTables(pool: Pool): Promise<void> {
+async function createFireTables(pool: Pool): Promise<void> {
   await pool.query(`
     CREATE TABLE handler_starts (
       task_id    text        NOT NULL,

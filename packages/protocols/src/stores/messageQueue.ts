@@ -55,6 +55,12 @@ export interface AddMessageParams {
   content: unknown;
   /** An integer; default 0. */
   priority?: number;
+  /**
+   * At most this many queued (pending plus processing) messages on the thread after this add, judged
+   * atomically with the add (so "only if idle" is `capacity: 1`). The store's own capacity still
+   * applies: the smaller wins. An integer of at least 1.
+   */
+  capacity?: number;
 }
 
 export interface ClaimMessagesOptions {
@@ -84,8 +90,9 @@ export interface ThreadInfo {
 
 /**
  * The per-thread message queue. A thread's queue is its messages within one strict scope. Every add
- * path respects the per-thread capacity (pending plus processing messages) atomically; claims are
- * atomic, disjoint across concurrent callers, and follow priority, then queue order.
+ * path respects the per-thread capacity (pending plus processing messages), or the add's own smaller
+ * `capacity`, atomically; claims are atomic, disjoint across concurrent callers, and follow priority,
+ * then queue order.
  *
  * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`; nothing is written.
  */

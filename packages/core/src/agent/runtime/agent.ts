@@ -1,6 +1,6 @@
 import { MessageChunkTypes } from "@axiom-lattice/protocols";
 import type { ThreadRunScope } from "../../coordination/threadRun";
-import type { QueueScope, RunStatus } from "../../queue/messageQueueStore";
+import type { AddMessageParams, PendingMessage, QueueScope, RunStatus } from "../../queue/messageQueueStore";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
@@ -80,14 +80,10 @@ export class Agent {
   addMessage(input: AgentInput, options: AddMessageOptions & { mode: "wait" }): Promise<AddMessageResult & { completion: Promise<RunResult> }>;
   addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
-    const { queue } = this.context;
     const content = parseRunContent({ message: input.message, command: options.command });
     const strategy = options.multitaskStrategy ?? "enqueue";
-    if (strategy === "reject" && (await queue.getQueueSize(this.scope.threadId, this.queueScope)) > 0) {
-      throw new ThreadBusyError(this.scope);
-    }
     const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content };
-    const message = strategy === "interrupt" ? await queue.addMessageAtHead(params) : await queue.addMessage(params);
+    const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
     if (strategy === "interrupt") void this.processors.get(this.scope)?.stop("aborted");
     const result: AddMessageResult = { messageId: message.id, queued: true };
@@ -161,6 +157,18 @@ export class Agent {
       next: [...state.next],
       interrupts: pendingInterrupts(state),
     };
+  }
+
+  private async enqueue(params: AddMessageParams, strategy: MultitaskStrategy): Promise<PendingMessage> {
+    const { queue } = this.context;
+    if (strategy === "reject") {
+      // "Only if idle" is judged by the store together with the add: a separate size check would let
+      // concurrent rejects (on this replica or another) all see an idle thread and all enqueue.
+      const message = await queue.addMessageIfCapacity({ ...params, capacity: 1 });
+      if (!message) throw new ThreadBusyError(this.scope);
+      return message;
+    }
+    return strategy === "interrupt" ? queue.addMessageAtHead(params) : queue.addMessage(params);
   }
 
   private async status(): Promise<ThreadStatus> {
