@@ -75,6 +75,18 @@ export async function expectProcessedOnceInOrder(
   return servedBy;
 }
 
+/** Waits until no replica runs the thread (its run lease is released). */
+export async function waitUntilReleased(url: string, threadId: string): Promise<void> {
+  await eventually(
+    async () => {
+      const { owner } = await expectOk<{ owner: string | null }>(call(url, "GET", `/api/threads/${threadId}/queue`));
+      return owner === null ? true : undefined;
+    },
+    10_000,
+    `thread ${threadId} released`,
+  );
+}
+
 /** Runs one turn in `wait` mode through `url` and returns the conversation after it. */
 export async function runTurn(url: string, threadId: string, message: string, messageId: string, headers: Record<string, string> = {}) {
   const result = await expectOk<{ status: string; messages: Array<{ type: string; content: string }> }>(

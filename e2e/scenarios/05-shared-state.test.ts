@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type RunRecord, call, expectOk } from "../harness/client";
 import { useCluster } from "../harness/cluster";
-import { createThreads, runTurn } from "../harness/workloads";
+import { createThreads, runTurn, waitUntilReleased } from "../harness/workloads";
 
 describe("scenario 5: shared conversation state", () => {
   const cluster = useCluster();
@@ -10,6 +10,7 @@ describe("scenario 5: shared conversation state", () => {
     const [a, b] = await cluster.start(2);
     await createThreads(a.url, ["shared"]);
     await runTurn(a.url, "shared", "turn one", "turn-1");
+    await waitUntilReleased(a.url, "shared");
     expect(await runTurn(b.url, "shared", "turn two", "turn-2")).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
 
     const { runs } = await expectOk<{ runs: RunRecord[] }>(call(b.url, "GET", "/api/threads/shared/runs"));

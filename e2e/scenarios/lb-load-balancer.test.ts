@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { type RunRecord, call, eventually, expectOk, parseSse } from "../harness/client";
 import { useCluster } from "../harness/cluster";
 import { LoadBalancer } from "../harness/loadBalancer";
-import { ASSISTANT, createThreads, enqueueAcross, expectProcessedOnceInOrder, runTurn, startLongRun } from "../harness/workloads";
+import { ASSISTANT, createThreads, enqueueAcross, expectProcessedOnceInOrder, runTurn, startLongRun, waitUntilReleased } from "../harness/workloads";
 
 /** Scenarios 3, 4 and 5 again, with every request going through nginx configured by docs/nginx. */
 describe("behind the documented nginx load balancer", () => {
@@ -67,6 +67,7 @@ describe("behind the documented nginx load balancer", () => {
       const { replicas, lb } = await startBehindBalancer();
       await createThreads(lb, ["lb-shared"]);
       await runTurn(lb, "lb-shared", "turn one", "turn-1", { "x-axiom-affinity": replicas[0].replicaId });
+      await waitUntilReleased(lb, "lb-shared");
       expect(await runTurn(lb, "lb-shared", "turn two", "turn-2", { "x-axiom-affinity": replicas[1].replicaId })).toEqual([
         "turn one",
         "echo: turn one",

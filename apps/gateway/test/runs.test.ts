@@ -1,5 +1,6 @@
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
-import { parseSse } from "@axiom-lattice/testing";
+import { getReplicaId } from "@axiom-lattice/core";
+import { eventually, parseSse } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "./support";
 
@@ -93,8 +94,11 @@ describe("run API (in-memory stores)", () => {
     const rejected = await post("/api/runs", { assistant_id: "echo", thread_id: "busy", message: "x", mode: "queue", multitask_strategy: "reject" });
     expect(rejected.statusCode).toBe(409);
     expect(rejected.json()).toMatchObject({ success: false, code: "THREAD_BUSY" });
+    await eventually("the run started", async () => (await get("/api/threads/busy/queue")).json<{ owner: string | null }>().owner === getReplicaId());
     const aborted = await post("/api/runs/abort", { assistant_id: "echo", thread_id: "busy" });
     expect(aborted.statusCode).toBe(200);
+    expect(aborted.json()).toMatchObject({ aborted: true });
+    await eventually("the thread released", async () => (await get("/api/threads/busy/queue")).json<{ owner: string | null }>().owner === null);
   });
 
   it("does not let tenant X abort, recover or stream tenant Y's thread", async () => {

@@ -1,3 +1,4 @@
+import { getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
@@ -73,8 +74,13 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
     const { id } = parseInput(idParams, request.params, "path");
     const thread = await requireThread(runtime, resolveTenant(request), id);
     const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
-    const [processing, pending] = await Promise.all([queue.getProcessingMessages(id, scope), queue.getPendingMessages(id, scope)]);
-    return { processing, pending, size: processing.length + pending.length };
+    const [processing, pending, owner] = await Promise.all([
+      queue.getProcessingMessages(id, scope),
+      queue.getPendingMessages(id, scope),
+      getThreadRunOwner(threadScope(thread)),
+    ]);
+    // `owner`: the replica running the thread now (null when none), for clients that route by affinity.
+    return { processing, pending, size: processing.length + pending.length, owner };
   });
 
   app.get("/api/threads/:id/runs", async (request) => {
