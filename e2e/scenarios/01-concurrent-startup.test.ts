@@ -29,6 +29,9 @@ describe("scenario 1: concurrent startup on an empty database", () => {
       const response = await fetch(`${replica.url}/ready`);
       expect(response.status).toBe(200);
       expect(response.headers.get("x-axiom-replica")).toBe(replica.replicaId);
+      const metrics = await fetch(`${replica.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toContain("lattice_queue_pending_messages 0");
       const errors = replica.logLines().filter((line) => Number(line.level) >= 50);
       expect(errors).toEqual([]);
     }

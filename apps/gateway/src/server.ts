@@ -6,6 +6,7 @@ import type { GatewayConfig } from "./config";
 import { installErrorHandling } from "./http/errors";
 import { registerAssistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, registerHealthRoutes } from "./routes/health";
+import { registerMetricsRoute } from "./routes/metrics";
 import { registerRunRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
 import { registerThreadRoutes } from "./routes/threads";
@@ -52,6 +53,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
 
   installErrorHandling(app);
   registerHealthRoutes(app, [...runtime.stores.readiness, ...(options.readiness ?? [])]);
+  registerMetricsRoute(app, runtime);
   registerAssistantRoutes(app, runtime);
   registerThreadRoutes(app, runtime);
   registerRunRoutes(app, runtime);

@@ -88,3 +88,27 @@ describe("gateway HTTP basics", () => {
     expect(response.json()).toMatchObject({ success: false, code: "UNSUPPORTED_MEDIA_TYPE" });
   });
 });
+
+describe("GET /metrics", () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+  });
+  afterAll(() => app.close());
+
+  it("answers the Prometheus text format with process, run, queue and outbox metrics", async () => {
+    const response = await app.inject({ method: "GET", url: "/metrics" });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^text\/plain/);
+    for (const name of [
+      "lattice_process_resident_memory_bytes",
+      "lattice_runs_active_threads 0",
+      "lattice_runs_waiting_threads 0",
+      "lattice_queue_pending_messages 0",
+      'lattice_outbox_events_total{outcome="delivered"} 0',
+      "lattice_outbox_horizon_age_seconds 0",
+    ]) {
+      expect(response.body).toContain(name);
+    }
+  });
+});

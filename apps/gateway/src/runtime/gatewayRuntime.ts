@@ -2,6 +2,7 @@ import {
   AgentInstanceManager,
   DefaultScheduleClient,
   OutboxPoller,
+  type OutboxPollerStats,
   OutboxRetentionJob,
   configureCoordinationLeaseStore,
   getLogger,
@@ -23,6 +24,8 @@ export interface GatewayRuntime {
   stores: GatewayStores;
   agents: AgentInstanceManager;
   schedules: DefaultScheduleClient;
+  /** This replica's outbox delivery counters. */
+  outboxStats(): OutboxPollerStats;
   threads: ReturnType<typeof getStoreLattice<"thread">>;
   assistants: ReturnType<typeof getStoreLattice<"assistant">>;
   queue: ReturnType<typeof getStoreLattice<"threadMessageQueue">>;
@@ -95,6 +98,7 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
     stores,
     agents,
     schedules,
+    outboxStats: () => poller.stats(),
     threads: getStoreLattice("default", "thread"),
     assistants: getStoreLattice("default", "assistant"),
     queue: getStoreLattice("default", "threadMessageQueue"),
