@@ -8,12 +8,14 @@ export interface GatewayProcessOptions {
   name: string;
   /** PostgreSQL stores when given; in-memory stores otherwise. */
   databaseUrl?: string;
+  /** AXIOM_REPLICA_ID: a stable replica name, as deployments of several replicas set it. */
+  replicaId?: string;
   /** Node flags before the CLI (instrumentation only, e.g. B7's GC hook). */
   nodeFlags?: string[];
 }
 
 /** Starts one replica on a free port and resolves once `/ready` answers 200. Build the gateway first. */
-export function startGateway({ name, databaseUrl, nodeFlags = [] }: GatewayProcessOptions): Promise<ServerProcess> {
+export function startGateway({ name, databaseUrl, replicaId, nodeFlags = [] }: GatewayProcessOptions): Promise<ServerProcess> {
   return ServerProcess.start({
     name,
     nodeArgs: [...nodeFlags, CLI],
@@ -23,6 +25,7 @@ export function startGateway({ name, databaseUrl, nodeFlags = [] }: GatewayProce
       // Request logging at info would measure pino as much as the gateway.
       LOG_LEVEL: "warn",
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      ...(replicaId ? { AXIOM_REPLICA_ID: replicaId } : {}),
     },
     readyPath: "/ready",
   });

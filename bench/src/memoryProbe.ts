@@ -8,15 +8,26 @@ import type { ServerProcess } from "./serverProcess";
 const PROBE_SIGNAL = "SIGWINCH";
 const REPORT_PREFIX = "bench-memory ";
 
-const HOOK_SOURCE = `process.on(${JSON.stringify(PROBE_SIGNAL)}, () => {
-  globalThis.gc();
-  globalThis.gc();
-  process.stderr.write(${JSON.stringify(REPORT_PREFIX)} + JSON.stringify(process.memoryUsage()) + "\\n");
+const HOOK_SOURCE = `import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+process.on(${JSON.stringify(PROBE_SIGNAL)}, () => {
+  setFlagsFromString("--compact-on-every-full-gc");
+  try {
+    globalThis.gc();
+    globalThis.gc();
+  } finally {
+    setFlagsFromString("--no-compact-on-every-full-gc");
+  }
+  const heapSpaces = getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size, space.physical_space_size]);
+  process.stderr.write(${JSON.stringify(REPORT_PREFIX)} + JSON.stringify({ ...process.memoryUsage(), heapSpaces }) + "\\n");
 });`;
 
 /**
  * Node flags that give a process a hook: on {@link PROBE_SIGNAL} it collects garbage (twice, so
- * objects freed by the first collection's finalizers go too) and prints its memory usage on stderr.
+ * objects freed by the first collection's finalizers go too) and prints its memory usage, with the
+ * V8 heap by space, on stderr. These collections compact the old generation (only they: the flag is
+ * set around them), as V8's memory reducer does on its own once a process has been idle for a while:
+ * a plain forced collection leaves pages that hold a few survivors committed, so the RSS read after it
+ * would depend on when V8's heuristics last ran rather than on what the process retains.
  * Instrumentation only; the gateway's CLI and code are unchanged (an ESM data URL preloaded by `--import`).
  */
 export const MEMORY_PROBE_FLAGS = ["--expose-gc", "--import", `data:text/javascript,${encodeURIComponent(HOOK_SOURCE)}`];
@@ -36,6 +47,17 @@ export interface MemoryReading {
   externalAfterGcMb: number;
   /** Of which ArrayBuffer contents: where serialized data lives (e.g. MemorySaver's checkpoints). */
   arrayBuffersAfterGcMb: number;
+  /**
+   * The V8 heap by space after the collection (old_space: long-lived objects; code_space: compiled
+   * code; large_object_space: big arrays and strings …): live MB and MB resident; empty spaces left out.
+   */
+  heapSpacesAfterGcMb: Record<string, { used: number; resident: number }>;
+}
+
+/** What the hook prints. */
+interface ProbeReport extends NodeJS.MemoryUsage {
+  /** [space name, used bytes, physical (resident) bytes] per V8 heap space. */
+  heapSpaces: [string, number, number][];
 }
 
 /** Reads RSS, has a process started with {@link MEMORY_PROBE_FLAGS} collect garbage, and reads again. */
@@ -51,7 +73,7 @@ export async function readMemory(server: ServerProcess, settleMs = 1_000, timeou
     await sleep(50);
     reports = server.logs.split(REPORT_PREFIX);
   }
-  const usage = JSON.parse(reports[reports.length - 1].split("\n")[0]) as NodeJS.MemoryUsage;
+  const usage = JSON.parse(reports[reports.length - 1].split("\n")[0]) as ProbeReport;
   await sleep(settleMs);
   return {
     rssMb,
@@ -60,5 +82,8 @@ export async function readMemory(server: ServerProcess, settleMs = 1_000, timeou
     heapTotalAfterGcMb: toMb(usage.heapTotal),
     externalAfterGcMb: toMb(usage.external),
     arrayBuffersAfterGcMb: toMb(usage.arrayBuffers),
+    heapSpacesAfterGcMb: Object.fromEntries(
+      usage.heapSpaces.filter(([, , resident]) => resident > 0).map(([name, used, resident]) => [name, { used: toMb(used), resident: toMb(resident) }]),
+    ),
   };
 }
