@@ -23,6 +23,8 @@ export interface GatewayConfig {
   shutdownTimeoutMs: number;
   /** Threads this replica runs at once. */
   maxConcurrentRuns: number;
+  /** TTL of a thread's run lease and of a message's claim: how soon peers take over from a dead replica. */
+  runLeaseMs: number;
 }
 
 const integer = (min: number, max: number) =>
@@ -52,6 +54,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(15_000),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(8),
+  AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(30_000),
 });
 
 /** Outbox retention in hours; 0 means disabled (unset → 24; 0, negative or non-integer → 0). */
@@ -80,5 +83,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
+    runLeaseMs: e.AXIOM_RUN_LEASE_MS,
   };
 }

@@ -61,7 +61,12 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
     );
   }
 
-  const agents = new AgentInstanceManager({ wakeup: stores.queueWakeup, maxConcurrentRuns: config.maxConcurrentRuns });
+  const agents = new AgentInstanceManager({
+    wakeup: stores.queueWakeup,
+    maxConcurrentRuns: config.maxConcurrentRuns,
+    threadRunTtlMs: config.runLeaseMs,
+    claimLeaseMs: config.runLeaseMs,
+  });
   const schedules = new DefaultScheduleClient({
     storage: getStoreLattice("default", "schedule"),
     onChange: async (taskId) => {
