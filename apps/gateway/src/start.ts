@@ -1,8 +1,9 @@
+import { setLogger } from "@axiom-lattice/core";
 import closeWithGrace from "close-with-grace";
 import type { FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayRuntime } from "./runtime/gatewayRuntime";
-import { buildGateway } from "./server";
+import { buildGateway, createGatewayLogger } from "./server";
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -13,8 +14,10 @@ export interface RunningGateway {
 
 /** Starts a listening gateway and installs graceful SIGTERM/SIGINT handling. */
 export async function start(config: GatewayConfig = loadConfig()): Promise<RunningGateway> {
+  const logger = createGatewayLogger(config);
+  setLogger(logger);
   const runtime = await createGatewayRuntime(config);
-  const app = await buildGateway(config, { runtime });
+  const app = await buildGateway(config, { runtime, logger });
   // Server first (stop accepting, finish responses), then the runtime (hand runs back, close the pool).
   app.addHook("onClose", () => runtime.close());
   const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {

@@ -45,7 +45,7 @@ const STARTUP_RECOVERY_TTL_MS = 5 * 60_000;
 const MULTI_REPLICA_KINDS = ["lease", "outbox", "threadMessageQueue", "schedule", "thread", "assistant"] as const;
 
 export async function createGatewayRuntime(config: GatewayConfig): Promise<GatewayRuntime> {
-  const log = getLogger().child({ phase: "runtime" });
+  const log = getLogger();
   const replicaId = getReplicaId();
   const stores = await createGatewayStores(config.databaseUrl);
   const lease = getStoreLattice("default", "lease");
@@ -56,7 +56,7 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
 
   if (config.replicaId && stores.kind === "memory") {
     log.warn(
-      { stores: MULTI_REPLICA_KINDS },
+      { phase: "startup", stores: MULTI_REPLICA_KINDS },
       "AXIOM_REPLICA_ID is set but every store is in-memory (per-process only): set DATABASE_URL to run several replicas",
     );
   }
