@@ -1,7 +1,7 @@
 // Two replicas (agent managers, each with its own pool) on one PostgreSQL database: lease store,
 // queue store, assistants, PostgresSaver checkpoints and LISTEN/NOTIFY wake-ups all shared.
 import { AgentInstanceManager, type AgentRuntimeOptions, type Logger, type QueueWakeup, getThreadRunOwner, setLogger } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, type TestDatabase, crashAfterModelAnswer, createTestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type PgStoreConfig, PostgreSQLQueueWakeup, createPgStoreConfig } from "../../src";
 import { ListenerConnection } from "../support/listener";
@@ -152,6 +152,59 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
 
     expect(await agentA.abort()).toBe(true);
     expect(await runStatus(messageId)).toBe("aborted");
+    // A lets go of the thread once its processor finds the queue empty.
+    await eventually("A to release the thread", async () => (await getThreadRunOwner(thread("contended"), { store: b.stores.lease })) === null);
     expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
+  });
+});
+
+describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, () => {
+  const shortLeases = { threadRunTtlMs: 500, claimLeaseMs: 500 };
+  /** Where the answer is stored: as a pending write of the step, and in committed checkpoints. */
+  const answerStored = async (answer: string) => {
+    const { rows } = await a.stores.pool.query<{ pending: number; committed: number }>(
+      `SELECT (SELECT count(*) FROM checkpoint_writes WHERE channel = 'messages' AND position(convert_to($1, 'UTF8') in blob) > 0)::int AS pending,
+              (SELECT count(*) FROM checkpoint_blobs WHERE channel = 'messages' AND position(convert_to($1, 'UTF8') in blob) > 0)::int AS committed`,
+      [answer],
+    );
+    return rows[0];
+  };
+
+  it("after the model answered, before the checkpoint: a peer finishes the run with that answer, once", async () => {
+    const crash = new SimulatedCrash();
+    const dying = manager(a, {
+      wakeup: lostWakeups,
+      ...shortLeases,
+      queue: crash.wrap(a.stores.threadMessageQueue),
+      leases: crash.wrap(a.stores.lease),
+      checkpointer: crashAfterModelAnswer(a.stores.checkpoint, crash),
+    });
+    const { messageId } = await dying.getAgent(thread("answered")).addMessage({ message: "remember me" });
+    await eventually("replica A to die", () => crash.killed, { timeoutMs: 10_000 });
+    expect(await answerStored("echo: remember me")).toEqual({ pending: 1, committed: 0 });
+
+    const peer = manager(b, { wakeup: lostWakeups, ...shortLeases });
+    const agent = peer.getAgent(thread("answered"));
+    const followed = agent.chunkStream(messageId);
+    peer.startQueueSweep({ intervalMs: 100 });
+    let text = "";
+    for await (const chunk of followed) if (chunk.type === "message_chunk") text += (chunk.data as { content: string }).content;
+    expect(text).toBe("echo: remember me");
+    expect(await queue().getMessage(messageId, scope)).toMatchObject({ runStatus: "success", replicaId: expect.any(String) });
+
+    const next = await agent.addMessage({ message: "next turn" }, { mode: "wait" });
+    expect((await next.completion).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me", "next turn", "echo: next turn"]);
+  });
+
+  it("with its claim outliving its thread-run lease: the next holder runs that message before anything newer", async () => {
+    const first = await queue().addMessage({ threadId: "outlived", scope, content: { message: "first" } });
+    const second = await queue().addMessage({ threadId: "outlived", scope, content: { message: "second" } });
+    await queue().claimPendingMessages("outlived", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+
+    expect(await manager(b, { wakeup: lostWakeups }).getAgent(thread("outlived")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
+    expect((await queue().listRuns("outlived", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      [first.id, "success"],
+      [second.id, "success"],
+    ]);
   });
 });

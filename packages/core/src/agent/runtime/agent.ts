@@ -95,11 +95,11 @@ export class Agent {
   }
 
   /**
-   * Returns expired claims of this thread to the queue and processes what is queued, continuing each
-   * message from its last checkpoint. Settles when the queue is drained (or a peer owns the thread).
+   * Processes what is queued on this thread, taking back the claims of replicas that died and
+   * continuing each message from its last checkpoint. Settles when the queue is drained (or a peer
+   * owns the thread).
    */
   async resumeTask(): Promise<ResumeTaskResult> {
-    await this.context.queue.reclaimExpiredProcessing(this.scope.threadId, this.queueScope);
     const { leaseContended } = await this.processors.wake(this.scope);
     return { status: leaseContended ? "busy" : await this.status(), leaseContended };
   }

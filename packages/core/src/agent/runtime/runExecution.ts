@@ -37,7 +37,7 @@ export async function executeRun({ graph, config, messageId, content, signal, em
     const stream = await graph.stream(input, { ...config, streamMode: ["messages", "updates"], signal });
     for await (const [mode, payload] of stream) {
       if (mode === "messages") emitToken(payload, emit);
-      else emitUpdates(payload as Record<string, { messages?: BaseMessage[] } | undefined>, emit);
+      else emitUpdates(payload as NodeUpdates, emit);
     }
   }
   const interrupts = pendingInterrupts(await graph.getState(config));
@@ -51,6 +51,11 @@ type GraphInput = Parameters<AssistantGraph["stream"]>[0];
  * What to feed the graph. A message is added once, under its queue id: when an earlier attempt of
  * the same message already reached the checkpoint (its replica stopped before completing it), the
  * run continues from that checkpoint instead of adding the message twice.
+ *
+ * "Unfinished" is read from `tasks`, not `next`: `next` leaves out tasks that finished on a replica
+ * that died before checkpointing their step. Their output (the model's answer, say) waits in the
+ * checkpointer as pending writes, which only a resumed run (input `null`) applies; new input would
+ * discard it.
  */
 async function planInput(
   graph: AssistantGraph,
@@ -60,7 +65,7 @@ async function planInput(
 ): Promise<GraphInput | typeof ALREADY_RAN> {
   const state = await graph.getState(config);
   const waiting = pendingInterrupts(state).length > 0;
-  const unfinished = state.next.length > 0;
+  const unfinished = state.tasks.length > 0;
   if (content.command) {
     if (waiting) return new Command({ resume: content.command.resume });
     if (unfinished) return null;
@@ -78,9 +83,15 @@ function emitToken([message, metadata]: [BaseMessage, Record<string, unknown>], 
   emit({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } });
 }
 
-function emitUpdates(updates: Record<string, { messages?: BaseMessage[] } | undefined>, emit: (chunk: MessageChunk) => void) {
+type NodeUpdates = Record<string, { messages?: BaseMessage[] } | undefined> & { __metadata__?: { cached?: boolean } };
+
+function emitUpdates(updates: NodeUpdates, emit: (chunk: MessageChunk) => void) {
+  // A node's output replayed from pending writes (its replica died before the checkpoint): the model
+  // did not run here, so its answer was never streamed token by token. Stream it whole.
+  const replayed = updates.__metadata__?.cached === true;
   for (const message of updates[AGENT_NODE]?.messages ?? []) {
     if (!AIMessage.isInstance(message) && !AIMessageChunk.isInstance(message)) continue;
+    if (replayed && message.text) emit({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } });
     for (const call of message.tool_calls ?? []) {
       emit({ type: MessageChunkTypes.TOOL_CALL, data: { id: call.id, name: call.name, args: call.args } });
     }

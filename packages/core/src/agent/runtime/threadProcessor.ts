@@ -101,14 +101,23 @@ export class ThreadProcessor {
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs });
     if (!lease) return { leaseContended: true };
     try {
-      await queue.reclaimExpiredProcessing(threadId, this.queueScope);
+      // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
+      // every claim left on the thread belongs to an earlier holder that is gone, however long its
+      // claim still has to live. Take them all back first, keeping their queue positions, so the
+      // oldest unfinished message runs before anything newer.
+      await queue.resetProcessingToPending(threadId, this.queueScope);
       while (!lease.signal.aborted && !this.context.isClosed()) {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
         // requests through between runs so a busy queue cannot starve the HTTP server.
         await setImmediate();
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
-        await this.runMessage(message, lease);
+        if ((await this.runMessage(message, lease)) === "claim_lost") {
+          // Our claim lapsed while we still hold the lease; it stays `processing` until a holder
+          // takes it back. Start a new tenure, which does so before claiming anything newer.
+          this.wanted = true;
+          break;
+        }
       }
     } finally {
       await lease.release();
@@ -123,7 +132,8 @@ export class ThreadProcessor {
     return { leaseContended: false };
   }
 
-  private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<void> {
+  /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
+  private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
     const { buffers, queue } = this.context;
     const key = bufferKey(this.scope, message.id);
     const run = new ActiveRun(message.id);
@@ -137,12 +147,13 @@ export class ThreadProcessor {
       if ("handOver" in result) {
         await this.handOver(result.handOver);
         buffers.push(key, stoppedChunk(HAND_OVER_CODES[result.handOver], `Run stopped on this replica: ${result.handOver}`));
-        return;
+        return result.handOver;
       }
       if (!(await queue.completeMessage(message.id, lease.holder, result))) {
         this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
       }
       buffers.push(key, terminalChunk(result));
+      return undefined;
     } finally {
       stopClaimHeartbeat();
       lease.signal.removeEventListener("abort", onLeaseLost);
@@ -173,8 +184,9 @@ export class ThreadProcessor {
   }
 
   /**
-   * A lost lease or claim means a peer may own the message now: leave it alone. On shutdown the lease
-   * is still ours, so no peer can hold the thread's claims: hand the message back to the queue at once.
+   * A lost lease means a peer may own the message now: leave it alone (as with a lost claim, the
+   * next holder of the lease takes it back). On shutdown the lease is still ours, so no peer can hold
+   * the thread's claims: hand the message back to the queue at once.
    */
   private async handOver(reason: HandOverReason): Promise<void> {
     if (reason === "shutdown") await this.context.queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
