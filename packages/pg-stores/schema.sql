@@ -1,0 +1,157 @@
+CREATE TABLE public.lattice_assistants (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    graph text NOT NULL,
+    model jsonb NOT NULL,
+    system_prompt text,
+    tools text[] DEFAULT '{}'::text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.lattice_lease_tokens
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+CREATE TABLE public.lattice_leases (
+    key text NOT NULL,
+    holder text NOT NULL,
+    token bigint NOT NULL,
+    acquired_at timestamp with time zone NOT NULL,
+    renewed_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.lattice_outbox (
+    id bigint NOT NULL,
+    txid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    topic text NOT NULL,
+    payload jsonb NOT NULL,
+    origin_replica_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE SEQUENCE public.lattice_outbox_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.lattice_outbox_id_seq OWNED BY public.lattice_outbox.id;
+
+CREATE TABLE public.lattice_scheduled_tasks (
+    task_id text NOT NULL,
+    tenant_id text NOT NULL,
+    task_type text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    execution_type text NOT NULL,
+    execute_at timestamp with time zone,
+    next_run_at timestamp with time zone,
+    cron_expression text,
+    timezone text,
+    catch_up text NOT NULL,
+    status text NOT NULL,
+    run_count integer DEFAULT 0 NOT NULL,
+    max_runs integer,
+    retry_count integer DEFAULT 0 NOT NULL,
+    max_retries integer DEFAULT 0 NOT NULL,
+    last_run_at timestamp with time zone,
+    last_error text,
+    assistant_id text,
+    thread_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_scheduled_tasks_catch_up_check CHECK ((catch_up = ANY (ARRAY['once'::text, 'skip'::text]))),
+    CONSTRAINT lattice_scheduled_tasks_execution_type_check CHECK ((execution_type = ANY (ARRAY['once'::text, 'cron'::text]))),
+    CONSTRAINT lattice_scheduled_tasks_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'paused'::text, 'completed'::text, 'cancelled'::text, 'failed'::text])))
+);
+
+CREATE TABLE public.lattice_schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.lattice_thread_message_queue (
+    id text NOT NULL,
+    thread_id text NOT NULL,
+    tenant_id text,
+    assistant_id text,
+    content jsonb NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    sequence bigint NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    run_status text DEFAULT 'pending'::text NOT NULL,
+    replica_id text,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    locked_by text,
+    locked_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    CONSTRAINT lattice_thread_message_queue_run_status_check CHECK ((run_status = ANY (ARRAY['pending'::text, 'running'::text, 'success'::text, 'error'::text, 'interrupted'::text, 'aborted'::text]))),
+    CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text])))
+);
+
+CREATE SEQUENCE public.lattice_thread_message_queue_sequence
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+CREATE TABLE public.lattice_threads (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    assistant_id text NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('public.lattice_outbox_id_seq'::regclass);
+
+ALTER TABLE ONLY public.lattice_assistants
+    ADD CONSTRAINT lattice_assistants_pkey PRIMARY KEY (tenant_id, id);
+
+ALTER TABLE ONLY public.lattice_leases
+    ADD CONSTRAINT lattice_leases_pkey PRIMARY KEY (key);
+
+ALTER TABLE ONLY public.lattice_outbox
+    ADD CONSTRAINT lattice_outbox_pkey PRIMARY KEY (txid, id);
+
+ALTER TABLE ONLY public.lattice_scheduled_tasks
+    ADD CONSTRAINT lattice_scheduled_tasks_pkey PRIMARY KEY (task_id);
+
+ALTER TABLE ONLY public.lattice_schema_migrations
+    ADD CONSTRAINT lattice_schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY public.lattice_thread_message_queue
+    ADD CONSTRAINT lattice_thread_message_queue_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.lattice_threads
+    ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
+
+CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (created_at);
+
+CREATE INDEX lattice_scheduled_tasks_by_status ON public.lattice_scheduled_tasks USING btree (status, updated_at);
+
+CREATE INDEX lattice_scheduled_tasks_by_tenant ON public.lattice_scheduled_tasks USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_thread_message_queue_claim ON public.lattice_thread_message_queue USING btree (thread_id, priority DESC, sequence) WHERE (status = 'pending'::text);
+
+CREATE INDEX lattice_thread_message_queue_claims ON public.lattice_thread_message_queue USING btree (thread_id, lease_expires_at) WHERE (status = 'processing'::text);
+
+CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_queue USING btree (thread_id, finished_at DESC) WHERE (status = 'completed'::text);
+
+CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);
+
+CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);
