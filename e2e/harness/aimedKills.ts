@@ -39,7 +39,9 @@ export async function killAfterAnswerBeforeCheckpoint(
 ): Promise<void> {
   let messageId = "";
   const slot = await blocker.holdCheckpoint(checkpointThreadId(feed.threadId), `echo: ${text}`, {
-    send: async () => ({ messageId } = await feed.send(text)),
+    send: async () => {
+      messageId = (await feed.send(text)).messageId;
+    },
     run: async (blockedPid) => {
       const leases = await readRunLeases(pool, feed.threadId, messageId);
       const victim = leases?.claimReplicaId ? fleet.byId(leases.claimReplicaId) : undefined;

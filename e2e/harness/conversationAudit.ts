@@ -56,6 +56,12 @@ export async function readThread(pool: Pool, url: string, threadId: string): Pro
   return { rows, messages: state.messages };
 }
 
+interface Turn {
+  question: StateMessage;
+  /** Every message after the question, up to the next question. */
+  replies: StateMessage[];
+}
+
 /**
  * Judges one thread against what its clients were told: every accepted message asked once and
  * answered once (`echo: <text>`, right after it), run once with success, all in acceptance order, and
@@ -65,67 +71,79 @@ export function auditThread(threadId: string, accepted: AcceptedMessage[], rows:
   const counts: AuditCounts = { accepted: accepted.length, answeredOnce: 0, lost: 0, dup: 0, outOfOrder: 0, overlaps: 0 };
   const findings: string[] = [];
   const acceptedAt = new Map(accepted.map((message, index) => [message.messageId, index]));
+  const runs = rows.filter((row) => row.status === "completed");
 
-  // The conversation as turns: a question and every message up to the next question.
-  const turns: Array<{ question: StateMessage; replies: StateMessage[] }> = [];
+  const turns: Turn[] = [];
   for (const message of messages) {
     if (message.type === "human") turns.push({ question: message, replies: [] });
     else if (turns.length > 0) turns[turns.length - 1].replies.push(message);
-    else findings.push(`${message.type} message before any question: ${message.content}`);
+    else findings.push(`dup: ${message.type} message before any question: ${message.content}`);
   }
   for (const { question } of turns) {
-    if (question.id === undefined || !acceptedAt.has(question.id)) {
-      counts.dup++;
-      findings.push(`dup: a question nobody sent was accepted for: ${question.id} "${question.content}"`);
-    }
+    if (question.id !== undefined && acceptedAt.has(question.id)) continue;
+    findings.push(`dup: a question that was never accepted: ${question.id} "${question.content}"`);
   }
+  counts.dup += findings.length;
 
-  const runs = rows.filter((row) => row.status === "completed");
   for (const message of accepted) {
+    const { lost, dup } = judgeMessage(message, turns, rows, runs);
     const label = `${message.messageId} "${message.text}"`;
-    const answer = `echo: ${message.text}`;
-    const copies = turns.filter((turn) => turn.question.id === message.messageId);
-    const replies = copies.flatMap((turn) => turn.replies);
-    const answers = replies.filter((reply) => reply.type === "ai" && reply.content === answer).length;
-    const records = runs.filter((run) => run.id === message.messageId);
-    const row = rows.find((candidate) => candidate.id === message.messageId);
-
-    const lost: string[] = [];
-    if (copies.length === 0) lost.push("not in the conversation");
-    else if (answers === 0) lost.push(`no answer (replies: ${JSON.stringify(replies.map((reply) => reply.content))})`);
-    if (records.length === 0) lost.push(`no run record (queue status ${row?.status ?? "absent"})`);
-    for (const run of records.filter((record) => record.runStatus !== "success")) lost.push(`run ${run.runStatus}: ${run.error}`);
-    const dup: string[] = [];
-    if (copies.length > 1) dup.push(`asked ${copies.length} times`);
-    if (answers > 1 || replies.length > copies.length) dup.push(`${replies.length} replies, ${answers} of them its answer`);
-    if (records.length > 1) dup.push(`${records.length} run records`);
-
-    if (lost.length > 0) counts.lost++;
-    if (dup.length > 0) counts.dup++;
+    if (lost.length > 0) {
+      counts.lost++;
+      findings.push(`lost: ${label}: ${lost.join("; ")}`);
+    }
+    if (dup.length > 0) {
+      counts.dup++;
+      findings.push(`dup: ${label}: ${dup.join("; ")}`);
+    }
     if (lost.length === 0 && dup.length === 0) counts.answeredOnce++;
-    if (lost.length > 0) findings.push(`lost: ${label}: ${lost.join("; ")}`);
-    if (dup.length > 0) findings.push(`dup: ${label}: ${dup.join("; ")}`);
   }
 
   const byStart = [...runs].sort((a, b) => (a.startedMs ?? 0) - (b.startedMs ?? 0));
   const lateRuns = overtaken(byStart.map((run) => run.id), acceptedAt);
-  const lateQuestions = overtaken(
-    turns.map((turn) => turn.question.id ?? ""),
-    acceptedAt,
-  );
+  const lateQuestions = overtaken(turns.map((turn) => turn.question.id ?? ""), acceptedAt);
   for (const [id, overtaker] of lateRuns) findings.push(`out of order: ${id} ran after ${overtaker}, which was accepted later`);
   for (const [id, overtaker] of lateQuestions) findings.push(`out of order: ${id} stands after ${overtaker} in the conversation`);
   counts.outOfOrder = new Set([...lateRuns.keys(), ...lateQuestions.keys()]).size;
 
+  const overlaps = overlappingRuns(byStart);
+  counts.overlaps = overlaps.length;
+  findings.push(...overlaps);
+  return { threadId, counts, findings, rows, messages };
+}
+
+/** Why an accepted message counts as lost, and as duplicated (both empty: answered once). */
+function judgeMessage(message: AcceptedMessage, turns: Turn[], rows: QueueRow[], runs: QueueRow[]): { lost: string[]; dup: string[] } {
+  const answer = `echo: ${message.text}`;
+  const copies = turns.filter((turn) => turn.question.id === message.messageId);
+  const replies = copies.flatMap((turn) => turn.replies);
+  const answers = replies.filter((reply) => reply.type === "ai" && reply.content === answer).length;
+  const records = runs.filter((run) => run.id === message.messageId);
+
+  const lost: string[] = [];
+  if (copies.length === 0) lost.push("not in the conversation");
+  else if (answers === 0) lost.push(`no answer (replies: ${JSON.stringify(replies.map((reply) => reply.content))})`);
+  if (records.length === 0) lost.push(`no run record (queue status ${rows.find((row) => row.id === message.messageId)?.status ?? "absent"})`);
+  for (const run of records.filter((record) => record.runStatus !== "success")) lost.push(`run ${run.runStatus}: ${run.error}`);
+
+  const dup: string[] = [];
+  if (copies.length > 1) dup.push(`asked ${copies.length} times`);
+  if (answers > 1 || replies.length > copies.length) dup.push(`${replies.length} replies, ${answers} of them its answer`);
+  if (records.length > 1) dup.push(`${records.length} run records`);
+  return { lost, dup };
+}
+
+/** Every pair of runs (sorted by start) where the later one started before the earlier one finished. */
+function overlappingRuns(byStart: QueueRow[]): string[] {
+  const overlaps: string[] = [];
   for (let i = 0; i < byStart.length; i++) {
-    for (let j = i + 1; j < byStart.length; j++) {
-      if ((byStart[j].startedMs ?? 0) < (byStart[i].finishedMs ?? 0)) {
-        counts.overlaps++;
-        findings.push(`overlap: ${byStart[j].id} (${byStart[j].replicaId}) started before ${byStart[i].id} (${byStart[i].replicaId}) finished`);
+    for (const later of byStart.slice(i + 1)) {
+      if ((later.startedMs ?? 0) < (byStart[i].finishedMs ?? 0)) {
+        overlaps.push(`overlap: ${later.id} (${later.replicaId}) started before ${byStart[i].id} (${byStart[i].replicaId}) finished`);
       }
     }
   }
-  return { threadId, counts, findings, rows, messages };
+  return overlaps;
 }
 
 /**

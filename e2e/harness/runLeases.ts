@@ -4,7 +4,7 @@ import { ASSISTANT } from "./workloads";
 const TENANT = "default";
 
 /** The thread-run lease key of a thread of the echo assistant (each part URI-encoded, as the product does). */
-export function threadRunLeaseKey(threadId: string): string {
+function threadRunLeaseKey(threadId: string): string {
   return `thread-run:${[TENANT, ASSISTANT, threadId].map(encodeURIComponent).join(":")}`;
 }
 
@@ -23,7 +23,7 @@ export interface RunLeases {
   /** The replica that claimed the message (its run record's replica). */
   claimReplicaId: string | null;
   claimExpiresMs: number | null;
-  /** `<replica id>#<uuid>` of the thread-run lease, or null when nobody holds it. */
+  /** `<replica id>#<uuid>` of the thread's run lease row (it may have expired), or null when there is none. */
   leaseHolder: string | null;
   leaseRenewedMs: number | null;
   leaseExpiresMs: number | null;
