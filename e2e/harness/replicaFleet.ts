@@ -12,8 +12,10 @@ export class ReplicaFleet {
   /** SIGKILLs sent so far. */
   kills = 0;
   private readonly slots: Array<Replica | undefined>;
-  private readonly killed = new Set<Replica>();
+  /** Each slot's first replica id, which a restart reuses or extends. */
+  private readonly slotIds: string[];
   private readonly generations: number[];
+  private readonly killed = new Set<Replica>();
 
   constructor(
     private readonly cluster: Cluster,
@@ -21,6 +23,7 @@ export class ReplicaFleet {
     replicas: Replica[],
   ) {
     this.slots = [...replicas];
+    this.slotIds = replicas.map((replica) => replica.replicaId);
     this.generations = replicas.map(() => 1);
   }
 
@@ -71,7 +74,7 @@ export class ReplicaFleet {
   async restart(slot: number, { newIdentity }: { newIdentity: boolean }): Promise<Replica> {
     if (this.slots[slot]) throw new Error(`slot ${slot} is running ${this.slots[slot].replicaId}`);
     const generation = ++this.generations[slot];
-    const replicaId = newIdentity ? `replica-${slot + 1}-r${generation}` : `replica-${slot + 1}`;
+    const replicaId = newIdentity ? `${this.slotIds[slot]}-r${generation}` : this.slotIds[slot];
     const { databaseUrl, env, log } = this.options;
     const startedAt = Date.now();
     const replica = this.cluster.add({ replicaId, databaseUrl, env });
