@@ -83,8 +83,9 @@ describe("scenario 14: chaos", () => {
       const replicas = await cluster.start(REPLICAS, { env });
       const pool = await cluster.sql();
       const startedAt = Date.now();
-      // Printed as it happens, so that a run cut short by the timeout still tells what it did.
-      const log = (line: string) => console.log(`chaos +${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}`);
+      // Written as it happens (raw, without a console header per line), so that a run cut short by
+      // the timeout still tells what it did.
+      const log = (line: string) => process.stdout.write(`chaos +${((Date.now() - startedAt) / 1000).toFixed(1)}s ${line}\n`);
       const fleet = new ReplicaFleet(cluster, { databaseUrl: (await cluster.database()).url, env, log }, replicas);
       const threadIds = Array.from({ length: THREADS }, (_, i) => `thread-${i}`);
       await createThreads(replicas[0].url, threadIds);
