@@ -149,7 +149,7 @@ describe("scenario 14: chaos", () => {
       const leaseLosses = fleet
         .processes()
         .reduce((sum, replica) => sum + (replica.logs.match(/"msg":"lease lost/g) ?? []).length, 0);
-      console.log(`chaos: HTTP outcomes ${JSON.stringify(tally.statuses)}; leases lost by live replicas: ${leaseLosses}`);
+      console.log(`chaos: HTTP outcomes ${JSON.stringify(tally.statuses)}; lease losses the replicas logged: ${leaseLosses}`);
       const offenders = audits.filter((audit) => audit.findings.length > 0);
       if (offenders.length > 0 || tally.serverErrors.length > 0) {
         console.error([...tally.serverErrors, ...offenders.map((audit) => describeThread(audit, startedAt))].join("\n"));
