@@ -1,30 +1,50 @@
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { Pool } from "pg";
 import { afterEach, onTestFailed } from "vitest";
 import { Replica, type ReplicaOptions, startReplicas } from "./replica";
 
 /**
  * Per-test bookkeeping for scenarios: a fresh database, the replicas started on it, their logs
- * printed when the test fails, and everything stopped afterwards even when it failed.
+ * printed when the test fails, an operator's SQL pool on the database, and everything stopped
+ * afterwards even when it failed.
  */
 export function useCluster() {
-  const replicas: Replica[] = [];
+  let replicas: Replica[] = [];
+  let logsOnFailure = false;
   let database: TestDatabase | undefined;
+  let pool: Pool | undefined;
 
   afterEach(async () => {
-    await Promise.all(replicas.splice(0).map((replica) => replica.stop("SIGKILL")));
+    // A fresh list rather than emptying this one: onTestFailed hooks run after afterEach and print it.
+    const stopping = replicas;
+    replicas = [];
+    logsOnFailure = false;
+    await Promise.all(stopping.map((replica) => replica.stop("SIGKILL")));
+    await pool?.end();
+    pool = undefined;
     await database?.drop();
     database = undefined;
   });
 
-  const printLogsOnFailure = () =>
+  /** Once per test: every replica the test started, killed ones included. */
+  const printLogsOnFailure = () => {
+    if (logsOnFailure) return;
+    logsOnFailure = true;
+    const started = replicas;
     onTestFailed(() => {
-      for (const replica of replicas) console.error(`----- logs of ${replica.replicaId} (pid ${replica.pid}) -----\n${replica.logs}`);
+      for (const replica of started) console.error(`----- logs of ${replica.replicaId} (pid ${replica.pid}) -----\n${replica.logs}`);
     });
+  };
 
   return {
     async database(): Promise<TestDatabase> {
       database ??= await createTestDatabase("lattice_e2e");
       return database;
+    },
+    /** SQL on the cluster's database, as an operator would run it. */
+    async sql(): Promise<Pool> {
+      pool ??= new Pool({ connectionString: (await this.database()).url, max: 4 });
+      return pool;
     },
     async start(count: number, options: Omit<ReplicaOptions, "replicaId" | "databaseUrl"> & { prefix?: string } = {}) {
       printLogsOnFailure();

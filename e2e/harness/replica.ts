@@ -40,6 +40,11 @@ export class Replica {
     return this.process.pid ?? -1;
   }
 
+  /** Whether the process is still running (it has neither exited nor been killed). */
+  get running(): boolean {
+    return this.process.exitCode === null && this.process.signalCode === null;
+  }
+
   /** Everything the process printed so far. */
   get logs(): string {
     return this.output.join("");
@@ -73,7 +78,7 @@ export class Replica {
 
   /** Sends `signal` to this process (by its pid) and waits for it to exit; returns the exit code. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | undefined> {
-    if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill(signal);
+    if (this.running) this.process.kill(signal);
     const result = await this.process;
     return result.exitCode;
   }
