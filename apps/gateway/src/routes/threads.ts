@@ -1,4 +1,4 @@
-import { getThreadRunOwner } from "@axiom-lattice/core";
+import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
@@ -8,7 +8,7 @@ import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 
-const metadataSchema = z.record(z.string().max(256), z.unknown());
+const metadataSchema = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 const createSchema = z.strictObject({
   thread_id: idSchema.optional(),

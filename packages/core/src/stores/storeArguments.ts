@@ -1,3 +1,5 @@
+import { jsonBoundsProblem } from "./jsonBounds";
+
 /** A store call with arguments no store may act on; nothing was written. */
 export class StoreArgumentError extends TypeError {
   readonly code = "INVALID_STORE_ARGUMENT";
@@ -71,4 +73,11 @@ export function requireJson(value: unknown, what: string): string {
   if (json === undefined) throw new StoreArgumentError(`${what} must be a JSON value`);
   if (json.includes("\\u0000")) throw new StoreArgumentError(`${what} must not contain NUL characters`);
   return json;
+}
+
+/** What {@link requireJson} accepts, within the bounds of free-form JSON (see `jsonBounds.ts`). */
+export function requireBoundedJson(value: unknown, what: string): string {
+  const problem = jsonBoundsProblem(value);
+  if (problem) throw new StoreArgumentError(`${what} ${problem}`);
+  return requireJson(value, what);
 }
