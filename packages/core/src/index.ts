@@ -37,6 +37,7 @@ export {
   validateClaimOptions,
   validateMessageId,
   validateRenewal,
+  validateRunAge,
   validateRunOutcome,
   validateRunsLimit,
   validateScope,

@@ -46,6 +46,14 @@ export function requireInteger(value: unknown, what: string, min = -2_147_483_64
   return value;
 }
 
+/** A finite number of at least 0. */
+export function requireNonNegativeNumber(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new StoreArgumentError(`${what} must be a finite number of at least 0, got ${String(value)}`);
+  }
+  return value;
+}
+
 /** A finite number above 0. */
 export function requirePositiveNumber(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
