@@ -125,7 +125,7 @@ export class ThreadProcessor {
 
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<void> {
     const { buffers, queue } = this.context;
-    const key = bufferKey(this.scope, message.id);
+    const key = bufferKey(this.scope, message);
     const run = new ActiveRun(message.id);
     this.active = run;
     buffers.open(key, message.id);
