@@ -14,6 +14,7 @@ export {
 } from "./registry/storeRegistry";
 export * from "./coordination";
 export * from "./outbox";
+export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob";
 export {
   DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
