@@ -150,6 +150,8 @@ CREATE INDEX lattice_thread_message_queue_claim ON public.lattice_thread_message
 
 CREATE INDEX lattice_thread_message_queue_claims ON public.lattice_thread_message_queue USING btree (thread_id, lease_expires_at) WHERE (status = 'processing'::text);
 
+CREATE INDEX lattice_thread_message_queue_finished ON public.lattice_thread_message_queue USING btree (finished_at) WHERE (status = 'completed'::text);
+
 CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_queue USING btree (thread_id, finished_at DESC) WHERE (status = 'completed'::text);
 
 CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);

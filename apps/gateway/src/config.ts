@@ -18,6 +18,8 @@ export interface GatewayConfig {
   replicaId?: string;
   affinityGraceMs: number;
   outboxRetentionHours: number;
+  /** How long completed runs (their run records and messages) are kept; 0 keeps them forever. */
+  runRetentionHours: number;
   logLevel: string;
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
@@ -51,15 +53,21 @@ const envSchema = z.object({
   AXIOM_AFFINITY_GRACE_MS: integer(0, 60_000).default(500),
   // Retention accepts anything: 0, negative or non-integer values disable it (documented behaviour).
   AXIOM_OUTBOX_RETENTION_HOURS: z.string().optional(),
+  AXIOM_RUN_RETENTION_HOURS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(15_000),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(8),
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(30_000),
 });
 
-/** Outbox retention in hours; 0 means disabled (unset → 24; 0, negative or non-integer → 0). */
-export function parseRetentionHours(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === "") return 24;
+/** Outbox events matter until every poller has passed them (seconds); a day leaves room to inspect them. */
+export const DEFAULT_OUTBOX_RETENTION_HOURS = 24;
+/** Run history is what users look back at ("what ran over the weekend?"): a week of it. */
+export const DEFAULT_RUN_RETENTION_HOURS = 7 * 24;
+
+/** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
+export function parseRetentionHours(raw: string | undefined, defaultHours: number): number {
+  if (raw === undefined || raw.trim() === "") return defaultHours;
   const value = Number(raw);
   return Number.isInteger(value) && value > 0 ? value : 0;
 }
@@ -79,7 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     databaseUrl: e.DATABASE_URL,
     replicaId: e.AXIOM_REPLICA_ID,
     affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,
-    outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS),
+    outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS, DEFAULT_OUTBOX_RETENTION_HOURS),
+    runRetentionHours: parseRetentionHours(e.AXIOM_RUN_RETENTION_HOURS, DEFAULT_RUN_RETENTION_HOURS),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,

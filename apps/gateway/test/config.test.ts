@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseRetentionHours } from "../src";
+import { ConfigError, type GatewayConfig, loadConfig, parseRetentionHours } from "../src";
 
 describe("loadConfig", () => {
   it("defaults to port 4001, loopback, in-memory stores", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 4001, host: "127.0.0.1", databaseUrl: undefined, affinityGraceMs: 500, outboxRetentionHours: 24 });
+    expect(config).toMatchObject({
+      port: 4001,
+      host: "127.0.0.1",
+      databaseUrl: undefined,
+      affinityGraceMs: 500,
+      outboxRetentionHours: 24,
+      runRetentionHours: 168,
+    });
   });
 
   it.each([
@@ -22,11 +29,23 @@ describe("loadConfig", () => {
   });
 
   it("treats retention 0, negative or non-integer as disabled", () => {
-    expect(parseRetentionHours(undefined)).toBe(24);
-    expect(parseRetentionHours("48")).toBe(48);
-    expect(parseRetentionHours("0")).toBe(0);
-    expect(parseRetentionHours("-3")).toBe(0);
-    expect(parseRetentionHours("1.5")).toBe(0);
-    expect(parseRetentionHours("soon")).toBe(0);
+    expect(parseRetentionHours(undefined, 24)).toBe(24);
+    expect(parseRetentionHours(" ", 168)).toBe(168);
+    expect(parseRetentionHours("48", 24)).toBe(48);
+    expect(parseRetentionHours("0", 24)).toBe(0);
+    expect(parseRetentionHours("-3", 24)).toBe(0);
+    expect(parseRetentionHours("1.5", 24)).toBe(0);
+    expect(parseRetentionHours("soon", 24)).toBe(0);
+  });
+
+  it.each<[string, string, Partial<GatewayConfig>]>([
+    ["AXIOM_RUN_RETENTION_HOURS", "72", { runRetentionHours: 72, outboxRetentionHours: 24 }],
+    ["AXIOM_RUN_RETENTION_HOURS", "0", { runRetentionHours: 0 }],
+    ["AXIOM_RUN_RETENTION_HOURS", "-1", { runRetentionHours: 0 }],
+    ["AXIOM_RUN_RETENTION_HOURS", "2.5", { runRetentionHours: 0 }],
+    ["AXIOM_RUN_RETENTION_HOURS", "a week", { runRetentionHours: 0 }],
+    ["AXIOM_OUTBOX_RETENTION_HOURS", "6", { outboxRetentionHours: 6, runRetentionHours: 168 }],
+  ])("reads %s=%s on its own", (name, value, expected) => {
+    expect(loadConfig({ [name]: value })).toMatchObject(expected);
   });
 });

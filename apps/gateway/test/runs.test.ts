@@ -1,5 +1,5 @@
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
-import { getReplicaId } from "@axiom-lattice/core";
+import { type StreamChunk, getReplicaId } from "@axiom-lattice/core";
 import { eventually, parseSse } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "./support";
@@ -113,33 +113,52 @@ describe("run API (in-memory stores)", () => {
 });
 
 describe("deleting a thread", () => {
-  const { post, get, del } = useGateway(async ({ post }) => {
+  const gateway = useGateway(async ({ post }) => {
     await post("/api/assistants", { id: "echo", name: "Echo" });
   });
+  const { post, get, del } = gateway;
+  const scope = { tenantId: "default", assistantId: "echo" };
+  const queue = () => gateway.runtime.queue;
 
-  it("removes its conversation with it: a new thread of the same id starts empty", async () => {
+  it("removes everything of it: the same id created again has no runs, state, queue or old answer", async () => {
     await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
-    expect((await post("/api/runs", { assistant_id: "echo", thread_id: "gone", message: "remember me", mode: "wait" })).statusCode).toBe(200);
+    const run = await post("/api/runs", { assistant_id: "echo", thread_id: "gone", message: "remember me", message_id: "gone-1", mode: "wait" });
+    expect(run.statusCode).toBe(200);
+    expect(await queue().getMessage("gone-1", scope)).toMatchObject({ runStatus: "success" });
+
+    // Right after a run: its processor may still hold the thread for a moment, which is no reason to refuse.
     expect((await del("/api/threads/gone")).statusCode).toBe(204);
     expect((await get("/api/threads/gone")).statusCode).toBe(404);
+    expect(await queue().getMessage("gone-1", scope)).toBeNull();
 
-    await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
-    const state = (await get("/api/threads/gone/state")).json() as { messages: unknown[] };
-    expect(state.messages).toEqual([]);
+    expect((await post("/api/threads", { thread_id: "gone", assistant_id: "echo" })).statusCode).toBe(201);
+    expect((await get("/api/threads/gone/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/threads/gone/state")).json()).toMatchObject({ messages: [], next: [], interrupts: [] });
+    expect((await get("/api/threads/gone/queue")).json()).toMatchObject({ processing: [], pending: [], size: 0 });
+    const stream = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "gone", message_id: "gone-1" });
+    expect(stream.statusCode).toBe(404);
+    expect(stream.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
+    // Behind the route's lookup, the agent's stream asks the store too: no buffer replays the old answer.
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of gateway.runtime.agents.getAgent({ ...scope, threadId: "gone" }).chunkStream("gone-1")) chunks.push(chunk);
+    expect(chunks).toEqual([expect.objectContaining({ type: "error", data: expect.objectContaining({ code: "MESSAGE_NOT_FOUND" }) })]);
   });
 
-  it("refuses with 409 THREAD_BUSY while a run is in progress", async () => {
-    await post("/api/threads", { thread_id: "running", assistant_id: "echo" });
-    await post("/api/runs", { assistant_id: "echo", thread_id: "running", message: "/sleep 3000", mode: "queue" });
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
-      const { processing } = (await get("/api/threads/running/queue")).json() as { processing: unknown[] };
-      if (processing.length) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  it("refuses with 409 THREAD_BUSY while a run is in progress, and deletes nothing", async () => {
+    await post("/api/threads", { thread_id: "running", assistant_id: "echo", metadata: { keep: true } });
+    const queued = await post("/api/runs", { assistant_id: "echo", thread_id: "running", message: "/sleep 2000", message_id: "running-1", mode: "queue" });
+    expect(queued.statusCode).toBe(202);
+    await eventually("the run started", async () => (await get("/api/threads/running/queue")).json<{ processing: unknown[] }>().processing.length === 1);
+
     const response = await del("/api/threads/running");
     expect(response.statusCode).toBe(409);
-    expect(response.json()).toMatchObject({ code: "THREAD_BUSY" });
+    expect(response.json()).toMatchObject({ success: false, code: "THREAD_BUSY", error: expect.stringContaining("run in progress") });
+    expect((await get("/api/threads/running")).json()).toMatchObject({ id: "running", metadata: { keep: true } });
+    expect(await queue().getMessage("running-1", scope)).toMatchObject({ status: "processing", runStatus: "running" });
+
     await post("/api/runs/abort", { assistant_id: "echo", thread_id: "running" });
+    await eventually("the thread released", async () => (await get("/api/threads/running/queue")).json<{ owner: string | null }>().owner === null);
+    expect((await get("/api/threads/running/runs")).json()).toMatchObject({ runs: [{ messageId: "running-1", status: "aborted" }] });
+    expect((await del("/api/threads/running")).statusCode).toBe(204);
   });
 });

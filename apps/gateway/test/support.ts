@@ -1,15 +1,26 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll } from "vitest";
+import { setLogger } from "@axiom-lattice/core";
 import { buildGateway, loadConfig } from "../src";
+import { type GatewayRuntime, createGatewayRuntime } from "../src/runtime/gatewayRuntime";
+import { createGatewayLogger } from "../src/server";
 
 /** A gateway on in-memory stores for one describe block, with JSON request helpers. */
 export function useGateway(setup: (gateway: TestGateway) => Promise<void> = async () => {}): TestGateway {
   const gateway = {} as TestGateway;
   beforeAll(async () => {
-    gateway.app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }));
+    // As `start()` does: the logger first, so the runtime logs through it too.
+    const config = loadConfig({ LOG_LEVEL: "silent" });
+    const logger = createGatewayLogger(config);
+    setLogger(logger);
+    gateway.runtime = await createGatewayRuntime(config);
+    gateway.app = await buildGateway(config, { runtime: gateway.runtime, logger });
     await setup(gateway);
   });
-  afterAll(() => gateway.app.close());
+  afterAll(async () => {
+    await gateway.app.close();
+    await gateway.runtime.close();
+  });
   gateway.post = (url, payload, headers = {}) =>
     gateway.app.inject({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, payload: JSON.stringify(payload) });
   gateway.get = (url, headers = {}) => gateway.app.inject({ method: "GET", url, headers });
@@ -19,6 +30,8 @@ export function useGateway(setup: (gateway: TestGateway) => Promise<void> = asyn
 
 export interface TestGateway {
   app: FastifyInstance;
+  /** The stores and agents the gateway serves, for looking behind the API. */
+  runtime: GatewayRuntime;
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   del(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;

@@ -14,6 +14,7 @@ export {
 } from "./registry/storeRegistry";
 export * from "./coordination";
 export * from "./outbox";
+export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob";
 export {
   DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
@@ -37,6 +38,7 @@ export {
   validateClaimOptions,
   validateMessageId,
   validateRenewal,
+  validateRunAge,
   validateRunOutcome,
   validateRunsLimit,
   validateScope,
@@ -49,5 +51,6 @@ export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
+export { MAX_JSON_BYTES, MAX_JSON_DEPTH, boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export * from "./schedule";
 export * from "./agent";

@@ -1,8 +1,8 @@
 import { createTestDatabase, messageQueueStoreContract, type TestDatabase } from "@axiom-lattice/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { ThreadMessageQueueStore, runMigrations } from "../src";
-import { CLAIM_MESSAGES } from "../src/queue/messageQueueSql";
+import { CLAIM_MESSAGES, DELETE_THREAD_MESSAGES, PRUNE_RUNS } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
 const opened: ThreadMessageQueueStore[] = [];
@@ -71,6 +71,57 @@ describe("ThreadMessageQueueStore", () => {
     );
     expect(Number(rows[0].lease_ms)).toBe(60_000);
     expect(claimed.lockedAt!.getTime()).toBe(claimed.startedAt!.getTime());
+  });
+
+  it("deletes a thread's messages through the status indexes, and prunes runs through the retention index", async () => {
+    const pool = store["pool"];
+    await pool.query(
+      `INSERT INTO lattice_thread_message_queue (id, thread_id, content, sequence, status, run_status, finished_at)
+       SELECT 'lifecycle-' || n, 'lifecycle-thread-' || (n % 50), '{}', nextval('lattice_thread_message_queue_sequence'),
+              (ARRAY['pending', 'processing', 'completed'])[1 + n % 3], 'pending',
+              CASE WHEN n % 3 = 2 THEN now() - n * interval '1 minute' END
+         FROM generate_series(1, 6000) AS n`,
+    );
+    // Later tests count the runs a prune removes: leave none of these behind, pass or fail.
+    onTestFinished(async () => {
+      await pool.query("DELETE FROM lattice_thread_message_queue WHERE id LIKE 'lifecycle-%'");
+    });
+    await pool.query("ANALYZE lattice_thread_message_queue");
+    const plan = async (text: string, values: unknown[]) =>
+      (await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows.map((row) => row["QUERY PLAN"]).join("\n");
+
+    // Without the spelled-out status arms no partial index applies: a scan of the whole queue table.
+    const deletion = await plan(DELETE_THREAD_MESSAGES, ["lifecycle-thread-7", null, null]);
+    for (const index of ["claim", "claims", "runs"]) expect(deletion).toContain(`Bitmap Index Scan on lattice_thread_message_queue_${index} `);
+    expect(deletion).not.toMatch(/Seq Scan/);
+    // A sweep deletes the few runs that aged past the retention since the last one (here 20 of 2,000).
+    const pruning = await plan(PRUNE_RUNS, [5940 * 60_000]);
+    expect(pruning).toMatch(/Index Scan (using|on) lattice_thread_message_queue_finished /);
+    expect(pruning).not.toMatch(/Seq Scan/);
+
+    expect(await store.deleteThreadMessages("lifecycle-thread-7", {})).toBe(120);
+  });
+
+  it("prunes runs by the database clock, not the replica's", async () => {
+    const hour = 60 * 60_000;
+    const longAgo = await store.addMessage({ threadId: "prune-clock", scope: {}, content: 1 });
+    const lately = await store.addMessage({ threadId: "prune-clock", scope: {}, content: 2 });
+    for (const { id } of [longAgo, lately]) {
+      await store.claimPendingMessages("prune-clock", {}, { owner: "o#1", leaseMs: 60_000 });
+      await store.completeMessage(id, "o#1", { status: "success" });
+    }
+    const finishedMinutesAgo = "UPDATE lattice_thread_message_queue SET finished_at = now() - $2 * interval '1 minute' WHERE id = $1";
+    await store["pool"].query(finishedMinutesAgo, [longAgo.id, 120]);
+    await store["pool"].query(finishedMinutesAgo, [lately.id, 30]);
+    // This replica's clock runs two days ahead: by it, both runs would be older than an hour.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 48 * hour });
+    try {
+      expect(await store.pruneRunsOlderThan(hour)).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(await store.getMessage(longAgo.id, {})).toBeNull();
+    expect((await store.listRuns("prune-clock", {})).map((run) => run.id)).toEqual([lately.id]);
   });
 
   it("refuses a bad capacity before opening a connection", () => {

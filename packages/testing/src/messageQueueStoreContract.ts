@@ -411,6 +411,58 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(ids(await store.listRuns(threadId, scope, { limit: 2 }))).toEqual(added.slice(3));
     });
 
+    it("deletes every message of a thread, whatever its status, within its strict scope only", async () => {
+      const threadId = freshThread();
+      const [done, running, waiting] = await fill(store, threadId, 3);
+      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      await store.completeMessage(done, "o#1", { status: "success" });
+      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      const [otherScope] = await fill(store, threadId, 1, { tenantId: scope.tenantId });
+      const [otherThread] = await fill(store, freshThread(), 1);
+      const sequenceOf = async (id: string) => (await store.getMessage(id, scope))!.sequence;
+      const doneSequence = await sequenceOf(done);
+
+      expect(await store.deleteThreadMessages(threadId, { assistantId: scope.assistantId })).toBe(0);
+      expect(await store.deleteThreadMessages(threadId, scope)).toBe(3);
+      for (const id of [done, running, waiting]) expect(await store.getMessage(id, scope)).toBeNull();
+      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(await store.completeMessage(running, "o#1", { status: "success" })).toBe(false);
+      expect(await store.getMessage(otherScope, { tenantId: scope.tenantId })).not.toBeNull();
+      expect(await store.getMessage(otherThread, scope)).not.toBeNull();
+      expect(await store.deleteThreadMessages(threadId, scope)).toBe(0);
+
+      // The id is free again, and the new message is told apart from the deleted one by its sequence.
+      const again = await store.addMessage({ id: done, threadId, scope, content: "again" });
+      expect(again.sequence).not.toBe(doneSequence);
+    });
+
+    it("prunes run records that finished longer ago than the age, never open messages", async () => {
+      const threadId = freshThread();
+      const [old, recent, running, waiting] = await fill(store, threadId, 4);
+      const complete = async (id: string) => {
+        await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+        expect(await store.completeMessage(id, "o#1", { status: "success" })).toBe(true);
+      };
+      await complete(old);
+      await sleep(600);
+      await complete(recent);
+      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      const ageMs = 300;
+
+      // Also prunes the old runs of earlier tests: the store is shared, the age is what counts.
+      expect(await store.pruneRunsOlderThan(ageMs)).toBeGreaterThanOrEqual(1);
+      expect(await store.getMessage(old, scope)).toBeNull();
+      expect(ids(await store.listRuns(threadId, scope))).toEqual([recent]);
+      expect(await store.pruneRunsOlderThan(ageMs)).toBe(0);
+
+      await sleep(2 * ageMs);
+      expect(await store.pruneRunsOlderThan(ageMs)).toBe(1);
+      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([running]);
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
+    });
+
     it.each<[string, (store: IMessageQueueStore, threadId: string) => Promise<unknown>]>([
       ["an empty thread id", (s) => s.addMessage({ threadId: "", scope, content: 1 })],
       ["a non-string thread id", (s) => s.addMessage({ threadId: 7 as unknown as string, scope, content: 1 })],
@@ -433,6 +485,12 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
       ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
       ["a runs limit of 0", (s, t) => s.listRuns(t, scope, { limit: 0 })],
+      ["a thread delete without thread id", (s) => s.deleteThreadMessages("", scope)],
+      ["a thread delete with a non-object scope", (s, t) => s.deleteThreadMessages(t, "tenant" as unknown as QueueScope)],
+      ["a negative run age", (s) => s.pruneRunsOlderThan(-1)],
+      ["a NaN run age", (s) => s.pruneRunsOlderThan(Number.NaN)],
+      ["an infinite run age", (s) => s.pruneRunsOlderThan(Number.POSITIVE_INFINITY)],
+      ["a non-number run age", (s) => s.pruneRunsOlderThan("1" as unknown as number)],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const threadId = freshThread();
       await expect(call(store, threadId)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });

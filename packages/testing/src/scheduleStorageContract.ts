@@ -2,6 +2,7 @@ import type { NewScheduledTask, ScheduleStorage, ScheduledTaskDefinition } from 
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2031, 0, 1, 9, 0, 0);
@@ -272,6 +273,9 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         bad("a zero maxRuns", () => store.save(cronTask({ maxRuns: 0 }))),
         bad("an array payload", () => store.save(cronTask({ payload: [] as never }))),
         bad("a payload with NUL", () => store.save(cronTask({ payload: { text: "a\u0000b" } }))),
+        bad("a payload nested one level too deep", () => store.save(cronTask({ payload: nestedObject(JSON_DEPTH_BOUND + 1) }))),
+        bad("a payload one byte too large", () => store.save(cronTask({ payload: objectOfJsonBytes(JSON_BYTES_BOUND + 1) }))),
+        bad("an update to a payload nested too deep", () => store.update("task", { payload: nestedObject(4_100) })),
         bad("an unknown field", () => store.save({ ...cronTask(), colour: "red" } as never)),
         bad("an update of tenantId", () => store.update("task", { tenantId: "other" } as never)),
         bad("an update with a string runCount", () => store.update("task", { runCount: "1" as never })),

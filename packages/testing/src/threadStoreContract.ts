@@ -1,6 +1,7 @@
 import type { ThreadStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 
 /**
  * The {@link ThreadStore} contract. Every implementation runs this same suite, so their semantics
@@ -74,12 +75,24 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       expect(await store.getThread(tenant, "t")).toBeNull();
     });
 
+    it("keeps metadata exactly at the bounds of free-form JSON", async () => {
+      const tenant = fresh("tenant");
+      for (const [id, metadata] of [["deep", nestedObject(JSON_DEPTH_BOUND)], ["large", objectOfJsonBytes(JSON_BYTES_BOUND)]] as const) {
+        expect((await store.createThread(tenant, { id, assistantId: "a", metadata })).metadata).toEqual(metadata);
+      }
+      expect((await store.updateThread(tenant, "deep", { more: nestedObject(JSON_DEPTH_BOUND - 1) }))?.metadata.more).toEqual(nestedObject(JSON_DEPTH_BOUND - 1));
+    });
+
     it.each<[string, (store: ThreadStore, tenant: string) => Promise<unknown>]>([
       ["an empty tenant", (s) => s.createThread("", { id: "x", assistantId: "a" })],
       ["a missing assistant", (s, t) => s.createThread(t, { id: "x" } as never)],
       ["an empty id", (s, t) => s.createThread(t, { id: "", assistantId: "a" })],
       ["array metadata", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: [] as never })],
       ["metadata with a NUL", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: { v: "\u0000" } })],
+      ["metadata nested 4,100 levels deep", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: nestedObject(4_100) })],
+      ["metadata nested one level too deep", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: nestedObject(JSON_DEPTH_BOUND + 1) })],
+      ["metadata one byte too large", (s, t) => s.createThread(t, { id: "x", assistantId: "a", metadata: objectOfJsonBytes(JSON_BYTES_BOUND + 1) })],
+      ["an update with metadata nested too deep", (s, t) => s.updateThread(t, "x", { more: nestedObject(JSON_DEPTH_BOUND) })],
       ["a non-integer limit", (s, t) => s.listThreads(t, { limit: 2.5 })],
       ["a negative offset", (s, t) => s.listThreads(t, { offset: -1 })],
       ["an update with null metadata", (s, t) => s.updateThread(t, "x", null as never)],

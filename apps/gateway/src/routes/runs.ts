@@ -1,4 +1,4 @@
-import { type StreamChunk, type ThreadRunScope, getReplicaId, getThreadRunOwner } from "@axiom-lattice/core";
+import { type StreamChunk, type ThreadRunScope, boundedJson, getReplicaId, getThreadRunOwner } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,7 +19,7 @@ const runSchema = z
     message: z.string().min(1).max(100_000).optional(),
     message_id: idSchema.optional(),
     mode: z.enum(["stream", "queue", "wait"]).default("stream"),
-    command: z.strictObject({ resume: z.unknown() }).optional(),
+    command: z.strictObject({ resume: boundedJson(z.unknown()) }).optional(),
     multitask_strategy: z.enum(["enqueue", "reject", "interrupt"]).default("enqueue"),
   })
   .refine((body) => body.message !== undefined || body.command !== undefined, {

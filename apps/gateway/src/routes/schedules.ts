@@ -1,4 +1,4 @@
-import { type DefaultScheduleClient, ScheduleRequestError } from "@axiom-lattice/core";
+import { type DefaultScheduleClient, ScheduleRequestError, boundedJson } from "@axiom-lattice/core";
 import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -16,7 +16,7 @@ export interface ScheduleRoutesOptions {
 
 const common = {
   taskType: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -"),
-  payload: z.record(z.string(), z.unknown()).default({}),
+  payload: boundedJson(z.record(z.string(), z.unknown())).default({}),
   maxRetries: z.number().int().min(0).max(20).optional(),
   catchUp: z.enum(["once", "skip"]).optional(),
 };

@@ -1,14 +1,13 @@
-import { getThreadRunOwner } from "@axiom-lattice/core";
+import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { HttpError } from "../http/errors";
 import { resolveTenant } from "../http/tenant";
 import { parseInput } from "../http/validation";
 import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 
-const metadataSchema = z.record(z.string().max(256), z.unknown());
+const metadataSchema = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 const createSchema = z.strictObject({
   thread_id: idSchema.optional(),
@@ -51,16 +50,9 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
 
   app.delete("/api/threads/:id", async (request, reply) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const tenantId = resolveTenant(request);
-    const thread = await requireThread(runtime, tenantId, id);
-    const scope = { tenantId, assistantId: thread.assistantId };
-    // A running message would write checkpoints after they were deleted.
-    if ((await queue.getProcessingMessages(thread.id, scope)).length > 0) {
-      throw new HttpError(409, "THREAD_BUSY", `Thread ${id} has a run in progress; abort it first`);
-    }
-    await queue.clearMessages(thread.id, scope);
-    await agents.deleteThreadState(threadScope(thread));
-    await threads.deleteThread(tenantId, id);
+    const thread = await requireThread(runtime, resolveTenant(request), id);
+    // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
+    await agents.deleteThread(threadScope(thread));
     return reply.status(204).send();
   });
 

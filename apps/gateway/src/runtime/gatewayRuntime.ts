@@ -4,6 +4,7 @@ import {
   OutboxPoller,
   type OutboxPollerStats,
   OutboxRetentionJob,
+  RetentionJob,
   configureCoordinationLeaseStore,
   getLogger,
   getReplicaId,
@@ -24,6 +25,8 @@ export interface GatewayRuntime {
   stores: GatewayStores;
   agents: AgentInstanceManager;
   schedules: DefaultScheduleClient;
+  /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; started by `startBackground`. */
+  runRetention: RetentionJob;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   threads: ReturnType<typeof getStoreLattice<"thread">>;
@@ -31,7 +34,7 @@ export interface GatewayRuntime {
   queue: ReturnType<typeof getStoreLattice<"threadMessageQueue">>;
   /** Startup recovery on exactly one replica (leader gate), then every replica arms its schedules. */
   recover(): Promise<void>;
-  /** Starts background work (outbox poller, retention, queue sweep) once the server listens. */
+  /** Starts background work (outbox poller, outbox and run retention, queue sweep) once the server listens. */
   startBackground(): Promise<void>;
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
@@ -92,7 +95,15 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
       },
     },
   });
-  const retention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours });
+  const queue = getStoreLattice("default", "threadMessageQueue");
+  const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours });
+  // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
+  // make progress once they are hours old, the least retention there is.
+  const runRetention = new RetentionJob({
+    subject: "run",
+    prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs),
+    retentionHours: config.runRetentionHours,
+  });
 
   let started = false;
   let closed: Promise<void> | undefined;
@@ -103,10 +114,11 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
     stores,
     agents,
     schedules,
+    runRetention,
     outboxStats: () => poller.stats(),
     threads: getStoreLattice("default", "thread"),
     assistants: getStoreLattice("default", "assistant"),
-    queue: getStoreLattice("default", "threadMessageQueue"),
+    queue,
     async recover() {
       const outcome = await runAsLeader(lease, "startup-recovery", () => schedules.restore(), { hold: true, ttlMs: STARTUP_RECOVERY_TTL_MS });
       if (outcome.ran) {
@@ -120,14 +132,16 @@ export async function createGatewayRuntime(config: GatewayConfig): Promise<Gatew
       if (started) return;
       started = true;
       await poller.start();
-      retention.start();
+      outboxRetention.start();
+      runRetention.start();
       agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
     },
     close() {
       closed ??= (async () => {
         await schedules.stop();
         await poller.stop();
-        await retention.stop();
+        await outboxRetention.stop();
+        await runRetention.stop();
         await agents.shutdown();
         taskLifecycleNotifier.setOutbox(null);
         projectTaskAdmissionNotifier.setOutbox(null);

@@ -18,6 +18,7 @@ import {
   validateClaimOptions,
   validateMessageId,
   validateRenewal,
+  validateRunAge,
   validateRunOutcome,
   validateRunsLimit,
   validateScope,
@@ -224,6 +225,28 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       this.messages.delete(dropped);
     }
     return true;
+  }
+
+  async deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number> {
+    const queue = this.queue(threadId, scope);
+    if (!queue) return 0;
+    const deleted = [...queue.open, ...queue.runs];
+    for (const id of deleted) this.messages.delete(id);
+    this.queues.delete(queueKey(queue.threadId, queue.scope));
+    return deleted.length;
+  }
+
+  async pruneRunsOlderThan(olderThanMs: number): Promise<number> {
+    const threshold = this.now() - validateRunAge(olderThanMs);
+    let pruned = 0;
+    for (const queue of [...this.queues.values()]) {
+      const expired = queue.runs.filter((id) => this.messages.get(id)!.finishedAt!.getTime() < threshold);
+      for (const id of expired) this.messages.delete(id);
+      queue.runs = queue.runs.filter((id) => this.messages.has(id));
+      pruned += expired.length;
+      this.forgetIfEmpty(queue);
+    }
+    return pruned;
   }
 
   /** Adds the message unless the thread is at the add's capacity (then `null`). */

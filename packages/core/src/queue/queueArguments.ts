@@ -6,6 +6,7 @@ import {
   optionalText,
   requireInteger,
   requireJson,
+  requireNonNegativeNumber,
   requireObject,
   requirePositiveNumber,
   requireText,
@@ -106,4 +107,9 @@ export function validateRunsLimit(options: { limit?: number } | undefined): numb
 
 export function validateCapacity(capacity: unknown): number {
   return requireInteger(capacity, "Queue capacity", 1);
+}
+
+/** A run retention age: a finite number of milliseconds, at least 0. */
+export function validateRunAge(olderThanMs: unknown): number {
+  return requireNonNegativeNumber(olderThanMs, "Run retention olderThanMs");
 }

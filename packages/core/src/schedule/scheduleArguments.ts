@@ -5,7 +5,7 @@ import {
   type ScheduledRunSettlement,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, requireInteger, requireJson, requireObject, requireText } from "../stores/storeArguments";
+import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 type Check = (value: unknown, what: string) => void;
 
@@ -31,7 +31,7 @@ const FIELD_CHECKS: Record<keyof NewScheduledTask, Check> = {
   taskId: requireText,
   tenantId: requireText,
   taskType: requireText,
-  payload: (value, what) => requireJson(requireObject(value, what), what),
+  payload: (value, what) => requireBoundedJson(requireObject(value, what), what),
   executionType: oneOf(ScheduleExecutionType),
   executeAt: time,
   nextRunAt: time,

@@ -1,3 +1,5 @@
+import { jsonBoundsProblem } from "./jsonBounds";
+
 /** A store call with arguments no store may act on; nothing was written. */
 export class StoreArgumentError extends TypeError {
   readonly code = "INVALID_STORE_ARGUMENT";
@@ -44,6 +46,14 @@ export function requireInteger(value: unknown, what: string, min = -2_147_483_64
   return value;
 }
 
+/** A finite number of at least 0. */
+export function requireNonNegativeNumber(value: unknown, what: string): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new StoreArgumentError(`${what} must be a finite number of at least 0, got ${String(value)}`);
+  }
+  return value;
+}
+
 /** A finite number above 0. */
 export function requirePositiveNumber(value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
@@ -71,4 +81,11 @@ export function requireJson(value: unknown, what: string): string {
   if (json === undefined) throw new StoreArgumentError(`${what} must be a JSON value`);
   if (json.includes("\\u0000")) throw new StoreArgumentError(`${what} must not contain NUL characters`);
   return json;
+}
+
+/** What {@link requireJson} accepts, within the bounds of free-form JSON (see `jsonBounds.ts`). */
+export function requireBoundedJson(value: unknown, what: string): string {
+  const problem = jsonBoundsProblem(value);
+  if (problem) throw new StoreArgumentError(`${what} ${problem}`);
+  return requireJson(value, what);
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CreateThreadRequest } from "@axiom-lattice/protocols";
-import { requireInteger, requireJson, requireObject, requireText, optionalText } from "../stores/storeArguments";
+import { optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every ThreadStore, so bad input is refused alike and before any write.
 
@@ -17,9 +17,9 @@ export interface ValidThreadFilter {
   offset: number;
 }
 
-/** A metadata object as JSON text. */
+/** A metadata object, within the bounds of free-form JSON, as JSON text. */
 export function validateMetadata(metadata: unknown): string {
-  return requireJson(requireObject(metadata, "Thread metadata"), "Thread metadata");
+  return requireBoundedJson(requireObject(metadata, "Thread metadata"), "Thread metadata");
 }
 
 export function validateCreateThread(request: CreateThreadRequest): ValidThread {

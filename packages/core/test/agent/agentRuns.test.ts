@@ -1,4 +1,4 @@
-import { eventually } from "@axiom-lattice/testing";
+import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, eventually, nestedObject, objectOfJsonBytes } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { AgentInstanceManager, InvalidRunInputError, getReplicaId, getStoreLattice, resetStoreLattice } from "../../src";
 import { ASSISTANT, TENANT, collect, manager, scope, thread, tokens, useSharedStores } from "./support";
@@ -71,6 +71,14 @@ describe("agent runs", () => {
     const agent = manager(stores).getAgent(thread("t1"));
     await expect(agent.addMessage({})).rejects.toThrow(InvalidRunInputError);
     await expect(agent.addMessage({ message: "" })).rejects.toMatchObject({ code: "INVALID_RUN_INPUT" });
+  });
+
+  it("refuses a resume value beyond the bounds of free-form JSON, queueing nothing", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    for (const resume of [nestedObject(JSON_DEPTH_BOUND + 1), objectOfJsonBytes(JSON_BYTES_BOUND + 1)]) {
+      await expect(agent.addMessage({}, { command: { resume } })).rejects.toMatchObject({ code: "INVALID_RUN_INPUT" });
+    }
+    expect(await stores.queue.getQueueSize("t1", scope)).toBe(0);
   });
 
   it("processes a thread's messages one at a time, in enqueue order, each seeing the previous ones", async () => {

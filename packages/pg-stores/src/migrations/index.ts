@@ -4,6 +4,7 @@ import { scheduledTasksMigration } from "./003_scheduled_tasks";
 import { leasesMigration } from "./185_leases";
 import { queueClaimMigration } from "./186_queue_claim";
 import { outboxMigration } from "./187_outbox";
+import { queueRunRetentionMigration } from "./188_queue_run_retention";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -14,4 +15,5 @@ export const allMigrations: readonly Migration[] = [
   leasesMigration,
   queueClaimMigration,
   outboxMigration,
+  queueRunRetentionMigration,
 ];

@@ -198,3 +198,18 @@ export const CLEAR_PENDING = `
   DELETE FROM lattice_thread_message_queue
    WHERE ${IN_QUEUE}
      AND status = 'pending'`;
+
+/**
+ * Every message of the thread, whatever its status. The status arms are spelled out so each is
+ * answered by its status's partial index (a bitmap OR), instead of a scan of the whole table.
+ */
+export const DELETE_THREAD_MESSAGES = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE ${IN_QUEUE}
+     AND (status = 'pending' OR status = 'processing' OR status = 'completed')`;
+
+/** $1 ms: run records that finished longer ago than that, by the database clock (index of 188). */
+export const PRUNE_RUNS = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE status = 'completed'
+     AND finished_at < now() - $1 * interval '1 millisecond'`;

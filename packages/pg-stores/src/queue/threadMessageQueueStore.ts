@@ -9,6 +9,7 @@ import {
   validateClaimOptions,
   validateMessageId,
   validateRenewal,
+  validateRunAge,
   validateRunOutcome,
   validateRunsLimit,
   validateScope,
@@ -33,12 +34,14 @@ import {
   CLAIM_MESSAGES,
   CLEAR_PENDING,
   COMPLETE_MESSAGE,
+  DELETE_THREAD_MESSAGES,
   ENQUEUE_MESSAGE,
   GET_MESSAGE,
   LIST_BY_STATUS,
   LIST_RUNS,
   LOCK_QUEUE,
   MARK_PROCESSING,
+  PRUNE_RUNS,
   QUEUE_SIZE,
   RECLAIM_EXPIRED,
   REMOVE_MESSAGE,
@@ -250,6 +253,14 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     const claimer = requireText(owner, "Claim owner");
     const { status, error } = validateRunOutcome(outcome);
     return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error])) === 1;
+  }
+
+  async deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number> {
+    return this.count(DELETE_THREAD_MESSAGES, queueParams(threadId, scope));
+  }
+
+  async pruneRunsOlderThan(olderThanMs: number): Promise<number> {
+    return this.count(PRUNE_RUNS, [validateRunAge(olderThanMs)]);
   }
 
   /** Adds the message unless the thread is at the add's capacity (then `null`). */

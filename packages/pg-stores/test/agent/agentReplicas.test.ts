@@ -108,11 +108,19 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     expect(managerA.stats().bufferedMessages + managerB.stats().bufferedMessages).toBe(threads.length * perThread);
   });
 
+  /**
+   * Waits until no replica holds the thread's run lease. A processor gives it back just after its last
+   * run ended (it looks at the queue once more), so a peer acting at once may still find it taken.
+   */
+  const released = (scope: ReturnType<typeof thread>) =>
+    eventually("the thread's run lease to be released", async () => (await getThreadRunOwner(scope, { store: b.stores.lease })) === null);
+
   it("continues a conversation on another replica from the shared checkpoint", async () => {
     const managerA = manager(a, { wakeup: lostWakeups });
     const managerB = manager(b, { wakeup: lostWakeups });
     const first = await managerA.getAgent(thread("handover")).addMessage({ message: "turn one" }, { mode: "wait" });
     expect(await first.completion).toMatchObject({ status: "success" });
+    await released(thread("handover"));
 
     const second = await managerB.getAgent(thread("handover")).addMessage({ message: "turn two" }, { mode: "wait" });
     const result = await second.completion;
@@ -152,8 +160,7 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
 
     expect(await agentA.abort()).toBe(true);
     expect(await runStatus(messageId)).toBe("aborted");
-    // A lets go of the thread once its processor finds the queue empty.
-    await eventually("A to release the thread", async () => (await getThreadRunOwner(thread("contended"), { store: b.stores.lease })) === null);
+    await released(thread("contended"));
     expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
   });
 });

@@ -135,4 +135,16 @@ export interface IMessageQueueStore {
    * (an expired claim nobody has reclaimed still counts); `false` otherwise.
    */
   completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * Deletes every message of the thread within the scope, whatever its status: pending, processing
+   * and completed (its run records). Returns how many. For deleting the thread itself: call it while
+   * holding the thread's run lease, so no run on any replica holds a claim on them.
+   */
+  deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number>;
+  /**
+   * Run retention: deletes completed messages (run records) of every thread that finished more than
+   * `olderThanMs` ago by the store's clock; pending and processing messages are never touched.
+   * Returns how many. `olderThanMs` is a finite number of at least 0.
+   */
+  pruneRunsOlderThan(olderThanMs: number): Promise<number>;
 }

@@ -112,22 +112,23 @@ export class Agent {
   /**
    * A message's chunks after `afterChunkIndex`, then live ones until it ends. For a message this
    * replica is not running, waits for it to start here or end anywhere (then yields its final chunk).
+   * The queue store is asked first, every time: a buffer can outlive its message in this replica's
+   * memory (its thread deleted, maybe by a peer), and must not replay an answer that no longer exists.
    */
   async *chunkStream(messageId: string, afterChunkIndex = -1): AsyncGenerator<StreamChunk> {
     const { buffers, queue, streamPollMs } = this.context;
-    const key = bufferKey(this.scope, messageId);
     for (;;) {
-      if (buffers.has(key)) {
-        yield* buffers.follow(key, afterChunkIndex);
-        return;
-      }
       const message = await queue.getMessage(messageId, this.queueScope);
-      if (buffers.has(key)) continue;
       if (!message || message.threadId !== this.scope.threadId) {
         yield this.unbuffered(messageId, afterChunkIndex, {
           type: MessageChunkTypes.ERROR,
           data: { code: "MESSAGE_NOT_FOUND", error: `Message ${messageId} not found on this thread` },
         });
+        return;
+      }
+      const key = bufferKey(this.scope, message);
+      if (buffers.has(key)) {
+        yield* buffers.follow(key, afterChunkIndex);
         return;
       }
       if (message.status === "completed") {

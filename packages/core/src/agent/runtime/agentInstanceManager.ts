@@ -1,6 +1,7 @@
-import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, LeaseStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { THREAD_RUN_TTL_MS, type ThreadRunScope } from "../../coordination/threadRun";
+import { THREAD_RUN_TTL_MS, type ThreadRunScope, threadRunLeaseKey } from "../../coordination/threadRun";
+import { LeaseAcquireTimeoutError, withLease } from "../../coordination/withLease";
 import { getReplicaId } from "../../identity/replicaId";
 import { getLogger } from "../../logging/logger";
 import type { IMessageQueueStore } from "../../queue/messageQueueStore";
@@ -10,8 +11,9 @@ import { InProcessQueueWakeup } from "../wakeup/inProcessQueueWakeup";
 import type { QueueWakeup } from "../wakeup/queueWakeup";
 import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
+import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
-import type { RuntimeContext } from "./runtimeContext";
+import { type RuntimeContext, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 
@@ -22,6 +24,8 @@ export interface AgentRuntimeOptions {
   leases?: LeaseStore;
   /** Default: the registered `assistant` store. */
   assistants?: Pick<AssistantStore, "getAssistant">;
+  /** Where {@link AgentInstanceManager.deleteThread} deletes thread records. Default: the registered `thread` store. */
+  threads?: Pick<ThreadStore, "deleteThread">;
   /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
   checkpointer?: BaseCheckpointSaver;
   /** Default: wake-ups within this process only. */
@@ -45,9 +49,17 @@ export interface AgentRuntimeOptions {
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
 
+/**
+ * How long deleting a thread waits for its run lease. A processor keeps the lease for a moment after
+ * its last run ended (it looks at the queue once more): a delete right after a run must not be
+ * refused for that, while one during a run is refused without keeping the caller waiting long.
+ */
+const DELETE_LEASE_WAIT_MS = 500;
+
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
   private readonly context: RuntimeContext;
+  private readonly threads: Pick<ThreadStore, "deleteThread">;
   private readonly processors: ThreadProcessors;
   private readonly sweeps = new Set<QueueSweepHandle>();
   private readonly unsubscribe: () => void;
@@ -70,6 +82,7 @@ export class AgentInstanceManager {
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       isClosed: () => this.closed,
     };
+    this.threads = options.threads ?? getStoreLattice("default", "thread");
     this.processors = new ThreadProcessors(this.context);
     const peerWakeDelayMs = options.peerWakeDelayMs ?? 100;
     this.unsubscribe = this.context.wakeup.subscribe((scope) => {
@@ -111,9 +124,33 @@ export class AgentInstanceManager {
     };
   }
 
-  /** Deletes a thread's checkpointed conversation (every checkpoint of it, in any store). */
-  async deleteThreadState(scope: ThreadRunScope): Promise<void> {
-    await this.context.checkpointer.deleteThread(checkpointThreadId(scope));
+  /**
+   * Deletes a thread and everything of it: its messages of every status (run records included), its
+   * checkpoints, this replica's chunk buffers of its messages, and last its record. It holds the
+   * thread's run lease meanwhile, which every run on every replica needs, so no run can start or
+   * write a checkpoint in between. While a run keeps the lease, it throws {@link ThreadBusyError}.
+   */
+  async deleteThread(scope: ThreadRunScope): Promise<void> {
+    const { queue, leases, checkpointer, buffers, threadRunTtlMs } = this.context;
+    const deleteEverything = async () => {
+      // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
+      // gone first, nothing can run and write checkpoints again; with its record deleted last, the
+      // thread is still found, so retrying the delete finishes it.
+      await queue.deleteThreadMessages(scope.threadId, queueScopeOf(scope));
+      await checkpointer.deleteThread(checkpointThreadId(scope));
+      buffers.deleteWithPrefix(threadBufferPrefix(scope));
+      await this.threads.deleteThread(scope.tenantId, scope.threadId);
+    };
+    try {
+      await withLease(leases, threadRunLeaseKey(scope), getReplicaId(), deleteEverything, {
+        ttlMs: threadRunTtlMs,
+        acquireTimeoutMs: DELETE_LEASE_WAIT_MS,
+        retryDelayMs: 25,
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseAcquireTimeoutError)) throw error;
+      throw new ThreadBusyError(scope, `Thread ${scope.threadId} has a run in progress; abort it first`);
+    }
   }
 
   /**

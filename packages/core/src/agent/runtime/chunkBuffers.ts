@@ -126,6 +126,11 @@ export class ChunkBuffers {
     });
   }
 
+  /** Drops every buffer whose key starts with `prefix` (a deleted thread's); their followers end. */
+  deleteWithPrefix(prefix: string): void {
+    for (const key of [...this.logs.keys()]) if (key.startsWith(prefix)) this.delete(key);
+  }
+
   /** What the buffers hold now (for metrics and tests). */
   stats(): { messages: number; chunks: number } {
     return { messages: this.logs.size, chunks: this.total };

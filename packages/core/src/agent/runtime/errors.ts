@@ -1,11 +1,17 @@
 import type { ThreadRunScope } from "../../coordination/threadRun";
 
-/** `multitaskStrategy: "reject"` and the thread has a run active or messages queued. */
+/**
+ * `multitaskStrategy: "reject"` and the thread has a run active or messages queued; or a thread to
+ * delete has a run in progress.
+ */
 export class ThreadBusyError extends Error {
   readonly code = "THREAD_BUSY";
 
-  constructor(readonly scope: ThreadRunScope) {
-    super(`Thread ${scope.threadId} is busy: a run is active or messages are queued`);
+  constructor(
+    readonly scope: ThreadRunScope,
+    message = `Thread ${scope.threadId} is busy: a run is active or messages are queued`,
+  ) {
+    super(message);
     this.name = "ThreadBusyError";
   }
 }

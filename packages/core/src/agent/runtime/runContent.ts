@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedJson } from "../../stores/jsonBounds";
 
 /** What a user sends to a thread: a message, or a `command` that resumes an interrupted run. */
 export interface AgentInput {
@@ -30,7 +31,7 @@ export class InvalidRunInputError extends Error {
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
-    command: z.object({ resume: z.unknown() }).optional(),
+    command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
   })
   .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
 

@@ -2,7 +2,7 @@ import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ThreadRunScope, threadRunLeaseKey } from "../../coordination/threadRun";
 import type { Logger } from "../../logging/logger";
-import type { IMessageQueueStore, QueueScope } from "../../queue/messageQueueStore";
+import type { IMessageQueueStore, PendingMessage, QueueScope } from "../../queue/messageQueueStore";
 import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
 import type { QueueWakeup } from "../wakeup/queueWakeup";
 import type { ChunkBuffers } from "./chunkBuffers";
@@ -38,7 +38,13 @@ export async function loadThreadGraph(context: RuntimeContext, { tenantId, assis
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.
-export const bufferKey = (scope: ThreadRunScope, messageId: string) => `${threadRunLeaseKey(scope)}\u0000${messageId}`;
+/** What every buffer key of the thread's messages starts with. */
+export const threadBufferPrefix = (scope: ThreadRunScope) => `${threadRunLeaseKey(scope)}\u0000`;
+
+// The message's queue sequence (which the store never hands out twice) ties a buffer to that stored
+// message: one deleted with its thread, and a later one added under the same id, never share it.
+export const bufferKey = (scope: ThreadRunScope, message: Pick<PendingMessage, "id" | "sequence">) =>
+  `${threadBufferPrefix(scope)}${message.id}\u0000${message.sequence}`;
 
 /** Tells the peers the thread has pending messages; a failure only delays them until their sweep. */
 export async function notifyPeers(context: RuntimeContext, scope: ThreadRunScope): Promise<void> {

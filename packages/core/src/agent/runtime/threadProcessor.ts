@@ -135,7 +135,7 @@ export class ThreadProcessor {
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
     const { buffers, queue } = this.context;
-    const key = bufferKey(this.scope, message.id);
+    const key = bufferKey(this.scope, message);
     const run = new ActiveRun(message.id);
     this.active = run;
     buffers.open(key, message.id);

@@ -1,0 +1,67 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { InMemoryMessageQueueStore, RetentionJob } from "../../src";
+import { captureLogs } from "../coordination/support";
+
+// The scheduling, overlap, failure and disabling behaviour is tested through OutboxRetentionJob
+// (outbox/outboxRetentionJob.test.ts); these tests cover what the runs retention adds.
+
+const HOUR = 60 * 60 * 1_000;
+const scope = { tenantId: "t", assistantId: "a" };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A queue store whose clock can be moved forward, and a way to leave a completed run in it. */
+function queueWithMovableClock() {
+  let offset = 0;
+  const queue = new InMemoryMessageQueueStore({ now: () => Date.now() + offset });
+  return {
+    queue,
+    advance: (ms: number) => (offset += ms),
+    async run(threadId: string): Promise<string> {
+      const { id } = await queue.addMessage({ threadId, scope, content: { message: "hi" } });
+      await queue.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 1_000 });
+      await queue.completeMessage(id, "o#1", { status: "success" });
+      return id;
+    },
+  };
+}
+
+describe("RetentionJob over run records", () => {
+  it("removes runs that finished longer ago than the retention, keeping newer runs and open messages", async () => {
+    const logs = captureLogs();
+    const { queue, advance, run } = queueWithMovableClock();
+    await run("t1");
+    await run("t2");
+    advance(25 * HOUR);
+    const recent = await run("t1");
+    const open = await queue.addMessage({ threadId: "t1", scope, content: { message: "later" } });
+    const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24 });
+
+    expect(await job.runOnce()).toBe(2);
+    expect((await queue.listRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
+    expect(await queue.listRuns("t2", scope)).toEqual([]);
+    expect((await queue.getPendingMessages("t1", scope)).map((message) => message.id)).toEqual([open.id]);
+    expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run pruned", fields: expect.objectContaining({ removed: 2 }) }));
+  });
+
+  it("sweeps on its timer and names its subject when disabled or failing", async () => {
+    const logs = captureLogs();
+    vi.useFakeTimers();
+    const calls: number[] = [];
+    const prune = async (olderThanMs: number) => {
+      calls.push(olderThanMs);
+      throw new Error("database unavailable");
+    };
+    const job = new RetentionJob({ subject: "run", prune, retentionHours: 168 });
+    job.start();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toEqual([168 * HOUR]);
+    expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: "run prune failed; will retry at the next sweep" }));
+    await job.stop();
+
+    new RetentionJob({ subject: "run", prune, retentionHours: 0 }).start();
+    expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run retention disabled" }));
+  });
+});
