@@ -10,7 +10,7 @@ import { copyTrackedWorkspace } from "./workspaceCopy";
 // `changeset version` on a throw-away copy of the workspace, with one changeset bumping protocols.
 
 const BUMPED = "@axiom-lattice/protocols";
-const DEPENDENTS = ["@axiom-lattice/core", "@axiom-lattice/pg-stores", "@axiom-lattice/gateway"];
+const DEPENDENTS = ["@axiom-lattice/core", "@axiom-lattice/agent", "@axiom-lattice/pg-stores", "@axiom-lattice/gateway"];
 const CHANGESET_FILE = "release-pipeline-check.md";
 const SUMMARY = "Release pipeline check: a minor change to the protocols.";
 

@@ -7,7 +7,7 @@ import { readTarball, type TarballContents } from "./tarball";
 import { dependencyFields, listWorkspaceProjects, publishedPackages, workspaceRoot, type PackageManifest } from "./workspace";
 
 // Packs every published package as `changeset publish` would (pnpm pack on the built dist/), checks
-// each tarball against its manifest, then installs the four tarballs into an empty npm project and
+// each tarball against its manifest, then installs the tarballs into an empty npm project and
 // uses them from CommonJS, ESM, TypeScript (node16 resolution) and the `lattice-gateway` bin.
 
 interface PackedPackage extends TarballContents {
@@ -121,6 +121,7 @@ const isClass = (value) => typeof value === "function" && /^class\\b/.test(Funct
 console.log(JSON.stringify({
   REPLICA_HEADER: protocols.REPLICA_HEADER,
   getReplicaId: typeof core.getReplicaId,
+  AgentInstanceManagerIsClass: isClass(agent.AgentInstanceManager),
   PostgreSQLLeaseStoreIsClass: isClass(pgStores.PostgreSQLLeaseStore),
   buildGateway: typeof gateway.buildGateway,
   entries: Object.fromEntries(names.map((name) => [name, entryOf(name)])),
@@ -131,6 +132,7 @@ console.log(JSON.stringify({
     expect(probe).toEqual({
       REPLICA_HEADER: "x-axiom-replica",
       getReplicaId: "function",
+      AgentInstanceManagerIsClass: true,
       PostgreSQLLeaseStoreIsClass: true,
       buildGateway: "function",
       entries: Object.fromEntries(publishedPackages.map(({ name }) => [name, nodeModule(name, entryFile)])),
@@ -142,6 +144,7 @@ console.log(JSON.stringify({
       "probe.cjs",
       `const protocols = require("@axiom-lattice/protocols");
 const core = require("@axiom-lattice/core");
+const agent = require("@axiom-lattice/agent");
 const pgStores = require("@axiom-lattice/pg-stores");
 const gateway = require("@axiom-lattice/gateway");
 const entryOf = (name) => require.resolve(name);
@@ -156,6 +159,7 @@ ${probeBody}`,
       `import { fileURLToPath } from "node:url";
 import * as protocols from "@axiom-lattice/protocols";
 import * as core from "@axiom-lattice/core";
+import * as agent from "@axiom-lattice/agent";
 import * as pgStores from "@axiom-lattice/pg-stores";
 import * as gateway from "@axiom-lattice/gateway";
 const entryOf = (name) => fileURLToPath(import.meta.resolve(name));
@@ -168,17 +172,21 @@ ${probeBody}`,
     // Each @ts-expect-error fails the check ("unused directive") if the import resolved to `any`.
     const source = `import { REPLICA_HEADER } from "@axiom-lattice/protocols";
 import { getReplicaId } from "@axiom-lattice/core";
+import { AgentInstanceManager } from "@axiom-lattice/agent";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import { buildGateway } from "@axiom-lattice/gateway";
 
 export const header: "x-axiom-replica" = REPLICA_HEADER;
 export const replicaId: string = getReplicaId();
+export const agentRuntime: typeof AgentInstanceManager = AgentInstanceManager;
 export const leaseStore: typeof PostgreSQLLeaseStore = PostgreSQLLeaseStore;
 export const build: typeof buildGateway = buildGateway;
 // @ts-expect-error a string literal is not a number
 export const headerIsTyped: number = REPLICA_HEADER;
 // @ts-expect-error a function is not a number
 export const getReplicaIdIsTyped: number = getReplicaId;
+// @ts-expect-error a class is not a number
+export const agentRuntimeIsTyped: number = AgentInstanceManager;
 // @ts-expect-error a class is not a number
 export const leaseStoreIsTyped: number = PostgreSQLLeaseStore;
 // @ts-expect-error a function is not a number

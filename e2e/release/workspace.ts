@@ -9,6 +9,7 @@ export const workspaceRoot = path.resolve(path.dirname(fileURLToPath(import.meta
 export const publishedPackages = [
   { name: "@axiom-lattice/protocols", dir: "packages/protocols" },
   { name: "@axiom-lattice/core", dir: "packages/core" },
+  { name: "@axiom-lattice/agent", dir: "packages/agent" },
   { name: "@axiom-lattice/pg-stores", dir: "packages/pg-stores" },
   { name: "@axiom-lattice/gateway", dir: "apps/gateway" },
 ] as const;

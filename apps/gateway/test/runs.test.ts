@@ -1,5 +1,6 @@
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
-import { type StreamChunk, getReplicaId } from "@axiom-lattice/core";
+import type { StreamChunk } from "@axiom-lattice/agent";
+import { getReplicaId } from "@axiom-lattice/core";
 import { eventually, parseSse } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "./support";

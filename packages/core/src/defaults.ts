@@ -1,4 +1,3 @@
-import { MemorySaver } from "@langchain/langgraph";
 import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
 import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
@@ -14,5 +13,3 @@ registerDefaultStoreFactory("threadMessageQueue", () => new InMemoryMessageQueue
 registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
 registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
-// One process keeps thread state in memory; replicas register a PostgresSaver instead.
-registerDefaultStoreFactory("checkpoint", () => new MemorySaver());

@@ -31,6 +31,8 @@ export {
   type ThreadInfo,
 } from "./queue/messageQueueStore";
 export { InMemoryMessageQueueStore, type InMemoryMessageQueueStoreOptions } from "./queue/inMemoryMessageQueueStore";
+export { asThreadRunScope, type QueueWakeup, type QueueWakeupListener } from "./queue/queueWakeup";
+export { InProcessQueueWakeup } from "./queue/inProcessQueueWakeup";
 // The argument checks are exported for the PostgreSQL stores, so both implementations refuse alike.
 export {
   validateAddMessage,
@@ -51,6 +53,5 @@ export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
-export { MAX_JSON_BYTES, MAX_JSON_DEPTH, boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export { MAX_JSON_BYTES, MAX_JSON_DEPTH, jsonBoundsProblem } from "./stores/jsonBounds";
 export * from "./schedule";
-export * from "./agent";

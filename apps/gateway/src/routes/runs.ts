@@ -1,4 +1,5 @@
-import { type StreamChunk, type ThreadRunScope, boundedJson, getReplicaId, getThreadRunOwner } from "@axiom-lattice/core";
+import type { StreamChunk } from "@axiom-lattice/agent";
+import { type ThreadRunScope, getReplicaId, getThreadRunOwner } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -6,7 +7,7 @@ import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
 import { resolveTenant } from "../http/tenant";
-import { parseInput } from "../http/validation";
+import { boundedJson, parseInput } from "../http/validation";
 import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";

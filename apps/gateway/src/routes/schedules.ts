@@ -1,10 +1,10 @@
-import { type DefaultScheduleClient, ScheduleRequestError, boundedJson } from "@axiom-lattice/core";
+import { type DefaultScheduleClient, ScheduleRequestError } from "@axiom-lattice/core";
 import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { resolveTenant } from "../http/tenant";
-import { parseInput } from "../http/validation";
+import { boundedJson, parseInput } from "../http/validation";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams } from "./ids";
 

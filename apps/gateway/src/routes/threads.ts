@@ -1,8 +1,8 @@
-import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
+import { getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { resolveTenant } from "../http/tenant";
-import { parseInput } from "../http/validation";
+import { boundedJson, parseInput } from "../http/validation";
 import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";

@@ -1,5 +1,5 @@
+import { AgentInstanceManager } from "@axiom-lattice/agent";
 import {
-  AgentInstanceManager,
   DefaultScheduleClient,
   OutboxPoller,
   type OutboxPollerStats,

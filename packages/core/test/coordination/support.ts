@@ -1,23 +1,10 @@
-import { InMemoryLeaseStore, type Logger, setLogger } from "../../src";
+import { captureLogs as captureLogsWith } from "@axiom-lattice/testing";
+import { InMemoryLeaseStore, setLogger } from "../../src";
 
-export interface LogEntry {
-  level: "debug" | "info" | "warn" | "error";
-  fields: object;
-  msg?: string;
-}
+export type { LogEntry } from "@axiom-lattice/testing";
 
 /** Sends core's logs to an array instead of stdout, so tests can assert on them. */
-export function captureLogs(): LogEntry[] {
-  const entries: LogEntry[] = [];
-  const at =
-    (level: LogEntry["level"]) =>
-    (fields: object, msg?: string): void => {
-      entries.push({ level, fields, msg });
-    };
-  const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => logger };
-  setLogger(logger);
-  return entries;
-}
+export const captureLogs = () => captureLogsWith(setLogger);
 
 /**
  * An in-memory store whose clock can be pushed forward, so a test can force a live lease to expire

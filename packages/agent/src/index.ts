@@ -1,0 +1,33 @@
+import "./defaults";
+
+export { ScriptedChatModel } from "./models/scriptedChatModel";
+export {
+  UnknownModelProviderError,
+  createChatModel,
+  getModelProvider,
+  registerModelProvider,
+  type ChatModelFactory,
+} from "./models/modelRegistry";
+export { ASK_HUMAN_TOOL } from "./tools/askHuman";
+export { UnknownToolError, registerTool } from "./tools/toolRegistry";
+export { buildAssistantGraph, type AssistantGraph } from "./graph/reactGraph";
+export { checkpointThreadId } from "./graph/checkpointThread";
+export type { PlainMessage } from "./graph/plainMessage";
+export {
+  Agent,
+  type AddMessageOptions,
+  type AddMessageResult,
+  type MultitaskStrategy,
+  type ResumeTaskResult,
+  type RunMode,
+  type RunResult,
+  type ThreadState,
+  type ThreadStatus,
+} from "./runtime/agent";
+export { AgentInstanceManager, DEFAULT_MAX_CONCURRENT_RUNS, type AgentRuntimeOptions } from "./runtime/agentInstanceManager";
+export { DEFAULT_CHUNK_BUFFER_LIMITS, type ChunkBufferLimits, type StreamChunk } from "./runtime/chunkBuffers";
+export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
+export { InvalidRunInputError, type AgentInput, type ResumeCommand } from "./runtime/runContent";
+export type { PendingInterrupt } from "./graph/pendingInterrupts";
+export { NothingToResumeError } from "./runtime/runExecution";
+export { AssistantNotFoundError, ThreadBusyError } from "./runtime/errors";

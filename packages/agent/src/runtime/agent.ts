@@ -1,0 +1,182 @@
+import type { AddMessageParams, PendingMessage, QueueScope, RunStatus, ThreadRunScope } from "@axiom-lattice/core";
+import { MessageChunkTypes } from "@axiom-lattice/protocols";
+import { checkpointConfig } from "../graph/checkpointThread";
+import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
+import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
+import type { StreamChunk } from "./chunkBuffers";
+import { ThreadBusyError } from "./errors";
+import { terminalChunk } from "./runChunks";
+import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
+import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import type { ThreadProcessors } from "./threadProcessors";
+
+/** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
+export type RunMode = "stream" | "queue" | "wait";
+
+/** What to do when the thread is busy: queue behind (default), refuse, or abort the active run. */
+export type MultitaskStrategy = "enqueue" | "reject" | "interrupt";
+
+export interface AddMessageOptions {
+  mode?: RunMode;
+  /** Client-chosen message id (unique per store). */
+  messageId?: string;
+  /** Resumes an interrupted run; `resume` is what the graph's `interrupt()` returns. */
+  command?: ResumeCommand;
+  multitaskStrategy?: MultitaskStrategy;
+}
+
+export interface AddMessageResult {
+  messageId: string;
+  queued: true;
+  /** `mode: "stream"`: the message's chunks, from the first. */
+  stream?: AsyncIterable<StreamChunk>;
+  /** `mode: "wait"`: settles when the message ends. */
+  completion?: Promise<RunResult>;
+}
+
+export interface RunResult {
+  messageId: string;
+  status: RunStatus;
+  error?: string;
+  /** The thread's messages after the run. */
+  messages: PlainMessage[];
+}
+
+/** `busy`: messages queued or running; `interrupted`: waiting for a resume command. */
+export type ThreadStatus = "idle" | "busy" | "interrupted";
+
+export interface ResumeTaskResult {
+  status: ThreadStatus;
+  /** A peer holds the thread's run lease: the work is deferred to it, not failed. */
+  leaseContended: boolean;
+}
+
+export interface ThreadState {
+  messages: PlainMessage[];
+  /** Graph nodes due next (non-empty while a run is unfinished or interrupted). */
+  next: string[];
+  interrupts: PendingInterrupt[];
+}
+
+/**
+ * One thread of one assistant of one tenant, as this process sees it. Messages go through the shared
+ * queue; the thread's processor runs them one at a time, only while it holds the thread-run lease.
+ * An agent holds no state of its own, so handles are cheap and never go stale.
+ */
+export class Agent {
+  private readonly queueScope: QueueScope;
+
+  constructor(
+    readonly scope: ThreadRunScope,
+    private readonly context: RuntimeContext,
+    private readonly processors: ThreadProcessors,
+  ) {
+    this.queueScope = queueScopeOf(scope);
+  }
+
+  /** Queues a message (or resume command) and wakes this replica's processor and its peers. */
+  addMessage(input: AgentInput, options: AddMessageOptions & { mode: "stream" }): Promise<AddMessageResult & { stream: AsyncIterable<StreamChunk> }>;
+  addMessage(input: AgentInput, options: AddMessageOptions & { mode: "wait" }): Promise<AddMessageResult & { completion: Promise<RunResult> }>;
+  addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
+  async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
+    const content = parseRunContent({ message: input.message, command: options.command });
+    const strategy = options.multitaskStrategy ?? "enqueue";
+    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content };
+    const message = await this.enqueue(params, strategy);
+    // Queued first, so the processor's next claim after the abort is this message.
+    if (strategy === "interrupt") void this.processors.get(this.scope)?.stop("aborted");
+    const result: AddMessageResult = { messageId: message.id, queued: true };
+    if (options.mode === "stream") result.stream = this.chunkStream(message.id);
+    if (options.mode === "wait") result.completion = this.waitForRun(message.id);
+    void this.processors.wake(this.scope);
+    void notifyPeers(this.context, this.scope);
+    return result;
+  }
+
+  /**
+   * Processes what is queued on this thread, taking back the claims of replicas that died and
+   * continuing each message from its last checkpoint. Settles when the queue is drained (or a peer
+   * owns the thread).
+   */
+  async resumeTask(): Promise<ResumeTaskResult> {
+    const { leaseContended } = await this.processors.wake(this.scope);
+    return { status: leaseContended ? "busy" : await this.status(), leaseContended };
+  }
+
+  /** Stops this replica's current run of the thread; its message is completed as `aborted`. */
+  async abort(): Promise<boolean> {
+    return (await this.processors.get(this.scope)?.stop("aborted")) ?? false;
+  }
+
+  /**
+   * A message's chunks after `afterChunkIndex`, then live ones until it ends. For a message this
+   * replica is not running, waits for it to start here or end anywhere (then yields its final chunk).
+   * The queue store is asked first, every time: a buffer can outlive its message in this replica's
+   * memory (its thread deleted, maybe by a peer), and must not replay an answer that no longer exists.
+   */
+  async *chunkStream(messageId: string, afterChunkIndex = -1): AsyncGenerator<StreamChunk> {
+    const { buffers, queue, streamPollMs } = this.context;
+    for (;;) {
+      const message = await queue.getMessage(messageId, this.queueScope);
+      if (!message || message.threadId !== this.scope.threadId) {
+        yield this.unbuffered(messageId, afterChunkIndex, {
+          type: MessageChunkTypes.ERROR,
+          data: { code: "MESSAGE_NOT_FOUND", error: `Message ${messageId} not found on this thread` },
+        });
+        return;
+      }
+      const key = bufferKey(this.scope, message);
+      if (buffers.has(key)) {
+        yield* buffers.follow(key, afterChunkIndex);
+        return;
+      }
+      if (message.status === "completed") {
+        const { runStatus, error } = message;
+        // A completed message always carries a finished status; the guard only narrows the type.
+        const status = runStatus === "pending" || runStatus === "running" ? "error" : runStatus;
+        yield this.unbuffered(messageId, afterChunkIndex, terminalChunk({ status, error }));
+        return;
+      }
+      await buffers.waitForOpen(key, streamPollMs);
+    }
+  }
+
+  /** Follows the message to its end, then reports its run record and the thread's messages. */
+  async waitForRun(messageId: string): Promise<RunResult> {
+    for await (const chunk of this.chunkStream(messageId)) void chunk;
+    const run = await this.context.queue.getMessage(messageId, this.queueScope);
+    const { messages } = await this.getState();
+    return { messageId, status: run?.runStatus ?? "pending", error: run?.error, messages };
+  }
+
+  /** The thread's checkpointed state. */
+  async getState(): Promise<ThreadState> {
+    const state = await (await loadThreadGraph(this.context, this.scope)).getState(checkpointConfig(this.scope));
+    return {
+      messages: (state.values.messages ?? []).map(toPlainMessage),
+      next: [...state.next],
+      interrupts: pendingInterrupts(state),
+    };
+  }
+
+  private async enqueue(params: AddMessageParams, strategy: MultitaskStrategy): Promise<PendingMessage> {
+    const { queue } = this.context;
+    if (strategy === "reject") {
+      // "Only if idle" is judged by the store together with the add: a separate size check would let
+      // concurrent rejects (on this replica or another) all see an idle thread and all enqueue.
+      const message = await queue.addMessageIfCapacity({ ...params, capacity: 1 });
+      if (!message) throw new ThreadBusyError(this.scope);
+      return message;
+    }
+    return strategy === "interrupt" ? queue.addMessageAtHead(params) : queue.addMessage(params);
+  }
+
+  private async status(): Promise<ThreadStatus> {
+    if ((await this.context.queue.getQueueSize(this.scope.threadId, this.queueScope)) > 0) return "busy";
+    return (await this.getState()).interrupts.length > 0 ? "interrupted" : "idle";
+  }
+
+  private unbuffered(messageId: string, afterChunkIndex: number, chunk: Omit<StreamChunk, "messageId" | "index">): StreamChunk {
+    return { ...chunk, messageId, index: afterChunkIndex + 1 };
+  }
+}

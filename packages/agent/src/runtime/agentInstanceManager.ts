@@ -1,0 +1,174 @@
+import {
+  type IMessageQueueStore,
+  InProcessQueueWakeup,
+  LeaseAcquireTimeoutError,
+  type QueueWakeup,
+  THREAD_RUN_TTL_MS,
+  type ThreadRunScope,
+  getLogger,
+  getReplicaId,
+  getStoreLattice,
+  threadRunLeaseKey,
+  withLease,
+} from "@axiom-lattice/core";
+import type { AssistantStore, LeaseStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { checkpointThreadId } from "../graph/checkpointThread";
+import { Agent } from "./agent";
+import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
+import { ThreadBusyError } from "./errors";
+import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
+import { type RuntimeContext, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
+import { RunSlots } from "./runSlots";
+import { ThreadProcessors } from "./threadProcessors";
+
+export interface AgentRuntimeOptions {
+  /** Default: the registered `threadMessageQueue` store. */
+  queue?: IMessageQueueStore;
+  /** Default: the registered `lease` store. */
+  leases?: LeaseStore;
+  /** Default: the registered `assistant` store. */
+  assistants?: Pick<AssistantStore, "getAssistant">;
+  /** Where {@link AgentInstanceManager.deleteThread} deletes thread records. Default: the registered `thread` store. */
+  threads?: Pick<ThreadStore, "deleteThread">;
+  /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
+  checkpointer?: BaseCheckpointSaver;
+  /** Default: wake-ups within this process only. */
+  wakeup?: QueueWakeup;
+  /** Claim lease of a running message, renewed every third of it (default 60 s). */
+  claimLeaseMs?: number;
+  /** Thread-run lease TTL, renewed every third of it (default `THREAD_RUN_TTL_MS`). */
+  threadRunTtlMs?: number;
+  /** How often a stream of a message running elsewhere checks whether it ended (default 1 s). */
+  streamPollMs?: number;
+  chunkBuffers?: Partial<ChunkBufferLimits>;
+  /**
+   * Delay before acting on a wake-up from the wake-up channel (default 100 ms). The enqueuing replica
+   * wakes its own processor directly, so it normally takes the thread; peers step in only when it
+   * could not, instead of every replica racing for the thread's lease on every enqueue.
+   */
+  peerWakeDelayMs?: number;
+  /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
+  maxConcurrentRuns?: number;
+}
+
+export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
+
+/**
+ * How long deleting a thread waits for its run lease. A processor keeps the lease for a moment after
+ * its last run ended (it looks at the queue once more): a delete right after a run must not be
+ * refused for that, while one during a run is refused without keeping the caller waiting long.
+ */
+const DELETE_LEASE_WAIT_MS = 500;
+
+/** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
+export class AgentInstanceManager {
+  private readonly context: RuntimeContext;
+  private readonly threads: Pick<ThreadStore, "deleteThread">;
+  private readonly processors: ThreadProcessors;
+  private readonly sweeps = new Set<QueueSweepHandle>();
+  private readonly unsubscribe: () => void;
+  private readonly peerWakes = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(options: AgentRuntimeOptions = {}) {
+    this.context = {
+      queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
+      leases: options.leases ?? getStoreLattice("default", "lease"),
+      assistants: options.assistants ?? getStoreLattice("default", "assistant"),
+      // The registry types checkpointers loosely (protocols has no LangGraph dependency).
+      checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
+      wakeup: options.wakeup ?? new InProcessQueueWakeup(),
+      buffers: new ChunkBuffers(options.chunkBuffers),
+      claimLeaseMs: options.claimLeaseMs ?? 60_000,
+      threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
+      streamPollMs: options.streamPollMs ?? 1_000,
+      logger: getLogger().child({ phase: "agent", replica: getReplicaId() }),
+      runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
+      isClosed: () => this.closed,
+    };
+    this.threads = options.threads ?? getStoreLattice("default", "thread");
+    this.processors = new ThreadProcessors(this.context);
+    const peerWakeDelayMs = options.peerWakeDelayMs ?? 100;
+    this.unsubscribe = this.context.wakeup.subscribe((scope) => {
+      const timer = setTimeout(() => {
+        this.peerWakes.delete(timer);
+        void this.processors.wake(scope);
+      }, peerWakeDelayMs);
+      this.peerWakes.add(timer);
+    });
+  }
+
+  /** The agent of a thread. */
+  getAgent(scope: ThreadRunScope): Agent {
+    return new Agent({ tenantId: scope.tenantId, assistantId: scope.assistantId, threadId: scope.threadId }, this.context, this.processors);
+  }
+
+  /** Starts this replica's sweep for threads with pending messages and no run owner. */
+  startQueueSweep(options: QueueSweepOptions): QueueSweepHandle {
+    const sweep = startQueueSweep({ ...this.context, wake: (scope) => void this.processors.wake(scope) }, options);
+    this.sweeps.add(sweep);
+    return {
+      stop: async () => {
+        this.sweeps.delete(sweep);
+        await sweep.stop();
+      },
+    };
+  }
+
+  /** What the chunk buffers hold, and how many threads this replica is processing (for metrics). */
+  stats(): { bufferedMessages: number; bufferedChunks: number; activeThreads: number; runningThreads: number; waitingThreads: number } {
+    const { messages, chunks } = this.context.buffers.stats();
+    const { runSlots } = this.context;
+    return {
+      bufferedMessages: messages,
+      bufferedChunks: chunks,
+      activeThreads: this.processors.size,
+      runningThreads: runSlots.running,
+      waitingThreads: runSlots.queued,
+    };
+  }
+
+  /**
+   * Deletes a thread and everything of it: its messages of every status (run records included), its
+   * checkpoints, this replica's chunk buffers of its messages, and last its record. It holds the
+   * thread's run lease meanwhile, which every run on every replica needs, so no run can start or
+   * write a checkpoint in between. While a run keeps the lease, it throws {@link ThreadBusyError}.
+   */
+  async deleteThread(scope: ThreadRunScope): Promise<void> {
+    const { queue, leases, checkpointer, buffers, threadRunTtlMs } = this.context;
+    const deleteEverything = async () => {
+      // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
+      // gone first, nothing can run and write checkpoints again; with its record deleted last, the
+      // thread is still found, so retrying the delete finishes it.
+      await queue.deleteThreadMessages(scope.threadId, queueScopeOf(scope));
+      await checkpointer.deleteThread(checkpointThreadId(scope));
+      buffers.deleteWithPrefix(threadBufferPrefix(scope));
+      await this.threads.deleteThread(scope.tenantId, scope.threadId);
+    };
+    try {
+      await withLease(leases, threadRunLeaseKey(scope), getReplicaId(), deleteEverything, {
+        ttlMs: threadRunTtlMs,
+        acquireTimeoutMs: DELETE_LEASE_WAIT_MS,
+        retryDelayMs: 25,
+      });
+    } catch (error) {
+      if (!(error instanceof LeaseAcquireTimeoutError)) throw error;
+      throw new ThreadBusyError(scope, `Thread ${scope.threadId} has a run in progress; abort it first`);
+    }
+  }
+
+  /**
+   * Graceful stop: no new runs; running ones are stopped and their messages handed back to the queue,
+   * so a peer continues them from their last checkpoint.
+   */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe();
+    for (const timer of this.peerWakes) clearTimeout(timer);
+    this.peerWakes.clear();
+    await Promise.all([...this.sweeps].map((sweep) => sweep.stop()));
+    this.sweeps.clear();
+    await this.processors.closeAll();
+  }
+}

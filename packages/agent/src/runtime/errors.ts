@@ -1,0 +1,31 @@
+import type { ThreadRunScope } from "@axiom-lattice/core";
+
+/**
+ * `multitaskStrategy: "reject"` and the thread has a run active or messages queued; or a thread to
+ * delete has a run in progress.
+ */
+export class ThreadBusyError extends Error {
+  readonly code = "THREAD_BUSY";
+
+  constructor(
+    readonly scope: ThreadRunScope,
+    message = `Thread ${scope.threadId} is busy: a run is active or messages are queued`,
+  ) {
+    super(message);
+    this.name = "ThreadBusyError";
+  }
+}
+
+/** The thread's assistant does not exist (for its tenant). */
+export class AssistantNotFoundError extends Error {
+  readonly code = "ASSISTANT_NOT_FOUND";
+
+  constructor(
+    readonly tenantId: string,
+    readonly assistantId: string,
+  ) {
+    super(`Assistant ${assistantId} not found`);
+    this.name = "AssistantNotFoundError";
+  }
+}
+

@@ -1,0 +1,49 @@
+import { jsonBoundsProblem } from "@axiom-lattice/core";
+import { z } from "zod";
+
+/** What a user sends to a thread: a message, or a `command` that resumes an interrupted run. */
+export interface AgentInput {
+  message?: string;
+}
+
+/** LangGraph's resume command: `resume` becomes the value `interrupt()` returns. */
+export interface ResumeCommand {
+  resume: unknown;
+}
+
+/** The JSON a queued message carries (`PendingMessage.content`). */
+export interface RunContent {
+  message?: string;
+  command?: ResumeCommand;
+}
+
+/** A message with neither text nor a command, or queued content this runtime cannot read. */
+export class InvalidRunInputError extends Error {
+  readonly code = "INVALID_RUN_INPUT";
+
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidRunInputError";
+  }
+}
+
+// Within the bounds of free-form JSON, whoever calls `addMessage`.
+const resumeValue = z.unknown().superRefine((value, context) => {
+  const problem = jsonBoundsProblem(value);
+  if (problem) context.addIssue({ code: "custom", message: `resume ${problem}` });
+});
+
+// Content is read back from a shared store, possibly written by another replica's version: validate it.
+const runContentSchema = z
+  .object({
+    message: z.string().min(1).optional(),
+    command: z.object({ resume: resumeValue }).optional(),
+  })
+  .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
+
+/** Validates what `addMessage` and the processor hand to a run. */
+export function parseRunContent(content: unknown): RunContent {
+  const parsed = runContentSchema.safeParse(content);
+  if (!parsed.success) throw new InvalidRunInputError(`Invalid run input: ${parsed.error.issues.map((issue) => issue.message).join("; ")}`);
+  return parsed.data as RunContent;
+}

@@ -1,0 +1,61 @@
+import {
+  type IMessageQueueStore,
+  type Logger,
+  type PendingMessage,
+  type QueueScope,
+  type QueueWakeup,
+  type ThreadRunScope,
+  threadRunLeaseKey,
+} from "@axiom-lattice/core";
+import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
+import type { ChunkBuffers } from "./chunkBuffers";
+import { AssistantNotFoundError } from "./errors";
+import type { RunSlots } from "./runSlots";
+
+/** What the agents and thread processors of one manager share. */
+export interface RuntimeContext {
+  queue: IMessageQueueStore;
+  leases: LeaseStore;
+  assistants: Pick<AssistantStore, "getAssistant">;
+  checkpointer: BaseCheckpointSaver;
+  wakeup: QueueWakeup;
+  buffers: ChunkBuffers;
+  claimLeaseMs: number;
+  threadRunTtlMs: number;
+  /** How often a stream of a message not running here checks the store for its end. */
+  streamPollMs: number;
+  logger: Logger;
+  /** Bounds the threads this replica runs at once. */
+  runSlots: RunSlots;
+  /** True once the manager shuts down: no new runs start. */
+  isClosed(): boolean;
+}
+
+export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
+
+/** The thread's graph, built from its assistant's current configuration. */
+export async function loadThreadGraph(context: RuntimeContext, { tenantId, assistantId }: ThreadRunScope): Promise<AssistantGraph> {
+  const assistant = await context.assistants.getAssistant(tenantId, assistantId);
+  if (!assistant) throw new AssistantNotFoundError(tenantId, assistantId);
+  return buildAssistantGraph(assistant, context.checkpointer);
+}
+
+// Buffers are per process; keying them by thread too keeps one tenant off another's message ids.
+/** What every buffer key of the thread's messages starts with. */
+export const threadBufferPrefix = (scope: ThreadRunScope) => `${threadRunLeaseKey(scope)}\u0000`;
+
+// The message's queue sequence (which the store never hands out twice) ties a buffer to that stored
+// message: one deleted with its thread, and a later one added under the same id, never share it.
+export const bufferKey = (scope: ThreadRunScope, message: Pick<PendingMessage, "id" | "sequence">) =>
+  `${threadBufferPrefix(scope)}${message.id}\u0000${message.sequence}`;
+
+/** Tells the peers the thread has pending messages; a failure only delays them until their sweep. */
+export async function notifyPeers(context: RuntimeContext, scope: ThreadRunScope): Promise<void> {
+  try {
+    await context.wakeup.notify(scope);
+  } catch (error) {
+    context.logger.warn({ err: error, threadId: scope.threadId }, "queue wake-up not sent; peers find the message on their sweep");
+  }
+}

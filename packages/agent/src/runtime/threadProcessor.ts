@@ -1,0 +1,216 @@
+import {
+  type Logger,
+  type PendingMessage,
+  type QueueScope,
+  type ThreadRunHandle,
+  type ThreadRunScope,
+  tryAcquireThreadRun,
+} from "@axiom-lattice/core";
+import { setImmediate } from "node:timers/promises";
+import { checkpointConfig } from "../graph/checkpointThread";
+import { ActiveRun, type HandOverReason, type StopReason } from "./activeRun";
+import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks";
+import { parseRunContent } from "./runContent";
+import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { executeRun } from "./runExecution";
+
+export interface DrainResult {
+  /** A peer holds the thread-run lease: it runs the thread's messages. */
+  leaseContended: boolean;
+}
+
+const HAND_OVER_CODES: Record<HandOverReason, string> = {
+  lease_lost: "LEASE_LOST",
+  claim_lost: "CLAIM_LOST",
+  shutdown: "REPLICA_SHUTDOWN",
+};
+
+/**
+ * Drains one thread's queue on this replica: claim → run → complete → claim the next, one message at
+ * a time and only while holding the thread-run lease, so across all replicas a thread never has two
+ * runs at once. Lives while it drains; `onIdle` is called when it stops.
+ */
+export class ThreadProcessor {
+  private readonly queueScope: QueueScope;
+  private readonly logger: Logger;
+  /** A wake-up arrived since the processor last looked at the queue. */
+  private wanted = false;
+  private draining: Promise<DrainResult> | undefined;
+  private active: ActiveRun | undefined;
+
+  constructor(
+    private readonly scope: ThreadRunScope,
+    private readonly context: RuntimeContext,
+    private readonly onIdle: () => void,
+  ) {
+    this.queueScope = queueScopeOf(scope);
+    this.logger = context.logger.child({ tenantId: scope.tenantId, assistantId: scope.assistantId, threadId: scope.threadId });
+  }
+
+  /**
+   * Starts draining unless already draining (then the queue is looked at once more before stopping).
+   * Settles when draining stops; never rejects.
+   */
+  wake(): Promise<DrainResult> {
+    this.wanted = true;
+    this.draining ??= this.drain();
+    return this.draining;
+  }
+
+  /** Stops the current run, if any; settles once its message is dealt with. */
+  async stop(reason: StopReason): Promise<boolean> {
+    const run = this.active;
+    if (!run) return false;
+    run.stop(reason);
+    await run.finished;
+    return true;
+  }
+
+  /** Stops taking work: the current run is stopped and its message handed back to the queue. */
+  async close(): Promise<void> {
+    this.active?.stop("shutdown");
+    await this.draining;
+  }
+
+  private async drain(): Promise<DrainResult> {
+    let result: DrainResult = { leaseContended: false };
+    try {
+      while (this.wanted && !this.context.isClosed()) {
+        this.wanted = false;
+        result = await this.processUnderLease();
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, "thread processor failed; the sweep retries");
+    } finally {
+      // Synchronous with the loop's last check: a wake-up after it reaches a new processor.
+      this.draining = undefined;
+      this.onIdle();
+    }
+    return result;
+  }
+
+  private async processUnderLease(): Promise<DrainResult> {
+    const releaseSlot = await this.context.runSlots.acquire();
+    try {
+      if (this.context.isClosed()) return { leaseContended: false };
+      return await this.processWithSlot();
+    } finally {
+      releaseSlot();
+    }
+  }
+
+  private async processWithSlot(): Promise<DrainResult> {
+    const { queue, leases, claimLeaseMs, threadRunTtlMs } = this.context;
+    const { threadId } = this.scope;
+    const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs });
+    if (!lease) return { leaseContended: true };
+    try {
+      // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
+      // every claim left on the thread belongs to an earlier holder that is gone, however long its
+      // claim still has to live. Take them all back first, keeping their queue positions, so the
+      // oldest unfinished message runs before anything newer.
+      await queue.resetProcessingToPending(threadId, this.queueScope);
+      while (!lease.signal.aborted && !this.context.isClosed()) {
+        // A run is a long chain of promise continuations that never yields to I/O; let waiting
+        // requests through between runs so a busy queue cannot starve the HTTP server.
+        await setImmediate();
+        const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
+        if (!message) break;
+        if ((await this.runMessage(message, lease)) === "claim_lost") {
+          // Our claim lapsed while we still hold the lease; it stays `processing` until a holder
+          // takes it back. Start a new tenure, which does so before claiming anything newer.
+          this.wanted = true;
+          break;
+        }
+      }
+    } finally {
+      await lease.release();
+    }
+    // A message queued after the last empty claim, whose wake-up found the lease still held, would
+    // otherwise wait for the sweep: look once more now that the lease is free. A replica shutting
+    // down leaves it to its peers, woken now rather than at their next sweep.
+    if ((await queue.getPendingMessages(threadId, this.queueScope)).length > 0) {
+      if (this.context.isClosed()) await notifyPeers(this.context, this.scope);
+      else this.wanted = true;
+    }
+    return { leaseContended: false };
+  }
+
+  /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
+  private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
+    const { buffers, queue } = this.context;
+    const key = bufferKey(this.scope, message);
+    const run = new ActiveRun(message.id);
+    this.active = run;
+    buffers.open(key, message.id);
+    const onLeaseLost = () => run.stop("lease_lost");
+    lease.signal.addEventListener("abort", onLeaseLost, { once: true });
+    const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
+    try {
+      const result = await this.execute(message, run, key);
+      if ("handOver" in result) {
+        await this.handOver(result.handOver);
+        buffers.push(key, stoppedChunk(HAND_OVER_CODES[result.handOver], `Run stopped on this replica: ${result.handOver}`));
+        return result.handOver;
+      }
+      if (!(await queue.completeMessage(message.id, lease.holder, result))) {
+        this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
+      }
+      buffers.push(key, terminalChunk(result));
+      return undefined;
+    } finally {
+      stopClaimHeartbeat();
+      lease.signal.removeEventListener("abort", onLeaseLost);
+      buffers.end(key);
+      this.active = undefined;
+      run.finish();
+    }
+  }
+
+  /** The outcome to record, or why this replica stopped the run without finishing it. */
+  private async execute(message: PendingMessage, run: ActiveRun, key: string): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+    try {
+      return await executeRun({
+        graph: await loadThreadGraph(this.context, this.scope),
+        config: checkpointConfig(this.scope),
+        messageId: message.id,
+        content: parseRunContent(message.content),
+        signal: run.signal,
+        emit: (chunk) => this.context.buffers.push(key, chunk),
+      });
+    } catch (error) {
+      const reason = run.stopReason;
+      if (reason === "aborted") return { status: "aborted", error: "Run aborted" };
+      if (reason) return { handOver: reason };
+      this.logger.info({ messageId: message.id, err: error }, "run failed");
+      return { status: "error", error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  /**
+   * A lost lease means a peer may own the message now: leave it alone (as with a lost claim, the
+   * next holder of the lease takes it back). On shutdown the lease is still ours, so no peer can hold
+   * the thread's claims: hand the message back to the queue at once.
+   */
+  private async handOver(reason: HandOverReason): Promise<void> {
+    if (reason === "shutdown") await this.context.queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
+  }
+
+  /** Renews the message's claim while it runs; a refused renewal stops the run. */
+  private keepClaim(messageId: string, owner: string, run: ActiveRun): () => void {
+    const { queue, claimLeaseMs } = this.context;
+    let renewing = false;
+    const timer = setInterval(async () => {
+      if (renewing) return;
+      renewing = true;
+      try {
+        if ((await queue.renewClaim([messageId], owner, claimLeaseMs)) === 0) run.stop("claim_lost");
+      } catch (error) {
+        this.logger.warn({ messageId, err: error }, "claim renewal failed; retrying");
+      } finally {
+        renewing = false;
+      }
+    }, Math.max(1, Math.floor(claimLeaseMs / 3)));
+    return () => clearInterval(timer);
+  }
+}

@@ -1,0 +1,42 @@
+import { type ThreadRunScope, threadRunLeaseKey } from "@axiom-lattice/core";
+import type { RuntimeContext } from "./runtimeContext";
+import { ThreadProcessor } from "./threadProcessor";
+
+/**
+ * The thread processors of one manager. A processor exists only while it drains its thread's queue
+ * and is dropped when it stops, so a replica that has seen many threads holds state for few.
+ */
+export class ThreadProcessors {
+  private readonly active = new Map<string, ThreadProcessor>();
+
+  constructor(private readonly context: RuntimeContext) {}
+
+  /** The thread's processor while it runs, else `undefined`. */
+  get(scope: ThreadRunScope): ThreadProcessor | undefined {
+    return this.active.get(threadRunLeaseKey(scope));
+  }
+
+  /** Wakes the thread's processor, starting one when none runs. */
+  wake(scope: ThreadRunScope): ReturnType<ThreadProcessor["wake"]> {
+    const key = threadRunLeaseKey(scope);
+    let processor = this.active.get(key);
+    if (!processor) {
+      const created = new ThreadProcessor(scope, this.context, () => {
+        if (this.active.get(key) === created) this.active.delete(key);
+      });
+      this.active.set(key, created);
+      processor = created;
+    }
+    return processor.wake();
+  }
+
+  /** Stops every processor, handing running messages back to the queue. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.active.values()].map((processor) => processor.close()));
+  }
+
+  /** How many threads this replica is processing now (for metrics and tests). */
+  get size(): number {
+    return this.active.size;
+  }
+}

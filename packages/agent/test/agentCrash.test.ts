@@ -1,0 +1,85 @@
+// Focused regressions for the two ways a replica's death lost an accepted message: each kills a
+// replica at the worst moment for one of them and checks that a peer finishes the message exactly once.
+import { SimulatedCrash, crashAfterModelAnswer, eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
+import type { QueueWakeup } from "@axiom-lattice/core";
+import { collect, manager, runStatus, scope, thread, tokens, useSharedStores } from "./support";
+
+const stores = useSharedStores();
+
+/** A wake-up that reaches nobody, so only the sweep or an explicit resume starts work. */
+const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
+/** Short leases: a dead replica's thread is free again within a fraction of a second. */
+const shortLeases = { threadRunTtlMs: 300, claimLeaseMs: 300 };
+
+const conversation = async (threadId: string) =>
+  (await manager(stores).getAgent(thread(threadId)).getState()).messages.map((message) => message.content);
+
+/** A replica on the shared stores that dies right after the model's next answer is stored. */
+function dyingReplica() {
+  const crash = new SimulatedCrash();
+  const replica = manager(
+    { ...stores, queue: crash.wrap(stores.queue), leases: crash.wrap(stores.leases), checkpointer: crashAfterModelAnswer(stores.checkpointer, crash) },
+    { wakeup: lostWakeups, ...shortLeases },
+  );
+  return { crash, agent: replica.getAgent(thread("t1")) };
+}
+
+/** A peer that picks the dead replica's message up on its sweep; settles with the message's stream. */
+function peerFinishing(messageId: string) {
+  const peer = manager(stores, { wakeup: lostWakeups, ...shortLeases });
+  const agent = peer.getAgent(thread("t1"));
+  const chunks = collect(agent.chunkStream(messageId));
+  peer.startQueueSweep({ intervalMs: 50 });
+  return { agent, chunks };
+}
+
+describe("a replica killed after the model answered, before the checkpoint", () => {
+  it("leaves a peer to finish the run with that answer: streamed, recorded once, kept for the next turn", async () => {
+    const dying = dyingReplica();
+    const { messageId } = await dying.agent.addMessage({ message: "remember me" });
+    await eventually("the replica to die", () => dying.crash.killed, { timeoutMs: 3_000 });
+
+    const peer = peerFinishing(messageId);
+    const chunks = await peer.chunks;
+    expect(tokens(chunks).join("")).toBe("echo: remember me");
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(await runStatus(stores, messageId)).toBe("success");
+
+    await (await peer.agent.addMessage({ message: "next turn" }, { mode: "wait" })).completion;
+    expect(await conversation("t1")).toEqual(["remember me", "echo: remember me", "next turn", "echo: next turn"]);
+  });
+
+  it("does the same for a resumed interrupt, which is not refused as having nothing to resume", async () => {
+    const asking = manager(stores, { wakeup: lostWakeups });
+    const asked = await asking.getAgent(thread("t1")).addMessage({ message: "/interrupt Sure?" }, { mode: "wait" });
+    expect((await asked.completion).status).toBe("interrupted");
+    // Gone quietly (thread lease released), so the resume below runs on the dying replica.
+    await asking.shutdown();
+    const dying = dyingReplica();
+    const { messageId } = await dying.agent.addMessage({}, { command: { resume: "yes" } });
+    await eventually("the replica to die", () => dying.crash.killed, { timeoutMs: 3_000 });
+
+    const chunks = await peerFinishing(messageId).chunks;
+    expect(tokens(chunks).join("")).toBe("ask_human returned: yes");
+    expect(await runStatus(stores, messageId)).toBe("success");
+    expect(await conversation("t1")).toEqual(["/interrupt Sure?", "", "yes", "ask_human returned: yes"]);
+  });
+});
+
+describe("a dead replica's claim that outlives its thread-run lease", () => {
+  it("is taken back by the next lease holder before anything newer runs: per-thread order holds", async () => {
+    const first = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "first" } });
+    const second = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "second" } });
+    // The dead replica's lease is gone, but its claim of `first` has most of its time left.
+    await stores.queue.claimPendingMessages("t1", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+
+    const agent = manager(stores, { wakeup: lostWakeups }).getAgent(thread("t1"));
+    expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
+    expect((await stores.queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      [first.id, "success"],
+      [second.id, "success"],
+    ]);
+    expect(await conversation("t1")).toEqual(["first", "echo: first", "second", "echo: second"]);
+  });
+});

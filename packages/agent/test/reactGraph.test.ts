@@ -1,0 +1,42 @@
+import { HumanMessage } from "@langchain/core/messages";
+import { Command, MemorySaver } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { UnknownToolError, buildAssistantGraph, checkpointThreadId } from "../src";
+
+const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
+
+describe("assistant ReAct graph", () => {
+  it("runs a tool and answers with its result", async () => {
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["clock", "echo"] }, new MemorySaver());
+    const state = await graph.invoke({ messages: [new HumanMessage("/tool clock {}")] }, config("t"));
+    const answer = state.messages.at(-1)!.text;
+    expect(answer).toMatch(/^clock returned: \d{4}-\d\d-\d\dT/);
+    expect(state.messages.map((message) => message.type)).toEqual(["human", "ai", "tool", "ai"]);
+  });
+
+  it("interrupts on ask_human and continues with the resume value", async () => {
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver());
+    await graph.invoke({ messages: [new HumanMessage("/interrupt Your name?")] }, config("t"));
+    const paused = await graph.getState(config("t"));
+    expect(paused.tasks.flatMap((task) => task.interrupts.map((interrupt) => interrupt.value))).toEqual(["Your name?"]);
+
+    const resumed = await graph.invoke(new Command({ resume: "Ada" }), config("t"));
+    expect(resumed.messages.at(-1)!.text).toBe("ask_human returned: Ada");
+  });
+
+  it("keeps a system prompt out of the checkpointed messages", async () => {
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [], systemPrompt: "Be brief." }, new MemorySaver());
+    const state = await graph.invoke({ messages: [new HumanMessage("hi")] }, config("t"));
+    expect(state.messages.map((message) => message.text)).toEqual(["hi", "echo: hi"]);
+  });
+
+  it("refuses an assistant that names an unregistered tool", () => {
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["teleport"] }, new MemorySaver())).toThrow(UnknownToolError);
+  });
+
+  it("namespaces checkpoint threads by tenant", () => {
+    expect(checkpointThreadId({ tenantId: "a", threadId: "t" })).not.toBe(checkpointThreadId({ tenantId: "b", threadId: "t" }));
+    // A separator inside an id cannot forge another tenant's key.
+    expect(checkpointThreadId({ tenantId: "a:b", threadId: "c" })).not.toBe(checkpointThreadId({ tenantId: "a", threadId: "b:c" }));
+  });
+});

@@ -1,0 +1,77 @@
+import { HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { ScriptedChatModel, UnknownModelProviderError, createChatModel, getModelProvider, registerModelProvider } from "../src";
+import { parseDirective } from "../src/models/scriptedDirectives";
+
+describe("parseDirective", () => {
+  it("reads each directive and echoes everything else", () => {
+    expect(parseDirective("hello")).toEqual({ kind: "echo" });
+    expect(parseDirective("/unknown word")).toEqual({ kind: "echo" });
+    expect(parseDirective('/tool echo {"text":"hi"}')).toEqual({ kind: "tool", name: "echo", args: { text: "hi" } });
+    expect(parseDirective("/tool clock")).toEqual({ kind: "tool", name: "clock", args: {} });
+    expect(parseDirective("/sleep 250")).toEqual({ kind: "sleep", ms: 250 });
+    expect(parseDirective("/interrupt What is your name?")).toEqual({ kind: "interrupt", question: "What is your name?" });
+    expect(parseDirective("/fail disk on fire")).toEqual({ kind: "fail", reason: "disk on fire" });
+  });
+
+  it("rejects malformed directives with a clear message", () => {
+    expect(() => parseDirective("/tool echo {not json")).toThrow(/expects JSON arguments/);
+    expect(() => parseDirective("/tool echo [1]")).toThrow(/JSON object/);
+    expect(() => parseDirective("/sleep soon")).toThrow(/whole number of milliseconds/);
+    expect(() => parseDirective("/interrupt")).toThrow(/expects a question/);
+  });
+});
+
+describe("ScriptedChatModel", () => {
+  const model = new ScriptedChatModel();
+
+  it("streams `echo: <text>` token by token", async () => {
+    const parts: string[] = [];
+    for await (const chunk of await model.stream([new HumanMessage("hello big world")])) parts.push(chunk.text);
+    expect(parts).toEqual(["echo:", " hello", " big", " world"]);
+    expect((await model.invoke([new HumanMessage("hello big world")])).text).toBe("echo: hello big world");
+  });
+
+  it("calls the named tool with the JSON arguments", async () => {
+    const reply = await model.invoke([new HumanMessage('/tool echo {"text":"ping"}')]);
+    expect(reply.tool_calls).toEqual([expect.objectContaining({ name: "echo", args: { text: "ping" } })]);
+  });
+
+  it("asks the human through the ask_human tool on /interrupt", async () => {
+    const reply = await model.invoke([new HumanMessage("/interrupt Proceed?")]);
+    expect(reply.tool_calls).toEqual([expect.objectContaining({ name: "ask_human", args: { question: "Proceed?" } })]);
+  });
+
+  it("reports a tool result in its answer", async () => {
+    const reply = await model.invoke([new ToolMessage({ content: "12:00", tool_call_id: "call_1", name: "clock" })]);
+    expect(reply.text).toBe("clock returned: 12:00");
+  });
+
+  it("fails with the given reason on /fail", async () => {
+    await expect(model.invoke([new HumanMessage("/fail quota exceeded")])).rejects.toThrow("quota exceeded");
+  });
+
+  it("sleeps on /sleep, and stops sleeping when the call is aborted", async () => {
+    expect((await model.invoke([new HumanMessage("/sleep 20")])).text).toBe("echo: /sleep 20");
+    const controller = new AbortController();
+    const pending = model.invoke([new HumanMessage("/sleep 600000")], { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("stop")), 20);
+    // Settling at all (within the test timeout) is the proof: the sleep was ten minutes.
+    await expect(pending).rejects.toThrow();
+  });
+});
+
+describe("model registry", () => {
+  it("builds the scripted model and rejects an unknown provider with a typed error", () => {
+    expect(createChatModel({ provider: "scripted" })).toBeInstanceOf(ScriptedChatModel);
+    expect(() => getModelProvider("nope")).toThrow(UnknownModelProviderError);
+    expect(() => createChatModel({ provider: "nope" })).toThrow(
+      expect.objectContaining({ code: "UNKNOWN_MODEL_PROVIDER", provider: "nope", message: expect.stringMatching(/registered providers: .*scripted.*openai/) }),
+    );
+  });
+
+  it("registers further providers by key", () => {
+    registerModelProvider("scripted-alias", () => new ScriptedChatModel());
+    expect(createChatModel({ provider: "scripted-alias" })).toBeInstanceOf(ScriptedChatModel);
+  });
+});

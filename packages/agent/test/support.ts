@@ -1,0 +1,81 @@
+import type { Assistant } from "@axiom-lattice/protocols";
+import { MemorySaver } from "@langchain/langgraph";
+import { afterEach, beforeEach } from "vitest";
+import { InMemoryAssistantStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InProcessQueueWakeup, setLogger } from "@axiom-lattice/core";
+import { captureLogs } from "@axiom-lattice/testing";
+import { AgentInstanceManager, type AgentRuntimeOptions, type StreamChunk } from "../src";
+
+export const TENANT = "tenant-a";
+export const ASSISTANT = "echo-bot";
+/** The queue scope of the test assistant's threads. */
+export const scope = { tenantId: TENANT, assistantId: ASSISTANT };
+
+/** Stores shared by every manager of one test, as replicas share one database. */
+export interface SharedStores {
+  queue: InMemoryMessageQueueStore;
+  leases: InMemoryLeaseStore;
+  assistants: InMemoryAssistantStore;
+  checkpointer: MemorySaver;
+  wakeup: InProcessQueueWakeup;
+}
+
+export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | "tools" | "systemPrompt">> = {}): Promise<SharedStores> {
+  const assistants = new InMemoryAssistantStore();
+  await assistants.createAssistant(TENANT, {
+    id: ASSISTANT,
+    name: "Echo bot",
+    model: assistant.model ?? { provider: "scripted" },
+    tools: assistant.tools ?? ["clock", "echo"],
+    systemPrompt: assistant.systemPrompt,
+  });
+  return {
+    queue: new InMemoryMessageQueueStore(),
+    leases: new InMemoryLeaseStore(),
+    assistants,
+    checkpointer: new MemorySaver(),
+    wakeup: new InProcessQueueWakeup(),
+  };
+}
+
+const managers: AgentInstanceManager[] = [];
+
+/** A manager (one simulated replica) on the shared stores; shut down by `shutdownManagers`. */
+export function manager(stores: SharedStores, options: AgentRuntimeOptions = {}): AgentInstanceManager {
+  const created = new AgentInstanceManager({ ...stores, ...options });
+  managers.push(created);
+  return created;
+}
+
+export async function shutdownManagers(): Promise<void> {
+  await Promise.all(managers.splice(0).map((created) => created.shutdown()));
+}
+
+/**
+ * The per-test setup of a runtime test file: logs captured and fresh stores before each test, every
+ * manager shut down after it. The stores are refilled in place, so the file keeps one reference.
+ */
+export function useSharedStores(): SharedStores {
+  const stores = {} as SharedStores;
+  beforeEach(async () => {
+    captureLogs(setLogger);
+    Object.assign(stores, await sharedStores());
+  });
+  afterEach(() => shutdownManagers());
+  return stores;
+}
+
+/** The run status of a message of the test assistant, if the message exists. */
+export const runStatus = async (stores: SharedStores, messageId: string) => (await stores.queue.getMessage(messageId, scope))?.runStatus;
+
+export const thread = (threadId: string, tenantId = TENANT) => ({ tenantId, assistantId: ASSISTANT, threadId });
+
+export async function collect(stream: AsyncIterable<StreamChunk> | undefined): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of stream ?? []) chunks.push(chunk);
+  return chunks;
+}
+
+/** The streamed text of a message's model tokens. */
+export const tokens = (chunks: StreamChunk[]) =>
+  chunks.filter((chunk) => chunk.type === "message_chunk").map((chunk) => (chunk.data as { content: string }).content);
+

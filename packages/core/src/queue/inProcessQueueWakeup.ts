@@ -1,0 +1,28 @@
+import type { ThreadRunScope } from "../coordination/threadRun";
+import { getLogger } from "../logging/logger";
+import type { QueueWakeup, QueueWakeupListener } from "./queueWakeup";
+
+/** Wake-ups within one process (one replica, or several managers sharing in-memory stores). */
+export class InProcessQueueWakeup implements QueueWakeup {
+  private readonly listeners = new Set<QueueWakeupListener>();
+
+  async notify(scope: ThreadRunScope): Promise<void> {
+    // Delivered on a later tick, like a database notification: never re-entrant into the sender.
+    setImmediate(() => {
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(scope);
+        } catch (error) {
+          getLogger().error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
+        }
+      }
+    });
+  }
+
+  subscribe(listener: QueueWakeupListener): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+}
