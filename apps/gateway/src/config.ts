@@ -1,3 +1,4 @@
+import { getReplicaId } from "@axiom-lattice/core";
 import { z } from "zod";
 
 /** A configuration value the gateway refuses to start with. */
@@ -15,7 +16,10 @@ export interface GatewayConfig {
   port: number;
   host: string;
   databaseUrl?: string;
-  replicaId?: string;
+  /** This replica's identity: `AXIOM_REPLICA_ID`, else `hostname:pid`. */
+  replicaId: string;
+  /** `AXIOM_REPLICA_ID` is set: replicas have stable, distinct names, so affinity answers make sense. */
+  replicaAffinity: boolean;
   affinityGraceMs: number;
   outboxRetentionHours: number;
   /** How long completed runs (their run records and messages) are kept; 0 keeps them forever. */
@@ -85,7 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    replicaId: e.AXIOM_REPLICA_ID,
+    replicaId: e.AXIOM_REPLICA_ID ?? getReplicaId(),
+    replicaAffinity: e.AXIOM_REPLICA_ID !== undefined,
     affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,
     outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS, DEFAULT_OUTBOX_RETENTION_HOURS),
     runRetentionHours: parseRetentionHours(e.AXIOM_RUN_RETENTION_HOURS, DEFAULT_RUN_RETENTION_HOURS),

@@ -1,43 +1,46 @@
 import cors from "@fastify/cors";
-import { getReplicaId, setLogger } from "@axiom-lattice/core";
-import { pino } from "pino";
 import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEchoHeaders } from "@axiom-lattice/protocols";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { pino } from "pino";
 import type { GatewayConfig } from "./config";
+import { type GatewayContext, createGatewayContext } from "./context/gatewayContext";
 import { installErrorHandling } from "./http/errors";
-import { registerAssistantRoutes } from "./routes/assistants";
-import { type ReadinessCheck, registerHealthRoutes } from "./routes/health";
-import { registerMetricsRoute } from "./routes/metrics";
-import { registerRunRoutes } from "./routes/runs";
+import { assistantRoutes } from "./routes/assistants";
+import { type ReadinessCheck, healthRoutes } from "./routes/health";
+import { metricsRoute } from "./routes/metrics";
+import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
-import { registerThreadRoutes } from "./routes/threads";
-import { type GatewayRuntime, createGatewayRuntime } from "./runtime/gatewayRuntime";
+import { threadRoutes } from "./routes/threads";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** What this gateway serves: its stores, agents, schedules, replica id and logger. */
+    gateway: GatewayContext;
+  }
+}
 
 /** Largest request body accepted; larger ones answer 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
-export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel">): FastifyBaseLogger {
-  return pino({ level: config.logLevel, base: { replica: getReplicaId() } });
+export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
+  return pino({ level: config.logLevel, base: { replica: config.replicaId } });
 }
 
 export interface BuildGatewayOptions {
-  /** The logger `start()` created before the runtime, so startup lines share its fields. */
+  /** The logger `start()` created before the context, so startup lines share its fields. */
   logger?: FastifyBaseLogger;
   /** The stores and agents to serve; by default one is created from `config` and closed with the server. */
-  runtime?: GatewayRuntime;
+  context?: GatewayContext;
   /** Extra checks behind `/ready`. */
   readiness?: ReadinessCheck[];
-  /** A scheduler to serve instead of the runtime's own (tests). */
+  /** A scheduler to serve instead of the context's own (tests). */
   schedules?: ScheduleRoutesOptions;
 }
 
 /** Builds the HTTP server without listening: tests drive it through `inject`, `start()` listens. */
 export async function buildGateway(config: GatewayConfig, options: BuildGatewayOptions = {}): Promise<FastifyInstance> {
-  const replicaId = getReplicaId();
   const logger = options.logger ?? createGatewayLogger(config);
-  // Core components log through the same logger, so every line carries the replica.
-  setLogger(logger);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -45,8 +48,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     routerOptions: { maxParamLength: 256 },
   });
 
-  const runtime = options.runtime ?? (await createGatewayRuntime(config));
-  if (!options.runtime) app.addHook("onClose", () => runtime.close());
+  const context = options.context ?? (await createGatewayContext(config, logger));
+  if (!options.context) app.addHook("onClose", () => context.close());
+  app.decorate("gateway", context);
 
   await app.register(cors, {
     origin: true,
@@ -54,18 +58,18 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   app.addHook("onRequest", async (request, reply) => {
-    reply.header(REPLICA_HEADER, replicaId);
+    reply.header(REPLICA_HEADER, context.replicaId);
     for (const [name, value] of Object.entries(affinityEchoHeaders(request.headers[AGENT_AFFINITY_HEADER]))) {
       reply.header(name, value);
     }
   });
 
   installErrorHandling(app);
-  registerHealthRoutes(app, [...runtime.stores.readiness, ...(options.readiness ?? [])]);
-  registerMetricsRoute(app, runtime);
-  registerAssistantRoutes(app, runtime);
-  registerThreadRoutes(app, runtime);
-  registerRunRoutes(app, runtime);
-  registerScheduleRoutes(app, options.schedules ?? { client: runtime.schedules });
+  await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
+  await app.register(metricsRoute);
+  await app.register(assistantRoutes);
+  await app.register(threadRoutes);
+  await app.register(runRoutes);
+  registerScheduleRoutes(app, options.schedules ?? { client: context.schedules });
   return app;
 }

@@ -1,22 +1,30 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src";
-import { type GatewayRuntime, createGatewayRuntime } from "../src/runtime/gatewayRuntime";
+import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
+import { createGatewayLogger } from "../src/server";
 
 const HOUR = 60 * 60 * 1_000;
 
-let runtime: GatewayRuntime | undefined;
+let runtime: GatewayContext | undefined;
 afterEach(async () => {
   await runtime?.close();
   runtime = undefined;
   vi.restoreAllMocks();
 });
 
-const runtimeWith = async (env: Record<string, string>) =>
-  (runtime = await createGatewayRuntime(loadConfig({ LOG_LEVEL: "silent", ...env })));
+const runtimeWith = async (env: Record<string, string>) => {
+  const config = loadConfig({ LOG_LEVEL: "silent", ...env });
+  return (runtime = await createGatewayContext(config, createGatewayLogger(config)));
+};
 
 describe("run retention in the gateway runtime", () => {
   it("prunes the runtime's queue store with AXIOM_RUN_RETENTION_HOURS, from the background work to close()", async () => {
-    const { runRetention, queue, startBackground, close } = await runtimeWith({ AXIOM_RUN_RETENTION_HOURS: "5" });
+    const {
+      runRetention,
+      stores: { queue },
+      startBackground,
+      close,
+    } = await runtimeWith({ AXIOM_RUN_RETENTION_HOURS: "5" });
     const prune = vi.spyOn(queue, "pruneRunsOlderThan");
     const [start, stop] = [vi.spyOn(runRetention, "start"), vi.spyOn(runRetention, "stop")];
 
@@ -33,7 +41,10 @@ describe("run retention in the gateway runtime", () => {
     expect((await runtimeWith({})).runRetention.retentionMs).toBe(168 * HOUR);
     await runtime!.close();
 
-    const { runRetention, queue } = await runtimeWith({ AXIOM_RUN_RETENTION_HOURS: "0" });
+    const {
+      runRetention,
+      stores: { queue },
+    } = await runtimeWith({ AXIOM_RUN_RETENTION_HOURS: "0" });
     const prune = vi.spyOn(queue, "pruneRunsOlderThan");
     expect(runRetention.enabled).toBe(false);
     expect(await runRetention.runOnce()).toBe(0);

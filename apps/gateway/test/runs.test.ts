@@ -119,7 +119,7 @@ describe("deleting a thread", () => {
   });
   const { post, get, del } = gateway;
   const scope = { tenantId: "default", assistantId: "echo" };
-  const queue = () => gateway.runtime.queue;
+  const queue = () => gateway.context.stores.queue;
 
   it("removes everything of it: the same id created again has no runs, state, queue or old answer", async () => {
     await post("/api/threads", { thread_id: "gone", assistant_id: "echo" });
@@ -141,7 +141,7 @@ describe("deleting a thread", () => {
     expect(stream.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
     // Behind the route's lookup, the agent's stream asks the store too: no buffer replays the old answer.
     const chunks: StreamChunk[] = [];
-    for await (const chunk of gateway.runtime.agents.getAgent({ ...scope, threadId: "gone" }).chunkStream("gone-1")) chunks.push(chunk);
+    for await (const chunk of gateway.context.agents.getAgent({ ...scope, threadId: "gone" }).chunkStream("gone-1")) chunks.push(chunk);
     expect(chunks).toEqual([expect.objectContaining({ type: "error", data: expect.objectContaining({ code: "MESSAGE_NOT_FOUND" }) })]);
   });
 

@@ -1,25 +1,23 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll } from "vitest";
-import { setLogger } from "@axiom-lattice/core";
 import { buildGateway, loadConfig } from "../src";
-import { type GatewayRuntime, createGatewayRuntime } from "../src/runtime/gatewayRuntime";
+import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
 import { createGatewayLogger } from "../src/server";
 
 /** A gateway on in-memory stores for one describe block, with JSON request helpers. */
 export function useGateway(setup: (gateway: TestGateway) => Promise<void> = async () => {}): TestGateway {
   const gateway = {} as TestGateway;
   beforeAll(async () => {
-    // As `start()` does: the logger first, so the runtime logs through it too.
+    // As `start()` does: the logger first, so the context logs through it too.
     const config = loadConfig({ LOG_LEVEL: "silent" });
     const logger = createGatewayLogger(config);
-    setLogger(logger);
-    gateway.runtime = await createGatewayRuntime(config);
-    gateway.app = await buildGateway(config, { runtime: gateway.runtime, logger });
+    gateway.context = await createGatewayContext(config, logger);
+    gateway.app = await buildGateway(config, { context: gateway.context, logger });
     await setup(gateway);
   });
   afterAll(async () => {
     await gateway.app.close();
-    await gateway.runtime.close();
+    await gateway.context.close();
   });
   gateway.post = (url, payload, headers = {}) =>
     gateway.app.inject({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, payload: JSON.stringify(payload) });
@@ -31,7 +29,7 @@ export function useGateway(setup: (gateway: TestGateway) => Promise<void> = asyn
 export interface TestGateway {
   app: FastifyInstance;
   /** The stores and agents the gateway serves, for looking behind the API. */
-  runtime: GatewayRuntime;
+  context: GatewayContext;
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   del(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;

@@ -1,9 +1,8 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { resolveTenant } from "../http/tenant";
 import { parseInput } from "../http/validation";
-import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idParams, idSchema } from "./ids";
 
 const modelSchema = z.strictObject({
@@ -26,8 +25,8 @@ const createSchema = z.strictObject({
 const updateSchema = createSchema.omit({ id: true }).partial();
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
-export function registerAssistantRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
-  const { assistants } = runtime;
+export const assistantRoutes: FastifyPluginAsync = async (app) => {
+  const { assistants } = app.gateway.stores;
   const redact = <A extends { model: { apiKey?: string } }>(assistant: A): A =>
     assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant;
   const notFound = (id: string) => new HttpError(404, "NOT_FOUND", `Assistant ${id} not found`);
@@ -64,4 +63,4 @@ export function registerAssistantRoutes(app: FastifyInstance, runtime: GatewayRu
     if (!(await assistants.deleteAssistant(resolveTenant(request), id))) throw notFound(id);
     return reply.status(204).send();
   });
-}
+};

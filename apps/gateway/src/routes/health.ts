@@ -1,9 +1,9 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 
 /** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
-export function registerHealthRoutes(app: FastifyInstance, readiness: ReadinessCheck[]): void {
+export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessCheck[] }> = async (app, { readiness }) => {
   app.get("/health", async () => ({ status: "ok" }));
 
   app.get("/ready", async (_request, reply) => {
@@ -22,4 +22,4 @@ export function registerHealthRoutes(app: FastifyInstance, readiness: ReadinessC
     }
     return { status: "ready" };
   });
-}
+};

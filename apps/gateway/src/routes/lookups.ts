@@ -1,18 +1,18 @@
 import type { ThreadRunScope } from "@axiom-lattice/core";
 import type { Assistant, Thread } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
-import type { GatewayRuntime } from "../runtime/gatewayRuntime";
+import type { GatewayContext } from "../context/gatewayContext";
 
 // Another tenant's records answer exactly like missing ones: existence is not disclosed.
 
-export async function requireAssistant(runtime: GatewayRuntime, tenantId: string, id: string): Promise<Assistant> {
-  const assistant = await runtime.assistants.getAssistant(tenantId, id);
+export async function requireAssistant({ stores }: GatewayContext, tenantId: string, id: string): Promise<Assistant> {
+  const assistant = await stores.assistants.getAssistant(tenantId, id);
   if (!assistant) throw new HttpError(404, "NOT_FOUND", `Assistant ${id} not found`);
   return assistant;
 }
 
-export async function requireThread(runtime: GatewayRuntime, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
-  const thread = await runtime.threads.getThread(tenantId, id);
+export async function requireThread({ stores }: GatewayContext, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
+  const thread = await stores.threads.getThread(tenantId, id);
   if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId)) {
     throw new HttpError(404, "NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
   }

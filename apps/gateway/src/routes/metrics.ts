@@ -1,12 +1,12 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
-import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 
 /**
  * `GET /metrics` in the Prometheus text format: process metrics, and this replica's runs, queue and
- * outbox delivery, read from the runtime when scraped.
+ * outbox delivery, read from the gateway context when scraped.
  */
-export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRuntime): void {
+export const metricsRoute: FastifyPluginAsync = async (app) => {
+  const context = app.gateway;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "lattice_" });
 
@@ -15,7 +15,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "Threads this replica is running now",
     registers: [registry],
     collect() {
-      this.set(runtime.agents.stats().runningThreads);
+      this.set(context.agents.stats().runningThreads);
     },
   });
   new Gauge({
@@ -23,7 +23,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "Threads waiting for a run slot on this replica (AXIOM_MAX_CONCURRENT_RUNS)",
     registers: [registry],
     collect() {
-      this.set(runtime.agents.stats().waitingThreads);
+      this.set(context.agents.stats().waitingThreads);
     },
   });
   new Gauge({
@@ -31,7 +31,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "Chunks held for streaming and resume_stream",
     registers: [registry],
     collect() {
-      this.set(runtime.agents.stats().bufferedChunks);
+      this.set(context.agents.stats().bufferedChunks);
     },
   });
   new Gauge({
@@ -39,7 +39,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "Pending messages across all threads (the shared queue, as seen from this replica)",
     registers: [registry],
     async collect() {
-      const threads = await runtime.queue.getThreadsWithPendingMessages();
+      const threads = await context.stores.queue.getThreadsWithPendingMessages();
       this.set(threads.reduce((sum, thread) => sum + thread.pendingCount, 0));
     },
   });
@@ -50,7 +50,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     registers: [registry],
     collect() {
       // The poller keeps the totals; the counter reports them as they are.
-      const { delivered, failed, skippedOwn, ignored } = runtime.outboxStats();
+      const { delivered, failed, skippedOwn, ignored } = context.outboxStats();
       this.reset();
       for (const [outcome, total] of Object.entries({ delivered, failed, skipped_own: skippedOwn, ignored })) this.inc({ outcome }, total);
     },
@@ -60,7 +60,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "How long the oldest committed outbox event has waited behind a running transaction",
     registers: [registry],
     collect() {
-      this.set(runtime.outboxStats().horizonAgeMs / 1000);
+      this.set(context.outboxStats().horizonAgeMs / 1000);
     },
   });
   new Gauge({
@@ -68,7 +68,7 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     help: "How long the oldest event of the poller's last page had waited when read",
     registers: [registry],
     collect() {
-      this.set(runtime.outboxStats().lagMs / 1000);
+      this.set(context.outboxStats().lagMs / 1000);
     },
   });
 
@@ -76,4 +76,4 @@ export function registerMetricsRoute(app: FastifyInstance, runtime: GatewayRunti
     const body = await registry.metrics();
     return reply.type(registry.contentType).send(body);
   });
-}
+};

@@ -1,14 +1,13 @@
 import type { StreamChunk } from "@axiom-lattice/agent";
-import { type ThreadRunScope, getReplicaId, getThreadRunOwner } from "@axiom-lattice/core";
+import { type ThreadRunScope, getThreadRunOwner } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/protocols";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
 import { resolveTenant } from "../http/tenant";
 import { boundedJson, parseInput } from "../http/validation";
-import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 
@@ -37,19 +36,20 @@ const resumeStreamSchema = z.strictObject({
 const threadOnlySchema = z.strictObject(threadRef);
 
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
-export function registerRunRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
-  const { agents } = runtime;
+export const runRoutes: FastifyPluginAsync = async (app) => {
+  const context = app.gateway;
+  const { agents, stores, config, replicaId } = context;
 
   /** The peer replica running this thread, when affinity is on and it is not us. */
   const peerOwner = async (scope: ThreadRunScope): Promise<string | null> => {
-    if (!runtime.replicaAffinity) return null;
-    const owner = await getThreadRunOwner(scope);
-    return owner && owner !== getReplicaId() ? owner : null;
+    if (!config.replicaAffinity) return null;
+    const owner = await getThreadRunOwner(scope, { store: stores.lease });
+    return owner && owner !== replicaId ? owner : null;
   };
 
   const resolveScope = async (tenantId: string, body: { assistant_id: string; thread_id: string }) => {
-    await requireAssistant(runtime, tenantId, body.assistant_id);
-    return threadScope(await requireThread(runtime, tenantId, body.thread_id, body.assistant_id));
+    await requireAssistant(context, tenantId, body.assistant_id);
+    return threadScope(await requireThread(context, tenantId, body.thread_id, body.assistant_id));
   };
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
@@ -84,7 +84,7 @@ export function registerRunRoutes(app: FastifyInstance, runtime: GatewayRuntime)
 
     // The message is queued either way; when a peer runs the thread, it processes it.
     if (await peerOwner(scope)) {
-      await sleep(runtime.affinityGraceMs);
+      await sleep(config.affinityGraceMs);
       const owner = await peerOwner(scope);
       if (owner) return streamAffinityMiss(reply, owner, scope.threadId);
     }
@@ -95,7 +95,7 @@ export function registerRunRoutes(app: FastifyInstance, runtime: GatewayRuntime)
     const tenantId = resolveTenant(request);
     const body = parseInput(resumeStreamSchema, request.body);
     const scope = await resolveScope(tenantId, body);
-    const message = await runtime.queue.getMessage(body.message_id, { tenantId, assistantId: scope.assistantId });
+    const message = await stores.queue.getMessage(body.message_id, { tenantId, assistantId: scope.assistantId });
     if (!message || message.threadId !== scope.threadId) {
       throw new HttpError(404, "NOT_FOUND", `Message ${body.message_id} not found on thread ${scope.threadId}`);
     }
@@ -126,4 +126,4 @@ export function registerRunRoutes(app: FastifyInstance, runtime: GatewayRuntime)
     const { status, leaseContended } = await agents.getAgent(scope).resumeTask();
     return leaseContended ? { status, code: AFFINITY_MISS_CODE } : { status };
   });
-}
+};

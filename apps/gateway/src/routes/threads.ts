@@ -1,9 +1,8 @@
 import { getThreadRunOwner } from "@axiom-lattice/core";
-import type { FastifyInstance } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { resolveTenant } from "../http/tenant";
 import { boundedJson, parseInput } from "../http/validation";
-import type { GatewayRuntime } from "../runtime/gatewayRuntime";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 
@@ -22,13 +21,15 @@ const listSchema = z.strictObject({
 });
 
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
-export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRuntime): void {
-  const { threads, queue, agents } = runtime;
+export const threadRoutes: FastifyPluginAsync = async (app) => {
+  const context = app.gateway;
+  const { agents, stores } = context;
+  const { threads, queue, lease } = stores;
 
   app.post("/api/threads", async (request, reply) => {
     const tenantId = resolveTenant(request);
     const body = parseInput(createSchema, request.body);
-    await requireAssistant(runtime, tenantId, body.assistant_id);
+    await requireAssistant(context, tenantId, body.assistant_id);
     const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
     return reply.status(201).send(thread);
   });
@@ -45,12 +46,12 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
 
   app.get("/api/threads/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    return requireThread(runtime, resolveTenant(request), id);
+    return requireThread(context, resolveTenant(request), id);
   });
 
   app.delete("/api/threads/:id", async (request, reply) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const thread = await requireThread(context, resolveTenant(request), id);
     // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
     await agents.deleteThread(threadScope(thread));
     return reply.status(204).send();
@@ -58,18 +59,18 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
 
   app.get("/api/threads/:id/state", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const thread = await requireThread(context, resolveTenant(request), id);
     return agents.getAgent(threadScope(thread)).getState();
   });
 
   app.get("/api/threads/:id/queue", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const thread = await requireThread(context, resolveTenant(request), id);
     const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
     const [processing, pending, owner] = await Promise.all([
       queue.getProcessingMessages(id, scope),
       queue.getPendingMessages(id, scope),
-      getThreadRunOwner(threadScope(thread)),
+      getThreadRunOwner(threadScope(thread), { store: lease }),
     ]);
     // `owner`: the replica running the thread now (null when none), for clients that route by affinity.
     return { processing, pending, size: processing.length + pending.length, owner };
@@ -77,7 +78,7 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
 
   app.get("/api/threads/:id/runs", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(runtime, resolveTenant(request), id);
+    const thread = await requireThread(context, resolveTenant(request), id);
     const runs = await queue.listRuns(id, { tenantId: thread.tenantId, assistantId: thread.assistantId });
     return {
       runs: runs.map((run) => ({
@@ -90,4 +91,4 @@ export function registerThreadRoutes(app: FastifyInstance, runtime: GatewayRunti
       })),
     };
   });
-}
+};

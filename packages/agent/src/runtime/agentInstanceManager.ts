@@ -2,6 +2,7 @@ import {
   type IMessageQueueStore,
   InProcessQueueWakeup,
   LeaseAcquireTimeoutError,
+  type Logger,
   type QueueWakeup,
   THREAD_RUN_TTL_MS,
   type ThreadRunScope,
@@ -50,6 +51,10 @@ export interface AgentRuntimeOptions {
   peerWakeDelayMs?: number;
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
   maxConcurrentRuns?: number;
+  /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
+  replicaId?: string;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
 }
 
 export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
@@ -83,7 +88,8 @@ export class AgentInstanceManager {
       claimLeaseMs: options.claimLeaseMs ?? 60_000,
       threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
       streamPollMs: options.streamPollMs ?? 1_000,
-      logger: getLogger().child({ phase: "agent", replica: getReplicaId() }),
+      replicaId: options.replicaId ?? getReplicaId(),
+      logger: (options.logger ?? getLogger()).child({ phase: "agent" }),
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       isClosed: () => this.closed,
     };
@@ -136,7 +142,7 @@ export class AgentInstanceManager {
    * write a checkpoint in between. While a run keeps the lease, it throws {@link ThreadBusyError}.
    */
   async deleteThread(scope: ThreadRunScope): Promise<void> {
-    const { queue, leases, checkpointer, buffers, threadRunTtlMs } = this.context;
+    const { queue, leases, checkpointer, buffers, threadRunTtlMs, replicaId } = this.context;
     const deleteEverything = async () => {
       // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
       // gone first, nothing can run and write checkpoints again; with its record deleted last, the
@@ -147,7 +153,7 @@ export class AgentInstanceManager {
       await this.threads.deleteThread(scope.tenantId, scope.threadId);
     };
     try {
-      await withLease(leases, threadRunLeaseKey(scope), getReplicaId(), deleteEverything, {
+      await withLease(leases, threadRunLeaseKey(scope), replicaId, deleteEverything, {
         ttlMs: threadRunTtlMs,
         acquireTimeoutMs: DELETE_LEASE_WAIT_MS,
         retryDelayMs: 25,

@@ -26,6 +26,8 @@ export interface RuntimeContext {
   threadRunTtlMs: number;
   /** How often a stream of a message not running here checks the store for its end. */
   streamPollMs: number;
+  /** Labels this replica's lease holders and claims. */
+  replicaId: string;
   logger: Logger;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;

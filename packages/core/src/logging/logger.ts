@@ -13,7 +13,7 @@ let current: Logger | undefined;
 
 /** The process-wide logger: the one installed with {@link setLogger}, else a pino logger on stdout. */
 export function getLogger(): Logger {
-  current ??= pino({ level: process.env.LOG_LEVEL ?? "info" });
+  current ??= pino({ level: "info" });
   return current;
 }
 

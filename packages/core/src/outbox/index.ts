@@ -3,7 +3,7 @@ export { validateOutboxAge, validateOutboxAppend, validateOutboxLimit, type Vali
 export { decodeOutboxCursor, encodeOutboxCursor, type OutboxPosition } from "./outboxCursor";
 export { InMemoryOutboxStore, type InMemoryOutboxStoreOptions } from "./inMemoryOutboxStore";
 export { OutboxPoller, type OutboxHandler, type OutboxPollerOptions, type OutboxPollerStats } from "./outboxPoller";
-export { OutboxNotifier, type NotifierListener } from "./outboxNotifier";
+export { OutboxNotifier, type NotifierListener, type OutboxNotifierOptions } from "./outboxNotifier";
 export {
   ProjectTaskAdmissionNotifier,
   TaskLifecycleNotifier,

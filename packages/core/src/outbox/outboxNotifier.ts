@@ -1,9 +1,18 @@
 import type { OutboxStore } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
-import { getLogger } from "../logging/logger";
+import { type Logger, getLogger } from "../logging/logger";
 import { OutboxPayloadError } from "./outboxErrors";
 
 export type NotifierListener<E> = (event: E) => void | Promise<void>;
+
+export interface OutboxNotifierOptions {
+  /** The outbox that carries events to peers (or install one later with `setOutbox`). */
+  outbox?: OutboxStore;
+  /** Stamped on appended events, so this replica's poller skips them; default {@link getReplicaId}. */
+  replicaId?: string;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
+}
 
 /**
  * Process-local publish/subscribe whose events also reach every peer through the outbox. A
@@ -12,7 +21,7 @@ export type NotifierListener<E> = (event: E) => void | Promise<void>;
  */
 export class OutboxNotifier<E> {
   private readonly listeners = new Set<NotifierListener<E>>();
-  private outbox: OutboxStore | null = null;
+  private outbox: OutboxStore | null;
 
   /**
    * @param topic the outbox topic the events travel on
@@ -21,7 +30,10 @@ export class OutboxNotifier<E> {
   constructor(
     readonly topic: string,
     private readonly isEvent: (payload: unknown) => payload is E,
-  ) {}
+    private readonly options: OutboxNotifierOptions = {},
+  ) {
+    this.outbox = options.outbox ?? null;
+  }
 
   /** Adds a local listener; returns the function that removes it. */
   subscribe(listener: NotifierListener<E>): () => void {
@@ -45,9 +57,9 @@ export class OutboxNotifier<E> {
     const outbox = this.outbox;
     if (!outbox) return;
     try {
-      await outbox.append({ topic: this.topic, payload: event, originReplicaId: getReplicaId() });
+      await outbox.append({ topic: this.topic, payload: event, originReplicaId: this.options.replicaId ?? getReplicaId() });
     } catch (error) {
-      getLogger().warn({ phase: "outbox", topic: this.topic, err: error }, "outbox append failed; peers will not hear this event");
+      this.warn(error, "outbox append failed; peers will not hear this event");
     }
   }
 
@@ -65,8 +77,13 @@ export class OutboxNotifier<E> {
     const outcomes = await Promise.allSettled([...this.listeners].map(async (listener) => listener(event)));
     for (const outcome of outcomes) {
       if (outcome.status === "rejected") {
-        getLogger().warn({ phase: "outbox", topic: this.topic, err: outcome.reason }, "notifier listener failed");
+        this.warn(outcome.reason, "notifier listener failed");
       }
     }
+  }
+
+  // Resolved when logging, so the process-wide notifiers follow a logger installed after import.
+  private warn(error: unknown, message: string): void {
+    (this.options.logger ?? getLogger()).warn({ phase: "outbox", topic: this.topic, err: error }, message);
   }
 }

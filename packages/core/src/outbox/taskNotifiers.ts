@@ -5,7 +5,7 @@ import {
   type ProjectTaskAdmissionEvent,
   type TaskLifecycleEvent,
 } from "@axiom-lattice/protocols";
-import { OutboxNotifier } from "./outboxNotifier";
+import { OutboxNotifier, type OutboxNotifierOptions } from "./outboxNotifier";
 
 const STATUSES = new Set<unknown>(Object.values(TaskStatus));
 
@@ -41,18 +41,18 @@ export function isProjectTaskAdmissionEvent(payload: unknown): payload is Projec
 
 /** Task status changes, heard by local listeners on every replica. */
 export class TaskLifecycleNotifier extends OutboxNotifier<TaskLifecycleEvent> {
-  constructor() {
-    super(TASK_LIFECYCLE_TOPIC, isTaskLifecycleEvent);
+  constructor(options?: OutboxNotifierOptions) {
+    super(TASK_LIFECYCLE_TOPIC, isTaskLifecycleEvent, options);
   }
 }
 
 /** Tasks admitted to a project's task machine; whichever replica observes one starts it. */
 export class ProjectTaskAdmissionNotifier extends OutboxNotifier<ProjectTaskAdmissionEvent> {
-  constructor() {
-    super(PROJECT_TASK_ADMISSION_TOPIC, isProjectTaskAdmissionEvent);
+  constructor(options?: OutboxNotifierOptions) {
+    super(PROJECT_TASK_ADMISSION_TOPIC, isProjectTaskAdmissionEvent, options);
   }
 }
 
-/** The process-wide notifiers the gateway wires to the outbox and the poller. */
+/** Process-wide notifiers for library users; the gateway creates its own, wired to its outbox. */
 export const taskLifecycleNotifier = new TaskLifecycleNotifier();
 export const projectTaskAdmissionNotifier = new ProjectTaskAdmissionNotifier();

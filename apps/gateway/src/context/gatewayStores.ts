@@ -1,0 +1,79 @@
+import {
+  type IMessageQueueStore,
+  InMemoryAssistantStore,
+  InMemoryLeaseStore,
+  InMemoryMessageQueueStore,
+  InMemoryOutboxStore,
+  InMemoryThreadStore,
+  MemoryScheduleStorage,
+  type QueueWakeup,
+} from "@axiom-lattice/core";
+import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import type { AssistantStore, LeaseStore, OutboxStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
+import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
+import type { ReadinessCheck } from "../routes/health";
+
+/** The stores one gateway runs on: its own instances, handed to every component that needs them. */
+export interface GatewayStores {
+  kind: "memory" | "postgres";
+  lease: LeaseStore;
+  outbox: OutboxStore;
+  queue: IMessageQueueStore;
+  threads: ThreadStore;
+  assistants: AssistantStore;
+  schedules: ScheduleStorage;
+  /** LangGraph's checkpointer: where conversations live. */
+  checkpoint: BaseCheckpointSaver;
+  /** Cross-replica queue wake-ups (PostgreSQL NOTIFY); in one process the runtime's own suffice. */
+  queueWakeup?: QueueWakeup;
+  readiness: ReadinessCheck[];
+  dispose(): Promise<void>;
+}
+
+/**
+ * PostgreSQL stores on one pool when `databaseUrl` is set (migrated and with LangGraph's checkpoint
+ * tables set up before this returns), fresh in-memory stores otherwise.
+ */
+export async function createGatewayStores(databaseUrl: string | undefined): Promise<GatewayStores> {
+  if (!databaseUrl) {
+    return {
+      kind: "memory",
+      lease: new InMemoryLeaseStore(),
+      outbox: new InMemoryOutboxStore(),
+      queue: new InMemoryMessageQueueStore(),
+      threads: new InMemoryThreadStore(),
+      assistants: new InMemoryAssistantStore(),
+      schedules: new MemoryScheduleStorage(),
+      checkpoint: new MemorySaver(),
+      readiness: [],
+      dispose: async () => {},
+    };
+  }
+
+  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" } });
+  const migrationsApplied: ReadinessCheck = {
+    name: "database",
+    check: async () => {
+      const { rows } = await pg.pool.query<{ applied: number }>(
+        "SELECT count(*)::int AS applied FROM lattice_schema_migrations WHERE version = ANY($1::int[])",
+        [allMigrations.map((migration) => migration.version)],
+      );
+      if (rows[0].applied !== allMigrations.length) {
+        throw new Error(`${allMigrations.length - rows[0].applied} migration(s) not applied`);
+      }
+    },
+  };
+  return {
+    kind: "postgres",
+    lease: pg.lease,
+    outbox: pg.outbox,
+    queue: pg.threadMessageQueue,
+    threads: pg.thread,
+    assistants: pg.assistant,
+    schedules: pg.schedule,
+    checkpoint: pg.checkpoint,
+    queueWakeup: pg.queueWakeup,
+    readiness: [migrationsApplied],
+    dispose: () => pg.dispose(),
+  };
+}
