@@ -6,8 +6,8 @@ export interface LogEntry {
   msg?: string;
 }
 
-/** Sends core's logs to an array instead of stdout, so tests can assert on them. */
-export function captureLogs(): LogEntry[] {
+/** A logger that records what it is given, so tests can assert on it. */
+export function recordingLogger(): { logger: Logger; entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   const at =
     (level: LogEntry["level"]) =>
@@ -15,6 +15,12 @@ export function captureLogs(): LogEntry[] {
       entries.push({ level, fields, msg });
     };
   const logger: Logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => logger };
+  return { logger, entries };
+}
+
+/** Sends core's logs to an array instead of stdout, so tests can assert on them. */
+export function captureLogs(): LogEntry[] {
+  const { logger, entries } = recordingLogger();
   setLogger(logger);
   return entries;
 }
@@ -31,4 +37,11 @@ export function storeWithMovableClock(): { store: InMemoryLeaseStore; advance(ms
       offset += ms;
     },
   };
+}
+
+/** An in-memory store whose releases fail, as when the database connection drops at the end of the work. */
+export class FailingReleaseStore extends InMemoryLeaseStore {
+  override async release(): Promise<boolean> {
+    throw new Error("connection reset");
+  }
 }
