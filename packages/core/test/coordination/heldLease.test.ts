@@ -1,9 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { acquireLease, InMemoryLeaseStore, LeaseLostError } from "../../src";
 import { captureLogs, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 const never = () => new Promise<boolean>(() => undefined);
+/** Answers `value` after `ms` on the (possibly fake) clock. */
+const after = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
 /**
  * An in-memory store that counts renewals and releases, and answers them as a test scripts: each
@@ -17,7 +18,7 @@ class ScriptedStore extends InMemoryLeaseStore {
   acquireDelayMs = 0;
 
   override async acquire(key: string, holder: string, ttlMs: number) {
-    if (this.acquireDelayMs > 0) await sleep(this.acquireDelayMs);
+    if (this.acquireDelayMs > 0) await after(this.acquireDelayMs, undefined);
     return super.acquire(key, holder, ttlMs);
   }
 
@@ -102,13 +103,13 @@ describe("acquireLease", () => {
     await lease!.release();
   });
 
-  it("counts the deadline from when the last confirmed renewal was sent", async () => {
+  it("counts the deadline from when the last confirmed renewal was sent, not when it was answered", async () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();
-    store.renewScript = [async () => true, async () => true, never]; // confirmed at 300 and 600 ms, then stuck
+    store.renewScript = [() => after(200, true), never]; // sent at 300 ms and confirmed at 500 ms, then stuck
     const lease = await acquireLease(store, "k", "a#1", 900);
 
-    await vi.advanceTimersByTimeAsync(1_499);
+    await vi.advanceTimersByTimeAsync(1_199);
     expect(lease!.signal.aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(lease!.signal.aborted).toBe(true);
@@ -146,6 +147,19 @@ describe("acquireLease", () => {
     await vi.advanceTimersByTimeAsync(10_000);
     expect(store.renewals).toBe(0);
     expect(lease!.signal.aborted).toBe(false);
+  });
+
+  it("ignores a refusal that answers after release: the work is over, nothing to abort or log", async () => {
+    vi.useFakeTimers();
+    const store = new ScriptedStore();
+    store.renewScript = [() => after(200, false)]; // sent at 300 ms, refused at 500 ms
+    const lease = await acquireLease(store, "k", "a#1", 900);
+
+    await vi.advanceTimersByTimeAsync(400);
+    await lease!.release();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(lease!.signal.aborted).toBe(false);
+    expect(globalLogs).toEqual([]);
   });
 
   it("logs a failed release to the given logger instead of throwing it", async () => {
