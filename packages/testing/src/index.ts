@@ -9,5 +9,5 @@ export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContr
 export { parseSse, type SseEvent } from "./sse";
 export { SimulatedCrash, crashAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
-export { captureLogs, type CapturingLogger, type LogEntry } from "./logCapture";
+export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";

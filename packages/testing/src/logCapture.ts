@@ -13,11 +13,8 @@ export interface CapturingLogger {
   child(bindings: Record<string, unknown>): CapturingLogger;
 }
 
-/**
- * Installs (through `install`, e.g. core's `setLogger`) a logger that keeps every entry in the
- * returned array instead of printing it, so tests can assert on logs.
- */
-export function captureLogs(install: (logger: CapturingLogger) => void): LogEntry[] {
+/** A logger that keeps every entry it is given, so tests can assert on logs. */
+export function recordingLogger(): { logger: CapturingLogger; entries: LogEntry[] } {
   const entries: LogEntry[] = [];
   const at =
     (level: LogEntry["level"]) =>
@@ -25,6 +22,12 @@ export function captureLogs(install: (logger: CapturingLogger) => void): LogEntr
       entries.push({ level, fields, msg });
     };
   const logger: CapturingLogger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => logger };
+  return { logger, entries };
+}
+
+/** Installs (through `install`, e.g. core's `setLogger`) a {@link recordingLogger}; returns its entries. */
+export function captureLogs(install: (logger: CapturingLogger) => void): LogEntry[] {
+  const { logger, entries } = recordingLogger();
   install(logger);
   return entries;
 }

@@ -1,9 +1,8 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
+import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
 import { uniqueHolder } from "./holder";
-import { startLeaseHeartbeat } from "./leaseHeartbeat";
-import { releaseLease } from "./leaseRelease";
 
-export interface RunAsLeaderOptions {
+export interface RunAsLeaderOptions extends AcquireLeaseOptions {
   /** Keep the lease until it expires after `fn` ends, so replicas starting within `ttlMs` skip the work. */
   hold?: boolean;
   ttlMs?: number;
@@ -19,17 +18,14 @@ export async function runAsLeader<T>(
   store: LeaseStore,
   name: string,
   fn: () => Promise<T>,
-  { hold = false, ttlMs = 300_000 }: RunAsLeaderOptions = {},
+  { hold = false, ttlMs = 300_000, logger }: RunAsLeaderOptions = {},
 ): Promise<LeaderOutcome<T>> {
-  const key = `leader:${name}`;
-  const holder = uniqueHolder();
-  const requestedAt = Date.now();
-  if (!(await store.tryAcquire(key, holder, ttlMs))) return { ran: false };
-  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs, requestedAt);
+  const lease = await acquireLease(store, `leader:${name}`, uniqueHolder(), ttlMs, { logger });
+  if (!lease) return { ran: false };
   try {
     return { ran: true, result: await fn() };
   } finally {
-    heartbeat.stop();
-    if (!hold) await releaseLease(store, key, holder);
+    if (hold) lease.stopHeartbeat();
+    else await lease.release();
   }
 }

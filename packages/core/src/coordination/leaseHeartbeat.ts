@@ -1,5 +1,5 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { getLogger } from "../logging/logger";
+import { getLogger, type Logger } from "../logging/logger";
 
 /** Why a lease-guarded piece of work was told to stop. */
 export class LeaseLostError extends Error {
@@ -26,7 +26,8 @@ export interface LeaseHeartbeat {
  * the lease would expire, the signal aborts, even if a renewal is still hanging.
  *
  * `requestedAt` is the local time the acquiring request was sent: the local deadline is counted from
- * before each confirming request, so it never outlives the store's own expiry.
+ * before each confirming request, so it never outlives the store's own expiry. Losses and failed
+ * renewals are logged to `logger` (default: the process logger).
  */
 export function startLeaseHeartbeat(
   store: LeaseStore,
@@ -34,6 +35,7 @@ export function startLeaseHeartbeat(
   holder: string,
   ttlMs: number,
   requestedAt: number = Date.now(),
+  { logger = getLogger() }: { logger?: Logger } = {},
 ): LeaseHeartbeat {
   const controller = new AbortController();
   const intervalMs = Math.max(1, Math.floor(ttlMs / 3));
@@ -51,7 +53,7 @@ export function startLeaseHeartbeat(
     // A renewal answered after stop() concerns work that has already ended: nothing to abort.
     if (stopped) return;
     stop();
-    getLogger().error({ phase: "lease", key, holder }, `lease lost: ${reason}`);
+    logger.error({ phase: "lease", key, holder }, `lease lost: ${reason}`);
     controller.abort(new LeaseLostError(key, reason));
   };
 
@@ -66,7 +68,7 @@ export function startLeaseHeartbeat(
       if (!(await store.renew(key, holder, ttlMs))) return lose("renewal refused (expired or taken over)");
       if (!stopped) confirmed(sentAt);
     } catch (error) {
-      if (!stopped) getLogger().warn({ phase: "lease", key, holder, err: error }, "lease renewal failed; retrying");
+      if (!stopped) logger.warn({ phase: "lease", key, holder, err: error }, "lease renewal failed; retrying");
     }
     if (!stopped) renewTimer = setTimeout(beat, intervalMs);
   };

@@ -1,8 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { getStoreLattice } from "../registry/storeRegistry";
+import { type AcquireLeaseOptions, acquireLease, type HeldLease } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
-import { startLeaseHeartbeat } from "./leaseHeartbeat";
-import { releaseLease } from "./leaseRelease";
 
 export interface ThreadRunScope {
   tenantId: string;
@@ -10,16 +9,12 @@ export interface ThreadRunScope {
   threadId: string;
 }
 
-/** Ownership of one thread's run by this process. */
-export interface ThreadRunHandle {
-  key: string;
-  holder: string;
-  token: string;
-  /** Aborted when ownership is lost. */
-  signal: AbortSignal;
-  /** Gives ownership up; idempotent, and only ever removes this handle's own lease. */
-  release(): Promise<void>;
-}
+/**
+ * Ownership of one thread's run by this process: `signal` aborts when ownership is lost; `release()`
+ * is idempotent and only ever removes this handle's own lease. A run is always given up, never left
+ * to lapse, so the handle has no `stopHeartbeat`.
+ */
+export type ThreadRunHandle = Omit<HeldLease, "stopHeartbeat">;
 
 export const THREAD_RUN_TTL_MS = 30_000;
 
@@ -32,29 +27,9 @@ const leaseStore = (store?: LeaseStore) => store ?? getStoreLattice("default", "
 /** Takes ownership of a thread's run without waiting; `null` when another holder owns it. */
 export async function tryAcquireThreadRun(
   scope: ThreadRunScope,
-  { store, ttlMs = THREAD_RUN_TTL_MS }: { store?: LeaseStore; ttlMs?: number } = {},
+  { store, ttlMs = THREAD_RUN_TTL_MS, logger }: { store?: LeaseStore; ttlMs?: number } & AcquireLeaseOptions = {},
 ): Promise<ThreadRunHandle | null> {
-  const leases = leaseStore(store);
-  const key = threadRunLeaseKey(scope);
-  const holder = uniqueHolder();
-  const requestedAt = Date.now();
-  const record = await leases.acquire(key, holder, ttlMs);
-  if (!record) return null;
-  const heartbeat = startLeaseHeartbeat(leases, key, holder, ttlMs, requestedAt);
-  let released: Promise<void> | undefined;
-  return {
-    key,
-    holder,
-    token: record.token,
-    signal: heartbeat.signal,
-    release() {
-      released ??= (async () => {
-        heartbeat.stop();
-        await releaseLease(leases, key, holder);
-      })();
-      return released;
-    },
-  };
+  return acquireLease(leaseStore(store), threadRunLeaseKey(scope), uniqueHolder(), ttlMs, { logger });
 }
 
 /** The replica id of the thread's current run owner, or `null` when nobody runs it. */

@@ -1,8 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
 import { uniqueHolder } from "./holder";
-import { startLeaseHeartbeat } from "./leaseHeartbeat";
-import { releaseLease } from "./leaseRelease";
 
 /** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
 export class LeaseAcquireTimeoutError extends Error {
@@ -17,7 +16,7 @@ export class LeaseAcquireTimeoutError extends Error {
   }
 }
 
-export interface WithLeaseOptions {
+export interface WithLeaseOptions extends AcquireLeaseOptions {
   ttlMs?: number;
   acquireTimeoutMs?: number;
   retryDelayMs?: number;
@@ -41,25 +40,21 @@ export async function withLease<T>(
   key: string,
   ownerLabel: string,
   fn: (context: LeaseContext) => Promise<T>,
-  { ttlMs = 30_000, acquireTimeoutMs = 10_000, retryDelayMs = 100 }: WithLeaseOptions = {},
+  { ttlMs = 30_000, acquireTimeoutMs = 10_000, retryDelayMs = 100, logger }: WithLeaseOptions = {},
 ): Promise<T> {
   const holder = uniqueHolder(ownerLabel);
   const startedAt = Date.now();
-  let requestedAt = startedAt;
-  let record = await store.acquire(key, holder, ttlMs);
-  while (!record) {
+  let lease = await acquireLease(store, key, holder, ttlMs, { logger });
+  while (!lease) {
     const waited = Date.now() - startedAt;
     if (waited + retryDelayMs > acquireTimeoutMs) throw new LeaseAcquireTimeoutError(key, waited);
     await sleep(retryDelayMs);
-    requestedAt = Date.now();
-    record = await store.acquire(key, holder, ttlMs);
+    lease = await acquireLease(store, key, holder, ttlMs, { logger });
   }
 
-  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs, requestedAt);
   try {
-    return await fn({ signal: heartbeat.signal, token: record.token, holder });
+    return await fn({ signal: lease.signal, token: lease.token, holder });
   } finally {
-    heartbeat.stop();
-    await releaseLease(store, key, holder);
+    await lease.release();
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getReplicaId, holderLabel, InMemoryLeaseStore, runAsLeader } from "../../src";
-import { captureLogs } from "./support";
+import { captureLogs, FailingReleaseStore, type LogEntry, recordingLogger } from "./support";
 
 /** Counts acquisition attempts, to show a loser does not retry. */
 class CountingStore extends InMemoryLeaseStore {
@@ -12,8 +12,9 @@ class CountingStore extends InMemoryLeaseStore {
   }
 }
 
+let logs: LogEntry[];
 beforeEach(() => {
-  captureLogs();
+  logs = captureLogs();
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -72,5 +73,12 @@ describe("runAsLeader", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(await store.get("leader:startup")).toBeNull();
     expect((await runAsLeader(store, "startup", async () => "later")).ran).toBe(true);
+  });
+
+  it("logs to the logger it is given instead of the process logger", async () => {
+    const { logger, entries } = recordingLogger();
+    expect(await runAsLeader(new FailingReleaseStore(), "job", async () => 1, { logger })).toEqual({ ran: true, result: 1 });
+    expect(entries.map((entry) => entry.msg)).toEqual([expect.stringContaining("release failed")]);
+    expect(logs).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { captureLogs as captureLogsWith } from "@axiom-lattice/testing";
 import { InMemoryLeaseStore, setLogger } from "../../src";
 
-export type { LogEntry } from "@axiom-lattice/testing";
+export { type LogEntry, recordingLogger } from "@axiom-lattice/testing";
 
 /** Sends core's logs to an array instead of stdout, so tests can assert on them. */
 export const captureLogs = () => captureLogsWith(setLogger);
@@ -18,4 +18,11 @@ export function storeWithMovableClock(): { store: InMemoryLeaseStore; advance(ms
       offset += ms;
     },
   };
+}
+
+/** An in-memory store whose releases fail, as when the database connection drops at the end of the work. */
+export class FailingReleaseStore extends InMemoryLeaseStore {
+  override async release(): Promise<boolean> {
+    throw new Error("connection reset");
+  }
 }

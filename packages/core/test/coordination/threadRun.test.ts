@@ -9,12 +9,13 @@ import {
   tryAcquireThreadRun,
   type ThreadRunScope,
 } from "../../src";
-import { captureLogs, storeWithMovableClock } from "./support";
+import { captureLogs, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 const scope: ThreadRunScope = { tenantId: "tenant-1", assistantId: "assistant-1", threadId: "thread-1" };
 
+let logs: LogEntry[];
 beforeEach(() => {
-  captureLogs();
+  logs = captureLogs();
 });
 
 describe("threadRunLeaseKey", () => {
@@ -78,6 +79,18 @@ describe("tryAcquireThreadRun", () => {
     expect(await store.tryAcquire(threadRunLeaseKey(scope), "peer#1", 60_000)).toBe(true);
     if (!handle!.signal.aborted) await once(handle!.signal, "abort");
     expect(handle!.signal.reason).toBeInstanceOf(LeaseLostError);
+    await handle!.release();
+  });
+
+  it("logs to the logger it is given instead of the process logger", async () => {
+    const { store, advance } = storeWithMovableClock();
+    const { logger, entries } = recordingLogger();
+    const handle = await tryAcquireThreadRun(scope, { store, ttlMs: 300, logger });
+    advance(1_000);
+    expect(await store.tryAcquire(threadRunLeaseKey(scope), "peer#1", 60_000)).toBe(true);
+    if (!handle!.signal.aborted) await once(handle!.signal, "abort");
+    expect(entries.map((entry) => entry.msg)).toEqual([expect.stringMatching(/^lease lost/)]);
+    expect(logs).toEqual([]);
     await handle!.release();
   });
 });

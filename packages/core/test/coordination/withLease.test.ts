@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { InMemoryLeaseStore, LeaseAcquireTimeoutError, LeaseLostError, withLease } from "../../src";
-import { captureLogs, type LogEntry, storeWithMovableClock } from "./support";
+import { captureLogs, FailingReleaseStore, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 let logs: LogEntry[];
 beforeEach(() => {
@@ -164,13 +164,15 @@ describe("withLease", () => {
   });
 
   it("returns fn's result when the release itself fails, and logs the failure", async () => {
-    class FailingRelease extends InMemoryLeaseStore {
-      override async release(): Promise<boolean> {
-        throw new Error("connection reset");
-      }
-    }
-    expect(await withLease(new FailingRelease(), "k", "me", async () => 42)).toBe(42);
+    expect(await withLease(new FailingReleaseStore(), "k", "me", async () => 42)).toBe(42);
     expect(logs.some((entry) => entry.level === "warn" && entry.msg?.includes("release failed"))).toBe(true);
+  });
+
+  it("logs to the logger it is given instead of the process logger", async () => {
+    const { logger, entries } = recordingLogger();
+    await withLease(new FailingReleaseStore(), "k", "me", async () => undefined, { logger });
+    expect(entries.map((entry) => entry.msg)).toEqual([expect.stringContaining("release failed")]);
+    expect(logs).toEqual([]);
   });
 
   it("passes fn the token and holder of the store's record, a new token per tenure", async () => {

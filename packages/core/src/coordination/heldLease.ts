@@ -1,0 +1,62 @@
+import type { LeaseStore } from "@axiom-lattice/protocols";
+import { getLogger, type Logger } from "../logging/logger";
+import { startLeaseHeartbeat } from "./leaseHeartbeat";
+
+/** A lease this process won, kept alive by its heartbeat until released. */
+export interface HeldLease {
+  readonly key: string;
+  readonly holder: string;
+  /** Fencing token of this tenure: pass it to writes that must be refused once a newer holder exists. */
+  readonly token: string;
+  /** Aborted (with a `LeaseLostError`) once the lease can no longer be confirmed: stop the guarded work. */
+  readonly signal: AbortSignal;
+  /**
+   * Stops the heartbeat and removes the lease if this holder still owns it. Idempotent. A failed release
+   * is logged, not thrown: the work is over either way, and the lease lapses at its ttl.
+   */
+  release(): Promise<void>;
+  /** Stops the heartbeat but leaves the lease in the store until its ttl runs out. */
+  stopHeartbeat(): void;
+}
+
+export interface AcquireLeaseOptions {
+  /** Where lease loss and failed renewals or releases are logged; defaults to the process logger. */
+  logger?: Logger;
+}
+
+/**
+ * Takes `key` for `holder` without waiting and starts its heartbeat; `null` when another holder owns it.
+ * `holder` should be unique to this acquisition (see `uniqueHolder`): a store hands a holder's own live
+ * lease back to it, so two acquisitions sharing a holder would not exclude each other.
+ */
+export async function acquireLease(
+  store: LeaseStore,
+  key: string,
+  holder: string,
+  ttlMs: number,
+  { logger = getLogger() }: AcquireLeaseOptions = {},
+): Promise<HeldLease | null> {
+  // Taken before the request, so the heartbeat's local deadline never outlives the store's expiry.
+  const requestedAt = Date.now();
+  const record = await store.acquire(key, holder, ttlMs);
+  if (!record) return null;
+
+  const heartbeat = startLeaseHeartbeat(store, key, holder, ttlMs, requestedAt, { logger });
+  const releaseOnce = async () => {
+    heartbeat.stop();
+    try {
+      await store.release(key, holder);
+    } catch (error) {
+      logger.warn({ phase: "lease", key, holder, err: error }, "lease release failed; it will expire");
+    }
+  };
+  let released: Promise<void> | undefined;
+  return {
+    key,
+    holder,
+    token: record.token,
+    signal: heartbeat.signal,
+    release: () => (released ??= releaseOnce()),
+    stopHeartbeat: heartbeat.stop,
+  };
+}
