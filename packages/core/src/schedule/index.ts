@@ -8,7 +8,7 @@ export {
   type ScheduleHandler,
   type ScheduleOnceInput,
 } from "./scheduleClient";
-export type { RetryBackoffOptions } from "./retryBackoff";
+export type { RetryBackoffOptions } from "./scheduleSettlement";
 export {
   validateAgeThreshold,
   validateClaim,

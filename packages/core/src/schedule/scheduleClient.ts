@@ -5,16 +5,15 @@ import {
   type NewScheduledTask,
   type ScheduleCatchUpPolicy,
   type ScheduleStorage,
-  type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
 import { getLogger } from "../logging/logger";
-import { parseCron } from "./cronSchedule";
-import { type RetryBackoffOptions, retryDelayMs } from "./retryBackoff";
+import { nextCronRunAt, parseCron } from "./cronSchedule";
 import { ScheduleNotFoundError, ScheduleRequestError, ScheduleStateError } from "./scheduleErrors";
-import { scheduledRunAt } from "./scheduledRunAt";
+import { type FireOutcome, type RetryBackoffOptions, planFire, settleFire } from "./scheduleSettlement";
+import { isCronTask, scheduledRunAt } from "./scheduledRunAt";
 import { setTimerAt } from "./timerAt";
 
 /** One fire of a schedule, as its handler sees it. */
@@ -82,8 +81,6 @@ export interface RestoreResult {
 const DEFAULT_TENANT = "default";
 // After a storage failure, look at the task again this much later rather than forget it.
 const STORAGE_RETRY_MS = 5_000;
-
-const isCron = (task: ScheduledTaskDefinition) => task.executionType === ScheduleExecutionType.CRON;
 
 /**
  * Runs registered handlers on schedules shared by every replica. Each replica arms a timer for
@@ -174,8 +171,8 @@ export class DefaultScheduleClient {
   /** Resumes a paused schedule; a cron schedule continues with its next fire after now. */
   resume(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition> {
     return this.transition(taskId, tenantId, "resumed", [ScheduledTaskStatus.PAUSED], (task) =>
-      isCron(task)
-        ? { status: ScheduledTaskStatus.PENDING, nextRunAt: this.cronAfter(task, Date.now()) ?? task.nextRunAt, retryCount: 0 }
+      isCronTask(task)
+        ? { status: ScheduledTaskStatus.PENDING, nextRunAt: nextCronRunAt(task, Date.now()) ?? task.nextRunAt, retryCount: 0 }
         : { status: ScheduledTaskStatus.PENDING },
     );
   }
@@ -285,9 +282,9 @@ export class DefaultScheduleClient {
       this.disarm(taskId);
     } else if (task.status === ScheduledTaskStatus.PENDING) {
       this.arm(taskId, task.taskType, runAt);
-    } else if (task.status === ScheduledTaskStatus.RUNNING && isCron(task)) {
+    } else if (task.status === ScheduledTaskStatus.RUNNING && isCronTask(task)) {
       // A replica is running this fire; be ready to claim the one after it.
-      const next = this.cronAfter(task, runAt);
+      const next = nextCronRunAt(task, runAt);
       if (next === undefined) this.disarm(taskId);
       else this.arm(taskId, task.taskType, next);
     } else {
@@ -328,20 +325,18 @@ export class DefaultScheduleClient {
     // Read after the claim: a copy read earlier may predate a peer's settlement of the previous fire.
     const task = await this.storage.get(taskId);
     if (!task) return;
-    const missed = lateMs > this.missedFireGraceMs;
-    let settlement: ScheduledRunSettlement;
-    if (missed && task.catchUp === "skip") {
+    const plan = planFire(task, lateMs, this.missedFireGraceMs);
+    let outcome: FireOutcome;
+    if (plan === "skip") {
       this.log("info", { event: "missed-fire-skipped", taskId, runAt, lateMs }, "missed fire skipped (catch-up policy skip)");
-      settlement = isCron(task)
-        ? this.nextFire(task, Date.now(), { runCount: task.runCount, retryCount: 0 })
-        : { status: ScheduledTaskStatus.COMPLETED, runCount: task.runCount, retryCount: task.retryCount };
+      outcome = { kind: "skipped" };
     } else {
-      if (missed) this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
+      if (plan === "catch-up") this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
       const startedAt = Date.now();
-      const failure = await this.runHandler(handler, task, runAt);
-      settlement = this.afterRun(task, runAt, missed, startedAt, failure);
+      const error = await this.runHandler(handler, task, runAt);
+      outcome = error === undefined ? { kind: "succeeded", startedAt, caughtUp: plan === "catch-up" } : { kind: "failed", startedAt, error };
     }
-    await this.storage.settleScheduledRun(taskId, runAt, settlement);
+    await this.storage.settleScheduledRun(taskId, runAt, settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff));
     await this.notify(taskId);
     await this.handleScheduleChanged(taskId);
   }
@@ -364,50 +359,6 @@ export class DefaultScheduleClient {
     } finally {
       clearInterval(heartbeat);
     }
-  }
-
-  private afterRun(
-    task: ScheduledTaskDefinition,
-    runAt: number,
-    missed: boolean,
-    lastRunAt: number,
-    failure: string | undefined,
-  ): ScheduledRunSettlement {
-    if (failure !== undefined) {
-      if (task.retryCount >= task.maxRetries) {
-        return { status: ScheduledTaskStatus.FAILED, runCount: task.runCount, retryCount: task.retryCount, lastRunAt, lastError: failure };
-      }
-      const retryAt = Date.now() + retryDelayMs(task.retryCount, this.retryBackoff);
-      return {
-        status: ScheduledTaskStatus.PENDING,
-        runCount: task.runCount,
-        retryCount: task.retryCount + 1,
-        lastRunAt,
-        lastError: failure,
-        ...(isCron(task) ? { nextRunAt: retryAt } : { executeAt: retryAt }),
-      };
-    }
-    const runCount = task.runCount + 1;
-    if (!isCron(task) || (task.maxRuns !== undefined && runCount >= task.maxRuns)) {
-      return { status: ScheduledTaskStatus.COMPLETED, runCount, retryCount: 0, lastRunAt };
-    }
-    // A missed fire stood in for every fire missed with it: continue from now, not from the backlog.
-    return this.nextFire(task, missed ? Date.now() : runAt, { runCount, retryCount: 0, lastRunAt });
-  }
-
-  private nextFire(
-    task: ScheduledTaskDefinition,
-    afterMs: number,
-    counts: Pick<ScheduledRunSettlement, "runCount" | "retryCount" | "lastRunAt">,
-  ): ScheduledRunSettlement {
-    const nextRunAt = this.cronAfter(task, afterMs);
-    return nextRunAt === undefined
-      ? { status: ScheduledTaskStatus.COMPLETED, ...counts }
-      : { status: ScheduledTaskStatus.PENDING, nextRunAt, ...counts };
-  }
-
-  private cronAfter(task: ScheduledTaskDefinition, afterMs: number): number | undefined {
-    return parseCron(task.cronExpression ?? "", task.timezone ?? "UTC").nextAfter(afterMs);
   }
 
   private async notify(taskId: string): Promise<void> {
