@@ -3,11 +3,10 @@ export {
   DefaultScheduleClient,
   type RestoreResult,
   type ScheduleClientOptions,
-  type ScheduleCronInput,
   type ScheduleFire,
   type ScheduleHandler,
-  type ScheduleOnceInput,
 } from "./scheduleClient";
+export { scheduleFieldRules, type ScheduleCronInput, type ScheduleOnceInput } from "./scheduleRequest";
 export type { RetryBackoffOptions } from "./scheduleSettlement";
 export {
   validateAgeThreshold,
@@ -17,7 +16,7 @@ export {
   validateSettlement,
   validateStatus,
   validateTenantFilter,
-} from "./scheduleArguments";
+} from "./scheduleStoreArguments";
 export {
   DuplicateScheduleError,
   ScheduleNotFoundError,

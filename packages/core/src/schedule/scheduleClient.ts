@@ -1,17 +1,21 @@
-import { randomUUID } from "node:crypto";
 import {
-  ScheduleExecutionType,
   ScheduledTaskStatus,
   type NewScheduledTask,
-  type ScheduleCatchUpPolicy,
   type ScheduleStorage,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
 import { getLogger } from "../logging/logger";
-import { nextCronRunAt, parseCron } from "./cronSchedule";
-import { ScheduleNotFoundError, ScheduleRequestError, ScheduleStateError } from "./scheduleErrors";
+import { nextCronRunAt } from "./cronSchedule";
+import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
+import {
+  type ScheduleCronInput,
+  type ScheduleOnceInput,
+  type ScheduleRequestContext,
+  parseScheduleCronInput,
+  parseScheduleOnceInput,
+} from "./scheduleRequest";
 import { type FireOutcome, type RetryBackoffOptions, planFire, settleFire } from "./scheduleSettlement";
 import { isCronTask, scheduledRunAt } from "./scheduledRunAt";
 import { setTimerAt } from "./timerAt";
@@ -42,35 +46,6 @@ export interface ScheduleClientOptions {
   retryBackoff?: RetryBackoffOptions;
 }
 
-interface CommonScheduleInput {
-  taskType: string;
-  payload?: Record<string, unknown>;
-  /** Defaults to `"default"`. */
-  tenantId?: string;
-  /** Defaults to a random UUID. */
-  taskId?: string;
-  /** Retries of a failed fire before the schedule fails (default 3). */
-  maxRetries?: number;
-  /** Fires missed while no replica ran: run them once (default) or skip them. */
-  catchUp?: ScheduleCatchUpPolicy;
-  assistantId?: string;
-  threadId?: string;
-}
-
-export interface ScheduleOnceInput extends CommonScheduleInput {
-  /** When to fire (epoch ms or Date); give this or `delayMs`. */
-  executeAt?: number | Date;
-  delayMs?: number;
-}
-
-export interface ScheduleCronInput extends CommonScheduleInput {
-  cronExpression: string;
-  /** IANA time zone the expression is read in (default `"UTC"`). */
-  timezone?: string;
-  /** Complete after this many runs. */
-  maxRuns?: number;
-}
-
 export interface RestoreResult {
   /** Stale `running` tasks put back to `pending`. */
   requeued: number;
@@ -78,7 +53,6 @@ export interface RestoreResult {
   armed: number;
 }
 
-const DEFAULT_TENANT = "default";
 // After a storage failure, look at the task again this much later rather than forget it.
 const STORAGE_RETRY_MS = 5_000;
 
@@ -121,33 +95,14 @@ export class DefaultScheduleClient {
     return this.handlers.has(taskType);
   }
 
+  /** Schedules one fire; a refused request rejects with a `ScheduleRequestError` and stores nothing. */
   async scheduleOnce(input: ScheduleOnceInput): Promise<ScheduledTaskDefinition> {
-    const now = Date.now();
-    const executeAt = resolveExecuteAt(input, now);
-    const catchUp = input.catchUp ?? "once";
-    if (catchUp === "skip" && executeAt < now) {
-      throw new ScheduleRequestError("EXECUTE_AT_IN_PAST", "executeAt is in the past and the catch-up policy is skip, so it would never run");
-    }
-    return this.create({ ...this.baseTask(input), executionType: ScheduleExecutionType.ONCE, executeAt });
+    return this.create(parseScheduleOnceInput(input, this.requestContext()));
   }
 
+  /** Schedules fires on a cron expression; a refused request rejects with a `ScheduleRequestError` and stores nothing. */
   async scheduleCron(input: ScheduleCronInput): Promise<ScheduledTaskDefinition> {
-    const timezone = input.timezone ?? "UTC";
-    const nextRunAt = parseCron(input.cronExpression, timezone).nextAfter(Date.now());
-    if (nextRunAt === undefined) {
-      throw new ScheduleRequestError("INVALID_CRON", `Cron expression "${input.cronExpression}" never fires`);
-    }
-    if (input.maxRuns !== undefined && !(Number.isSafeInteger(input.maxRuns) && input.maxRuns > 0)) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRuns must be a positive integer");
-    }
-    return this.create({
-      ...this.baseTask(input),
-      executionType: ScheduleExecutionType.CRON,
-      cronExpression: input.cronExpression,
-      timezone,
-      nextRunAt,
-      maxRuns: input.maxRuns,
-    });
+    return this.create(parseScheduleCronInput(input, this.requestContext()));
   }
 
   /** The schedule, or `null` when it does not exist or belongs to another tenant. */
@@ -222,28 +177,8 @@ export class DefaultScheduleClient {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The fields every new schedule starts with; refuses an unknown task type or a bad maxRetries. */
-  private baseTask(input: CommonScheduleInput) {
-    if (!this.handlers.has(input.taskType)) {
-      throw new ScheduleRequestError("UNKNOWN_TASK_TYPE", `No handler is registered for task type "${input.taskType}"`);
-    }
-    const maxRetries = input.maxRetries ?? 3;
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRetries must be a whole number ≥ 0");
-    }
-    return {
-      taskId: input.taskId ?? randomUUID(),
-      tenantId: input.tenantId ?? DEFAULT_TENANT,
-      taskType: input.taskType,
-      payload: input.payload ?? {},
-      catchUp: input.catchUp ?? "once",
-      status: ScheduledTaskStatus.PENDING,
-      runCount: 0,
-      retryCount: 0,
-      maxRetries,
-      assistantId: input.assistantId,
-      threadId: input.threadId,
-    };
+  private requestContext(): ScheduleRequestContext {
+    return { now: Date.now(), isKnownTaskType: (taskType) => this.hasHandler(taskType) };
   }
 
   private async create(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
@@ -389,22 +324,4 @@ export class DefaultScheduleClient {
   private log(level: "debug" | "info" | "warn" | "error", fields: Record<string, unknown>, message: string): void {
     getLogger()[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
   }
-}
-
-function resolveExecuteAt(input: ScheduleOnceInput, now: number): number {
-  const { executeAt, delayMs } = input;
-  if ((executeAt === undefined) === (delayMs === undefined)) {
-    throw new ScheduleRequestError("INVALID_SCHEDULE", "Give exactly one of executeAt and delayMs");
-  }
-  if (delayMs !== undefined) {
-    if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "delayMs must be a finite number ≥ 0");
-    }
-    return now + delayMs;
-  }
-  const at = executeAt instanceof Date ? executeAt.getTime() : executeAt;
-  if (typeof at !== "number" || !Number.isFinite(at)) {
-    throw new ScheduleRequestError("INVALID_SCHEDULE", "executeAt must be a valid time");
-  }
-  return at;
 }
