@@ -53,5 +53,5 @@ export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
-export { MAX_JSON_BYTES, MAX_JSON_DEPTH, jsonBoundsProblem } from "./stores/jsonBounds";
+export { MAX_JSON_BYTES, MAX_JSON_DEPTH, boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export * from "./schedule";

@@ -1,4 +1,3 @@
-import { jsonBoundsProblem } from "@axiom-lattice/core";
 import type { z } from "zod";
 import { HttpError } from "./errors";
 
@@ -9,12 +8,4 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what 
   const issue = parsed.error.issues[0];
   const field = issue.path.length ? issue.path.join(".") : what;
   throw new HttpError(400, "INVALID_REQUEST", `Invalid ${what}: ${field}: ${issue.message}`);
-}
-
-/** `schema`, also refusing free-form JSON beyond the bounds every store keeps (depth and size). */
-export function boundedJson<S extends z.ZodType>(schema: S): S {
-  return schema.superRefine((value, context) => {
-    const problem = jsonBoundsProblem(value);
-    if (problem) context.addIssue({ code: "custom", message: problem });
-  });
 }

@@ -1,5 +1,5 @@
 import type { StreamChunk } from "@axiom-lattice/agent";
-import { type ThreadRunScope, getThreadRunOwner } from "@axiom-lattice/core";
+import { type ThreadRunScope, boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -7,7 +7,7 @@ import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
 import { resolveTenant } from "../http/tenant";
-import { boundedJson, parseInput } from "../http/validation";
+import { parseInput } from "../http/validation";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 

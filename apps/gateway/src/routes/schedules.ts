@@ -1,10 +1,10 @@
-import { type DefaultScheduleClient, ScheduleRequestError } from "@axiom-lattice/core";
+import { type DefaultScheduleClient, ScheduleRequestError, scheduleFieldRules as rules } from "@axiom-lattice/core";
 import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { resolveTenant } from "../http/tenant";
-import { boundedJson, parseInput } from "../http/validation";
+import { parseInput } from "../http/validation";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams } from "./ids";
 
@@ -14,24 +14,30 @@ export interface ScheduleRoutesOptions {
   enqueueMessage?: EnqueueAgentMessage;
 }
 
+// The body as JSON. What each value must be comes from core's `scheduleFieldRules` (the client checks
+// the rest: task type, timing, cron, time zone); the API adds only its own narrowing: ISO-8601 or
+// whole-millisecond times, a task-type alphabet, length bounds, at most 20 retries, no unknown fields.
 const common = {
   taskType: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -"),
-  payload: boundedJson(z.record(z.string(), z.unknown())).default({}),
-  maxRetries: z.number().int().min(0).max(20).optional(),
-  catchUp: z.enum(["once", "skip"]).optional(),
+  payload: rules.payload.optional(),
+  maxRetries: rules.maxRetries.max(20).optional(),
+  catchUp: rules.catchUp.optional(),
 };
 
 const onceSchema = z.strictObject({
   ...common,
-  executeAt: z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)]).optional(),
-  delayMs: z.number().int().min(0).optional(),
+  executeAt: z
+    .union([z.iso.datetime({ offset: true }), rules.executeAt.int().min(0)])
+    .transform((at) => (typeof at === "string" ? Date.parse(at) : at))
+    .optional(),
+  delayMs: rules.delayMs.int().optional(),
 });
 
 const cronSchema = z.strictObject({
   ...common,
   cronExpression: z.string().min(1).max(128),
-  timezone: z.string().min(1).max(64).default("UTC"),
-  maxRuns: z.number().int().min(1).optional(),
+  timezone: z.string().min(1).max(64).optional(),
+  maxRuns: rules.maxRuns.optional(),
 });
 
 // Times leave the API as ISO strings; they are epoch milliseconds inside.
@@ -41,7 +47,7 @@ const toView = (task: ScheduledTaskDefinition) => ({
   ...Object.fromEntries(TIME_FIELDS.flatMap((field) => (task[field] === undefined ? [] : [[field, new Date(task[field]).toISOString()]]))),
 });
 
-/** A refusal of the schedule client (invalid cron, time zone, …) is the client's 400, nothing stored. */
+/** A refusal of the schedule client (unknown task type, invalid cron, time zone, …) is the client's 400, nothing stored. */
 async function asBadRequest<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
@@ -62,18 +68,11 @@ export function registerScheduleRoutes(app: FastifyInstance, { client, enqueueMe
     const tenantId = resolveTenant(request);
     const isCron = typeof request.body === "object" && request.body !== null && "cronExpression" in request.body;
     const body = parseInput(isCron ? cronSchema : onceSchema, request.body);
-    if (!client.hasHandler(body.taskType)) {
-      throw new HttpError(400, "UNKNOWN_TASK_TYPE", `Unknown task type "${body.taskType}"`);
-    }
     // An agent message names its assistant and thread; the schedule is linked to both for lookups.
     const links: { assistantId?: string; threadId?: string } =
       body.taskType === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, body.payload, "payload") : {};
     const input = { ...body, tenantId, assistantId: links.assistantId, threadId: links.threadId };
-    const task = await asBadRequest(
-      "cronExpression" in input
-        ? client.scheduleCron(input)
-        : client.scheduleOnce({ ...input, executeAt: typeof input.executeAt === "string" ? Date.parse(input.executeAt) : input.executeAt }),
-    );
+    const task = await asBadRequest("cronExpression" in input ? client.scheduleCron(input) : client.scheduleOnce(input));
     return reply.status(201).send(toView(task));
   });
 

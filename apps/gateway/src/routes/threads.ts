@@ -1,8 +1,8 @@
-import { getThreadRunOwner } from "@axiom-lattice/core";
+import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { resolveTenant } from "../http/tenant";
-import { boundedJson, parseInput } from "../http/validation";
+import { parseInput } from "../http/validation";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 

@@ -1,4 +1,4 @@
-import { jsonBoundsProblem } from "@axiom-lattice/core";
+import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 
 /** What a user sends to a thread: a message, or a `command` that resumes an interrupted run. */
@@ -27,17 +27,11 @@ export class InvalidRunInputError extends Error {
   }
 }
 
-// Within the bounds of free-form JSON, whoever calls `addMessage`.
-const resumeValue = z.unknown().superRefine((value, context) => {
-  const problem = jsonBoundsProblem(value);
-  if (problem) context.addIssue({ code: "custom", message: `resume ${problem}` });
-});
-
 // Content is read back from a shared store, possibly written by another replica's version: validate it.
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
-    command: z.object({ resume: resumeValue }).optional(),
+    command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
   })
   .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
 

@@ -1,5 +1,9 @@
+import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { Cron } from "croner";
 import { ScheduleRequestError } from "./scheduleErrors";
+
+/** The zone a cron expression is read in when a schedule names none. */
+export const DEFAULT_TIMEZONE = "UTC";
 
 /** Fire times of a cron expression read in a time zone. */
 export interface CronSchedule {
@@ -36,4 +40,9 @@ export function parseCron(expression: string, timezone: string): CronSchedule {
       return cron.nextRun(new Date(afterMs))?.getTime();
     },
   };
+}
+
+/** The cron task's first fire strictly after `afterMs`, or `undefined` when it never fires again. */
+export function nextCronRunAt(task: Pick<ScheduledTaskDefinition, "cronExpression" | "timezone">, afterMs: number): number | undefined {
+  return parseCron(task.cronExpression ?? "", task.timezone ?? DEFAULT_TIMEZONE).nextAfter(afterMs);
 }

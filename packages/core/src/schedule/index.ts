@@ -3,12 +3,11 @@ export {
   DefaultScheduleClient,
   type RestoreResult,
   type ScheduleClientOptions,
-  type ScheduleCronInput,
   type ScheduleFire,
   type ScheduleHandler,
-  type ScheduleOnceInput,
 } from "./scheduleClient";
-export type { RetryBackoffOptions } from "./retryBackoff";
+export { scheduleFieldRules, type ScheduleCronInput, type ScheduleOnceInput } from "./scheduleRequest";
+export type { RetryBackoffOptions } from "./scheduleSettlement";
 export {
   validateAgeThreshold,
   validateClaim,
@@ -17,7 +16,7 @@ export {
   validateSettlement,
   validateStatus,
   validateTenantFilter,
-} from "./scheduleArguments";
+} from "./scheduleStoreArguments";
 export {
   DuplicateScheduleError,
   ScheduleNotFoundError,

@@ -15,7 +15,7 @@ import {
   validateSettlement,
   validateStatus,
   validateTenantFilter,
-} from "./scheduleArguments";
+} from "./scheduleStoreArguments";
 import { DuplicateScheduleError } from "./scheduleErrors";
 import { scheduledRunAt } from "./scheduledRunAt";
 

@@ -1,20 +1,23 @@
-import { randomUUID } from "node:crypto";
 import {
-  ScheduleExecutionType,
   ScheduledTaskStatus,
   type NewScheduledTask,
-  type ScheduleCatchUpPolicy,
   type ScheduleStorage,
-  type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
 import { getLogger } from "../logging/logger";
-import { parseCron } from "./cronSchedule";
-import { type RetryBackoffOptions, retryDelayMs } from "./retryBackoff";
-import { ScheduleNotFoundError, ScheduleRequestError, ScheduleStateError } from "./scheduleErrors";
-import { scheduledRunAt } from "./scheduledRunAt";
+import { nextCronRunAt } from "./cronSchedule";
+import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
+import {
+  type ScheduleCronInput,
+  type ScheduleOnceInput,
+  type ScheduleRequestContext,
+  parseScheduleCronInput,
+  parseScheduleOnceInput,
+} from "./scheduleRequest";
+import { type FireOutcome, type RetryBackoffOptions, planFire, settleFire } from "./scheduleSettlement";
+import { isCronTask, scheduledRunAt } from "./scheduledRunAt";
 import { setTimerAt } from "./timerAt";
 
 /** One fire of a schedule, as its handler sees it. */
@@ -43,35 +46,6 @@ export interface ScheduleClientOptions {
   retryBackoff?: RetryBackoffOptions;
 }
 
-interface CommonScheduleInput {
-  taskType: string;
-  payload?: Record<string, unknown>;
-  /** Defaults to `"default"`. */
-  tenantId?: string;
-  /** Defaults to a random UUID. */
-  taskId?: string;
-  /** Retries of a failed fire before the schedule fails (default 3). */
-  maxRetries?: number;
-  /** Fires missed while no replica ran: run them once (default) or skip them. */
-  catchUp?: ScheduleCatchUpPolicy;
-  assistantId?: string;
-  threadId?: string;
-}
-
-export interface ScheduleOnceInput extends CommonScheduleInput {
-  /** When to fire (epoch ms or Date); give this or `delayMs`. */
-  executeAt?: number | Date;
-  delayMs?: number;
-}
-
-export interface ScheduleCronInput extends CommonScheduleInput {
-  cronExpression: string;
-  /** IANA time zone the expression is read in (default `"UTC"`). */
-  timezone?: string;
-  /** Complete after this many runs. */
-  maxRuns?: number;
-}
-
 export interface RestoreResult {
   /** Stale `running` tasks put back to `pending`. */
   requeued: number;
@@ -79,11 +53,8 @@ export interface RestoreResult {
   armed: number;
 }
 
-const DEFAULT_TENANT = "default";
 // After a storage failure, look at the task again this much later rather than forget it.
 const STORAGE_RETRY_MS = 5_000;
-
-const isCron = (task: ScheduledTaskDefinition) => task.executionType === ScheduleExecutionType.CRON;
 
 /**
  * Runs registered handlers on schedules shared by every replica. Each replica arms a timer for
@@ -124,33 +95,14 @@ export class DefaultScheduleClient {
     return this.handlers.has(taskType);
   }
 
+  /** Schedules one fire; a refused request rejects with a `ScheduleRequestError` and stores nothing. */
   async scheduleOnce(input: ScheduleOnceInput): Promise<ScheduledTaskDefinition> {
-    const now = Date.now();
-    const executeAt = resolveExecuteAt(input, now);
-    const catchUp = input.catchUp ?? "once";
-    if (catchUp === "skip" && executeAt < now) {
-      throw new ScheduleRequestError("EXECUTE_AT_IN_PAST", "executeAt is in the past and the catch-up policy is skip, so it would never run");
-    }
-    return this.create({ ...this.baseTask(input), executionType: ScheduleExecutionType.ONCE, executeAt });
+    return this.create(parseScheduleOnceInput(input, this.requestContext()));
   }
 
+  /** Schedules fires on a cron expression; a refused request rejects with a `ScheduleRequestError` and stores nothing. */
   async scheduleCron(input: ScheduleCronInput): Promise<ScheduledTaskDefinition> {
-    const timezone = input.timezone ?? "UTC";
-    const nextRunAt = parseCron(input.cronExpression, timezone).nextAfter(Date.now());
-    if (nextRunAt === undefined) {
-      throw new ScheduleRequestError("INVALID_CRON", `Cron expression "${input.cronExpression}" never fires`);
-    }
-    if (input.maxRuns !== undefined && !(Number.isSafeInteger(input.maxRuns) && input.maxRuns > 0)) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRuns must be a positive integer");
-    }
-    return this.create({
-      ...this.baseTask(input),
-      executionType: ScheduleExecutionType.CRON,
-      cronExpression: input.cronExpression,
-      timezone,
-      nextRunAt,
-      maxRuns: input.maxRuns,
-    });
+    return this.create(parseScheduleCronInput(input, this.requestContext()));
   }
 
   /** The schedule, or `null` when it does not exist or belongs to another tenant. */
@@ -174,8 +126,8 @@ export class DefaultScheduleClient {
   /** Resumes a paused schedule; a cron schedule continues with its next fire after now. */
   resume(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition> {
     return this.transition(taskId, tenantId, "resumed", [ScheduledTaskStatus.PAUSED], (task) =>
-      isCron(task)
-        ? { status: ScheduledTaskStatus.PENDING, nextRunAt: this.cronAfter(task, Date.now()) ?? task.nextRunAt, retryCount: 0 }
+      isCronTask(task)
+        ? { status: ScheduledTaskStatus.PENDING, nextRunAt: nextCronRunAt(task, Date.now()) ?? task.nextRunAt, retryCount: 0 }
         : { status: ScheduledTaskStatus.PENDING },
     );
   }
@@ -225,28 +177,8 @@ export class DefaultScheduleClient {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The fields every new schedule starts with; refuses an unknown task type or a bad maxRetries. */
-  private baseTask(input: CommonScheduleInput) {
-    if (!this.handlers.has(input.taskType)) {
-      throw new ScheduleRequestError("UNKNOWN_TASK_TYPE", `No handler is registered for task type "${input.taskType}"`);
-    }
-    const maxRetries = input.maxRetries ?? 3;
-    if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "maxRetries must be a whole number ≥ 0");
-    }
-    return {
-      taskId: input.taskId ?? randomUUID(),
-      tenantId: input.tenantId ?? DEFAULT_TENANT,
-      taskType: input.taskType,
-      payload: input.payload ?? {},
-      catchUp: input.catchUp ?? "once",
-      status: ScheduledTaskStatus.PENDING,
-      runCount: 0,
-      retryCount: 0,
-      maxRetries,
-      assistantId: input.assistantId,
-      threadId: input.threadId,
-    };
+  private requestContext(): ScheduleRequestContext {
+    return { now: Date.now(), isKnownTaskType: (taskType) => this.hasHandler(taskType) };
   }
 
   private async create(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
@@ -285,9 +217,9 @@ export class DefaultScheduleClient {
       this.disarm(taskId);
     } else if (task.status === ScheduledTaskStatus.PENDING) {
       this.arm(taskId, task.taskType, runAt);
-    } else if (task.status === ScheduledTaskStatus.RUNNING && isCron(task)) {
+    } else if (task.status === ScheduledTaskStatus.RUNNING && isCronTask(task)) {
       // A replica is running this fire; be ready to claim the one after it.
-      const next = this.cronAfter(task, runAt);
+      const next = nextCronRunAt(task, runAt);
       if (next === undefined) this.disarm(taskId);
       else this.arm(taskId, task.taskType, next);
     } else {
@@ -328,20 +260,18 @@ export class DefaultScheduleClient {
     // Read after the claim: a copy read earlier may predate a peer's settlement of the previous fire.
     const task = await this.storage.get(taskId);
     if (!task) return;
-    const missed = lateMs > this.missedFireGraceMs;
-    let settlement: ScheduledRunSettlement;
-    if (missed && task.catchUp === "skip") {
+    const plan = planFire(task, lateMs, this.missedFireGraceMs);
+    let outcome: FireOutcome;
+    if (plan === "skip") {
       this.log("info", { event: "missed-fire-skipped", taskId, runAt, lateMs }, "missed fire skipped (catch-up policy skip)");
-      settlement = isCron(task)
-        ? this.nextFire(task, Date.now(), { runCount: task.runCount, retryCount: 0 })
-        : { status: ScheduledTaskStatus.COMPLETED, runCount: task.runCount, retryCount: task.retryCount };
+      outcome = { kind: "skipped" };
     } else {
-      if (missed) this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
+      if (plan === "catch-up") this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
       const startedAt = Date.now();
-      const failure = await this.runHandler(handler, task, runAt);
-      settlement = this.afterRun(task, runAt, missed, startedAt, failure);
+      const error = await this.runHandler(handler, task, runAt);
+      outcome = error === undefined ? { kind: "succeeded", startedAt, caughtUp: plan === "catch-up" } : { kind: "failed", startedAt, error };
     }
-    await this.storage.settleScheduledRun(taskId, runAt, settlement);
+    await this.storage.settleScheduledRun(taskId, runAt, settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff));
     await this.notify(taskId);
     await this.handleScheduleChanged(taskId);
   }
@@ -364,50 +294,6 @@ export class DefaultScheduleClient {
     } finally {
       clearInterval(heartbeat);
     }
-  }
-
-  private afterRun(
-    task: ScheduledTaskDefinition,
-    runAt: number,
-    missed: boolean,
-    lastRunAt: number,
-    failure: string | undefined,
-  ): ScheduledRunSettlement {
-    if (failure !== undefined) {
-      if (task.retryCount >= task.maxRetries) {
-        return { status: ScheduledTaskStatus.FAILED, runCount: task.runCount, retryCount: task.retryCount, lastRunAt, lastError: failure };
-      }
-      const retryAt = Date.now() + retryDelayMs(task.retryCount, this.retryBackoff);
-      return {
-        status: ScheduledTaskStatus.PENDING,
-        runCount: task.runCount,
-        retryCount: task.retryCount + 1,
-        lastRunAt,
-        lastError: failure,
-        ...(isCron(task) ? { nextRunAt: retryAt } : { executeAt: retryAt }),
-      };
-    }
-    const runCount = task.runCount + 1;
-    if (!isCron(task) || (task.maxRuns !== undefined && runCount >= task.maxRuns)) {
-      return { status: ScheduledTaskStatus.COMPLETED, runCount, retryCount: 0, lastRunAt };
-    }
-    // A missed fire stood in for every fire missed with it: continue from now, not from the backlog.
-    return this.nextFire(task, missed ? Date.now() : runAt, { runCount, retryCount: 0, lastRunAt });
-  }
-
-  private nextFire(
-    task: ScheduledTaskDefinition,
-    afterMs: number,
-    counts: Pick<ScheduledRunSettlement, "runCount" | "retryCount" | "lastRunAt">,
-  ): ScheduledRunSettlement {
-    const nextRunAt = this.cronAfter(task, afterMs);
-    return nextRunAt === undefined
-      ? { status: ScheduledTaskStatus.COMPLETED, ...counts }
-      : { status: ScheduledTaskStatus.PENDING, nextRunAt, ...counts };
-  }
-
-  private cronAfter(task: ScheduledTaskDefinition, afterMs: number): number | undefined {
-    return parseCron(task.cronExpression ?? "", task.timezone ?? "UTC").nextAfter(afterMs);
   }
 
   private async notify(taskId: string): Promise<void> {
@@ -438,22 +324,4 @@ export class DefaultScheduleClient {
   private log(level: "debug" | "info" | "warn" | "error", fields: Record<string, unknown>, message: string): void {
     getLogger()[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
   }
-}
-
-function resolveExecuteAt(input: ScheduleOnceInput, now: number): number {
-  const { executeAt, delayMs } = input;
-  if ((executeAt === undefined) === (delayMs === undefined)) {
-    throw new ScheduleRequestError("INVALID_SCHEDULE", "Give exactly one of executeAt and delayMs");
-  }
-  if (delayMs !== undefined) {
-    if (typeof delayMs !== "number" || !Number.isFinite(delayMs) || delayMs < 0) {
-      throw new ScheduleRequestError("INVALID_SCHEDULE", "delayMs must be a finite number ≥ 0");
-    }
-    return now + delayMs;
-  }
-  const at = executeAt instanceof Date ? executeAt.getTime() : executeAt;
-  if (typeof at !== "number" || !Number.isFinite(at)) {
-    throw new ScheduleRequestError("INVALID_SCHEDULE", "executeAt must be a valid time");
-  }
-  return at;
 }

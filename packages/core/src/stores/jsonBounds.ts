@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 // Bounds on the free-form JSON users hand the API and the stores: thread metadata, a run's resume
 // value, a schedule's payload. Without them one request can store a value that later breaks every
 // read of it (a serializer's recursion overflowing on 4,000 levels of nesting) or bloats each row.
@@ -41,4 +43,12 @@ export function jsonBoundsProblem(value: unknown): string | null {
   if (nestsDeeperThan(value, MAX_JSON_DEPTH)) return `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels`;
   if (jsonBytes(value) > MAX_JSON_BYTES) return `must not exceed ${MAX_JSON_BYTES} bytes as JSON`;
   return null;
+}
+
+/** `schema`, also refusing a value outside the bounds of free-form JSON (the reason is the issue). */
+export function boundedJson<S extends z.ZodType>(schema: S): S {
+  return schema.superRefine((value, context) => {
+    const problem = jsonBoundsProblem(value);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
 }

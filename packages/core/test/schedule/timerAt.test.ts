@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { retryDelayMs } from "../../src/schedule/retryBackoff";
 import { MAX_TIMER_DELAY_MS, setTimerAt } from "../../src/schedule/timerAt";
 
 const DAY = 86_400_000;
@@ -43,13 +42,5 @@ describe("setTimerAt", () => {
     cancel();
     await vi.advanceTimersByTimeAsync(20 * DAY);
     expect(cancelled).not.toHaveBeenCalled();
-  });
-});
-
-describe("retryDelayMs", () => {
-  it("doubles from the base and stops at the cap", () => {
-    expect([0, 1, 2, 3].map((n) => retryDelayMs(n))).toEqual([1_000, 2_000, 4_000, 8_000]);
-    expect(retryDelayMs(30)).toBe(300_000);
-    expect(retryDelayMs(3, { baseMs: 100, maxMs: 500 })).toBe(500);
   });
 });

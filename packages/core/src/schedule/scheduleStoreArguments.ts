@@ -6,6 +6,11 @@ import {
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { CATCH_UP_POLICIES } from "./scheduleRequest";
+
+// What a schedule store accepts, whoever writes: the integrity of a stored row (types, column ranges,
+// a fire time for every task). Both stores call these, so they refuse alike. Whether a request makes a
+// sensible schedule is judged before, in scheduleRequest.ts.
 
 type Check = (value: unknown, what: string) => void;
 
@@ -37,7 +42,7 @@ const FIELD_CHECKS: Record<keyof NewScheduledTask, Check> = {
   nextRunAt: time,
   cronExpression: requireText,
   timezone: requireText,
-  catchUp: oneOf({ once: "once", skip: "skip" }),
+  catchUp: oneOf(CATCH_UP_POLICIES),
   status: oneOf(ScheduledTaskStatus),
   runCount: counter,
   maxRuns: (value, what) => requireInteger(value, what, 1, MAX_INT),

@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import { ScheduleExecutionType, ScheduledTaskStatus, type NewScheduledTask, type ScheduleCatchUpPolicy } from "@axiom-lattice/protocols";
+import { z } from "zod";
+import { boundedJson } from "../stores/jsonBounds";
+import { DEFAULT_TIMEZONE, parseCron } from "./cronSchedule";
+import { ScheduleRequestError } from "./scheduleErrors";
+
+interface CommonScheduleInput {
+  taskType: string;
+  payload?: Record<string, unknown>;
+  /** Defaults to `"default"`. */
+  tenantId?: string;
+  /** Defaults to a random UUID. */
+  taskId?: string;
+  /** Retries of a failed fire before the schedule fails (default 3). */
+  maxRetries?: number;
+  /** Fires missed while no replica ran: run them once (default) or skip them. */
+  catchUp?: ScheduleCatchUpPolicy;
+  assistantId?: string;
+  threadId?: string;
+}
+
+export interface ScheduleOnceInput extends CommonScheduleInput {
+  /** When to fire (epoch ms or Date); give this or `delayMs`. */
+  executeAt?: number | Date;
+  delayMs?: number;
+}
+
+export interface ScheduleCronInput extends CommonScheduleInput {
+  cronExpression: string;
+  /** IANA time zone the expression is read in (default `"UTC"`). */
+  timezone?: string;
+  /** Complete after this many runs. */
+  maxRuns?: number;
+}
+
+/** What a request is judged against besides itself. */
+export interface ScheduleRequestContext {
+  /** Epoch ms: a delay counts from it, and a cron schedule's first fire comes after it. */
+  now: number;
+  /** Whether fires of this task type have a handler. */
+  isKnownTaskType: (taskType: string) => boolean;
+}
+
+export const CATCH_UP_POLICIES = ["once", "skip"] as const satisfies readonly ScheduleCatchUpPolicy[];
+
+/**
+ * The rule each value of a schedule request must meet, stated once: every request to the client is
+ * checked against them, and the HTTP route builds its body schema from them (narrowed to what the
+ * API accepts), so both refuse a bad value alike.
+ */
+export const scheduleFieldRules = {
+  payload: boundedJson(z.record(z.string(), z.unknown())),
+  /** Epoch ms; `z.number()` refuses NaN and ±Infinity. */
+  executeAt: z.number(),
+  delayMs: z.number().min(0),
+  maxRuns: z.number().int().min(1),
+  maxRetries: z.number().int().min(0),
+  catchUp: z.enum(CATCH_UP_POLICIES),
+};
+
+const DEFAULT_TENANT = "default";
+const DEFAULT_MAX_RETRIES = 3;
+
+const rules = scheduleFieldRules;
+const commonFields = { payload: rules.payload.optional(), maxRetries: rules.maxRetries.optional(), catchUp: rules.catchUp.optional() };
+const onceFields = z.object({ ...commonFields, executeAt: rules.executeAt.optional(), delayMs: rules.delayMs.optional() });
+const cronFields = z.object({ ...commonFields, maxRuns: rules.maxRuns.optional() });
+
+/**
+ * The one-shot task `input` asks for. Throws {@link ScheduleRequestError} (nothing is stored) for a
+ * value that breaks its rule, an unknown task type, not exactly one of `executeAt` and `delayMs`, or
+ * a past `executeAt` under catch-up `skip` (it would never run).
+ */
+export function parseScheduleOnceInput(input: ScheduleOnceInput, context: ScheduleRequestContext): NewScheduledTask {
+  const fields = checkFields(onceFields, { ...input, executeAt: input.executeAt instanceof Date ? input.executeAt.getTime() : input.executeAt });
+  requireKnownTaskType(input.taskType, context);
+  const task = { ...newTask(input, fields), executionType: ScheduleExecutionType.ONCE, executeAt: fireAt(fields, context.now) };
+  if (task.catchUp === "skip" && task.executeAt < context.now) {
+    throw new ScheduleRequestError("EXECUTE_AT_IN_PAST", "executeAt is in the past and the catch-up policy is skip, so it would never run");
+  }
+  return task;
+}
+
+/**
+ * The cron task `input` asks for, first firing after `context.now`. Throws {@link ScheduleRequestError}
+ * (nothing is stored) for a value that breaks its rule, an unknown task type, an unknown time zone,
+ * or an expression that is invalid or never fires.
+ */
+export function parseScheduleCronInput(input: ScheduleCronInput, context: ScheduleRequestContext): NewScheduledTask {
+  const fields = checkFields(cronFields, input);
+  requireKnownTaskType(input.taskType, context);
+  const timezone = input.timezone ?? DEFAULT_TIMEZONE;
+  const nextRunAt = parseCron(input.cronExpression, timezone).nextAfter(context.now);
+  if (nextRunAt === undefined) {
+    throw new ScheduleRequestError("INVALID_CRON", `Cron expression "${input.cronExpression}" never fires`);
+  }
+  return {
+    ...newTask(input, fields),
+    executionType: ScheduleExecutionType.CRON,
+    cronExpression: input.cronExpression,
+    timezone,
+    nextRunAt,
+    maxRuns: fields.maxRuns,
+  };
+}
+
+function checkFields<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ScheduleRequestError("INVALID_SCHEDULE", `Invalid schedule: ${issue.path.join(".") || "input"}: ${issue.message}`);
+}
+
+function requireKnownTaskType(taskType: string, { isKnownTaskType }: ScheduleRequestContext): void {
+  if (!isKnownTaskType(taskType)) {
+    throw new ScheduleRequestError("UNKNOWN_TASK_TYPE", `Unknown task type "${taskType}"`);
+  }
+}
+
+function fireAt({ executeAt, delayMs }: { executeAt?: number; delayMs?: number }, now: number): number {
+  if (executeAt !== undefined && delayMs === undefined) return executeAt;
+  if (delayMs !== undefined && executeAt === undefined) return now + delayMs;
+  throw new ScheduleRequestError("INVALID_SCHEDULE", "Give exactly one of executeAt and delayMs");
+}
+
+/** The fields every new schedule starts with. */
+function newTask(input: CommonScheduleInput, fields: z.output<typeof cronFields | typeof onceFields>) {
+  return {
+    taskId: input.taskId ?? randomUUID(),
+    tenantId: input.tenantId ?? DEFAULT_TENANT,
+    taskType: input.taskType,
+    payload: fields.payload ?? {},
+    catchUp: fields.catchUp ?? "once",
+    status: ScheduledTaskStatus.PENDING,
+    runCount: 0,
+    retryCount: 0,
+    maxRetries: fields.maxRetries ?? DEFAULT_MAX_RETRIES,
+    assistantId: input.assistantId,
+    threadId: input.threadId,
+  };
+}
