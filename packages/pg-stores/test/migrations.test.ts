@@ -96,7 +96,8 @@ describe("runMigrations", { timeout: 60_000 }, () => {
             WHERE l.locktype = 'advisory' AND NOT l.granted AND a.application_name LIKE 'migrate-%'`,
         );
         return rows[0].waiting === 4;
-      });
+        // Bounded, not timed: four Node processes can take a while to start on a busy machine.
+      }, { timeoutMs: 30_000 });
     } finally {
       await gate.end(); // ending the session releases the lock
     }

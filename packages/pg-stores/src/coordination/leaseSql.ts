@@ -14,6 +14,11 @@ const RETURNING = "RETURNING key, holder, token::text AS token, acquired_at, exp
 /**
  * Takes a free or expired key, or extends the caller's own. A new tenure draws a new fencing token;
  * the caller's own live lease keeps its token and acquisition time.
+ *
+ * Tokens must grow with every tenure of a key, so a takeover draws its token in the update branch,
+ * which runs only once the row is locked: a token drawn before waiting (as `VALUES` does, while a
+ * competing acquisition holds the row) may be older than the tenure that commits meanwhile. The
+ * `VALUES` token is used only for a key's first row ever, since release keeps the row.
  */
 export const ACQUIRE_LEASE: NamedStatement = {
   name: "lattice_lease_acquire",
@@ -23,7 +28,7 @@ export const ACQUIRE_LEASE: NamedStatement = {
   ON CONFLICT (key) DO UPDATE
      SET holder      = excluded.holder,
          token       = CASE WHEN lease.holder = excluded.holder AND lease.expires_at > now()
-                            THEN lease.token ELSE excluded.token END,
+                            THEN lease.token ELSE nextval('lattice_lease_tokens') END,
          acquired_at = CASE WHEN lease.holder = excluded.holder AND lease.expires_at > now()
                             THEN lease.acquired_at ELSE excluded.acquired_at END,
          renewed_at  = excluded.renewed_at,
@@ -41,11 +46,18 @@ export const RENEW_LEASE: NamedStatement = {
    WHERE key = $1 AND holder = $2 AND expires_at > now()`,
 };
 
+/**
+ * Ends the holder's tenure by expiring it, never by deleting the row: a deleted row would send the
+ * next acquisition down the insert branch, with a token drawn before it waited (see ACQUIRE_LEASE).
+ * A released row expires at -infinity, which also tells it from one that merely ran out: releasing
+ * twice answers false the second time, as with a deleted row.
+ */
 export const RELEASE_LEASE: NamedStatement = {
   name: "lattice_lease_release",
   text: `
-  DELETE FROM lattice_leases
-   WHERE key = $1 AND holder = $2`,
+  UPDATE lattice_leases
+     SET expires_at = '-infinity'
+   WHERE key = $1 AND holder = $2 AND expires_at > '-infinity'`,
 };
 
 export const GET_LEASE: NamedStatement = {
