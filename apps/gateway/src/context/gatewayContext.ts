@@ -47,7 +47,7 @@ const STARTUP_RECOVERY_TTL_MS = 5 * 60_000;
 
 export async function createGatewayContext(config: GatewayConfig, logger: Logger): Promise<GatewayContext> {
   const { replicaId } = config;
-  const stores = await createGatewayStores(config.databaseUrl);
+  const stores = await createGatewayStores(config.databaseUrl, logger);
   const { outbox, queue } = stores;
 
   if (config.replicaAffinity && stores.kind === "memory") {
@@ -73,6 +73,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
+    logger,
     onChange: async (taskId) => {
       await outbox.append({ topic: SCHEDULE_CHANGED_TOPIC, payload: { taskId }, originReplicaId: replicaId });
     },
@@ -127,6 +128,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
         hold: true,
         ttlMs: STARTUP_RECOVERY_TTL_MS,
+        replicaId,
+        logger,
       });
       if (outcome.ran) {
         logger.info({ phase: "startup_recovery", result: outcome.result }, "startup recovery ran on this replica");

@@ -1,5 +1,6 @@
 import {
   type IMessageQueueStore,
+  type Logger,
   InMemoryAssistantStore,
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
@@ -34,12 +35,12 @@ export interface GatewayStores {
  * PostgreSQL stores on one pool when `databaseUrl` is set (migrated and with LangGraph's checkpoint
  * tables set up before this returns), fresh in-memory stores otherwise.
  */
-export async function createGatewayStores(databaseUrl: string | undefined): Promise<GatewayStores> {
+export async function createGatewayStores(databaseUrl: string | undefined, logger: Logger): Promise<GatewayStores> {
   if (!databaseUrl) {
     return {
       kind: "memory",
       lease: new InMemoryLeaseStore(),
-      outbox: new InMemoryOutboxStore(),
+      outbox: new InMemoryOutboxStore({ logger }),
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
@@ -50,7 +51,7 @@ export async function createGatewayStores(databaseUrl: string | undefined): Prom
     };
   }
 
-  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" } });
+  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" }, logger });
   const migrationsApplied: ReadinessCheck = {
     name: "database",
     check: async () => {

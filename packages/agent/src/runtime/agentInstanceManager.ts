@@ -77,19 +77,20 @@ export class AgentInstanceManager {
   private closed = false;
 
   constructor(options: AgentRuntimeOptions = {}) {
+    const logger = (options.logger ?? getLogger()).child({ phase: "agent" });
     this.context = {
       queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
       leases: options.leases ?? getStoreLattice("default", "lease"),
       assistants: options.assistants ?? getStoreLattice("default", "assistant"),
       // The registry types checkpointers loosely (protocols has no LangGraph dependency).
       checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
-      wakeup: options.wakeup ?? new InProcessQueueWakeup(),
+      wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
       claimLeaseMs: options.claimLeaseMs ?? 60_000,
       threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
       streamPollMs: options.streamPollMs ?? 1_000,
       replicaId: options.replicaId ?? getReplicaId(),
-      logger: (options.logger ?? getLogger()).child({ phase: "agent" }),
+      logger,
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       isClosed: () => this.closed,
     };
@@ -154,6 +155,7 @@ export class AgentInstanceManager {
     };
     try {
       await withLease(leases, threadRunLeaseKey(scope), replicaId, deleteEverything, {
+        logger: this.context.logger,
         ttlMs: threadRunTtlMs,
         acquireTimeoutMs: DELETE_LEASE_WAIT_MS,
         retryDelayMs: 25,

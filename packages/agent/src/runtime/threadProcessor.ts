@@ -100,9 +100,9 @@ export class ThreadProcessor {
   }
 
   private async processWithSlot(): Promise<DrainResult> {
-    const { queue, leases, claimLeaseMs, threadRunTtlMs } = this.context;
+    const { queue, leases, claimLeaseMs, threadRunTtlMs, replicaId, logger } = this.context;
     const { threadId } = this.scope;
-    const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs });
+    const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs, replicaId, logger });
     if (!lease) return { leaseContended: true };
     try {
       // The thread-run lease is the one fact of ownership: messages are claimed only under it, so

@@ -24,6 +24,12 @@ export interface AcquireLeaseOptions {
   logger?: Logger;
 }
 
+/** Options of the helpers that name their own holder (`<replicaId>#<random id>`). */
+export interface ReplicaLeaseOptions extends AcquireLeaseOptions {
+  /** The replica taking the lease, which `getThreadRunOwner` and logs report; default `getReplicaId()`. */
+  replicaId?: string;
+}
+
 /**
  * Takes `key` for `holder` without waiting and starts its heartbeat; `null` when another holder owns it.
  * `holder` should be unique to this acquisition (see `uniqueHolder`): a store hands a holder's own live

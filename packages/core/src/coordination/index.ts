@@ -1,7 +1,7 @@
 export { LeaseArgumentError, validateLeaseArguments } from "./leaseArguments";
 export { InMemoryLeaseStore } from "./inMemoryLeaseStore";
 export { LeaseLostError, startLeaseHeartbeat, type LeaseHeartbeat } from "./leaseHeartbeat";
-export { acquireLease, type AcquireLeaseOptions, type HeldLease } from "./heldLease";
+export { acquireLease, type AcquireLeaseOptions, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 export { holderLabel, uniqueHolder } from "./holder";
 export { LeaseAcquireTimeoutError, withLease, type LeaseContext, type WithLeaseOptions } from "./withLease";
 export { runAsLeader, type LeaderOutcome, type RunAsLeaderOptions } from "./leaderGate";

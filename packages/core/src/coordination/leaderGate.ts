@@ -1,8 +1,8 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
+import { acquireLease, type ReplicaLeaseOptions } from "./heldLease";
 import { uniqueHolder } from "./holder";
 
-export interface RunAsLeaderOptions extends AcquireLeaseOptions {
+export interface RunAsLeaderOptions extends ReplicaLeaseOptions {
   /** Keep the lease until it expires after `fn` ends, so replicas starting within `ttlMs` skip the work. */
   hold?: boolean;
   ttlMs?: number;
@@ -18,9 +18,9 @@ export async function runAsLeader<T>(
   store: LeaseStore,
   name: string,
   fn: () => Promise<T>,
-  { hold = false, ttlMs = 300_000, logger }: RunAsLeaderOptions = {},
+  { hold = false, ttlMs = 300_000, logger, replicaId }: RunAsLeaderOptions = {},
 ): Promise<LeaderOutcome<T>> {
-  const lease = await acquireLease(store, `leader:${name}`, uniqueHolder(), ttlMs, { logger });
+  const lease = await acquireLease(store, `leader:${name}`, uniqueHolder(replicaId), ttlMs, { logger });
   if (!lease) return { ran: false };
   try {
     return { ran: true, result: await fn() };

@@ -1,6 +1,6 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { getStoreLattice } from "../registry/storeRegistry";
-import { type AcquireLeaseOptions, acquireLease, type HeldLease } from "./heldLease";
+import { acquireLease, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
 
 export interface ThreadRunScope {
@@ -27,9 +27,9 @@ const leaseStore = (store?: LeaseStore) => store ?? getStoreLattice("default", "
 /** Takes ownership of a thread's run without waiting; `null` when another holder owns it. */
 export async function tryAcquireThreadRun(
   scope: ThreadRunScope,
-  { store, ttlMs = THREAD_RUN_TTL_MS, logger }: { store?: LeaseStore; ttlMs?: number } & AcquireLeaseOptions = {},
+  { store, ttlMs = THREAD_RUN_TTL_MS, logger, replicaId }: { store?: LeaseStore; ttlMs?: number } & ReplicaLeaseOptions = {},
 ): Promise<ThreadRunHandle | null> {
-  return acquireLease(leaseStore(store), threadRunLeaseKey(scope), uniqueHolder(), ttlMs, { logger });
+  return acquireLease(leaseStore(store), threadRunLeaseKey(scope), uniqueHolder(replicaId), ttlMs, { logger });
 }
 
 /** The replica id of the thread's current run owner, or `null` when nobody runs it. */

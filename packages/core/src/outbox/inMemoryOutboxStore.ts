@@ -1,5 +1,5 @@
 import type { AppendOutboxEventInput, OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
-import { getLogger } from "../logging/logger";
+import { type Logger, getLogger } from "../logging/logger";
 import { validateOutboxAge, validateOutboxAppend, validateOutboxLimit } from "./outboxArguments";
 import { compareOutboxPositions, decodeOutboxCursor, encodeOutboxCursor, type OutboxPosition } from "./outboxCursor";
 
@@ -14,6 +14,8 @@ interface Entry {
 export interface InMemoryOutboxStoreOptions {
   /** The store's clock in epoch milliseconds (tests move it to age events). */
   now?: () => number;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
 }
 
 /**
@@ -26,9 +28,11 @@ export class InMemoryOutboxStore implements OutboxStore, OutboxWakeSource {
   private readonly wakeListeners = new Set<() => void>();
   private lastSeq = 0n;
   private readonly now: () => number;
+  private readonly logger: Logger | undefined;
 
   constructor(options: InMemoryOutboxStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.logger = options.logger;
   }
 
   async append(input: AppendOutboxEventInput): Promise<OutboxEvent> {
@@ -88,7 +92,7 @@ export class InMemoryOutboxStore implements OutboxStore, OutboxWakeSource {
       try {
         listener();
       } catch (error) {
-        getLogger().warn({ phase: "outbox", err: error }, "outbox wake-up listener failed");
+        (this.logger ?? getLogger()).warn({ phase: "outbox", err: error }, "outbox wake-up listener failed");
       }
     }
   }

@@ -1,10 +1,13 @@
 import type { ThreadRunScope } from "../coordination/threadRun";
-import { getLogger } from "../logging/logger";
+import { type Logger, getLogger } from "../logging/logger";
 import type { QueueWakeup, QueueWakeupListener } from "./queueWakeup";
 
 /** Wake-ups within one process (one replica, or several managers sharing in-memory stores). */
 export class InProcessQueueWakeup implements QueueWakeup {
   private readonly listeners = new Set<QueueWakeupListener>();
+
+  /** `logger` (default: the process-wide one) hears of listeners that fail. */
+  constructor(private readonly options: { logger?: Logger } = {}) {}
 
   async notify(scope: ThreadRunScope): Promise<void> {
     // Delivered on a later tick, like a database notification: never re-entrant into the sender.
@@ -13,7 +16,7 @@ export class InProcessQueueWakeup implements QueueWakeup {
         try {
           listener(scope);
         } catch (error) {
-          getLogger().error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
+          (this.options.logger ?? getLogger()).error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
         }
       }
     });

@@ -6,7 +6,7 @@ import {
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
-import { getLogger } from "../logging/logger";
+import { type Logger, getLogger } from "../logging/logger";
 import { nextCronRunAt } from "./cronSchedule";
 import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
 import {
@@ -35,6 +35,8 @@ export interface ScheduleClientOptions {
   storage: ScheduleStorage;
   /** Defaults to this process's replica id. */
   replicaId?: string;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
   /** Called after every write peers should react to; wire it to the `schedule-changed` outbox topic. */
   onChange?: (taskId: string) => void | Promise<void>;
   /** `restore()` requeues `running` tasks not updated for this long (default 30 min). */
@@ -64,6 +66,7 @@ const STORAGE_RETRY_MS = 5_000;
 export class DefaultScheduleClient {
   private readonly storage: ScheduleStorage;
   private readonly replicaId: string;
+  private readonly logger: Logger;
   private readonly onChange?: (taskId: string) => void | Promise<void>;
   private readonly staleRunningMs: number;
   private readonly heartbeatIntervalMs: number;
@@ -78,6 +81,7 @@ export class DefaultScheduleClient {
   constructor(options: ScheduleClientOptions) {
     this.storage = options.storage;
     this.replicaId = options.replicaId ?? getReplicaId();
+    this.logger = options.logger ?? getLogger();
     this.onChange = options.onChange;
     this.staleRunningMs = options.staleRunningMs ?? 30 * 60_000;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 60_000;
@@ -322,6 +326,6 @@ export class DefaultScheduleClient {
   }
 
   private log(level: "debug" | "info" | "warn" | "error", fields: Record<string, unknown>, message: string): void {
-    getLogger()[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
+    this.logger[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
   }
 }

@@ -1,3 +1,4 @@
+import type { Logger } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { Pool, type PoolConfig } from "pg";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
@@ -14,6 +15,8 @@ export interface PgStoreConfigOptions {
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
   queueCapacity?: number;
+  /** Where the stores' LISTEN connections report trouble; default: the process-wide logger. */
+  logger?: Logger;
 }
 
 /** Every PostgreSQL store of a replica, on one shared pool. */
@@ -46,12 +49,12 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
     const shared = { pool, autoMigrate: false };
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
-      outbox: new PostgreSQLOutboxStore(shared),
+      outbox: new PostgreSQLOutboxStore({ ...shared, logger: options.logger }),
       threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
-      queueWakeup: new PostgreSQLQueueWakeup({ pool }),
+      queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;
     return {

@@ -1,4 +1,11 @@
-import { decodeOutboxCursor, encodeOutboxCursor, validateOutboxAge, validateOutboxAppend, validateOutboxLimit } from "@axiom-lattice/core";
+import {
+  type Logger,
+  decodeOutboxCursor,
+  encodeOutboxCursor,
+  validateOutboxAge,
+  validateOutboxAppend,
+  validateOutboxLimit,
+} from "@axiom-lattice/core";
 import type { AppendOutboxEventInput, OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
 import type { ClientBase } from "pg";
 import { NotificationListener } from "../db/notificationListener";
@@ -30,6 +37,8 @@ const toEvent = (row: EventRow): OutboxEvent => ({
 export interface PostgreSQLOutboxStoreOptions extends PgStoreOptions {
   /** application_name of the LISTEN connection (default "lattice-outbox-listener"). */
   listenerApplicationName?: string;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
 }
 
 export interface OutboxAppendOptions {
@@ -54,6 +63,7 @@ export class PostgreSQLOutboxStore extends PgStore implements OutboxStore, Outbo
       connection: this.pool.options,
       channel: OUTBOX_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-outbox-listener",
+      log: options.logger,
     });
   }
 

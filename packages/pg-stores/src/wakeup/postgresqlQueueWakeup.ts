@@ -1,4 +1,4 @@
-import { type QueueWakeup, type QueueWakeupListener, type ThreadRunScope, asThreadRunScope, getLogger } from "@axiom-lattice/core";
+import { type Logger, type QueueWakeup, type QueueWakeupListener, type ThreadRunScope, asThreadRunScope, getLogger } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import { NotificationListener } from "../db/notificationListener";
 import { type PgStoreOptions, resolvePool } from "../db/pool";
@@ -8,6 +8,8 @@ export const QUEUE_WAKEUP_CHANNEL = "lattice_queue";
 export interface PostgreSQLQueueWakeupOptions extends Omit<PgStoreOptions, "autoMigrate"> {
   /** application_name of the LISTEN connection (default "lattice-queue-wakeup"). */
   listenerApplicationName?: string;
+  /** Default: the process-wide logger. */
+  logger?: Logger;
 }
 
 /**
@@ -19,13 +21,16 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly listener: NotificationListener;
+  private readonly logger: Logger | undefined;
 
   constructor(options: PostgreSQLQueueWakeupOptions) {
     ({ pool: this.pool, ownsPool: this.ownsPool } = resolvePool(options));
+    this.logger = options.logger;
     this.listener = new NotificationListener({
       connection: this.pool.options,
       channel: QUEUE_WAKEUP_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-queue-wakeup",
+      log: options.logger,
     });
   }
 
@@ -40,7 +45,7 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
       if (payload === undefined) return;
       const scope = parseScope(payload);
       if (scope) listener(scope);
-      else getLogger().warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
+      else (this.logger ?? getLogger()).warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
     });
   }
 
