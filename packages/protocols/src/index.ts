@@ -3,3 +3,4 @@ export * from "./chunks";
 export * from "./stores";
 export * from "./storeKinds";
 export * from "./outboxTopics";
+export type { ErrorCode } from "./errorCodes";

@@ -1,20 +1,54 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { FastifyError, FastifyInstance } from "fastify";
 
-/** An error that reaches the client with its own status and stable code. */
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: string,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = "HttpError";
-  }
-}
+/**
+ * The HTTP status of every error code. Checked against the `ErrorCode` union: a new code without a
+ * status does not compile. A 500 here is a fault of the server (or of the code calling a library
+ * wrongly), never of the request.
+ */
+export const ERROR_STATUS = {
+  INVALID_REQUEST: 400,
+  INVALID_JSON: 400,
+  INVALID_TENANT: 400,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  CLIENT_ERROR: 400,
+  NOT_FOUND: 404,
+  AFFINITY_MISS: 409,
+  NOT_READY: 503,
+  INTERNAL_ERROR: 500,
+  INVALID_STORE_ARGUMENT: 400,
+  ALREADY_EXISTS: 409,
+  STORE_NOT_REGISTERED: 500,
+  QUEUE_FULL: 429,
+  DUPLICATE_MESSAGE: 409,
+  INVALID_LEASE_ARGUMENT: 500,
+  LEASE_ACQUIRE_TIMEOUT: 500,
+  LEASE_LOST: 500,
+  INVALID_OUTBOX_ARGUMENT: 500,
+  INVALID_OUTBOX_PAYLOAD: 500,
+  INVALID_OUTBOX_CURSOR: 500,
+  INVALID_CRON: 400,
+  INVALID_TIMEZONE: 400,
+  INVALID_SCHEDULE: 400,
+  EXECUTE_AT_IN_PAST: 400,
+  UNKNOWN_TASK_TYPE: 400,
+  SCHEDULE_NOT_FOUND: 404,
+  INVALID_SCHEDULE_STATE: 409,
+  ASSISTANT_NOT_FOUND: 404,
+  THREAD_BUSY: 409,
+  NOTHING_TO_RESUME: 409,
+  INVALID_RUN_INPUT: 400,
+  INVALID_DIRECTIVE: 400,
+  UNKNOWN_MODEL_PROVIDER: 400,
+  UNKNOWN_TOOL: 400,
+} as const satisfies Record<ErrorCode, number>;
+
+// Domain "not found" errors share the API's one code, so clients need not know each kind.
+const PUBLIC_CODE: Partial<Record<ErrorCode, ErrorCode>> = { ASSISTANT_NOT_FOUND: "NOT_FOUND", SCHEDULE_NOT_FOUND: "NOT_FOUND" };
 
 // Fastify's own client errors, mapped to stable codes.
-const FASTIFY_CODES: Record<string, string> = {
+const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
   FST_ERR_CTP_EMPTY_JSON_BODY: "INVALID_REQUEST",
@@ -22,25 +56,23 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_VALIDATION: "INVALID_REQUEST",
 };
 
-// Errors of the core packages that are the client's doing, by their stable code. Anything else is a 500.
-const DOMAIN_STATUS: Record<string, number> = {
-  INVALID_STORE_ARGUMENT: 400,
-  INVALID_RUN_INPUT: 400,
-  INVALID_DIRECTIVE: 400,
-  UNKNOWN_MODEL_PROVIDER: 400,
-  UNKNOWN_TOOL: 400,
-  ASSISTANT_NOT_FOUND: 404,
-  SCHEDULE_NOT_FOUND: 404,
-  ALREADY_EXISTS: 409,
-  DUPLICATE_MESSAGE: 409,
-  THREAD_BUSY: 409,
-  NOTHING_TO_RESUME: 409,
-  INVALID_SCHEDULE_STATE: 409,
-  QUEUE_FULL: 429,
-};
+const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
 
-// Domain "not found" errors share the API's one code, so clients need not know each kind.
-const PUBLIC_CODE: Record<string, string> = { ASSISTANT_NOT_FOUND: "NOT_FOUND", SCHEDULE_NOT_FOUND: "NOT_FOUND" };
+/** An error that reaches the client with its code's status (see {@link ERROR_STATUS}). */
+export class HttpError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+
+  get statusCode(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
 
 /** Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. */
 export function installErrorHandling(app: FastifyInstance): void {
@@ -48,9 +80,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       return reply.status(error.statusCode).send({ success: false, code: error.code, error: error.message, ...error.details });
     }
-    const domainStatus = DOMAIN_STATUS[error.code];
-    if (domainStatus) {
-      return reply.status(domainStatus).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
+    // Errors of the packages carry a code of the union; those that are not the request's fault are 500s.
+    if (isErrorCode(error.code) && ERROR_STATUS[error.code] < 500) {
+      return reply.status(ERROR_STATUS[error.code]).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -10,7 +10,7 @@ export function resolveTenant(request: FastifyRequest): string {
   const value = request.headers[TENANT_HEADER];
   if (value === undefined) return DEFAULT_TENANT;
   if (typeof value !== "string" || !TENANT_PATTERN.test(value)) {
-    throw new HttpError(400, "INVALID_TENANT", `The ${TENANT_HEADER} header must match ${TENANT_PATTERN.source}`);
+    throw new HttpError("INVALID_TENANT", `The ${TENANT_HEADER} header must match ${TENANT_PATTERN.source}`);
   }
   return value;
 }

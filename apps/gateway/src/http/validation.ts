@@ -7,5 +7,5 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, what 
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = issue.path.length ? issue.path.join(".") : what;
-  throw new HttpError(400, "INVALID_REQUEST", `Invalid ${what}: ${field}: ${issue.message}`);
+  throw new HttpError("INVALID_REQUEST", `Invalid ${what}: ${field}: ${issue.message}`);
 }

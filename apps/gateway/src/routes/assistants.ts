@@ -29,7 +29,7 @@ export const assistantRoutes: FastifyPluginAsync = async (app) => {
   const { assistants } = app.gateway.stores;
   const redact = <A extends { model: { apiKey?: string } }>(assistant: A): A =>
     assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant;
-  const notFound = (id: string) => new HttpError(404, "NOT_FOUND", `Assistant ${id} not found`);
+  const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post("/api/assistants", async (request, reply) => {
     const tenantId = resolveTenant(request);

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from "fastify";
+import { HttpError } from "../http/errors";
 
 /** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
@@ -6,7 +7,7 @@ export type ReadinessCheck = { name: string; check: () => Promise<void> };
 export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessCheck[] }> = async (app, { readiness }) => {
   app.get("/health", async () => ({ status: "ok" }));
 
-  app.get("/ready", async (_request, reply) => {
+  app.get("/ready", async () => {
     const failures: Record<string, string> = {};
     await Promise.all(
       readiness.map(async ({ name, check }) => {
@@ -18,7 +19,7 @@ export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessCheck[] }> =
       }),
     );
     if (Object.keys(failures).length > 0) {
-      return reply.status(503).send({ success: false, code: "NOT_READY", error: "Dependencies are not ready", failures });
+      throw new HttpError("NOT_READY", "Dependencies are not ready", { failures });
     }
     return { status: "ready" };
   });

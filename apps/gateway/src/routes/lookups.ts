@@ -7,14 +7,14 @@ import type { GatewayContext } from "../context/gatewayContext";
 
 export async function requireAssistant({ stores }: GatewayContext, tenantId: string, id: string): Promise<Assistant> {
   const assistant = await stores.assistants.getAssistant(tenantId, id);
-  if (!assistant) throw new HttpError(404, "NOT_FOUND", `Assistant ${id} not found`);
+  if (!assistant) throw new HttpError("NOT_FOUND", `Assistant ${id} not found`);
   return assistant;
 }
 
 export async function requireThread({ stores }: GatewayContext, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
   const thread = await stores.threads.getThread(tenantId, id);
   if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId)) {
-    throw new HttpError(404, "NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
+    throw new HttpError("NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
   }
   return thread;
 }

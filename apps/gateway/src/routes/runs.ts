@@ -97,26 +97,18 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
     const scope = await resolveScope(tenantId, body);
     const message = await stores.queue.getMessage(body.message_id, { tenantId, assistantId: scope.assistantId });
     if (!message || message.threadId !== scope.threadId) {
-      throw new HttpError(404, "NOT_FOUND", `Message ${body.message_id} not found on thread ${scope.threadId}`);
+      throw new HttpError("NOT_FOUND", `Message ${body.message_id} not found on thread ${scope.threadId}`);
     }
     const owner = await peerOwner(scope);
     if (owner) return streamAffinityMiss(reply, owner, scope.threadId);
     return streamChunks(reply, agents.getAgent(scope).chunkStream(body.message_id, body.after ?? -1));
   });
 
-  app.post("/api/runs/abort", async (request, reply) => {
+  app.post("/api/runs/abort", async (request) => {
     const tenantId = resolveTenant(request);
     const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
     const owner = await peerOwner(scope);
-    if (owner) {
-      return reply.status(409).send({
-        success: false,
-        code: AFFINITY_MISS_CODE,
-        error: `Replica ${owner} runs thread ${scope.threadId}`,
-        owner,
-        threadId: scope.threadId,
-      });
-    }
+    if (owner) throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
     return { success: true, aborted: await agents.getAgent(scope).abort() };
   });
 

@@ -52,7 +52,7 @@ async function asBadRequest<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {
-    if (error instanceof ScheduleRequestError) throw new HttpError(400, error.code, error.message);
+    if (error instanceof ScheduleRequestError) throw new HttpError(error.code, error.message);
     throw error;
   }
 }
@@ -84,7 +84,7 @@ export function registerScheduleRoutes(app: FastifyInstance, { client, enqueueMe
   app.get("/api/schedules/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
     const task = await client.get(id, resolveTenant(request));
-    if (!task) throw new HttpError(404, "NOT_FOUND", `Schedule ${id} not found`);
+    if (!task) throw new HttpError("NOT_FOUND", `Schedule ${id} not found`);
     return toView(task);
   });
 

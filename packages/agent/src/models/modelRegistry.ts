@@ -1,4 +1,4 @@
-import type { AssistantModelConfig } from "@axiom-lattice/protocols";
+import type { AssistantModelConfig, ErrorCode } from "@axiom-lattice/protocols";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createOpenAiCompatibleModel } from "./openAiCompatible";
 import { ScriptedChatModel } from "./scriptedChatModel";
@@ -8,7 +8,7 @@ export type ChatModelFactory = (config: AssistantModelConfig) => BaseChatModel;
 
 /** An assistant names a model provider no one registered. */
 export class UnknownModelProviderError extends Error {
-  readonly code = "UNKNOWN_MODEL_PROVIDER";
+  readonly code = "UNKNOWN_MODEL_PROVIDER" satisfies ErrorCode;
 
   constructor(readonly provider: string) {
     super(`Unknown model provider "${provider}"; registered providers: ${[...providers.keys()].join(", ")}`);

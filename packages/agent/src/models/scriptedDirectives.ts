@@ -1,3 +1,5 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
+
 /**
  * What the scripted model is told to do by the user's text. A directive is the first word of the
  * message; any other text is simply echoed.
@@ -11,7 +13,7 @@ export type ScriptedDirective =
 
 /** A directive the scripted model cannot follow; the run fails with this message. */
 export class ScriptedDirectiveError extends Error {
-  readonly code = "INVALID_DIRECTIVE";
+  readonly code = "INVALID_DIRECTIVE" satisfies ErrorCode;
 
   constructor(message: string) {
     super(message);

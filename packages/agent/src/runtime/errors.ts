@@ -1,3 +1,4 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { ThreadRunScope } from "@axiom-lattice/core";
 
 /**
@@ -5,7 +6,7 @@ import type { ThreadRunScope } from "@axiom-lattice/core";
  * delete has a run in progress.
  */
 export class ThreadBusyError extends Error {
-  readonly code = "THREAD_BUSY";
+  readonly code = "THREAD_BUSY" satisfies ErrorCode;
 
   constructor(
     readonly scope: ThreadRunScope,
@@ -18,7 +19,7 @@ export class ThreadBusyError extends Error {
 
 /** The thread's assistant does not exist (for its tenant). */
 export class AssistantNotFoundError extends Error {
-  readonly code = "ASSISTANT_NOT_FOUND";
+  readonly code = "ASSISTANT_NOT_FOUND" satisfies ErrorCode;
 
   constructor(
     readonly tenantId: string,

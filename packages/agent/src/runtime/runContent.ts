@@ -1,3 +1,4 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 
@@ -19,7 +20,7 @@ export interface RunContent {
 
 /** A message with neither text nor a command, or queued content this runtime cannot read. */
 export class InvalidRunInputError extends Error {
-  readonly code = "INVALID_RUN_INPUT";
+  readonly code = "INVALID_RUN_INPUT" satisfies ErrorCode;
 
   constructor(message: string) {
     super(message);

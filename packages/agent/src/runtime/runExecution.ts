@@ -1,4 +1,4 @@
-import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { Command, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
@@ -7,7 +7,7 @@ import type { RunContent } from "./runContent";
 
 /** A resume command arrived for a thread that is not waiting on an interrupt. */
 export class NothingToResumeError extends Error {
-  readonly code = "NOTHING_TO_RESUME";
+  readonly code = "NOTHING_TO_RESUME" satisfies ErrorCode;
 
   constructor() {
     super("The thread has no pending interrupt to resume");

@@ -1,9 +1,10 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { clockTool, echoTool } from "./builtinTools";
 
 /** An assistant names a tool no one registered. */
 export class UnknownToolError extends Error {
-  readonly code = "UNKNOWN_TOOL";
+  readonly code = "UNKNOWN_TOOL" satisfies ErrorCode;
 
   constructor(readonly toolName: string) {
     super(`Unknown tool "${toolName}"; registered tools: ${[...tools.keys()].join(", ")}`);

@@ -1,6 +1,8 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
+
 /** A lease call with arguments no store may act on; nothing was written. */
 export class LeaseArgumentError extends TypeError {
-  readonly code = "INVALID_LEASE_ARGUMENT";
+  readonly code = "INVALID_LEASE_ARGUMENT" satisfies ErrorCode;
 
   constructor(message: string) {
     super(message);

@@ -1,9 +1,9 @@
-import type { LeaseStore } from "@axiom-lattice/protocols";
+import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
 import { getLogger, type Logger } from "../logging/logger";
 
 /** Why a lease-guarded piece of work was told to stop. */
 export class LeaseLostError extends Error {
-  readonly code = "LEASE_LOST";
+  readonly code = "LEASE_LOST" satisfies ErrorCode;
 
   constructor(
     readonly key: string,

@@ -1,11 +1,11 @@
-import type { LeaseStore } from "@axiom-lattice/protocols";
+import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
 import { uniqueHolder } from "./holder";
 
 /** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
 export class LeaseAcquireTimeoutError extends Error {
-  readonly code = "LEASE_ACQUIRE_TIMEOUT";
+  readonly code = "LEASE_ACQUIRE_TIMEOUT" satisfies ErrorCode;
 
   constructor(
     readonly key: string,

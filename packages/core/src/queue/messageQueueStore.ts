@@ -1,3 +1,5 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
+
 // The queue's types are declared in @axiom-lattice/protocols (so the shared contract suite can name
 // them) and re-exported here under their usual names, beside the errors every implementation throws.
 export type {
@@ -18,7 +20,7 @@ export const DEFAULT_QUEUE_CAPACITY = 1000;
 
 /** The thread already holds as many queued messages as the store allows. */
 export class QueueFullError extends Error {
-  readonly code = "QUEUE_FULL";
+  readonly code = "QUEUE_FULL" satisfies ErrorCode;
 
   constructor(
     readonly threadId: string,
@@ -31,7 +33,7 @@ export class QueueFullError extends Error {
 
 /** A message with this id is already stored. */
 export class DuplicateMessageError extends Error {
-  readonly code = "DUPLICATE_MESSAGE";
+  readonly code = "DUPLICATE_MESSAGE" satisfies ErrorCode;
 
   constructor(readonly messageId: string) {
     super(`A message with id ${messageId} already exists`);

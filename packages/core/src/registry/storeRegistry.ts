@@ -1,16 +1,4 @@
-import type {
-  AssistantStore,
-  LeaseStore,
-  McpServerConfigStore,
-  OutboxStore,
-  ProjectRoomMessageStore,
-  ProjectRoomStore,
-  ScheduleStorage,
-  StoreKind,
-  TaskStore,
-  TaskWorkItemStore,
-  ThreadStore,
-} from "@axiom-lattice/protocols";
+import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ScheduleStorage, StoreKind, TaskStore, TaskWorkItemStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
@@ -31,7 +19,7 @@ export interface StoreTypes {
 
 /** Thrown when a store kind has neither a registered store nor an in-memory default. */
 export class StoreNotRegisteredError extends Error {
-  readonly code = "STORE_NOT_REGISTERED";
+  readonly code = "STORE_NOT_REGISTERED" satisfies ErrorCode;
 
   constructor(
     readonly key: string,

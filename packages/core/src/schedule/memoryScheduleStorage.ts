@@ -41,7 +41,7 @@ export class MemoryScheduleStorage implements ScheduleStorage {
 
   async save(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
     validateNewScheduledTask(task);
-    if (this.tasks.has(task.taskId)) throw new DuplicateScheduleError(task.taskId);
+    if (this.tasks.has(task.taskId)) throw new DuplicateScheduleError(task.taskId, task.tenantId);
     const now = this.now();
     const stored = copy({ ...task, createdAt: now, updatedAt: now });
     this.tasks.set(task.taskId, stored);

@@ -1,20 +1,22 @@
-/** `save` was given a `taskId` that is already stored; nothing was written. */
-export class DuplicateScheduleError extends Error {
-  readonly code = "ALREADY_EXISTS";
+import type { ErrorCode } from "@axiom-lattice/protocols";
+import { RecordExistsError } from "../stores/recordExistsError";
 
-  constructor(readonly taskId: string) {
-    super(`A schedule with id "${taskId}" already exists`);
+/** `save` was given a `taskId` that is already stored; nothing was written. */
+export class DuplicateScheduleError extends RecordExistsError {
+  constructor(
+    readonly taskId: string,
+    tenantId: string,
+  ) {
+    super("schedule", tenantId, taskId);
     this.name = "DuplicateScheduleError";
   }
 }
 
 /** Stable codes of a schedule request the client refuses before anything is stored. */
-export type ScheduleRequestErrorCode =
-  | "INVALID_CRON"
-  | "INVALID_TIMEZONE"
-  | "INVALID_SCHEDULE"
-  | "EXECUTE_AT_IN_PAST"
-  | "UNKNOWN_TASK_TYPE";
+export type ScheduleRequestErrorCode = Extract<
+  ErrorCode,
+  "INVALID_CRON" | "INVALID_TIMEZONE" | "INVALID_SCHEDULE" | "EXECUTE_AT_IN_PAST" | "UNKNOWN_TASK_TYPE"
+>;
 
 /** A schedule request refused by {@link DefaultScheduleClient}; nothing was stored. */
 export class ScheduleRequestError extends Error {
@@ -29,7 +31,7 @@ export class ScheduleRequestError extends Error {
 
 /** No schedule with that id (in that tenant). */
 export class ScheduleNotFoundError extends Error {
-  readonly code = "SCHEDULE_NOT_FOUND";
+  readonly code = "SCHEDULE_NOT_FOUND" satisfies ErrorCode;
 
   constructor(readonly taskId: string) {
     super(`Schedule "${taskId}" was not found`);
@@ -39,7 +41,7 @@ export class ScheduleNotFoundError extends Error {
 
 /** The schedule's status does not allow the operation (for example resuming a completed one). */
 export class ScheduleStateError extends Error {
-  readonly code = "INVALID_SCHEDULE_STATE";
+  readonly code = "INVALID_SCHEDULE_STATE" satisfies ErrorCode;
 
   constructor(
     readonly taskId: string,

@@ -1,9 +1,11 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
+
 /** A record with this id already exists for the tenant; nothing was written. */
 export class RecordExistsError extends Error {
-  readonly code = "ALREADY_EXISTS";
+  readonly code = "ALREADY_EXISTS" satisfies ErrorCode;
 
   constructor(
-    readonly kind: "thread" | "assistant",
+    readonly kind: "thread" | "assistant" | "schedule",
     readonly tenantId: string,
     readonly id: string,
   ) {

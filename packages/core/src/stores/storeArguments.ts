@@ -1,8 +1,9 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import { jsonBoundsProblem } from "./jsonBounds";
 
 /** A store call with arguments no store may act on; nothing was written. */
 export class StoreArgumentError extends TypeError {
-  readonly code = "INVALID_STORE_ARGUMENT";
+  readonly code = "INVALID_STORE_ARGUMENT" satisfies ErrorCode;
 
   constructor(message: string) {
     super(message);

@@ -147,7 +147,7 @@ export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorag
       task.assistantId ?? null,
       task.threadId ?? null,
     ]);
-    if (!rows[0]) throw new DuplicateScheduleError(task.taskId);
+    if (!rows[0]) throw new DuplicateScheduleError(task.taskId, task.tenantId);
     return toTask(rows[0]);
   }
 

@@ -1,0 +1,47 @@
+/**
+ * Every stable `code` an axiom-lattice error carries, to HTTP clients and to library callers alike.
+ * Each code has one meaning. Error classes declare theirs against this union and the gateway maps
+ * each to an HTTP status in a table checked against it, so a code without a status fails to compile.
+ */
+export type ErrorCode =
+  // The request itself (gateway).
+  | "INVALID_REQUEST"
+  | "INVALID_JSON"
+  | "INVALID_TENANT"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "CLIENT_ERROR"
+  | "NOT_FOUND"
+  | "AFFINITY_MISS"
+  | "NOT_READY"
+  | "INTERNAL_ERROR"
+  // Stores: arguments no store may act on, and records that exist already.
+  | "INVALID_STORE_ARGUMENT"
+  | "ALREADY_EXISTS"
+  | "STORE_NOT_REGISTERED"
+  // The message queue.
+  | "QUEUE_FULL"
+  | "DUPLICATE_MESSAGE"
+  // Leases and the outbox: misuse by the calling code, or work that lost its lease.
+  | "INVALID_LEASE_ARGUMENT"
+  | "LEASE_ACQUIRE_TIMEOUT"
+  | "LEASE_LOST"
+  | "INVALID_OUTBOX_ARGUMENT"
+  | "INVALID_OUTBOX_PAYLOAD"
+  | "INVALID_OUTBOX_CURSOR"
+  // Schedules.
+  | "INVALID_CRON"
+  | "INVALID_TIMEZONE"
+  | "INVALID_SCHEDULE"
+  | "EXECUTE_AT_IN_PAST"
+  | "UNKNOWN_TASK_TYPE"
+  | "SCHEDULE_NOT_FOUND"
+  | "INVALID_SCHEDULE_STATE"
+  // Agents and runs.
+  | "ASSISTANT_NOT_FOUND"
+  | "THREAD_BUSY"
+  | "NOTHING_TO_RESUME"
+  | "INVALID_RUN_INPUT"
+  | "INVALID_DIRECTIVE"
+  | "UNKNOWN_MODEL_PROVIDER"
+  | "UNKNOWN_TOOL";
