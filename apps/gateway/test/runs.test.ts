@@ -1,23 +1,29 @@
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
 import type { StreamChunk } from "@axiom-lattice/agent";
-import { getReplicaId } from "@axiom-lattice/core";
 import { eventually, parseSse } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "./support";
 
 describe("run API (in-memory stores)", () => {
-  const { post, get } = useGateway(async ({ post }) => {
+  const gateway = useGateway(async ({ post }) => {
     expect((await post("/api/assistants", { id: "echo", name: "Echo", tools: ["clock", "echo"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "t1", assistant_id: "echo" })).statusCode).toBe(201);
     expect((await post("/api/assistants", { id: "other", name: "Other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "ty", assistant_id: "other" }, { "x-tenant-id": "tenant-y" })).statusCode).toBe(201);
   });
+  const { post, get } = gateway;
+
+  /** Streams one message to its end on thread t1; each test that needs a finished message makes its own. */
+  const streamedMessage = async (messageId: string) => {
+    const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "hello there", message_id: messageId, mode: "stream" });
+    expect(response.statusCode).toBe(200);
+    return response;
+  };
 
   it("streams a run as SSE with ids <message_id>:<index> and the replica header", async () => {
-    const response = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "hello there", message_id: "m-stream", mode: "stream" });
-    expect(response.statusCode).toBe(200);
+    const response = await streamedMessage("m-stream");
     expect(response.headers["content-type"]).toMatch(/^text\/event-stream/);
-    expect(response.headers[REPLICA_HEADER]).toBeTruthy();
+    expect(response.headers[REPLICA_HEADER]).toBe(gateway.context.replicaId);
     const events = parseSse(response.body);
     expect(events.map((event) => event.id)).toEqual(events.map((_, index) => `m-stream:${index}`));
     const text = events.filter((event) => event.type === "message_chunk").map((event) => (event.data as { content: string }).content).join("");
@@ -38,18 +44,20 @@ describe("run API (in-memory stores)", () => {
   });
 
   it("replays a message's chunks with resume_stream after a given index", async () => {
-    const response = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "t1", message_id: "m-stream", after: 1 });
+    await streamedMessage("m-replayed");
+    const response = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "t1", message_id: "m-replayed", after: 1 });
     expect(response.statusCode).toBe(200);
     const events = parseSse(response.body);
-    expect(events[0].id).toBe("m-stream:2");
+    expect(events[0].id).toBe("m-replayed:2");
     expect(events.at(-1)?.type).toBe("message_completed");
   });
 
   it("lists the thread's runs with their status and replica", async () => {
+    await streamedMessage("m-listed");
     const response = await get("/api/threads/t1/runs");
     expect(response.statusCode).toBe(200);
     const { runs } = response.json() as { runs: Array<{ messageId: string; status: string; replicaId: string }> };
-    expect(runs.find((run) => run.messageId === "m-stream")).toMatchObject({ status: "success", replicaId: expect.any(String) });
+    expect(runs.find((run) => run.messageId === "m-listed")).toMatchObject({ status: "success", replicaId: gateway.context.replicaId });
   });
 
   it("echoes a valid affinity header and drops an invalid one", async () => {
@@ -95,7 +103,7 @@ describe("run API (in-memory stores)", () => {
     const rejected = await post("/api/runs", { assistant_id: "echo", thread_id: "busy", message: "x", mode: "queue", multitask_strategy: "reject" });
     expect(rejected.statusCode).toBe(409);
     expect(rejected.json()).toMatchObject({ success: false, code: "THREAD_BUSY" });
-    await eventually("the run started", async () => (await get("/api/threads/busy/queue")).json<{ owner: string | null }>().owner === getReplicaId());
+    await eventually("the run started", async () => (await get("/api/threads/busy/queue")).json<{ owner: string | null }>().owner === gateway.context.replicaId);
     const aborted = await post("/api/runs/abort", { assistant_id: "echo", thread_id: "busy" });
     expect(aborted.statusCode).toBe(200);
     expect(aborted.json()).toMatchObject({ aborted: true });
@@ -103,11 +111,12 @@ describe("run API (in-memory stores)", () => {
   });
 
   it("does not let tenant X abort, recover or stream tenant Y's thread", async () => {
+    await streamedMessage("m-foreign");
     for (const url of ["/api/runs/abort", "/api/runs/recover"]) {
       const response = await post(url, { assistant_id: "other", thread_id: "ty" });
       expect(response.statusCode).toBe(404);
     }
-    const stream = await post("/api/runs/resume_stream", { assistant_id: "other", thread_id: "ty", message_id: "m-stream" });
+    const stream = await post("/api/runs/resume_stream", { assistant_id: "other", thread_id: "ty", message_id: "m-foreign" });
     expect(stream.statusCode).toBe(404);
     expect((await get("/api/threads/ty")).statusCode).toBe(404);
   });

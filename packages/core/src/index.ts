@@ -1,7 +1,6 @@
 import "./defaults";
 
 export { getReplicaId } from "./identity/replicaId";
-export { EventBus } from "./events/eventBus";
 export { getLogger, setLogger, type Logger } from "./logging/logger";
 export {
   StoreNotRegisteredError,

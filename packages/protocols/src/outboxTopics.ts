@@ -17,8 +17,6 @@ export const MCP_CONFIG_CHANGED_TOPIC = "mcp-config-changed";
 export const PLUGIN_CATALOG_CHANGED_TOPIC = "plugin-catalog-changed";
 /** A schedule was created, changed or removed: peers refresh their timers. */
 export const SCHEDULE_CHANGED_TOPIC = "schedule-changed";
-/** Payload `{ action: "abort", tenantId, assistantId, threadId }`: the run's owner acts on it. */
-export const RUN_CONTROL_TOPIC = "run-control";
 
 export const OUTBOX_TOPICS = [
   TASK_LIFECYCLE_TOPIC,
@@ -28,7 +26,6 @@ export const OUTBOX_TOPICS = [
   MCP_CONFIG_CHANGED_TOPIC,
   PLUGIN_CATALOG_CHANGED_TOPIC,
   SCHEDULE_CHANGED_TOPIC,
-  RUN_CONTROL_TOPIC,
 ] as const;
 
 export type OutboxTopic = (typeof OUTBOX_TOPICS)[number];

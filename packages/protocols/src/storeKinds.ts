@@ -1,4 +1,8 @@
-/** Kinds of store the registry knows; each has an in-memory default and a PostgreSQL implementation. */
+/**
+ * Kinds of store the registry knows. `task`, `taskWorkItem`, `mcp`, `projectRoom` and
+ * `projectRoomMessage` are interfaces only, for the tasks, rooms and MCP work to implement; the
+ * others have an in-memory default and a PostgreSQL implementation.
+ */
 export const STORE_KINDS = [
   "lease",
   "outbox",

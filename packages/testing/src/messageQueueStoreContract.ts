@@ -377,30 +377,24 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(threads.find((thread) => thread.threadId === idle)).toBeUndefined();
     });
 
-    it("clears only pending messages and removes single messages", async () => {
+    it("clears only pending messages", async () => {
       const threadId = freshThread();
-      const [first, second, third] = await fill(store, threadId, 3);
+      const [first, second] = await fill(store, threadId, 3);
       await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
       expect(await store.clearMessages(threadId, scope)).toBe(2);
       expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([first]);
       expect(await store.getMessage(second, scope)).toBeNull();
-      expect(await store.removeMessage(first)).toBe(true);
-      expect(await store.removeMessage(first)).toBe(false);
-      expect(await store.removeMessage(third)).toBe(false);
-      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+      expect(await store.getQueueSize(threadId, scope)).toBe(1);
     });
 
-    it("supports the legacy markProcessing and resetProcessingToPending", async () => {
+    it("returns every claim of the thread to pending with resetProcessingToPending, live or not, in queue order", async () => {
       const threadId = freshThread();
-      const [first, second] = await fill(store, threadId, 2);
-      expect(await store.markProcessing(first)).toBe(true);
-      expect(await store.markProcessing(first)).toBe(false);
-      expect(await store.markProcessing("no-such-message")).toBe(false);
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000, limit: 5 }))).toEqual([second]);
-      // A lease-less legacy claim never counts as expired.
-      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      const [first, second, third] = await fill(store, threadId, 3);
+      await store.claimPendingMessages(threadId, scope, { owner: "a#1", leaseMs: 60_000 });
+      await store.claimPendingMessages(threadId, scope, { owner: "b#1", leaseMs: 60_000 });
       expect(await store.resetProcessingToPending(threadId, scope)).toBe(2);
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second]);
+      expect(await store.renewClaim([first], "a#1", 60_000)).toBe(0);
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second, third]);
     });
 
     it("lists the latest runs, oldest first", async () => {

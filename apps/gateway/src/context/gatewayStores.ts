@@ -52,6 +52,9 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
   }
 
   const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" }, logger });
+  // Replicas starting together take turns on the migration lock: the first applies, the others find
+  // nothing left to do. Logged, so an operator (and the e2e suite) sees which replica did the work.
+  logger.info({ phase: "startup", appliedMigrations: pg.appliedMigrations }, "database schema ready");
   const migrationsApplied: ReadinessCheck = {
     name: "database",
     check: async () => {

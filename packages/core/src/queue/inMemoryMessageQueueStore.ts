@@ -133,16 +133,6 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return runs.slice(-limit).map((id) => toMessage(this.messages.get(id)!));
   }
 
-  async removeMessage(id: string): Promise<boolean> {
-    const message = this.messages.get(validateMessageId(id));
-    if (!message) return false;
-    const queue = this.queues.get(queueKey(message.threadId, strictScope(message)))!;
-    this.messages.delete(message.id);
-    if (!queue.open.delete(message.id)) queue.runs.splice(queue.runs.indexOf(message.id), 1);
-    this.forgetIfEmpty(queue);
-    return true;
-  }
-
   async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
     const queue = this.queue(threadId, scope);
     if (!queue) return 0;
@@ -153,13 +143,6 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     }
     this.forgetIfEmpty(queue);
     return pending.length;
-  }
-
-  async markProcessing(id: string): Promise<boolean> {
-    const message = this.messages.get(validateMessageId(id));
-    if (message?.status !== "pending") return false;
-    Object.assign(message, { status: "processing", runStatus: "running", startedAt: new Date(this.now()) });
-    return true;
   }
 
   async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {

@@ -22,6 +22,8 @@ export interface PgStoreConfigOptions {
 /** Every PostgreSQL store of a replica, on one shared pool. */
 export interface PgStoreConfig {
   pool: Pool;
+  /** Versions of the migrations this call applied (empty when another process had applied them). */
+  appliedMigrations: number[];
   lease: PostgreSQLLeaseStore;
   outbox: PostgreSQLOutboxStore;
   threadMessageQueue: ThreadMessageQueueStore;
@@ -45,7 +47,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
   const pool = new Pool({ ...options.poolConfig, connectionString });
   try {
     const checkpoint = new PostgresSaver(pool);
-    await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
+    const { applied } = await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
     const shared = { pool, autoMigrate: false };
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
@@ -59,6 +61,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
     let disposed: Promise<void> | undefined;
     return {
       pool,
+      appliedMigrations: applied.map((migration) => migration.version),
       ...stores,
       checkpoint,
       dispose() {

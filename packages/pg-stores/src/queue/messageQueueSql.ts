@@ -139,12 +139,6 @@ export const COMPLETE_MESSAGE: PreparedStatement = {
      AND locked_by = $2`,
 };
 
-export const MARK_PROCESSING = `
-  UPDATE lattice_thread_message_queue
-     SET status = 'processing', run_status = 'running', started_at = now()
-   WHERE id = $1
-     AND status = 'pending'`;
-
 /** $1 id, $2 tenant, $3 assistant. */
 export const GET_MESSAGE = `
   SELECT ${COLUMNS}
@@ -189,10 +183,6 @@ export const LIST_RUNS = `
            ORDER BY finished_at DESC, sequence DESC
            LIMIT $4) AS latest
    ORDER BY finished_at, sequence`;
-
-export const REMOVE_MESSAGE = `
-  DELETE FROM lattice_thread_message_queue
-   WHERE id = $1`;
 
 export const CLEAR_PENDING = `
   DELETE FROM lattice_thread_message_queue

@@ -40,11 +40,9 @@ import {
   LIST_BY_STATUS,
   LIST_RUNS,
   LOCK_QUEUE,
-  MARK_PROCESSING,
   PRUNE_RUNS,
   QUEUE_SIZE,
   RECLAIM_EXPIRED,
-  REMOVE_MESSAGE,
   RENEW_CLAIMS,
   RESET_PROCESSING,
   THREADS_WITH_WORK,
@@ -190,16 +188,8 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     return (await this.rows(LIST_RUNS, params)).map(toMessage);
   }
 
-  async removeMessage(id: string): Promise<boolean> {
-    return (await this.count(REMOVE_MESSAGE, [validateMessageId(id)])) === 1;
-  }
-
   async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
     return this.count(CLEAR_PENDING, queueParams(threadId, scope));
-  }
-
-  async markProcessing(id: string): Promise<boolean> {
-    return (await this.count(MARK_PROCESSING, [validateMessageId(id)])) === 1;
   }
 
   async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {

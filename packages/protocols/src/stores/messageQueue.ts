@@ -117,11 +117,8 @@ export interface IMessageQueueStore {
   getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
   /** Completed messages of the thread (its run records): the latest `limit` (default 100), oldest first. */
   listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
-  removeMessage(id: string): Promise<boolean>;
   /** Removes the thread's pending messages; returns how many. */
   clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Legacy single-message claim without a lease (never reclaimed as expired); kept for the baseline API. */
-  markProcessing(id: string): Promise<boolean>;
   /** Returns every processing row of the thread to pending (use only when no replica can hold them). */
   resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
   /** Atomically moves up to `limit` pending rows to `processing` under `owner`'s lease; disjoint across callers. */
