@@ -1,5 +1,14 @@
-import { getReplicaId } from "@axiom-lattice/core";
+import { DEFAULT_MAX_CONCURRENT_RUNS } from "@axiom-lattice/agent";
+import { THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
 import { z } from "zod";
+import {
+  DEFAULT_AFFINITY_GRACE_MS,
+  DEFAULT_HOST,
+  DEFAULT_OUTBOX_RETENTION_HOURS,
+  DEFAULT_PORT,
+  DEFAULT_RUN_RETENTION_HOURS,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+} from "./defaults";
 
 /** A configuration value the gateway refuses to start with. */
 export class ConfigError extends Error {
@@ -42,8 +51,8 @@ const integer = (min: number, max: number) =>
     .pipe(z.number().int().min(min).max(max));
 
 const envSchema = z.object({
-  PORT: integer(0, 65535).default(4001),
-  HOST: z.string().trim().min(1, "must not be empty").default("127.0.0.1"),
+  PORT: integer(0, 65535).default(DEFAULT_PORT),
+  HOST: z.string().trim().min(1, "must not be empty").default(DEFAULT_HOST),
   DATABASE_URL: z
     .string()
     .trim()
@@ -54,20 +63,15 @@ const envSchema = z.object({
     .trim()
     .regex(/^[A-Za-z0-9._:@-]{1,128}$/, "must be 1-128 characters of A-Z a-z 0-9 . _ : @ -")
     .optional(),
-  AXIOM_AFFINITY_GRACE_MS: integer(0, 60_000).default(500),
+  AXIOM_AFFINITY_GRACE_MS: integer(0, 60_000).default(DEFAULT_AFFINITY_GRACE_MS),
   // Retention accepts anything: 0, negative or non-integer values disable it (documented behaviour).
   AXIOM_OUTBOX_RETENTION_HOURS: z.string().optional(),
   AXIOM_RUN_RETENTION_HOURS: z.string().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(15_000),
-  AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(8),
-  AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(30_000),
+  AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
+  AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
+  AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
 });
-
-/** Outbox events matter until every poller has passed them (seconds); a day leaves room to inspect them. */
-export const DEFAULT_OUTBOX_RETENTION_HOURS = 24;
-/** Run history is what users look back at ("what ran over the weekend?"): a week of it. */
-export const DEFAULT_RUN_RETENTION_HOURS = 7 * 24;
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
 export function parseRetentionHours(raw: string | undefined, defaultHours: number): number {

@@ -1,5 +1,6 @@
 export { ConfigError, loadConfig, parseRetentionHours, type GatewayConfig } from "./config";
-export { BODY_LIMIT_BYTES, buildGateway, type BuildGatewayOptions } from "./server";
+export { buildGateway, type BuildGatewayOptions } from "./server";
+export { BODY_LIMIT_BYTES } from "./defaults";
 export { HttpError } from "./http/errors";
 export type { ReadinessCheck } from "./routes/health";
 export type { ScheduleRoutesOptions } from "./routes/schedules";

@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext } from "./context/gatewayContext";
+import { BODY_LIMIT_BYTES } from "./defaults";
 import { installErrorHandling } from "./http/errors";
 import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
@@ -18,9 +19,6 @@ declare module "fastify" {
     gateway: GatewayContext;
   }
 }
-
-/** Largest request body accepted; larger ones answer 413. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {

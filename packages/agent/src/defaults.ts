@@ -1,5 +1,25 @@
-import { registerDefaultStoreFactory } from "@axiom-lattice/core";
-import { MemorySaver } from "@langchain/langgraph";
+// Every timing and size default of the agent runtime, each named once with its reason. The lease
+// TTL shared with core (`THREAD_RUN_TTL_MS`) lives in core's defaults.
 
-// One process keeps thread state in memory; replicas register a PostgresSaver instead.
-registerDefaultStoreFactory("checkpoint", () => new MemorySaver());
+/** Threads one replica runs at once; more wait for a slot, leaving their threads free for peers. */
+export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
+/** How often each replica looks for threads with pending messages and no run owner. */
+export const QUEUE_SWEEP_INTERVAL_MS = 2_000;
+/** How often a stream of a message running on another replica checks whether it ended. */
+export const STREAM_POLL_MS = 1_000;
+/**
+ * Delay before acting on a peer's wake-up: the enqueuing replica wakes its own processor at once and
+ * normally takes the thread, so peers step in only when it could not.
+ */
+export const PEER_WAKE_DELAY_MS = 100;
+/**
+ * How long deleting a thread waits for its run lease: a processor keeps it a moment after its last
+ * run (it looks at the queue once more), while a delete during a run is refused without a long wait.
+ */
+export const DELETE_LEASE_WAIT_MS = 500;
+/** Stream buffers: chunks kept per message and in total, and how long after the message ends. */
+export const DEFAULT_CHUNK_BUFFER_LIMITS = {
+  maxChunksPerMessage: 2_000,
+  maxTotalChunks: 20_000,
+  retainMs: 5 * 60_000,
+} as const;

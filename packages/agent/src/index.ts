@@ -1,4 +1,4 @@
-import "./defaults";
+import "./registerDefaultCheckpointer";
 
 export { ScriptedChatModel } from "./models/scriptedChatModel";
 export {
@@ -24,8 +24,9 @@ export {
   type ThreadState,
   type ThreadStatus,
 } from "./runtime/agent";
-export { AgentInstanceManager, DEFAULT_MAX_CONCURRENT_RUNS, type AgentRuntimeOptions } from "./runtime/agentInstanceManager";
-export { DEFAULT_CHUNK_BUFFER_LIMITS, type ChunkBufferLimits, type StreamChunk } from "./runtime/chunkBuffers";
+export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentInstanceManager";
+export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
+export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { InvalidRunInputError, type AgentInput, type ResumeCommand } from "./runtime/runContent";
 export type { PendingInterrupt } from "./graph/pendingInterrupts";

@@ -1,15 +1,47 @@
-import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
-import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
-import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
-import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
-import { registerDefaultStoreFactory } from "./registry/storeRegistry";
-import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
-import { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
+// Every timing and size default of core, each named once with its reason. Components take overrides
+// through their options; the gateway passes what its operator configured.
 
-// In-memory stores are the single-process default of every kind that has one.
-registerDefaultStoreFactory("lease", () => new InMemoryLeaseStore());
-registerDefaultStoreFactory("outbox", () => new InMemoryOutboxStore());
-registerDefaultStoreFactory("threadMessageQueue", () => new InMemoryMessageQueueStore());
-registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
-registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
-registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
+/** Thread-run lease TTL (renewed every third): how soon a peer takes a dead replica's thread over. */
+export const THREAD_RUN_TTL_MS = 30_000;
+/** A leader lease: replicas that start within this window of the leader skip the same work. */
+export const LEADER_LEASE_TTL_MS = 5 * 60_000;
+/** `withLease`: the critical section's lease, and how long and how often to try for it. */
+export const WITH_LEASE_TTL_MS = 30_000;
+export const WITH_LEASE_ACQUIRE_TIMEOUT_MS = 10_000;
+export const WITH_LEASE_RETRY_DELAY_MS = 100;
+
+/** Queued messages per thread: one thread cannot take the whole queue. */
+export const DEFAULT_QUEUE_CAPACITY = 1_000;
+/** Run records the in-memory queue keeps per thread, so a long-lived single process stays bounded. */
+export const IN_MEMORY_RETAINED_RUNS = 1_000;
+
+/** Outbox poller: the fallback poll when no wake-up comes, events per read, and the longest re-poll
+ * while committed events wait behind an open transaction (most holds last a millisecond). */
+export const OUTBOX_POLL_INTERVAL_MS = 1_000;
+export const OUTBOX_BATCH_SIZE = 100;
+export const OUTBOX_PENDING_RETRY_MS = 20;
+
+/** Retention jobs: the first sweep a minute after start (not during startup), then every 6 hours. */
+export const RETENTION_INITIAL_DELAY_MS = 60_000;
+export const RETENTION_INTERVAL_MS = 6 * 60 * 60_000;
+
+/** Schedules: a `running` fire not updated for this long was abandoned by a crash; requeue it. */
+export const SCHEDULE_STALE_RUNNING_MS = 30 * 60_000;
+/** Schedules: how often a running handler refreshes its task, well below the staleness above. */
+export const SCHEDULE_HEARTBEAT_MS = 60_000;
+/** Schedules: a fire claimed later than this after its time counts as missed (catch-up policy). */
+export const SCHEDULE_MISSED_FIRE_GRACE_MS = 60_000;
+/** Schedules: retries of a failed fire, with backoff doubling from the base up to the cap. */
+export const SCHEDULE_MAX_RETRIES = 3;
+export const SCHEDULE_RETRY_BASE_MS = 1_000;
+export const SCHEDULE_RETRY_MAX_MS = 5 * 60_000;
+/** Schedules: after a storage failure, look at the task again this much later rather than forget it. */
+export const SCHEDULE_STORAGE_RETRY_MS = 5_000;
+
+/**
+ * Free-form JSON (thread metadata, resume values, schedule payloads): real values nest a handful of
+ * levels; 32 stays far below any serializer's or jsonb's recursion limit. 64 KiB holds any reasonable
+ * set of labels or parameters and keeps a listing of 1,000 threads a sane size.
+ */
+export const MAX_JSON_DEPTH = 32;
+export const MAX_JSON_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import "./defaults";
+import "./registerDefaultStores";
 
 export { getReplicaId } from "./identity/replicaId";
 export { getLogger, setLogger, type Logger } from "./logging/logger";
@@ -15,7 +15,6 @@ export * from "./coordination";
 export * from "./outbox";
 export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob";
 export {
-  DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
   QueueFullError,
   type AddMessageParams,
@@ -52,5 +51,6 @@ export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
-export { MAX_JSON_BYTES, MAX_JSON_DEPTH, boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export * from "./defaults";
 export * from "./schedule";

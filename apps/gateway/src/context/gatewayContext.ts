@@ -1,4 +1,4 @@
-import { AgentInstanceManager } from "@axiom-lattice/agent";
+import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
   type Logger,
@@ -39,11 +39,6 @@ export interface GatewayContext {
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
 }
-
-/** How often each replica looks for threads with pending messages and no run owner. */
-const QUEUE_SWEEP_INTERVAL_MS = 2_000;
-/** Replicas that start within this window of the leader skip startup recovery. */
-const STARTUP_RECOVERY_TTL_MS = 5 * 60_000;
 
 export async function createGatewayContext(config: GatewayConfig, logger: Logger): Promise<GatewayContext> {
   const { replicaId } = config;
@@ -127,7 +122,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     async recover() {
       const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
         hold: true,
-        ttlMs: STARTUP_RECOVERY_TTL_MS,
         replicaId,
         logger,
       });

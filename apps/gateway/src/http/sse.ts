@@ -1,7 +1,5 @@
 import type { FastifyReply } from "fastify";
-
-/** Comment lines keep proxies from closing a stream that is quiet for a while. */
-export const SSE_HEARTBEAT_MS = 15_000;
+import { SSE_HEARTBEAT_MS } from "../defaults";
 
 export interface SseStream {
   /** Writes one event `id: <id>\ndata: <json>\n\n` (no id line without an id); false once the client has gone. */

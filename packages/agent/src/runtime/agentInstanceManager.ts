@@ -22,6 +22,7 @@ import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "
 import { type RuntimeContext, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
+import { DEFAULT_MAX_CONCURRENT_RUNS, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
 
 export interface AgentRuntimeOptions {
   /** Default: the registered `threadMessageQueue` store. */
@@ -36,7 +37,7 @@ export interface AgentRuntimeOptions {
   checkpointer?: BaseCheckpointSaver;
   /** Default: wake-ups within this process only. */
   wakeup?: QueueWakeup;
-  /** Claim lease of a running message, renewed every third of it (default 60 s). */
+  /** Claim lease of a running message, renewed every third of it (default: `threadRunTtlMs`). */
   claimLeaseMs?: number;
   /** Thread-run lease TTL, renewed every third of it (default `THREAD_RUN_TTL_MS`). */
   threadRunTtlMs?: number;
@@ -57,14 +58,6 @@ export interface AgentRuntimeOptions {
   logger?: Logger;
 }
 
-export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
-
-/**
- * How long deleting a thread waits for its run lease. A processor keeps the lease for a moment after
- * its last run ended (it looks at the queue once more): a delete right after a run must not be
- * refused for that, while one during a run is refused without keeping the caller waiting long.
- */
-const DELETE_LEASE_WAIT_MS = 500;
 
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
@@ -78,6 +71,7 @@ export class AgentInstanceManager {
 
   constructor(options: AgentRuntimeOptions = {}) {
     const logger = (options.logger ?? getLogger()).child({ phase: "agent" });
+    const threadRunTtlMs = options.threadRunTtlMs ?? THREAD_RUN_TTL_MS;
     this.context = {
       queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
       leases: options.leases ?? getStoreLattice("default", "lease"),
@@ -86,9 +80,10 @@ export class AgentInstanceManager {
       checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
-      claimLeaseMs: options.claimLeaseMs ?? 60_000,
-      threadRunTtlMs: options.threadRunTtlMs ?? THREAD_RUN_TTL_MS,
-      streamPollMs: options.streamPollMs ?? 1_000,
+      // A claim lives as long as the lease it is taken under, and is renewed at the same pace.
+      claimLeaseMs: options.claimLeaseMs ?? threadRunTtlMs,
+      threadRunTtlMs,
+      streamPollMs: options.streamPollMs ?? STREAM_POLL_MS,
       replicaId: options.replicaId ?? getReplicaId(),
       logger,
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
@@ -96,7 +91,7 @@ export class AgentInstanceManager {
     };
     this.threads = options.threads ?? getStoreLattice("default", "thread");
     this.processors = new ThreadProcessors(this.context);
-    const peerWakeDelayMs = options.peerWakeDelayMs ?? 100;
+    const peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
     this.unsubscribe = this.context.wakeup.subscribe((scope) => {
       const timer = setTimeout(() => {
         this.peerWakes.delete(timer);

@@ -1,4 +1,5 @@
 import type { MessageChunk } from "@axiom-lattice/protocols";
+import { DEFAULT_CHUNK_BUFFER_LIMITS } from "../defaults";
 
 /** A chunk as subscribers see it: `index` counts from 0 per message (SSE id `<messageId>:<index>`). */
 export interface StreamChunk extends MessageChunk {
@@ -15,11 +16,6 @@ export interface ChunkBufferLimits {
   retainMs: number;
 }
 
-export const DEFAULT_CHUNK_BUFFER_LIMITS: ChunkBufferLimits = {
-  maxChunksPerMessage: 2_000,
-  maxTotalChunks: 20_000,
-  retainMs: 5 * 60_000,
-};
 
 class ChunkLog {
   chunks: StreamChunk[] = [];

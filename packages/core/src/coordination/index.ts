@@ -7,7 +7,6 @@ export { LeaseAcquireTimeoutError, withLease, type LeaseContext, type WithLeaseO
 export { runAsLeader, type LeaderOutcome, type RunAsLeaderOptions } from "./leaderGate";
 export { configureCoordinationLeaseStore, getCoordinationLeaseStore } from "./coordinationLeaseStore";
 export {
-  THREAD_RUN_TTL_MS,
   getThreadRunOwner,
   threadRunLeaseKey,
   tryAcquireThreadRun,

@@ -1,6 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { acquireLease, type ReplicaLeaseOptions } from "./heldLease";
 import { uniqueHolder } from "./holder";
+import { LEADER_LEASE_TTL_MS } from "../defaults";
 
 export interface RunAsLeaderOptions extends ReplicaLeaseOptions {
   /** Keep the lease until it expires after `fn` ends, so replicas starting within `ttlMs` skip the work. */
@@ -18,7 +19,7 @@ export async function runAsLeader<T>(
   store: LeaseStore,
   name: string,
   fn: () => Promise<T>,
-  { hold = false, ttlMs = 300_000, logger, replicaId }: RunAsLeaderOptions = {},
+  { hold = false, ttlMs = LEADER_LEASE_TTL_MS, logger, replicaId }: RunAsLeaderOptions = {},
 ): Promise<LeaderOutcome<T>> {
   const lease = await acquireLease(store, `leader:${name}`, uniqueHolder(replicaId), ttlMs, { logger });
   if (!lease) return { ran: false };

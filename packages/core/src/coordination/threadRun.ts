@@ -2,6 +2,7 @@ import type { LeaseStore } from "@axiom-lattice/protocols";
 import { getStoreLattice } from "../registry/storeRegistry";
 import { acquireLease, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
+import { THREAD_RUN_TTL_MS } from "../defaults";
 
 export interface ThreadRunScope {
   tenantId: string;
@@ -16,7 +17,6 @@ export interface ThreadRunScope {
  */
 export type ThreadRunHandle = Omit<HeldLease, "stopHeartbeat">;
 
-export const THREAD_RUN_TTL_MS = 30_000;
 
 export function threadRunLeaseKey({ tenantId, assistantId, threadId }: ThreadRunScope): string {
   return `thread-run:${[tenantId, assistantId, threadId].map(encodeURIComponent).join(":")}`;

@@ -2,6 +2,7 @@ import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
 import { uniqueHolder } from "./holder";
+import { WITH_LEASE_ACQUIRE_TIMEOUT_MS, WITH_LEASE_RETRY_DELAY_MS, WITH_LEASE_TTL_MS } from "../defaults";
 
 /** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
 export class LeaseAcquireTimeoutError extends Error {
@@ -40,7 +41,7 @@ export async function withLease<T>(
   key: string,
   ownerLabel: string,
   fn: (context: LeaseContext) => Promise<T>,
-  { ttlMs = 30_000, acquireTimeoutMs = 10_000, retryDelayMs = 100, logger }: WithLeaseOptions = {},
+  { ttlMs = WITH_LEASE_TTL_MS, acquireTimeoutMs = WITH_LEASE_ACQUIRE_TIMEOUT_MS, retryDelayMs = WITH_LEASE_RETRY_DELAY_MS, logger }: WithLeaseOptions = {},
 ): Promise<T> {
   const holder = uniqueHolder(ownerLabel);
   const startedAt = Date.now();

@@ -1,6 +1,7 @@
 import type { OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
 import { getLogger, type Logger } from "../logging/logger";
 import { OutboxArgumentError } from "./outboxErrors";
+import { OUTBOX_BATCH_SIZE, OUTBOX_PENDING_RETRY_MS, OUTBOX_POLL_INTERVAL_MS } from "../defaults";
 
 /** Handles one topic's payloads from peers. Handlers must be idempotent: delivery is at-least-once. */
 export type OutboxHandler = (payload: unknown, event: OutboxEvent) => void | Promise<void>;
@@ -97,9 +98,9 @@ export class OutboxPoller {
     this.store = options.store;
     this.owner = options.owner;
     this.handlers = options.handlers;
-    this.intervalMs = positive(options.intervalMs, 1_000, "intervalMs");
-    this.batchSize = positive(options.batchSize, 100, "batchSize", true);
-    this.pendingRetryMs = positive(options.pendingRetryMs, 20, "pendingRetryMs");
+    this.intervalMs = positive(options.intervalMs, OUTBOX_POLL_INTERVAL_MS, "intervalMs");
+    this.batchSize = positive(options.batchSize, OUTBOX_BATCH_SIZE, "batchSize", true);
+    this.pendingRetryMs = positive(options.pendingRetryMs, OUTBOX_PENDING_RETRY_MS, "pendingRetryMs");
     this.log = (options.log ?? getLogger()).child({ phase: "outbox", replica: options.owner });
     this.wakeups = options.wakeups === undefined ? (options.store.subscribe ? (options.store as OutboxWakeSource) : null) : options.wakeups;
   }

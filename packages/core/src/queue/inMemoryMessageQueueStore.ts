@@ -9,7 +9,8 @@ import type {
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
 import { requireText } from "../stores/storeArguments";
-import { DEFAULT_QUEUE_CAPACITY, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
+import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
+import { DuplicateMessageError, QueueFullError } from "./messageQueueStore";
 import {
   type StrictScope,
   type ValidMessage,
@@ -69,7 +70,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 
   constructor(options: InMemoryMessageQueueStoreOptions = {}) {
     this.capacity = validateCapacity(options.capacity ?? DEFAULT_QUEUE_CAPACITY);
-    this.retainedRuns = validateCapacity(options.retainedRuns ?? 1000);
+    this.retainedRuns = validateCapacity(options.retainedRuns ?? IN_MEMORY_RETAINED_RUNS);
     this.now = options.now ?? Date.now;
   }
 

@@ -15,9 +15,6 @@ export type {
   ThreadInfo,
 } from "@axiom-lattice/protocols";
 
-/** Queued (pending plus processing) messages a thread may hold unless a store is told otherwise. */
-export const DEFAULT_QUEUE_CAPACITY = 1000;
-
 /** The thread already holds as many queued messages as the store allows. */
 export class QueueFullError extends Error {
   readonly code = "QUEUE_FULL" satisfies ErrorCode;

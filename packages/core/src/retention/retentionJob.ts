@@ -1,4 +1,5 @@
 import { getLogger, type Logger } from "../logging/logger";
+import { RETENTION_INITIAL_DELAY_MS, RETENTION_INTERVAL_MS } from "../defaults";
 
 const HOUR_MS = 60 * 60 * 1_000;
 
@@ -47,7 +48,7 @@ export class RetentionJob {
       return;
     }
     if (this.timer || this.stopped) return;
-    this.schedule(this.options.initialDelayMs ?? 60_000);
+    this.schedule(this.options.initialDelayMs ?? RETENTION_INITIAL_DELAY_MS);
   }
 
   /**
@@ -72,7 +73,7 @@ export class RetentionJob {
   private schedule(delayMs: number): void {
     this.timer = setTimeout(() => {
       void this.runOnce().then(() => {
-        if (!this.stopped) this.schedule(this.options.intervalMs ?? 6 * HOUR_MS);
+        if (!this.stopped) this.schedule(this.options.intervalMs ?? RETENTION_INTERVAL_MS);
       });
     }, delayMs);
     this.timer.unref();

@@ -19,6 +19,7 @@ import {
 import { type FireOutcome, type RetryBackoffOptions, planFire, settleFire } from "./scheduleSettlement";
 import { isCronTask, scheduledRunAt } from "./scheduledRunAt";
 import { setTimerAt } from "./timerAt";
+import { SCHEDULE_HEARTBEAT_MS, SCHEDULE_MISSED_FIRE_GRACE_MS, SCHEDULE_STALE_RUNNING_MS, SCHEDULE_STORAGE_RETRY_MS } from "../defaults";
 
 /** One fire of a schedule, as its handler sees it. */
 export interface ScheduleFire {
@@ -56,7 +57,6 @@ export interface RestoreResult {
 }
 
 // After a storage failure, look at the task again this much later rather than forget it.
-const STORAGE_RETRY_MS = 5_000;
 
 /**
  * Runs registered handlers on schedules shared by every replica. Each replica arms a timer for
@@ -83,9 +83,9 @@ export class DefaultScheduleClient {
     this.replicaId = options.replicaId ?? getReplicaId();
     this.logger = options.logger ?? getLogger();
     this.onChange = options.onChange;
-    this.staleRunningMs = options.staleRunningMs ?? 30 * 60_000;
-    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 60_000;
-    this.missedFireGraceMs = options.missedFireGraceMs ?? 60_000;
+    this.staleRunningMs = options.staleRunningMs ?? SCHEDULE_STALE_RUNNING_MS;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? SCHEDULE_HEARTBEAT_MS;
+    this.missedFireGraceMs = options.missedFireGraceMs ?? SCHEDULE_MISSED_FIRE_GRACE_MS;
     this.retryBackoff = options.retryBackoff ?? {};
   }
 
@@ -315,7 +315,7 @@ export class DefaultScheduleClient {
       this.log("error", { event: "fire-failed", taskId, err }, "schedule fire failed; looking again shortly");
       if (this.stopped) return;
       this.recoveries.get(taskId)?.();
-      const cancel = setTimerAt(Date.now() + STORAGE_RETRY_MS, () => {
+      const cancel = setTimerAt(Date.now() + SCHEDULE_STORAGE_RETRY_MS, () => {
         this.recoveries.delete(taskId);
         this.track(taskId, this.handleScheduleChanged(taskId));
       });

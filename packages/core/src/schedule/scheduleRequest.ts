@@ -4,6 +4,7 @@ import { z } from "zod";
 import { boundedJson } from "../stores/jsonBounds";
 import { DEFAULT_TIMEZONE, parseCron } from "./cronSchedule";
 import { ScheduleRequestError } from "./scheduleErrors";
+import { SCHEDULE_MAX_RETRIES } from "../defaults";
 
 interface CommonScheduleInput {
   taskType: string;
@@ -60,7 +61,6 @@ export const scheduleFieldRules = {
 };
 
 const DEFAULT_TENANT = "default";
-const DEFAULT_MAX_RETRIES = 3;
 
 const rules = scheduleFieldRules;
 const commonFields = { payload: rules.payload.optional(), maxRetries: rules.maxRetries.optional(), catchUp: rules.catchUp.optional() };
@@ -135,7 +135,7 @@ function newTask(input: CommonScheduleInput, fields: z.output<typeof cronFields 
     status: ScheduledTaskStatus.PENDING,
     runCount: 0,
     retryCount: 0,
-    maxRetries: fields.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxRetries: fields.maxRetries ?? SCHEDULE_MAX_RETRIES,
     assistantId: input.assistantId,
     threadId: input.threadId,
   };

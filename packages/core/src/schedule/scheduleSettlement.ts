@@ -1,6 +1,7 @@
 import { ScheduledTaskStatus, type ScheduledRunSettlement, type ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { nextCronRunAt } from "./cronSchedule";
 import { isCronTask, scheduledRunAtUpdate } from "./scheduledRunAt";
+import { SCHEDULE_RETRY_BASE_MS, SCHEDULE_RETRY_MAX_MS } from "../defaults";
 
 // What a claimed fire does to its task. Pure: the caller reads the clock and passes `now`.
 
@@ -40,7 +41,7 @@ export function planFire(task: Pick<ScheduledTaskDefinition, "catchUp">, lateMs:
 }
 
 /** Delay before retry number `retryCount + 1`: exponential from `baseMs`, capped at `maxMs`. */
-export function retryDelayMs(retryCount: number, { baseMs = 1_000, maxMs = 300_000 }: RetryBackoffOptions = {}): number {
+export function retryDelayMs(retryCount: number, { baseMs = SCHEDULE_RETRY_BASE_MS, maxMs = SCHEDULE_RETRY_MAX_MS }: RetryBackoffOptions = {}): number {
   return Math.min(maxMs, baseMs * 2 ** retryCount);
 }
 

@@ -1,21 +1,9 @@
 import type { z } from "zod";
+import { MAX_JSON_BYTES, MAX_JSON_DEPTH } from "../defaults";
 
 // Bounds on the free-form JSON users hand the API and the stores: thread metadata, a run's resume
 // value, a schedule's payload. Without them one request can store a value that later breaks every
 // read of it (a serializer's recursion overflowing on 4,000 levels of nesting) or bloats each row.
-
-/**
- * Deepest nesting of free-form JSON: each object or array is one level (`{ "a": [1] }` is 2). Real
- * metadata and payloads nest a handful of levels; 32 leaves ample room while staying far below any
- * recursion limit of the serializers and of PostgreSQL's jsonb.
- */
-export const MAX_JSON_DEPTH = 32;
-
-/**
- * Largest free-form JSON value, in bytes of its UTF-8 JSON text: 64 KiB holds any reasonable set of
- * labels or parameters, and keeps a thread listing of 1,000 threads within a sane response size.
- */
-export const MAX_JSON_BYTES = 64 * 1024;
 
 /** Whether `value` nests objects or arrays deeper than `levels`; recurses at most `levels + 1` deep. */
 function nestsDeeperThan(value: unknown, levels: number): boolean {

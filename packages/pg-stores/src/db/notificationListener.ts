@@ -1,5 +1,6 @@
 import { getLogger, type Logger } from "@axiom-lattice/core";
 import { Client, type ClientConfig } from "pg";
+import { LISTENER_FIRST_RETRY_MS, LISTENER_MAX_RETRY_MS } from "../defaults";
 
 export interface NotificationListenerOptions {
   /** How to connect (the pool's config: the listener opens its own connection, outside the pool). */
@@ -79,8 +80,8 @@ export class NotificationListener {
   }
 
   private async loop(run: Run): Promise<void> {
-    const minBackoff = this.options.minBackoffMs ?? 100;
-    const maxBackoff = this.options.maxBackoffMs ?? 10_000;
+    const minBackoff = this.options.minBackoffMs ?? LISTENER_FIRST_RETRY_MS;
+    const maxBackoff = this.options.maxBackoffMs ?? LISTENER_MAX_RETRY_MS;
     let failures = 0;
     while (!run.stopped) {
       const listened = await this.session(run);

@@ -1,0 +1,18 @@
+// Every default of the gateway, each named once with its reason. The run lease and the run
+// concurrency come from the packages whose behaviour they set (core and agent).
+
+/** Where the gateway listens unless PORT and HOST say otherwise: this machine only. */
+export const DEFAULT_PORT = 4001;
+export const DEFAULT_HOST = "127.0.0.1";
+/** A streaming run sent to a replica that does not run its thread waits this long for it to move here. */
+export const DEFAULT_AFFINITY_GRACE_MS = 500;
+/** Outbox events matter until every poller has passed them (seconds); a day leaves room to inspect them. */
+export const DEFAULT_OUTBOX_RETENTION_HOURS = 24;
+/** Run history is what users look back at ("what ran over the weekend?"): a week of it. */
+export const DEFAULT_RUN_RETENTION_HOURS = 7 * 24;
+/** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
+/** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** A comment line on idle streams this often keeps proxies from closing them. */
+export const SSE_HEARTBEAT_MS = 15_000;

@@ -1,0 +1,15 @@
+import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
+import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
+import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
+import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
+import { registerDefaultStoreFactory } from "./registry/storeRegistry";
+import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
+import { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
+
+// In-memory stores are the single-process default of every kind that has one.
+registerDefaultStoreFactory("lease", () => new InMemoryLeaseStore());
+registerDefaultStoreFactory("outbox", () => new InMemoryOutboxStore());
+registerDefaultStoreFactory("threadMessageQueue", () => new InMemoryMessageQueueStore());
+registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
+registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
+registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
