@@ -2,7 +2,7 @@
 // replica at the worst moment for one of them and checks that a peer finishes the message exactly once.
 import { SimulatedCrash, crashAfterModelAnswer, eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import type { QueueWakeup } from "@axiom-lattice/core";
+import { InMemoryMessageQueueStore, type QueueWakeup } from "@axiom-lattice/core";
 import { collect, manager, runStatus, scope, thread, tokens, useSharedStores } from "./support";
 
 const stores = useSharedStores();
@@ -81,5 +81,33 @@ describe("a dead replica's claim that outlives its thread-run lease", () => {
       [second.id, "success"],
     ]);
     expect(await conversation("t1")).toEqual(["first", "echo: first", "second", "echo: second"]);
+  });
+});
+
+/** Refuses the first claim renewal, as when a claim lapsed (its renewals failed) while the lease held. */
+class QueueLapsingFirstClaim extends InMemoryMessageQueueStore {
+  lapsed = false;
+
+  override async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
+    if (this.lapsed) return super.renewClaim(ids, owner, leaseMs);
+    this.lapsed = true;
+    return 0;
+  }
+}
+
+describe("a claim that lapsed while its replica still held the thread", () => {
+  it("is taken back, and its message finished, before anything newer runs", async () => {
+    const queue = new QueueLapsingFirstClaim();
+    const agent = manager({ ...stores, queue }, { wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1"));
+    const first = await agent.addMessage({ message: "/sleep 400" });
+    const second = await agent.addMessage({ message: "second" });
+
+    await eventually("both messages to finish", async () => (await queue.listRuns("t1", scope)).length === 2, { timeoutMs: 5_000 });
+    expect(queue.lapsed).toBe(true);
+    expect((await queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      [first.messageId, "success"],
+      [second.messageId, "success"],
+    ]);
+    expect(await conversation("t1")).toEqual(["/sleep 400", "echo: /sleep 400", "second", "echo: second"]);
   });
 });
