@@ -1,5 +1,6 @@
 export { ConfigError, loadConfig, parseRetentionHours, type GatewayConfig } from "./config";
 export { buildGateway, type BuildGatewayOptions } from "./server";
+export { gatewayContextOf, type GatewayContext } from "./context/gatewayContext";
 export { BODY_LIMIT_BYTES } from "./defaults";
 export { HttpError } from "./http/errors";
 export type { ReadinessCheck } from "./routes/health";

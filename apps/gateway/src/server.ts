@@ -3,7 +3,7 @@ import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEc
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import type { GatewayConfig } from "./config";
-import { type GatewayContext, createGatewayContext } from "./context/gatewayContext";
+import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
 import { installErrorHandling } from "./http/errors";
 import { assistantRoutes } from "./routes/assistants";
@@ -12,13 +12,6 @@ import { metricsRoute } from "./routes/metrics";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
 import { threadRoutes } from "./routes/threads";
-
-declare module "fastify" {
-  interface FastifyInstance {
-    /** What this gateway serves: its stores, agents, schedules, replica id and logger. */
-    gateway: GatewayContext;
-  }
-}
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
@@ -48,7 +41,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
 
   const context = options.context ?? (await createGatewayContext(config, logger));
   if (!options.context) app.addHook("onClose", () => context.close());
-  app.decorate("gateway", context);
+  decorateGatewayContext(app, context);
 
   await app.register(cors, {
     origin: true,

@@ -7,6 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { gatewayContextOf } from "../src/context/gatewayContext";
 
 /** A gateway whose log lines are kept for the test. */
 async function gateway(replicaId: string) {
@@ -59,8 +60,8 @@ describe("two gateways in one process", () => {
     expect(after.json()).toMatchObject({ status: "success", messages: [{ content: "still here" }, { content: "echo: still here" }] });
 
     const event: TaskLifecycleEvent = { tenantId: "default", taskId: "task-1", status: "completed", updatedAt: new Date().toISOString() };
-    await b.app.gateway.notifiers.taskLifecycle.publish(event);
-    const { events } = await b.app.gateway.stores.outbox.readAfter(null, 10);
+    await gatewayContextOf(b.app).notifiers.taskLifecycle.publish(event);
+    const { events } = await gatewayContextOf(b.app).stores.outbox.readAfter(null, 10);
     expect(events.map((appended) => [appended.topic, appended.originReplicaId])).toContainEqual([TASK_LIFECYCLE_TOPIC, "gw-b"]);
   });
 });

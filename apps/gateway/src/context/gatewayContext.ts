@@ -11,6 +11,7 @@ import {
   runAsLeader,
 } from "@axiom-lattice/core";
 import { PROJECT_TASK_ADMISSION_TOPIC, SCHEDULE_CHANGED_TOPIC, TASK_LIFECYCLE_TOPIC } from "@axiom-lattice/protocols";
+import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
@@ -152,4 +153,18 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       return closed;
     },
   };
+}
+
+// Read through a function rather than a typed `app.gateway`: augmenting Fastify's types from our
+// declarations would clash when a consumer loads both the CommonJS and the ESM build.
+const DECORATION = "gateway";
+
+/** Makes `context` what the routes registered on `app` serve. */
+export function decorateGatewayContext(app: FastifyInstance, context: GatewayContext): void {
+  app.decorate(DECORATION, context);
+}
+
+/** What a gateway serves: its stores, agents, schedules, replica id and logger. */
+export function gatewayContextOf(app: FastifyInstance): GatewayContext {
+  return app.getDecorator<GatewayContext>(DECORATION);
 }

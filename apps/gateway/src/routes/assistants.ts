@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { resolveTenant } from "../http/tenant";
 import { parseInput } from "../http/validation";
@@ -26,7 +27,7 @@ const updateSchema = createSchema.omit({ id: true }).partial();
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsync = async (app) => {
-  const { assistants } = app.gateway.stores;
+  const { assistants } = gatewayContextOf(app).stores;
   const redact = <A extends { model: { apiKey?: string } }>(assistant: A): A =>
     assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant;
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);

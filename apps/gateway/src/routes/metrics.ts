@@ -1,12 +1,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { gatewayContextOf } from "../context/gatewayContext";
 
 /**
  * `GET /metrics` in the Prometheus text format: process metrics, and this replica's runs, queue and
  * outbox delivery, read from the gateway context when scraped.
  */
 export const metricsRoute: FastifyPluginAsync = async (app) => {
-  const context = app.gateway;
+  const context = gatewayContextOf(app);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "lattice_" });
 

@@ -4,6 +4,7 @@ import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/proto
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
 import { resolveTenant } from "../http/tenant";
@@ -37,7 +38,7 @@ const threadOnlySchema = z.strictObject(threadRef);
 
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
 export const runRoutes: FastifyPluginAsync = async (app) => {
-  const context = app.gateway;
+  const context = gatewayContextOf(app);
   const { agents, stores, config, replicaId } = context;
 
   /** The peer replica running this thread, when affinity is on and it is not us. */

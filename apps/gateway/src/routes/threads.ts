@@ -1,6 +1,7 @@
 import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
+import { gatewayContextOf } from "../context/gatewayContext";
 import { resolveTenant } from "../http/tenant";
 import { parseInput } from "../http/validation";
 import { idParams, idSchema } from "./ids";
@@ -22,7 +23,7 @@ const listSchema = z.strictObject({
 
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
 export const threadRoutes: FastifyPluginAsync = async (app) => {
-  const context = app.gateway;
+  const context = gatewayContextOf(app);
   const { agents, stores } = context;
   const { threads, queue, lease } = stores;
 
