@@ -40,7 +40,27 @@ export interface GatewayConfig {
   maxConcurrentRuns: number;
   /** TTL of a thread's run lease and of a message's claim: how soon peers take over from a dead replica. */
   runLeaseMs: number;
+  auth: AuthConfig;
+  /** Origins allowed to call the API from a browser; none (same-origin only) by default. */
+  corsOrigins: string[];
+  /** Runs one tenant may create per minute on this replica; 0 means no limit. */
+  runRateLimitPerMinute: number;
 }
+
+/** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
+export type AuthConfig =
+  | { required: false }
+  | {
+      required: true;
+      /** Where the verification key comes from: a shared HS256 secret, a JWKS URL or a PEM public key file. */
+      key: { secret: string } | { jwksUrl: string } | { publicKeyFile: string };
+      issuer?: string;
+      audience?: string;
+    };
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
+
+const flag = z.enum(["true", "false"], { error: "must be true or false" }).default("false").transform((value) => value === "true");
 
 const integer = (min: number, max: number) =>
   z
@@ -71,6 +91,21 @@ const envSchema = z.object({
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
+  AUTH_REQUIRED: flag,
+  // HS256 wants a key of at least 256 bits.
+  AUTH_TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  JWT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  AUTH_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  AUTH_PUBLIC_KEY_FILE: z.string().trim().min(1).optional(),
+  AUTH_ISSUER: z.string().trim().min(1).optional(),
+  AUTH_AUDIENCE: z.string().trim().min(1).optional(),
+  AXIOM_ALLOW_INSECURE: flag,
+  AXIOM_CORS_ORIGINS: z
+    .string()
+    .transform((list) => list.split(",").map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, "must be origins (scheme://host[:port]), comma-separated")))
+    .default([]),
+  AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -82,13 +117,11 @@ export function parseRetentionHours(raw: string | undefined, defaultHours: numbe
 
 /** Reads and validates the gateway configuration; throws {@link ConfigError} naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
-  const parsed = envSchema.safeParse(present);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  const e = parseEnv(env);
+  const auth = authConfig(e);
+  if (!auth.required && !e.AXIOM_ALLOW_INSECURE && !LOOPBACK_HOSTS.has(e.HOST)) {
+    throw new ConfigError("HOST", `serving ${e.HOST} needs AUTH_REQUIRED=true (or AXIOM_ALLOW_INSECURE=true, for a trusted network only)`);
   }
-  const e = parsed.data;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -102,5 +135,40 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
     runLeaseMs: e.AXIOM_RUN_LEASE_MS,
+    auth,
+    corsOrigins: e.AXIOM_CORS_ORIGINS,
+    runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
   };
+}
+
+/** What `token:issue` signs with: the HS256 secret the gateway verifies with, and the claims it checks. */
+export function tokenSigningConfig(env: NodeJS.ProcessEnv = process.env): { secret: string; issuer?: string; audience?: string } {
+  const e = parseEnv(env);
+  const secret = e.AUTH_TOKEN_SECRET ?? e.JWT_SECRET;
+  if (secret === undefined) throw new ConfigError("AUTH_TOKEN_SECRET", "token:issue signs with AUTH_TOKEN_SECRET (or JWT_SECRET); set it");
+  return { secret, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
+}
+
+function parseEnv(env: NodeJS.ProcessEnv): z.output<typeof envSchema> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue.path[0] ?? "environment"), issue.message);
+  }
+  return parsed.data;
+}
+
+function authConfig(e: z.output<typeof envSchema>): AuthConfig {
+  if (!e.AUTH_REQUIRED) return { required: false };
+  const secret = e.AUTH_TOKEN_SECRET ?? e.JWT_SECRET;
+  const sources = [secret, e.AUTH_JWKS_URL, e.AUTH_PUBLIC_KEY_FILE].filter((source) => source !== undefined);
+  if (sources.length !== 1) {
+    throw new ConfigError(
+      "AUTH_TOKEN_SECRET",
+      "AUTH_REQUIRED=true needs exactly one key: AUTH_TOKEN_SECRET (or JWT_SECRET), AUTH_JWKS_URL or AUTH_PUBLIC_KEY_FILE",
+    );
+  }
+  const key = secret !== undefined ? { secret } : e.AUTH_JWKS_URL !== undefined ? { jwksUrl: e.AUTH_JWKS_URL } : { publicKeyFile: e.AUTH_PUBLIC_KEY_FILE! };
+  return { required: true, key, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
 }

@@ -16,3 +16,5 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** A comment line on idle streams this often keeps proxies from closing them. */
 export const SSE_HEARTBEAT_MS = 15_000;
+/** The tenant of requests without authentication and without an `x-tenant-id` header. */
+export const DEFAULT_TENANT = "default";

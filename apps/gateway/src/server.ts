@@ -1,11 +1,15 @@
 import cors from "@fastify/cors";
+import helmet from "@fastify/helmet";
+import rateLimit from "@fastify/rate-limit";
 import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEchoHeaders } from "@axiom-lattice/protocols";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
+import { installAuthentication } from "./auth/authentication";
+import { createTokenVerifier } from "./auth/tokenVerifier";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
-import { installErrorHandling } from "./http/errors";
+import { HttpError, installErrorHandling } from "./http/errors";
 import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
@@ -43,9 +47,17 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   if (!options.context) app.addHook("onClose", () => context.close());
   decorateGatewayContext(app, context);
 
+  await app.register(helmet);
+  // Browsers on other origins are refused unless the operator lists them (same-origin by default).
   await app.register(cors, {
-    origin: true,
+    origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
     exposedHeaders: [REPLICA_HEADER, AFFINITY_ECHO_HEADER],
+  });
+  // Off for every route but those that opt in (run creation), keyed by the tenant once it is known.
+  await app.register(rateLimit, {
+    global: false,
+    hook: "preHandler",
+    errorResponseBuilder: (_request, { max, after }) => new HttpError("RATE_LIMITED", `At most ${max} runs per minute per tenant; retry in ${after}`),
   });
 
   app.addHook("onRequest", async (request, reply) => {
@@ -56,6 +68,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   installErrorHandling(app);
+  installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute);
   await app.register(assistantRoutes);

@@ -48,4 +48,43 @@ describe("loadConfig", () => {
   ])("reads %s=%s on its own", (name, value, expected) => {
     expect(loadConfig({ [name]: value })).toMatchObject(expected);
   });
+
+  describe("security settings", () => {
+    const SECRET = "a-config-secret-of-at-least-32-chars!!";
+
+    it("is off by default, with no browser origins and no rate limit", () => {
+      expect(loadConfig({})).toMatchObject({ auth: { required: false }, corsOrigins: [], runRateLimitPerMinute: 0 });
+    });
+
+    it("reads an HS256 secret (or JWT_SECRET), an issuer and an audience", () => {
+      expect(loadConfig({ AUTH_REQUIRED: "true", JWT_SECRET: SECRET, AUTH_ISSUER: "idp", AUTH_AUDIENCE: "lattice" }).auth).toEqual({
+        required: true,
+        key: { secret: SECRET },
+        issuer: "idp",
+        audience: "lattice",
+      });
+    });
+
+    it.each<[Record<string, string>, string]>([
+      [{ AUTH_REQUIRED: "true" }, "AUTH_TOKEN_SECRET"],
+      [{ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AUTH_JWKS_URL: "https://idp.test/jwks" }, "AUTH_TOKEN_SECRET"],
+      [{ AUTH_REQUIRED: "yes" }, "AUTH_REQUIRED"],
+      [{ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: "short" }, "AUTH_TOKEN_SECRET"],
+      [{ AUTH_REQUIRED: "true", AUTH_JWKS_URL: "ftp://idp.test/jwks" }, "AUTH_JWKS_URL"],
+      [{ HOST: "0.0.0.0" }, "HOST"],
+      [{ AXIOM_CORS_ORIGINS: "https://app.test/path" }, "AXIOM_CORS_ORIGINS"],
+      [{ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "many" }, "AXIOM_RUN_RATE_LIMIT_PER_MINUTE"],
+    ])("refuses %j, naming %s", (env, name) => {
+      expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}:`));
+    });
+
+    it("serves other machines only with authentication, or when told the network is trusted", () => {
+      expect(loadConfig({ HOST: "0.0.0.0", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }).host).toBe("0.0.0.0");
+      expect(loadConfig({ HOST: "0.0.0.0", AXIOM_ALLOW_INSECURE: "true" }).host).toBe("0.0.0.0");
+    });
+
+    it("reads browser origins as a comma-separated list", () => {
+      expect(loadConfig({ AXIOM_CORS_ORIGINS: "https://app.test, http://localhost:5173" }).corsOrigins).toEqual(["https://app.test", "http://localhost:5173"]);
+    });
+  });
 });

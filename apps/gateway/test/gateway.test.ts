@@ -1,4 +1,4 @@
-import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
+import { REPLICA_HEADER } from "@axiom-lattice/protocols";
 import { getReplicaId } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,11 +42,9 @@ describe("gateway HTTP basics", () => {
     }
   });
 
-  it("exposes the replica and affinity-echo headers to browsers", async () => {
+  it("answers no browser on another origin unless AXIOM_CORS_ORIGINS lists it (same-origin by default)", async () => {
     const response = await app.inject({ method: "GET", url: "/health", headers: { origin: "http://example.test" } });
-    const exposed = String(response.headers["access-control-expose-headers"]);
-    expect(exposed).toContain(REPLICA_HEADER);
-    expect(exposed).toContain(AFFINITY_ECHO_HEADER);
+    expect(response.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("answers unknown routes with a JSON 404", async () => {

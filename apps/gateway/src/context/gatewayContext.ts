@@ -46,6 +46,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const stores = await createGatewayStores(config.databaseUrl, logger);
   const { outbox, queue } = stores;
 
+  if (!config.auth.required) {
+    logger.warn(
+      { phase: "startup" },
+      "AUTHENTICATION IS OFF (development mode): any client may act as any tenant through x-tenant-id. Set AUTH_REQUIRED=true and a key before serving anyone but yourself",
+    );
+  }
   if (config.replicaAffinity && stores.kind === "memory") {
     logger.warn(
       { phase: "startup" },

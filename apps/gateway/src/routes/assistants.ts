@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { resolveTenant } from "../http/tenant";
+import { tenantOf } from "../auth/authentication";
 import { parseInput } from "../http/validation";
 import { idParams, idSchema } from "./ids";
 
@@ -33,20 +33,20 @@ export const assistantRoutes: FastifyPluginAsync = async (app) => {
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post("/api/assistants", async (request, reply) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const body = parseInput(createSchema, request.body);
     const assistant = await assistants.createAssistant(tenantId, body);
     return reply.status(201).send(redact(assistant));
   });
 
   app.get("/api/assistants", async (request) => {
-    const list = await assistants.listAssistants(resolveTenant(request));
+    const list = await assistants.listAssistants(tenantOf(request));
     return { assistants: list.map(redact) };
   });
 
   app.get("/api/assistants/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const assistant = await assistants.getAssistant(resolveTenant(request), id);
+    const assistant = await assistants.getAssistant(tenantOf(request), id);
     if (!assistant) throw notFound(id);
     return redact(assistant);
   });
@@ -54,14 +54,14 @@ export const assistantRoutes: FastifyPluginAsync = async (app) => {
   app.patch("/api/assistants/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
     const body = parseInput(updateSchema, request.body);
-    const assistant = await assistants.updateAssistant(resolveTenant(request), id, body);
+    const assistant = await assistants.updateAssistant(tenantOf(request), id, body);
     if (!assistant) throw notFound(id);
     return redact(assistant);
   });
 
   app.delete("/api/assistants/:id", async (request, reply) => {
     const { id } = parseInput(idParams, request.params, "path");
-    if (!(await assistants.deleteAssistant(resolveTenant(request), id))) throw notFound(id);
+    if (!(await assistants.deleteAssistant(tenantOf(request), id))) throw notFound(id);
     return reply.status(204).send();
   });
 };

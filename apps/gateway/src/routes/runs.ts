@@ -7,7 +7,7 @@ import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
-import { resolveTenant } from "../http/tenant";
+import { tenantOf } from "../auth/authentication";
 import { parseInput } from "../http/validation";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
@@ -71,8 +71,10 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
     sse.end();
   };
 
-  app.post("/api/runs", async (request, reply) => {
-    const tenantId = resolveTenant(request);
+  // Each tenant may create so many runs a minute on this replica (AXIOM_RUN_RATE_LIMIT_PER_MINUTE).
+  const rateLimit = config.runRateLimitPerMinute > 0 ? { max: config.runRateLimitPerMinute, timeWindow: 60_000, keyGenerator: tenantOf } : false;
+  app.post("/api/runs", { config: { rateLimit } }, async (request, reply) => {
+    const tenantId = tenantOf(request);
     const body = parseInput(runSchema, request.body);
     const scope = await resolveScope(tenantId, body);
     const result = await agents.getAgent(scope).addMessage(
@@ -93,7 +95,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post("/api/runs/resume_stream", async (request, reply) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const body = parseInput(resumeStreamSchema, request.body);
     const scope = await resolveScope(tenantId, body);
     const message = await stores.queue.getMessage(body.message_id, { tenantId, assistantId: scope.assistantId });
@@ -106,7 +108,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post("/api/runs/abort", async (request) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
     const owner = await peerOwner(scope);
     if (owner) throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
@@ -114,7 +116,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   });
 
   app.post("/api/runs/recover", async (request) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
     const { status, leaseContended } = await agents.getAgent(scope).resumeTask();
     return leaseContended ? { status, code: AFFINITY_MISS_CODE } : { status };

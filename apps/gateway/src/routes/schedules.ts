@@ -3,7 +3,7 @@ import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
-import { resolveTenant } from "../http/tenant";
+import { tenantOf } from "../auth/authentication";
 import { parseInput } from "../http/validation";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams } from "./ids";
@@ -65,7 +65,7 @@ export function registerScheduleRoutes(app: FastifyInstance, { client, enqueueMe
   if (enqueueMessage) client.registerHandler(AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler(enqueueMessage));
 
   app.post("/api/schedules", async (request, reply) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const isCron = typeof request.body === "object" && request.body !== null && "cronExpression" in request.body;
     const body = parseInput(isCron ? cronSchema : onceSchema, request.body);
     // An agent message names its assistant and thread; the schedule is linked to both for lookups.
@@ -77,29 +77,29 @@ export function registerScheduleRoutes(app: FastifyInstance, { client, enqueueMe
   });
 
   app.get("/api/schedules", async (request) => {
-    const tasks = await client.list(resolveTenant(request));
+    const tasks = await client.list(tenantOf(request));
     return { schedules: tasks.map(toView) };
   });
 
   app.get("/api/schedules/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const task = await client.get(id, resolveTenant(request));
+    const task = await client.get(id, tenantOf(request));
     if (!task) throw new HttpError("NOT_FOUND", `Schedule ${id} not found`);
     return toView(task);
   });
 
   app.delete("/api/schedules/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    return toView(await client.cancel(id, resolveTenant(request)));
+    return toView(await client.cancel(id, tenantOf(request)));
   });
 
   app.post("/api/schedules/:id/pause", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    return toView(await client.pause(id, resolveTenant(request)));
+    return toView(await client.pause(id, tenantOf(request)));
   });
 
   app.post("/api/schedules/:id/resume", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    return toView(await client.resume(id, resolveTenant(request)));
+    return toView(await client.resume(id, tenantOf(request)));
   });
 }

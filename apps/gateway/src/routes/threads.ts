@@ -2,7 +2,7 @@ import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
-import { resolveTenant } from "../http/tenant";
+import { tenantOf } from "../auth/authentication";
 import { parseInput } from "../http/validation";
 import { idParams, idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
@@ -28,7 +28,7 @@ export const threadRoutes: FastifyPluginAsync = async (app) => {
   const { threads, queue, lease } = stores;
 
   app.post("/api/threads", async (request, reply) => {
-    const tenantId = resolveTenant(request);
+    const tenantId = tenantOf(request);
     const body = parseInput(createSchema, request.body);
     await requireAssistant(context, tenantId, body.assistant_id);
     const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
@@ -37,7 +37,7 @@ export const threadRoutes: FastifyPluginAsync = async (app) => {
 
   app.get("/api/threads", async (request) => {
     const query = parseInput(listSchema, request.query, "query");
-    const list = await threads.listThreads(resolveTenant(request), {
+    const list = await threads.listThreads(tenantOf(request), {
       assistantId: query.assistant_id,
       limit: query.limit,
       offset: query.offset,
@@ -47,12 +47,12 @@ export const threadRoutes: FastifyPluginAsync = async (app) => {
 
   app.get("/api/threads/:id", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    return requireThread(context, resolveTenant(request), id);
+    return requireThread(context, tenantOf(request), id);
   });
 
   app.delete("/api/threads/:id", async (request, reply) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, resolveTenant(request), id);
+    const thread = await requireThread(context, tenantOf(request), id);
     // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
     await agents.deleteThread(threadScope(thread));
     return reply.status(204).send();
@@ -60,13 +60,13 @@ export const threadRoutes: FastifyPluginAsync = async (app) => {
 
   app.get("/api/threads/:id/state", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, resolveTenant(request), id);
+    const thread = await requireThread(context, tenantOf(request), id);
     return agents.getAgent(threadScope(thread)).getState();
   });
 
   app.get("/api/threads/:id/queue", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, resolveTenant(request), id);
+    const thread = await requireThread(context, tenantOf(request), id);
     const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
     const [processing, pending, owner] = await Promise.all([
       queue.getProcessingMessages(id, scope),
@@ -79,7 +79,7 @@ export const threadRoutes: FastifyPluginAsync = async (app) => {
 
   app.get("/api/threads/:id/runs", async (request) => {
     const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, resolveTenant(request), id);
+    const thread = await requireThread(context, tenantOf(request), id);
     const runs = await queue.listRuns(id, { tenantId: thread.tenantId, assistantId: thread.assistantId });
     return {
       runs: runs.map((run) => ({

@@ -1,0 +1,33 @@
+import type { Scope } from "./principal";
+
+/**
+ * The scope every `/api` route needs, by method and route pattern. A route missing here is refused
+ * to everyone (and a test fails), so no new route can go out unclassified.
+ */
+export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
+  "GET /api/assistants": "read",
+  "GET /api/assistants/:id": "read",
+  "POST /api/assistants": "write",
+  "PATCH /api/assistants/:id": "write",
+  "DELETE /api/assistants/:id": "write",
+  "GET /api/threads": "read",
+  "GET /api/threads/:id": "read",
+  "GET /api/threads/:id/state": "read",
+  "GET /api/threads/:id/queue": "read",
+  "GET /api/threads/:id/runs": "read",
+  "POST /api/threads": "write",
+  "DELETE /api/threads/:id": "write",
+  "POST /api/runs": "write",
+  "POST /api/runs/resume_stream": "read",
+  "POST /api/runs/abort": "write",
+  "POST /api/runs/recover": "admin",
+  "GET /api/schedules": "read",
+  "GET /api/schedules/:id": "read",
+  "POST /api/schedules": "write",
+  "DELETE /api/schedules/:id": "write",
+  "POST /api/schedules/:id/pause": "write",
+  "POST /api/schedules/:id/resume": "write",
+};
+
+/** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */
+export const routeScope = (method: string, url: string): Scope | undefined => ROUTE_SCOPES[`${method === "HEAD" ? "GET" : method} ${url}`];

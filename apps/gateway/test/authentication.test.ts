@@ -1,0 +1,184 @@
+// Authentication and tenant isolation on every route: a table of cases walked over every /api route
+// the gateway registers, so a new route without its isolation case fails here.
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SignJWT, UnsecuredJWT } from "jose";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway, loadConfig } from "../src";
+import { apiRoutesOf } from "../src/auth/authentication";
+import { issueToken } from "../src/auth/tokenIssuer";
+import type { Scope } from "../src/auth/principal";
+
+const SECRET = "a-test-secret-of-at-least-32-characters!";
+const token = (tenantId: string, scope: Scope = "write", expiresIn = "1h") => issueToken({ secret: SECRET, tenantId, subject: "tester", scope, expiresIn });
+
+let app: FastifyInstance;
+let scheduleId = "";
+let tokenA = "";
+let tokenB = "";
+
+const send = (method: string, url: string, { bearer, body, headers = {} }: { bearer?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+  app.inject({
+    method: method as "GET",
+    url,
+    headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    payload: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+beforeAll(async () => {
+  app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }));
+  [tokenA, tokenB] = await Promise.all([token("tenant-a", "admin"), token("tenant-b", "admin")]);
+  // Tenant A's records, which tenant B must never reach.
+  expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant", name: "A" } })).statusCode).toBe(201);
+  // An id only tenant A uses (B creates its own "a-assistant" in one of the cases).
+  expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant-only", name: "A" } })).statusCode).toBe(201);
+  expect((await send("POST", "/api/threads", { bearer: tokenA, body: { thread_id: "a-thread", assistant_id: "a-assistant" } })).statusCode).toBe(201);
+  const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
+  expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
+  const schedule = await send("POST", "/api/schedules", {
+    bearer: tokenA,
+    body: { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: "a-assistant", threadId: "a-thread", message: "later" } },
+  });
+  expect(schedule.statusCode).toBe(201);
+  scheduleId = schedule.json<{ taskId: string }>().taskId;
+});
+afterAll(() => app?.close());
+
+const threadRef = { assistant_id: "a-assistant", thread_id: "a-thread" };
+
+interface RouteCase {
+  /** The request, addressing tenant A's records. */
+  url: () => string;
+  body?: () => unknown;
+  /** What tenant B's token gets: refused, or served without a trace of tenant A. */
+  foreign: (response: LightMyRequestResponse) => void;
+}
+
+const notFound = (response: LightMyRequestResponse) => {
+  expect(response.statusCode).toBe(404);
+  expect(response.body).not.toContain("secret of A");
+};
+const emptyList = (key: string) => (response: LightMyRequestResponse) => {
+  expect(response.statusCode).toBe(200);
+  expect(response.json<Record<string, unknown[]>>()[key]).toEqual([]);
+};
+
+/** One isolation case per route: the completeness test below fails when a route has none. */
+const CASES: Record<string, RouteCase> = {
+  "GET /api/assistants": { url: () => "/api/assistants", foreign: emptyList("assistants") },
+  "GET /api/assistants/:id": { url: () => "/api/assistants/a-assistant", foreign: notFound },
+  // Creating under the same id is B's own record: ids are per tenant, and A's stays untouched.
+  "POST /api/assistants": {
+    url: () => "/api/assistants",
+    body: () => ({ id: "a-assistant", name: "B's own" }),
+    foreign: (response) => expect(response.statusCode).toBe(201),
+  },
+  "PATCH /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", body: () => ({ name: "taken over" }), foreign: notFound },
+  "DELETE /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", foreign: notFound },
+  "GET /api/threads": { url: () => "/api/threads", foreign: emptyList("threads") },
+  "GET /api/threads/:id": { url: () => "/api/threads/a-thread", foreign: notFound },
+  "POST /api/threads": { url: () => "/api/threads", body: () => ({ thread_id: "b-thread", assistant_id: "a-assistant-only" }), foreign: notFound },
+  "DELETE /api/threads/:id": { url: () => "/api/threads/a-thread", foreign: notFound },
+  "GET /api/threads/:id/state": { url: () => "/api/threads/a-thread/state", foreign: notFound },
+  "GET /api/threads/:id/queue": { url: () => "/api/threads/a-thread/queue", foreign: notFound },
+  "GET /api/threads/:id/runs": { url: () => "/api/threads/a-thread/runs", foreign: notFound },
+  "POST /api/runs": { url: () => "/api/runs", body: () => ({ ...threadRef, message: "hello", mode: "queue" }), foreign: notFound },
+  "POST /api/runs/resume_stream": { url: () => "/api/runs/resume_stream", body: () => ({ ...threadRef, message_id: "a-msg" }), foreign: notFound },
+  "POST /api/runs/abort": { url: () => "/api/runs/abort", body: () => threadRef, foreign: notFound },
+  "POST /api/runs/recover": { url: () => "/api/runs/recover", body: () => threadRef, foreign: notFound },
+  "GET /api/schedules": { url: () => "/api/schedules", foreign: emptyList("schedules") },
+  "GET /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },
+  "POST /api/schedules": {
+    url: () => "/api/schedules",
+    body: () => ({ taskType: "nope", delayMs: 1_000 }),
+    foreign: (response) => expect(response.statusCode).toBe(400),
+  },
+  "DELETE /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },
+  "POST /api/schedules/:id/pause": { url: () => `/api/schedules/${scheduleId}/pause`, foreign: notFound },
+  "POST /api/schedules/:id/resume": { url: () => `/api/schedules/${scheduleId}/resume`, foreign: notFound },
+};
+
+const routeKeys = () => apiRoutesOf(app).map(({ method, url }) => `${method} ${url}`);
+
+describe("every /api route with AUTH_REQUIRED=true", () => {
+  it("has an isolation case, and every case names a route that exists", () => {
+    expect(routeKeys().sort()).toEqual(Object.keys(CASES).sort());
+  });
+
+  it.each(Object.keys(CASES))("%s refuses a missing, forged or expired token, another tenant and a conflicting header", async (key) => {
+    const [method] = key.split(" ");
+    const { url, body, foreign } = CASES[key];
+    const request = (options: { bearer?: string; headers?: Record<string, string> }) => send(method, url(), { ...options, body: body?.() });
+
+    const missing = await request({});
+    expect(missing.statusCode).toBe(401);
+    expect(missing.json()).toMatchObject({ code: "UNAUTHENTICATED" });
+    expect(missing.headers["www-authenticate"]).toMatch(/^Bearer realm=/);
+
+    const forged = await new SignJWT({ tenant_id: "tenant-a", scope: "admin" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setSubject("mallory")
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode("another-secret-of-at-least-32-characters"));
+    expect((await request({ bearer: forged })).json()).toMatchObject({ code: "UNAUTHENTICATED" });
+
+    const expired = await token("tenant-a", "admin", "-1m");
+    const late = await request({ bearer: expired });
+    expect(late.statusCode).toBe(401);
+    expect(late.json()).toMatchObject({ code: "TOKEN_EXPIRED" });
+
+    const mismatch = await request({ bearer: tokenA, headers: { "x-tenant-id": "tenant-b" } });
+    expect(mismatch.statusCode).toBe(403);
+    expect(mismatch.json()).toMatchObject({ code: "TENANT_MISMATCH" });
+
+    foreign(await request({ bearer: tokenB }));
+  });
+});
+
+describe("scopes", () => {
+  it("lets a read-only token read but not write, and keeps recovery for admins", async () => {
+    const reader = await token("tenant-a", "read");
+    expect((await send("GET", "/api/threads/a-thread", { bearer: reader })).statusCode).toBe(200);
+    const write = await send("POST", "/api/threads", { bearer: reader, body: { assistant_id: "a-assistant" } });
+    expect(write.statusCode).toBe(403);
+    expect(write.json()).toMatchObject({ code: "FORBIDDEN" });
+    const writer = await token("tenant-a", "write");
+    expect((await send("POST", "/api/runs/recover", { bearer: writer, body: threadRef })).json()).toMatchObject({ code: "FORBIDDEN" });
+    expect((await send("POST", "/api/runs/recover", { bearer: tokenA, body: threadRef })).statusCode).toBe(200);
+  });
+});
+
+describe("malformed Authorization headers", () => {
+  it.each<[string, () => Promise<string>]>([
+    ["another scheme", async () => `Basic ${Buffer.from("a:b").toString("base64")}`],
+    ["an empty bearer", async () => "Bearer "],
+    ["a huge header", async () => `Bearer ${"a".repeat(10_000)}`],
+    ["not a JWT", async () => "Bearer abc.def"],
+    ["alg: none", async () => `Bearer ${new UnsecuredJWT({ tenant_id: "tenant-a" }).setSubject("mallory").encode()}`],
+    ["a bad tenant_id claim", async () => `Bearer ${await token("a b")}`],
+  ])("refuses %s with 401 UNAUTHENTICATED", async (_label, header) => {
+    const response = await app.inject({ method: "GET", url: "/api/threads", headers: { authorization: await header() } });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: "UNAUTHENTICATED" });
+  });
+
+  it("refuses an HS256 token signed with the public key of an RS256 deployment (algorithm confusion)", async () => {
+    const { publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+    const folder = await mkdtemp(join(tmpdir(), "lattice-auth-"));
+    const keyFile = join(folder, "public.pem");
+    await writeFile(keyFile, pem);
+    const rsaGateway = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_PUBLIC_KEY_FILE: keyFile }));
+    try {
+      const confused = await new SignJWT({ tenant_id: "tenant-a" }).setProtectedHeader({ alg: "HS256" }).setSubject("mallory").setExpirationTime("1h").sign(new TextEncoder().encode(pem));
+      const response = await rsaGateway.inject({ method: "GET", url: "/api/threads", headers: { authorization: `Bearer ${confused}` } });
+      expect(response.statusCode).toBe(401);
+    } finally {
+      await rsaGateway.close();
+      await rm(folder, { recursive: true });
+    }
+  });
+});
