@@ -1,9 +1,14 @@
 /** Minimal HTTP client for the gateway API, as a user would call it. */
 
 import { eventually as pollUntil } from "@axiom-lattice/testing";
+import { tokenFor } from "./auth";
 
 export { parseSse } from "@axiom-lattice/testing";
 
+/**
+ * One request as a user sends it: authenticated as the tenant `x-tenant-id` names (`default` without
+ * one) unless `headers` carry their own `authorization`.
+ */
 export async function call(
   baseUrl: string,
   method: string,
@@ -11,9 +16,11 @@ export async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; text: string; json: <T = unknown>() => T }> {
+  const authorization = headers.authorization ?? `Bearer ${await tokenFor(headers["x-tenant-id"] ?? "default")}`;
+  const withAuth = { authorization, ...headers };
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+    headers: body === undefined ? withAuth : { "content-type": "application/json", ...withAuth },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from "execa";
 import { resolve } from "node:path";
+import { AUTH_ENV } from "./auth";
 
 const CLI = resolve(__dirname, "../../apps/gateway/dist/cli.js");
 
@@ -24,6 +25,7 @@ export class Replica {
         HOST: "127.0.0.1",
         LOG_LEVEL: "info",
         AXIOM_REPLICA_ID: replicaId,
+        ...AUTH_ENV,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         ...env,
       },

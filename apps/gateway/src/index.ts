@@ -7,3 +7,5 @@ export type { ReadinessCheck } from "./routes/health";
 export type { ScheduleRoutesOptions } from "./routes/schedules";
 export { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, type ScheduledAgentMessage } from "./schedules/agentMessageHandler";
 export { start, type RunningGateway } from "./start";
+export { issueToken, type TokenRequest } from "./auth/tokenIssuer";
+export type { Principal, Scope } from "./auth/principal";
