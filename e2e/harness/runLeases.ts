@@ -62,7 +62,8 @@ export async function readRunLeases(pool: Pool, threadId: string, messageId: str
             extract(epoch FROM l.expires_at)::float8 * 1000 AS "leaseExpiresMs"
        FROM lattice_thread_message_queue q
        LEFT JOIN lattice_leases l ON l.key = $2
-      WHERE q.id = $1`,
+      WHERE q.id = $1
+        AND q.tenant_id = 'default'`,
     [messageId, threadRunLeaseKey(threadId)],
   );
   return rows[0];

@@ -96,7 +96,8 @@ CREATE TABLE public.lattice_thread_message_queue (
     locked_at timestamp with time zone,
     lease_expires_at timestamp with time zone,
     CONSTRAINT lattice_thread_message_queue_run_status_check CHECK ((run_status = ANY (ARRAY['pending'::text, 'running'::text, 'success'::text, 'error'::text, 'interrupted'::text, 'aborted'::text]))),
-    CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text])))
+    CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text]))),
+    CONSTRAINT lattice_thread_message_queue_tenant_id_check CHECK ((tenant_id <> ''::text))
 );
 
 CREATE SEQUENCE public.lattice_thread_message_queue_sequence
@@ -133,7 +134,7 @@ ALTER TABLE ONLY public.lattice_schema_migrations
     ADD CONSTRAINT lattice_schema_migrations_pkey PRIMARY KEY (version);
 
 ALTER TABLE ONLY public.lattice_thread_message_queue
-    ADD CONSTRAINT lattice_thread_message_queue_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT lattice_thread_message_queue_pkey PRIMARY KEY (sequence);
 
 ALTER TABLE ONLY public.lattice_threads
     ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
@@ -151,6 +152,8 @@ CREATE INDEX lattice_thread_message_queue_claim ON public.lattice_thread_message
 CREATE INDEX lattice_thread_message_queue_claims ON public.lattice_thread_message_queue USING btree (thread_id, lease_expires_at) WHERE (status = 'processing'::text);
 
 CREATE INDEX lattice_thread_message_queue_finished ON public.lattice_thread_message_queue USING btree (finished_at) WHERE (status = 'completed'::text);
+
+CREATE UNIQUE INDEX lattice_thread_message_queue_id_per_tenant ON public.lattice_thread_message_queue USING btree (id, COALESCE(tenant_id, ''::text));
 
 CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_queue USING btree (thread_id, finished_at DESC) WHERE (status = 'completed'::text);
 

@@ -1,8 +1,9 @@
 import { createTestDatabase, messageQueueStoreContract, type TestDatabase } from "@axiom-lattice/testing";
+import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { ThreadMessageQueueStore, runMigrations } from "../src";
-import { CLAIM_MESSAGES, DELETE_THREAD_MESSAGES, PRUNE_RUNS } from "../src/queue/messageQueueSql";
+import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, PRUNE_RUNS, RENEW_CLAIMS } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
 const opened: ThreadMessageQueueStore[] = [];
@@ -22,6 +23,21 @@ async function openStore(capacity?: number): Promise<ThreadMessageQueueStore> {
   opened.push(store);
   await store.initialize();
   return store;
+}
+
+type Explain = (text: string, values: unknown[]) => Promise<string>;
+
+/**
+ * Fills the queue table with what `insert` adds (ids starting with `idPrefix`) for this test only, as
+ * later tests count what a prune removes, and analyses it; returns EXPLAIN on that data.
+ */
+async function explainOn(pool: Pool, insert: string, idPrefix: string): Promise<Explain> {
+  await pool.query(insert);
+  onTestFinished(async () => {
+    await pool.query("DELETE FROM lattice_thread_message_queue WHERE id LIKE $1", [`${idPrefix}%`]);
+  });
+  await pool.query("ANALYZE lattice_thread_message_queue");
+  return async (text, values) => (await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows.map((row) => row["QUERY PLAN"]).join("\n");
 }
 
 messageQueueStoreContract("PostgreSQL", {
@@ -59,7 +75,39 @@ describe("ThreadMessageQueueStore", () => {
     expect(plan).toMatch(/InitPlan/);
     // Rows come locked straight off the claim index in claim order: no sort of the thread's whole queue.
     expect(plan).toMatch(/LockRows[^\n]*\n\s*->\s+Index Scan using lattice_thread_message_queue_claim/);
+    // The locked rows are updated by primary key: an id alone could also name another tenant's row.
+    expect(plan).toMatch(/Index Scan using lattice_thread_message_queue_pkey[^\n]*\n\s*Index Cond: \(sequence = ANY/);
     expect(await store.claimPendingMessages("plan-thread-7", scope, { owner: "o#1", leaseMs: 1_000 })).toHaveLength(1);
+  });
+
+  it("completes, renews and reads a message through the id index, however many tenants share its id", async () => {
+    // 1,000 ids, each used by 5 tenants (the last: no tenant), every fifth row claimed.
+    const plan = await explainOn(
+      store["pool"],
+      `INSERT INTO lattice_thread_message_queue
+              (id, thread_id, tenant_id, content, sequence, status, run_status, locked_by, lease_expires_at)
+       SELECT 'shared-' || (n % 1000), 'shared-thread-' || (n % 50), CASE WHEN n / 1000 < 4 THEN 't' || (n / 1000) END, '{}',
+              nextval('lattice_thread_message_queue_sequence'),
+              CASE WHEN n % 5 = 0 THEN 'processing' ELSE 'pending' END, CASE WHEN n % 5 = 0 THEN 'running' ELSE 'pending' END,
+              CASE WHEN n % 5 = 0 THEN 'o#' || n END, CASE WHEN n % 5 = 0 THEN now() + interval '1 minute' END
+         FROM generate_series(0, 4999) AS n`,
+      "shared-",
+    );
+
+    for (const statement of [
+      plan(COMPLETE_MESSAGE.text, ["shared-5", "o#1005", "success", null]),
+      plan(RENEW_CLAIMS, [["shared-5", "shared-10"], "o#1005", 60_000]),
+      plan(GET_MESSAGE, ["shared-5", "t1", null]),
+      plan(GET_MESSAGE, ["shared-5", null, null]),
+    ]) {
+      const text = await statement;
+      expect(text).toMatch(/Index Scan (using|on) lattice_thread_message_queue_id_per_tenant /);
+      expect(text).not.toMatch(/Seq Scan/);
+    }
+    expect(await store.renewClaim(["shared-5"], "o#1005", 60_000)).toBe(1);
+    expect(await store.completeMessage("shared-5", "o#1005", { status: "success" })).toBe(true);
+    expect(await store.getMessage("shared-5", { tenantId: "t1" })).toMatchObject({ status: "completed" });
+    expect(await store.getMessage("shared-5", { tenantId: "t2" })).toMatchObject({ status: "processing", lockedBy: "o#2005" });
   });
 
   it("judges leases by the database clock", async () => {
@@ -74,21 +122,15 @@ describe("ThreadMessageQueueStore", () => {
   });
 
   it("deletes a thread's messages through the status indexes, and prunes runs through the retention index", async () => {
-    const pool = store["pool"];
-    await pool.query(
+    const plan = await explainOn(
+      store["pool"],
       `INSERT INTO lattice_thread_message_queue (id, thread_id, content, sequence, status, run_status, finished_at)
        SELECT 'lifecycle-' || n, 'lifecycle-thread-' || (n % 50), '{}', nextval('lattice_thread_message_queue_sequence'),
               (ARRAY['pending', 'processing', 'completed'])[1 + n % 3], 'pending',
               CASE WHEN n % 3 = 2 THEN now() - n * interval '1 minute' END
          FROM generate_series(1, 6000) AS n`,
+      "lifecycle-",
     );
-    // Later tests count the runs a prune removes: leave none of these behind, pass or fail.
-    onTestFinished(async () => {
-      await pool.query("DELETE FROM lattice_thread_message_queue WHERE id LIKE 'lifecycle-%'");
-    });
-    await pool.query("ANALYZE lattice_thread_message_queue");
-    const plan = async (text: string, values: unknown[]) =>
-      (await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows.map((row) => row["QUERY PLAN"]).join("\n");
 
     // Without the spelled-out status arms no partial index applies: a scan of the whole queue table.
     const deletion = await plan(DELETE_THREAD_MESSAGES, ["lifecycle-thread-7", null, null]);

@@ -286,19 +286,62 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       }
     });
 
-    it("refuses a used id, also when racers use it at once", async () => {
+    it("refuses an id the tenant used, on any of its threads and assistants, also when racers use it at once", async () => {
       const threadId = freshThread();
       const id = `${threadId}-dup`;
       await store.addMessage({ id, threadId, scope, content: 1 });
       await expect(store.addMessage({ id, threadId, scope, content: 2 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE", messageId: id });
-      await expect(store.addMessageAtHead({ id, threadId: freshThread(), scope: {}, content: 3 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE" });
+      const sameTenant = { tenantId: scope.tenantId };
+      await expect(store.addMessageAtHead({ id, threadId: freshThread(), scope: sameTenant, content: 3 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE" });
       expect((await store.getMessage(id, scope))?.content).toBe(1);
+      // No tenant is one tenant of its own: its ids are unique too, across assistants.
+      await store.addMessage({ id, threadId, scope: {}, content: 4 });
+      await expect(store.addMessageIfCapacity({ id, threadId, scope: { assistantId: "a" }, content: 5 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE" });
 
       const raced = `${threadId}-race`;
       const outcomes = await Promise.allSettled(peers.map((peer, n) => peer.addMessage({ id: raced, threadId, scope, content: n })));
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "DUPLICATE_MESSAGE" });
       expect(await store.getQueueSize(threadId, scope)).toBe(2);
+    });
+
+    it("lets tenants use the same id, each seeing and running only its own message", async () => {
+      // Threads are per tenant too, so the tenants share the thread id as well as the message id.
+      const threadId = freshThread();
+      const id = `${threadId}-shared`;
+      const tenantB: QueueScope = { tenantId: "tenant-b", assistantId: scope.assistantId };
+      const noTenant: QueueScope = {};
+      for (const [at, content] of [[scope, "a"], [tenantB, "b"], [noTenant, "none"]] as const) {
+        expect(await store.addMessage({ id, threadId, scope: at, content })).toMatchObject({ id, ...at, content });
+      }
+      for (const [at, content] of [[scope, "a"], [tenantB, "b"], [noTenant, "none"]] as const) {
+        expect((await store.getMessage(id, at))?.content).toBe(content);
+        expect((await store.getPendingMessages(threadId, at)).map((message) => message.content)).toEqual([content]);
+      }
+      expect(await store.getMessage(id, { tenantId: "tenant-c", assistantId: scope.assistantId })).toBeNull();
+
+      // A claim, renewal or completion in one tenant leaves the other tenants' message with the id alone.
+      const [claimedA] = await store.claimPendingMessages(threadId, scope, { owner: "a#1", leaseMs: 60_000 });
+      expect(claimedA).toMatchObject({ id, content: "a" });
+      expect(await store.getMessage(id, tenantB)).toMatchObject({ status: "pending" });
+      expect(await store.renewClaim([id], "a#1", 60_000)).toBe(1);
+      expect(await store.completeMessage(id, "b#1", { status: "success" })).toBe(false);
+      expect(await store.claimPendingMessages(threadId, tenantB, { owner: "b#1", leaseMs: 60_000 })).toMatchObject([{ id, content: "b" }]);
+      expect(await store.completeMessage(id, "a#1", { status: "success" })).toBe(true);
+      expect(await store.getMessage(id, tenantB)).toMatchObject({ status: "processing", lockedBy: "b#1" });
+      expect(await store.completeMessage(id, "b#1", { status: "error", error: "b failed" })).toBe(true);
+      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id, content: "a", runStatus: "success" }]);
+      expect(await store.listRuns(threadId, tenantB)).toMatchObject([{ id, content: "b", runStatus: "error", error: "b failed" }]);
+      expect(await store.listRuns(threadId, noTenant)).toEqual([]);
+
+      expect(await store.deleteThreadMessages(threadId, scope)).toBe(1);
+      expect(await store.getMessage(id, scope)).toBeNull();
+      expect((await store.getMessage(id, tenantB))?.content).toBe("b");
+      expect((await store.getMessage(id, noTenant))?.content).toBe("none");
+
+      const raced = `${threadId}-race`;
+      const added = await Promise.all(peers.map((peer, n) => peer.addMessage({ id: raced, threadId, scope: { tenantId: `racer-${n}` }, content: n })));
+      expect(added.map((message) => message.tenantId)).toEqual(peers.map((_, n) => `racer-${n}`));
     });
 
     it("keeps enqueue order while producers race a claimer", async () => {

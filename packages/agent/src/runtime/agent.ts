@@ -18,7 +18,7 @@ export type MultitaskStrategy = "enqueue" | "reject" | "interrupt";
 
 export interface AddMessageOptions {
   mode?: RunMode;
-  /** Client-chosen message id (unique per store). */
+  /** Client-chosen message id (unique within the tenant). */
   messageId?: string;
   /** Resumes an interrupted run; `resume` is what the graph's `interrupt()` returns. */
   command?: ResumeCommand;

@@ -63,7 +63,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
   private readonly capacity: number;
   private readonly retainedRuns: number;
   private readonly now: () => number;
-  private readonly messages = new Map<string, StoredMessage>();
+  /** By id, then by tenant (`null`: none): a message id is unique within its tenant only. */
+  private readonly messages = new Map<string, Map<string | null, StoredMessage>>();
   private readonly queues = new Map<string, Queue>();
   private lastTail = 0;
   private lastHead = 0;
@@ -94,9 +95,9 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 
   async getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null> {
     const messageId = validateMessageId(id);
-    const strict = validateScope(scope);
-    const message = this.messages.get(messageId);
-    return message && queueKey(message.threadId, strictScope(message)) === queueKey(message.threadId, strict) ? toMessage(message) : null;
+    const { tenantId, assistantId } = validateScope(scope);
+    const message = this.message(messageId, tenantId);
+    return message && (message.assistantId ?? null) === assistantId ? toMessage(message) : null;
   }
 
   async getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
@@ -130,8 +131,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 
   async listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
     const limit = validateRunsLimit(options);
-    const runs = this.queue(threadId, scope)?.runs ?? [];
-    return runs.slice(-limit).map((id) => toMessage(this.messages.get(id)!));
+    const queue = this.queue(threadId, scope);
+    return queue ? queue.runs.slice(-limit).map((id) => toMessage(this.inQueue(queue, id))) : [];
   }
 
   async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
@@ -139,7 +140,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     if (!queue) return 0;
     const pending = this.withStatus(queue, "pending");
     for (const message of pending) {
-      this.messages.delete(message.id);
+      this.forget(message.id, queue.scope.tenantId);
       queue.open.delete(message.id);
     }
     this.forgetIfEmpty(queue);
@@ -179,8 +180,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const now = this.now();
     let renewed = 0;
     for (const id of new Set(renewal.ids)) {
-      const message = this.messages.get(id);
-      if (message?.status !== "processing" || message.lockedBy !== renewal.owner || isExpired(message, now)) continue;
+      const message = this.claimed(id, renewal.owner);
+      if (!message || isExpired(message, now)) continue;
       message.leaseExpiresAt = new Date(now + renewal.leaseMs);
       renewed += 1;
     }
@@ -191,8 +192,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const messageId = validateMessageId(id);
     const claimer = requireText(owner, "Claim owner");
     const { status, error } = validateRunOutcome(outcome);
-    const message = this.messages.get(messageId);
-    if (message?.status !== "processing" || message.lockedBy !== claimer) return false;
+    const message = this.claimed(messageId, claimer);
+    if (!message) return false;
     Object.assign(message, {
       status: "completed",
       runStatus: status,
@@ -206,7 +207,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     queue.open.delete(message.id);
     queue.runs.push(message.id);
     for (const dropped of queue.runs.splice(0, Math.max(0, queue.runs.length - this.retainedRuns))) {
-      this.messages.delete(dropped);
+      this.forget(dropped, queue.scope.tenantId);
     }
     return true;
   }
@@ -215,7 +216,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const queue = this.queue(threadId, scope);
     if (!queue) return 0;
     const deleted = [...queue.open, ...queue.runs];
-    for (const id of deleted) this.messages.delete(id);
+    for (const id of deleted) this.forget(id, queue.scope.tenantId);
     this.queues.delete(queueKey(queue.threadId, queue.scope));
     return deleted.length;
   }
@@ -224,9 +225,9 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const threshold = this.now() - validateRunAge(olderThanMs);
     let pruned = 0;
     for (const queue of [...this.queues.values()]) {
-      const expired = queue.runs.filter((id) => this.messages.get(id)!.finishedAt!.getTime() < threshold);
-      for (const id of expired) this.messages.delete(id);
-      queue.runs = queue.runs.filter((id) => this.messages.has(id));
+      const expired = queue.runs.filter((id) => this.inQueue(queue, id).finishedAt!.getTime() < threshold);
+      for (const id of expired) this.forget(id, queue.scope.tenantId);
+      queue.runs = queue.runs.filter((id) => this.message(id, queue.scope.tenantId));
       pruned += expired.length;
       this.forgetIfEmpty(queue);
     }
@@ -239,7 +240,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const key = queueKey(valid.threadId, scope);
     const queue = this.queues.get(key) ?? { threadId: valid.threadId, scope, open: new Set<string>(), runs: [] };
     if (queue.open.size >= valid.capacity) return null;
-    if (this.messages.has(valid.id)) throw new DuplicateMessageError(valid.id);
+    if (this.message(valid.id, valid.tenantId)) throw new DuplicateMessageError(valid.id);
     const topPriority = atHead ? Math.max(valid.priority, ...this.withStatus(queue, "pending").map((message) => message.priority)) : valid.priority;
     const message: StoredMessage = {
       id: valid.id,
@@ -252,7 +253,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       runStatus: "pending",
       createdAt: new Date(this.now()),
     };
-    this.messages.set(message.id, message);
+    const tenants = this.messages.get(message.id) ?? new Map<string | null, StoredMessage>();
+    this.messages.set(message.id, tenants.set(scope.tenantId, message));
     queue.open.add(message.id);
     this.queues.set(key, queue);
     return toMessage(message);
@@ -262,8 +264,31 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return this.queues.get(queueKey(validateThreadId(threadId), validateScope(scope)));
   }
 
+  private message(id: string, tenantId: string | null): StoredMessage | undefined {
+    return this.messages.get(id)?.get(tenantId);
+  }
+
+  /** A message of the queue: every id in it belongs to the queue's tenant. */
+  private inQueue(queue: Queue, id: string): StoredMessage {
+    return this.message(id, queue.scope.tenantId)!;
+  }
+
+  /**
+   * The message with this id that `owner` holds a claim on. An owner is one claimer within one tenant
+   * (a lease tenure on one thread), so of the tenants' messages with the id it holds at most one.
+   */
+  private claimed(id: string, owner: string): StoredMessage | undefined {
+    return [...(this.messages.get(id)?.values() ?? [])].find((message) => message.status === "processing" && message.lockedBy === owner);
+  }
+
+  private forget(id: string, tenantId: string | null): void {
+    const tenants = this.messages.get(id);
+    tenants?.delete(tenantId);
+    if (tenants?.size === 0) this.messages.delete(id);
+  }
+
   private openMessages(queue: Queue): StoredMessage[] {
-    return [...queue.open].map((id) => this.messages.get(id)!);
+    return [...queue.open].map((id) => this.inQueue(queue, id));
   }
 
   private withStatus(queue: Queue | undefined, status: "pending" | "processing"): StoredMessage[] {

@@ -28,7 +28,7 @@ export class QueueFullError extends Error {
   }
 }
 
-/** A message with this id is already stored. */
+/** The tenant already has a message with this id (another tenant's ids never conflict). */
 export class DuplicateMessageError extends Error {
   readonly code = "DUPLICATE_MESSAGE" satisfies ErrorCode;
 

@@ -5,6 +5,7 @@ import { leasesMigration } from "./185_leases";
 import { queueClaimMigration } from "./186_queue_claim";
 import { outboxMigration } from "./187_outbox";
 import { queueRunRetentionMigration } from "./188_queue_run_retention";
+import { queueMessageIdPerTenantMigration } from "./189_queue_message_id_per_tenant";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -16,4 +17,5 @@ export const allMigrations: readonly Migration[] = [
   queueClaimMigration,
   outboxMigration,
   queueRunRetentionMigration,
+  queueMessageIdPerTenantMigration,
 ];

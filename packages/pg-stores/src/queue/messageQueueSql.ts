@@ -71,9 +71,10 @@ export interface PreparedStatement {
 
 /**
  * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6. The
- * ids are locked once (SKIP LOCKED: concurrent claimers take disjoint rows) and passed as an array so
- * the planner cannot re-run the locking subquery per row. It returns only what the caller does not
- * already know (the claim's own values come from its arguments): fewer columns to decode per claim.
+ * rows are locked once (SKIP LOCKED: concurrent claimers take disjoint rows) and passed as an array so
+ * the planner cannot re-run the locking subquery per row; by sequence, the primary key, because an id
+ * is unique only within its tenant. It returns only what the caller does not already know (the
+ * claim's own values come from its arguments): fewer columns to decode per claim.
  */
 export const CLAIM_MESSAGES: PreparedStatement = {
   name: "lattice_queue_claim",
@@ -87,8 +88,8 @@ export const CLAIM_MESSAGES: PreparedStatement = {
            run_status = 'running',
            replica_id = $6,
            started_at = now()
-     WHERE id = ANY(ARRAY(
-             SELECT id
+     WHERE sequence = ANY(ARRAY(
+             SELECT sequence
                FROM lattice_thread_message_queue
               WHERE ${IN_QUEUE}
                 AND status = 'pending'
@@ -112,6 +113,9 @@ export const RESET_PROCESSING = `
      SET ${RELEASE_CLAIM}
    WHERE ${IN_QUEUE}
      AND status = 'processing'`;
+
+// A claim is named by id and owner, without its tenant: an owner claims within one tenant, whose ids
+// are unique, so the pair names at most one row, found through the id index of migration 189.
 
 /** $1 ids, $2 owner, $3 lease ms: extends only the owner's live claims. */
 export const RENEW_CLAIMS = `

@@ -110,7 +110,8 @@ const toMessage = (row: MessageRow): PendingMessage =>
     },
   );
 
-const MESSAGE_PKEY = "lattice_thread_message_queue_pkey";
+/** The key that makes a message id unique within its tenant (migration 189). */
+const MESSAGE_ID_KEY = "lattice_thread_message_queue_id_per_tenant";
 
 /**
  * {@link IMessageQueueStore} on `lattice_thread_message_queue`. Adds to a thread are serialised by a
@@ -273,7 +274,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
       });
       return row ? toMessage(row) : null;
     } catch (error) {
-      if (isUniqueViolation(error, MESSAGE_PKEY)) throw new DuplicateMessageError(valid.id);
+      if (isUniqueViolation(error, MESSAGE_ID_KEY)) throw new DuplicateMessageError(valid.id);
       throw error;
     }
   }

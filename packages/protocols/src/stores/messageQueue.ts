@@ -47,7 +47,10 @@ export interface PendingMessage {
 }
 
 export interface AddMessageParams {
-  /** Client-chosen id; a new one is generated when absent. Ids are unique per store. */
+  /**
+   * Client-chosen id; a new one is generated when absent. Ids are unique per tenant (no tenant counts
+   * as one more): another tenant may use the same id, and neither sees the other's message.
+   */
   id?: string;
   threadId: string;
   scope: QueueScope;
@@ -64,7 +67,10 @@ export interface AddMessageParams {
 }
 
 export interface ClaimMessagesOptions {
-  /** Who claims (replica-unique holder); only it may renew or complete the claim. */
+  /**
+   * Who claims: a holder unique to one claimer within one tenant, such as a thread-run lease tenure.
+   * Only it may renew or complete the claim, which name the message by id and owner alone.
+   */
   owner: string;
   /** How long the claim lives without renewal, judged by the store's clock. */
   leaseMs: number;
@@ -97,7 +103,7 @@ export interface ThreadInfo {
  * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`; nothing is written.
  */
 export interface IMessageQueueStore {
-  /** Enqueues at the tail; throws `QueueFullError` at capacity, `DuplicateMessageError` on a used id. */
+  /** Enqueues at the tail; throws `QueueFullError` at capacity, `DuplicateMessageError` on an id the tenant used. */
   addMessage(params: AddMessageParams): Promise<PendingMessage>;
   /** Like {@link addMessage} but answers `null` at capacity. */
   addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null>;
