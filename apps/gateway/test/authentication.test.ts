@@ -1,10 +1,13 @@
 // Authentication and tenant isolation on every route: a table of cases walked over every /api route
 // the gateway registers, so a new route without its isolation case fails here.
 import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:http";
+import { connect } from "node:net";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SignJWT, UnsecuredJWT } from "jose";
+import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from "jose";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
@@ -180,5 +183,44 @@ describe("malformed Authorization headers", () => {
       await rsaGateway.close();
       await rm(folder, { recursive: true });
     }
+  });
+});
+
+describe("other keys", () => {
+  it("verifies RS256 tokens against a JWKS URL, and refuses a key id the set does not hold", async () => {
+    const { publicKey, privateKey } = await generateKeyPair("RS256");
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" }] };
+    const server = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(jwks)));
+    await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+    const jwksGateway = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_JWKS_URL: url }));
+    const signed = (kid: string) =>
+      new SignJWT({ tenant_id: "tenant-a" }).setProtectedHeader({ alg: "RS256", kid }).setSubject("alice").setExpirationTime("1h").sign(privateKey);
+    try {
+      const ok = await jwksGateway.inject({ method: "GET", url: "/api/threads", headers: { authorization: `Bearer ${await signed("k1")}` } });
+      expect(ok.statusCode).toBe(200);
+      const unknown = await jwksGateway.inject({ method: "GET", url: "/api/threads", headers: { authorization: `Bearer ${await signed("k2")}` } });
+      expect(unknown.statusCode).toBe(401);
+    } finally {
+      await jwksGateway.close();
+      await new Promise((closed) => server.close(closed));
+    }
+  });
+});
+
+describe("an Authorization header with a bare CR", () => {
+  it("is refused by the HTTP parser before any route runs", async () => {
+    const address = await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = new URL(address);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1", () => {
+        socket.write(`GET /api/threads HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ${tokenA}\rx-tenant-id: tenant-b\r\n\r\n`);
+      });
+      let received = "";
+      socket.on("data", (chunk) => (received += chunk.toString()));
+      socket.on("end", () => resolve(received));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
   });
 });
