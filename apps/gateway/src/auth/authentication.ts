@@ -30,23 +30,25 @@ export function principalOf(request: FastifyRequest): Principal {
 /** The tenant every query of an `/api` request is confined to. */
 export const tenantOf = (request: FastifyRequest): string => principalOf(request).tenantId;
 
-/** 401 with the challenge RFC 6750 asks for, so clients know to (re)authenticate. */
-function challenge(reply: FastifyReply, error: HttpError): never {
-  const detail = error.code === "UNAUTHENTICATED" && !error.message.startsWith("Invalid") ? "" : `, error="invalid_token"`;
-  reply.header("www-authenticate", `Bearer realm="axiom-lattice"${detail}`);
+/**
+ * A 401 with the challenge RFC 6750 asks for, so clients know to (re)authenticate; a token that was
+ * presented but refused is an `invalid_token`.
+ */
+function challenge(reply: FastifyReply, error: HttpError, tokenPresented: boolean): never {
+  reply.header("www-authenticate", `Bearer realm="axiom-lattice"${tokenPresented ? `, error="invalid_token"` : ""}`);
   throw error;
 }
 
 async function authenticated(request: FastifyRequest, reply: FastifyReply, verify: TokenVerifier): Promise<Principal> {
   const header = request.headers.authorization;
-  if (header === undefined) challenge(reply, new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <token> header is required"));
+  if (header === undefined) challenge(reply, new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <token> header is required"), false);
   const match = header.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(header) : null;
-  if (!match) challenge(reply, new HttpError("UNAUTHENTICATED", "Invalid Authorization header: expected Bearer <token>"));
+  if (!match) challenge(reply, new HttpError("UNAUTHENTICATED", "Invalid Authorization header: expected Bearer <token>"), true);
   let principal: Principal;
   try {
     principal = await verify(match[1]);
   } catch (error) {
-    if (error instanceof HttpError && (error.code === "UNAUTHENTICATED" || error.code === "TOKEN_EXPIRED")) challenge(reply, error);
+    if (error instanceof HttpError && (error.code === "UNAUTHENTICATED" || error.code === "TOKEN_EXPIRED")) challenge(reply, error, true);
     throw error;
   }
   const claimed = tenantHeader(request);
