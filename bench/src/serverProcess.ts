@@ -18,7 +18,7 @@ export interface ServerProcessOptions {
 }
 
 /** Servers announce themselves with one line `… ready at <url>` on stdout (the gateway CLI does). */
-const READY_LINE = /ready at (http:\/\/\S+)/;
+const READY_LINE = /ready at (http:\/\/[^\s"]+)/;
 
 export class ServerProcess {
   private readonly output: string[] = [];

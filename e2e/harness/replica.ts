@@ -64,7 +64,7 @@ export class Replica {
   async waitReady(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!this.url) {
-      const match = /ready at (http:\/\/\S+)/.exec(this.logs);
+      const match = /ready at (http:\/\/[^\s"]+)/.exec(this.logs);
       if (match) this.url = match[1];
       else if (this.process.exitCode !== null) throw new Error(`${this.replicaId} exited early:\n${this.logs}`);
       else if (Date.now() > deadline) throw new Error(`${this.replicaId} printed no URL within ${timeoutMs} ms:\n${this.logs}`);

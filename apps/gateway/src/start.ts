@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
 import { buildGateway, createGatewayLogger } from "./server";
+import { logStartupSummary } from "./startupSummary";
 
 export interface RunningGateway {
   app: FastifyInstance;
@@ -31,5 +32,6 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logStartupSummary(logger, context, url);
   return { app, url, close: () => app.close() };
 }

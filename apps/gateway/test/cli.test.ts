@@ -1,7 +1,9 @@
 import { execa } from "execa";
+import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { startCli } from "./cliProcess";
 
 const cli = resolve(__dirname, "../dist/cli.js");
 
@@ -13,20 +15,11 @@ describe("lattice-gateway CLI", () => {
   });
 
   it("serves /health, then exits 0 on SIGTERM", async () => {
-    const child = execa("node", [cli], { env: { PORT: "0", LOG_LEVEL: "warn" }, reject: false, timeout: 20_000 });
-    const url = await new Promise<string>((resolveUrl, rejectUrl) => {
-      child.stdout?.on("data", (chunk: Buffer) => {
-        const match = /ready at (http:\/\/\S+)/.exec(chunk.toString());
-        if (match) resolveUrl(match[1]);
-      });
-      child.once("exit", () => rejectUrl(new Error("gateway exited before it was ready")));
-    });
-    const response = await fetch(`${url}/health`);
+    const gateway = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
+    const response = await fetch(`${gateway.url}/health`);
     expect(response.status).toBe(200);
     expect(response.headers.get("x-axiom-replica")).toMatch(/:\d+$/);
-    child.kill("SIGTERM");
-    const result = await child;
-    expect(result.exitCode).toBe(0);
+    expect(await gateway.stop()).toBe(0);
   });
 
   it("issues a token (token:issue) that a gateway with the same secret accepts, for that tenant only", async () => {
@@ -49,9 +42,35 @@ describe("lattice-gateway CLI", () => {
     [["token:issue", "--sub", "ops"], { AUTH_TOKEN_SECRET: "a-cli-secret-of-at-least-32-characters!!" }, "usage: lattice-gateway token:issue"],
     [["token:issue", "--tenant", "acme", "--sub", "ops"], {}, "AUTH_TOKEN_SECRET"],
     [["serve-everything"], {}, 'unknown command "serve-everything"'],
+    [["--port", "4001"], {}, "Unknown option '--port'"],
+    [["serve", "extra"], {}, "Unexpected argument 'extra'"],
+    [["--version", "extra"], {}, "--version takes no arguments"],
+    [["token:issue", "--tenant", "acme", "--sub", "ops", "--tenat", "x"], {}, "Unknown option '--tenat'"],
   ])("refuses %j with exit code 2", async (args, env, message) => {
     const result = await execa("node", [cli, ...args], { env, reject: false, timeout: 10_000 });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+
+  it.each(["--help", "-h", "serve --help"])("%s prints the usage and exits 0 without starting a server", async (command) => {
+    const args = command.split(" ");
+    // PORT=abc: a server start would fail with exit code 2, so exit 0 proves none was attempted.
+    const result = await execa("node", [cli, ...args], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain("usage:");
+    expect(result.stdout).toContain("lattice-gateway token:issue --tenant <tenant>");
+  });
+
+  it("token:issue --help prints its usage and exits 0", async () => {
+    const result = await execa("node", [cli, "token:issue", "--help"], { reject: false, timeout: 10_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe("usage: lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]");
+  });
+
+  it.each(["--version", "-v"])("%s prints the package version and exits 0", async (flag) => {
+    const { version } = JSON.parse(await readFile(resolve(__dirname, "../package.json"), "utf8")) as { version: string };
+    const result = await execa("node", [cli, flag], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(version);
   });
 });

@@ -17,6 +17,8 @@ import type { ReadinessCheck } from "../routes/health";
 /** The stores one gateway runs on: its own instances, handed to every component that needs them. */
 export interface GatewayStores {
   kind: "memory" | "postgres";
+  /** PostgreSQL only: the migrations this process applied (none when a peer had) and the schema's version. */
+  migrations?: { applied: number[]; schemaVersion: number };
   lease: LeaseStore;
   outbox: OutboxStore;
   queue: IMessageQueueStore;
@@ -69,6 +71,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
   };
   return {
     kind: "postgres",
+    migrations: { applied: pg.appliedMigrations, schemaVersion: Math.max(...allMigrations.map((migration) => migration.version)) },
     lease: pg.lease,
     outbox: pg.outbox,
     queue: pg.threadMessageQueue,

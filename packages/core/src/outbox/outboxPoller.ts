@@ -101,7 +101,7 @@ export class OutboxPoller {
     this.intervalMs = positive(options.intervalMs, OUTBOX_POLL_INTERVAL_MS, "intervalMs");
     this.batchSize = positive(options.batchSize, OUTBOX_BATCH_SIZE, "batchSize", true);
     this.pendingRetryMs = positive(options.pendingRetryMs, OUTBOX_PENDING_RETRY_MS, "pendingRetryMs");
-    this.log = (options.log ?? getLogger()).child({ phase: "outbox", replica: options.owner });
+    this.log = (options.log ?? getLogger()).child({ phase: "outbox" });
     this.wakeups = options.wakeups === undefined ? (options.store.subscribe ? (options.store as OutboxWakeSource) : null) : options.wakeups;
   }
 

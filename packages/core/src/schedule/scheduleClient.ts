@@ -326,6 +326,6 @@ export class DefaultScheduleClient {
   }
 
   private log(level: "debug" | "info" | "warn" | "error", fields: Record<string, unknown>, message: string): void {
-    this.logger[level]({ phase: "schedule", replica: this.replicaId, ...fields }, message);
+    this.logger[level]({ phase: "schedule", ...fields }, message);
   }
 }

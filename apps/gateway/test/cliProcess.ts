@@ -1,0 +1,42 @@
+import { execa, type ResultPromise } from "execa";
+import { resolve } from "node:path";
+
+/** The built CLI, as `lattice-gateway` runs it. */
+export const CLI = resolve(__dirname, "../dist/cli.js");
+
+export interface CliGateway {
+  url: string;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | undefined>;
+}
+
+/** Starts `lattice-gateway` with exactly `env` and resolves once its startup line names the URL. */
+export async function startCli(env: Record<string, string>, timeoutMs = 30_000): Promise<CliGateway> {
+  const child: ResultPromise = execa(process.execPath, [CLI], { env, extendEnv: false, reject: false, timeout: timeoutMs * 2 });
+  const chunks: string[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+  const url = await new Promise<string>((resolveUrl, rejectUrl) => {
+    const timer = setTimeout(() => rejectUrl(new Error(`no startup line within ${timeoutMs} ms:\n${chunks.join("")}`)), timeoutMs);
+    child.stdout?.on("data", () => {
+      const match = /ready at (http:\/\/[^\s"]+)/.exec(chunks.join(""));
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    });
+    child.once("exit", () => {
+      clearTimeout(timer);
+      rejectUrl(new Error(`gateway exited before it was ready:\n${chunks.join("")}`));
+    });
+  });
+  return {
+    url,
+    stdout: () => chunks.join(""),
+    async stop() {
+      child.kill("SIGTERM");
+      return (await child).exitCode;
+    },
+  };
+}

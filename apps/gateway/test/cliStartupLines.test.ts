@@ -1,0 +1,73 @@
+import { allMigrations } from "@axiom-lattice/pg-stores";
+import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCli } from "./cliProcess";
+
+// What an operator reads at startup: every stdout line is one JSON object naming its replica once,
+// and one line says what started (version, store mode, schema, URL).
+
+const REPLICA = "cli-replica-7";
+
+/** Every stdout line parsed as JSON; a line that is not JSON fails the test with the line. */
+function jsonLines(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => {
+      expect(() => JSON.parse(line), line).not.toThrow();
+      // JSON.parse keeps the last of repeated keys: count them in the text.
+      expect(line.match(/"replica":/g), line).toHaveLength(1);
+      return JSON.parse(line) as Record<string, unknown>;
+    });
+}
+
+async function startupLines(env: Record<string, string>): Promise<Array<Record<string, unknown>>> {
+  const gateway = await startCli({ PORT: "0", AXIOM_REPLICA_ID: REPLICA, ...env });
+  expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+  expect(await gateway.stop()).toBe(0);
+  const lines = jsonLines(gateway.stdout());
+  for (const line of lines) expect(line.replica).toBe(REPLICA);
+  return lines;
+}
+
+const startupLine = (lines: Array<Record<string, unknown>>) => lines.filter((line) => typeof line.msg === "string" && line.msg.startsWith("gateway ready at "));
+
+let version: string;
+let database: TestDatabase;
+
+beforeAll(async () => {
+  ({ version } = JSON.parse(await readFile(resolve(__dirname, "../package.json"), "utf8")) as { version: string });
+  database = await createTestDatabase();
+});
+
+afterAll(async () => {
+  await database?.drop();
+});
+
+describe("lattice-gateway startup lines", () => {
+  it("in memory: every line is JSON with the replica once, and one line names version, store mode and URL", async () => {
+    const lines = await startupLines({ LOG_LEVEL: "info" });
+    const summary = startupLine(lines);
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({ level: 30, phase: "startup", version, storeMode: "memory", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(summary[0]).not.toHaveProperty("migrationsApplied");
+    // Lines from the scheduler, the outbox and the server share the same shape.
+    expect(lines.length).toBeGreaterThan(3);
+  });
+
+  it("on PostgreSQL: the line lists the migrations this replica applied and the schema version; a second start applied none", async () => {
+    const versions = allMigrations.map((migration) => migration.version);
+    const first = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
+    expect(first).toEqual([expect.objectContaining({ storeMode: "postgres", migrationsApplied: versions, schemaVersion: Math.max(...versions), version })]);
+    const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
+    expect(second).toEqual([expect.objectContaining({ storeMode: "postgres", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
+  });
+
+  it("under LOG_LEVEL=warn the startup line is still printed, and nothing at info besides it", async () => {
+    const lines = await startupLines({ LOG_LEVEL: "warn" });
+    expect(startupLine(lines)).toHaveLength(1);
+    expect(lines.filter((line) => line.level === 30 && !startupLine([line]).length)).toEqual([]);
+  });
+});
