@@ -73,4 +73,10 @@ describe("lattice-gateway CLI", () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(version);
   });
+
+  it("runs as `pnpm exec lattice-gateway` from the checkout's root", async () => {
+    const { version } = JSON.parse(await readFile(resolve(__dirname, "../package.json"), "utf8")) as { version: string };
+    const result = await execa("pnpm", ["exec", "lattice-gateway", "--version"], { cwd: resolve(__dirname, "../../.."), timeout: 30_000 });
+    expect(result.stdout).toBe(version);
+  });
 });
