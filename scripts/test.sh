@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing, makes sure PostgreSQL is up,
-# installs nginx for the load-balancer scenarios, builds, runs every package's tests and the e2e suite, then prints "N passed, N failed".
+# builds, runs every package's tests and the e2e suite, then prints "N passed, N failed". nginx (for the
+# load-balancer scenarios) is installed in CI only; elsewhere those scenarios are skipped without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
