@@ -1,0 +1,85 @@
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliGateway, startCli } from "./cliProcess";
+
+// The README's shell examples, run as a reader would: every fenced `sh` block of these sections that
+// calls curl runs as one bash script from the checkout's root, against a gateway started by the CLI
+// on a free port (the one change: port 4001 becomes that port). Every curl must answer 2xx.
+
+const ROOT = resolve(__dirname, "../../..");
+const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
+const AUTH_SECRET = "a-readme-secret-of-at-least-32-characters";
+
+/** The fenced `sh` blocks under `## <heading>` (up to the next `## `) that call curl. */
+function curlExamples(heading: string): string[] {
+  const start = README.indexOf(`\n## ${heading}\n`);
+  if (start === -1) throw new Error(`README.md has no section "## ${heading}"`);
+  const end = README.indexOf("\n## ", start + 1);
+  const section = README.slice(start, end === -1 ? undefined : end);
+  const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+  return blocks.filter((block) => curlCalls(block) > 0);
+}
+
+/** How many times a script calls curl (commands, also inside `$( … )`; comments do not count). */
+function curlCalls(script: string): number {
+  return script
+    .split("\n")
+    .map((line) => line.replace(/(^|\s)#.*$/, ""))
+    .reduce((calls, line) => calls + (line.match(/(^|[\s;|&(])curl\s/g)?.length ?? 0), 0);
+}
+
+// Each curl call reports its status on stderr, after whatever the example itself prints.
+const STATUS_REPORTER = `curl() { command curl "$@" --write-out '%{stderr}README_CURL_STATUS=%{http_code}\\n'; }\nset -euo pipefail\n`;
+
+/** Runs one example against `gateway`; resolves to the status of every curl call it made, in order. */
+async function runExample(script: string, gateway: CliGateway, env: Record<string, string> = {}): Promise<{ statuses: number[]; output: string }> {
+  const port = new URL(gateway.url).port;
+  const rewritten = script.replace(/\b(127\.0\.0\.1|localhost):4001\b/g, `127.0.0.1:${port}`);
+  const result = await execa("bash", ["-c", STATUS_REPORTER + rewritten], { cwd: ROOT, env, reject: false, timeout: 60_000 });
+  const statuses = [...result.stderr.matchAll(/README_CURL_STATUS=(\d+)/g)].map((match) => Number(match[1]));
+  return { statuses, output: `exit ${result.exitCode}\n--- script ---\n${rewritten}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` };
+}
+
+async function expectEveryCallSucceeds(script: string, gateway: CliGateway, env?: Record<string, string>): Promise<void> {
+  const { statuses, output } = await runExample(script, gateway, env);
+  expect(statuses, output).toHaveLength(curlCalls(script));
+  for (const status of statuses) expect(status, output).toBeGreaterThanOrEqual(200);
+  for (const status of statuses) expect(status, output).toBeLessThan(300);
+}
+
+describe("the README's examples, against the built CLI", () => {
+  let gateway: CliGateway;
+
+  beforeAll(async () => {
+    gateway = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop();
+  });
+
+  it.each(["Try it", "Authentication", "Scheduling a daily message"])("the section %j has curl examples", (heading) => {
+    expect(curlExamples(heading).length).toBeGreaterThan(0);
+  });
+
+  // In README order: later examples use what earlier ones created (the assistant, the thread).
+  it("Try it: every curl answers 2xx", async () => {
+    for (const script of curlExamples("Try it")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  it("Scheduling a daily message: every curl answers 2xx", async () => {
+    for (const script of curlExamples("Scheduling a daily message")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  it("Authentication: every curl answers 2xx from a gateway with authentication on, with the secret exported as the section says", async () => {
+    const env = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: AUTH_SECRET };
+    const authenticated = await startCli({ PORT: "0", LOG_LEVEL: "warn", ...env });
+    try {
+      for (const script of curlExamples("Authentication")) await expectEveryCallSucceeds(script, authenticated, env);
+    } finally {
+      await authenticated.stop();
+    }
+  });
+});
