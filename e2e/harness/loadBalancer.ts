@@ -1,9 +1,9 @@
 import { execa, type ResultPromise } from "execa";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import type { Replica } from "./replica";
+import { freePort } from "./freePort";
 
 /** The nginx.conf the deployment docs ship; the suite runs exactly this file. */
 export const DOCUMENTED_NGINX_CONF = resolve(__dirname, "../../docs/nginx/nginx.conf");
@@ -16,17 +16,6 @@ const DOCUMENTED_REPLICA_ADDRESS = /127\.0\.0\.1:400([1-3])(?=[ ;])/g;
 export function findNginx(): string | undefined {
   const candidates = [...(process.env.PATH ?? "").split(delimiter).filter(Boolean), "/usr/sbin"].map((dir) => join(dir, "nginx"));
   return candidates.find((candidate) => existsSync(candidate));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 /** The documented file with its listen port and replica addresses replaced, and nothing else. */

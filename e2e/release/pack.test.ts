@@ -65,6 +65,13 @@ describe.each(publishedPackages.map(({ name }) => name))("the tarball of %s", (n
     expect(files).toEqual(expect.arrayContaining(promised));
   });
 
+  it("ships a README.md and the repository's LICENSE", async () => {
+    expect(tarball().files).toEqual(expect.arrayContaining(["README.md", "LICENSE"]));
+    const { dir } = publishedPackages.find((candidate) => candidate.name === name)!;
+    // pnpm pack ships the package folder's LICENSE: it must be the repository's, word for word.
+    expect(await readFile(path.join(workspaceRoot, dir, "LICENSE"), "utf8")).toBe(await readFile(path.join(workspaceRoot, "LICENSE"), "utf8"));
+  });
+
   it("ships nothing but package.json, dist/ and documents", () => {
     expect(tarball().files.filter((file) => !SHIPPABLE.test(file))).toEqual([]);
   });
