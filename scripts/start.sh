@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 export TURBO_TELEMETRY_DISABLED=1
 
-ensure_pnpm
-install_dependencies
+# Progress on stderr: stdout carries nothing but the gateway's JSON log lines.
+{
+  ensure_pnpm
+  install_dependencies
+} >&2
 exec pnpm start

@@ -13,8 +13,17 @@ export interface CliGateway {
 }
 
 /** Starts `lattice-gateway` with exactly `env` and resolves once its startup line names the URL. */
-export async function startCli(env: Record<string, string>, timeoutMs = 30_000): Promise<CliGateway> {
-  const child: ResultPromise = execa(process.execPath, [CLI], { env, extendEnv: false, reject: false, timeout: timeoutMs * 2 });
+export function startCli(env: Record<string, string>, timeoutMs = 30_000): Promise<CliGateway> {
+  return startGatewayProcess(process.execPath, [CLI], { env, timeoutMs });
+}
+
+/** Starts a command that runs the gateway and resolves once the startup line names the URL. */
+export async function startGatewayProcess(
+  file: string,
+  args: string[],
+  { env, cwd, timeoutMs = 30_000 }: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+): Promise<CliGateway> {
+  const child: ResultPromise = execa(file, args, { env, cwd, extendEnv: false, reject: false, timeout: timeoutMs * 2 });
   const chunks: string[] = [];
   child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
   const url = await new Promise<string>((resolveUrl, rejectUrl) => {

@@ -3,7 +3,7 @@ import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCli } from "./cliProcess";
+import { startCli, startGatewayProcess } from "./cliProcess";
 
 // What an operator reads at startup: every stdout line is one JSON object naming its replica once,
 // and one line says what started (version, store mode, schema, URL).
@@ -69,5 +69,15 @@ describe("lattice-gateway startup lines", () => {
     const lines = await startupLines({ LOG_LEVEL: "warn" });
     expect(startupLine(lines)).toHaveLength(1);
     expect(lines.filter((line) => line.level === 30 && !startupLine([line]).length)).toEqual([]);
+  });
+
+  it("pnpm start in the checkout prints nothing but the gateway's JSON lines on stdout (the build's output goes to stderr)", async () => {
+    const gateway = await startGatewayProcess("pnpm", ["start"], {
+      cwd: resolve(__dirname, "../../.."),
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", AXIOM_REPLICA_ID: REPLICA },
+      timeoutMs: 120_000,
+    });
+    await gateway.stop();
+    expect(startupLine(jsonLines(gateway.stdout()))).toHaveLength(1);
   });
 });
