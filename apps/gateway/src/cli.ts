@@ -73,10 +73,10 @@ async function serveCommand(args: string[]): Promise<void> {
   await start(loadConfig(process.env));
 }
 
-const COMMANDS: Record<string, (args: string[]) => Promise<void>> = {
-  serve: serveCommand,
-  "token:issue": issueTokenCommand,
-};
+const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
+  ["serve", serveCommand],
+  ["token:issue", issueTokenCommand],
+]);
 
 async function run(argv: string[]): Promise<void> {
   const [first, ...rest] = argv;
@@ -88,7 +88,7 @@ async function run(argv: string[]): Promise<void> {
     }
     return serveCommand(argv);
   }
-  const command = COMMANDS[first];
+  const command = COMMANDS.get(first);
   if (!command) throw new UsageError(`unknown command "${first}"`);
   return command(rest);
 }

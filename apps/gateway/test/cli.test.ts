@@ -42,6 +42,7 @@ describe("lattice-gateway CLI", () => {
     [["token:issue", "--sub", "ops"], { AUTH_TOKEN_SECRET: "a-cli-secret-of-at-least-32-characters!!" }, "usage: lattice-gateway token:issue"],
     [["token:issue", "--tenant", "acme", "--sub", "ops"], {}, "AUTH_TOKEN_SECRET"],
     [["serve-everything"], {}, 'unknown command "serve-everything"'],
+    [["constructor"], {}, 'unknown command "constructor"'],
     [["--port", "4001"], {}, "Unknown option '--port'"],
     [["serve", "extra"], {}, "Unexpected argument 'extra'"],
     [["--version", "extra"], {}, "--version takes no arguments"],
