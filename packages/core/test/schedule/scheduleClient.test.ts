@@ -131,6 +131,13 @@ describe("DefaultScheduleClient: failures", () => {
     await vi.advanceTimersByTimeAsync(10 * MINUTE);
     expect(runs.map((run) => run.ranAt - START)).toEqual([MINUTE, MINUTE + 10 * SECOND, MINUTE + 30 * SECOND]);
     expect(await client.get(task.taskId)).toMatchObject({ status: "failed", retryCount: 2, runCount: 0, lastError: "boom 3" });
+    // Failures are loud: each retry a warning, the last an error naming the schedule's failure.
+    expect(events("fire-retry").map((entry) => [entry.level, (entry.fields as { error?: string }).error])).toEqual([
+      ["warn", "boom 1"],
+      ["warn", "boom 2"],
+    ]);
+    expect(events("fire-failed")).toEqual([expect.objectContaining({ level: "error", fields: expect.objectContaining({ error: "boom 3", status: "failed" }) })]);
+    expect(events("fire-settled")).toEqual([]);
   });
 
   it("a cron fire that fails then succeeds on retry continues with the next cron fire", async () => {
