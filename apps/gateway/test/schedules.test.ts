@@ -104,7 +104,7 @@ describe("/api/schedules", () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
     await eventually("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed", { timeoutMs: 5_000 });
     expect(enqueued).toEqual([
-      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}` },
+      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}`, signal: expect.any(AbortSignal) },
     ]);
   });
 

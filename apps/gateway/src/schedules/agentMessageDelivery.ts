@@ -17,6 +17,22 @@ export class ScheduledMessageError extends Error {
   }
 }
 
+/** `work`, or a rejection with the signal's reason once it aborts (the work is left to finish unseen). */
+async function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  signal.throwIfAborted();
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
 /**
  * Delivers a fire's message and settles with its run: refuses a missing assistant or thread (the
  * run would fail unseen), enqueues the message under the fire's id, and resolves once its run ended
@@ -24,7 +40,7 @@ export class ScheduledMessageError extends Error {
  * run again after its replica died finds its message already queued and follows that run instead.
  */
 export function createAgentMessageDelivery({ agents, assistants, threads }: AgentMessageDeliveryDependencies): EnqueueAgentMessage {
-  return async ({ tenantId, assistantId, threadId, message, messageId }) => {
+  return async ({ tenantId, assistantId, threadId, message, messageId, signal }) => {
     if (!(await assistants.getAssistant(tenantId, assistantId))) {
       throw new ScheduledMessageError(`Assistant ${assistantId} not found`);
     }
@@ -39,7 +55,7 @@ export function createAgentMessageDelivery({ agents, assistants, threads }: Agen
       // Enqueued by an earlier attempt of this very fire: follow that run rather than send twice.
       if ((error as { code?: unknown } | null)?.code !== "DUPLICATE_MESSAGE") throw error;
     }
-    const run = await agent.waitForRun(messageId);
+    const run = await untilAborted(agent.waitForRun(messageId), signal);
     if (run.status !== "success" && run.status !== "interrupted") {
       throw new ScheduledMessageError(`Run of message ${messageId} ended ${run.status}${run.error ? `: ${run.error}` : ""}`);
     }

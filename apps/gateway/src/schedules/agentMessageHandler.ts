@@ -21,6 +21,8 @@ export interface ScheduledAgentMessage {
    * again after a crash is refused as a duplicate instead of sending the message twice.
    */
   messageId: string;
+  /** Aborted when the replica stops: stop waiting for the run (a peer takes the fire over). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -32,9 +34,9 @@ export type EnqueueAgentMessage = (message: ScheduledAgentMessage) => Promise<vo
 
 /** The `agent-message` handler: each fire delivers the schedule's message once. */
 export function createAgentMessageHandler(enqueueMessage: EnqueueAgentMessage): ScheduleHandler {
-  return async ({ task, scheduledAt }) => {
+  return async ({ task, scheduledAt, signal }) => {
     // Re-checked at fire time: a stored payload that no longer fits fails the fire instead of sending garbage.
     const payload = agentMessagePayloadSchema.parse(task.payload);
-    await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}` });
+    await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}`, signal });
   };
 }

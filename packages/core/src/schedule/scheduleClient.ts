@@ -29,6 +29,11 @@ export interface ScheduleFire {
   /** The fire's scheduled time (epoch ms); with `task.taskId` it identifies the fire. */
   scheduledAt: number;
   replicaId: string;
+  /**
+   * Aborted when this replica stops: stop waiting and reject. A fire interrupted so is not settled;
+   * its heartbeat stops, and the maintenance leader requeues it for a peer to run again.
+   */
+  signal: AbortSignal;
 }
 
 /** Runs a fire; a thrown error (or rejection) fails it, to be retried while retries remain. */
@@ -80,6 +85,7 @@ export class DefaultScheduleClient {
   private readonly recoveries = new Map<string, () => void>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private readonly stopping = new AbortController();
 
   constructor(options: ScheduleClientOptions) {
     this.storage = options.storage;
@@ -194,9 +200,13 @@ export class DefaultScheduleClient {
     this.armFor(taskId, await this.storage.get(taskId));
   }
 
-  /** Disarms every timer and waits for fires in progress to settle. The client is not used again. */
+  /**
+   * Disarms every timer, aborts the signal handlers were given, and waits for fires in progress to
+   * settle (or be left to peers). The client is not used again.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(new Error("the schedule client is stopping"));
     for (const { cancel } of this.armed.values()) cancel();
     this.armed.clear();
     for (const cancel of this.recoveries.values()) cancel();
@@ -296,6 +306,10 @@ export class DefaultScheduleClient {
       if (plan === "catch-up") this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
       const startedAt = Date.now();
       const error = await this.runHandler(handler, task, runAt);
+      if (error !== undefined && this.stopping.signal.aborted) {
+        this.log("info", { event: "fire-interrupted", taskId, runAt }, "replica stopping inside a fire; left running for a peer to requeue");
+        return;
+      }
       outcome = error === undefined ? { kind: "succeeded", startedAt, caughtUp: plan === "catch-up" } : { kind: "failed", startedAt, error };
     }
     const settlement = settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff);
@@ -314,7 +328,7 @@ export class DefaultScheduleClient {
     }, this.heartbeatIntervalMs);
     heartbeat.unref();
     try {
-      await handler({ task, scheduledAt: runAt, replicaId: this.replicaId });
+      await handler({ task, scheduledAt: runAt, replicaId: this.replicaId, signal: this.stopping.signal });
       return undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

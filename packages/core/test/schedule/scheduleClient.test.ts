@@ -340,6 +340,26 @@ describe("DefaultScheduleClient: recovery", () => {
     expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 3 });
   });
 
+  it("stop() inside a fire aborts the handler's signal and leaves the fire running, unsettled, for a peer to requeue", async () => {
+    const storage = new MemoryScheduleStorage();
+    const runs: Run[] = [];
+    const stopping = replica(storage, "stopping", runs, { heartbeatIntervalMs: 2 * SECOND }, ({ signal }) =>
+      new Promise<void>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    );
+    const task = await stopping.scheduleOnce({ taskType: "record", delayMs: SECOND });
+    await vi.advanceTimersByTimeAsync(SECOND);
+    await stopping.stop();
+    expect(await storage.get(task.taskId)).toMatchObject({ status: "running", retryCount: 0 });
+    expect(events("fire-interrupted")).toHaveLength(1);
+
+    const peer = replica(storage, "peer", runs, { heartbeatIntervalMs: 2 * SECOND });
+    await vi.advanceTimersByTimeAsync(7 * SECOND);
+    expect(await peer.requeueAbandoned()).toEqual([task.taskId]);
+    await vi.advanceTimersByTimeAsync(SECOND);
+    expect(runs.map((run) => run.replicaId)).toEqual(["stopping", "peer"]);
+    expect(await storage.get(task.taskId)).toMatchObject({ status: "completed", runCount: 1 });
+  });
+
   it("offers its requeue as a maintenance task, run once per heartbeat interval", () => {
     const client = replica(new MemoryScheduleStorage(), "a", [], { heartbeatIntervalMs: 700 });
     expect(client.maintenanceTasks()).toEqual([expect.objectContaining({ name: "schedule-requeue", intervalMs: 700 })]);
