@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_CONCURRENT_RUNS } from "@axiom-lattice/agent";
-import { THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
+import { MAINTENANCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
 import { z } from "zod";
 import {
   DEFAULT_AFFINITY_GRACE_MS,
@@ -40,6 +40,10 @@ export interface GatewayConfig {
   maxConcurrentRuns: number;
   /** TTL of a thread's run lease and of a message's claim: how soon peers take over from a dead replica. */
   runLeaseMs: number;
+  /** How often a running schedule fire heartbeats; a fire silent for three of these is requeued. */
+  scheduleHeartbeatMs: number;
+  /** The maintenance leader's pass (and followers' bids); its lease lives three of these. */
+  maintenanceIntervalMs: number;
   auth: AuthConfig;
   /** Origins allowed to call the API from a browser; none (same-origin only) by default. */
   corsOrigins: string[];
@@ -91,6 +95,8 @@ const envSchema = z.object({
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
+  AXIOM_SCHEDULE_HEARTBEAT_MS: integer(100, 600_000).default(SCHEDULE_HEARTBEAT_MS),
+  AXIOM_MAINTENANCE_INTERVAL_MS: integer(100, 600_000).default(MAINTENANCE_INTERVAL_MS),
   AUTH_REQUIRED: flag,
   // HS256 wants a key of at least 256 bits.
   AUTH_TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -135,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
     runLeaseMs: e.AXIOM_RUN_LEASE_MS,
+    scheduleHeartbeatMs: e.AXIOM_SCHEDULE_HEARTBEAT_MS,
+    maintenanceIntervalMs: e.AXIOM_MAINTENANCE_INTERVAL_MS,
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,

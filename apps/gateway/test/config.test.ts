@@ -11,6 +11,15 @@ describe("loadConfig", () => {
       affinityGraceMs: 500,
       outboxRetentionHours: 24,
       runRetentionHours: 168,
+      scheduleHeartbeatMs: 2_000,
+      maintenanceIntervalMs: 2_000,
+    });
+  });
+
+  it("reads the schedule heartbeat and the maintenance interval", () => {
+    expect(loadConfig({ AXIOM_SCHEDULE_HEARTBEAT_MS: "500", AXIOM_MAINTENANCE_INTERVAL_MS: "250" })).toMatchObject({
+      scheduleHeartbeatMs: 500,
+      maintenanceIntervalMs: 250,
     });
   });
 
@@ -23,6 +32,8 @@ describe("loadConfig", () => {
     ["AXIOM_REPLICA_ID", "r".repeat(129)],
     ["AXIOM_AFFINITY_GRACE_MS", "soon"],
     ["LOG_LEVEL", "loud"],
+    ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
+    ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));

@@ -18,23 +18,24 @@ const runtimeWith = async (env: Record<string, string>) => {
 };
 
 describe("run retention in the gateway runtime", () => {
-  it("prunes the runtime's queue store with AXIOM_RUN_RETENTION_HOURS, from the background work to close()", async () => {
+  it("prunes the runtime's queue store with AXIOM_RUN_RETENTION_HOURS, as a task of the maintenance loop", async () => {
     const {
       runRetention,
+      maintenance,
       stores: { queue },
       startBackground,
       close,
     } = await runtimeWith({ AXIOM_RUN_RETENTION_HOURS: "5" });
     const prune = vi.spyOn(queue, "pruneRunsOlderThan");
-    const [start, stop] = [vi.spyOn(runRetention, "start"), vi.spyOn(runRetention, "stop")];
 
     expect(runRetention.retentionMs).toBe(5 * HOUR);
+    expect(runRetention.maintenanceTasks()).toEqual([runRetention]);
     await runRetention.runOnce();
     expect(prune).toHaveBeenCalledWith(5 * HOUR);
     await startBackground();
-    expect(start).toHaveBeenCalledOnce();
+    await vi.waitFor(() => expect(maintenance.leading).toBe(true));
     await close();
-    expect(stop).toHaveBeenCalledOnce();
+    expect(maintenance.leading).toBe(false);
   });
 
   it("keeps a week of runs by default, and none is pruned when set to 0", async () => {

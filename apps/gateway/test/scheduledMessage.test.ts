@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { eventually } from "@axiom-lattice/testing";
 import { useGateway } from "./support";
 
 describe("a scheduled agent message (default runtime, in-memory stores)", () => {
@@ -26,5 +27,54 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
     expect(runs[0]).toMatchObject({ status: "success", messageId: expect.stringMatching(/^schedule\./) });
     const state = (await get("/api/threads/daily/state")).json<{ messages: Array<{ content: string }> }>();
     expect(state.messages.map((message) => message.content)).toEqual(["good morning", "echo: good morning"]);
+  });
+
+  // A fire is its message's run: it fails when the message cannot be delivered or its run fails, is
+  // retried per the schedule's policy, and the schedule shows the error.
+  const settledSchedule = async (taskId: string) =>
+    eventually(
+      "the schedule to settle",
+      async () => !["pending", "running"].includes((await get(`/api/schedules/${taskId}`)).json<{ status: string }>().status),
+      { timeoutMs: 10_000 },
+    ).then(async () => (await get(`/api/schedules/${taskId}`)).json<Record<string, unknown>>());
+
+  it.each([
+    ["an assistant that does not exist", { assistantId: "ghost", threadId: "daily" }, "Assistant ghost not found"],
+    ["a thread that does not exist", { assistantId: "morning", threadId: "nowhere" }, "Thread nowhere not found for assistant morning"],
+  ])("fails a fire for %s: retried per policy, then failed with lastError", async (_label, target, error) => {
+    const created = await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: { ...target, message: "hello?" } });
+    expect(created.statusCode).toBe(201);
+    expect(await settledSchedule(created.json<{ taskId: string }>().taskId)).toMatchObject({
+      status: "failed",
+      runCount: 0,
+      retryCount: 1,
+      lastError: error,
+    });
+  });
+
+  it("fails a fire whose run fails, with the run's error", async () => {
+    await post("/api/threads", { thread_id: "failing", assistant_id: "morning" });
+    const created = await post("/api/schedules", {
+      taskType: "agent-message",
+      delayMs: 0,
+      maxRetries: 0,
+      payload: { assistantId: "morning", threadId: "failing", message: "/fail the model is down" },
+    });
+    const schedule = await settledSchedule(created.json<{ taskId: string }>().taskId);
+    expect(schedule).toMatchObject({ status: "failed", runCount: 0, lastError: expect.stringContaining("ended error") });
+    expect(schedule.lastError).toContain("the model is down");
+  });
+
+  it("counts a fire as run only once its message's run succeeded", async () => {
+    const created = await post("/api/schedules", {
+      taskType: "agent-message",
+      delayMs: 0,
+      payload: { assistantId: "morning", threadId: "daily", message: "/sleep 300" },
+    });
+    const taskId = created.json<{ taskId: string }>().taskId;
+    await eventually("the fire to start", async () => (await get(`/api/schedules/${taskId}`)).json<{ status: string }>().status === "running");
+    expect(await settledSchedule(taskId)).toMatchObject({ status: "completed", runCount: 1 });
+    const runs = (await get("/api/threads/daily/runs")).json<{ runs: Array<{ messageId: string; status: string }> }>().runs;
+    expect(runs.find((run) => run.messageId.startsWith(`schedule.${taskId}.`))).toMatchObject({ status: "success" });
   });
 });

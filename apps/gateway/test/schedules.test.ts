@@ -104,20 +104,15 @@ describe("/api/schedules", () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
     await eventually("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed", { timeoutMs: 5_000 });
     expect(enqueued).toEqual([
-      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}` },
+      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}`, signal: expect.any(AbortSignal) },
     ]);
   });
 
-  it("retries a failed enqueue and counts an already-enqueued message (DUPLICATE_MESSAGE) as done", async () => {
+  it("retries a failed enqueue and fails the schedule with its error once retries run out", async () => {
     enqueueFailure = Object.assign(new Error("queue unavailable"), { code: "QUEUE_FULL" });
     const failing = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: agentMessage })).json();
     await eventually("the retries to run out", async () => (await client.get(failing.taskId))?.status === "failed", { timeoutMs: 5_000 });
-    expect(await client.get(failing.taskId)).toMatchObject({ retryCount: 1, lastError: "queue unavailable" });
-
-    enqueueFailure = Object.assign(new Error("already queued"), { code: "DUPLICATE_MESSAGE" });
-    const duplicate = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 0, payload: agentMessage })).json();
-    await eventually("the fire to settle", async () => (await client.get(duplicate.taskId))?.status !== "pending", { timeoutMs: 5_000 });
-    expect(await client.get(duplicate.taskId)).toMatchObject({ status: "completed", runCount: 1 });
+    expect(await client.get(failing.taskId)).toMatchObject({ retryCount: 1, runCount: 0, lastError: "queue unavailable" });
   });
 
   describe("refuses bad input with 400 and a stable code, storing nothing", () => {
@@ -127,6 +122,8 @@ describe("/api/schedules", () => {
       ["a cron expression with too few fields", { ...cron, cronExpression: "every morning" }, "INVALID_CRON"],
       ["an unknown time zone", { ...cron, timezone: "Europe/Atlantis" }, "INVALID_TIMEZONE"],
       ["a past executeAt with catch-up skip", { taskType: "agent-message", executeAt: "2020-01-01T09:00:00Z", catchUp: "skip", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["a past executeAt with catch-up once", { taskType: "agent-message", executeAt: "2020-01-01T09:00:00Z", catchUp: "once", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["an executeAt a minute ago", { taskType: "agent-message", executeAt: Date.now() - 60_000, payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
       ["an unknown task type", { ...cron, taskType: "launch-rockets" }, "UNKNOWN_TASK_TYPE"],
       ["a string delay", { taskType: "agent-message", delayMs: "soon", payload: agentMessage }, "INVALID_REQUEST"],
       ["neither executeAt, delayMs nor cronExpression", { taskType: "agent-message", payload: agentMessage }, "INVALID_SCHEDULE"],

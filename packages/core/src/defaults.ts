@@ -21,14 +21,35 @@ export const OUTBOX_POLL_INTERVAL_MS = 1_000;
 export const OUTBOX_BATCH_SIZE = 100;
 export const OUTBOX_PENDING_RETRY_MS = 20;
 
-/** Retention jobs: the first sweep a minute after start (not during startup), then every 6 hours. */
+/** Retention (a maintenance task): the first sweep a minute after a replica becomes leader (not during startup), then every 6 hours. */
 export const RETENTION_INITIAL_DELAY_MS = 60_000;
 export const RETENTION_INTERVAL_MS = 6 * 60 * 60_000;
 
-/** Schedules: a `running` fire not updated for this long was abandoned by a crash; requeue it. */
-export const SCHEDULE_STALE_RUNNING_MS = 30 * 60_000;
-/** Schedules: how often a running handler refreshes its task, well below the staleness above. */
-export const SCHEDULE_HEARTBEAT_MS = 60_000;
+/**
+ * Heartbeats a live holder may miss (a slow query, a GC pause) before peers treat it as dead. Every
+ * "is it abandoned?" threshold below is this many of the heartbeat intervals it is judged by.
+ */
+export const MISSED_HEARTBEATS_BEFORE_ABANDONED = 3;
+
+/** Schedules: how often a running fire refreshes its claim (its heartbeat: one small UPDATE). */
+export const SCHEDULE_HEARTBEAT_MS = 2_000;
+/** Schedules: a `running` fire whose heartbeat stopped this long ago lost its runner; requeue it. */
+export const scheduleStaleRunningMs = (heartbeatMs: number): number => heartbeatMs * MISSED_HEARTBEATS_BEFORE_ABANDONED;
+
+/**
+ * Maintenance (requeueing abandoned schedule fires, retention): the leader's pass runs this often,
+ * and every other replica bids for leadership as often. As often as a fire heartbeats, so an
+ * abandoned fire is requeued within one pass of turning stale.
+ */
+export const MAINTENANCE_INTERVAL_MS = SCHEDULE_HEARTBEAT_MS;
+/** The maintenance leader's lease (renewed every third): a dead leader is replaced within it plus one bid. */
+export const maintenanceLeaseTtlMs = (intervalMs: number): number => intervalMs * MISSED_HEARTBEATS_BEFORE_ABANDONED;
+
+/**
+ * One-shot schedules: an `executeAt` this far in the past still counts as "now" (client clock skew
+ * and request latency); further back it is refused, since it would fire at once as if it were due.
+ */
+export const SCHEDULE_PAST_TOLERANCE_MS = 5_000;
 /** Schedules: a fire claimed later than this after its time counts as missed (catch-up policy). */
 export const SCHEDULE_MISSED_FIRE_GRACE_MS = 60_000;
 /** Schedules: retries of a failed fire, with backoff doubling from the base up to the cap. */

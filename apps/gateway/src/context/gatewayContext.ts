@@ -2,6 +2,8 @@ import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS } from "@axiom-lattice/ag
 import {
   DefaultScheduleClient,
   type Logger,
+  MaintenanceLoop,
+  type MaintenanceTask,
   OutboxPoller,
   type OutboxPollerStats,
   OutboxRetentionJob,
@@ -13,6 +15,7 @@ import {
 import { PROJECT_TASK_ADMISSION_TOPIC, SCHEDULE_CHANGED_TOPIC, TASK_LIFECYCLE_TOPIC } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
+import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -29,13 +32,19 @@ export interface GatewayContext {
   schedules: DefaultScheduleClient;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
-  /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; started by `startBackground`. */
+  /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
+  /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
+  maintenance: MaintenanceLoop;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
-  /** Startup recovery on exactly one replica (leader gate), then every replica arms its schedules. */
+  /**
+   * Starts the outbox poller, then runs startup recovery on exactly one replica (leader gate) while
+   * every other replica arms its schedules: the poller's cursor is taken before the schedules are
+   * read, so a peer's change made in between still arrives.
+   */
   recover(): Promise<void>;
-  /** Starts background work (outbox poller, outbox and run retention, queue sweep) once the server listens. */
+  /** Starts background work (the maintenance loop, the queue sweep) once the server listens. */
   startBackground(): Promise<void>;
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
@@ -76,15 +85,14 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     storage: stores.schedules,
     replicaId,
     logger,
+    heartbeatIntervalMs: config.scheduleHeartbeatMs,
     onChange: async (taskId) => {
       await outbox.append({ topic: SCHEDULE_CHANGED_TOPIC, payload: { taskId }, originReplicaId: replicaId });
     },
   });
   schedules.registerHandler(
     AGENT_MESSAGE_TASK_TYPE,
-    createAgentMessageHandler(async ({ tenantId, assistantId, threadId, message, messageId }) => {
-      await agents.getAgent({ tenantId, assistantId, threadId }).addMessage({ message }, { mode: "queue", messageId });
-    }),
+    createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
   );
   const notifiers = {
     taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
@@ -113,6 +121,20 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     retentionHours: config.runRetentionHours,
     log: logger,
   });
+  // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
+  // every replica's queue sweep takes them back (agent package). Orphan recovery joins this list.
+  const maintenanceTasks: MaintenanceTask[] = [
+    ...schedules.maintenanceTasks(),
+    ...outboxRetention.maintenanceTasks(),
+    ...runRetention.maintenanceTasks(),
+  ];
+  const maintenance = new MaintenanceLoop({
+    store: stores.lease,
+    tasks: maintenanceTasks,
+    intervalMs: config.maintenanceIntervalMs,
+    replicaId,
+    logger,
+  });
 
   let started = false;
   let closed: Promise<void> | undefined;
@@ -125,8 +147,10 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     schedules,
     notifiers,
     runRetention,
+    maintenance,
     outboxStats: () => poller.stats(),
     async recover() {
+      await poller.start();
       const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
         hold: true,
         replicaId,
@@ -142,17 +166,14 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     async startBackground() {
       if (started) return;
       started = true;
-      await poller.start();
-      outboxRetention.start();
-      runRetention.start();
+      maintenance.start();
       agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
     },
     close() {
       closed ??= (async () => {
+        await maintenance.stop();
         await schedules.stop();
         await poller.stop();
-        await outboxRetention.stop();
-        await runRetention.stop();
         await agents.shutdown();
         await stores.dispose();
       })();

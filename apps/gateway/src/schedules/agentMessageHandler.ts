@@ -21,21 +21,22 @@ export interface ScheduledAgentMessage {
    * again after a crash is refused as a duplicate instead of sending the message twice.
    */
   messageId: string;
+  /** Aborted when the replica stops: stop waiting for the run (a peer takes the fire over). */
+  signal?: AbortSignal;
 }
 
-/** Puts a message on the assistant's thread queue through the run API. */
+/**
+ * Puts a message on the assistant's thread queue and resolves when it is handled (the gateway's:
+ * `createAgentMessageDelivery`, once its run ended well); a rejection fails the fire, which is then
+ * retried per the schedule's policy and shows the error as its `lastError`.
+ */
 export type EnqueueAgentMessage = (message: ScheduledAgentMessage) => Promise<void>;
 
-/** The `agent-message` handler: each fire enqueues the schedule's message once. */
+/** The `agent-message` handler: each fire delivers the schedule's message once. */
 export function createAgentMessageHandler(enqueueMessage: EnqueueAgentMessage): ScheduleHandler {
-  return async ({ task, scheduledAt }) => {
+  return async ({ task, scheduledAt, signal }) => {
     // Re-checked at fire time: a stored payload that no longer fits fails the fire instead of sending garbage.
     const payload = agentMessagePayloadSchema.parse(task.payload);
-    try {
-      await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}` });
-    } catch (error) {
-      // Already enqueued by an earlier attempt of this fire: done.
-      if ((error as { code?: unknown } | null)?.code !== "DUPLICATE_MESSAGE") throw error;
-    }
+    await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}`, signal });
   };
 }

@@ -5,6 +5,14 @@ export { acquireLease, type AcquireLeaseOptions, type HeldLease, type ReplicaLea
 export { holderLabel, uniqueHolder } from "./holder";
 export { LeaseAcquireTimeoutError, withLease, type LeaseContext, type WithLeaseOptions } from "./withLease";
 export { runAsLeader, type LeaderOutcome, type RunAsLeaderOptions } from "./leaderGate";
+export { LeaderLoop, leaderLeaseKey, type LeaderLoopOptions, type LeaderTenure } from "./leaderLoop";
+export {
+  MAINTENANCE_LEADERSHIP,
+  MAINTENANCE_LEASE_KEY,
+  MaintenanceLoop,
+  type MaintenanceLoopOptions,
+  type MaintenanceTask,
+} from "./maintenanceLoop";
 export { configureCoordinationLeaseStore, getCoordinationLeaseStore } from "./coordinationLeaseStore";
 export {
   getThreadRunOwner,

@@ -1,6 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
 import { acquireLease, type ReplicaLeaseOptions } from "./heldLease";
 import { uniqueHolder } from "./holder";
+import { leaderLeaseKey } from "./leaderLoop";
 import { LEADER_LEASE_TTL_MS } from "../defaults";
 
 export interface RunAsLeaderOptions extends ReplicaLeaseOptions {
@@ -21,7 +22,7 @@ export async function runAsLeader<T>(
   fn: () => Promise<T>,
   { hold = false, ttlMs = LEADER_LEASE_TTL_MS, logger, replicaId }: RunAsLeaderOptions = {},
 ): Promise<LeaderOutcome<T>> {
-  const lease = await acquireLease(store, `leader:${name}`, uniqueHolder(replicaId), ttlMs, { logger });
+  const lease = await acquireLease(store, leaderLeaseKey(name), uniqueHolder(replicaId), ttlMs, { logger });
   if (!lease) return { ran: false };
   try {
     return { ran: true, result: await fn() };

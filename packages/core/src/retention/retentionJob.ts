@@ -1,3 +1,4 @@
+import type { MaintenanceTask } from "../coordination/maintenanceLoop";
 import { getLogger, type Logger } from "../logging/logger";
 import { RETENTION_INITIAL_DELAY_MS, RETENTION_INTERVAL_MS } from "../defaults";
 
@@ -10,7 +11,7 @@ export interface RetentionJobOptions {
   prune(olderThanMs: number): Promise<number>;
   /** Keep this many hours; 0, negative, non-integer (or NaN) disables the job. */
   retentionHours: number;
-  /** Delay before the first sweep (default 60 s). */
+  /** Delay between a replica becoming maintenance leader and the first sweep (default 60 s). */
   initialDelayMs?: number;
   /** Period between sweeps (default 6 h). */
   intervalMs?: number;
@@ -18,21 +19,24 @@ export interface RetentionJobOptions {
 }
 
 /**
- * Periodically prunes what a store keeps longer than the retention (outbox events, run records).
- * Every replica runs one; prunes are idempotent deletes, so replicas need not take turns.
- * Sweeps never overlap (the next is scheduled when one ends), failures are logged, never thrown,
- * and its timers never keep the process alive.
+ * Prunes what a store keeps longer than the retention (outbox events, run records), as a task of the
+ * maintenance loop: one replica at a time sweeps (the maintenance leader), every `intervalMs`.
+ * Sweeps never overlap (one asked for while one runs joins it) and failures are logged, never thrown.
  */
-export class RetentionJob {
+export class RetentionJob implements MaintenanceTask {
+  readonly name: string;
+  readonly intervalMs: number;
+  readonly initialDelayMs: number;
   /** The retention in ms, or `null` when disabled. */
   readonly retentionMs: number | null;
   private readonly log: Logger;
-  private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<number> | undefined;
-  private stopped = false;
 
   constructor(private readonly options: RetentionJobOptions) {
     const hours = options.retentionHours;
+    this.name = `${options.subject}-retention`;
+    this.intervalMs = options.intervalMs ?? RETENTION_INTERVAL_MS;
+    this.initialDelayMs = options.initialDelayMs ?? RETENTION_INITIAL_DELAY_MS;
     this.retentionMs = Number.isSafeInteger(hours) && hours > 0 ? hours * HOUR_MS : null;
     this.log = (options.log ?? getLogger()).child({ phase: `${options.subject}_retention` });
   }
@@ -41,14 +45,16 @@ export class RetentionJob {
     return this.retentionMs !== null;
   }
 
-  /** Schedules the first sweep; a disabled job logs that and does nothing. */
-  start(): void {
-    if (this.retentionMs === null) {
-      this.log.info({ retentionHours: this.options.retentionHours }, `${this.options.subject} retention disabled`);
-      return;
-    }
-    if (this.timer || this.stopped) return;
-    this.schedule(this.options.initialDelayMs ?? RETENTION_INITIAL_DELAY_MS);
+  /** The job as a maintenance task, or none (logged once) when it is disabled. */
+  maintenanceTasks(): MaintenanceTask[] {
+    if (this.enabled) return [this];
+    this.log.info({ retentionHours: this.options.retentionHours }, `${this.options.subject} retention disabled`);
+    return [];
+  }
+
+  /** One sweep: what the maintenance loop runs. */
+  run(): Promise<number> {
+    return this.runOnce();
   }
 
   /**
@@ -60,23 +66,6 @@ export class RetentionJob {
       this.sweeping = undefined;
     });
     return this.sweeping;
-  }
-
-  /** Cancels future sweeps and waits for one in progress. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.sweeping;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      void this.runOnce().then(() => {
-        if (!this.stopped) this.schedule(this.options.intervalMs ?? RETENTION_INTERVAL_MS);
-      });
-    }, delayMs);
-    this.timer.unref();
   }
 
   private async sweep(): Promise<number> {

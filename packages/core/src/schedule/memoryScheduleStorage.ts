@@ -142,14 +142,14 @@ export class MemoryScheduleStorage implements ScheduleStorage {
     return true;
   }
 
-  async requeueStaleRunning(olderThanMs: number): Promise<number> {
+  async requeueStaleRunning(olderThanMs: number): Promise<string[]> {
     validateAgeThreshold(olderThanMs);
     const cutoff = this.now() - olderThanMs;
-    let requeued = 0;
+    const requeued: string[] = [];
     for (const task of this.tasks.values()) {
       if (task.status === ScheduledTaskStatus.RUNNING && task.updatedAt < cutoff) {
         this.write(task, { status: ScheduledTaskStatus.PENDING });
-        requeued++;
+        requeued.push(task.taskId);
       }
     }
     return requeued;

@@ -2,9 +2,11 @@ import {
   ScheduledTaskStatus,
   type NewScheduledTask,
   type ScheduleStorage,
+  type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
+import type { MaintenanceTask } from "../coordination/maintenanceLoop";
 import { getReplicaId } from "../identity/replicaId";
 import { type Logger, getLogger } from "../logging/logger";
 import { nextCronRunAt } from "./cronSchedule";
@@ -19,7 +21,7 @@ import {
 import { type FireOutcome, type RetryBackoffOptions, planFire, settleFire } from "./scheduleSettlement";
 import { isCronTask, scheduledRunAt } from "./scheduledRunAt";
 import { setTimerAt } from "./timerAt";
-import { SCHEDULE_HEARTBEAT_MS, SCHEDULE_MISSED_FIRE_GRACE_MS, SCHEDULE_STALE_RUNNING_MS, SCHEDULE_STORAGE_RETRY_MS } from "../defaults";
+import { SCHEDULE_HEARTBEAT_MS, SCHEDULE_MISSED_FIRE_GRACE_MS, SCHEDULE_STORAGE_RETRY_MS, scheduleStaleRunningMs } from "../defaults";
 
 /** One fire of a schedule, as its handler sees it. */
 export interface ScheduleFire {
@@ -27,6 +29,11 @@ export interface ScheduleFire {
   /** The fire's scheduled time (epoch ms); with `task.taskId` it identifies the fire. */
   scheduledAt: number;
   replicaId: string;
+  /**
+   * Aborted when this replica stops: stop waiting and reject. A fire interrupted so is not settled;
+   * its heartbeat stops, and the maintenance leader requeues it for a peer to run again.
+   */
+  signal: AbortSignal;
 }
 
 /** Runs a fire; a thrown error (or rejection) fails it, to be retried while retries remain. */
@@ -40,10 +47,13 @@ export interface ScheduleClientOptions {
   logger?: Logger;
   /** Called after every write peers should react to; wire it to the `schedule-changed` outbox topic. */
   onChange?: (taskId: string) => void | Promise<void>;
-  /** `restore()` requeues `running` tasks not updated for this long (default 30 min). */
-  staleRunningMs?: number;
-  /** How often a running handler refreshes its task's `updatedAt` (default 60 s); keep it well below `staleRunningMs`. */
+  /** How often a running handler refreshes its task's `updatedAt`, its heartbeat (default 2 s). */
   heartbeatIntervalMs?: number;
+  /**
+   * A `running` task whose heartbeat stopped this long ago lost its runner and is requeued
+   * (default: three heartbeat intervals); keep it a few heartbeats above `heartbeatIntervalMs`.
+   */
+  staleRunningMs?: number;
   /** A fire claimed later than this after its time counts as missed, for the catch-up policy (default 60 s). */
   missedFireGraceMs?: number;
   retryBackoff?: RetryBackoffOptions;
@@ -55,8 +65,6 @@ export interface RestoreResult {
   /** Schedules this replica now has a timer for. */
   armed: number;
 }
-
-// After a storage failure, look at the task again this much later rather than forget it.
 
 /**
  * Runs registered handlers on schedules shared by every replica. Each replica arms a timer for
@@ -77,14 +85,15 @@ export class DefaultScheduleClient {
   private readonly recoveries = new Map<string, () => void>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  private readonly stopping = new AbortController();
 
   constructor(options: ScheduleClientOptions) {
     this.storage = options.storage;
     this.replicaId = options.replicaId ?? getReplicaId();
     this.logger = options.logger ?? getLogger();
     this.onChange = options.onChange;
-    this.staleRunningMs = options.staleRunningMs ?? SCHEDULE_STALE_RUNNING_MS;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? SCHEDULE_HEARTBEAT_MS;
+    this.staleRunningMs = options.staleRunningMs ?? scheduleStaleRunningMs(this.heartbeatIntervalMs);
     this.missedFireGraceMs = options.missedFireGraceMs ?? SCHEDULE_MISSED_FIRE_GRACE_MS;
     this.retryBackoff = options.retryBackoff ?? {};
   }
@@ -150,14 +159,34 @@ export class DefaultScheduleClient {
   }
 
   /**
-   * Startup recovery, for the one replica that leads it: requeues `running` tasks left unsettled by
-   * a crash (older than `staleRunningMs`), then arms every active schedule.
+   * Startup recovery, for the one replica that leads it: requeues abandoned fires (as the maintenance
+   * loop keeps doing), then arms every active schedule.
    */
   async restore(): Promise<RestoreResult> {
-    const requeued = await this.storage.requeueStaleRunning(this.staleRunningMs);
+    const requeued = (await this.requeueAbandoned()).length;
     const armed = await this.armActive();
     this.log("info", { event: "restored", requeued, armed }, "schedules restored");
     return { requeued, armed };
+  }
+
+  /**
+   * Puts fires whose runner stopped heartbeating (`running`, not updated for `staleRunningMs`) back
+   * to `pending`, as the same fire, and tells every replica (`onChange`), so the one whose claim wins
+   * runs it again per its catch-up policy. Resolves to the requeued task ids.
+   */
+  async requeueAbandoned(): Promise<string[]> {
+    const requeued = await this.storage.requeueStaleRunning(this.staleRunningMs);
+    for (const taskId of requeued) {
+      this.log("warn", { event: "requeued", taskId, staleRunningMs: this.staleRunningMs }, "schedule fire abandoned by its runner (no heartbeat); requeued");
+      await this.notify(taskId);
+      await this.handleScheduleChanged(taskId);
+    }
+    return requeued;
+  }
+
+  /** What the maintenance leader runs for schedules: {@link requeueAbandoned}, once per heartbeat interval. */
+  maintenanceTasks(): MaintenanceTask[] {
+    return [{ name: "schedule-requeue", intervalMs: this.heartbeatIntervalMs, run: () => this.requeueAbandoned() }];
   }
 
   /** Arms a timer for every active schedule (what every other replica does at startup); returns how many. */
@@ -171,9 +200,13 @@ export class DefaultScheduleClient {
     this.armFor(taskId, await this.storage.get(taskId));
   }
 
-  /** Disarms every timer and waits for fires in progress to settle. The client is not used again. */
+  /**
+   * Disarms every timer, aborts the signal handlers were given, and waits for fires in progress to
+   * settle (or be left to peers). The client is not used again.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(new Error("the schedule client is stopping"));
     for (const { cancel } of this.armed.values()) cancel();
     this.armed.clear();
     for (const cancel of this.recoveries.values()) cancel();
@@ -260,7 +293,7 @@ export class DefaultScheduleClient {
       return;
     }
     const lateMs = Date.now() - runAt;
-    this.log("debug", { event: "claim-won", taskId, runAt, lateMs }, "fire claimed");
+    this.log("info", { event: "claim-won", taskId, runAt, lateMs }, "schedule fire claimed; running it");
     // Read after the claim: a copy read earlier may predate a peer's settlement of the previous fire.
     const task = await this.storage.get(taskId);
     if (!task) return;
@@ -273,9 +306,15 @@ export class DefaultScheduleClient {
       if (plan === "catch-up") this.log("info", { event: "missed-fire-caught-up", taskId, runAt, lateMs }, "running a missed fire once");
       const startedAt = Date.now();
       const error = await this.runHandler(handler, task, runAt);
+      if (error !== undefined && this.stopping.signal.aborted) {
+        this.log("info", { event: "fire-interrupted", taskId, runAt }, "replica stopping inside a fire; left running for a peer to requeue");
+        return;
+      }
       outcome = error === undefined ? { kind: "succeeded", startedAt, caughtUp: plan === "catch-up" } : { kind: "failed", startedAt, error };
     }
-    await this.storage.settleScheduledRun(taskId, runAt, settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff));
+    const settlement = settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff);
+    const settled = await this.storage.settleScheduledRun(taskId, runAt, settlement);
+    this.logSettlement(taskId, runAt, outcome, settlement, settled);
     await this.notify(taskId);
     await this.handleScheduleChanged(taskId);
   }
@@ -289,7 +328,7 @@ export class DefaultScheduleClient {
     }, this.heartbeatIntervalMs);
     heartbeat.unref();
     try {
-      await handler({ task, scheduledAt: runAt, replicaId: this.replicaId });
+      await handler({ task, scheduledAt: runAt, replicaId: this.replicaId, signal: this.stopping.signal });
       return undefined;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -297,6 +336,21 @@ export class DefaultScheduleClient {
       return message || "handler failed";
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  private logSettlement(taskId: string, runAt: number, outcome: FireOutcome, settlement: ScheduledRunSettlement, settled: boolean): void {
+    const fields = { taskId, runAt, outcome: outcome.kind, status: settlement.status, retryCount: settlement.retryCount, settled };
+    if (!settled) {
+      // A peer requeued and re-ran this fire while this replica looked dead: its outcome stands.
+      this.log("warn", { event: "fire-superseded", ...fields }, "schedule fire finished after it was requeued; outcome not recorded");
+    } else if (outcome.kind !== "failed") {
+      this.log("info", { event: "fire-settled", ...fields }, "schedule fire settled");
+    } else if (settlement.status === ScheduledTaskStatus.FAILED) {
+      this.log("error", { event: "fire-failed", ...fields, error: outcome.error }, "schedule fire failed and has no retries left; the schedule failed");
+    } else {
+      const retryAt = settlement.nextRunAt ?? settlement.executeAt;
+      this.log("warn", { event: "fire-retry", ...fields, retryAt, error: outcome.error }, "schedule fire failed; retrying");
     }
   }
 

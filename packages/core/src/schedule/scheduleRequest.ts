@@ -4,7 +4,7 @@ import { z } from "zod";
 import { boundedJson } from "../stores/jsonBounds";
 import { DEFAULT_TIMEZONE, parseCron } from "./cronSchedule";
 import { ScheduleRequestError } from "./scheduleErrors";
-import { SCHEDULE_MAX_RETRIES } from "../defaults";
+import { SCHEDULE_MAX_RETRIES, SCHEDULE_PAST_TOLERANCE_MS } from "../defaults";
 
 interface CommonScheduleInput {
   taskType: string;
@@ -70,14 +70,19 @@ const cronFields = z.object({ ...commonFields, maxRuns: rules.maxRuns.optional()
 /**
  * The one-shot task `input` asks for. Throws {@link ScheduleRequestError} (nothing is stored) for a
  * value that breaks its rule, an unknown task type, not exactly one of `executeAt` and `delayMs`, or
- * a past `executeAt` under catch-up `skip` (it would never run).
+ * an `executeAt` more than {@link SCHEDULE_PAST_TOLERANCE_MS} in the past, whatever the catch-up
+ * policy: a time already gone is almost always a mistake (a wrong time zone or unit), and firing it
+ * at once would hide it; `delayMs: 0` asks for "now".
  */
 export function parseScheduleOnceInput(input: ScheduleOnceInput, context: ScheduleRequestContext): NewScheduledTask {
   const fields = checkFields(onceFields, { ...input, executeAt: input.executeAt instanceof Date ? input.executeAt.getTime() : input.executeAt });
   requireKnownTaskType(input.taskType, context);
   const task = { ...newTask(input, fields), executionType: ScheduleExecutionType.ONCE, executeAt: fireAt(fields, context.now) };
-  if (task.catchUp === "skip" && task.executeAt < context.now) {
-    throw new ScheduleRequestError("EXECUTE_AT_IN_PAST", "executeAt is in the past and the catch-up policy is skip, so it would never run");
+  if (task.executeAt < context.now - SCHEDULE_PAST_TOLERANCE_MS) {
+    throw new ScheduleRequestError(
+      "EXECUTE_AT_IN_PAST",
+      `executeAt is ${Math.round((context.now - task.executeAt) / 1_000)} s in the past; use delayMs: 0 to fire now`,
+    );
   }
   return task;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { InMemoryOutboxStore, OutboxRetentionJob } from "../../src";
+import { InMemoryLeaseStore, InMemoryOutboxStore, MaintenanceLoop, OutboxRetentionJob } from "../../src";
 import { captureLogs } from "../coordination/support";
 
 const HOUR = 60 * 60 * 1_000;
@@ -24,7 +24,6 @@ function pruneSpy() {
 }
 
 afterEach(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -41,111 +40,71 @@ describe("OutboxRetentionJob", () => {
     expect(await store.listAfter(null, 10)).toEqual([fresh]);
   });
 
-  it("sweeps 60 s after start, then every 6 h", async () => {
-    captureLogs();
-    vi.useFakeTimers();
-    const store = pruneSpy();
-    const job = new OutboxRetentionJob({ store, retentionHours: 24 });
-    job.start();
-    await vi.advanceTimersByTimeAsync(59_999);
-    expect(store.calls).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(store.calls).toEqual([24 * HOUR]);
-    await vi.advanceTimersByTimeAsync(6 * HOUR - 1);
-    expect(store.calls).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(store.calls).toHaveLength(2);
-    await job.stop();
-    await vi.advanceTimersByTimeAsync(24 * HOUR);
-    expect(store.calls).toHaveLength(2);
+  it("is a maintenance task: first 60 s after a replica starts leading, then every 6 h", () => {
+    const job = new OutboxRetentionJob({ store: pruneSpy(), retentionHours: 24 });
+    expect(job.maintenanceTasks()).toEqual([job]);
+    expect(job).toMatchObject({ name: "outbox-retention", initialDelayMs: 60_000, intervalMs: 6 * HOUR });
+    expect(new OutboxRetentionJob({ store: pruneSpy(), retentionHours: 1, initialDelayMs: 10, intervalMs: 100 })).toMatchObject({
+      initialDelayMs: 10,
+      intervalMs: 100,
+    });
   });
 
-  it("takes its delays from the caller", async () => {
+  it("sweeps on the maintenance leader only, at its period", async () => {
     captureLogs();
-    vi.useFakeTimers();
-    const store = pruneSpy();
-    const job = new OutboxRetentionJob({ store, retentionHours: 1, initialDelayMs: 10, intervalMs: 100 });
-    job.start();
-    await vi.advanceTimersByTimeAsync(10 + 100 + 100);
-    expect(store.calls).toEqual([HOUR, HOUR, HOUR]);
-    await job.stop();
+    const leases = new InMemoryLeaseStore();
+    const stores = [pruneSpy(), pruneSpy()];
+    const loops = stores.map(
+      (store, i) =>
+        new MaintenanceLoop({
+          store: leases,
+          replicaId: `r${i}`,
+          intervalMs: 20,
+          tasks: new OutboxRetentionJob({ store, retentionHours: 1, initialDelayMs: 0, intervalMs: 20 }).maintenanceTasks(),
+        }),
+    );
+    for (const loop of loops) loop.start();
+    await vi.waitFor(() => expect(stores.map((store) => store.calls.length).sort()).toEqual([0, expect.any(Number)]), { timeout: 2_000 });
+    await vi.waitFor(() => expect(Math.max(...stores.map((store) => store.calls.length))).toBeGreaterThanOrEqual(3), { timeout: 2_000 });
+    expect(stores.filter((store) => store.calls.length > 0)).toHaveLength(1);
+    await Promise.all(loops.map((loop) => loop.stop()));
   });
 
   it.each([0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("is disabled by %s hours: it never prunes", async (hours) => {
     const logs = captureLogs();
-    vi.useFakeTimers();
     const store = pruneSpy();
     const job = new OutboxRetentionJob({ store, retentionHours: hours });
     expect(job.enabled).toBe(false);
-    job.start();
-    await vi.advanceTimersByTimeAsync(7 * HOUR);
+    expect(job.maintenanceTasks()).toEqual([]);
     expect(await job.runOnce()).toBe(0);
     expect(store.calls).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "outbox retention disabled" }));
   });
 
-  it("never keeps the process alive: its timers are unref'd", async () => {
-    captureLogs();
-    const timeouts = vi.spyOn(globalThis, "setTimeout");
-    const job = new OutboxRetentionJob({ store: pruneSpy(), retentionHours: 24, initialDelayMs: 5, intervalMs: 5 });
-    job.start();
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    await job.stop();
-    const handles = timeouts.mock.results
-      .filter((_result, index) => timeouts.mock.calls[index][1] === 5)
-      .map((result) => result.value as NodeJS.Timeout);
-    expect(handles.length).toBeGreaterThanOrEqual(2);
-    for (const handle of handles) expect(handle.hasRef()).toBe(false);
-  });
-
   it("never overlaps sweeps: a sweep asked for while one runs joins it", async () => {
-    captureLogs();
-    vi.useFakeTimers();
-    const store = pruneSpy();
-    store.hold = true;
-    const job = new OutboxRetentionJob({ store, retentionHours: 24, initialDelayMs: 10, intervalMs: 10 });
-    job.start();
-    await vi.advanceTimersByTimeAsync(10);
-    expect(store.calls).toHaveLength(1);
-    const joined = job.runOnce();
-    await vi.advanceTimersByTimeAsync(1_000);
-    expect(store.calls).toHaveLength(1);
-    store.hold = false;
-    store.release(5);
-    expect(await joined).toBe(5);
-    await vi.advanceTimersByTimeAsync(10);
-    expect(store.calls).toHaveLength(2);
-    await job.stop();
-  });
-
-  it("logs a failed sweep, never throws, and sweeps again next time", async () => {
-    const logs = captureLogs();
-    vi.useFakeTimers();
-    const store = pruneSpy();
-    store.fail = true;
-    const job = new OutboxRetentionJob({ store, retentionHours: 24, initialDelayMs: 10, intervalMs: 10 });
-    job.start();
-    await vi.advanceTimersByTimeAsync(10);
-    expect(await job.runOnce()).toBe(0);
-    expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("prune failed") }));
-    store.fail = false;
-    await vi.advanceTimersByTimeAsync(10);
-    expect(store.calls.length).toBeGreaterThanOrEqual(3);
-    await job.stop();
-  });
-
-  it("stop() waits for a sweep in progress", async () => {
     captureLogs();
     const store = pruneSpy();
     store.hold = true;
     const job = new OutboxRetentionJob({ store, retentionHours: 24 });
-    const sweep = job.runOnce();
-    let stopped = false;
-    const stopping = job.stop().then(() => (stopped = true));
-    await Promise.resolve();
-    expect(stopped).toBe(false);
-    store.release(2);
-    await stopping;
-    expect(await sweep).toBe(2);
+    const first = job.run();
+    const joined = job.runOnce();
+    expect(store.calls).toHaveLength(1);
+    store.hold = false;
+    store.release(5);
+    expect(await first).toBe(5);
+    expect(await joined).toBe(5);
+    expect(await job.runOnce()).toBe(3);
+    expect(store.calls).toHaveLength(2);
+  });
+
+  it("logs a failed sweep, never throws, and sweeps again next time", async () => {
+    const logs = captureLogs();
+    const store = pruneSpy();
+    store.fail = true;
+    const job = new OutboxRetentionJob({ store, retentionHours: 24 });
+    expect(await job.runOnce()).toBe(0);
+    expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("prune failed") }));
+    store.fail = false;
+    expect(await job.runOnce()).toBe(3);
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InMemoryMessageQueueStore, RetentionJob } from "../../src";
 import { captureLogs } from "../coordination/support";
 
@@ -7,10 +7,6 @@ import { captureLogs } from "../coordination/support";
 
 const HOUR = 60 * 60 * 1_000;
 const scope = { tenantId: "t", assistantId: "a" };
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 /** A queue store whose clock can be moved forward, and a way to leave a completed run in it. */
 function queueWithMovableClock() {
@@ -46,22 +42,17 @@ describe("RetentionJob over run records", () => {
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run pruned", fields: expect.objectContaining({ removed: 2 }) }));
   });
 
-  it("sweeps on its timer and names its subject when disabled or failing", async () => {
+  it("names its subject when disabled or failing", async () => {
     const logs = captureLogs();
-    vi.useFakeTimers();
-    const calls: number[] = [];
-    const prune = async (olderThanMs: number) => {
-      calls.push(olderThanMs);
+    const prune = async () => {
       throw new Error("database unavailable");
     };
     const job = new RetentionJob({ subject: "run", prune, retentionHours: 168 });
-    job.start();
-    await vi.advanceTimersByTimeAsync(60_000);
-    expect(calls).toEqual([168 * HOUR]);
+    expect(job.name).toBe("run-retention");
+    expect(await job.run()).toBe(0);
     expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: "run prune failed; will retry at the next sweep" }));
-    await job.stop();
 
-    new RetentionJob({ subject: "run", prune, retentionHours: 0 }).start();
+    expect(new RetentionJob({ subject: "run", prune, retentionHours: 0 }).maintenanceTasks()).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run retention disabled" }));
   });
 });

@@ -131,6 +131,13 @@ describe("DefaultScheduleClient: failures", () => {
     await vi.advanceTimersByTimeAsync(10 * MINUTE);
     expect(runs.map((run) => run.ranAt - START)).toEqual([MINUTE, MINUTE + 10 * SECOND, MINUTE + 30 * SECOND]);
     expect(await client.get(task.taskId)).toMatchObject({ status: "failed", retryCount: 2, runCount: 0, lastError: "boom 3" });
+    // Failures are loud: each retry a warning, the last an error naming the schedule's failure.
+    expect(events("fire-retry").map((entry) => [entry.level, (entry.fields as { error?: string }).error])).toEqual([
+      ["warn", "boom 1"],
+      ["warn", "boom 2"],
+    ]);
+    expect(events("fire-failed")).toEqual([expect.objectContaining({ level: "error", fields: expect.objectContaining({ error: "boom 3", status: "failed" }) })]);
+    expect(events("fire-settled")).toEqual([]);
   });
 
   it("a cron fire that fails then succeeds on retry continues with the next cron fire", async () => {
@@ -300,6 +307,62 @@ describe("DefaultScheduleClient: recovery", () => {
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(runs.map((run) => [at(run.scheduledAt), run.replicaId])).toEqual([["2031-01-01T09:00:00.000Z", "restarted"]]);
     expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 1, nextRunAt: Date.UTC(2031, 0, 2, 9) });
+  });
+
+  it("requeueAbandoned(): a cron fire whose runner died is requeued within a few heartbeats and runs again on a survivor, no restart", async () => {
+    const storage = new MemoryScheduleStorage();
+    const runs: Run[] = [];
+    // Peers hear of each other's changes, as through the outbox.
+    const peers: DefaultScheduleClient[] = [];
+    const onChange = async (taskId: string) => Promise.all(peers.map((peer) => peer.handleScheduleChanged(taskId))).then(() => undefined);
+    const [b, c] = ["b", "c"].map((id) => replica(storage, id, runs, { heartbeatIntervalMs: 2 * SECOND, onChange }));
+    peers.push(b, c);
+    const task = await b.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * * *" });
+    // Replica "a" claimed the 08:00:10 fire, then died: no heartbeat, no settlement.
+    vi.setSystemTime(task.nextRunAt!);
+    expect(await storage.claimScheduledRun(task.taskId, task.nextRunAt)).toBe(true);
+    await b.handleScheduleChanged(task.taskId);
+    await c.handleScheduleChanged(task.taskId);
+
+    // Within three heartbeats nothing is requeued: a live runner may just be slow.
+    await vi.advanceTimersByTimeAsync(5 * SECOND);
+    expect(await b.requeueAbandoned()).toEqual([]);
+    // Past them, the maintenance leader's pass requeues it and every survivor re-arms it.
+    await vi.advanceTimersByTimeAsync(2 * SECOND);
+    expect(await b.requeueAbandoned()).toEqual([task.taskId]);
+    await vi.advanceTimersByTimeAsync(SECOND);
+    expect(runs.map((run) => at(run.scheduledAt))).toEqual(["2031-01-01T08:00:10.000Z"]);
+    expect(events("requeued")).toEqual([expect.objectContaining({ level: "warn" })]);
+
+    // Firing continues on its cron from there, each fire once.
+    await vi.advanceTimersByTimeAsync(20 * SECOND);
+    expect(scheduledTimes(runs)).toEqual(["2031-01-01T08:00:10.000Z", "2031-01-01T08:00:20.000Z", "2031-01-01T08:00:30.000Z"]);
+    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 3 });
+  });
+
+  it("stop() inside a fire aborts the handler's signal and leaves the fire running, unsettled, for a peer to requeue", async () => {
+    const storage = new MemoryScheduleStorage();
+    const runs: Run[] = [];
+    const stopping = replica(storage, "stopping", runs, { heartbeatIntervalMs: 2 * SECOND }, ({ signal }) =>
+      new Promise<void>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    );
+    const task = await stopping.scheduleOnce({ taskType: "record", delayMs: SECOND });
+    await vi.advanceTimersByTimeAsync(SECOND);
+    await stopping.stop();
+    expect(await storage.get(task.taskId)).toMatchObject({ status: "running", retryCount: 0 });
+    expect(events("fire-interrupted")).toHaveLength(1);
+
+    const peer = replica(storage, "peer", runs, { heartbeatIntervalMs: 2 * SECOND });
+    await vi.advanceTimersByTimeAsync(7 * SECOND);
+    expect(await peer.requeueAbandoned()).toEqual([task.taskId]);
+    await vi.advanceTimersByTimeAsync(SECOND);
+    expect(runs.map((run) => run.replicaId)).toEqual(["stopping", "peer"]);
+    expect(await storage.get(task.taskId)).toMatchObject({ status: "completed", runCount: 1 });
+  });
+
+  it("offers its requeue as a maintenance task, run once per heartbeat interval", () => {
+    const client = replica(new MemoryScheduleStorage(), "a", [], { heartbeatIntervalMs: 700 });
+    expect(client.maintenanceTasks()).toEqual([expect.objectContaining({ name: "schedule-requeue", intervalMs: 700 })]);
   });
 
   it("catch-up once: fires missed while no replica ran run once, then the schedule continues from now", async () => {

@@ -37,8 +37,18 @@ describe("parseScheduleOnceInput", () => {
     }
   });
 
-  it("accepts a past executeAt under catch-up once: it runs at once", () => {
-    expect(parseScheduleOnceInput({ taskType: "record", executeAt: NOW - 1 }, context)).toMatchObject({ executeAt: NOW - 1 });
+  it("takes an executeAt up to 5 s in the past as now (clock skew, request latency), whatever the catch-up policy", () => {
+    for (const catchUp of ["once", "skip"] as const) {
+      expect(parseScheduleOnceInput({ taskType: "record", executeAt: NOW - 5_000, catchUp }, context)).toMatchObject({ executeAt: NOW - 5_000 });
+    }
+  });
+
+  it("refuses an executeAt further in the past whatever the catch-up policy, pointing to delayMs: 0", () => {
+    for (const catchUp of ["once", "skip", undefined] as const) {
+      expect(() => parseScheduleOnceInput({ taskType: "record", executeAt: NOW - 5_001, catchUp }, context)).toThrow(
+        expect.objectContaining({ code: "EXECUTE_AT_IN_PAST", message: expect.stringContaining("delayMs: 0") }),
+      );
+    }
   });
 
   it.each<[string, ScheduleOnceInput, string]>([
@@ -50,7 +60,7 @@ describe("parseScheduleOnceInput", () => {
     ["an infinite delay", { taskType: "record", delayMs: Number.POSITIVE_INFINITY }, "INVALID_SCHEDULE"],
     ["a NaN executeAt", { taskType: "record", executeAt: Number.NaN }, "INVALID_SCHEDULE"],
     ["an invalid Date", { taskType: "record", executeAt: new Date("tomorrow") }, "INVALID_SCHEDULE"],
-    ["a past executeAt with catch-up skip", { taskType: "record", executeAt: NOW - 1, catchUp: "skip" }, "EXECUTE_AT_IN_PAST"],
+    ["an executeAt an hour ago", { taskType: "record", executeAt: NOW - 3_600_000 }, "EXECUTE_AT_IN_PAST"],
     ["a negative maxRetries", { taskType: "record", delayMs: 1, maxRetries: -1 }, "INVALID_SCHEDULE"],
     ["a fractional maxRetries", { taskType: "record", delayMs: 1, maxRetries: 1.5 }, "INVALID_SCHEDULE"],
     ["an unknown catch-up policy", { taskType: "record", delayMs: 1, catchUp: "all" as never }, "INVALID_SCHEDULE"],

@@ -249,11 +249,11 @@ export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorag
     return rowCount === 1;
   }
 
-  async requeueStaleRunning(olderThanMs: number): Promise<number> {
+  async requeueStaleRunning(olderThanMs: number): Promise<string[]> {
     validateAgeThreshold(olderThanMs);
     await this.initialize();
-    const { rowCount } = await this.pool.query(REQUEUE_STALE_RUNNING, [olderThanMs]);
-    return rowCount ?? 0;
+    const { rows } = await this.pool.query<{ task_id: string }>(REQUEUE_STALE_RUNNING, [olderThanMs]);
+    return rows.map((row) => row.task_id);
   }
 
   private async list(sql: string, tenantId: string | undefined, ...filter: string[]): Promise<ScheduledTaskDefinition[]> {

@@ -95,9 +95,11 @@ export const SETTLE_RUN = `
      AND status IN ('running', 'paused', 'cancelled')
      AND ${FIRE_AT} = $2`;
 
+/** running → pending for tasks whose heartbeat (updated_at) stopped $1 ms ago; returns their ids. */
 export const REQUEUE_STALE_RUNNING = `
   UPDATE lattice_scheduled_tasks
      SET status = 'pending',
          updated_at = now()
    WHERE status = 'running'
-     AND updated_at < now() - $1 * interval '1 millisecond'`;
+     AND updated_at < now() - $1 * interval '1 millisecond'
+  RETURNING task_id`;

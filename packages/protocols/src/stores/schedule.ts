@@ -105,6 +105,9 @@ export interface ScheduleStorage {
    * kept. Returns whether it was written.
    */
   settleScheduledRun(taskId: string, firedAt: number, settlement: ScheduledRunSettlement): Promise<boolean>;
-  /** Returns `running` tasks not updated for `olderThanMs` to `pending`; returns how many. */
-  requeueStaleRunning(olderThanMs: number): Promise<number>;
+  /**
+   * Returns `running` tasks not updated for `olderThanMs` (their runner stopped heartbeating) to
+   * `pending`, as the same fire; resolves to the ids of the tasks requeued, so peers can be told.
+   */
+  requeueStaleRunning(olderThanMs: number): Promise<string[]>;
 }
