@@ -5,12 +5,13 @@ import {
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryOutboxStore,
+  InMemoryReplicaPresenceStore,
   InMemoryThreadStore,
   MemoryScheduleStorage,
   type QueueWakeup,
 } from "@axiom-lattice/core";
 import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
-import type { AssistantStore, LeaseStore, OutboxStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, LeaseStore, OutboxStore, ReplicaPresenceStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { ReadinessCheck } from "../routes/health";
 
@@ -18,6 +19,8 @@ import type { ReadinessCheck } from "../routes/health";
 export interface GatewayStores {
   kind: "memory" | "postgres";
   lease: LeaseStore;
+  /** Which replicas are alive (`GET /api/cluster`). */
+  presence: ReplicaPresenceStore;
   outbox: OutboxStore;
   queue: IMessageQueueStore;
   threads: ThreadStore;
@@ -40,6 +43,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     return {
       kind: "memory",
       lease: new InMemoryLeaseStore(),
+      presence: new InMemoryReplicaPresenceStore(),
       outbox: new InMemoryOutboxStore({ logger }),
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
@@ -70,6 +74,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
   return {
     kind: "postgres",
     lease: pg.lease,
+    presence: pg.presence,
     outbox: pg.outbox,
     queue: pg.threadMessageQueue,
     threads: pg.thread,

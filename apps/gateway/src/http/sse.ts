@@ -1,4 +1,5 @@
 import type { FastifyReply } from "fastify";
+import { gatewayContextOf } from "../context/gatewayContext";
 import { SSE_HEARTBEAT_MS } from "../defaults";
 
 export interface SseStream {
@@ -24,14 +25,18 @@ export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_M
     // nginx would otherwise buffer the stream.
     "x-accel-buffering": "no",
   });
+  const { sseSubscribers } = gatewayContextOf(reply.server).metrics;
+  sseSubscribers.inc();
   let closed = false;
   const heartbeat = setInterval(() => {
     if (!closed) raw.write(": heartbeat\n\n");
   }, heartbeatMs);
   heartbeat.unref();
   const close = () => {
+    if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    sseSubscribers.dec();
   };
   raw.on("close", close);
   return {

@@ -66,6 +66,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, threadId: string) => {
+    context.metrics.affinityMisses.inc();
     const sse = openSseStream(reply);
     sse.send(undefined, buildAffinityMissChunk(owner, threadId));
     sse.end();
@@ -111,7 +112,10 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
     const tenantId = tenantOf(request);
     const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
     const owner = await peerOwner(scope);
-    if (owner) throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+    if (owner) {
+      context.metrics.affinityMisses.inc();
+      throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+    }
     return { success: true, aborted: await agents.getAgent(scope).abort() };
   });
 
