@@ -1,6 +1,6 @@
 import type { ReplicaAnnouncement, ReplicaPresenceStore } from "@axiom-lattice/protocols";
 import { getLogger, type Logger } from "../logging/logger";
-import { REPLICA_PRESENCE_INTERVAL_MS, REPLICA_PRESENCE_TTL_MS } from "../defaults";
+import { REPLICA_PRESENCE_INTERVAL_MS, REPLICA_PRESENCE_MISSED_BEATS } from "../defaults";
 
 export interface PresenceHeartbeatOptions {
   store: ReplicaPresenceStore;
@@ -8,7 +8,7 @@ export interface PresenceHeartbeatOptions {
   describe: () => ReplicaAnnouncement;
   /** Default 5 s. */
   intervalMs?: number;
-  /** How long an announcement keeps the replica present (default three intervals). */
+  /** How long an announcement keeps the replica present (default: three intervals). */
   ttlMs?: number;
   logger?: Logger;
 }
@@ -27,7 +27,7 @@ export async function startPresenceHeartbeat({
   store,
   describe,
   intervalMs = REPLICA_PRESENCE_INTERVAL_MS,
-  ttlMs = Math.max(REPLICA_PRESENCE_TTL_MS, 3 * intervalMs),
+  ttlMs = REPLICA_PRESENCE_MISSED_BEATS * intervalMs,
   logger = getLogger(),
 }: PresenceHeartbeatOptions): Promise<PresenceHeartbeat> {
   let stopped = false;
