@@ -147,5 +147,5 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     } finally {
       child.kill("SIGKILL");
     }
-  });
+  }, 60_000);
 });
