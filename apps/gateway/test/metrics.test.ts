@@ -2,7 +2,7 @@
 // and schedule fires happen, by the right amounts, under conventional names; one registry per gateway.
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
@@ -13,7 +13,7 @@ interface Gateway {
   app: FastifyInstance;
   context: GatewayContext;
   scrape(): Promise<Map<string, Family>>;
-  post(url: string, payload: unknown): ReturnType<FastifyInstance["inject"]>;
+  post(url: string, payload: unknown): Promise<LightMyRequestResponse>;
 }
 
 const opened: Gateway[] = [];

@@ -1,5 +1,4 @@
 import type { FastifyReply } from "fastify";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { SSE_HEARTBEAT_MS } from "../defaults";
 
 export interface SseStream {
@@ -9,11 +8,18 @@ export interface SseStream {
   end(): void;
 }
 
+export interface SseStreamOptions {
+  /** A comment line this often while quiet (default 15 s). */
+  heartbeatMs?: number;
+  /** Counts the streams open now (the `lattice_sse_subscribers` gauge). */
+  subscribers?: { inc(): void; dec(): void };
+}
+
 /**
  * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
  * affinity echo, CORS) are kept, which a plain hijack would drop.
  */
-export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_MS): SseStream {
+export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers }: SseStreamOptions = {}): SseStream {
   reply.hijack();
   const raw = reply.raw;
   const kept = Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined);
@@ -25,8 +31,7 @@ export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_M
     // nginx would otherwise buffer the stream.
     "x-accel-buffering": "no",
   });
-  const { sseSubscribers } = gatewayContextOf(reply.server).metrics;
-  sseSubscribers.inc();
+  subscribers?.inc();
   let closed = false;
   const heartbeat = setInterval(() => {
     if (!closed) raw.write(": heartbeat\n\n");
@@ -36,7 +41,7 @@ export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_M
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    sseSubscribers.dec();
+    subscribers?.dec();
   };
   raw.on("close", close);
   return {

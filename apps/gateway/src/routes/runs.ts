@@ -54,7 +54,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
-    const sse = openSseStream(reply);
+    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
@@ -67,7 +67,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, threadId: string) => {
     context.metrics.affinityMisses.inc();
-    const sse = openSseStream(reply);
+    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
     sse.send(undefined, buildAffinityMissChunk(owner, threadId));
     sse.end();
   };
