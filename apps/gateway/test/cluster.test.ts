@@ -12,6 +12,7 @@ import { type GatewayContext, createGatewayContext } from "../src/context/gatewa
 import { createGatewayLogger } from "../src/server";
 import { clusterResponseSchema, type ClusterResponse } from "../src/routes/cluster";
 import { version } from "../package.json";
+import { type Family, parseExposition, valueOf } from "./prometheus";
 
 const PRESENCE_INTERVAL_MS = 200;
 const cli = resolve(__dirname, "../dist/cli.js");
@@ -20,6 +21,7 @@ interface Gateway {
   app: FastifyInstance;
   context: GatewayContext;
   cluster(): Promise<ClusterResponse>;
+  scrape(): Promise<Map<string, Family>>;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,9 @@ async function gateway(replicaId: string): Promise<Gateway> {
       const response = await app.inject({ method: "GET", url: "/api/cluster" });
       expect(response.statusCode).toBe(200);
       return clusterResponseSchema.parse(response.json());
+    },
+    async scrape() {
+      return parseExposition((await app.inject({ method: "GET", url: "/metrics" })).body);
     },
     close: () => (closed ??= app.close().then(() => context.close())),
   };
@@ -116,6 +121,17 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
       await taken?.release();
       await post("/api/runs/abort", { assistant_id: "sleeper", thread_id: "secret-thread" });
     }
+  });
+
+  it("counts a fire once across the replicas, and the peer's claim of it as lost", async () => {
+    const fires = async (gw: Gateway, labels: Record<string, string>) => valueOf(await gw.scrape(), "lattice_schedule_fires_total", labels);
+    const lost = async (gw: Gateway) => valueOf(await gw.scrape(), "lattice_schedule_claims_lost_total", { task_type: "cluster-once" });
+    for (const gw of [a, b]) gw.context.schedules.registerHandler("cluster-once", () => {});
+    // gw-b arms it when the outbox tells it, well within the delay; both timers then race for the claim.
+    await a.context.schedules.scheduleOnce({ taskType: "cluster-once", delayMs: 1_000 });
+    await eventually("the fire ran and the peer's claim was refused", async () => (await lost(a)) + (await lost(b)) === 1);
+    const labels = { task_type: "cluster-once", outcome: "succeeded" };
+    expect((await fires(a, labels)) + (await fires(b, labels))).toBe(1);
   });
 
   it("drops a replica that stops cleanly at once", async () => {

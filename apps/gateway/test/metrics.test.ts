@@ -155,6 +155,27 @@ describe("GET /metrics", () => {
     await gw.post("/api/runs/abort", { assistant_id: "echo", thread_id: "streamed" });
   });
 
+  it("counts lease acquisitions and losses by kind, never by key", async () => {
+    const leases = gw.context.stores.lease;
+    const before = await gw.scrape();
+    expect(await leases.acquire("leader:metrics-test", "gw-metrics#1", 100)).not.toBeNull();
+    expect(await leases.tryAcquire("task-run:tenant-x-task", "gw-metrics#2", 60_000)).toBe(true);
+    expect(await leases.tryAcquire("task-run:tenant-x-task", "gw-other#3", 60_000)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first holder's lease lapsed and another took it: its renewal is refused, a loss.
+    expect(await leases.acquire("leader:metrics-test", "gw-metrics#4", 60_000)).not.toBeNull();
+    expect(await leases.renew("leader:metrics-test", "gw-metrics#1", 60_000)).toBe(false);
+    expect(await leases.renew("leader:metrics-test", "gw-metrics#4", 60_000)).toBe(true);
+    const after = await gw.scrape();
+    const moved = delta(before, after);
+
+    expect(moved("lattice_lease_acquisitions_total", { kind: "leader" })).toBe(2);
+    expect(moved("lattice_lease_acquisitions_total", { kind: "task-run" })).toBe(1);
+    expect(moved("lattice_lease_losses_total", { kind: "leader" })).toBe(1);
+    const kinds = after.get("lattice_lease_acquisitions_total")!.samples.map((sample) => sample.labels.kind);
+    expect(kinds.filter((kind) => kind.includes("tenant-x") || kind.includes("metrics-test"))).toEqual([]);
+  });
+
   it("times HTTP requests by route pattern and status, never by raw URL", async () => {
     await gw.app.inject({ method: "GET", url: "/api/threads/outcomes" });
     await gw.app.inject({ method: "GET", url: "/api/threads/no-such-thread" });
