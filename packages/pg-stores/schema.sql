@@ -44,6 +44,21 @@ CREATE SEQUENCE public.lattice_outbox_id_seq
 
 ALTER SEQUENCE public.lattice_outbox_id_seq OWNED BY public.lattice_outbox.id;
 
+CREATE TABLE public.lattice_replica_presence (
+    replica_id text NOT NULL,
+    version text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    store_mode text NOT NULL,
+    active_runs integer NOT NULL,
+    outbox_cursor text,
+    outbox_lag_ms integer NOT NULL,
+    last_seen_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT lattice_replica_presence_active_runs_check CHECK ((active_runs >= 0)),
+    CONSTRAINT lattice_replica_presence_outbox_lag_ms_check CHECK ((outbox_lag_ms >= 0)),
+    CONSTRAINT lattice_replica_presence_store_mode_check CHECK ((store_mode = ANY (ARRAY['memory'::text, 'postgresql'::text])))
+);
+
 CREATE TABLE public.lattice_scheduled_tasks (
     task_id text NOT NULL,
     tenant_id text NOT NULL,
@@ -126,6 +141,9 @@ ALTER TABLE ONLY public.lattice_leases
 
 ALTER TABLE ONLY public.lattice_outbox
     ADD CONSTRAINT lattice_outbox_pkey PRIMARY KEY (txid, id);
+
+ALTER TABLE ONLY public.lattice_replica_presence
+    ADD CONSTRAINT lattice_replica_presence_pkey PRIMARY KEY (replica_id);
 
 ALTER TABLE ONLY public.lattice_scheduled_tasks
     ADD CONSTRAINT lattice_scheduled_tasks_pkey PRIMARY KEY (task_id);

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_CONCURRENT_RUNS } from "@axiom-lattice/agent";
-import { MAINTENANCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
+import { MAINTENANCE_INTERVAL_MS, REPLICA_PRESENCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
 import { z } from "zod";
 import {
   DEFAULT_AFFINITY_GRACE_MS,
@@ -49,6 +49,8 @@ export interface GatewayConfig {
   corsOrigins: string[];
   /** Runs one tenant may create per minute on this replica; 0 means no limit. */
   runRateLimitPerMinute: number;
+  /** How often this replica announces its presence (`GET /api/cluster`); it lapses after three missed. */
+  presenceIntervalMs: number;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -112,6 +114,7 @@ const envSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, "must be origins (scheme://host[:port]), comma-separated")))
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
+  AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
+    presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
   };
 }
 

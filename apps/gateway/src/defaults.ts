@@ -18,3 +18,9 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const SSE_HEARTBEAT_MS = 15_000;
 /** The tenant of requests without authentication and without an `x-tenant-id` header. */
 export const DEFAULT_TENANT = "default";
+/** Histogram buckets (seconds): a run takes from a fraction of a second (a cached answer) to minutes. */
+export const RUN_DURATION_BUCKETS_S = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/** Time to a run's first chunk (seconds): what a streaming user waits before seeing anything. */
+export const FIRST_CHUNK_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** HTTP request duration (seconds); streams last as long as their run, hence the long tail. */
+export const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -10,9 +10,11 @@ import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
 import { HttpError, installErrorHandling } from "./http/errors";
+import { installHttpMetrics } from "./metrics/httpMetrics";
 import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
+import { clusterRoute } from "./routes/cluster";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
 import { threadRoutes } from "./routes/threads";
@@ -46,6 +48,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const context = options.context ?? (await createGatewayContext(config, logger));
   if (!options.context) app.addHook("onClose", () => context.close());
   decorateGatewayContext(app, context);
+  installHttpMetrics(app, context.metrics);
 
   await app.register(helmet);
   // Browsers on other origins are refused unless the operator lists them (same-origin by default).
@@ -74,6 +77,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(assistantRoutes);
   await app.register(threadRoutes);
   await app.register(runRoutes);
+  await app.register(clusterRoute);
   registerScheduleRoutes(app, options.schedules ?? { client: context.schedules });
   return app;
 }

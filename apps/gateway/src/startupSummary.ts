@@ -9,12 +9,12 @@ import { GATEWAY_VERSION } from "./version";
  */
 export function logStartupSummary(logger: FastifyBaseLogger, context: GatewayContext, url: string): void {
   const announcer = logger.level === "silent" ? logger : logger.child({}, { level: "info" });
-  const { kind, migrations } = context.stores;
+  const { migrations } = context.stores;
   announcer.info(
     {
       phase: "startup",
       version: GATEWAY_VERSION,
-      storeMode: kind,
+      storeMode: context.describeReplica().storeMode,
       ...(migrations ? { migrationsApplied: migrations.applied, schemaVersion: migrations.schemaVersion } : {}),
       url,
     },

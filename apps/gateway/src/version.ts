@@ -1,4 +1,5 @@
-import manifest from "../package.json";
+// Only the field is bundled, not the whole manifest.
+import { version } from "../package.json";
 
-/** The gateway's package version, inlined at build time (`--version`, the startup line). */
-export const GATEWAY_VERSION: string = manifest.version;
+/** This gateway's package version, as published. */
+export const GATEWAY_VERSION: string = version;

@@ -102,6 +102,14 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },
   "POST /api/schedules/:id/pause": { url: () => `/api/schedules/${scheduleId}/pause`, foreign: notFound },
   "POST /api/schedules/:id/resume": { url: () => `/api/schedules/${scheduleId}/resume`, foreign: notFound },
+  // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
+  "GET /api/cluster": {
+    url: () => "/api/cluster",
+    foreign: (response) => {
+      expect(response.statusCode).toBe(200);
+      expect(response.body).not.toMatch(/tenant-a|a-thread|a-assistant|secret of A/);
+    },
+  },
 };
 
 const routeKeys = () => apiRoutesOf(app).map(({ method, url }) => `${method} ${url}`);
@@ -151,6 +159,8 @@ describe("scopes", () => {
     const writer = await token("tenant-a", "write");
     expect((await send("POST", "/api/runs/recover", { bearer: writer, body: threadRef })).json()).toMatchObject({ code: "FORBIDDEN" });
     expect((await send("POST", "/api/runs/recover", { bearer: tokenA, body: threadRef })).statusCode).toBe(200);
+    expect((await send("GET", "/api/cluster", { bearer: writer })).json()).toMatchObject({ code: "FORBIDDEN" });
+    expect((await send("GET", "/api/cluster", { bearer: tokenA })).statusCode).toBe(200);
   });
 });
 

@@ -60,9 +60,9 @@ describe("lattice-gateway startup lines", () => {
   it("on PostgreSQL: the line lists the migrations this replica applied and the schema version; a second start applied none", async () => {
     const versions = allMigrations.map((migration) => migration.version);
     const first = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
-    expect(first).toEqual([expect.objectContaining({ storeMode: "postgres", migrationsApplied: versions, schemaVersion: Math.max(...versions), version })]);
+    expect(first).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), version })]);
     const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
-    expect(second).toEqual([expect.objectContaining({ storeMode: "postgres", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
+    expect(second).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
   });
 
   it("under LOG_LEVEL=warn the startup line is still printed, and nothing at info besides it", async () => {

@@ -103,7 +103,7 @@ describe("GET /metrics", () => {
       "lattice_runs_active_threads 0",
       "lattice_runs_waiting_threads 0",
       "lattice_queue_pending_messages 0",
-      'lattice_outbox_events_total{outcome="delivered"} 0',
+      'lattice_outbox_deliveries_total{outcome="delivered"} 0',
       "lattice_outbox_horizon_age_seconds 0",
     ]) {
       expect(response.body).toContain(name);

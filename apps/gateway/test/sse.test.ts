@@ -10,7 +10,7 @@ describe("SSE framing", () => {
   beforeAll(async () => {
     app.get("/events", async (_request, reply) => {
       reply.header("x-kept", "yes");
-      const sse = openSseStream(reply, 20);
+      const sse = openSseStream(reply, { heartbeatMs: 20 });
       sse.send("m1:0", { type: "message_chunk", data: "a" });
       await sleep(120);
       sse.send(undefined, { type: "affinity_miss", data: {} });

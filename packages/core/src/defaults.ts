@@ -9,6 +9,14 @@ export const LEADER_LEASE_TTL_MS = 5 * 60_000;
 export const WITH_LEASE_TTL_MS = 30_000;
 export const WITH_LEASE_ACQUIRE_TIMEOUT_MS = 10_000;
 export const WITH_LEASE_RETRY_DELAY_MS = 100;
+/** Most leases one `LeaseStore.list` returns: an operator's view, not an export. */
+export const LEASE_LIST_MAX = 1_000;
+
+/** Replica presence: announced this often, lapsing after three missed announcements (one lost beat is no absence). */
+export const REPLICA_PRESENCE_INTERVAL_MS = 5_000;
+export const REPLICA_PRESENCE_MISSED_BEATS = 3;
+/** A lapsed replica's record is deleted this long after it lapsed (ids such as `hostname:pid` never return). */
+export const REPLICA_PRESENCE_RETENTION_MS = 24 * 60 * 60_000;
 
 /** Queued messages per thread: one thread cannot take the whole queue. */
 export const DEFAULT_QUEUE_CAPACITY = 1_000;

@@ -13,6 +13,8 @@ export {
 } from "./registry/storeRegistry";
 export * from "./coordination";
 export * from "./outbox";
+export * from "./observability";
+export * from "./presence";
 export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob";
 export {
   DuplicateMessageError,

@@ -8,6 +8,7 @@ const fakeLeaseStore = (): LeaseStore => ({
   renew: async () => false,
   release: async () => false,
   get: async () => null,
+  list: async () => [],
 });
 
 describe("store registry", () => {

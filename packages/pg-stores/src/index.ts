@@ -4,6 +4,7 @@ export type { Migration } from "./migrations/migration";
 export { allMigrations } from "./migrations/index";
 export { MIGRATION_LOCK_KEY, MigrationError, ensureMigrated, runMigrations, type MigrationResult } from "./migrations/migrator";
 export { PostgreSQLLeaseStore } from "./coordination/postgresqlLeaseStore";
+export { PostgreSQLReplicaPresenceStore } from "./presence/postgresqlReplicaPresenceStore";
 export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxStoreOptions } from "./outbox/postgresqlOutboxStore";
 export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./queue/threadMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";

@@ -1,6 +1,7 @@
 export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./testDatabase";
 export { eventually, type EventuallyOptions } from "./eventually";
 export { leaseStoreContract } from "./leaseStoreContract";
+export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";

@@ -137,6 +137,39 @@ export function leaseStoreContract(name: string, makeStore: () => Promise<LeaseS
       expect(await store.tryAcquire(key, "b", 5_000)).toBe(true);
     });
 
+    it("lists live leases under a prefix in key order, without expired or released ones", async () => {
+      const prefix = `${freshKey()}:`;
+      await store.acquire(`${prefix}b`, "b", 5_000);
+      await store.acquire(`${prefix}a`, "a", 5_000);
+      await store.acquire(`${prefix}c`, "c", 5_000);
+      await store.acquire(`${prefix}expired`, "x", 100);
+      await store.acquire(`${prefix}released`, "r", 5_000);
+      await store.release(`${prefix}released`, "r");
+      await store.acquire(`${freshKey()}:other`, "o", 5_000);
+      await sleep(250);
+
+      const listed = await store.list({ prefix });
+      expect(listed.map((lease) => [lease.key, lease.holder])).toEqual([
+        [`${prefix}a`, "a"],
+        [`${prefix}b`, "b"],
+        [`${prefix}c`, "c"],
+      ]);
+      expect(listed[0]).toEqual(await store.get(`${prefix}a`));
+      expect((await store.list({ prefix, limit: 2 })).map((lease) => lease.key)).toEqual([`${prefix}a`, `${prefix}b`]);
+      // A prefix is literal text, never a pattern.
+      expect(await store.list({ prefix: `${prefix.slice(0, -1)}%` })).toEqual([]);
+      expect(await store.list({ prefix: `${prefix.slice(0, -2)}_:` })).toEqual([]);
+    });
+
+    it.each([
+      ["a zero limit", { limit: 0 }],
+      ["a fractional limit", { limit: 1.5 }],
+      ["a limit above the bound", { limit: 1_000_000 }],
+      ["a non-string prefix", { prefix: 7 }],
+    ])("refuses to list with %s", async (_label, options) => {
+      await expect(store.list(options as never)).rejects.toMatchObject({ code: "INVALID_LEASE_ARGUMENT" });
+    });
+
     it("answers null for an unknown key", async () => {
       expect(await store.get(freshKey())).toBeNull();
     });

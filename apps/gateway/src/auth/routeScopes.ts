@@ -27,6 +27,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/schedules/:id": "write",
   "POST /api/schedules/:id/pause": "write",
   "POST /api/schedules/:id/resume": "write",
+  // Cluster-wide: every tenant's replicas and lease counts.
+  "GET /api/cluster": "admin",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

@@ -8,15 +8,26 @@ import {
   type OutboxPollerStats,
   OutboxRetentionJob,
   ProjectTaskAdmissionNotifier,
+  type PresenceHeartbeat,
   RetentionJob,
   TaskLifecycleNotifier,
   runAsLeader,
+  startPresenceHeartbeat,
 } from "@axiom-lattice/core";
-import { PROJECT_TASK_ADMISSION_TOPIC, SCHEDULE_CHANGED_TOPIC, TASK_LIFECYCLE_TOPIC } from "@axiom-lattice/protocols";
+import {
+  PROJECT_TASK_ADMISSION_TOPIC,
+  type ReplicaAnnouncement,
+  SCHEDULE_CHANGED_TOPIC,
+  TASK_LIFECYCLE_TOPIC,
+} from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
 import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
+import { GatewayMetrics } from "../metrics/gatewayMetrics";
+import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
+import { registerStateGauges } from "../metrics/stateGauges";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
 /**
@@ -36,15 +47,19 @@ export interface GatewayContext {
   runRetention: RetentionJob;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
   maintenance: MaintenanceLoop;
+  /** This gateway's Prometheus instruments (`/metrics`). */
+  metrics: GatewayMetrics;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
+  /** What this replica announces about itself to `GET /api/cluster`, as of now. */
+  describeReplica(): ReplicaAnnouncement;
   /**
    * Starts the outbox poller, then runs startup recovery on exactly one replica (leader gate) while
    * every other replica arms its schedules: the poller's cursor is taken before the schedules are
    * read, so a peer's change made in between still arrives.
    */
   recover(): Promise<void>;
-  /** Starts background work (the maintenance loop, the queue sweep) once the server listens. */
+  /** Starts background work (presence, the maintenance loop, the queue sweep) once the server listens. */
   startBackground(): Promise<void>;
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
@@ -52,7 +67,11 @@ export interface GatewayContext {
 
 export async function createGatewayContext(config: GatewayConfig, logger: Logger): Promise<GatewayContext> {
   const { replicaId } = config;
-  const stores = await createGatewayStores(config.databaseUrl, logger);
+  const startedAt = new Date();
+  const metrics = new GatewayMetrics();
+  const created = await createGatewayStores(config.databaseUrl, logger);
+  // Every component gets the counted stores, so each acquisition and append anywhere is seen.
+  const stores: GatewayStores = { ...created, lease: observeLeaseStore(created.lease, metrics), outbox: observeOutboxStore(created.outbox, metrics) };
   const { outbox, queue } = stores;
 
   if (!config.auth.required) {
@@ -80,12 +99,14 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     claimLeaseMs: config.runLeaseMs,
     replicaId,
     logger,
+    observer: metrics.observer,
   });
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
     logger,
     heartbeatIntervalMs: config.scheduleHeartbeatMs,
+    observer: metrics.observer,
     onChange: async (taskId) => {
       await outbox.append({ topic: SCHEDULE_CHANGED_TOPIC, payload: { taskId }, originReplicaId: replicaId });
     },
@@ -103,6 +124,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     store: outbox,
     owner: replicaId,
     log: logger,
+    observer: metrics.observer,
     handlers: {
       [TASK_LIFECYCLE_TOPIC]: async (payload) => notifiers.taskLifecycle.deliverFromOutbox(payload),
       [PROJECT_TASK_ADMISSION_TOPIC]: async (payload) => notifiers.projectTaskAdmission.deliverFromOutbox(payload),
@@ -136,7 +158,23 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     logger,
   });
 
+  const outboxStats = () => poller.stats();
+  registerStateGauges(metrics, { agents, queue, outboxStats });
+  const describeReplica = (): ReplicaAnnouncement => {
+    const { cursor, lagMs } = outboxStats();
+    return {
+      replicaId,
+      version: GATEWAY_VERSION,
+      startedAt,
+      storeMode: stores.kind === "postgres" ? "postgresql" : "memory",
+      activeRuns: agents.stats().runningThreads,
+      outboxCursor: cursor,
+      outboxLagMs: Math.round(lagMs),
+    };
+  };
+
   let started = false;
+  let presence: PresenceHeartbeat | undefined;
   let closed: Promise<void> | undefined;
   return {
     config,
@@ -148,7 +186,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     notifiers,
     runRetention,
     maintenance,
-    outboxStats: () => poller.stats(),
+    metrics,
+    outboxStats,
+    describeReplica,
     async recover() {
       await poller.start();
       const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
@@ -167,10 +207,19 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       if (started) return;
       started = true;
       maintenance.start();
+      presence = await startPresenceHeartbeat({
+        store: stores.presence,
+        describe: describeReplica,
+        intervalMs: config.presenceIntervalMs,
+        logger,
+      });
+      // Closed while announcing: withdraw what was just announced.
+      if (closed) await presence.stop();
       agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
     },
     close() {
       closed ??= (async () => {
+        await presence?.stop();
         await maintenance.stop();
         await schedules.stop();
         await poller.stop();

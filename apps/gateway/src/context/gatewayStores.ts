@@ -5,12 +5,13 @@ import {
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryOutboxStore,
+  InMemoryReplicaPresenceStore,
   InMemoryThreadStore,
   MemoryScheduleStorage,
   type QueueWakeup,
 } from "@axiom-lattice/core";
 import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
-import type { AssistantStore, LeaseStore, OutboxStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, LeaseStore, OutboxStore, ReplicaPresenceStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { ReadinessCheck } from "../routes/health";
 
@@ -20,6 +21,8 @@ export interface GatewayStores {
   /** PostgreSQL only: the migrations this process applied (none when a peer had) and the schema's version. */
   migrations?: { applied: number[]; schemaVersion: number };
   lease: LeaseStore;
+  /** Which replicas are alive (`GET /api/cluster`). */
+  presence: ReplicaPresenceStore;
   outbox: OutboxStore;
   queue: IMessageQueueStore;
   threads: ThreadStore;
@@ -42,6 +45,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     return {
       kind: "memory",
       lease: new InMemoryLeaseStore(),
+      presence: new InMemoryReplicaPresenceStore(),
       outbox: new InMemoryOutboxStore({ logger }),
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
@@ -73,6 +77,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     kind: "postgres",
     migrations: { applied: pg.appliedMigrations, schemaVersion: Math.max(...allMigrations.map((migration) => migration.version)) },
     lease: pg.lease,
+    presence: pg.presence,
     outbox: pg.outbox,
     queue: pg.threadMessageQueue,
     threads: pg.thread,

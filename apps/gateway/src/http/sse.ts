@@ -8,11 +8,18 @@ export interface SseStream {
   end(): void;
 }
 
+export interface SseStreamOptions {
+  /** A comment line this often while quiet (default 15 s). */
+  heartbeatMs?: number;
+  /** Counts the streams open now (the `lattice_sse_subscribers` gauge). */
+  subscribers?: { inc(): void; dec(): void };
+}
+
 /**
  * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
  * affinity echo, CORS) are kept, which a plain hijack would drop.
  */
-export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_MS): SseStream {
+export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers }: SseStreamOptions = {}): SseStream {
   reply.hijack();
   const raw = reply.raw;
   const kept = Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined);
@@ -24,14 +31,17 @@ export function openSseStream(reply: FastifyReply, heartbeatMs = SSE_HEARTBEAT_M
     // nginx would otherwise buffer the stream.
     "x-accel-buffering": "no",
   });
+  subscribers?.inc();
   let closed = false;
   const heartbeat = setInterval(() => {
     if (!closed) raw.write(": heartbeat\n\n");
   }, heartbeatMs);
   heartbeat.unref();
   const close = () => {
+    if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    subscribers?.dec();
   };
   raw.on("close", close);
   return {

@@ -54,7 +54,7 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
-    const sse = openSseStream(reply);
+    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
@@ -66,7 +66,8 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
   };
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, threadId: string) => {
-    const sse = openSseStream(reply);
+    context.metrics.affinityMisses.inc();
+    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
     sse.send(undefined, buildAffinityMissChunk(owner, threadId));
     sse.end();
   };
@@ -111,7 +112,10 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
     const tenantId = tenantOf(request);
     const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
     const owner = await peerOwner(scope);
-    if (owner) throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+    if (owner) {
+      context.metrics.affinityMisses.inc();
+      throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+    }
     return { success: true, aborted: await agents.getAgent(scope).abort() };
   });
 

@@ -1,6 +1,8 @@
 import {
   type IMessageQueueStore,
   InProcessQueueWakeup,
+  type LatticeObserver,
+  NO_OBSERVER,
   LeaseAcquireTimeoutError,
   type Logger,
   type QueueWakeup,
@@ -56,6 +58,8 @@ export interface AgentRuntimeOptions {
   replicaId?: string;
   /** Default: the process-wide logger. */
   logger?: Logger;
+  /** Told about runs, their first chunks, and queue claims and reclaims (metrics). */
+  observer?: LatticeObserver;
 }
 
 
@@ -86,6 +90,7 @@ export class AgentInstanceManager {
       streamPollMs: options.streamPollMs ?? STREAM_POLL_MS,
       replicaId: options.replicaId ?? getReplicaId(),
       logger,
+      observer: options.observer ?? NO_OBSERVER,
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       isClosed: () => this.closed,
     };

@@ -1,5 +1,6 @@
 import {
   type IMessageQueueStore,
+  type LatticeObserver,
   type Logger,
   type PendingMessage,
   type QueueScope,
@@ -29,6 +30,7 @@ export interface RuntimeContext {
   /** Labels this replica's lease holders and claims. */
   replicaId: string;
   logger: Logger;
+  observer: LatticeObserver;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;
   /** True once the manager shuts down: no new runs start. */

@@ -6,6 +6,7 @@ import {
   type ThreadRunScope,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
+import type { MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { ActiveRun, type HandOverReason, type StopReason } from "./activeRun";
@@ -100,7 +101,7 @@ export class ThreadProcessor {
   }
 
   private async processWithSlot(): Promise<DrainResult> {
-    const { queue, leases, claimLeaseMs, threadRunTtlMs, replicaId, logger } = this.context;
+    const { queue, leases, claimLeaseMs, threadRunTtlMs, replicaId, logger, observer } = this.context;
     const { threadId } = this.scope;
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs, replicaId, logger });
     if (!lease) return { leaseContended: true };
@@ -109,13 +110,15 @@ export class ThreadProcessor {
       // every claim left on the thread belongs to an earlier holder that is gone, however long its
       // claim still has to live. Take them all back first, keeping their queue positions, so the
       // oldest unfinished message runs before anything newer.
-      await queue.resetProcessingToPending(threadId, this.queueScope);
+      const reclaimed = await queue.resetProcessingToPending(threadId, this.queueScope);
+      if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
       while (!lease.signal.aborted && !this.context.isClosed()) {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
         // requests through between runs so a busy queue cannot starve the HTTP server.
         await setImmediate();
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
+        observer.queueClaimed?.();
         if ((await this.runMessage(message, lease)) === "claim_lost") {
           // Our claim lapsed while we still hold the lease; it stays `processing` until a holder
           // takes it back. Start a new tenure, which does so before claiming anything newer.
@@ -138,8 +141,9 @@ export class ThreadProcessor {
 
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
-    const { buffers, queue } = this.context;
+    const { buffers, queue, observer } = this.context;
     const key = bufferKey(this.scope, message);
+    const claimedAt = Date.now();
     const run = new ActiveRun(message.id);
     this.active = run;
     buffers.open(key, message.id);
@@ -147,13 +151,17 @@ export class ThreadProcessor {
     lease.signal.addEventListener("abort", onLeaseLost, { once: true });
     const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
     try {
-      const result = await this.execute(message, run, key);
+      const result = await this.execute(message, run, key, claimedAt);
       if ("handOver" in result) {
+        observer.runHandedOver?.({ reason: result.handOver });
         await this.handOver(result.handOver);
         buffers.push(key, stoppedChunk(HAND_OVER_CODES[result.handOver], `Run stopped on this replica: ${result.handOver}`));
         return result.handOver;
       }
-      if (!(await queue.completeMessage(message.id, lease.holder, result))) {
+      if (await queue.completeMessage(message.id, lease.holder, result)) {
+        observer.runFinished?.({ status: result.status, durationMs: Date.now() - claimedAt });
+      } else {
+        observer.runHandedOver?.({ reason: "claim_lost" });
         this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
       }
       buffers.push(key, terminalChunk(result));
@@ -168,7 +176,15 @@ export class ThreadProcessor {
   }
 
   /** The outcome to record, or why this replica stopped the run without finishing it. */
-  private async execute(message: PendingMessage, run: ActiveRun, key: string): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+  private async execute(message: PendingMessage, run: ActiveRun, key: string, claimedAt: number): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+    let firstChunk = true;
+    const emit = (chunk: MessageChunk) => {
+      if (firstChunk) {
+        firstChunk = false;
+        this.context.observer.runFirstChunk?.({ delayMs: Date.now() - claimedAt });
+      }
+      this.context.buffers.push(key, chunk);
+    };
     try {
       return await executeRun({
         graph: await loadThreadGraph(this.context, this.scope),
@@ -176,7 +192,7 @@ export class ThreadProcessor {
         messageId: message.id,
         content: parseRunContent(message.content),
         signal: run.signal,
-        emit: (chunk) => this.context.buffers.push(key, chunk),
+        emit,
       });
     } catch (error) {
       const reason = run.stopReason;

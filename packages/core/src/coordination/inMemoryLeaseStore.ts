@@ -1,5 +1,5 @@
-import type { LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
-import { validateLeaseArguments } from "./leaseArguments";
+import type { LeaseListOptions, LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
+import { validateLeaseArguments, validateLeaseListOptions } from "./leaseArguments";
 
 /** {@link LeaseStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryLeaseStore implements LeaseStore {
@@ -45,6 +45,16 @@ export class InMemoryLeaseStore implements LeaseStore {
     validateLeaseArguments(key);
     const current = this.live(key, this.now());
     return current ? { ...current } : null;
+  }
+
+  async list(options?: LeaseListOptions): Promise<LeaseRecord[]> {
+    const { prefix, limit } = validateLeaseListOptions(options);
+    const now = this.now();
+    return [...this.leases.keys()]
+      .filter((key) => key.startsWith(prefix) && this.live(key, now))
+      .sort()
+      .slice(0, limit)
+      .map((key) => ({ ...this.leases.get(key)! }));
   }
 
   private live(key: string, now: number): LeaseRecord | undefined {

@@ -1,4 +1,4 @@
-export { LeaseArgumentError, validateLeaseArguments } from "./leaseArguments";
+export { LeaseArgumentError, validateLeaseArguments, validateLeaseListOptions } from "./leaseArguments";
 export { InMemoryLeaseStore } from "./inMemoryLeaseStore";
 export { LeaseLostError, startLeaseHeartbeat, type LeaseHeartbeat } from "./leaseHeartbeat";
 export { acquireLease, type AcquireLeaseOptions, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";

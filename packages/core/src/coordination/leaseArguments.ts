@@ -1,4 +1,5 @@
-import type { ErrorCode } from "@axiom-lattice/protocols";
+import type { ErrorCode, LeaseListOptions } from "@axiom-lattice/protocols";
+import { LEASE_LIST_MAX } from "../defaults";
 
 /** A lease call with arguments no store may act on; nothing was written. */
 export class LeaseArgumentError extends TypeError {
@@ -23,4 +24,14 @@ export function validateLeaseArguments(key: unknown, holder?: unknown, ttlMs?: u
   if (ttlMs !== undefined && (typeof ttlMs !== "number" || !Number.isFinite(ttlMs) || ttlMs <= 0)) {
     throw new LeaseArgumentError(`Lease ttlMs must be a finite number above 0, got ${String(ttlMs)}`);
   }
+}
+
+/** Checks `LeaseStore.list` options and resolves the limit; throws {@link LeaseArgumentError}. */
+export function validateLeaseListOptions(options: unknown): { prefix: string; limit: number } {
+  const { prefix = "", limit = LEASE_LIST_MAX } = (options ?? {}) as LeaseListOptions;
+  if (typeof prefix !== "string") throw new LeaseArgumentError("Lease list prefix must be a string");
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > LEASE_LIST_MAX) {
+    throw new LeaseArgumentError(`Lease list limit must be an integer from 1 to ${LEASE_LIST_MAX}, got ${String(limit)}`);
+  }
+  return { prefix, limit };
 }

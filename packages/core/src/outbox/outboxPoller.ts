@@ -1,5 +1,6 @@
 import type { OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
 import { getLogger, type Logger } from "../logging/logger";
+import { type LatticeObserver, NO_OBSERVER, type OutboxDeliveryOutcome } from "../observability/latticeObserver";
 import { OutboxArgumentError } from "./outboxErrors";
 import { OUTBOX_BATCH_SIZE, OUTBOX_PENDING_RETRY_MS, OUTBOX_POLL_INTERVAL_MS } from "../defaults";
 
@@ -23,6 +24,8 @@ export interface OutboxPollerOptions {
   log?: Logger;
   /** Wake-ups that trigger an immediate poll; defaults to the store when it provides them, `null` for none. */
   wakeups?: OutboxWakeSource | null;
+  /** Told about every event passed, by topic and outcome (metrics). */
+  observer?: LatticeObserver;
 }
 
 /** Counters for /metrics and /api/cluster. */
@@ -70,6 +73,7 @@ export class OutboxPoller {
   private readonly pendingRetryMs: number;
   private readonly log: Logger;
   private readonly wakeups: OutboxWakeSource | null;
+  private readonly observer: LatticeObserver;
 
   private state: State = "idle";
   private cursor: string | null = null;
@@ -102,6 +106,7 @@ export class OutboxPoller {
     this.batchSize = positive(options.batchSize, OUTBOX_BATCH_SIZE, "batchSize", true);
     this.pendingRetryMs = positive(options.pendingRetryMs, OUTBOX_PENDING_RETRY_MS, "pendingRetryMs");
     this.log = (options.log ?? getLogger()).child({ phase: "outbox" });
+    this.observer = options.observer ?? NO_OBSERVER;
     this.wakeups = options.wakeups === undefined ? (options.store.subscribe ? (options.store as OutboxWakeSource) : null) : options.wakeups;
   }
 
@@ -185,23 +190,30 @@ export class OutboxPoller {
   }
 
   private async deliver(event: OutboxEvent): Promise<void> {
-    if (event.originReplicaId === this.owner) {
-      this.counters.skippedOwn += 1;
-      return;
-    }
+    const outcome = await this.handle(event);
+    this.counters[OUTCOME_COUNTERS[outcome]] += 1;
+    this.observer.outboxEventPassed?.({ topic: event.topic, outcome });
+  }
+
+  private async handle(event: OutboxEvent): Promise<OutboxDeliveryOutcome> {
+    if (event.originReplicaId === this.owner) return "skipped_own";
     // Own properties only: a topic named "constructor" or "__proto__" must not reach Object.prototype.
     const handler = Object.hasOwn(this.handlers, event.topic) ? this.handlers[event.topic] : undefined;
-    if (!handler) {
-      this.counters.ignored += 1;
-      return;
-    }
+    if (!handler) return "ignored";
     try {
       await handler(event.payload, event);
-      this.counters.delivered += 1;
+      return "delivered";
     } catch (error) {
       // Skipped, never retried: a payload a handler rejects would otherwise block every later event.
-      this.counters.failed += 1;
       this.log.warn({ err: error, topic: event.topic, eventId: event.id, origin: event.originReplicaId }, "outbox handler failed; event skipped");
+      return "failed";
     }
   }
 }
+
+const OUTCOME_COUNTERS = {
+  delivered: "delivered",
+  failed: "failed",
+  skipped_own: "skippedOwn",
+  ignored: "ignored",
+} as const satisfies Record<OutboxDeliveryOutcome, keyof OutboxPollerStats>;

@@ -9,6 +9,7 @@ import {
 import type { MaintenanceTask } from "../coordination/maintenanceLoop";
 import { getReplicaId } from "../identity/replicaId";
 import { type Logger, getLogger } from "../logging/logger";
+import { type LatticeObserver, NO_OBSERVER } from "../observability/latticeObserver";
 import { nextCronRunAt } from "./cronSchedule";
 import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
 import {
@@ -57,6 +58,8 @@ export interface ScheduleClientOptions {
   /** A fire claimed later than this after its time counts as missed, for the catch-up policy (default 60 s). */
   missedFireGraceMs?: number;
   retryBackoff?: RetryBackoffOptions;
+  /** Told about every fire this replica claims or loses to a peer (metrics). */
+  observer?: LatticeObserver;
 }
 
 export interface RestoreResult {
@@ -80,6 +83,7 @@ export class DefaultScheduleClient {
   private readonly heartbeatIntervalMs: number;
   private readonly missedFireGraceMs: number;
   private readonly retryBackoff: RetryBackoffOptions;
+  private readonly observer: LatticeObserver;
   private readonly handlers = new Map<string, ScheduleHandler>();
   private readonly armed = new Map<string, { runAt: number; cancel: () => void }>();
   private readonly recoveries = new Map<string, () => void>();
@@ -96,6 +100,7 @@ export class DefaultScheduleClient {
     this.staleRunningMs = options.staleRunningMs ?? scheduleStaleRunningMs(this.heartbeatIntervalMs);
     this.missedFireGraceMs = options.missedFireGraceMs ?? SCHEDULE_MISSED_FIRE_GRACE_MS;
     this.retryBackoff = options.retryBackoff ?? {};
+    this.observer = options.observer ?? NO_OBSERVER;
   }
 
   /** Declares how fires of `taskType` run; one handler per type. */
@@ -289,6 +294,7 @@ export class DefaultScheduleClient {
     }
     if (!(await this.storage.claimScheduledRun(taskId, runAt))) {
       this.log("debug", { event: "claim-lost", taskId, runAt }, "fire claimed elsewhere; skipping");
+      this.observer.scheduleClaimLost?.({ taskType });
       await this.handleScheduleChanged(taskId);
       return;
     }
@@ -315,6 +321,7 @@ export class DefaultScheduleClient {
     const settlement = settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff);
     const settled = await this.storage.settleScheduledRun(taskId, runAt, settlement);
     this.logSettlement(taskId, runAt, outcome, settlement, settled);
+    this.observer.scheduleFired?.({ taskType, outcome: outcome.kind });
     await this.notify(taskId);
     await this.handleScheduleChanged(taskId);
   }

@@ -23,6 +23,9 @@ class UnreachableLeaseStore implements LeaseStore {
   get(): Promise<LeaseRecord | null> {
     return this.fail();
   }
+  list(): Promise<LeaseRecord[]> {
+    return this.fail();
+  }
 }
 
 const thread: ThreadRunScope = { tenantId: "t", assistantId: "a", threadId: "th" };

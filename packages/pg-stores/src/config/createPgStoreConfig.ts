@@ -5,6 +5,7 @@ import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
+import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
@@ -25,6 +26,8 @@ export interface PgStoreConfig {
   /** Versions of the migrations this call applied (empty when another process had applied them). */
   appliedMigrations: number[];
   lease: PostgreSQLLeaseStore;
+  /** Which replicas are alive (`GET /api/cluster`). */
+  presence: PostgreSQLReplicaPresenceStore;
   outbox: PostgreSQLOutboxStore;
   threadMessageQueue: ThreadMessageQueueStore;
   schedule: PostgreSQLScheduleStorage;
@@ -51,6 +54,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
     const shared = { pool, autoMigrate: false };
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
+      presence: new PostgreSQLReplicaPresenceStore(shared),
       outbox: new PostgreSQLOutboxStore({ ...shared, logger: options.logger }),
       threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedule: new PostgreSQLScheduleStorage(shared),

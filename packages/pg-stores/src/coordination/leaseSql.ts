@@ -67,3 +67,14 @@ export const GET_LEASE: NamedStatement = {
     FROM lattice_leases
    WHERE key = $1 AND expires_at > now()`,
 };
+
+/** Live leases whose key starts with $1, at most $2, in byte order of the key (as the in-memory store sorts). */
+export const LIST_LEASES: NamedStatement = {
+  name: "lattice_lease_list",
+  text: `
+  SELECT key, holder, token::text AS token, acquired_at, expires_at
+    FROM lattice_leases
+   WHERE expires_at > now() AND starts_with(key, $1)
+   ORDER BY key COLLATE "C"
+   LIMIT $2`,
+};

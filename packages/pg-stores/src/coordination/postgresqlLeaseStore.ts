@@ -1,7 +1,7 @@
-import { validateLeaseArguments } from "@axiom-lattice/core";
-import type { LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
+import { validateLeaseArguments, validateLeaseListOptions } from "@axiom-lattice/core";
+import type { LeaseListOptions, LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
-import { ACQUIRE_LEASE, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from "./leaseSql";
+import { ACQUIRE_LEASE, GET_LEASE, LIST_LEASES, RELEASE_LEASE, RENEW_LEASE } from "./leaseSql";
 
 interface LeaseRow {
   key: string;
@@ -54,5 +54,12 @@ export class PostgreSQLLeaseStore extends PgStore implements LeaseStore {
     await this.initialize();
     const { rows } = await this.pool.query<LeaseRow>({ ...GET_LEASE, values: [key] });
     return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  async list(options?: LeaseListOptions): Promise<LeaseRecord[]> {
+    const { prefix, limit } = validateLeaseListOptions(options);
+    await this.initialize();
+    const { rows } = await this.pool.query<LeaseRow>({ ...LIST_LEASES, values: [prefix, limit] });
+    return rows.map(toRecord);
   }
 }

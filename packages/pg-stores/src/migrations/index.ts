@@ -6,6 +6,7 @@ import { queueClaimMigration } from "./186_queue_claim";
 import { outboxMigration } from "./187_outbox";
 import { queueRunRetentionMigration } from "./188_queue_run_retention";
 import { queueMessageIdPerTenantMigration } from "./189_queue_message_id_per_tenant";
+import { replicaPresenceMigration } from "./190_replica_presence";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -18,4 +19,5 @@ export const allMigrations: readonly Migration[] = [
   outboxMigration,
   queueRunRetentionMigration,
   queueMessageIdPerTenantMigration,
+  replicaPresenceMigration,
 ];

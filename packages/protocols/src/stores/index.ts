@@ -7,3 +7,4 @@ export * from "./task";
 export * from "./room";
 export * from "./mcp";
 export * from "./messageQueue";
+export * from "./replicaPresence";

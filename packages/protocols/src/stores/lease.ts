@@ -11,6 +11,14 @@ export interface LeaseRecord {
   token: string;
 }
 
+/** Which live leases {@link LeaseStore.list} returns. */
+export interface LeaseListOptions {
+  /** Only keys starting with this text (e.g. `leader:`). */
+  prefix?: string;
+  /** At most this many, in key order (default and maximum: the store's own bound, 1000). */
+  limit?: number;
+}
+
 /**
  * Self-expiring exclusive leases. Expiry is judged by the store's clock (the database clock for
  * PostgreSQL), never by the caller's.
@@ -26,4 +34,6 @@ export interface LeaseStore {
   release(key: string, holder: string): Promise<boolean>;
   /** The live lease, or `null` when the key is free, expired or unknown. */
   get(key: string): Promise<LeaseRecord | null>;
+  /** Live leases in key order, for operators (`GET /api/cluster`); expired and released ones are left out. */
+  list(options?: LeaseListOptions): Promise<LeaseRecord[]>;
 }

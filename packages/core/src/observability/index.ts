@@ -1,0 +1,1 @@
+export { NO_OBSERVER, type LatticeObserver, type OutboxDeliveryOutcome, type RunHandOverReason, type ScheduleFireOutcome } from "./latticeObserver";

@@ -1,0 +1,3 @@
+export { InMemoryReplicaPresenceStore } from "./inMemoryReplicaPresenceStore";
+export { validateAnnouncement } from "./presenceArguments";
+export { startPresenceHeartbeat, type PresenceHeartbeat, type PresenceHeartbeatOptions } from "./presenceHeartbeat";

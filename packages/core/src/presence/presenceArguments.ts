@@ -1,0 +1,25 @@
+import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
+import { StoreArgumentError, requireInteger, requirePositiveNumber, requireText } from "../stores/storeArguments";
+
+const STORE_MODES = new Set(["memory", "postgresql"]);
+
+const requireDate = (value: unknown, what: string): Date => {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new StoreArgumentError(`${what} must be a valid Date`);
+  return value;
+};
+
+/** Checks what `ReplicaPresenceStore.announce` takes; throws `StoreArgumentError`, so nothing is written. */
+export function validateAnnouncement(announcement: unknown, ttlMs: unknown): ReplicaAnnouncement {
+  if (typeof announcement !== "object" || announcement === null) throw new StoreArgumentError("announcement must be an object");
+  const a = announcement as Record<string, unknown>;
+  requireText(a.replicaId, "replicaId");
+  requireText(a.version, "version");
+  requireDate(a.startedAt, "startedAt");
+  if (!STORE_MODES.has(a.storeMode as string)) throw new StoreArgumentError(`storeMode must be "memory" or "postgresql", got ${String(a.storeMode)}`);
+  requireInteger(a.activeRuns, "activeRuns", 0);
+  if (a.outboxCursor !== null) requireText(a.outboxCursor, "outboxCursor");
+  requireInteger(a.outboxLagMs, "outboxLagMs", 0);
+  requirePositiveNumber(ttlMs, "ttlMs");
+  const { replicaId, version, startedAt, storeMode, activeRuns, outboxCursor, outboxLagMs } = announcement as ReplicaAnnouncement;
+  return { replicaId, version, startedAt, storeMode, activeRuns, outboxCursor, outboxLagMs };
+}
