@@ -30,6 +30,7 @@ async function gateway(replicaId: string): Promise<Gateway> {
   const logger = createGatewayLogger(config);
   const context = await createGatewayContext(config, logger);
   const app = await buildGateway(config, { context, logger });
+  await context.recover();
   await context.startBackground();
   const created: Gateway = {
     app,
