@@ -1,13 +1,12 @@
-import { LEASE_LIST_MAX, holderLabel } from "@axiom-lattice/core";
+import { LEASE_LIST_MAX, MAINTENANCE_LEASE_KEY, holderLabel, leaderLeaseKey } from "@axiom-lattice/core";
 import type { LeaseRecord } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { leaseKind } from "../metrics/gatewayMetrics";
 
-/** The lease the maintenance loop's leader holds (`runAsLeader(…, "maintenance", …)`). */
-const LEADER_PREFIX = "leader:";
-const MAINTENANCE_LEADER_KEY = `${LEADER_PREFIX}maintenance`;
+/** Every leader lease (`runAsLeader`, the maintenance loop) starts so. */
+const LEADER_PREFIX = leaderLeaseKey("");
 
 const isoDate = z.iso.datetime();
 
@@ -74,7 +73,7 @@ export const clusterRoute: FastifyPluginAsync = async (app) => {
       stores.lease.list({ limit: LEASE_LIST_MAX }),
       stores.outbox.latestId(),
     ]);
-    const leader = leases.find((lease) => lease.key === MAINTENANCE_LEADER_KEY) ?? (await stores.lease.get(MAINTENANCE_LEADER_KEY));
+    const leader = leases.find((lease) => lease.key === MAINTENANCE_LEASE_KEY) ?? (await stores.lease.get(MAINTENANCE_LEASE_KEY));
     const leaders = leases.filter((lease) => lease.key.startsWith(LEADER_PREFIX));
     return {
       replicaId,
