@@ -93,7 +93,10 @@ export async function runTurn(url: string, threadId: string, message: string, me
     call(url, "POST", "/api/runs", { assistant_id: ASSISTANT, thread_id: threadId, message, message_id: messageId, mode: "wait" }, headers),
   );
   expect(result.status).toBe("success");
-  return result.messages.map((m) => m.content);
+  // `wait` answers the messages this run added, its own human message first; the conversation is the thread's state.
+  expect(result.messages[0]).toMatchObject({ type: "human", content: message });
+  const state = await expectOk<{ messages: Array<{ content: string }> }>(call(url, "GET", `/api/threads/${threadId}/state`, undefined, headers));
+  return state.messages.map((m) => m.content);
 }
 
 /** Queues a long run and waits until a replica claims it; returns that replica's id. */

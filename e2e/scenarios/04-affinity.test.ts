@@ -27,7 +27,7 @@ describe("scenario 4: thread ownership and affinity", () => {
     expect(miss.status).toBe(200);
     expect(miss.headers.get("x-axiom-replica")).toBe(other.replicaId);
     expect(miss.headers.get("x-axiom-affinity-echo")).toBe(owner.replicaId);
-    expect(parseSse(miss.text)).toEqual([{ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: owner.replicaId, threadId: "owned" } }]);
+    expect(parseSse(miss.text)).toEqual([{ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: owner.replicaId, threadId: "owned", messageId: "second" } }]);
 
     const invalid = await call(
       other.url,

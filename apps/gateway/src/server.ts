@@ -11,6 +11,9 @@ import { type GatewayContext, createGatewayContext, decorateGatewayContext } fro
 import { BODY_LIMIT_BYTES } from "./defaults";
 import { HttpError, installErrorHandling } from "./http/errors";
 import { installHttpMetrics } from "./metrics/httpMetrics";
+import { zodValidatorCompiler } from "./http/validation";
+import { registerApiReference } from "./openapi/apiReference";
+import { installRouteCatalog } from "./openapi/routeCatalog";
 import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
@@ -45,6 +48,12 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     routerOptions: { maxParamLength: 256 },
   });
 
+  // Routes declare zod schemas: they validate requests and document the API (/openapi.json). Answers
+  // are sent as the handlers build them; tests check each against its documented schema.
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installRouteCatalog(app);
+
   const context = options.context ?? (await createGatewayContext(config, logger));
   if (!options.context) app.addHook("onClose", () => context.close());
   decorateGatewayContext(app, context);
@@ -72,6 +81,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
 
   installErrorHandling(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
+  await registerApiReference(app);
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute);
   await app.register(assistantRoutes);

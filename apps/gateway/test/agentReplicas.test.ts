@@ -133,7 +133,12 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     const second = await managerB.getAgent(thread("handover")).addMessage({ message: "turn two" }, { mode: "wait" });
     const result = await second.completion;
     expect(result.status).toBe("success");
-    expect(result.messages.map((message) => message.content)).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
+    expect(result.messages.map((message) => message.content)).toEqual(["turn two", "echo: turn two"]);
+    const { messages } = await managerA.getAgent(thread("handover")).getState();
+    expect(messages.map((message) => message.content)).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
+    // Each run's messages, read on the replica that did not run it, from the checkpoint in PostgreSQL.
+    expect((await managerA.getAgent(thread("handover")).waitForRun(second.messageId)).messages.map((message) => message.content)).toEqual(["turn two", "echo: turn two"]);
+    expect((await managerB.getAgent(thread("handover")).waitForRun(first.messageId)).messages.map((message) => message.content)).toEqual(["turn one", "echo: turn one"]);
     expect(managerB.stats().bufferedMessages).toBe(1);
   });
 
@@ -208,7 +213,10 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     expect(await queue().getMessage(messageId, scope)).toMatchObject({ runStatus: "success", replicaId: expect.any(String) });
 
     const next = await agent.addMessage({ message: "next turn" }, { mode: "wait" });
-    expect((await next.completion).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me", "next turn", "echo: next turn"]);
+    expect((await next.completion).messages.map((message) => message.content)).toEqual(["next turn", "echo: next turn"]);
+    // The crashed run's own messages: its start was recorded with its input, before the crash.
+    expect((await agent.waitForRun(messageId)).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me"]);
+    expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me", "next turn", "echo: next turn"]);
   });
 
   it("with its claim outliving its thread-run lease: the next holder runs that message before anything newer", async () => {

@@ -11,6 +11,7 @@ import { SignJWT, UnsecuredJWT, exportJWK, generateKeyPair } from "jose";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { useDocumentedResponses } from "./documentedResponses";
 import { apiRoutesOf } from "../src/auth/authentication";
 import { issueToken } from "../src/auth/tokenIssuer";
 import type { Scope } from "../src/auth/principal";
@@ -31,8 +32,11 @@ const send = (method: string, url: string, { bearer, body, headers = {} }: { bea
     payload: body === undefined ? undefined : JSON.stringify(body),
   });
 
+const checkResponses = useDocumentedResponses();
+
 beforeAll(async () => {
   app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }));
+  checkResponses(app);
   [tokenA, tokenB] = await Promise.all([token("tenant-a", "admin"), token("tenant-b", "admin")]);
   // Tenant A's records, which tenant B must never reach.
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant", name: "A" } })).statusCode).toBe(201);

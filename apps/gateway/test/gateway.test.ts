@@ -3,8 +3,10 @@ import { getReplicaId } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { useDocumentedResponses } from "./documentedResponses";
 
 describe("gateway HTTP basics", () => {
+  const checkResponses = useDocumentedResponses();
   let app: FastifyInstance;
   let failing = false;
 
@@ -20,6 +22,7 @@ describe("gateway HTTP basics", () => {
       ],
     });
     app.post("/test/echo", async (request) => request.body);
+    checkResponses(app);
   });
   afterAll(() => app.close());
 

@@ -3,12 +3,15 @@ import { eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ScheduledAgentMessage, buildGateway, loadConfig } from "../src";
+import { useDocumentedResponses } from "./documentedResponses";
 
 let app: FastifyInstance;
 let client: DefaultScheduleClient;
 let storage: MemoryScheduleStorage;
 let enqueued: ScheduledAgentMessage[];
 let enqueueFailure: Error | undefined;
+
+const checkResponses = useDocumentedResponses();
 
 beforeAll(async () => {
   storage = new MemoryScheduleStorage();
@@ -22,6 +25,7 @@ beforeAll(async () => {
       },
     },
   });
+  checkResponses(app);
 });
 
 beforeEach(() => {

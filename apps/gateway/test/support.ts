@@ -3,16 +3,26 @@ import { afterAll, beforeAll } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
 import { createGatewayLogger } from "../src/server";
+import { useDocumentedResponses } from "./documentedResponses";
 
-/** A gateway on in-memory stores for one describe block, with JSON request helpers. */
-export function useGateway(setup: (gateway: TestGateway) => Promise<void> = async () => {}): TestGateway {
+/**
+ * A gateway on in-memory stores for one describe block, with JSON request helpers. Every answer it
+ * gives is checked against its OpenAPI document: each test fails on an undocumented one.
+ */
+export function useGateway(
+  setup: (gateway: TestGateway) => Promise<void> = async () => {},
+  /** Environment of the gateway (read when it starts): a DATABASE_URL selects the PostgreSQL stores. */
+  env: () => Record<string, string> = () => ({}),
+): TestGateway {
   const gateway = {} as TestGateway;
+  const checkResponses = useDocumentedResponses();
   beforeAll(async () => {
     // As `start()` does: the logger first, so the context logs through it too.
-    const config = loadConfig({ LOG_LEVEL: "silent" });
+    const config = loadConfig({ LOG_LEVEL: "silent", ...env() });
     const logger = createGatewayLogger(config);
     gateway.context = await createGatewayContext(config, logger);
     gateway.app = await buildGateway(config, { context: gateway.context, logger });
+    checkResponses(gateway.app);
     await setup(gateway);
   });
   afterAll(async () => {

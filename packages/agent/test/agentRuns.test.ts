@@ -92,16 +92,43 @@ describe("agent runs", () => {
     const runs = await stores.queue.listRuns("t1", scope);
     expect(runs.map((run) => run.id)).toEqual(ids);
     for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
-    expect(last.messages.filter((message) => message.type === "ai").map((message) => message.content)).toEqual(
-      ids.map((_, i) => `echo: turn ${i}`),
-    );
+    const { messages } = await agent.getState();
+    expect(messages.filter((message) => message.type === "ai").map((message) => message.content)).toEqual(ids.map((_, i) => `echo: turn ${i}`));
   });
 
-  it("wait mode settles with the run's status and the thread's messages", async () => {
+  it("wait mode settles with the run's outcome and only the messages this run added", async () => {
     const agent = manager(stores).getAgent(thread("t1"));
+    await (await agent.addMessage({ message: "earlier" }, { mode: "wait" })).completion;
     const { completion, messageId } = await agent.addMessage({ message: "hi" }, { mode: "wait", messageId: "client-chosen-1" });
     expect(messageId).toBe("client-chosen-1");
-    expect(await completion).toMatchObject({ messageId, status: "success", messages: [{ content: "hi" }, { content: "echo: hi" }] });
+    expect(await completion).toEqual({
+      messageId,
+      status: "success",
+      messages: [
+        { id: messageId, type: "human", content: "hi" },
+        { id: expect.any(String), type: "ai", content: "echo: hi" },
+      ],
+    });
+  });
+
+  it("wait mode reports a failed run with its error, and an interrupt with its question and the resume's own messages", async () => {
+    const agent = manager(stores).getAgent(thread("t1"));
+    const failed = await (await agent.addMessage({ message: "/fail no luck" }, { mode: "wait" })).completion;
+    expect(failed).toMatchObject({ status: "error", error: expect.stringContaining("no luck"), messages: [{ type: "human", content: "/fail no luck" }] });
+
+    const asked = await (await agent.addMessage({ message: "/interrupt Your name?" }, { mode: "wait" })).completion;
+    expect(asked).toMatchObject({ status: "interrupted", interrupts: [{ value: "Your name?" }] });
+    expect(asked.messages.map((message) => message.type)).toEqual(["human", "ai"]);
+
+    // Read once a later run has added its messages too: the resume's are still only its own.
+    const resumed = await agent.addMessage({}, { mode: "queue", command: { resume: "Ada" } });
+    const after = await agent.addMessage({ message: "next" }, { mode: "wait" });
+    await after.completion;
+    expect((await agent.waitForRun(resumed.messageId)).messages.map((message) => [message.type, message.content])).toEqual([
+      ["tool", "Ada"],
+      ["ai", "ask_human returned: Ada"],
+    ]);
+    expect((await after.completion).messages.map((message) => message.content)).toEqual(["next", "echo: next"]);
   });
 
   it("replays a message's chunks after an index, and answers late subscribers from the buffer", async () => {

@@ -32,12 +32,17 @@ export interface AffinityMissData {
   code: typeof AFFINITY_MISS_CODE;
   owner: string;
   threadId: string;
+  /** The message the client asked to follow: resume it on `owner` with `resume_stream`. */
+  messageId: string;
 }
 
-/** The chunk a replica streams when a peer (`owner`) runs the thread. */
-export function buildAffinityMissChunk(owner: string, threadId: string): MessageChunk<AffinityMissData> {
+/**
+ * The chunk a replica streams when a peer (`owner`) runs the thread. It names the message, which a
+ * client that let the gateway choose the id knows from nowhere else.
+ */
+export function buildAffinityMissChunk(owner: string, threadId: string, messageId: string): MessageChunk<AffinityMissData> {
   return {
     type: MessageChunkTypes.AFFINITY_MISS,
-    data: { code: AFFINITY_MISS_CODE, owner, threadId },
+    data: { code: AFFINITY_MISS_CODE, owner, threadId, messageId },
   };
 }

@@ -37,10 +37,10 @@ describe("affinityEchoHeaders", () => {
 });
 
 describe("buildAffinityMissChunk", () => {
-  it("names the owner and the thread", () => {
-    expect(buildAffinityMissChunk("replica-a", "t1")).toEqual({
+  it("names the owner, the thread and the message", () => {
+    expect(buildAffinityMissChunk("replica-a", "t1", "m1")).toEqual({
       type: MessageChunkTypes.AFFINITY_MISS,
-      data: { code: AFFINITY_MISS_CODE, owner: "replica-a", threadId: "t1" },
+      data: { code: AFFINITY_MISS_CODE, owner: "replica-a", threadId: "t1", messageId: "m1" },
     });
   });
 });

@@ -65,6 +65,9 @@ const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "strin
 
 /** An error that reaches the client with its code's status (see {@link ERROR_STATUS}). */
 export class HttpError extends Error {
+  // A plain field, not a getter: Fastify writes it on the validation errors it is handed.
+  readonly statusCode: number;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -72,10 +75,7 @@ export class HttpError extends Error {
   ) {
     super(message);
     this.name = "HttpError";
-  }
-
-  get statusCode(): number {
-    return ERROR_STATUS[this.code];
+    this.statusCode = ERROR_STATUS[code];
   }
 }
 

@@ -1,13 +1,14 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { Assistant } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { tenantOf } from "../auth/authentication";
-import { parseInput } from "../http/validation";
-import { idParams, idSchema } from "./ids";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { idParams, idSchema, noContent } from "./ids";
 
 const modelSchema = z.strictObject({
-  provider: z.string().min(1).max(64),
+  provider: z.string().min(1).max(64).describe('Model provider: "scripted" (built in, deterministic) or "openai" (any OpenAI-compatible API)'),
   model: z.string().min(1).max(256).optional(),
   baseUrl: z.url().max(2048).optional(),
   apiKey: z.string().min(1).max(4096).optional(),
@@ -15,53 +16,92 @@ const modelSchema = z.strictObject({
 });
 
 const createSchema = z.strictObject({
-  id: idSchema.optional(),
+  id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
   name: z.string().trim().min(1).max(200),
   graph: z.literal("react").optional(),
   model: modelSchema.default({ provider: "scripted" }),
   systemPrompt: z.string().max(100_000).optional(),
-  tools: z.array(z.string().min(1).max(128)).max(100).optional(),
+  tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools"),
 });
 
 const updateSchema = createSchema.omit({ id: true }).partial();
 
+const assistantView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  name: z.string(),
+  graph: z.literal("react"),
+  model: modelSchema.extend({ apiKey: z.string().optional().describe('"***" when set: never echoed back') }),
+  systemPrompt: z.string().optional(),
+  tools: z.array(z.string()),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+const tags = ["assistants"];
+
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
-export const assistantRoutes: FastifyPluginAsync = async (app) => {
+export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
   const { assistants } = gatewayContextOf(app).stores;
-  const redact = <A extends { model: { apiKey?: string } }>(assistant: A): A =>
-    assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant;
+  const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
-  app.post("/api/assistants", async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const body = parseInput(createSchema, request.body);
-    const assistant = await assistants.createAssistant(tenantId, body);
-    return reply.status(201).send(redact(assistant));
-  });
+  app.post(
+    "/api/assistants",
+    {
+      schema: {
+        tags,
+        summary: "Create an assistant",
+        body: createSchema,
+        response: { 201: assistantView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") },
+      },
+    },
+    async (request, reply) => {
+      const assistant = await assistants.createAssistant(tenantOf(request), request.body);
+      return reply.status(201).send(redact(assistant));
+    },
+  );
 
-  app.get("/api/assistants", async (request) => {
-    const list = await assistants.listAssistants(tenantOf(request));
-    return { assistants: list.map(redact) };
-  });
+  app.get(
+    "/api/assistants",
+    { schema: { tags, summary: "List the tenant's assistants", response: { 200: z.object({ assistants: z.array(assistantView) }), ...apiErrors() } } },
+    async (request) => ({ assistants: (await assistants.listAssistants(tenantOf(request))).map(redact) }),
+  );
 
-  app.get("/api/assistants/:id", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const assistant = await assistants.getAssistant(tenantOf(request), id);
-    if (!assistant) throw notFound(id);
-    return redact(assistant);
-  });
+  app.get(
+    "/api/assistants/:id",
+    { schema: { tags, summary: "Read an assistant", params: idParams, response: { 200: assistantView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request) => {
+      const assistant = await assistants.getAssistant(tenantOf(request), request.params.id);
+      if (!assistant) throw notFound(request.params.id);
+      return redact(assistant);
+    },
+  );
 
-  app.patch("/api/assistants/:id", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const body = parseInput(updateSchema, request.body);
-    const assistant = await assistants.updateAssistant(tenantOf(request), id, body);
-    if (!assistant) throw notFound(id);
-    return redact(assistant);
-  });
+  app.patch(
+    "/api/assistants/:id",
+    {
+      schema: {
+        tags,
+        summary: "Change an assistant (the fields given)",
+        params: idParams,
+        body: updateSchema,
+        response: { 200: assistantView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, request.body);
+      if (!assistant) throw notFound(request.params.id);
+      return redact(assistant);
+    },
+  );
 
-  app.delete("/api/assistants/:id", async (request, reply) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    if (!(await assistants.deleteAssistant(tenantOf(request), id))) throw notFound(id);
-    return reply.status(204).send();
-  });
+  app.delete(
+    "/api/assistants/:id",
+    { schema: { tags, summary: "Delete an assistant", params: idParams, response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request, reply) => {
+      if (!(await assistants.deleteAssistant(tenantOf(request), request.params.id))) throw notFound(request.params.id);
+      return reply.status(204).send();
+    },
+  );
 };

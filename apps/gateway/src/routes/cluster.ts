@@ -3,6 +3,7 @@ import type { LeaseRecord } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
+import { apiErrors } from "../openapi/errorResponses";
 import { leaseKind } from "../metrics/gatewayMetrics";
 
 /** Every leader lease (`runAsLeader`, the maintenance loop) starts so. */
@@ -67,38 +68,48 @@ function countByKindAndReplica(leases: LeaseRecord[]): ClusterResponse["leases"]
 export const clusterRoute: FastifyPluginAsync = async (app) => {
   const { replicaId, stores } = gatewayContextOf(app);
 
-  app.get("/api/cluster", async (): Promise<ClusterResponse> => {
-    const [replicas, leases, headCursor] = await Promise.all([
-      stores.presence.listPresent(),
-      stores.lease.list({ limit: LEASE_LIST_MAX }),
-      stores.outbox.latestId(),
-    ]);
-    const leader = leases.find((lease) => lease.key === MAINTENANCE_LEASE_KEY) ?? (await stores.lease.get(MAINTENANCE_LEASE_KEY));
-    const leaders = leases.filter((lease) => lease.key.startsWith(LEADER_PREFIX));
-    return {
-      replicaId,
-      maintenanceLeader: leader ? holderLabel(leader.holder) : null,
-      replicas: replicas.map((replica) => ({
-        replicaId: replica.replicaId,
-        version: replica.version,
-        startedAt: replica.startedAt.toISOString(),
-        storeMode: replica.storeMode,
-        activeRuns: replica.activeRuns,
-        lastSeenAt: replica.lastSeenAt.toISOString(),
-        expiresAt: replica.expiresAt.toISOString(),
-        outbox: { cursor: replica.outboxCursor, lagSeconds: replica.outboxLagMs / 1000 },
-      })),
-      outbox: { headCursor },
-      leases: {
-        leaders: leaders.map((lease) => ({
-          name: lease.key.slice(LEADER_PREFIX.length),
-          replicaId: holderLabel(lease.holder),
-          acquiredAt: lease.acquiredAt.toISOString(),
-          expiresAt: lease.expiresAt.toISOString(),
-        })),
-        held: countByKindAndReplica(leases),
-        truncated: leases.length === LEASE_LIST_MAX,
+  app.get(
+    "/api/cluster",
+    {
+      schema: {
+        tags: ["cluster"],
+        summary: "The replicas sharing this database, their leases and outbox positions, and the maintenance leader (admin; spans every tenant)",
+        response: { 200: clusterResponseSchema, ...apiErrors() },
       },
-    };
-  });
+    },
+    async (): Promise<ClusterResponse> => {
+      const [replicas, leases, headCursor] = await Promise.all([
+        stores.presence.listPresent(),
+        stores.lease.list({ limit: LEASE_LIST_MAX }),
+        stores.outbox.latestId(),
+      ]);
+      const leader = leases.find((lease) => lease.key === MAINTENANCE_LEASE_KEY) ?? (await stores.lease.get(MAINTENANCE_LEASE_KEY));
+      const leaders = leases.filter((lease) => lease.key.startsWith(LEADER_PREFIX));
+      return {
+        replicaId,
+        maintenanceLeader: leader ? holderLabel(leader.holder) : null,
+        replicas: replicas.map((replica) => ({
+          replicaId: replica.replicaId,
+          version: replica.version,
+          startedAt: replica.startedAt.toISOString(),
+          storeMode: replica.storeMode,
+          activeRuns: replica.activeRuns,
+          lastSeenAt: replica.lastSeenAt.toISOString(),
+          expiresAt: replica.expiresAt.toISOString(),
+          outbox: { cursor: replica.outboxCursor, lagSeconds: replica.outboxLagMs / 1000 },
+        })),
+        outbox: { headCursor },
+        leases: {
+          leaders: leaders.map((lease) => ({
+            name: lease.key.slice(LEADER_PREFIX.length),
+            replicaId: holderLabel(lease.holder),
+            acquiredAt: lease.acquiredAt.toISOString(),
+            expiresAt: lease.expiresAt.toISOString(),
+          })),
+          held: countByKindAndReplica(leases),
+          truncated: leases.length === LEASE_LIST_MAX,
+        },
+      };
+    },
+  );
 };

@@ -1,26 +1,47 @@
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
 import { HttpError } from "../http/errors";
+import { errorResponses } from "../openapi/errorResponses";
 
 /** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
-export const healthRoutes: FastifyPluginAsync<{ readiness: ReadinessCheck[] }> = async (app, { readiness }) => {
-  app.get("/health", async () => ({ status: "ok" }));
+const tags = ["health"];
 
-  app.get("/ready", async () => {
-    const failures: Record<string, string> = {};
-    await Promise.all(
-      readiness.map(async ({ name, check }) => {
-        try {
-          await check();
-        } catch (error) {
-          failures[name] = error instanceof Error ? error.message : String(error);
-        }
-      }),
-    );
-    if (Object.keys(failures).length > 0) {
-      throw new HttpError("NOT_READY", "Dependencies are not ready", { failures });
-    }
-    return { status: "ready" };
-  });
+export const healthRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }> = async (app, { readiness }) => {
+  app.get(
+    "/health",
+    { schema: { tags, summary: "Liveness: the process answers", response: { 200: z.object({ status: z.literal("ok") }) } } },
+    async () => ({ status: "ok" as const }),
+  );
+
+  app.get(
+    "/ready",
+    {
+      schema: {
+        tags,
+        summary: "Readiness: the stores (PostgreSQL) are usable",
+        response: {
+          200: z.object({ status: z.literal("ready") }),
+          ...errorResponses(["NOT_READY", "INTERNAL_ERROR"], { failures: z.record(z.string(), z.string()).optional().describe("Why each failing check failed") }),
+        },
+      },
+    },
+    async () => {
+      const failures: Record<string, string> = {};
+      await Promise.all(
+        readiness.map(async ({ name, check }) => {
+          try {
+            await check();
+          } catch (error) {
+            failures[name] = error instanceof Error ? error.message : String(error);
+          }
+        }),
+      );
+      if (Object.keys(failures).length > 0) {
+        throw new HttpError("NOT_READY", "Dependencies are not ready", { failures });
+      }
+      return { status: "ready" as const };
+    },
+  );
 };

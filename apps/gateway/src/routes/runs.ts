@@ -1,16 +1,19 @@
 import type { StreamChunk } from "@axiom-lattice/agent";
 import { type ThreadRunScope, boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
-import { AFFINITY_MISS_CODE, buildAffinityMissChunk } from "@axiom-lattice/protocols";
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+import { AFFINITY_MISS_CODE, type ErrorCode, buildAffinityMissChunk } from "@axiom-lattice/protocols";
+import type { FastifyReply } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { openSseStream } from "../http/sse";
-import { tenantOf } from "../auth/authentication";
-import { parseInput } from "../http/validation";
+import { BODY_CODES, apiErrors, errorBody } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
+import { parseStreamEventId, streamEventId } from "./streamEventIds";
+import { interruptView, messageView } from "./threadViews";
 
 const threadRef = { assistant_id: idSchema, thread_id: idSchema };
 
@@ -18,10 +21,10 @@ const runSchema = z
   .strictObject({
     ...threadRef,
     message: z.string().min(1).max(100_000).optional(),
-    message_id: idSchema.optional(),
-    mode: z.enum(["stream", "queue", "wait"]).default("stream"),
-    command: z.strictObject({ resume: boundedJson(z.unknown()) }).optional(),
-    multitask_strategy: z.enum(["enqueue", "reject", "interrupt"]).default("enqueue"),
+    message_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
+    mode: z.enum(["stream", "queue", "wait"]).default("stream").describe("stream: SSE chunks; queue: 202 at once; wait: the run's outcome"),
+    command: z.strictObject({ resume: boundedJson(z.unknown()) }).optional().describe("Resumes an interrupted run instead of a message"),
+    multitask_strategy: z.enum(["enqueue", "reject", "interrupt"]).default("enqueue").describe("When the thread is busy: queue behind, refuse (409), or abort the run in progress"),
   })
   .refine((body) => body.message !== undefined || body.command !== undefined, {
     message: "a message or a command is required",
@@ -30,14 +33,48 @@ const runSchema = z
 
 const resumeStreamSchema = z.strictObject({
   ...threadRef,
-  message_id: idSchema,
-  after: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional(),
+  message_id: idSchema.optional().describe("The message to follow; may be left to a Last-Event-ID header"),
+  after: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional().describe("Replay the chunks after this index (default -1: all)"),
+});
+
+const resumeStreamHeaders = z.looseObject({
+  "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<message_id>:<index>`: the stream resumes after it"),
 });
 
 const threadOnlySchema = z.strictObject(threadRef);
 
+const sseStream = z.string().describe(
+  "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed`, `interrupt` or `error`; " +
+    "or a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
+);
+
+const runResultView = z.object({
+  messageId: z.string(),
+  status: z.enum(["success", "error", "interrupted", "aborted"]).describe("How the run ended; the request succeeded either way"),
+  error: z.string().optional().describe("Why the run failed or was aborted"),
+  interrupts: z.array(interruptView).optional().describe("interrupted: what the run asks; answer with a resume command"),
+  messages: z.array(messageView).describe("The messages this run added to the thread"),
+});
+
+const tags = ["runs"];
+const runErrors = (...codes: ErrorCode[]) => apiErrors(...BODY_CODES, "NOT_FOUND", ...codes);
+
+/** Where a resume_stream continues: the body's message and `after`, or a `Last-Event-ID` header. */
+function resumePoint(body: z.output<typeof resumeStreamSchema>, lastEventId: string | undefined): { messageId: string; after: number } {
+  if (lastEventId === undefined) {
+    if (body.message_id === undefined) throw new HttpError("INVALID_REQUEST", "Invalid request body: message_id: required without a Last-Event-ID header");
+    return { messageId: body.message_id, after: body.after ?? -1 };
+  }
+  const position = parseStreamEventId(lastEventId);
+  if (body.message_id !== undefined && body.message_id !== position.messageId) {
+    throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names message ${position.messageId}, the body message ${body.message_id}`);
+  }
+  // Both say what the client already has (a reconnecting client resends its first body): skip all of it.
+  return { messageId: position.messageId, after: Math.max(body.after ?? -1, position.index) };
+}
+
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
-export const runRoutes: FastifyPluginAsync = async (app) => {
+export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   const context = gatewayContextOf(app);
   const { agents, stores, config, replicaId } = context;
 
@@ -58,71 +95,137 @@ export const runRoutes: FastifyPluginAsync = async (app) => {
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
-        if (!sse.send(`${chunk.messageId}:${chunk.index}`, { type: chunk.type, data: chunk.data })) break;
+        if (!sse.send(streamEventId(chunk.messageId, chunk.index), { type: chunk.type, data: chunk.data })) break;
       }
     } finally {
       sse.end();
     }
   };
 
-  const streamAffinityMiss = (reply: FastifyReply, owner: string, threadId: string) => {
+  const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string) => {
     context.metrics.affinityMisses.inc();
     const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
-    sse.send(undefined, buildAffinityMissChunk(owner, threadId));
+    sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
     sse.end();
   };
 
   // Each tenant may create so many runs a minute on this replica (AXIOM_RUN_RATE_LIMIT_PER_MINUTE).
   const rateLimit = config.runRateLimitPerMinute > 0 ? { max: config.runRateLimitPerMinute, timeWindow: 60_000, keyGenerator: tenantOf } : false;
-  app.post("/api/runs", { config: { rateLimit } }, async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const body = parseInput(runSchema, request.body);
-    const scope = await resolveScope(tenantId, body);
-    const result = await agents.getAgent(scope).addMessage(
-      { message: body.message },
-      { mode: body.mode, messageId: body.message_id, command: body.command, multitaskStrategy: body.multitask_strategy },
-    );
+  app.post(
+    "/api/runs",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Send a message (or a resume command) to a thread and follow its run",
+        description:
+          "`stream` answers server-sent events; `queue` answers 202 at once; `wait` answers 200 once the run ended, with its `status` " +
+          "(a failed run is still a 200: the message was accepted and ran, and the body says how it ended) and the messages this run added.",
+        body: runSchema,
+        response: {
+          200: {
+            description: "stream: the run's events; wait: how the run ended",
+            content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
+          },
+          202: z.object({ messageId: z.string(), queued: z.literal(true) }),
+          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const scope = await resolveScope(tenantOf(request), body);
+      const result = await agents.getAgent(scope).addMessage(
+        { message: body.message },
+        { mode: body.mode, messageId: body.message_id, command: body.command, multitaskStrategy: body.multitask_strategy },
+      );
 
-    if (body.mode === "queue") return reply.status(202).send({ messageId: result.messageId, queued: true });
-    if (body.mode === "wait") return reply.send(await result.completion);
+      if (body.mode === "queue") return reply.status(202).send({ messageId: result.messageId, queued: true });
+      if (body.mode === "wait") return reply.send(await result.completion!);
 
-    // The message is queued either way; when a peer runs the thread, it processes it.
-    if (await peerOwner(scope)) {
-      await sleep(config.affinityGraceMs);
+      // The message is queued either way; when a peer runs the thread, it processes it.
+      if (await peerOwner(scope)) {
+        await sleep(config.affinityGraceMs);
+        const owner = await peerOwner(scope);
+        if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId);
+      }
+      return streamChunks(reply, result.stream!);
+    },
+  );
+
+  app.post(
+    "/api/runs/resume_stream",
+    {
+      schema: {
+        tags,
+        summary: "Follow a message's run again: replay its chunks after a position, then live ones",
+        description:
+          "The position is `message_id` and `after` in the body, or the standard `Last-Event-ID` header (`<message_id>:<index>`, as the stream sent it). " +
+          "With both, the header must name the same message, and the stream resumes after the later of the two positions.",
+        body: resumeStreamSchema,
+        headers: resumeStreamHeaders,
+        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...runErrors() },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { messageId, after } = resumePoint(request.body, request.headers["last-event-id"]);
+      const scope = await resolveScope(tenantId, request.body);
+      const message = await stores.queue.getMessage(messageId, { tenantId, assistantId: scope.assistantId });
+      if (!message || message.threadId !== scope.threadId) {
+        throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
+      }
       const owner = await peerOwner(scope);
-      if (owner) return streamAffinityMiss(reply, owner, scope.threadId);
-    }
-    return streamChunks(reply, result.stream!);
-  });
+      if (owner) return streamAffinityMiss(reply, owner, scope, messageId);
+      return streamChunks(reply, agents.getAgent(scope).chunkStream(messageId, after));
+    },
+  );
 
-  app.post("/api/runs/resume_stream", async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const body = parseInput(resumeStreamSchema, request.body);
-    const scope = await resolveScope(tenantId, body);
-    const message = await stores.queue.getMessage(body.message_id, { tenantId, assistantId: scope.assistantId });
-    if (!message || message.threadId !== scope.threadId) {
-      throw new HttpError("NOT_FOUND", `Message ${body.message_id} not found on thread ${scope.threadId}`);
-    }
-    const owner = await peerOwner(scope);
-    if (owner) return streamAffinityMiss(reply, owner, scope.threadId);
-    return streamChunks(reply, agents.getAgent(scope).chunkStream(body.message_id, body.after ?? -1));
-  });
+  app.post(
+    "/api/runs/abort",
+    {
+      schema: {
+        tags,
+        summary: "Stop the thread's run in progress (its message ends as aborted)",
+        body: threadOnlySchema,
+        response: {
+          200: z.object({ success: z.literal(true), aborted: z.boolean().describe("false: no run was in progress on this replica") }),
+          ...runErrors(),
+          409: errorBody(["AFFINITY_MISS"], { owner: z.string().describe("The replica running the thread"), threadId: z.string() }),
+        },
+      },
+    },
+    async (request) => {
+      const scope = await resolveScope(tenantOf(request), request.body);
+      const owner = await peerOwner(scope);
+      if (owner) {
+        context.metrics.affinityMisses.inc();
+        throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+      }
+      return { success: true as const, aborted: await agents.getAgent(scope).abort() };
+    },
+  );
 
-  app.post("/api/runs/abort", async (request) => {
-    const tenantId = tenantOf(request);
-    const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
-    const owner = await peerOwner(scope);
-    if (owner) {
-      context.metrics.affinityMisses.inc();
-      throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
-    }
-    return { success: true, aborted: await agents.getAgent(scope).abort() };
-  });
-
-  app.post("/api/runs/recover", async (request) => {
-    const tenantId = tenantOf(request);
-    const scope = await resolveScope(tenantId, parseInput(threadOnlySchema, request.body));
-    const { status, leaseContended } = await agents.getAgent(scope).resumeTask();
-    return leaseContended ? { status, code: AFFINITY_MISS_CODE } : { status };
-  });
+  app.post(
+    "/api/runs/recover",
+    {
+      schema: {
+        tags,
+        summary: "Process what is queued on the thread now, taking back claims of replicas that died",
+        body: threadOnlySchema,
+        response: {
+          200: z.object({
+            status: z.enum(["idle", "busy", "interrupted"]),
+            code: z.literal(AFFINITY_MISS_CODE).optional().describe("A peer runs the thread: the work is deferred to it"),
+          }),
+          ...runErrors(),
+        },
+      },
+    },
+    async (request) => {
+      const scope = await resolveScope(tenantOf(request), request.body);
+      const { status, leaseContended } = await agents.getAgent(scope).resumeTask();
+      return leaseContended ? { status, code: AFFINITY_MISS_CODE as typeof AFFINITY_MISS_CODE } : { status };
+    },
+  );
 };

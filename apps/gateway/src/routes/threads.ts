@@ -1,16 +1,17 @@
 import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { tenantOf } from "../auth/authentication";
-import { parseInput } from "../http/validation";
-import { idParams, idSchema } from "./ids";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { idParams, idSchema, noContent } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
+import { interruptView, messageView, queuedMessageView, runRecordView, toRunRecord } from "./threadViews";
 
 const metadataSchema = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 const createSchema = z.strictObject({
-  thread_id: idSchema.optional(),
+  thread_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
   assistant_id: idSchema,
   metadata: metadataSchema.optional(),
 });
@@ -21,75 +22,135 @@ const listSchema = z.strictObject({
   offset: z.coerce.number().int().min(0).default(0),
 });
 
+const threadView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  assistantId: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+const stateView = z.object({
+  messages: z.array(messageView),
+  next: z.array(z.string()).describe("Graph nodes due next: non-empty while a run is unfinished or interrupted"),
+  interrupts: z.array(interruptView),
+});
+
+const queueView = z.object({
+  processing: z.array(queuedMessageView),
+  pending: z.array(queuedMessageView),
+  size: z.number().int(),
+  owner: z.string().nullable().describe("The replica running the thread now, for clients that route by affinity"),
+});
+
+const tags = ["threads"];
+const threadErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
+
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
-export const threadRoutes: FastifyPluginAsync = async (app) => {
+export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
   const context = gatewayContextOf(app);
   const { agents, stores } = context;
   const { threads, queue, lease } = stores;
 
-  app.post("/api/threads", async (request, reply) => {
-    const tenantId = tenantOf(request);
-    const body = parseInput(createSchema, request.body);
-    await requireAssistant(context, tenantId, body.assistant_id);
-    const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
-    return reply.status(201).send(thread);
-  });
+  app.post(
+    "/api/threads",
+    {
+      schema: {
+        tags,
+        summary: "Create a thread of an assistant",
+        body: createSchema,
+        response: { 201: threadView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "ALREADY_EXISTS") },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { body } = request;
+      await requireAssistant(context, tenantId, body.assistant_id);
+      const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
+      return reply.status(201).send(thread);
+    },
+  );
 
-  app.get("/api/threads", async (request) => {
-    const query = parseInput(listSchema, request.query, "query");
-    const list = await threads.listThreads(tenantOf(request), {
-      assistantId: query.assistant_id,
-      limit: query.limit,
-      offset: query.offset,
-    });
-    return { threads: list };
-  });
+  app.get(
+    "/api/threads",
+    { schema: { tags, summary: "List the tenant's threads", querystring: listSchema, response: { 200: z.object({ threads: z.array(threadView) }), ...apiErrors(...INPUT_CODES) } } },
+    async (request) => {
+      const { query } = request;
+      return { threads: await threads.listThreads(tenantOf(request), { assistantId: query.assistant_id, limit: query.limit, offset: query.offset }) };
+    },
+  );
 
-  app.get("/api/threads/:id", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    return requireThread(context, tenantOf(request), id);
-  });
+  app.get(
+    "/api/threads/:id",
+    { schema: { tags, summary: "Read a thread", params: idParams, response: { 200: threadView, ...threadErrors } } },
+    async (request) => requireThread(context, tenantOf(request), request.params.id),
+  );
 
-  app.delete("/api/threads/:id", async (request, reply) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, tenantOf(request), id);
-    // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
-    await agents.deleteThread(threadScope(thread));
-    return reply.status(204).send();
-  });
+  app.delete(
+    "/api/threads/:id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a thread with its conversation, queued messages and run history",
+        description: "Answers `409 THREAD_BUSY` while a run of the thread is in progress: abort it first.",
+        params: idParams,
+        response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "THREAD_BUSY") },
+      },
+    },
+    async (request, reply) => {
+      const thread = await requireThread(context, tenantOf(request), request.params.id);
+      // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
+      await agents.deleteThread(threadScope(thread));
+      return reply.status(204).send();
+    },
+  );
 
-  app.get("/api/threads/:id/state", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, tenantOf(request), id);
-    return agents.getAgent(threadScope(thread)).getState();
-  });
+  app.get(
+    "/api/threads/:id/state",
+    { schema: { tags, summary: "The thread's conversation (its checkpointed state)", params: idParams, response: { 200: stateView, ...threadErrors } } },
+    async (request) => {
+      const thread = await requireThread(context, tenantOf(request), request.params.id);
+      return agents.getAgent(threadScope(thread)).getState();
+    },
+  );
 
-  app.get("/api/threads/:id/queue", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, tenantOf(request), id);
-    const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
-    const [processing, pending, owner] = await Promise.all([
-      queue.getProcessingMessages(id, scope),
-      queue.getPendingMessages(id, scope),
-      getThreadRunOwner(threadScope(thread), { store: lease }),
-    ]);
-    // `owner`: the replica running the thread now (null when none), for clients that route by affinity.
-    return { processing, pending, size: processing.length + pending.length, owner };
-  });
+  app.get(
+    "/api/threads/:id/queue",
+    { schema: { tags, summary: "What is queued on the thread, and which replica runs it", params: idParams, response: { 200: queueView, ...threadErrors } } },
+    async (request) => {
+      const { id } = request.params;
+      const thread = await requireThread(context, tenantOf(request), id);
+      const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+      const [processing, pending, owner] = await Promise.all([
+        queue.getProcessingMessages(id, scope),
+        queue.getPendingMessages(id, scope),
+        getThreadRunOwner(threadScope(thread), { store: lease }),
+      ]);
+      return { processing, pending, size: processing.length + pending.length, owner };
+    },
+  );
 
-  app.get("/api/threads/:id/runs", async (request) => {
-    const { id } = parseInput(idParams, request.params, "path");
-    const thread = await requireThread(context, tenantOf(request), id);
-    const runs = await queue.listRuns(id, { tenantId: thread.tenantId, assistantId: thread.assistantId });
-    return {
-      runs: runs.map((run) => ({
-        messageId: run.id,
-        status: run.runStatus,
-        replicaId: run.replicaId ?? null,
-        startedAt: run.startedAt ?? null,
-        finishedAt: run.finishedAt ?? null,
-        error: run.error ?? null,
-      })),
-    };
-  });
+  app.get(
+    "/api/threads/:id/runs",
+    {
+      schema: {
+        tags,
+        summary: "The thread's runs: the latest 100 finished ones, oldest first, then the one in progress",
+        description: "Messages still waiting their turn are listed by `GET /api/threads/{id}/queue`.",
+        params: idParams,
+        response: { 200: z.object({ runs: z.array(runRecordView) }), ...threadErrors },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const thread = await requireThread(context, tenantOf(request), id);
+      const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+      // Running ones first: one that finishes between the reads is then found finished, never missed.
+      const running = await queue.getProcessingMessages(id, scope);
+      const finished = await queue.listRuns(id, scope);
+      const finishedIds = new Set(finished.map((run) => run.id));
+      return { runs: [...finished, ...running.filter((run) => !finishedIds.has(run.id))].map(toRunRecord) };
+    },
+  );
 };

@@ -2,11 +2,12 @@ import type { Assistant } from "@axiom-lattice/protocols";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { SystemMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { END, type LangGraphRunnableConfig, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { createChatModel } from "../models/modelRegistry";
 import { ASK_HUMAN_TOOL, askHumanTool } from "../tools/askHuman";
+import { type ThreadGraphState, ThreadStateAnnotation } from "./runBoundaries";
 import { resolveTools } from "../tools/toolRegistry";
 
 /** The node names of the ReAct graph (chunks are attributed by node). */
@@ -26,11 +27,11 @@ export interface ReactGraphParts {
 export function buildReactGraph({ model, tools, systemPrompt }: ReactGraphParts, checkpointer: BaseCheckpointSaver) {
   const allTools = [...tools, askHumanTool];
   const withTools = model.bindTools ? model.bindTools(allTools) : model;
-  const callModel = async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
+  const callModel = async (state: ThreadGraphState, config: LangGraphRunnableConfig) => {
     const prompt = systemPrompt ? [new SystemMessage(systemPrompt), ...state.messages] : state.messages;
     return { messages: [await withTools.invoke(prompt, config)] };
   };
-  return new StateGraph(MessagesAnnotation)
+  return new StateGraph(ThreadStateAnnotation)
     .addNode(AGENT_NODE, callModel)
     .addNode(TOOLS_NODE, new ToolNode(allTools))
     .addEdge(START, AGENT_NODE)

@@ -1,8 +1,11 @@
-import type { AddMessageParams, PendingMessage, QueueScope, RunStatus, ThreadRunScope } from "@axiom-lattice/core";
+import type { AddMessageParams, FinishedRunStatus, PendingMessage, QueueScope, ThreadRunScope } from "@axiom-lattice/core";
+import type { StateSnapshot } from "@langchain/langgraph";
+import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChunkTypes } from "@axiom-lattice/protocols";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
+import { messagesOfRun } from "../graph/runBoundaries";
 import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
@@ -34,11 +37,15 @@ export interface AddMessageResult {
   completion?: Promise<RunResult>;
 }
 
+/** How a run ended, as `mode: "wait"` reports it. */
 export interface RunResult {
   messageId: string;
-  status: RunStatus;
+  status: FinishedRunStatus;
+  /** Why the run failed or was aborted. */
   error?: string;
-  /** The thread's messages after the run. */
+  /** `interrupted`: what the run waits on (answer with a resume command). */
+  interrupts?: PendingInterrupt[];
+  /** The messages this run added to the thread (the human message first, for a message). */
   messages: PlainMessage[];
 }
 
@@ -141,22 +148,45 @@ export class Agent {
     }
   }
 
-  /** Follows the message to its end, then reports its run record and the thread's messages. */
+  /**
+   * Follows the message to its end, wherever it runs, then reports its outcome and the messages it
+   * added. A message deleted with its thread before it finished counts as aborted.
+   */
   async waitForRun(messageId: string): Promise<RunResult> {
-    for await (const chunk of this.chunkStream(messageId)) void chunk;
-    const run = await this.context.queue.getMessage(messageId, this.queueScope);
-    const { messages } = await this.getState();
-    return { messageId, status: run?.runStatus ?? "pending", error: run?.error, messages };
+    const run = await this.finishedRun(messageId);
+    if (!run) return { messageId, status: "aborted", error: `Message ${messageId} was deleted with its thread`, messages: [] };
+    const snapshot = await this.snapshot();
+    // A completed message always carries a finished status; the guard only narrows the type.
+    const status = run.runStatus === "pending" || run.runStatus === "running" ? "error" : run.runStatus;
+    const result: RunResult = { messageId, status, messages: messagesOfRun(snapshot.values, messageId).map(toPlainMessage) };
+    if (run.error !== undefined) result.error = run.error;
+    if (status === "interrupted") result.interrupts = pendingInterrupts(snapshot);
+    return result;
   }
 
   /** The thread's checkpointed state. */
   async getState(): Promise<ThreadState> {
-    const state = await (await loadThreadGraph(this.context, this.scope)).getState(checkpointConfig(this.scope));
+    const state = await this.snapshot();
     return {
       messages: (state.values.messages ?? []).map(toPlainMessage),
       next: [...state.next],
       interrupts: pendingInterrupts(state),
     };
+  }
+
+  private async snapshot(): Promise<StateSnapshot> {
+    return (await loadThreadGraph(this.context, this.scope)).getState(checkpointConfig(this.scope));
+  }
+
+  /** The message's record once it completed (`null` once it no longer exists). */
+  private async finishedRun(messageId: string): Promise<PendingMessage | null> {
+    for (;;) {
+      for await (const chunk of this.chunkStream(messageId)) void chunk;
+      const run = await this.context.queue.getMessage(messageId, this.queueScope);
+      if (!run || run.status === "completed") return run;
+      // This replica stopped the run unfinished (its lease or claim was lost): it goes on where it runs next.
+      await sleep(this.context.streamPollMs);
+    }
   }
 
   private async enqueue(params: AddMessageParams, strategy: MultitaskStrategy): Promise<PendingMessage> {

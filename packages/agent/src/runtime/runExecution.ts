@@ -3,6 +3,7 @@ import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage 
 import { Command, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
+import { recordRunStart } from "../graph/runBoundaries";
 import type { RunContent } from "./runContent";
 
 /** A resume command arrived for a thread that is not waiting on an interrupt. */
@@ -56,6 +57,8 @@ type GraphInput = Parameters<AssistantGraph["stream"]>[0];
  * that died before checkpointing their step. Their output (the model's answer, say) waits in the
  * checkpointer as pending writes, which only a resumed run (input `null`) applies; new input would
  * discard it.
+ *
+ * New input records where the run begins in the thread's messages (see `runBoundaries`).
  */
 async function planInput(
   graph: AssistantGraph,
@@ -67,13 +70,13 @@ async function planInput(
   const waiting = pendingInterrupts(state).length > 0;
   const unfinished = state.tasks.length > 0;
   if (content.command) {
-    if (waiting) return new Command({ resume: content.command.resume });
+    if (waiting) return new Command({ resume: content.command.resume, update: recordRunStart(state.values, messageId) });
     if (unfinished) return null;
     throw new NothingToResumeError();
   }
   const messages: BaseMessage[] = state.values.messages ?? [];
   if (!messages.some((message) => message.id === messageId)) {
-    return { messages: [new HumanMessage({ id: messageId, content: content.message ?? "" })] };
+    return { messages: [new HumanMessage({ id: messageId, content: content.message ?? "" })], ...recordRunStart(state.values, messageId) };
   }
   return unfinished && !waiting ? null : ALREADY_RAN;
 }

@@ -1,0 +1,59 @@
+import type { PendingMessage } from "@axiom-lattice/protocols";
+import { z } from "zod";
+
+// The JSON shapes of what a thread holds, shared by the thread and run routes.
+
+/** A checkpointed message as clients read it. */
+export const messageView = z.object({
+  id: z.string().optional(),
+  type: z.string().describe("human, ai, tool or system"),
+  content: z.string(),
+  name: z.string().optional(),
+  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
+  toolCallId: z.string().optional(),
+});
+
+/** An `interrupt()` the thread waits on; `value` is what the graph asked. */
+export const interruptView = z.object({ id: z.string().optional(), value: z.unknown() });
+
+const runStatus = z.enum(["pending", "running", "success", "error", "interrupted", "aborted"]);
+
+/** A message in the queue, as stored (pending, or processing under a replica's claim). */
+export const queuedMessageView = z.object({
+  id: z.string(),
+  threadId: z.string(),
+  tenantId: z.string().optional(),
+  assistantId: z.string().optional(),
+  content: z.unknown(),
+  priority: z.number(),
+  sequence: z.string(),
+  status: z.enum(["pending", "processing", "completed"]),
+  createdAt: z.date(),
+  lockedBy: z.string().optional(),
+  lockedAt: z.date().optional(),
+  leaseExpiresAt: z.date().optional(),
+  runStatus,
+  replicaId: z.string().optional(),
+  startedAt: z.date().optional(),
+  finishedAt: z.date().optional(),
+  error: z.string().optional(),
+});
+
+/** One run of a thread: a processed message, or the one in progress (`running`). */
+export const runRecordView = z.object({
+  messageId: z.string(),
+  status: runStatus,
+  replicaId: z.string().nullable().describe("The replica that ran (or runs) it"),
+  startedAt: z.date().nullable(),
+  finishedAt: z.date().nullable(),
+  error: z.string().nullable(),
+});
+
+export const toRunRecord = (run: PendingMessage): z.input<typeof runRecordView> => ({
+  messageId: run.id,
+  status: run.runStatus,
+  replicaId: run.replicaId ?? null,
+  startedAt: run.startedAt ?? null,
+  finishedAt: run.finishedAt ?? null,
+  error: run.error ?? null,
+});

@@ -1,0 +1,99 @@
+import type { ErrorCode } from "@axiom-lattice/protocols";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import type { FastifyInstance } from "fastify";
+import type { OpenAPIV3_1 } from "openapi-types";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildGateway, loadConfig } from "../src";
+import { ERROR_STATUS } from "../src/http/errors";
+import { DOCS_PATH, OPENAPI_PATH } from "../src/openapi/apiReference";
+import { servedRoutesOf } from "../src/openapi/routeCatalog";
+import { openApiPath } from "./documentedResponses";
+
+// With authentication on, as production runs: the reference must still be public.
+let app: FastifyInstance;
+let document: OpenAPIV3_1.Document;
+
+beforeAll(async () => {
+  app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: "s".repeat(32) }));
+  const response = await app.inject({ method: "GET", url: OPENAPI_PATH });
+  expect(response.statusCode).toBe(200);
+  document = response.json();
+});
+afterAll(() => app.close());
+
+const operationOf = (method: string, url: string) =>
+  document.paths?.[openApiPath(url)]?.[method.toLowerCase() as OpenAPIV3_1.HttpMethods] as OpenAPIV3_1.OperationObject | undefined;
+
+const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
+
+describe("the API reference", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    expect(document.openapi).toBe("3.1.0");
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
+  });
+
+  it("documents every route the gateway serves, with its method; only the reference's pages and CORS preflights are left out", () => {
+    const routes = servedRoutesOf(app);
+    expect(routes.length).toBeGreaterThan(20);
+    const missing = documentedRoutes().filter(({ method, url }) => !operationOf(method, url));
+    expect(missing).toEqual([]);
+    const isReference = (url: string) => url === OPENAPI_PATH || url === DOCS_PATH || url.startsWith(`${DOCS_PATH}/`);
+    const hidden = routes.filter((route) => route.hidden && !isReference(route.url));
+    expect(hidden).toEqual([{ method: "OPTIONS", url: "*", hidden: true }]);
+    // Nothing documented that the gateway does not serve.
+    const served = new Set(documentedRoutes().map(({ method, url }) => `${method.toLowerCase()} ${openApiPath(url)}`));
+    const documented = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item ?? {})
+        .filter((key) => ["get", "post", "put", "patch", "delete"].includes(key))
+        .map((method) => `${method} ${path}`),
+    );
+    expect(documented.filter((operation) => !served.has(operation))).toEqual([]);
+  });
+
+  it("gives every /api route its input, a success answer, the error answers with their codes, and its scope", () => {
+    const apiRoutes = documentedRoutes().filter(({ url }) => url.startsWith("/api/"));
+    for (const { method, url } of apiRoutes) {
+      const operation = operationOf(method, url)!;
+      const where = `${method} ${url}`;
+      const responses = operation.responses ?? {};
+      expect(Object.keys(responses).some((status) => status.startsWith("2")), where).toBe(true);
+      if (url.includes(":")) expect(operation.parameters?.some((parameter) => "in" in parameter && parameter.in === "path"), where).toBe(true);
+      if (method === "POST" || method === "PATCH") {
+        if (!url.endsWith("/pause") && !url.endsWith("/resume")) expect(operation.requestBody, where).toBeDefined();
+      }
+      expect(operation.security, where).toEqual([{ bearerAuth: [] }]);
+      expect(operation.description, where).toMatch(/Needs the `(read|write|admin)` scope/);
+      for (const status of ["401", "403", "500"]) expect(responses[status], `${where} ${status}`).toBeDefined();
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue;
+        const schema = (response as OpenAPIV3_1.ResponseObject).content?.["application/json"]?.schema as OpenAPIV3_1.SchemaObject;
+        const codes = (schema.properties?.code as OpenAPIV3_1.SchemaObject).enum as ErrorCode[];
+        expect(codes.length, `${where} ${status}`).toBeGreaterThan(0);
+        // Each code documented under the status the gateway answers it with.
+        for (const code of codes) expect(ERROR_STATUS[code], `${where}: ${code}`).toBe(Number(status));
+      }
+    }
+  });
+
+  it("documents request bodies from the route schemas: fields, bounds, required ones, no unknown ones", () => {
+    const body = (operationOf("POST", "/api/runs")!.requestBody as OpenAPIV3_1.RequestBodyObject).content["application/json"].schema as OpenAPIV3_1.SchemaObject;
+    expect(body.required).toEqual(["assistant_id", "thread_id"]);
+    expect(body.additionalProperties).toBe(false);
+    expect(body.properties?.mode).toMatchObject({ enum: ["stream", "queue", "wait"], default: "stream" });
+    const lastEventId = operationOf("POST", "/api/runs/resume_stream")!.parameters?.find((parameter) => "name" in parameter && parameter.name === "last-event-id");
+    expect(lastEventId).toMatchObject({ in: "header", required: false });
+    const query = operationOf("GET", "/api/threads")!.parameters?.map((parameter) => ("name" in parameter ? parameter.name : undefined));
+    expect(query).toEqual(expect.arrayContaining(["assistant_id", "limit", "offset"]));
+  });
+
+  it("serves the document and the rendered reference without authentication", async () => {
+    const docs = await app.inject({ method: "GET", url: DOCS_PATH });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers["content-type"]).toMatch(/^text\/html/);
+    const initializer = await app.inject({ method: "GET", url: `${DOCS_PATH}/static/swagger-initializer.js` });
+    expect(initializer.statusCode).toBe(200);
+    // The /api routes themselves still refuse an anonymous request.
+    expect((await app.inject({ method: "GET", url: "/api/threads" })).statusCode).toBe(401);
+  });
+});
