@@ -198,7 +198,7 @@ export class ThreadProcessor {
       const reason = run.stopReason;
       if (reason === "aborted") return { status: "aborted", error: "Run aborted" };
       if (reason) return { handOver: reason };
-      this.logger.info({ messageId: message.id, err: error }, "run failed");
+      this.logger.warn({ messageId: message.id, err: error }, "run failed");
       return { status: "error", error: error instanceof Error ? error.message : String(error) };
     }
   }
