@@ -7,12 +7,11 @@ import { execa } from "execa";
 import type { FastifyInstance } from "fastify";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildGateway, loadConfig } from "../src";
-import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
-import { createGatewayLogger } from "../src/server";
+import type { GatewayContext } from "../src/context/gatewayContext";
 import { clusterResponseSchema, type ClusterResponse } from "../src/routes/cluster";
 import { version } from "../package.json";
 import { type Family, parseExposition, valueOf } from "./prometheus";
+import { buildTestGateway } from "./support";
 
 const PRESENCE_INTERVAL_MS = 200;
 const cli = resolve(__dirname, "../dist/cli.js");
@@ -29,17 +28,10 @@ let database: TestDatabase;
 const opened: Gateway[] = [];
 
 async function gateway(replicaId: string): Promise<Gateway> {
-  const config = loadConfig({
-    LOG_LEVEL: "silent",
-    DATABASE_URL: database.url,
-    AXIOM_REPLICA_ID: replicaId,
-    AXIOM_PRESENCE_INTERVAL_MS: String(PRESENCE_INTERVAL_MS),
-  });
-  const logger = createGatewayLogger(config);
-  const context = await createGatewayContext(config, logger);
-  const app = await buildGateway(config, { context, logger });
-  await context.recover();
-  await context.startBackground();
+  const { app, context } = await buildTestGateway(
+    { DATABASE_URL: database.url, AXIOM_REPLICA_ID: replicaId, AXIOM_PRESENCE_INTERVAL_MS: String(PRESENCE_INTERVAL_MS) },
+    { started: true },
+  );
   let closed: Promise<void> | undefined;
   const created: Gateway = {
     app,
@@ -130,9 +122,11 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     for (const gw of [a, b]) gw.context.schedules.registerHandler("cluster-once", () => {});
     // gw-b arms it when the outbox tells it, well within the delay; both timers then race for the claim.
     await a.context.schedules.scheduleOnce({ taskType: "cluster-once", delayMs: 1_000 });
-    await eventually("the fire ran and the peer's claim was refused", async () => (await lost(a)) + (await lost(b)) === 1);
     const labels = { task_type: "cluster-once", outcome: "succeeded" };
-    expect((await fires(a, labels)) + (await fires(b, labels))).toBe(1);
+    // The loser may be refused before the winner has settled the fire: wait for both counts.
+    await eventually("the fire ran and the peer's claim was refused", async () => (await lost(a)) + (await lost(b)) === 1);
+    await eventually("the winner settled the fire", async () => (await fires(a, labels)) + (await fires(b, labels)) === 1);
+    expect((await lost(a)) + (await lost(b))).toBe(1);
   });
 
   it("drops a replica that stops cleanly at once", async () => {

@@ -4,10 +4,9 @@ import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildGateway, loadConfig } from "../src";
-import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
-import { createGatewayLogger } from "../src/server";
+import type { GatewayContext } from "../src/context/gatewayContext";
 import { type Family, parseExposition, valueOf } from "./prometheus";
+import { buildTestGateway } from "./support";
 
 interface Gateway {
   app: FastifyInstance;
@@ -26,12 +25,7 @@ afterAll(async () => {
 
 /** A gateway on in-memory stores with its background work running, as `start()` leaves it. */
 async function gateway(replicaId: string): Promise<Gateway> {
-  const config = loadConfig({ LOG_LEVEL: "silent", AXIOM_REPLICA_ID: replicaId });
-  const logger = createGatewayLogger(config);
-  const context = await createGatewayContext(config, logger);
-  const app = await buildGateway(config, { context, logger });
-  await context.recover();
-  await context.startBackground();
+  const { app, context } = await buildTestGateway({ AXIOM_REPLICA_ID: replicaId }, { started: true });
   const created: Gateway = {
     app,
     context,

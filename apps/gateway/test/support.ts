@@ -17,11 +17,7 @@ export function useGateway(
   const gateway = {} as TestGateway;
   const checkResponses = useDocumentedResponses();
   beforeAll(async () => {
-    // As `start()` does: the logger first, so the context logs through it too.
-    const config = loadConfig({ LOG_LEVEL: "silent", ...env() });
-    const logger = createGatewayLogger(config);
-    gateway.context = await createGatewayContext(config, logger);
-    gateway.app = await buildGateway(config, { context: gateway.context, logger });
+    Object.assign(gateway, await buildTestGateway(env()));
     checkResponses(gateway.app);
     await setup(gateway);
   });
@@ -34,6 +30,26 @@ export function useGateway(
   gateway.get = (url, headers = {}) => gateway.app.inject({ method: "GET", url, headers });
   gateway.del = (url, headers = {}) => gateway.app.inject({ method: "DELETE", url, headers });
   return gateway;
+}
+
+/**
+ * A gateway served through `inject`, built as `start()` builds one: the logger first, so the context
+ * logs through it too. `started` also runs startup recovery and the background work, as a listening
+ * gateway has them. Closing is the caller's: the app, then the context.
+ */
+export async function buildTestGateway(
+  env: Record<string, string>,
+  { started = false }: { started?: boolean } = {},
+): Promise<{ app: FastifyInstance; context: GatewayContext }> {
+  const config = loadConfig({ LOG_LEVEL: "silent", ...env });
+  const logger = createGatewayLogger(config);
+  const context = await createGatewayContext(config, logger);
+  const app = await buildGateway(config, { context, logger });
+  if (started) {
+    await context.recover();
+    await context.startBackground();
+  }
+  return { app, context };
 }
 
 export interface TestGateway {
