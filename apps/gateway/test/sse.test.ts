@@ -6,6 +6,8 @@ import { openSseStream } from "../src/http/sse";
 describe("SSE framing", () => {
   const app = Fastify();
   let url = "";
+  let releaseQuiet = () => {};
+  const quietReleased = new Promise<void>((resolve) => (releaseQuiet = resolve));
 
   beforeAll(async () => {
     app.get("/events", async (_request, reply) => {
@@ -14,6 +16,12 @@ describe("SSE framing", () => {
       sse.send("m1:0", { type: "message_chunk", data: "a" });
       await sleep(120);
       sse.send(undefined, { type: "affinity_miss", data: {} });
+      sse.end();
+    });
+    app.get("/quiet", async (_request, reply) => {
+      const sse = openSseStream(reply);
+      await quietReleased;
+      sse.send("m2:0", { type: "message_chunk", data: "late" });
       sse.end();
     });
     url = await app.listen({ port: 0, host: "127.0.0.1" });
@@ -28,5 +36,19 @@ describe("SSE framing", () => {
     expect(body.startsWith('id: m1:0\ndata: {"type":"message_chunk","data":"a"}\n\n')).toBe(true);
     expect(body.match(/^: heartbeat$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
     expect(body.endsWith('data: {"type":"affinity_miss","data":{}}\n\n')).toBe(true);
+  });
+
+  it("answers 200 with its headers at once, before the first event (a client sees the run was accepted)", async () => {
+    let released = false;
+    const release = setTimeout(() => {
+      released = true;
+      releaseQuiet();
+    }, 1_500);
+    const response = await fetch(`${url}/quiet`);
+    expect(response.status).toBe(200);
+    expect(released).toBe(false);
+    clearTimeout(release);
+    releaseQuiet();
+    expect(await response.text()).toBe('id: m2:0\ndata: {"type":"message_chunk","data":"late"}\n\n');
   });
 });

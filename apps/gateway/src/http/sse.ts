@@ -31,6 +31,8 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     // nginx would otherwise buffer the stream.
     "x-accel-buffering": "no",
   });
+  // Node holds the head until the first body write: a run waiting its turn would look unanswered.
+  raw.flushHeaders();
   subscribers?.inc();
   let closed = false;
   const heartbeat = setInterval(() => {
