@@ -44,6 +44,23 @@ CREATE SEQUENCE public.lattice_outbox_id_seq
 
 ALTER SEQUENCE public.lattice_outbox_id_seq OWNED BY public.lattice_outbox.id;
 
+CREATE TABLE public.lattice_project_bots (
+    tenant_id text NOT NULL,
+    project_id text NOT NULL,
+    assistant_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.lattice_projects (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    description text,
+    metadata jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.lattice_replica_presence (
     replica_id text NOT NULL,
     version text NOT NULL,
@@ -142,6 +159,12 @@ ALTER TABLE ONLY public.lattice_leases
 ALTER TABLE ONLY public.lattice_outbox
     ADD CONSTRAINT lattice_outbox_pkey PRIMARY KEY (txid, id);
 
+ALTER TABLE ONLY public.lattice_project_bots
+    ADD CONSTRAINT lattice_project_bots_pkey PRIMARY KEY (tenant_id, project_id, assistant_id);
+
+ALTER TABLE ONLY public.lattice_projects
+    ADD CONSTRAINT lattice_projects_pkey PRIMARY KEY (tenant_id, id);
+
 ALTER TABLE ONLY public.lattice_replica_presence
     ADD CONSTRAINT lattice_replica_presence_pkey PRIMARY KEY (replica_id);
 
@@ -161,6 +184,10 @@ CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING b
 
 CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (created_at);
 
+CREATE INDEX lattice_project_bots_by_assistant ON public.lattice_project_bots USING btree (tenant_id, assistant_id);
+
+CREATE INDEX lattice_projects_by_creation ON public.lattice_projects USING btree (tenant_id, created_at);
+
 CREATE INDEX lattice_scheduled_tasks_by_status ON public.lattice_scheduled_tasks USING btree (status, updated_at);
 
 CREATE INDEX lattice_scheduled_tasks_by_tenant ON public.lattice_scheduled_tasks USING btree (tenant_id, created_at);
@@ -178,3 +205,6 @@ CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_
 CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);
 
 CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);
+
+ALTER TABLE ONLY public.lattice_project_bots
+    ADD CONSTRAINT lattice_project_bots_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;

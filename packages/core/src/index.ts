@@ -56,3 +56,13 @@ export { StoreArgumentError, requireTenantId, requireText } from "./stores/store
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export * from "./defaults";
 export * from "./schedule";
+export { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
+export { requireAssistantId, requireProjectId, validateCreateProject, validateUpdateProject } from "./projects/projectArguments";
+export {
+  MutexReentryError,
+  ProjectTaskExecutionMutex,
+  projectTaskMachineLeaseKey,
+  type ProjectTaskExecutionMutexOptions,
+  type ProjectTaskScope,
+  type ProjectTaskSection,
+} from "./projects/projectTaskExecutionMutex";

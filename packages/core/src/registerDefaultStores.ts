@@ -1,6 +1,7 @@
 import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
 import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
+import { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
 import { registerDefaultStoreFactory } from "./registry/storeRegistry";
 import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
@@ -12,4 +13,5 @@ registerDefaultStoreFactory("outbox", () => new InMemoryOutboxStore());
 registerDefaultStoreFactory("threadMessageQueue", () => new InMemoryMessageQueueStore());
 registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
 registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
+registerDefaultStoreFactory("project", () => new InMemoryProjectStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());

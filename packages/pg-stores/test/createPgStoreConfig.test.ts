@@ -41,7 +41,7 @@ describe("createPgStoreConfig", () => {
   it("builds every store and the checkpointer on one pool", async () => {
     const config = await createPgStoreConfig(database.url, { queueCapacity: 1 });
     configs.push(config);
-    for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.queueWakeup]) {
+    for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.project, config.queueWakeup]) {
       expect((store as unknown as { pool: Pool }).pool).toBe(config.pool);
     }
     expect(config.checkpoint["pool"]).toBe(config.pool);
@@ -51,6 +51,8 @@ describe("createPgStoreConfig", () => {
     await expect(config.threadMessageQueue.addMessage({ threadId: "t", scope: {}, content: "over" })).rejects.toMatchObject({ code: "QUEUE_FULL" });
     await config.assistant.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
     await config.thread.createThread("tenant", { id: "t", assistantId: "a" });
+    await config.project.createProject("tenant", { id: "p", name: "P" });
+    expect(await config.project.addBot("tenant", "p", "a")).toMatchObject({ projectId: "p", assistantId: "a" });
     expect(await config.schedule.countTasks()).toBe(0);
     expect(await config.checkpoint.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } })).toBeUndefined();
   });

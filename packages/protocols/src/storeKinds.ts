@@ -12,6 +12,7 @@ export const STORE_KINDS = [
   "taskWorkItem",
   "thread",
   "assistant",
+  "project",
   "mcp",
   "projectRoom",
   "projectRoomMessage",

@@ -1,4 +1,4 @@
-import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ScheduleStorage, StoreKind, TaskStore, TaskWorkItemStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, TaskWorkItemStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
@@ -8,6 +8,7 @@ export interface StoreTypes {
   schedule: ScheduleStorage;
   thread: ThreadStore;
   assistant: AssistantStore;
+  project: ProjectStore;
   task: TaskStore;
   taskWorkItem: TaskWorkItemStore;
   mcp: McpServerConfigStore;

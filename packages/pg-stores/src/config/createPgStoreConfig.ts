@@ -5,6 +5,7 @@ import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
+import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
@@ -33,6 +34,7 @@ export interface PgStoreConfig {
   schedule: PostgreSQLScheduleStorage;
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
+  project: PostgreSQLProjectStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** LangGraph's checkpointer, its tables set up. */
@@ -60,6 +62,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
+      project: new PostgreSQLProjectStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;

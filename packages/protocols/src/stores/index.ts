@@ -8,3 +8,4 @@ export * from "./room";
 export * from "./mcp";
 export * from "./messageQueue";
 export * from "./replicaPresence";
+export * from "./project";
