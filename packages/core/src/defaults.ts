@@ -74,3 +74,8 @@ export const SCHEDULE_STORAGE_RETRY_MS = 5_000;
  */
 export const MAX_JSON_DEPTH = 32;
 export const MAX_JSON_BYTES = 64 * 1024;
+
+/** Task ids (and the ids a task refers to: owner, parent, project…): long enough for any UUID or slug, short enough to index. */
+export const MAX_TASK_ID_LENGTH = 128;
+/** Most tasks one `TaskStore.listTasks` returns: a page, not an export. */
+export const TASK_LIST_MAX = 1_000;

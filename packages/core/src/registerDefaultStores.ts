@@ -4,6 +4,7 @@ import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
 import { registerDefaultStoreFactory } from "./registry/storeRegistry";
 import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
+import { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 import { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 
 // In-memory stores are the single-process default of every kind that has one.
@@ -13,3 +14,4 @@ registerDefaultStoreFactory("threadMessageQueue", () => new InMemoryMessageQueue
 registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
 registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
+registerDefaultStoreFactory("task", () => new InMemoryTaskStore());

@@ -9,6 +9,7 @@ export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxS
 export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./queue/threadMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
+export { PostgreSQLTaskStore } from "./tasks/postgresqlTaskStore";
 export { createPgStoreConfig, type PgStoreConfig, type PgStoreConfigOptions } from "./config/createPgStoreConfig";
 export { PostgreSQLScheduleStorage } from "./schedule/postgresqlScheduleStorage";
 export { PostgreSQLQueueWakeup, QUEUE_WAKEUP_CHANNEL, type PostgreSQLQueueWakeupOptions } from "./wakeup/postgresqlQueueWakeup";

@@ -5,6 +5,7 @@ export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
+export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";

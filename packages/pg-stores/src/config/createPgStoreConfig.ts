@@ -8,6 +8,7 @@ import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
+import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
 import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
@@ -33,6 +34,7 @@ export interface PgStoreConfig {
   schedule: PostgreSQLScheduleStorage;
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
+  task: PostgreSQLTaskStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** LangGraph's checkpointer, its tables set up. */
@@ -60,6 +62,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
+      task: new PostgreSQLTaskStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;
