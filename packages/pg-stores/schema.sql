@@ -109,6 +109,35 @@ CREATE TABLE public.lattice_schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.lattice_tasks (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    owner_type text NOT NULL,
+    owner_id text NOT NULL,
+    title text NOT NULL,
+    description text,
+    status text NOT NULL,
+    priority integer NOT NULL,
+    due_date timestamp with time zone,
+    metadata jsonb,
+    parent_id text,
+    source_id text,
+    context jsonb,
+    require_review boolean,
+    dependencies text[],
+    result jsonb,
+    failure_reason text,
+    workspace_id text,
+    project_id text,
+    fencing_token bigint,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT lattice_tasks_fencing_token_check CHECK ((fencing_token >= 0)),
+    CONSTRAINT lattice_tasks_id_check CHECK (((length(id) >= 1) AND (length(id) <= 128))),
+    CONSTRAINT lattice_tasks_owner_type_check CHECK ((owner_type = ANY (ARRAY['user'::text, 'agent'::text]))),
+    CONSTRAINT lattice_tasks_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'in_progress'::text, 'review'::text, 'failed'::text, 'interrupted'::text, 'completed'::text, 'cancelled'::text])))
+);
+
 CREATE TABLE public.lattice_thread_message_queue (
     id text NOT NULL,
     thread_id text NOT NULL,
@@ -174,6 +203,9 @@ ALTER TABLE ONLY public.lattice_scheduled_tasks
 ALTER TABLE ONLY public.lattice_schema_migrations
     ADD CONSTRAINT lattice_schema_migrations_pkey PRIMARY KEY (version);
 
+ALTER TABLE ONLY public.lattice_tasks
+    ADD CONSTRAINT lattice_tasks_pkey PRIMARY KEY (tenant_id, id);
+
 ALTER TABLE ONLY public.lattice_thread_message_queue
     ADD CONSTRAINT lattice_thread_message_queue_pkey PRIMARY KEY (sequence);
 
@@ -191,6 +223,14 @@ CREATE INDEX lattice_projects_by_creation ON public.lattice_projects USING btree
 CREATE INDEX lattice_scheduled_tasks_by_status ON public.lattice_scheduled_tasks USING btree (status, updated_at);
 
 CREATE INDEX lattice_scheduled_tasks_by_tenant ON public.lattice_scheduled_tasks USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_tasks_listing ON public.lattice_tasks USING btree (tenant_id, created_at, id COLLATE "C");
+
+CREATE INDEX lattice_tasks_owner ON public.lattice_tasks USING btree (tenant_id, owner_id, status);
+
+CREATE INDEX lattice_tasks_parent ON public.lattice_tasks USING btree (tenant_id, parent_id) WHERE (parent_id IS NOT NULL);
+
+CREATE INDEX lattice_tasks_project ON public.lattice_tasks USING btree (tenant_id, project_id, created_at) WHERE (project_id IS NOT NULL);
 
 CREATE INDEX lattice_thread_message_queue_claim ON public.lattice_thread_message_queue USING btree (thread_id, priority DESC, sequence) WHERE (status = 'pending'::text);
 

@@ -51,6 +51,21 @@ export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 export { validateCreateThread, validateMetadata, validateThreadFilter } from "./threads/threadArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
+export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
+export {
+  requireTaskId,
+  requireTaskStatuses,
+  validateCreateTask,
+  validateListFilter,
+  validateSnapshot,
+  validateUpdateTask,
+  validateWriteOptions,
+  type TaskFields,
+  type ValidTask,
+  type ValidTaskListFilter,
+} from "./tasks/taskArguments";
+export { anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn, type TaskGuard } from "./tasks/taskWrites";
+export { StaleFencingTokenError } from "./tasks/staleFencingTokenError";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";

@@ -5,6 +5,7 @@ import { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
 import { registerDefaultStoreFactory } from "./registry/storeRegistry";
 import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
+import { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 import { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 
 // In-memory stores are the single-process default of every kind that has one.
@@ -15,3 +16,4 @@ registerDefaultStoreFactory("thread", () => new InMemoryThreadStore());
 registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
 registerDefaultStoreFactory("project", () => new InMemoryProjectStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
+registerDefaultStoreFactory("task", () => new InMemoryTaskStore());

@@ -10,6 +10,7 @@ export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
+export { PostgreSQLTaskStore } from "./tasks/postgresqlTaskStore";
 export { createPgStoreConfig, type PgStoreConfig, type PgStoreConfigOptions } from "./config/createPgStoreConfig";
 export { PostgreSQLScheduleStorage } from "./schedule/postgresqlScheduleStorage";
 export { PostgreSQLQueueWakeup, QUEUE_WAKEUP_CHANNEL, type PostgreSQLQueueWakeupOptions } from "./wakeup/postgresqlQueueWakeup";

@@ -1,5 +1,5 @@
 /**
- * Kinds of store the registry knows. `task`, `taskWorkItem`, `mcp`, `projectRoom` and
+ * Kinds of store the registry knows. `taskWorkItem`, `mcp`, `projectRoom` and
  * `projectRoomMessage` are interfaces only, for the tasks, rooms and MCP work to implement; the
  * others have an in-memory default and a PostgreSQL implementation.
  */

@@ -6,6 +6,7 @@ export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./mess
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
+export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";

@@ -9,6 +9,7 @@ import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
+import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
 import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
@@ -35,6 +36,7 @@ export interface PgStoreConfig {
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
   project: PostgreSQLProjectStore;
+  task: PostgreSQLTaskStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** LangGraph's checkpointer, its tables set up. */
@@ -63,6 +65,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
       project: new PostgreSQLProjectStore(shared),
+      task: new PostgreSQLTaskStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import { outboxMigration } from "./187_outbox";
 import { queueRunRetentionMigration } from "./188_queue_run_retention";
 import { queueMessageIdPerTenantMigration } from "./189_queue_message_id_per_tenant";
 import { replicaPresenceMigration } from "./190_replica_presence";
+import { tasksMigration } from "./191_tasks";
 import { projectsMigration } from "./192_projects";
 import type { Migration } from "./migration";
 
@@ -21,5 +22,6 @@ export const allMigrations: readonly Migration[] = [
   queueRunRetentionMigration,
   queueMessageIdPerTenantMigration,
   replicaPresenceMigration,
+  tasksMigration,
   projectsMigration,
 ];

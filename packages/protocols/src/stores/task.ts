@@ -31,16 +31,34 @@ export interface TaskItem {
   failureReason?: string;
   workspaceId?: string;
   projectId?: string;
+  /**
+   * The highest lease fencing token a write to this task carried (a decimal string): a later write
+   * under an older token is refused. Absent until a fenced write.
+   */
+  fencingToken?: string;
   createdAt: Date;
+  /** Advances strictly (by at least a millisecond) on every write, so it identifies one version. */
   updatedAt: Date;
 }
 
-export type CreateTaskRequest = Omit<TaskItem, "id" | "tenantId" | "status" | "createdAt" | "updatedAt"> & {
+export type CreateTaskRequest = Omit<TaskItem, "id" | "tenantId" | "status" | "fencingToken" | "createdAt" | "updatedAt"> & {
   id?: string;
   status?: TaskStatus;
 };
 
-export type UpdateTaskRequest = Partial<Omit<TaskItem, "id" | "tenantId" | "createdAt" | "updatedAt">>;
+/** Fields to change; an absent (or `undefined`) field keeps its value. */
+export type UpdateTaskRequest = Partial<Omit<TaskItem, "id" | "tenantId" | "fencingToken" | "createdAt" | "updatedAt">>;
+
+/**
+ * How a write is made. `fencingToken`: the token of the lease the writer holds (as `Lease.token`).
+ * A write carrying a token older than the task's {@link TaskItem.fencingToken} is refused with an
+ * error whose `code` is `LEASE_LOST` (never a `null`, which means a compare-and-set miss); an equal
+ * or newer token is accepted and remembered. A write without a token (a user's edit) is not fenced
+ * and leaves the remembered token as it is.
+ */
+export interface TaskWriteOptions {
+  fencingToken?: string;
+}
 
 /** What a compare-and-set write expects to find. */
 export interface TaskMutationSnapshot {
@@ -48,6 +66,7 @@ export interface TaskMutationSnapshot {
   updatedAt: Date;
 }
 
+/** Filters are ANDed; results come oldest first (`createdAt`, then `id`). */
 export interface TaskListFilter {
   status?: TaskStatus[];
   ownerType?: TaskOwnerType;
@@ -63,11 +82,12 @@ export interface TaskStore {
   createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem>;
   getTask(tenantId: string, taskId: string): Promise<TaskItem | null>;
   listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]>;
-  updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest): Promise<TaskItem | null>;
-  /** Applies `updates` only while the task's status is one of `statuses`; `null` otherwise. */
-  updateIfStatusIn(tenantId: string, taskId: string, statuses: TaskStatus[], updates: UpdateTaskRequest): Promise<TaskItem | null>;
-  /** Applies `updates` only while the task still matches `snapshot`; `null` otherwise. */
-  updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest): Promise<TaskItem | null>;
+  /** `null` when the tenant has no such task. */
+  updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
+  /** Applies `updates` only while the task's status is one of `statuses`; `null` (nothing written) otherwise. */
+  updateIfStatusIn(tenantId: string, taskId: string, statuses: TaskStatus[], updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
+  /** Applies `updates` only while the task still has `snapshot`'s status and `updatedAt`; `null` (nothing written) otherwise. */
+  updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
   deleteTask(tenantId: string, taskId: string): Promise<boolean>;
 }
 

@@ -1,0 +1,81 @@
+import type { CreateTaskRequest, TaskItem, TaskListFilter, TaskMutationSnapshot, TaskStatus, TaskStore, TaskWriteOptions, UpdateTaskRequest } from "@axiom-lattice/protocols";
+import { RecordExistsError } from "../stores/recordExistsError";
+import { requireTenantId } from "../stores/storeArguments";
+import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";
+import { type TaskGuard, anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn } from "./taskWrites";
+
+const copy = (task: TaskItem): TaskItem => structuredClone(task);
+
+// The order every TaskStore lists in; ids compare by code unit, as PostgreSQL's "C" collation does.
+const byCreation = (a: TaskItem, b: TaskItem) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** {@link TaskStore} within one process: the same contract as the PostgreSQL store. */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tenants = new Map<string, Map<string, TaskItem>>();
+
+  async createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem> {
+    const tenant = requireTenantId(tenantId);
+    const valid = validateCreateTask(request);
+    const tasks = this.tenants.get(tenant) ?? new Map<string, TaskItem>();
+    if (tasks.has(valid.id)) throw new RecordExistsError("task", tenant, valid.id);
+    const now = new Date();
+    const task: TaskItem = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
+    tasks.set(valid.id, task);
+    this.tenants.set(tenant, tasks);
+    return copy(task);
+  }
+
+  async getTask(tenantId: string, taskId: string): Promise<TaskItem | null> {
+    const task = this.find(tenantId, taskId);
+    return task ? copy(task) : null;
+  }
+
+  async listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]> {
+    const tenant = requireTenantId(tenantId);
+    const valid = validateListFilter(filter);
+    const matches = (task: TaskItem) =>
+      (valid.status === undefined || valid.status.includes(task.status)) &&
+      (valid.ownerType === undefined || task.ownerType === valid.ownerType) &&
+      (valid.ownerId === undefined || task.ownerId === valid.ownerId) &&
+      (valid.projectId === undefined || task.projectId === valid.projectId) &&
+      (valid.workspaceId === undefined || task.workspaceId === valid.workspaceId) &&
+      (valid.parentId === undefined || task.parentId === valid.parentId);
+    const tasks = [...(this.tenants.get(tenant)?.values() ?? [])].filter(matches).sort(byCreation);
+    return tasks.slice(valid.offset, valid.offset + valid.limit).map(copy);
+  }
+
+  updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.write(tenantId, taskId, () => anyTask, updates, options);
+  }
+
+  updateIfStatusIn(tenantId: string, taskId: string, statuses: TaskStatus[], updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.write(tenantId, taskId, () => statusIn(requireTaskStatuses(statuses)), updates, options);
+  }
+
+  updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.write(tenantId, taskId, () => matchesSnapshot(validateSnapshot(snapshot)), updates, options);
+  }
+
+  async deleteTask(tenantId: string, taskId: string): Promise<boolean> {
+    return this.tenants.get(requireTenantId(tenantId))?.delete(requireTaskId(taskId)) ?? false;
+  }
+
+  private async write(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): Promise<TaskItem | null> {
+    const tenant = requireTenantId(tenantId);
+    const id = requireTaskId(taskId);
+    const expected = guard();
+    const update = validateUpdateTask(updates);
+    const fencingToken = validateWriteOptions(options);
+    const current = this.tenants.get(tenant)?.get(id);
+    if (!current) return null;
+    const planned = planTaskWrite(tenant, current, expected, update, fencingToken);
+    if (!planned) return null;
+    const written: TaskItem = { ...planned, updatedAt: nextUpdatedAt(current.updatedAt) };
+    this.tenants.get(tenant)?.set(id, written);
+    return copy(written);
+  }
+
+  private find(tenantId: string, taskId: string): TaskItem | undefined {
+    return this.tenants.get(requireTenantId(tenantId))?.get(requireTaskId(taskId));
+  }
+}
