@@ -18,6 +18,7 @@ import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
+import { projectRoutes } from "./routes/projects";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
 import { threadRoutes } from "./routes/threads";
@@ -85,6 +86,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute);
   await app.register(assistantRoutes);
+  await app.register(projectRoutes);
   await app.register(threadRoutes);
   await app.register(runRoutes);
   await app.register(clusterRoute);

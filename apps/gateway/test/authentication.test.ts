@@ -43,6 +43,9 @@ beforeAll(async () => {
   // An id only tenant A uses (B creates its own "a-assistant" in one of the cases).
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant-only", name: "A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/threads", { bearer: tokenA, body: { thread_id: "a-thread", assistant_id: "a-assistant" } })).statusCode).toBe(201);
+  expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
+  expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
+  expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
   expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
   const schedule = await send("POST", "/api/schedules", {
@@ -85,6 +88,19 @@ const CASES: Record<string, RouteCase> = {
   },
   "PATCH /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", body: () => ({ name: "taken over" }), foreign: notFound },
   "DELETE /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", foreign: notFound },
+  "GET /api/projects": { url: () => "/api/projects", foreign: emptyList("projects") },
+  "GET /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
+  "GET /api/projects/:id/bots": { url: () => "/api/projects/a-project-only/bots", foreign: notFound },
+  // Like assistants: the same id under tenant B is B's own project.
+  "POST /api/projects": {
+    url: () => "/api/projects",
+    body: () => ({ id: "a-project", name: "B's own" }),
+    foreign: (response) => expect(response.statusCode).toBe(201),
+  },
+  "PATCH /api/projects/:id": { url: () => "/api/projects/a-project-only", body: () => ({ name: "taken over" }), foreign: notFound },
+  "DELETE /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
+  "PUT /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant-only", foreign: notFound },
+  "DELETE /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant", foreign: notFound },
   "GET /api/threads": { url: () => "/api/threads", foreign: emptyList("threads") },
   "GET /api/threads/:id": { url: () => "/api/threads/a-thread", foreign: notFound },
   "POST /api/threads": { url: () => "/api/threads", body: () => ({ thread_id: "b-thread", assistant_id: "a-assistant-only" }), foreign: notFound },

@@ -5,13 +5,24 @@ import {
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryOutboxStore,
+  InMemoryProjectStore,
   InMemoryReplicaPresenceStore,
+  InMemoryTaskStore,
   InMemoryThreadStore,
   MemoryScheduleStorage,
   type QueueWakeup,
 } from "@axiom-lattice/core";
 import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
-import type { AssistantStore, LeaseStore, OutboxStore, ReplicaPresenceStore, ScheduleStorage, ThreadStore } from "@axiom-lattice/protocols";
+import type {
+  AssistantStore,
+  LeaseStore,
+  OutboxStore,
+  ProjectStore,
+  ReplicaPresenceStore,
+  ScheduleStorage,
+  TaskStore,
+  ThreadStore,
+} from "@axiom-lattice/protocols";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { ReadinessCheck } from "../routes/health";
 
@@ -27,6 +38,9 @@ export interface GatewayStores {
   queue: IMessageQueueStore;
   threads: ThreadStore;
   assistants: AssistantStore;
+  /** Projects and their member assistants ("bots"). */
+  projects: ProjectStore;
+  tasks: TaskStore;
   schedules: ScheduleStorage;
   /** LangGraph's checkpointer: where conversations live. */
   checkpoint: BaseCheckpointSaver;
@@ -50,6 +64,8 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
+      projects: new InMemoryProjectStore(),
+      tasks: new InMemoryTaskStore(),
       schedules: new MemoryScheduleStorage(),
       checkpoint: new MemorySaver(),
       readiness: [],
@@ -82,6 +98,8 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     queue: pg.threadMessageQueue,
     threads: pg.thread,
     assistants: pg.assistant,
+    projects: pg.project,
+    tasks: pg.task,
     schedules: pg.schedule,
     checkpoint: pg.checkpoint,
     queueWakeup: pg.queueWakeup,
