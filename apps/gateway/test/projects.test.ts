@@ -1,23 +1,18 @@
 // The projects API on both store kinds: CRUD, bot membership, bad input refused without a write,
 // duplicates, unknown assistants, and another tenant's projects out of reach.
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useGateway } from "./support";
+import { describe, expect, it } from "vitest";
+import { useGateway, useStoreEnv } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
 
 describe.each(["memory", "postgresql"])("projects on %s stores", (stores) => {
-  let database: TestDatabase | undefined;
-  beforeAll(async () => {
-    if (stores === "postgresql") database = await createTestDatabase();
-  });
-  afterAll(() => database?.drop());
+  const storeEnv = useStoreEnv(stores);
 
   const gateway = useGateway(
     async ({ post }) => {
       for (const id of ["writer", "reviewer"]) expect((await post("/api/assistants", { id, name: id })).statusCode).toBe(201);
     },
-    (): Record<string, string> => (database ? { DATABASE_URL: database.url } : {}),
+    storeEnv,
   );
   const { post, get, del } = gateway;
   const send = (method: "PATCH" | "PUT", url: string, payload?: unknown, headers: Record<string, string> = {}) =>

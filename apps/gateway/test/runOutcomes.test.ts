@@ -2,26 +2,22 @@
 // waited run, the run in progress among a thread's runs, where a resumed stream continues (body or
 // Last-Event-ID), and the message an affinity miss names.
 import { type ThreadRunHandle, tryAcquireThreadRun } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase, eventually, parseSse } from "@axiom-lattice/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useGateway } from "./support";
+import { eventually, parseSse } from "@axiom-lattice/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { useGateway, useStoreEnv } from "./support";
 
 const ASSISTANT = "echo";
 const run = (threadId: string, fields: Record<string, unknown>) => ({ assistant_id: ASSISTANT, thread_id: threadId, ...fields });
 
 describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
-  let database: TestDatabase | undefined;
-  beforeAll(async () => {
-    if (stores === "postgresql") database = await createTestDatabase();
-  });
-  afterAll(() => database?.drop());
+  const storeEnv = useStoreEnv(stores);
 
   const gateway = useGateway(
     async ({ post }) => {
       expect((await post("/api/assistants", { id: ASSISTANT, name: "Echo", tools: ["echo"] })).statusCode).toBe(201);
     },
     // Affinity on (a replica id), with a short grace so a miss answers quickly.
-    () => ({ AXIOM_REPLICA_ID: "replica-here", AXIOM_AFFINITY_GRACE_MS: "20", ...(database ? { DATABASE_URL: database.url } : {}) }),
+    () => ({ AXIOM_REPLICA_ID: "replica-here", AXIOM_AFFINITY_GRACE_MS: "20", ...storeEnv() }),
   );
   const { post, get } = gateway;
   const newThread = async (threadId: string) => expect((await post("/api/threads", { thread_id: threadId, assistant_id: ASSISTANT })).statusCode).toBe(201);

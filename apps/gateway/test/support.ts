@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
@@ -50,6 +51,19 @@ export async function buildTestGateway(
     await context.startBackground();
   }
   return { app, context };
+}
+
+/**
+ * For a describe block run on `stores`: a throw-away database when they are PostgreSQL, dropped after
+ * the block. Answers the environment that selects them, for {@link useGateway}.
+ */
+export function useStoreEnv(stores: string): () => Record<string, string> {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    if (stores === "postgresql") database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+  return (): Record<string, string> => (database ? { DATABASE_URL: database.url } : {});
 }
 
 export interface TestGateway {
