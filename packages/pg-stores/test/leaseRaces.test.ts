@@ -5,7 +5,7 @@ import { Pool } from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runMigrations } from "../src";
 import { Child, killRunningChildren, race } from "./support/children";
-import { type Tenure, tenureViolations } from "./support/tenures";
+import { MICROS, TENURES_TABLE, type Tenure, tenureViolations, tenuresOf } from "./support/tenures";
 
 let database: TestDatabase;
 let pool: Pool;
@@ -15,15 +15,7 @@ beforeAll(async () => {
   pool = new Pool({ connectionString: database.url, max: 2 });
   await runMigrations(pool);
   await pool.query(`
-    CREATE TABLE tenures (
-      id         serial      PRIMARY KEY,
-      run        text        NOT NULL,
-      process    text        NOT NULL,
-      holder     text        NOT NULL,
-      token      bigint      NOT NULL,
-      started_at timestamptz NOT NULL,
-      ended_at   timestamptz
-    );
+    ${TENURES_TABLE}
     CREATE TABLE counters (name text PRIMARY KEY, value integer NOT NULL);
   `);
 });
@@ -35,19 +27,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const MICROS = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
 
-async function tenuresOf(run: string): Promise<(Tenure & { process: string })[]> {
-  const { rows } = await pool.query<{ process: string; holder: string; token: string; start: string; end: string | null }>(
-    `SELECT process, holder, token::text AS token, ${MICROS("started_at")} AS start, ${MICROS("ended_at")} AS "end"
-       FROM tenures WHERE run = $1`,
-    [run],
-  );
-  return rows.map((row) => {
-    if (row.end === null) throw new Error(`tenure of ${row.holder} never ended`);
-    return { process: row.process, holder: row.holder, token: BigInt(row.token), start: BigInt(row.start), end: BigInt(row.end) };
-  });
-}
 
 describe("tenure check", () => {
   it("detects overlapping tenures and tokens that do not increase", () => {
@@ -80,7 +60,7 @@ describe("PostgreSQLLeaseStore across processes", { timeout: 60_000 }, () => {
       guarded: true,
     }));
     const results = await Promise.all(racers.map((racer) => racer.result<{ attempts: number; tenures: number }>()));
-    const tenures = await tenuresOf("guarded");
+    const tenures = await tenuresOf(pool, "guarded");
 
     const perProcess = Object.fromEntries(results.map((result, n) => [`p${n}`, result.tenures]));
     const won = tenures.length;
@@ -102,7 +82,7 @@ describe("PostgreSQLLeaseStore across processes", { timeout: 60_000 }, () => {
       guarded: false,
     }));
     await Promise.all(racers.map((racer) => racer.result()));
-    expect(tenureViolations(await tenuresOf("unguarded")).some((v) => v.includes("before"))).toBe(true);
+    expect(tenureViolations(await tenuresOf(pool, "unguarded")).some((v) => v.includes("before"))).toBe(true);
   });
 
   it("withLease makes a non-atomic read-increment-write exact: 4 processes × 50 increments", async () => {

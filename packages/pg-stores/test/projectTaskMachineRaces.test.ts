@@ -5,7 +5,7 @@ import { Pool } from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runMigrations } from "../src";
 import { killRunningChildren, race } from "./support/children";
-import { type Tenure, tenureViolations } from "./support/tenures";
+import { TENURES_TABLE, tenureViolations, tenuresOf } from "./support/tenures";
 
 let database: TestDatabase;
 let pool: Pool;
@@ -15,15 +15,7 @@ beforeAll(async () => {
   pool = new Pool({ connectionString: database.url, max: 2 });
   await runMigrations(pool);
   await pool.query(`
-    CREATE TABLE sections (
-      id         serial      PRIMARY KEY,
-      run        text        NOT NULL,
-      process    text        NOT NULL,
-      holder     text        NOT NULL,
-      token      bigint      NOT NULL,
-      started_at timestamptz NOT NULL,
-      ended_at   timestamptz
-    );
+    ${TENURES_TABLE}
     CREATE TABLE machine_counters (run text PRIMARY KEY, value integer NOT NULL);
   `);
 });
@@ -35,7 +27,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const MICROS = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
 const scope = { tenantId: "tenant:1", assistantId: "bot", projectId: "launch" };
 
 /** Starts `processes` replicas of `workers` callers each, all running sections of `scope` until `sections` per replica are done. */
@@ -51,15 +42,7 @@ async function raceSections(run: string, guarded: boolean, processes: number, se
     guarded,
   }));
   await Promise.all(replicas.map((replica) => replica.result()));
-  const { rows } = await pool.query<{ process: string; holder: string; token: string; start: string; end: string | null }>(
-    `SELECT process, holder, token::text AS token, ${MICROS("started_at")} AS start, ${MICROS("ended_at")} AS "end"
-       FROM sections WHERE run = $1`,
-    [run],
-  );
-  const sections = rows.map((row): Tenure & { process: string } => {
-    if (row.end === null) throw new Error(`section of ${row.holder} never ended`);
-    return { process: row.process, holder: row.holder, token: BigInt(row.token), start: BigInt(row.start), end: BigInt(row.end) };
-  });
+  const sections = await tenuresOf(pool, run);
   const counter = (await pool.query<{ value: number }>("SELECT value FROM machine_counters WHERE run = $1", [run])).rows[0].value;
   return { sections, counter };
 }

@@ -1,3 +1,7 @@
+import type { Pool } from "pg";
+
+type Queryable = Pick<Pool, "query">;
+
 /** One holder's time with a lease, by the database clock (microseconds since the epoch). */
 export interface Tenure {
   holder: string;
@@ -27,4 +31,33 @@ export function tenureViolations(tenures: readonly Tenure[]): string[] {
     previous = tenure;
   }
   return violations;
+}
+
+/** The table racing children record their tenures in: inserted at start, ended, by the database clock. */
+export const TENURES_TABLE = `
+  CREATE TABLE tenures (
+    id         serial      PRIMARY KEY,
+    run        text        NOT NULL,
+    process    text        NOT NULL,
+    holder     text        NOT NULL,
+    token      bigint      NOT NULL,
+    started_at timestamptz NOT NULL,
+    ended_at   timestamptz
+  );
+`;
+
+/** A timestamp expression as microseconds since the epoch, as text (exact in a bigint). */
+export const MICROS = (column: string) => `(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
+
+/** Every tenure recorded for `run`; one that never ended fails the test. */
+export async function tenuresOf(pool: Queryable, run: string): Promise<(Tenure & { process: string })[]> {
+  const { rows } = await pool.query<{ process: string; holder: string; token: string; start: string; end: string | null }>(
+    `SELECT process, holder, token::text AS token, ${MICROS("started_at")} AS start, ${MICROS("ended_at")} AS "end"
+       FROM tenures WHERE run = $1`,
+    [run],
+  );
+  return rows.map((row) => {
+    if (row.end === null) throw new Error(`tenure of ${row.holder} never ended`);
+    return { process: row.process, holder: row.holder, token: BigInt(row.token), start: BigInt(row.start), end: BigInt(row.end) };
+  });
 }
