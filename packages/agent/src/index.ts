@@ -28,7 +28,20 @@ export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentI
 export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
-export { InvalidRunInputError, type AgentInput, type ResumeCommand } from "./runtime/runContent";
+export { InvalidRunInputError, type AgentInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
+export { resumeCaller, type CallerResumeDeps } from "./tasks/callerResume";
+export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
+export {
+  EXECUTION_REQUESTED_AT_KEY,
+  TASK_CALLER_KEY,
+  TASK_RUN_KEY,
+  callerResumeMessageId,
+  placeEntry,
+  taskCallerOf,
+  taskRunThreadOf,
+  taskStartMessageId,
+  taskThreadId,
+} from "./tasks/taskRunPlace";
 export type { PendingInterrupt } from "./graph/pendingInterrupts";
 export { NothingToResumeError } from "./runtime/runExecution";
 export { AssistantNotFoundError, ThreadBusyError } from "./runtime/errors";

@@ -12,10 +12,17 @@ export interface ResumeCommand {
   resume: unknown;
 }
 
+/** A run that executes a task: set only by the task runtime, never taken from a request. */
+export interface TaskRunMarker {
+  taskId: string;
+}
+
 /** The JSON a queued message carries (`PendingMessage.content`). */
 export interface RunContent {
   message?: string;
   command?: ResumeCommand;
+  /** The run executes this task: its end settles the task. */
+  task?: TaskRunMarker;
 }
 
 /** A message with neither text nor a command, or queued content this runtime cannot read. */
@@ -33,6 +40,7 @@ const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
     command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
+    task: z.object({ taskId: z.string().min(1) }).optional(),
   })
   .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
 

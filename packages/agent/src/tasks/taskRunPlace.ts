@@ -1,0 +1,45 @@
+import type { ThreadRunScope } from "@axiom-lattice/core";
+import type { TaskItem } from "@axiom-lattice/protocols";
+
+// Where a task runs and who waits for it are kept in the task's `context`, so every replica (and the
+// `task:recover` CLI) finds them in the store: nothing about a task lives in one process's memory.
+
+/** `context` key: the thread whose run waits (interrupted) for the task's outcome. */
+export const TASK_CALLER_KEY = "caller";
+/** `context` key: the thread the task runs on. */
+export const TASK_RUN_KEY = "run";
+/** `context` key: when the task was last dispatched (ISO time); a start is owed for it. */
+export const EXECUTION_REQUESTED_AT_KEY = "execution_requested_at";
+
+/** The thread an agent task runs on: one per task, on its owner assistant. */
+export const taskThreadId = (taskId: string): string => `task-${taskId}`;
+
+/**
+ * The queue id of the message that starts a task's run. One per dispatch (a task may be dispatched
+ * again after it ended), and the same on every replica, so starting twice enqueues once.
+ */
+export function taskStartMessageId(task: Pick<TaskItem, "id" | "context">): string {
+  const requestedAt = task.context?.[EXECUTION_REQUESTED_AT_KEY];
+  const attempt = typeof requestedAt === "string" ? Date.parse(requestedAt) : Number.NaN;
+  return Number.isFinite(attempt) ? `task-${task.id}-start-${attempt}` : `task-${task.id}-start`;
+}
+
+/** The queue id of the resume command that hands a task's outcome to its caller: at most one. */
+export const callerResumeMessageId = (taskId: string): string => `task-${taskId}-resume`;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function readScope(task: Pick<TaskItem, "tenantId" | "context">, key: string): ThreadRunScope | undefined {
+  const place = task.context?.[key];
+  if (!isRecord(place) || typeof place.assistantId !== "string" || typeof place.threadId !== "string") return undefined;
+  return { tenantId: task.tenantId, assistantId: place.assistantId, threadId: place.threadId };
+}
+
+/** The caller's thread of a delegated task, waiting for its outcome. */
+export const taskCallerOf = (task: Pick<TaskItem, "tenantId" | "context">) => readScope(task, TASK_CALLER_KEY);
+
+/** The thread the task runs (or ran) on, once started. */
+export const taskRunThreadOf = (task: Pick<TaskItem, "tenantId" | "context">) => readScope(task, TASK_RUN_KEY);
+
+/** The `context` entry recording a thread. */
+export const placeEntry = ({ assistantId, threadId }: ThreadRunScope) => ({ assistantId, threadId });
