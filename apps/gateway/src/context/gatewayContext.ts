@@ -27,6 +27,7 @@ import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -45,6 +46,8 @@ export interface GatewayContext {
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
+  /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
+  orphanRecovery: TaskOrphanRecovery;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
   maintenance: MaintenanceLoop;
   /** This gateway's Prometheus instruments (`/metrics`). */
@@ -134,6 +137,23 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       },
     },
   });
+  const orphanRecovery = new TaskOrphanRecovery({
+    tasks: stores.tasks,
+    leases: stores.lease,
+    queue,
+    // This replica's processor takes the thread at once; peers hear of it through the wake-up channel.
+    wake: async (scope) => {
+      void agents
+        .getAgent(scope)
+        .resumeTask()
+        .catch((error: unknown) => logger.warn({ err: error, threadId: scope.threadId }, "waking a resumed caller failed; the queue sweep finds it"));
+      await stores.queueWakeup?.notify(scope);
+    },
+    events: notifiers.taskLifecycle,
+    replicaId,
+    logger,
+    threadRunTtlMs: config.runLeaseMs,
+  });
   const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours, log: logger });
   // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
   // make progress once they are hours old, the least retention there is.
@@ -144,11 +164,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     log: logger,
   });
   // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
-  // every replica's queue sweep takes them back (agent package). Orphan recovery joins this list.
+  // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
+  // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
   const maintenanceTasks: MaintenanceTask[] = [
     ...schedules.maintenanceTasks(),
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
+    ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({
     store: stores.lease,
@@ -185,17 +207,18 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     schedules,
     notifiers,
     runRetention,
+    orphanRecovery,
     maintenance,
     metrics,
     outboxStats,
     describeReplica,
     async recover() {
       await poller.start();
-      const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
-        hold: true,
-        replicaId,
-        logger,
+      const startupRecovery = async () => ({
+        orphanedTasks: config.taskOrphanRecovery ? await orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
+        schedules: await schedules.restore(),
       });
+      const outcome = await runAsLeader(stores.lease, "startup-recovery", startupRecovery, { hold: true, replicaId, logger });
       if (outcome.ran) {
         logger.info({ phase: "startup_recovery", result: outcome.result }, "startup recovery ran on this replica");
       } else {
