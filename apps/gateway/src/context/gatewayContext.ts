@@ -8,6 +8,7 @@ import {
   type OutboxPollerStats,
   OutboxRetentionJob,
   ProjectTaskAdmissionNotifier,
+  ProjectTaskExecutionMutex,
   type PresenceHeartbeat,
   RetentionJob,
   TaskLifecycleNotifier,
@@ -43,6 +44,8 @@ export interface GatewayContext {
   schedules: DefaultScheduleClient;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
+  /** Serialises the work on each project task machine, in this process and across replicas. */
+  projectTaskMachine: ProjectTaskExecutionMutex;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -87,6 +90,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     );
   }
 
+  const notifiers = {
+    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
+    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
+  };
+  // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
+  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
   const agents = new AgentInstanceManager({
     queue,
     leases: stores.lease,
@@ -100,6 +109,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     observer: metrics.observer,
+    tasks: { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine },
   });
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
@@ -115,10 +125,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     AGENT_MESSAGE_TASK_TYPE,
     createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
   );
-  const notifiers = {
-    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
-    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
-  };
 
   const poller = new OutboxPoller({
     store: outbox,
@@ -184,6 +190,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     agents,
     schedules,
     notifiers,
+    projectTaskMachine,
     runRetention,
     maintenance,
     metrics,

@@ -3,6 +3,7 @@ import {
   TASK_LIFECYCLE_TOPIC,
   TaskStatus,
   type ProjectTaskAdmissionEvent,
+  type TaskItem,
   type TaskLifecycleEvent,
 } from "@axiom-lattice/protocols";
 import { OutboxNotifier, type OutboxNotifierOptions } from "./outboxNotifier";
@@ -37,6 +38,16 @@ export function isProjectTaskAdmissionEvent(payload: unknown): payload is Projec
     isId(payload.ownerId) &&
     isId(payload.updatedAt)
   );
+}
+
+/** The event announcing that `task` reached its current status. */
+export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
+  const { tenantId, id: taskId, status, updatedAt, workspaceId, projectId, ownerId, failureReason } = task;
+  const event: TaskLifecycleEvent = { tenantId, taskId, status, updatedAt: updatedAt.toISOString(), ownerId };
+  if (workspaceId !== undefined) event.workspaceId = workspaceId;
+  if (projectId !== undefined) event.projectId = projectId;
+  if (failureReason !== undefined) event.failureReason = failureReason;
+  return event;
 }
 
 /** Task status changes, heard by local listeners on every replica. */
