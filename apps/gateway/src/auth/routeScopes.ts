@@ -18,6 +18,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/projects/:id": "write",
   "PUT /api/projects/:id/bots/:assistantId": "write",
   "DELETE /api/projects/:id/bots/:assistantId": "write",
+  "POST /api/tasks/:id/dispatch": "write",
+  "POST /api/tasks/:id/cancel": "write",
   "GET /api/threads": "read",
   "GET /api/threads/:id": "read",
   "GET /api/threads/:id/state": "read",

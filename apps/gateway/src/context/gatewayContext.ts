@@ -1,4 +1,4 @@
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS } from "@axiom-lattice/agent";
+import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
   type Logger,
@@ -20,6 +20,7 @@ import {
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
   TASK_LIFECYCLE_TOPIC,
+  type TaskItem,
 } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
@@ -28,6 +29,8 @@ import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
+import { cancelTask } from "../tasks/taskCancellation";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -46,6 +49,10 @@ export interface GatewayContext {
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
   /** Serialises the work on each project task machine, in this process and across replicas. */
   projectTaskMachine: ProjectTaskExecutionMutex;
+  /** Dispatches project tasks and starts them when their admission is observed. */
+  projectTasks: ProjectTaskRuntime;
+  /** Cancels a task (any kind), resuming a delegating caller. */
+  cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -96,6 +103,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   };
   // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
   const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
+  const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents = new AgentInstanceManager({
     queue,
     leases: stores.lease,
@@ -109,8 +117,21 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     observer: metrics.observer,
-    tasks: { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine },
+    tasks: taskOptions,
   });
+  const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
+  const projectTasks = new ProjectTaskRuntime({
+    tasks: stores.tasks,
+    projects: stores.projects,
+    leases: stores.lease,
+    machine: projectTaskMachine,
+    admissions: notifiers.projectTaskAdmission,
+    lifecycle: notifiers.taskLifecycle,
+    runs: taskRuns,
+    replicaId,
+    logger,
+  });
+  projectTasks.start();
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
@@ -191,6 +212,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     schedules,
     notifiers,
     projectTaskMachine,
+    projectTasks,
+    cancelTask: (tenantId, taskId) =>
+      cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
     maintenance,
     metrics,
@@ -230,6 +254,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         await maintenance.stop();
         await schedules.stop();
         await poller.stop();
+        projectTasks.stop();
         await agents.shutdown();
         await stores.dispose();
       })();

@@ -32,7 +32,7 @@ export function isProjectTaskAdmissionEvent(payload: unknown): payload is Projec
   return (
     isRecord(payload) &&
     isId(payload.tenantId) &&
-    isId(payload.workspaceId) &&
+    isOptionalString(payload.workspaceId) &&
     isId(payload.projectId) &&
     isId(payload.taskId) &&
     isId(payload.ownerId) &&
