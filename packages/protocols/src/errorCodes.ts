@@ -50,4 +50,8 @@ export type ErrorCode =
   | "INVALID_RUN_INPUT"
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
-  | "UNKNOWN_TOOL";
+  | "UNKNOWN_TOOL"
+  // Tasks.
+  | "INVALID_TASK_STATE"
+  | "TASK_BUSY"
+  | "NOT_A_PROJECT_MEMBER";
