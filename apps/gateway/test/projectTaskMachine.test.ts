@@ -94,8 +94,8 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect((await dispatch("loose")).json()).toMatchObject({ code: "TASK_NOT_DISPATCHABLE" });
     await createTask({ id: "outsiders", ownerId: "outsider" });
     const refused = await dispatch("outsiders");
-    expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ code: "TASK_NOT_DISPATCHABLE", error: expect.stringMatching(/not a member/) });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: "NOT_A_PROJECT_MEMBER", error: expect.stringMatching(/not a member/) });
     for (const id of ["users", "loose", "outsiders"]) {
       expect((await gateway.context.stores.tasks.getTask(TENANT, id))?.context).toBeUndefined();
     }

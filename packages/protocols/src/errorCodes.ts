@@ -53,4 +53,6 @@ export type ErrorCode =
   | "UNKNOWN_TOOL"
   // Tasks.
   | "INVALID_TASK_STATE"
-  | "TASK_NOT_DISPATCHABLE";
+  | "TASK_NOT_DISPATCHABLE"
+  | "TASK_BUSY"
+  | "NOT_A_PROJECT_MEMBER";

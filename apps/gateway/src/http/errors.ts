@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   UNKNOWN_TOOL: 400,
   INVALID_TASK_STATE: 409,
   TASK_NOT_DISPATCHABLE: 400,
+  TASK_BUSY: 409,
+  NOT_A_PROJECT_MEMBER: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 // Domain "not found" errors share the API's one code, so clients need not know each kind.

@@ -91,7 +91,7 @@ export class ProjectTaskRuntime {
     if (!isProjectTask(found)) throw new HttpError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
     const bots = await projects.listBots(tenantId, found.projectId);
     if (!bots.some((bot) => bot.assistantId === found.ownerId)) {
-      throw new HttpError("TASK_NOT_DISPATCHABLE", `Assistant ${found.ownerId} is not a member of project ${found.projectId}`);
+      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${found.ownerId} is not a member of project ${found.projectId}`);
     }
     const dispatched = await machine.runExclusive(projectTaskScopeOf(found), async ({ fencingToken }) => {
       const task = (await tasks.getTask(tenantId, taskId)) ?? found;

@@ -28,6 +28,15 @@ export function isTaskLifecycleEvent(payload: unknown): payload is TaskLifecycle
   );
 }
 
+/** The event announcing `task`'s status as written: what every writer of a status publishes. */
+export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
+  const event: TaskLifecycleEvent = { tenantId: task.tenantId, taskId: task.id, status: task.status, updatedAt: task.updatedAt.toISOString(), ownerId: task.ownerId };
+  if (task.workspaceId !== undefined) event.workspaceId = task.workspaceId;
+  if (task.projectId !== undefined) event.projectId = task.projectId;
+  if (task.failureReason !== undefined) event.failureReason = task.failureReason;
+  return event;
+}
+
 export function isProjectTaskAdmissionEvent(payload: unknown): payload is ProjectTaskAdmissionEvent {
   return (
     isRecord(payload) &&
@@ -38,16 +47,6 @@ export function isProjectTaskAdmissionEvent(payload: unknown): payload is Projec
     isId(payload.ownerId) &&
     isId(payload.updatedAt)
   );
-}
-
-/** The event announcing that `task` reached its current status. */
-export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
-  const { tenantId, id: taskId, status, updatedAt, workspaceId, projectId, ownerId, failureReason } = task;
-  const event: TaskLifecycleEvent = { tenantId, taskId, status, updatedAt: updatedAt.toISOString(), ownerId };
-  if (workspaceId !== undefined) event.workspaceId = workspaceId;
-  if (projectId !== undefined) event.projectId = projectId;
-  if (failureReason !== undefined) event.failureReason = failureReason;
-  return event;
 }
 
 /** Task status changes, heard by local listeners on every replica. */
