@@ -77,7 +77,8 @@ describe("the README's examples, against the built CLI", () => {
     for (const script of curlExamples("Projects")) await expectEveryCallSucceeds(script, gateway);
   });
 
-  it("Tasks: every curl answers 2xx", async () => {
+  // The examples wait for the event stream and for runs: seconds, by design.
+  it("Tasks: every curl answers 2xx", { timeout: 30_000 }, async () => {
     for (const script of curlExamples("Tasks")) await expectEveryCallSucceeds(script, gateway);
   });
 
