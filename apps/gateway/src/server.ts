@@ -21,6 +21,8 @@ import { clusterRoute } from "./routes/cluster";
 import { projectRoutes } from "./routes/projects";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
+import { taskEventRoutes } from "./routes/taskEvents";
+import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
@@ -87,6 +89,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(metricsRoute);
   await app.register(assistantRoutes);
   await app.register(projectRoutes);
+  await app.register(taskRoutes);
+  await app.register(taskEventRoutes);
   await app.register(threadRoutes);
   await app.register(runRoutes);
   await app.register(clusterRoute);

@@ -10,6 +10,7 @@ export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
+export { followSse, type SseFollower } from "./sseFollower";
 export { SimulatedCrash, crashAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";

@@ -1,4 +1,4 @@
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS } from "@axiom-lattice/agent";
+import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
   type Logger,
@@ -8,6 +8,7 @@ import {
   type OutboxPollerStats,
   OutboxRetentionJob,
   ProjectTaskAdmissionNotifier,
+  ProjectTaskExecutionMutex,
   type PresenceHeartbeat,
   RetentionJob,
   TaskLifecycleNotifier,
@@ -19,6 +20,7 @@ import {
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
   TASK_LIFECYCLE_TOPIC,
+  type TaskItem,
 } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
@@ -28,6 +30,8 @@ import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores
 import { registerStateGauges } from "../metrics/stateGauges";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
+import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
+import { cancelTask } from "../tasks/taskCancellation";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -44,6 +48,12 @@ export interface GatewayContext {
   schedules: DefaultScheduleClient;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
+  /** Serialises the work on each project task machine, in this process and across replicas. */
+  projectTaskMachine: ProjectTaskExecutionMutex;
+  /** Dispatches project tasks and starts them when their admission is observed. */
+  projectTasks: ProjectTaskRuntime;
+  /** Cancels a task (any kind), resuming a delegating caller. */
+  cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
@@ -90,6 +100,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     );
   }
 
+  const notifiers = {
+    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
+    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
+  };
+  // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
+  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
+  const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents = new AgentInstanceManager({
     queue,
     leases: stores.lease,
@@ -103,7 +120,21 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     observer: metrics.observer,
+    tasks: taskOptions,
   });
+  const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
+  const projectTasks = new ProjectTaskRuntime({
+    tasks: stores.tasks,
+    projects: stores.projects,
+    leases: stores.lease,
+    machine: projectTaskMachine,
+    admissions: notifiers.projectTaskAdmission,
+    lifecycle: notifiers.taskLifecycle,
+    runs: taskRuns,
+    replicaId,
+    logger,
+  });
+  projectTasks.start();
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
@@ -118,10 +149,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     AGENT_MESSAGE_TASK_TYPE,
     createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
   );
-  const notifiers = {
-    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
-    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
-  };
 
   const poller = new OutboxPoller({
     store: outbox,
@@ -138,17 +165,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     },
   });
   const orphanRecovery = new TaskOrphanRecovery({
+    ...taskRuns,
     tasks: stores.tasks,
     leases: stores.lease,
-    queue,
-    // This replica's processor takes the thread at once; peers hear of it through the wake-up channel.
-    wake: async (scope) => {
-      void agents
-        .getAgent(scope)
-        .resumeTask()
-        .catch((error: unknown) => logger.warn({ err: error, threadId: scope.threadId }, "waking a resumed caller failed; the queue sweep finds it"));
-      await stores.queueWakeup?.notify(scope);
-    },
     events: notifiers.taskLifecycle,
     replicaId,
     logger,
@@ -206,6 +225,10 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     agents,
     schedules,
     notifiers,
+    projectTaskMachine,
+    projectTasks,
+    cancelTask: (tenantId, taskId) =>
+      cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
     orphanRecovery,
     maintenance,
@@ -246,6 +269,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         await maintenance.stop();
         await schedules.stop();
         await poller.stop();
+        projectTasks.stop();
         await agents.shutdown();
         await stores.dispose();
       })();

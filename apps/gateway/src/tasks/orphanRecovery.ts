@@ -1,10 +1,11 @@
-import { type CallerResumeDeps, resumeCaller, taskRunThreadOf } from "@axiom-lattice/agent";
+import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf } from "@axiom-lattice/agent";
 import {
   type Logger,
   type MaintenanceTask,
   type TaskRunLiveness,
   type ThreadRunScope,
   createTaskRunLiveness,
+  taskLifecycleEventOf,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
 import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
@@ -28,7 +29,7 @@ export const RECOVERED_BY_KEY = "recovered_by";
 /** Tasks read per page of the sweep. */
 const SWEEP_PAGE_SIZE = 100;
 
-export interface TaskOrphanRecoveryDeps extends CallerResumeDeps {
+export interface TaskOrphanRecoveryDeps extends TaskMessageDeps {
   tasks: TaskStore;
   leases: LeaseStore;
   /** Hears the convergence (the gateway's lifecycle notifier: local listeners and the outbox). */
@@ -39,17 +40,6 @@ export interface TaskOrphanRecoveryDeps extends CallerResumeDeps {
   logger: Logger;
   /** TTL of the thread-run lease held while converging. */
   threadRunTtlMs: number;
-}
-
-// A project task's run is the project task machine's to settle; recovery never goes around it.
-const isProjectTask = (task: TaskItem) => task.projectId !== undefined && task.ownerType === "agent";
-
-function lifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
-  const event: TaskLifecycleEvent = { tenantId: task.tenantId, taskId: task.id, status: task.status, updatedAt: task.updatedAt.toISOString(), ownerId: task.ownerId };
-  if (task.workspaceId !== undefined) event.workspaceId = task.workspaceId;
-  if (task.projectId !== undefined) event.projectId = task.projectId;
-  if (task.failureReason !== undefined) event.failureReason = task.failureReason;
-  return event;
 }
 
 const orphanedReason = (actor: RecoveryActor) => `Orphaned: no replica was running the task any more (converged by ${actor})`;
@@ -71,6 +61,7 @@ export class TaskOrphanRecovery {
   async recoverTask({ tenantId, taskId }: { tenantId: string; taskId: string }, actor: RecoveryActor): Promise<TaskRecoveryResult> {
     const task = await this.deps.tasks.getTask(tenantId, taskId);
     if (!task) return "not_found";
+    // A project task's run is its project task machine's to settle: recovery never goes around it.
     if (isProjectTask(task)) return "skipped:project_task";
     if (task.status !== TaskStatus.IN_PROGRESS) return "skipped:not_in_progress";
     const thread = taskRunThreadOf(task);
@@ -144,7 +135,7 @@ export class TaskOrphanRecovery {
       // Still in progress but written since it was read: someone is working on it.
       return current.status === TaskStatus.IN_PROGRESS ? "skipped:live" : "skipped:not_in_progress";
     }
-    await events.publish(lifecycleEventOf(failed));
+    await events.publish(taskLifecycleEventOf(failed));
     await resumeCaller(this.deps, failed);
     if (thread) {
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
