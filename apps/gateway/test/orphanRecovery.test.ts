@@ -72,12 +72,16 @@ async function delegatedTask(context: GatewayContext, tenantId: string, override
 const callerThreadOf = (task: TaskItem) => ({ tenantId: task.tenantId, assistantId: CALLER, threadId: `${task.id}-caller` });
 const runThreadOf = (task: TaskItem) => ({ tenantId: task.tenantId, assistantId: WORKER, threadId: taskThreadId(task.id) });
 
-/** Ids of every message on the thread, whatever its status (queued, running, or a run record). */
+/**
+ * Ids of every message on the thread, whatever its status (queued, running, or a run record). Read in
+ * the order a message moves, so one the caller's processor runs meanwhile is never missed (maybe seen
+ * twice: the set keeps it once).
+ */
 async function messagesOn(context: GatewayContext, { tenantId, assistantId, threadId }: { tenantId: string; assistantId: string; threadId: string }): Promise<string[]> {
   const { queue } = context.stores;
   const scope = { tenantId, assistantId };
   const all = [...(await queue.getPendingMessages(threadId, scope)), ...(await queue.getProcessingMessages(threadId, scope)), ...(await queue.listRuns(threadId, scope))];
-  return all.map((message) => message.id);
+  return [...new Set(all.map((message) => message.id))];
 }
 
 describe("orphan recovery of one task (recoverTask)", () => {
