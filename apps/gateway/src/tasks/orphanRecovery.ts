@@ -8,7 +8,7 @@ import {
   taskLifecycleEventOf,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
-import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
+import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, type TaskScanCursor, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
 
 /** Who converged a task, as its `context.recovered_by` records it. */
 export const RecoveryActor = {
@@ -81,7 +81,7 @@ export class TaskOrphanRecovery {
   /** Recovers every `in_progress` task of every tenant, page by page; one task's failure does not stop the sweep. */
   async recoverOrphanedTasks(actor: RecoveryActor): Promise<OrphanSweepCounts> {
     const counts: OrphanSweepCounts = { converged: 0, "skipped:live": 0, "skipped:project_task": 0, "skipped:not_in_progress": 0, not_found: 0, errors: 0 };
-    let after: { tenantId: string; id: string } | undefined;
+    let after: TaskScanCursor | undefined;
     for (;;) {
       const page = await this.deps.tasks.scanTasks({ statuses: [TaskStatus.IN_PROGRESS], limit: SWEEP_PAGE_SIZE, after });
       for (const task of page) {
