@@ -232,6 +232,8 @@ CREATE INDEX lattice_tasks_parent ON public.lattice_tasks USING btree (tenant_id
 
 CREATE INDEX lattice_tasks_project ON public.lattice_tasks USING btree (tenant_id, project_id, created_at) WHERE (project_id IS NOT NULL);
 
+CREATE INDEX lattice_tasks_scan ON public.lattice_tasks USING btree (status, tenant_id COLLATE "C", id COLLATE "C");
+
 CREATE INDEX lattice_thread_message_queue_claim ON public.lattice_thread_message_queue USING btree (thread_id, priority DESC, sequence) WHERE (status = 'pending'::text);
 
 CREATE INDEX lattice_thread_message_queue_claims ON public.lattice_thread_message_queue USING btree (thread_id, lease_expires_at) WHERE (status = 'processing'::text);

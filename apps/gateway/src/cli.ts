@@ -1,16 +1,24 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
+import { TaskLifecycleNotifier } from "@axiom-lattice/core";
+import { pino } from "pino";
 import { issueToken } from "./auth/tokenIssuer";
 import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
+import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
+import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "./version";
 
 // Exit codes: 0 done (or serving until a signal), 2 for a command line or configuration the gateway
-// refuses, 1 for a failure while starting.
+// refuses, 1 for a failure while starting, 3 for a task that task:recover left alone.
 class UsageError extends Error {}
 
+/** A command that ran but refused to act; its message says why. */
+class RefusedError extends Error {}
+
 const TOKEN_USAGE = "lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]";
+const RECOVER_USAGE = "lattice-gateway task:recover --tenant <tenant> --task <task id>";
 
 const HELP = `lattice-gateway ${GATEWAY_VERSION}: the axiom-lattice AI-agent gateway
 
@@ -19,6 +27,9 @@ usage:
   lattice-gateway serve           the same
   ${TOKEN_USAGE}
                                   print a bearer token signed with AUTH_TOKEN_SECRET (development, scripts)
+  ${RECOVER_USAGE}
+                                  fail an orphaned in_progress task (no replica runs it) and resume its
+                                  caller; needs DATABASE_URL; prints the result as one JSON line
   lattice-gateway --help, -h      show this help
   lattice-gateway --version, -v   print the version
 
@@ -27,7 +38,8 @@ environment (the main variables; the README lists every one):
   LOG_LEVEL (info), AUTH_REQUIRED, AUTH_TOKEN_SECRET
 
 Logs are JSON lines on stdout; the line "gateway ready at <url>" announces the listening server.
-Exit codes: 2 for a refused command line or configuration, 1 for a failure while starting.
+Exit codes: 2 for a refused command line or configuration, 1 for a failure while starting,
+3 when task:recover leaves the task alone (still running, a project task, or not found).
 `;
 
 /** Runs a strict `parseArgs` (the default): an unknown flag or a stray argument becomes a usage error. */
@@ -66,6 +78,50 @@ async function issueTokenCommand(args: string[]): Promise<void> {
   process.stdout.write(`${token}\n`);
 }
 
+/** Why task:recover left a task alone; results not listed here are done (exit 0). */
+const REFUSALS: Partial<Record<TaskRecoveryResult, string>> = {
+  "skipped:live": "a replica still runs it (its run lease is held); nothing was changed",
+  "skipped:project_task": "it is a project task, settled by its project's task machine; nothing was changed",
+  not_found: "the tenant has no such task",
+};
+
+/**
+ * `task:recover`: converges one orphaned task on the shared database, as the startup sweep would,
+ * under the on-demand actor. Peers hear the lifecycle event through the outbox and the caller's
+ * wake-up through the database.
+ */
+async function recoverTaskCommand(args: string[]): Promise<void> {
+  const { values } = parseStrictly(() =>
+    parseArgs({ args, options: { tenant: { type: "string" }, task: { type: "string" }, help: { type: "boolean", short: "h" } } }),
+  );
+  if (values.help) return void process.stdout.write(`usage: ${RECOVER_USAGE}\n`);
+  if (!values.tenant || !values.task) throw new UsageError(`usage: ${RECOVER_USAGE}`);
+  const config = loadConfig(process.env);
+  if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "task:recover works on the database the replicas share; set it");
+  // Logs go to stderr: stdout carries only the result line.
+  const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
+  const stores = await createGatewayStores(config.databaseUrl, logger);
+  try {
+    const recovery = new TaskOrphanRecovery({
+      tasks: stores.tasks,
+      leases: stores.lease,
+      queue: stores.queue,
+      wake: (scope) => stores.queueWakeup?.notify(scope),
+      events: new TaskLifecycleNotifier({ outbox: stores.outbox, replicaId: config.replicaId, logger }),
+      replicaId: config.replicaId,
+      logger,
+      threadRunTtlMs: config.runLeaseMs,
+    });
+    const task = { tenantId: values.tenant, taskId: values.task };
+    const result = await recovery.recoverTask(task, RecoveryActor.ON_DEMAND);
+    process.stdout.write(`${JSON.stringify({ ...task, result })}\n`);
+    const refusal = REFUSALS[result];
+    if (refusal) throw new RefusedError(`task ${task.taskId} of tenant ${task.tenantId} left alone (${result}): ${refusal}`);
+  } finally {
+    await stores.dispose();
+  }
+}
+
 /** Starts the gateway; `start()` logs the startup line with the URL once it listens. */
 async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
@@ -76,6 +132,7 @@ async function serveCommand(args: string[]): Promise<void> {
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
   ["serve", serveCommand],
   ["token:issue", issueTokenCommand],
+  ["task:recover", recoverTaskCommand],
 ]);
 
 async function run(argv: string[]): Promise<void> {
@@ -104,6 +161,10 @@ async function main(): Promise<void> {
     if (error instanceof UsageError) {
       process.stderr.write(`lattice-gateway: ${error.message}\nRun "lattice-gateway --help" for usage.\n`);
       process.exit(2);
+    }
+    if (error instanceof RefusedError) {
+      process.stderr.write(`lattice-gateway: ${error.message}\n`);
+      process.exit(3);
     }
     throw error;
   }

@@ -51,6 +51,8 @@ export interface GatewayConfig {
   runRateLimitPerMinute: number;
   /** How often this replica announces its presence (`GET /api/cluster`); it lapses after three missed. */
   presenceIntervalMs: number;
+  /** Fail orphaned `in_progress` tasks (no replica runs them) at startup and on every maintenance pass. */
+  taskOrphanRecovery: boolean;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -115,6 +117,7 @@ const envSchema = z.object({
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
+  AXIOM_TASK_ORPHAN_RECOVERY: flag,
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -150,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
+    taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
   };
 }
 

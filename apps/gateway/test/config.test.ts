@@ -13,7 +13,13 @@ describe("loadConfig", () => {
       runRetentionHours: 168,
       scheduleHeartbeatMs: 2_000,
       maintenanceIntervalMs: 2_000,
+      taskOrphanRecovery: false,
     });
+  });
+
+  it("switches task orphan recovery on with AXIOM_TASK_ORPHAN_RECOVERY=true", () => {
+    expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "true" }).taskOrphanRecovery).toBe(true);
+    expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "false" }).taskOrphanRecovery).toBe(false);
   });
 
   it("reads the schedule heartbeat and the maintenance interval", () => {
@@ -34,6 +40,7 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud"],
     ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
     ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
+    ["AXIOM_TASK_ORPHAN_RECOVERY", "yes"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));

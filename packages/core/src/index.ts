@@ -57,6 +57,7 @@ export {
   requireTaskStatuses,
   validateCreateTask,
   validateListFilter,
+  validateScanRequest,
   validateSnapshot,
   validateUpdateTask,
   validateWriteOptions,

@@ -117,6 +117,53 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       expect((await store.listTasks(tenant)).map((task) => task.id)).toEqual(expected);
     });
 
+    describe("scanTasks", () => {
+      /** Every task of `tenants` the scan yields, page by page, as `tenant/id`; other tests' tasks are left out. */
+      async function scanAll(statuses: TaskItem["status"][], limit: number, tenants: string[]): Promise<string[]> {
+        const seen: string[] = [];
+        let after: { tenantId: string; id: string } | undefined;
+        for (;;) {
+          const page = await store.scanTasks({ statuses, limit, after });
+          expect(page.length).toBeLessThanOrEqual(limit);
+          seen.push(...page.filter((task) => tenants.includes(task.tenantId)).map((task) => `${task.tenantId}/${task.id}`));
+          if (page.length < limit) return seen;
+          const last = page[page.length - 1];
+          after = { tenantId: last.tenantId, id: last.id };
+        }
+      }
+
+      it("pages through the tasks of given statuses across tenants, by tenant then id", async () => {
+        const base = fresh("scan");
+        // Tenants and ids that sort differently by code unit than by a locale: upper case first.
+        const [a, b] = [`${base}-B`, `${base}-a`];
+        const make = (tenant: string, id: string, status: TaskItem["status"]) => store.createTask(tenant, request({ id, status }));
+        await make(b, "z", "in_progress");
+        await make(b, "A", "in_progress");
+        await make(a, "m", "in_progress");
+        await make(a, "x", "completed");
+        await make(a, "Q", "pending");
+        await make(b, "0", "in_progress");
+        const expected = [`${a}/m`, `${b}/0`, `${b}/A`, `${b}/z`];
+        for (const limit of [1, 2, 3, 1000]) expect(await scanAll(["in_progress"], limit, [a, b])).toEqual(expected);
+        expect(await scanAll(["pending", "completed"], 2, [a, b])).toEqual([`${a}/Q`, `${a}/x`]);
+        expect(await scanAll([], 10, [a, b])).toEqual([]);
+        expect(await store.scanTasks({ statuses: ["in_progress"], limit: 0 })).toEqual([]);
+      });
+
+      it("resumes after its cursor even when the task there changed status or is gone", async () => {
+        const tenant = fresh("scan");
+        for (const id of ["a", "b", "c"]) await store.createTask(tenant, request({ id, status: "in_progress" }));
+        const first = await store.scanTasks({ statuses: ["in_progress"], limit: 1, after: { tenantId: tenant, id: "a" } });
+        expect(first.map((task) => task.id)).toEqual(["b"]);
+        await store.updateTask(tenant, "b", { status: "failed" });
+        await store.deleteTask(tenant, "a");
+        const rest = await store.scanTasks({ statuses: ["in_progress"], limit: 10, after: { tenantId: tenant, id: "b" } });
+        expect(rest.filter((task) => task.tenantId === tenant).map((task) => task.id)).toEqual(["c"]);
+        const scanned = (await store.scanTasks({ statuses: ["in_progress"], limit: 1, after: { tenantId: tenant, id: "b" } }))[0];
+        expect(scanned).toEqual(await store.getTask(tenant, "c"));
+      });
+    });
+
     it("updates given fields, keeps the others, and advances updatedAt", async () => {
       const tenant = fresh("tenant");
       const created = await store.createTask(tenant, request({ id: "u", description: "first", metadata: { a: 1 } }));
@@ -304,6 +351,9 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
         ["a list filter with a bad status", (s, t) => s.listTasks(t, { status: ["nope" as never] })],
         ["a negative list offset", (s, t) => s.listTasks(t, { offset: -1 })],
         ["a list limit over the maximum", (s, t) => s.listTasks(t, { limit: 1_000_000 })],
+        ["a scan with a bad status", (s) => s.scanTasks({ statuses: ["nope" as never], limit: 1 })],
+        ["a scan limit over the maximum", (s) => s.scanTasks({ statuses: ["pending"], limit: 1_000_000 })],
+        ["a scan cursor without a tenant", (s) => s.scanTasks({ statuses: ["pending"], limit: 1, after: { tenantId: "", id: "x" } })],
       ];
       it.each(cases)("%s", async (_, call) => {
         const tenant = fresh("tenant");

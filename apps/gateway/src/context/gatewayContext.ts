@@ -29,6 +29,7 @@ import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
 import { cancelTask } from "../tasks/taskCancellation";
 import { GATEWAY_VERSION } from "../version";
@@ -55,6 +56,8 @@ export interface GatewayContext {
   cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
+  /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
+  orphanRecovery: TaskOrphanRecovery;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
   maintenance: MaintenanceLoop;
   /** This gateway's Prometheus instruments (`/metrics`). */
@@ -161,6 +164,15 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       },
     },
   });
+  const orphanRecovery = new TaskOrphanRecovery({
+    ...taskRuns,
+    tasks: stores.tasks,
+    leases: stores.lease,
+    events: notifiers.taskLifecycle,
+    replicaId,
+    logger,
+    threadRunTtlMs: config.runLeaseMs,
+  });
   const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours, log: logger });
   // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
   // make progress once they are hours old, the least retention there is.
@@ -171,11 +183,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     log: logger,
   });
   // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
-  // every replica's queue sweep takes them back (agent package). Orphan recovery joins this list.
+  // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
+  // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
   const maintenanceTasks: MaintenanceTask[] = [
     ...schedules.maintenanceTasks(),
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
+    ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({
     store: stores.lease,
@@ -216,17 +230,18 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     cancelTask: (tenantId, taskId) =>
       cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
+    orphanRecovery,
     maintenance,
     metrics,
     outboxStats,
     describeReplica,
     async recover() {
       await poller.start();
-      const outcome = await runAsLeader(stores.lease, "startup-recovery", () => schedules.restore(), {
-        hold: true,
-        replicaId,
-        logger,
+      const startupRecovery = async () => ({
+        orphanedTasks: config.taskOrphanRecovery ? await orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
+        schedules: await schedules.restore(),
       });
+      const outcome = await runAsLeader(stores.lease, "startup-recovery", startupRecovery, { hold: true, replicaId, logger });
       if (outcome.ran) {
         logger.info({ phase: "startup_recovery", result: outcome.result }, "startup recovery ran on this replica");
       } else {

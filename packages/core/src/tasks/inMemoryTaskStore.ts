@@ -1,13 +1,27 @@
-import type { CreateTaskRequest, TaskItem, TaskListFilter, TaskMutationSnapshot, TaskStatus, TaskStore, TaskWriteOptions, UpdateTaskRequest } from "@axiom-lattice/protocols";
+import type {
+  CreateTaskRequest,
+  TaskItem,
+  TaskListFilter,
+  TaskMutationSnapshot,
+  TaskScanRequest,
+  TaskStatus,
+  TaskStore,
+  TaskWriteOptions,
+  UpdateTaskRequest,
+} from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
-import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";
+import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateScanRequest, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";
 import { type TaskGuard, anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn } from "./taskWrites";
 
 const copy = (task: TaskItem): TaskItem => structuredClone(task);
 
-// The order every TaskStore lists in; ids compare by code unit, as PostgreSQL's "C" collation does.
-const byCreation = (a: TaskItem, b: TaskItem) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+// Ids compare by code unit, as PostgreSQL's "C" collation does.
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+// The order every TaskStore lists a tenant's tasks in.
+const byCreation = (a: TaskItem, b: TaskItem) => a.createdAt.getTime() - b.createdAt.getTime() || byCodeUnit(a.id, b.id);
+// The order every TaskStore scans all tenants' tasks in.
+const byTenantThenId = (a: Pick<TaskItem, "tenantId" | "id">, b: Pick<TaskItem, "tenantId" | "id">) => byCodeUnit(a.tenantId, b.tenantId) || byCodeUnit(a.id, b.id);
 
 /** {@link TaskStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryTaskStore implements TaskStore {
@@ -58,6 +72,13 @@ export class InMemoryTaskStore implements TaskStore {
 
   async deleteTask(tenantId: string, taskId: string): Promise<boolean> {
     return this.tenants.get(requireTenantId(tenantId))?.delete(requireTaskId(taskId)) ?? false;
+  }
+
+  async scanTasks(request: TaskScanRequest): Promise<TaskItem[]> {
+    const { statuses, limit, after } = validateScanRequest(request);
+    const matches = (task: TaskItem) => statuses.includes(task.status) && (after === undefined || byTenantThenId(task, after) > 0);
+    const tasks = [...this.tenants.values()].flatMap((tenant) => [...tenant.values()]).filter(matches).sort(byTenantThenId);
+    return tasks.slice(0, limit).map(copy);
   }
 
   private async write(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): Promise<TaskItem | null> {

@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { type CreateTaskRequest, type TaskItem, type TaskListFilter, type TaskMutationSnapshot, TaskStatus, type TaskOwnerType, type TaskWriteOptions, type UpdateTaskRequest } from "@axiom-lattice/protocols";
+import {
+  type CreateTaskRequest,
+  type TaskItem,
+  type TaskListFilter,
+  type TaskMutationSnapshot,
+  type TaskScanRequest,
+  TaskStatus,
+  type TaskOwnerType,
+  type TaskWriteOptions,
+  type UpdateTaskRequest,
+} from "@axiom-lattice/protocols";
 import { MAX_TASK_ID_LENGTH, TASK_LIST_MAX } from "../defaults";
-import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
 
 // Checks shared by every TaskStore, so bad input is refused alike and before any write. Only known
 // keys are kept, and JSON values are kept as their JSON round trip, so an in-memory store returns
@@ -155,4 +165,18 @@ export function validateListFilter(filter: TaskListFilter | undefined): ValidTas
     limit: checked.limit === undefined ? TASK_LIST_MAX : requireInteger(checked.limit, "Task list limit", 0, TASK_LIST_MAX),
     offset: checked.offset === undefined ? 0 : requireInteger(checked.offset, "Task list offset", 0),
   };
+}
+
+/** A scan page: its statuses, its size and, when resuming, the (valid) task it resumes after. */
+export function validateScanRequest(request: TaskScanRequest): TaskScanRequest {
+  const checked = requireObject(request, "Task scan");
+  const valid: TaskScanRequest = {
+    statuses: requireTaskStatuses(checked.statuses),
+    limit: requireInteger(checked.limit, "Task scan limit", 0, TASK_LIST_MAX),
+  };
+  if (checked.after !== undefined) {
+    const after = requireObject(checked.after, "Task scan cursor");
+    valid.after = { tenantId: requireTenantId(after.tenantId), id: requireTaskId(after.id, "Task scan cursor id") };
+  }
+  return valid;
 }

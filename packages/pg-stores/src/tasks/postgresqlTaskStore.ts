@@ -11,14 +11,26 @@ import {
   statusIn,
   validateCreateTask,
   validateListFilter,
+  validateScanRequest,
   validateSnapshot,
   validateUpdateTask,
   validateWriteOptions,
 } from "@axiom-lattice/core";
-import type { CreateTaskRequest, TaskItem, TaskListFilter, TaskMutationSnapshot, TaskOwnerType, TaskStatus, TaskStore, TaskWriteOptions, UpdateTaskRequest } from "@axiom-lattice/protocols";
+import type {
+  CreateTaskRequest,
+  TaskItem,
+  TaskListFilter,
+  TaskMutationSnapshot,
+  TaskOwnerType,
+  TaskScanRequest,
+  TaskStatus,
+  TaskStore,
+  TaskWriteOptions,
+  UpdateTaskRequest,
+} from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
 import { inTransaction } from "../db/transaction";
-import { DELETE_TASK, GET_TASK, INSERT_TASK, LIST_TASKS, LOCK_TASK, WRITE_TASK } from "./taskSql";
+import { DELETE_TASK, GET_TASK, INSERT_TASK, LIST_TASKS, LOCK_TASK, SCAN_TASKS, WRITE_TASK } from "./taskSql";
 
 interface TaskRow {
   tenant_id: string;
@@ -149,6 +161,12 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
     const params = [requireTenantId(tenantId), requireTaskId(taskId)];
     await this.initialize();
     return (await this.pool.query(DELETE_TASK, params)).rowCount === 1;
+  }
+
+  async scanTasks(request: TaskScanRequest): Promise<TaskItem[]> {
+    const { statuses, limit, after } = validateScanRequest(request);
+    const rows = await this.rows(SCAN_TASKS, [statuses, after?.tenantId ?? null, after?.id ?? null, limit]);
+    return rows.map(toTask);
   }
 
   private async write(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): Promise<TaskItem | null> {

@@ -55,6 +55,18 @@ export const LIST_TASKS = `
    ORDER BY created_at, id COLLATE "C"
    LIMIT $8 OFFSET $9`;
 
+/**
+ * A page of every tenant's tasks of the statuses $1, by tenant then id (code unit), after the task
+ * ($2, $3) when given (migration 193's index).
+ */
+export const SCAN_TASKS = `
+  SELECT ${COLUMNS}
+    FROM lattice_tasks
+   WHERE status = ANY($1::text[])
+     AND ($2::text IS NULL OR (tenant_id COLLATE "C", id COLLATE "C") > ($2::text COLLATE "C", $3::text COLLATE "C"))
+   ORDER BY tenant_id COLLATE "C", id COLLATE "C"
+   LIMIT $4`;
+
 export const DELETE_TASK = `
   DELETE FROM lattice_tasks
    WHERE tenant_id = $1

@@ -78,6 +78,24 @@ export interface TaskListFilter {
   offset?: number;
 }
 
+/** Where a cross-tenant scan resumes: after this task, in scan order. */
+export interface TaskScanCursor {
+  tenantId: string;
+  id: string;
+}
+
+/**
+ * A page of a scan across every tenant (maintenance: orphan recovery). Tasks come in a stable order,
+ * by tenant then id (compared by code unit), so passing the last task of a page as `after` gives the
+ * next page, whatever was written in between.
+ */
+export interface TaskScanRequest {
+  statuses: TaskStatus[];
+  /** Most tasks of the page (at most the store's list maximum). */
+  limit: number;
+  after?: TaskScanCursor;
+}
+
 export interface TaskStore {
   createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem>;
   getTask(tenantId: string, taskId: string): Promise<TaskItem | null>;
@@ -89,6 +107,8 @@ export interface TaskStore {
   /** Applies `updates` only while the task still has `snapshot`'s status and `updatedAt`; `null` (nothing written) otherwise. */
   updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
   deleteTask(tenantId: string, taskId: string): Promise<boolean>;
+  /** One page of the tasks of every tenant whose status is one of `statuses`; fewer than `limit` on the last page. */
+  scanTasks(request: TaskScanRequest): Promise<TaskItem[]>;
 }
 
 export interface TaskWorkItem {
