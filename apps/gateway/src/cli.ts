@@ -81,6 +81,7 @@ async function issueTokenCommand(args: string[]): Promise<void> {
 /** Why task:recover left a task alone; results not listed here are done (exit 0). */
 const REFUSALS: Partial<Record<TaskRecoveryResult, string>> = {
   "skipped:live": "a replica still runs it (its run lease is held); nothing was changed",
+  "skipped:queued": "its run is queued and not claimed yet: a replica will run it; nothing was changed",
   "skipped:project_task": "it is a project task, settled by its project's task machine; nothing was changed",
   not_found: "the tenant has no such task",
 };

@@ -1,7 +1,7 @@
 /**
- * Kinds of store the registry knows. `taskWorkItem`, `mcp`, `projectRoom` and
- * `projectRoomMessage` are interfaces only, for the tasks, rooms and MCP work to implement; the
- * others have an in-memory default and a PostgreSQL implementation.
+ * Kinds of store the registry knows. `mcp`, `projectRoom` and `projectRoomMessage` are interfaces
+ * only, for the rooms and MCP work to implement; the others have an in-memory default and a
+ * PostgreSQL implementation.
  */
 export const STORE_KINDS = [
   "lease",
@@ -9,7 +9,6 @@ export const STORE_KINDS = [
   "threadMessageQueue",
   "schedule",
   "task",
-  "taskWorkItem",
   "thread",
   "assistant",
   "project",

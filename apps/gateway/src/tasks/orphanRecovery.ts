@@ -1,4 +1,4 @@
-import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf } from "@axiom-lattice/agent";
+import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf, taskStartMessageId } from "@axiom-lattice/agent";
 import {
   type Logger,
   type MaintenanceTask,
@@ -19,7 +19,7 @@ export const RecoveryActor = {
 } as const;
 export type RecoveryActor = (typeof RecoveryActor)[keyof typeof RecoveryActor];
 
-export type TaskRecoveryResult = "converged" | "skipped:live" | "skipped:project_task" | "skipped:not_in_progress" | "not_found";
+export type TaskRecoveryResult = "converged" | "skipped:live" | "skipped:queued" | "skipped:project_task" | "skipped:not_in_progress" | "not_found";
 
 export type OrphanSweepCounts = Record<TaskRecoveryResult | "errors", number>;
 
@@ -72,6 +72,9 @@ export class TaskOrphanRecovery {
     try {
       // Its own run-lifetime lease may have been taken since the probe read it.
       if (await this.liveness({ taskId })) return "skipped:live";
+      // A start no replica has claimed yet (all busy, or a dead run's message taken back by a peer's
+      // queue sweep) is a run to come, not an orphan: its processor settles the task.
+      if (thread && (await this.startIsQueued(task, thread))) return "skipped:queued";
       return await this.converge(task, thread, actor);
     } finally {
       await run?.release();
@@ -80,7 +83,7 @@ export class TaskOrphanRecovery {
 
   /** Recovers every `in_progress` task of every tenant, page by page; one task's failure does not stop the sweep. */
   async recoverOrphanedTasks(actor: RecoveryActor): Promise<OrphanSweepCounts> {
-    const counts: OrphanSweepCounts = { converged: 0, "skipped:live": 0, "skipped:project_task": 0, "skipped:not_in_progress": 0, not_found: 0, errors: 0 };
+    const counts: OrphanSweepCounts = { converged: 0, "skipped:live": 0, "skipped:queued": 0, "skipped:project_task": 0, "skipped:not_in_progress": 0, not_found: 0, errors: 0 };
     let after: TaskScanCursor | undefined;
     for (;;) {
       const page = await this.deps.tasks.scanTasks({ statuses: [TaskStatus.IN_PROGRESS], limit: SWEEP_PAGE_SIZE, after });
@@ -112,6 +115,11 @@ export class TaskOrphanRecovery {
         return counts;
       },
     };
+  }
+
+  private async startIsQueued(task: TaskItem, thread: ThreadRunScope): Promise<boolean> {
+    const start = await this.deps.queue.getMessage(taskStartMessageId(task), { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    return start?.status === "pending";
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, TaskWorkItemStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
@@ -10,7 +10,6 @@ export interface StoreTypes {
   assistant: AssistantStore;
   project: ProjectStore;
   task: TaskStore;
-  taskWorkItem: TaskWorkItemStore;
   mcp: McpServerConfigStore;
   projectRoom: ProjectRoomStore;
   projectRoomMessage: ProjectRoomMessageStore;

@@ -110,29 +110,3 @@ export interface TaskStore {
   /** One page of the tasks of every tenant whose status is one of `statuses`; fewer than `limit` on the last page. */
   scanTasks(request: TaskScanRequest): Promise<TaskItem[]>;
 }
-
-export interface TaskWorkItem {
-  id: string;
-  tenantId: string;
-  taskId: string;
-  kind: string;
-  status: TaskStatus;
-  payload?: Record<string, unknown>;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export interface CreateWorkItemRequest {
-  id?: string;
-  taskId: string;
-  kind: string;
-  payload?: Record<string, unknown>;
-}
-
-export interface TaskWorkItemStore {
-  createWorkItem(tenantId: string, request: CreateWorkItemRequest): Promise<TaskWorkItem>;
-  /** Creates the work item unless one of the same task and kind exists; returns the stored one. */
-  createWorkItemIfAbsent(tenantId: string, request: CreateWorkItemRequest): Promise<TaskWorkItem>;
-  listWorkItems(tenantId: string, taskId: string): Promise<TaskWorkItem[]>;
-  updateWorkItemStatus(tenantId: string, workItemId: string, status: TaskStatus): Promise<TaskWorkItem | null>;
-}
