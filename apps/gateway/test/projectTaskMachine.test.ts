@@ -142,6 +142,18 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await taskWhen(gateway, "held", ended)).toMatchObject({ status: "completed", result: "echo: hello" });
   });
 
+  it("starts a requested task whose admission was never announced on the admissions sweep", async () => {
+    // The dispatcher stamped the request and died before announcing it.
+    await createTask({
+      id: "unannounced",
+      description: "late but done",
+      context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: taskThreadId("unannounced") } },
+    });
+    expect(await gateway.context.projectTasks.maintenanceTask(1_000).run()).toMatchObject({ passed: 1 });
+    expect(await taskWhen(gateway, "unannounced", ended)).toMatchObject({ status: "completed", result: "echo: late but done" });
+    expect(await gateway.context.projectTasks.maintenanceTask(1_000).run()).toEqual({ passed: 0 });
+  });
+
   it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {
     expect((await post("/api/threads", { thread_id: "boss-thread", assistant_id: "boss" })).statusCode).toBe(201);
     const asked = await post("/api/runs", { assistant_id: "boss", thread_id: "boss-thread", message: "/task writer outline the plan", mode: "wait" });

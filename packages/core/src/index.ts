@@ -67,6 +67,7 @@ export {
 } from "./tasks/taskArguments";
 export { anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn, type TaskGuard } from "./tasks/taskWrites";
 export { StaleFencingTokenError } from "./tasks/staleFencingTokenError";
+export { scanEveryTask } from "./tasks/taskScan";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";

@@ -189,6 +189,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...schedules.maintenanceTasks(),
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
+    projectTasks.maintenanceTask(config.runLeaseMs),
     ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({

@@ -5,10 +5,11 @@ import {
   type TaskRunLiveness,
   type ThreadRunScope,
   createTaskRunLiveness,
+  scanEveryTask,
   taskLifecycleEventOf,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
-import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, type TaskScanCursor, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
+import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
 
 /** Who converged a task, as its `context.recovered_by` records it. */
 export const RecoveryActor = {
@@ -25,9 +26,6 @@ export type OrphanSweepCounts = Record<TaskRecoveryResult | "errors", number>;
 
 /** `context` key naming the actor that converged an orphaned task. */
 export const RECOVERED_BY_KEY = "recovered_by";
-
-/** Tasks read per page of the sweep. */
-const SWEEP_PAGE_SIZE = 100;
 
 export interface TaskOrphanRecoveryDeps extends TaskMessageDeps {
   tasks: TaskStore;
@@ -84,21 +82,15 @@ export class TaskOrphanRecovery {
   /** Recovers every `in_progress` task of every tenant, page by page; one task's failure does not stop the sweep. */
   async recoverOrphanedTasks(actor: RecoveryActor): Promise<OrphanSweepCounts> {
     const counts: OrphanSweepCounts = { converged: 0, "skipped:live": 0, "skipped:queued": 0, "skipped:project_task": 0, "skipped:not_in_progress": 0, not_found: 0, errors: 0 };
-    let after: TaskScanCursor | undefined;
-    for (;;) {
-      const page = await this.deps.tasks.scanTasks({ statuses: [TaskStatus.IN_PROGRESS], limit: SWEEP_PAGE_SIZE, after });
-      for (const task of page) {
-        try {
-          counts[await this.recoverTask({ tenantId: task.tenantId, taskId: task.id }, actor)] += 1;
-        } catch (error) {
-          counts.errors += 1;
-          this.deps.logger.warn({ phase: "orphan_recovery", tenantId: task.tenantId, taskId: task.id, err: error }, "orphan recovery of a task failed; the next pass retries it");
-        }
+    for await (const task of scanEveryTask(this.deps.tasks, [TaskStatus.IN_PROGRESS])) {
+      try {
+        counts[await this.recoverTask({ tenantId: task.tenantId, taskId: task.id }, actor)] += 1;
+      } catch (error) {
+        counts.errors += 1;
+        this.deps.logger.warn({ phase: "orphan_recovery", tenantId: task.tenantId, taskId: task.id, err: error }, "orphan recovery of a task failed; the next pass retries it");
       }
-      if (page.length < SWEEP_PAGE_SIZE) return counts;
-      const last = page[page.length - 1];
-      after = { tenantId: last.tenantId, id: last.id };
     }
+    return counts;
   }
 
   /**

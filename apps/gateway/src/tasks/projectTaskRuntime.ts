@@ -12,11 +12,13 @@ import {
 } from "@axiom-lattice/agent";
 import {
   type Logger,
+  type MaintenanceTask,
   type ProjectTaskAdmissionNotifier,
   type ProjectTaskExecutionMutex,
   type TaskLifecycleNotifier,
   type ThreadRunScope,
   getThreadRunOwner,
+  scanEveryTask,
   taskLifecycleEventOf,
 } from "@axiom-lattice/core";
 import {
@@ -71,7 +73,7 @@ export class ProjectTaskRuntime {
 
   /** Starts observing admissions (local ones, and the peers' through the outbox poller). */
   start(): void {
-    this.unsubscribe ??= this.options.admissions.subscribe((event) => this.observe(event));
+    this.unsubscribe ??= this.options.admissions.subscribe((event) => this.advanceOrWarn(event.tenantId, event.taskId));
   }
 
   stop(): void {
@@ -115,33 +117,14 @@ export class ProjectTaskRuntime {
    * to that peer.
    */
   async advance(tenantId: string, taskId: string): Promise<ProjectTaskRunOutcome> {
-    const { tasks, machine, runs, leases, replicaId, logger } = this.options;
+    const { tasks, machine, logger } = this.options;
     const found = await tasks.getTask(tenantId, taskId);
     if (!found || !isProjectTask(found)) return { kind: "idle", task: found };
     return machine.runExclusive(projectTaskScopeOf(found), async ({ fencingToken }) => {
       const enteredAt = new Date();
-      let task = await tasks.getTask(tenantId, taskId);
-      const thread = task && taskRunThreadOf(task);
-      if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
-      const messageId = taskStartMessageId(task);
-      let outcome: ProjectTaskRunOutcome;
-      if (task.status === TaskStatus.PENDING) {
-        task = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
-        if (!task) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };
-        await this.options.lifecycle.publish(taskLifecycleEventOf(task));
-        await startTaskRun(runs, task);
-        outcome = { kind: "started", task, thread, messageId };
-      } else if (task.status !== TaskStatus.IN_PROGRESS) {
-        return { kind: "idle", task };
-      } else {
-        const owner = await getThreadRunOwner(thread, { store: leases });
-        if (owner !== null && owner !== replicaId) {
-          outcome = { kind: "deferred", task, thread, messageId };
-        } else {
-          await startTaskRun(runs, task);
-          outcome = { kind: "started", task, thread, messageId };
-        }
-      }
+      const outcome = await this.pass(tenantId, taskId, fencingToken);
+      // Every pass, with its section's bounds and token: operators (and e2e scenario 2) can check from
+      // the logs alone that no two passes of a machine overlapped and that tokens only grew.
       logger.debug(
         { phase: "project_task_machine", taskId, outcome: outcome.kind, fencingToken, enteredAt: enteredAt.toISOString(), leftAt: new Date().toISOString() },
         "project task machine pass",
@@ -150,11 +133,54 @@ export class ProjectTaskRuntime {
     });
   }
 
-  private async observe(event: ProjectTaskAdmissionEvent): Promise<void> {
+  /** The pass itself, inside the machine's exclusive section. */
+  private async pass(tenantId: string, taskId: string, fencingToken: string | undefined): Promise<ProjectTaskRunOutcome> {
+    const { tasks, runs, leases, replicaId, lifecycle } = this.options;
+    const task = await tasks.getTask(tenantId, taskId);
+    const thread = task && taskRunThreadOf(task);
+    if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
+    const messageId = taskStartMessageId(task);
+    if (task.status === TaskStatus.PENDING) {
+      const started = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
+      if (!started) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };
+      await lifecycle.publish(taskLifecycleEventOf(started));
+      await startTaskRun(runs, started);
+      return { kind: "started", task: started, thread, messageId };
+    }
+    if (task.status !== TaskStatus.IN_PROGRESS) return { kind: "idle", task };
+    const owner = await getThreadRunOwner(thread, { store: leases });
+    if (owner !== null && owner !== replicaId) return { kind: "deferred", task, thread, messageId };
+    await startTaskRun(runs, task);
+    return { kind: "started", task, thread, messageId };
+  }
+
+  /**
+   * The admissions sweep, for the maintenance loop: passes every requested project task that has not
+   * ended through its machine, so a task whose admission event was lost (its dispatcher died between
+   * the stamp and the announcement) or whose start was cut short still starts. Passes are idempotent.
+   */
+  maintenanceTask(intervalMs: number): MaintenanceTask {
+    return {
+      name: "project-task-admissions",
+      intervalMs,
+      run: async () => {
+        let passed = 0;
+        for await (const task of scanEveryTask(this.options.tasks, [TaskStatus.PENDING, TaskStatus.IN_PROGRESS])) {
+          if (!isProjectTask(task) || !isRequested(task)) continue;
+          await this.advanceOrWarn(task.tenantId, task.id);
+          passed += 1;
+        }
+        return { passed };
+      },
+    };
+  }
+
+  /** A pass whose failure is logged, not thrown: the admissions sweep passes the task again. */
+  private async advanceOrWarn(tenantId: string, taskId: string): Promise<void> {
     try {
-      await this.advance(event.tenantId, event.taskId);
+      await this.advance(tenantId, taskId);
     } catch (error) {
-      this.options.logger.warn({ taskId: event.taskId, err: error }, "project task admission not handled; the task's next observer starts it");
+      this.options.logger.warn({ tenantId, taskId, err: error }, "project task pass failed; the admissions sweep passes it again");
     }
   }
 }

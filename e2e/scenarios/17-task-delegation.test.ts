@@ -15,7 +15,7 @@ interface Message {
 const runsOf = async (url: string, threadId: string) =>
   (await expectOk<{ runs: RunRecord[] }>(call(url, "GET", `/api/threads/${threadId}/runs`))).runs;
 
-describe("scenario 16: task delegation across processes", () => {
+describe("scenario 17: task delegation across processes", () => {
   const cluster = useCluster();
 
   it("a caller on A delegates to a callee that runs on B, and resumes exactly once with its result", async () => {
