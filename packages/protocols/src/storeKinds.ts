@@ -1,7 +1,6 @@
 /**
- * Kinds of store the registry knows. `taskWorkItem`, `mcp`, `projectRoom` and
- * `projectRoomMessage` are interfaces only, for the tasks, rooms and MCP work to implement; the
- * others have an in-memory default and a PostgreSQL implementation.
+ * Kinds of store the registry knows. `taskWorkItem` and `mcp` are interfaces only, for the tasks and
+ * MCP work to implement; the others have an in-memory default and a PostgreSQL implementation.
  */
 export const STORE_KINDS = [
   "lease",

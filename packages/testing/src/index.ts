@@ -6,6 +6,8 @@ export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./mess
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
+export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
+export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
 export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";

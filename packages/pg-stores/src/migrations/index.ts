@@ -9,6 +9,7 @@ import { queueMessageIdPerTenantMigration } from "./189_queue_message_id_per_ten
 import { replicaPresenceMigration } from "./190_replica_presence";
 import { tasksMigration } from "./191_tasks";
 import { projectsMigration } from "./192_projects";
+import { projectRoomsMigration } from "./194_project_rooms";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -24,4 +25,5 @@ export const allMigrations: readonly Migration[] = [
   replicaPresenceMigration,
   tasksMigration,
   projectsMigration,
+  projectRoomsMigration,
 ];
