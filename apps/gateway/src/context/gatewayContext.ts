@@ -16,6 +16,7 @@ import {
 } from "@axiom-lattice/core";
 import {
   PROJECT_TASK_ADMISSION_TOPIC,
+  ROOM_EVENT_TOPIC,
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
   TASK_LIFECYCLE_TOPIC,
@@ -26,6 +27,8 @@ import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
+import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
+import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
@@ -41,6 +44,8 @@ export interface GatewayContext {
   stores: GatewayStores;
   agents: AgentInstanceManager;
   schedules: DefaultScheduleClient;
+  /** Realtime events of project rooms: this replica's subscribers, its replay ring, mirrored to peers. */
+  roomEvents: ProjectRoomEventBroker;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
@@ -120,6 +125,11 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
   };
 
+  const roomEvents = new ProjectRoomEventBroker();
+  roomEvents.setBroadcastHook((scope, serialized, sourceKey) => {
+    void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
+  });
+
   const poller = new OutboxPoller({
     store: outbox,
     owner: replicaId,
@@ -128,6 +138,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     handlers: {
       [TASK_LIFECYCLE_TOPIC]: async (payload) => notifiers.taskLifecycle.deliverFromOutbox(payload),
       [PROJECT_TASK_ADMISSION_TOPIC]: async (payload) => notifiers.projectTaskAdmission.deliverFromOutbox(payload),
+      [ROOM_EVENT_TOPIC]: async (payload) => {
+        metrics.roomEventsIngested.inc({ outcome: ingestRoomEvent(payload, roomEvents) });
+      },
       [SCHEDULE_CHANGED_TOPIC]: async (payload) => {
         const taskId = (payload as { taskId?: unknown } | null)?.taskId;
         if (typeof taskId === "string") await schedules.handleScheduleChanged(taskId);
@@ -183,6 +196,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     stores,
     agents,
     schedules,
+    roomEvents,
     notifiers,
     runRetention,
     maintenance,
@@ -219,6 +233,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     },
     close() {
       closed ??= (async () => {
+        // Room streams end at once: their clients reconnect to a replica that stays.
+        roomEvents.close();
         await presence?.stop();
         await maintenance.stop();
         await schedules.stop();
