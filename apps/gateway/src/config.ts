@@ -8,6 +8,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_RUN_RETENTION_HOURS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  SSE_HEARTBEAT_MS,
 } from "./defaults";
 
 /** A configuration value the gateway refuses to start with. */
@@ -51,6 +52,8 @@ export interface GatewayConfig {
   runRateLimitPerMinute: number;
   /** How often this replica announces its presence (`GET /api/cluster`); it lapses after three missed. */
   presenceIntervalMs: number;
+  /** A comment line on quiet SSE streams this often, so proxies keep them open. */
+  sseHeartbeatMs: number;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -115,6 +118,7 @@ const envSchema = z.object({
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
+  AXIOM_SSE_HEARTBEAT_MS: integer(100, 600_000).default(SSE_HEARTBEAT_MS),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -150,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
+    sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
   };
 }
 

@@ -14,6 +14,7 @@ export {
   type ForeignEventOutcome,
   type ProjectRoomEventBrokerOptions,
   type RoomBroadcastHook,
+  type RoomEventDelivery,
   type RoomEventListener,
   type RoomSubscription,
   type RoomSubscriptionEndReason,

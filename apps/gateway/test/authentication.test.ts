@@ -46,6 +46,7 @@ beforeAll(async () => {
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
+  expect((await send("POST", "/api/projects/a-project-only/rooms", { bearer: tokenA, body: { id: "a-room", name: "secret of A" } })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
   expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
   const schedule = await send("POST", "/api/schedules", {
@@ -101,6 +102,15 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
   "PUT /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant-only", foreign: notFound },
   "DELETE /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant", foreign: notFound },
+  "GET /api/projects/:projectId/rooms": { url: () => "/api/projects/a-project-only/rooms", foreign: notFound },
+  "POST /api/projects/:projectId/rooms": { url: () => "/api/projects/a-project-only/rooms", body: () => ({ id: "b-room", name: "B's" }), foreign: notFound },
+  "POST /api/projects/:projectId/rooms/:roomId/messages": {
+    url: () => "/api/projects/a-project-only/rooms/a-room/messages",
+    body: () => ({ content: "intrusion" }),
+    foreign: notFound,
+  },
+  "GET /api/projects/:projectId/rooms/:roomId/messages": { url: () => "/api/projects/a-project-only/rooms/a-room/messages", foreign: notFound },
+  "GET /api/projects/:projectId/rooms/:roomId/events": { url: () => "/api/projects/a-project-only/rooms/a-room/events", foreign: notFound },
   "GET /api/threads": { url: () => "/api/threads", foreign: emptyList("threads") },
   "GET /api/threads/:id": { url: () => "/api/threads/a-thread", foreign: notFound },
   "POST /api/threads": { url: () => "/api/threads", body: () => ({ thread_id: "b-thread", assistant_id: "a-assistant-only" }), foreign: notFound },

@@ -20,7 +20,7 @@ function recorder(): RoomEventListener & { events: ProjectRoomEvent[]; data: unk
     get data() {
       return events.map((event) => event.data);
     },
-    event: (serialized) => void events.push(JSON.parse(serialized) as ProjectRoomEvent),
+    event: ({ serialized }) => void events.push(JSON.parse(serialized) as ProjectRoomEvent),
     end: (reason) => void ends.push(reason),
   };
 }

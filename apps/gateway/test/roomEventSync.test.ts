@@ -37,7 +37,7 @@ async function replica(replicaId: string): Promise<Replica> {
 function follow(replica: Replica, roomId: string, tenantId = "t") {
   const received: ProjectRoomEvent[] = [];
   replica.context.roomEvents.subscribe({ tenantId, projectId: "p", roomId }, undefined, {
-    event: (serialized) => void received.push(JSON.parse(serialized) as ProjectRoomEvent),
+    event: ({ serialized }) => void received.push(JSON.parse(serialized) as ProjectRoomEvent),
     end: () => {},
   });
   return received;

@@ -37,9 +37,15 @@ export interface ProjectRoomEventBrokerOptions {
 /** Why a subscription ended: no event follows its `end`. */
 export type RoomSubscriptionEndReason = "slow_subscriber" | "room_evicted" | "broker_closed" | "listener_failed";
 
+/** One event for a subscriber: its id (for an SSE `id:` line) and its serialized form. */
+export interface RoomEventDelivery {
+  readonly id: string;
+  readonly serialized: string;
+}
+
 export interface RoomEventListener {
-  /** One serialized event. A returned promise holds back the next one until it settles: a slow consumer. */
-  event(serialized: string): void | Promise<void>;
+  /** One event. A returned promise holds back the next one until it settles: a slow consumer. */
+  event(delivery: RoomEventDelivery): void | Promise<void>;
   end(reason: RoomSubscriptionEndReason): void;
 }
 
@@ -59,7 +65,8 @@ export type RoomBroadcastHook = (scope: ProjectRoomScope, serialized: string, so
 
 interface RetainedEvent {
   sequence: number;
-  serialized: string;
+  /** Handed to every subscriber as it is: fan-out allocates nothing per subscriber. */
+  delivery: RoomEventDelivery;
   bytes: number;
   createdAt: number;
   room: Room;
@@ -70,7 +77,7 @@ interface RetainedEvent {
 interface Subscription {
   room: Room;
   listener: RoomEventListener;
-  pending: string[];
+  pending: RoomEventDelivery[];
   draining: boolean;
   ended: boolean;
 }
@@ -189,7 +196,8 @@ export class ProjectRoomEventBroker {
     const serialized = serializeRoomEvent(event);
     this.sequence = sequence;
     const room = this.useRoom(roomKey(event.scope));
-    const retained: RetainedEvent = { sequence, serialized, bytes: Buffer.byteLength(serialized), createdAt, room, removed: false };
+    const delivery: RoomEventDelivery = Object.freeze({ id: event.id, serialized });
+    const retained: RetainedEvent = { sequence, delivery, bytes: Buffer.byteLength(serialized), createdAt, room, removed: false };
     room.events.push(retained);
     this.order.push(retained);
     this.eventCount += 1;
@@ -197,7 +205,7 @@ export class ProjectRoomEventBroker {
     if (sourceKey !== undefined) this.rememberSourceKey(sourceKey);
     while (room.events.length > this.maxEventsPerRoom) this.forget(room.events[0]);
     this.prune();
-    for (const subscription of [...room.subscriptions]) this.enqueue(subscription, serialized);
+    for (const subscription of [...room.subscriptions]) this.enqueue(subscription, delivery);
     try {
       this.broadcast?.(event.scope, serialized, sourceKey);
     } catch {
@@ -221,8 +229,8 @@ export class ProjectRoomEventBroker {
     if (!room || room.subscriptions.size === 0) return "no_subscribers";
     this.touch(room);
     // Re-serialized: only the canonical one-line form reaches a stream.
-    const canonical = serializeRoomEvent(event);
-    for (const subscription of [...room.subscriptions]) this.enqueue(subscription, canonical);
+    const delivery: RoomEventDelivery = Object.freeze({ id: event.id, serialized: serializeRoomEvent(event) });
+    for (const subscription of [...room.subscriptions]) this.enqueue(subscription, delivery);
     return "delivered";
   }
 
@@ -238,7 +246,7 @@ export class ProjectRoomEventBroker {
       const position = parseRoomEventId(afterEventId);
       const after = position?.epoch === this.epoch ? position.sequence : undefined;
       replayComplete = after !== undefined && after >= room.forgottenThrough;
-      if (after !== undefined) for (const retained of room.events) if (retained.sequence > after) this.enqueue(subscription, retained.serialized);
+      if (after !== undefined) for (const retained of room.events) if (retained.sequence > after) this.enqueue(subscription, retained.delivery);
     }
     room.subscriptions.add(subscription);
     this.subscriberCount += 1;
@@ -344,13 +352,13 @@ export class ProjectRoomEventBroker {
   }
 
   /** Queues one event to a subscriber; one that already has too many waiting is cut off instead. */
-  private enqueue(subscription: Subscription, serialized: string): void {
+  private enqueue(subscription: Subscription, delivery: RoomEventDelivery): void {
     if (subscription.ended) return;
     if (subscription.pending.length >= this.maxPendingPerSubscriber) {
       this.end(subscription, "slow_subscriber");
       return;
     }
-    subscription.pending.push(serialized);
+    subscription.pending.push(delivery);
     if (!subscription.draining) {
       subscription.draining = true;
       // Detached: a publisher never runs, nor waits for, a listener.
@@ -360,7 +368,7 @@ export class ProjectRoomEventBroker {
 
   private async drain(subscription: Subscription): Promise<void> {
     while (!subscription.ended && subscription.pending.length > 0) {
-      const next = subscription.pending.shift() as string;
+      const next = subscription.pending.shift() as RoomEventDelivery;
       try {
         await subscription.listener.event(next);
       } catch {

@@ -91,7 +91,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   };
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
-    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+    const sse = openSseStream(reply, { heartbeatMs: context.config.sseHeartbeatMs, subscribers: context.metrics.sseSubscribers });
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
@@ -104,7 +104,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string) => {
     context.metrics.affinityMisses.inc();
-    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+    const sse = openSseStream(reply, { heartbeatMs: context.config.sseHeartbeatMs, subscribers: context.metrics.sseSubscribers });
     sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
     sse.end();
   };

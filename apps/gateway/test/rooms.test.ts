@@ -1,0 +1,197 @@
+// The rooms API on both store kinds: rooms of a project, messages with an idempotency key, the paged
+// history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
+// write, and another tenant's projects and rooms out of reach on every route.
+import { followSse } from "@axiom-lattice/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildTestGateway, useGateway, useStoreEnv } from "./support";
+
+const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
+
+interface Message {
+  id: string;
+  sequence: number;
+  content: string;
+}
+
+describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
+  const storeEnv = useStoreEnv(stores);
+  const gateway = useGateway(
+    async ({ post }) => {
+      expect((await post("/api/projects", { id: "launch", name: "Launch" })).statusCode).toBe(201);
+      expect((await post("/api/projects/launch/rooms", { id: "general", name: "General" })).statusCode).toBe(201);
+    },
+    () => ({ ...storeEnv(), AXIOM_SSE_HEARTBEAT_MS: "100" }),
+  );
+  const { post, get } = gateway;
+  let baseUrl = "";
+  beforeAll(async () => {
+    baseUrl = await gateway.app.listen({ port: 0, host: "127.0.0.1" });
+  });
+
+  /** A room of its own for one test. */
+  const newRoom = async (id: string) => {
+    expect((await post("/api/projects/launch/rooms", { id, name: id })).statusCode).toBe(201);
+    return `/api/projects/launch/rooms/${id}`;
+  };
+  const history = async (room: string, query = "") => (await get(`${room}/messages${query}`)).json<{ messages: Message[]; nextAfter?: number }>();
+  const follow = (room: string, headers: Record<string, string> = {}) => followSse(`${baseUrl}${room}/events`, headers);
+  const messagesOf = (events: unknown[]) =>
+    (events as Array<{ type: string; data: Message }>).filter((event) => event.type === "message.created").map((event) => event.data.content);
+
+  it("creates rooms in a project and lists them in creation order", async () => {
+    expect((await post("/api/projects", { id: "rooms-list", name: "Listed" })).statusCode).toBe(201);
+    const created = await post("/api/projects/rooms-list/rooms", { id: "design", name: "Design" });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ id: "design", tenantId: "default", projectId: "rooms-list", name: "Design" });
+    const generated = await post("/api/projects/rooms-list/rooms", { name: "Random" });
+    expect(generated.json<{ id: string }>().id).toMatch(/^[0-9a-f-]{36}$/);
+    const listed = await get("/api/projects/rooms-list/rooms");
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json<{ rooms: { id: string }[] }>().rooms.map((room) => room.id)).toEqual(["design", generated.json<{ id: string }>().id]);
+  });
+
+  it("refuses a room id the project uses (409) and a room of an unknown project (404), keeping what was", async () => {
+    const again = await post("/api/projects/launch/rooms", { id: "general", name: "Again" });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: "ALREADY_EXISTS" });
+    for (const response of [await post("/api/projects/ghost/rooms", { name: "Lost" }), await get("/api/projects/ghost/rooms")]) {
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ code: "NOT_FOUND" });
+    }
+    expect((await get("/api/projects/launch/rooms")).json<{ rooms: { id: string; name: string }[] }>().rooms.find((room) => room.id === "general")?.name).toBe("General");
+  });
+
+  it("stores a posted message and pages through the history with after and limit", async () => {
+    const room = await newRoom("paged");
+    const posted = await post(`${room}/messages`, { content: "first" });
+    expect(posted.statusCode).toBe(201);
+    expect(posted.json()).toMatchObject({ projectId: "launch", roomId: "paged", authorType: "user", authorId: "anonymous", content: "first" });
+    for (const content of ["second", "third", "fourth"]) expect((await post(`${room}/messages`, { content })).statusCode).toBe(201);
+    const firstPage = await history(room, "?limit=3");
+    expect(firstPage.messages.map((message) => message.content)).toEqual(["first", "second", "third"]);
+    expect(firstPage.nextAfter).toBe(firstPage.messages[2].sequence);
+    const lastPage = await history(room, `?limit=3&after=${firstPage.nextAfter}`);
+    expect(lastPage).toEqual({ messages: [expect.objectContaining({ content: "fourth" })] });
+  });
+
+  it("stores a message once per Idempotency-Key: a retry answers it again with 200, another content with the key is 409", async () => {
+    const room = await newRoom("idempotent");
+    const key = { "idempotency-key": "post-7f3a" };
+    const first = await post(`${room}/messages`, { content: "exactly once" }, key);
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ idempotencyKey: "post-7f3a" });
+    const retry = await post(`${room}/messages`, { content: "exactly once" }, key);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual(first.json());
+    const raced = await Promise.all(Array.from({ length: 6 }, () => post(`${room}/messages`, { content: "raced" }, { "idempotency-key": "race" })));
+    expect(raced.map((response) => response.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const reused = await post(`${room}/messages`, { content: "something else" }, key);
+    expect(reused.statusCode).toBe(409);
+    expect(reused.json()).toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
+    expect((await history(room)).messages.map((message) => message.content)).toEqual(["exactly once", "raced"]);
+  });
+
+  it.each<[string, string, unknown, Record<string, string>?]>([
+    ["empty content", "general", { content: "" }],
+    ["content beyond the bound", "general", { content: "x".repeat(16_385) }],
+    ["a field the API does not know", "general", { content: "hi", authorId: "someone-else" }],
+    ["no content", "general", {}],
+    ["a room id that is no id", "bad%20room", { content: "hi" }],
+    ["an idempotency key with spaces", "general", { content: "hi" }, { "idempotency-key": "a b" }],
+  ])("refuses a message with %s (400) and stores nothing", async (_label, roomId, body, headers = {}) => {
+    const before = (await history("/api/projects/launch/rooms/general")).messages.length;
+    const response = await post(`/api/projects/launch/rooms/${roomId}/messages`, body, headers);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, code: "INVALID_REQUEST" });
+    expect((await history("/api/projects/launch/rooms/general")).messages).toHaveLength(before);
+  });
+
+  it.each([["?limit=0"], ["?limit=201"], ["?after=-1"], ["?after=abc"]])("refuses a history page %s (400)", async (query) => {
+    const response = await get(`/api/projects/launch/rooms/general/messages${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: "INVALID_REQUEST" });
+  });
+
+  it("streams a room's messages live, with heartbeats, and resumes after Last-Event-ID", async () => {
+    const room = await newRoom("live");
+    const stream = await follow(room);
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    await post(`${room}/messages`, { content: "one" });
+    await post(`${room}/messages`, { content: "two" });
+    await stream.until("two events", (frames) => frames.filter((frame) => frame.id).length === 2);
+    await stream.until("a heartbeat", (frames) => frames.some((frame) => frame.comment === "heartbeat"));
+    const [first] = stream.frames.filter((frame) => frame.id);
+    expect(first.data).toMatchObject({ id: first.id, type: "message.created", scope: { tenantId: "default", projectId: "launch", roomId: "live" }, data: { content: "one" } });
+    stream.close();
+
+    await post(`${room}/messages`, { content: "three" });
+    const resumed = await follow(room, { "last-event-id": first.id! });
+    await resumed.until("the replay", (frames) => frames.filter((frame) => frame.id).length === 2);
+    expect(messagesOf(resumed.events)).toEqual(["two", "three"]);
+    // A retried post is the same fact: followers get it once.
+    await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
+    await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
+    await post(`${room}/messages`, { content: "five" });
+    await resumed.until("five", () => messagesOf(resumed.events).includes("five"));
+    expect(messagesOf(resumed.events)).toEqual(["two", "three", "four", "five"]);
+    resumed.close();
+  });
+
+  it("says a replay is incomplete for an id this replica cannot replay from, and refuses a malformed one", async () => {
+    const room = await newRoom("gap");
+    const foreign = await follow(room, { "last-event-id": "0123456789ab-1" });
+    await foreign.until("the notice", (frames) => frames.length > 0 && frames[0].data !== undefined);
+    expect(foreign.events[0]).toEqual({ type: "stream.replay_incomplete" });
+    foreign.close();
+    const malformed = await follow(room, { "last-event-id": "not an id" });
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.errorBody!)).toMatchObject({ code: "INVALID_REQUEST" });
+  });
+
+  it("keeps another tenant's projects and rooms out of reach on every route, the stream included", async () => {
+    const room = await newRoom("private");
+    const watcher = await follow(room);
+    for (const response of [
+      await get("/api/projects/launch/rooms", OTHER_TENANT),
+      await post("/api/projects/launch/rooms", { id: "intruder", name: "Intruder" }, OTHER_TENANT),
+      await post(`${room}/messages`, { content: "intrusion" }, OTHER_TENANT),
+      await get(`${room}/messages`, OTHER_TENANT),
+    ]) {
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ code: "NOT_FOUND" });
+    }
+    const intruder = await follow(room, OTHER_TENANT);
+    expect(intruder.status).toBe(404);
+    expect(JSON.parse(intruder.errorBody!)).toMatchObject({ code: "NOT_FOUND" });
+    // The same ids in the other tenant are its own room: its messages reach only its followers.
+    expect((await post("/api/projects", { id: "launch", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
+    expect((await post("/api/projects/launch/rooms", { id: "private", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
+    const theirs = await follow(room, OTHER_TENANT);
+    await post(`${room}/messages`, { content: "their secret" }, OTHER_TENANT);
+    await post(`${room}/messages`, { content: "ours" });
+    await watcher.until("our message", () => messagesOf(watcher.events).length === 1);
+    await theirs.until("their message", () => messagesOf(theirs.events).length === 1);
+    expect(messagesOf(watcher.events)).toEqual(["ours"]);
+    expect(messagesOf(theirs.events)).toEqual(["their secret"]);
+    expect((await history(room)).messages.map((message) => message.content)).toEqual(["ours"]);
+    watcher.close();
+    theirs.close();
+  });
+});
+
+describe("room streams at shutdown", () => {
+  it("end with stream.end when the server closes, so closing never waits for them", async () => {
+    const { app, context } = await buildTestGateway({});
+    const baseUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+    expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
+    expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
+    const stream = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`);
+    expect(stream.status).toBe(200);
+    await app.close();
+    await stream.ended;
+    expect(stream.events).toEqual([{ type: "stream.end", reason: "broker_closed" }]);
+    await context.close();
+  });
+});
