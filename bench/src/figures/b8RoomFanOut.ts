@@ -6,10 +6,10 @@
 // No target in performance.md: the figure is reported, with B2's outbox targets as the yardstick.
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase } from "@axiom-lattice/testing/database";
+import { sseFrames } from "@axiom-lattice/testing/sse";
 import { performance } from "node:perf_hooks";
 import { type Figure, percentile } from "../figure";
 import { startGateway } from "../gatewayProcess";
-import { sseEvents } from "../sseEvents";
 import { bareRoundTrips } from "./b2Outbox";
 
 const SUBSCRIBERS_PER_REPLICA = 50;
@@ -41,7 +41,8 @@ async function subscribe(url: string, onMessage: (content: string, at: number) =
   if (response.status !== 200) throw new Error(`B8: the room stream answered ${response.status}: ${await response.text()}`);
   void (async () => {
     try {
-      for await (const event of sseEvents(response)) {
+      for await (const event of sseFrames(response.body)) {
+        if (event.data === undefined) continue;
         const parsed = JSON.parse(event.data) as { type: string; data?: { content: string } };
         if (parsed.type === "message.created" && parsed.data) onMessage(parsed.data.content, performance.now());
       }

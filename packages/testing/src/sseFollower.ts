@@ -1,4 +1,5 @@
 import { eventually } from "./eventually";
+import { sseFrames } from "./sseFrames";
 
 /** One frame of a live stream as it came: its id line, its data parsed, or a comment (heartbeat). */
 export interface SseFrame {
@@ -19,16 +20,6 @@ export interface SseFollower {
   /** Settles when the server ended the stream. */
   readonly ended: Promise<void>;
   close(): void;
-}
-
-function parseFrame(text: string): SseFrame {
-  const frame: SseFrame = {};
-  for (const line of text.split("\n")) {
-    if (line.startsWith(":")) frame.comment = line.slice(1).trim();
-    else if (line.startsWith("id: ")) frame.id = line.slice(4);
-    else if (line.startsWith("data: ")) frame.data = JSON.parse(line.slice(6)) as unknown;
-  }
-  return frame;
 }
 
 /**
@@ -55,17 +46,8 @@ export async function followSse(url: string, headers: Record<string, string> = {
   if (!response.ok || !response.body) return follower(Promise.resolve(), await response.text());
   const body = response.body;
   const ended = (async () => {
-    const decoder = new TextDecoder();
-    let buffered = "";
     try {
-      for await (const chunk of body) {
-        buffered += decoder.decode(chunk as Uint8Array, { stream: true });
-        let end: number;
-        while ((end = buffered.indexOf("\n\n")) !== -1) {
-          frames.push(parseFrame(buffered.slice(0, end)));
-          buffered = buffered.slice(end + 2);
-        }
-      }
+      for await (const { data, ...frame } of sseFrames(body)) frames.push(data === undefined ? frame : { ...frame, data: JSON.parse(data) as unknown });
     } catch (error) {
       if (!abort.signal.aborted) throw error;
     }
