@@ -1,8 +1,11 @@
 // The rooms API on both store kinds: rooms of a project, messages with an idempotency key, the paged
 // history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
 // write, and another tenant's projects and rooms out of reach on every route.
-import { followSse } from "@axiom-lattice/testing";
+import { eventually, followSse } from "@axiom-lattice/testing";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ProjectRoomEventBroker } from "../src/rooms/projectRoomEventBroker";
 import { buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
@@ -193,5 +196,56 @@ describe("room streams at shutdown", () => {
     await stream.ended;
     expect(stream.events).toEqual([{ type: "stream.end", reason: "broker_closed" }]);
     await context.close();
+  });
+});
+
+describe("a room subscriber that stops reading", () => {
+  it("is cut off with stream.end once its queue is full, while the others receive every message", { timeout: 30_000 }, async () => {
+    const { app, context } = await buildTestGateway(
+      {},
+      {
+        // A small queue per subscriber, so the socket buffers (megabytes) are the bulk of what fills.
+        prepare: (prepared) => {
+          prepared.roomEvents.close();
+          prepared.roomEvents = new ProjectRoomEventBroker({ maxPendingPerSubscriber: 5 });
+        },
+      },
+    );
+    const baseUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+      expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
+      expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
+      const reader = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`);
+      // The stalled client: it sends its request, reads the head, then never reads again.
+      const { port } = new URL(baseUrl);
+      const stalled = connect(Number(port), "127.0.0.1");
+      stalled.write("GET /api/projects/p/rooms/r/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await once(stalled, "data");
+      stalled.pause();
+      await eventually("both subscribed", () => context.roomEvents.activeSubscriberCount === 2);
+
+      const content = "x".repeat(16_000);
+      let posted = 0;
+      while (context.roomEvents.activeSubscriberCount === 2 && posted < 2_000) {
+        expect((await inject("/api/projects/p/rooms/r/messages", { content })).statusCode).toBe(201);
+        posted += 1;
+      }
+      expect(context.roomEvents.activeSubscriberCount).toBe(1);
+      console.log(`stalled subscriber cut off after ${posted} messages of 16 kB`);
+      await reader.until("every message", () => reader.events.length === posted, 20_000);
+      expect(context.roomEvents.pendingDeliveries).toBe(0);
+
+      // Once it reads again, the stalled client finds the end of its stream.
+      let tail = "";
+      stalled.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString("latin1")).slice(-200)));
+      stalled.resume();
+      await eventually("the end event", () => tail.includes('data: {"type":"stream.end","reason":"slow_subscriber"}'));
+      stalled.destroy();
+      reader.close();
+    } finally {
+      await app.close();
+      await context.close();
+    }
   });
 });
