@@ -22,6 +22,8 @@ import { projectRoutes } from "./routes/projects";
 import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
+import { taskEventRoutes } from "./routes/taskEvents";
+import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
@@ -89,6 +91,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(assistantRoutes);
   await app.register(projectRoutes);
   await app.register(roomRoutes);
+  await app.register(taskRoutes);
+  await app.register(taskEventRoutes);
   await app.register(threadRoutes);
   await app.register(runRoutes);
   await app.register(clusterRoute);

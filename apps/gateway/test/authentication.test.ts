@@ -24,12 +24,18 @@ let scheduleId = "";
 let tokenA = "";
 let tokenB = "";
 
-const send = (method: string, url: string, { bearer, body, headers = {} }: { bearer?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+/** `stream`: answer once the head is sent, with the body to read as a stream (a never-ending event stream). */
+const send = (
+  method: string,
+  url: string,
+  { bearer, body, headers = {}, stream = false }: { bearer?: string; body?: unknown; headers?: Record<string, string>; stream?: boolean } = {},
+) =>
   app.inject({
     method: method as "GET",
     url,
     headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     payload: body === undefined ? undefined : JSON.stringify(body),
+    payloadAsStream: stream,
   });
 
 const checkResponses = useDocumentedResponses();
@@ -47,6 +53,8 @@ beforeAll(async () => {
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
   expect((await send("POST", "/api/projects/a-project-only/rooms", { bearer: tokenA, body: { id: "a-room", name: "secret of A" } })).statusCode).toBe(201);
+  const task = { id: "a-task", title: "secret of A", ownerType: "agent", ownerId: "a-assistant", projectId: "a-project-only" };
+  expect((await send("POST", "/api/tasks", { bearer: tokenA, body: task })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
   expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
   const schedule = await send("POST", "/api/schedules", {
@@ -64,8 +72,10 @@ interface RouteCase {
   /** The request, addressing tenant A's records. */
   url: () => string;
   body?: () => unknown;
+  /** An event stream: tenant B's answer is read as it arrives. */
+  stream?: boolean;
   /** What tenant B's token gets: refused, or served without a trace of tenant A. */
-  foreign: (response: LightMyRequestResponse) => void;
+  foreign: (response: LightMyRequestResponse) => void | Promise<void>;
 }
 
 const notFound = (response: LightMyRequestResponse) => {
@@ -111,6 +121,28 @@ const CASES: Record<string, RouteCase> = {
   },
   "GET /api/projects/:projectId/rooms/:roomId/messages": { url: () => "/api/projects/a-project-only/rooms/a-room/messages", foreign: notFound },
   "GET /api/projects/:projectId/rooms/:roomId/events": { url: () => "/api/projects/a-project-only/rooms/a-room/events", foreign: notFound },
+  "GET /api/tasks": { url: () => "/api/tasks", foreign: emptyList("tasks") },
+  "GET /api/tasks/:id": { url: () => "/api/tasks/a-task", foreign: notFound },
+  "GET /api/tasks/:id/result": { url: () => "/api/tasks/a-task/result", foreign: notFound },
+  "GET /api/tasks/:id/runs": { url: () => "/api/tasks/a-task/runs", foreign: notFound },
+  // B may not refer to A's project (nor A's assistant, nor A's task as a parent).
+  "POST /api/tasks": { url: () => "/api/tasks", body: () => ({ title: "B's own", ownerType: "user", ownerId: "b", projectId: "a-project-only" }), foreign: notFound },
+  "PATCH /api/tasks/:id": { url: () => "/api/tasks/a-task", body: () => ({ title: "taken over" }), foreign: notFound },
+  "POST /api/tasks/:id/dispatch": { url: () => "/api/tasks/a-task/dispatch", foreign: notFound },
+  "POST /api/tasks/:id/cancel": { url: () => "/api/tasks/a-task/cancel", foreign: notFound },
+  "DELETE /api/tasks/:id": { url: () => "/api/tasks/a-task", foreign: notFound },
+  // B's own stream: it opens, subscribed to tenant B only.
+  "GET /api/tasks/events": {
+    url: () => "/api/tasks/events",
+    stream: true,
+    foreign: async (response) => {
+      expect(response.statusCode).toBe(200);
+      const body = response.stream();
+      const [first] = await body.take(1).toArray();
+      body.destroy();
+      expect(String(first)).toContain('"subscribed","data":{"tenantId":"tenant-b"}');
+    },
+  },
   "GET /api/threads": { url: () => "/api/threads", foreign: emptyList("threads") },
   "GET /api/threads/:id": { url: () => "/api/threads/a-thread", foreign: notFound },
   "POST /api/threads": { url: () => "/api/threads", body: () => ({ thread_id: "b-thread", assistant_id: "a-assistant-only" }), foreign: notFound },
@@ -151,7 +183,7 @@ describe("every /api route with AUTH_REQUIRED=true", () => {
 
   it.each(Object.keys(CASES))("%s refuses a missing, forged or expired token, another tenant and a conflicting header", async (key) => {
     const [method] = key.split(" ");
-    const { url, body, foreign } = CASES[key];
+    const { url, body, stream, foreign } = CASES[key];
     const request = (options: { bearer?: string; headers?: Record<string, string> }) => send(method, url(), { ...options, body: body?.() });
 
     const missing = await request({});
@@ -175,7 +207,7 @@ describe("every /api route with AUTH_REQUIRED=true", () => {
     expect(mismatch.statusCode).toBe(403);
     expect(mismatch.json()).toMatchObject({ code: "TENANT_MISMATCH" });
 
-    foreign(await request({ bearer: tokenB }));
+    await foreign(await send(method, url(), { bearer: tokenB, body: body?.(), stream }));
   });
 });
 

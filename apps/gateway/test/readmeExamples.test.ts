@@ -62,7 +62,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -77,6 +77,11 @@ describe("the README's examples, against the built CLI", () => {
 
   it("Projects: every curl answers 2xx", async () => {
     for (const script of curlExamples("Projects")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  // The examples wait for the event stream and for runs: seconds, by design.
+  it("Tasks: every curl answers 2xx", { timeout: 30_000 }, async () => {
+    for (const script of curlExamples("Tasks")) await expectEveryCallSucceeds(script, gateway);
   });
 
   it("Rooms: every curl answers 2xx, and the reconnect with Last-Event-ID replays the message posted while away", { timeout: 20_000 }, async () => {

@@ -1,7 +1,7 @@
 // The rooms API on both store kinds: rooms of a project, messages with an idempotency key, the paged
 // history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
 // write, and another tenant's projects and rooms out of reach on every route.
-import { eventually, followSse } from "@axiom-lattice/testing";
+import { type SseEvent, eventually, followSse, sseFrames } from "@axiom-lattice/testing";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -37,9 +37,9 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     return `/api/projects/launch/rooms/${id}`;
   };
   const history = async (room: string, query = "") => (await get(`${room}/messages${query}`)).json<{ messages: Message[]; nextAfter?: number }>();
+  // The stream subscribes before it answers: once the head is here, every later post reaches it.
   const follow = (room: string, headers: Record<string, string> = {}) => followSse(`${baseUrl}${room}/events`, headers);
-  const messagesOf = (events: unknown[]) =>
-    (events as Array<{ type: string; data: Message }>).filter((event) => event.type === "message.created").map((event) => event.data.content);
+  const messagesOf = (events: SseEvent[]) => events.filter((event) => event.type === "message.created").map((event) => (event.data as Message).content);
 
   it("creates rooms in a project and lists them in creation order", async () => {
     expect((await post("/api/projects", { id: "rooms-list", name: "Listed" })).statusCode).toBe(201);
@@ -115,41 +115,51 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect(response.json()).toMatchObject({ code: "INVALID_REQUEST" });
   });
 
-  it("streams a room's messages live, with heartbeats, and resumes after Last-Event-ID", async () => {
+  it("streams a room's messages live and resumes after Last-Event-ID", async () => {
     const room = await newRoom("live");
     const stream = await follow(room);
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
     await post(`${room}/messages`, { content: "one" });
     await post(`${room}/messages`, { content: "two" });
-    await stream.until("two events", (frames) => frames.filter((frame) => frame.id).length === 2);
-    await stream.until("a heartbeat", (frames) => frames.some((frame) => frame.comment === "heartbeat"));
-    const [first] = stream.frames.filter((frame) => frame.id);
-    expect(first.data).toMatchObject({ id: first.id, type: "message.created", scope: { tenantId: "default", projectId: "launch", roomId: "live" }, data: { content: "one" } });
-    stream.close();
+    await eventually("two events", () => stream.events.length === 2);
+    const [first] = stream.events;
+    expect(first).toMatchObject({ id: expect.stringMatching(/^[a-z0-9]+-\d+$/), type: "message.created", data: { projectId: "launch", roomId: "live", content: "one" } });
+    await stream.close();
 
     await post(`${room}/messages`, { content: "three" });
     const resumed = await follow(room, { "last-event-id": first.id! });
-    await resumed.until("the replay", (frames) => frames.filter((frame) => frame.id).length === 2);
+    await eventually("the replay", () => resumed.events.length === 2);
     expect(messagesOf(resumed.events)).toEqual(["two", "three"]);
     // A retried post is the same fact: followers get it once.
     await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
     await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
     await post(`${room}/messages`, { content: "five" });
-    await resumed.until("five", () => messagesOf(resumed.events).includes("five"));
+    await eventually("five", () => messagesOf(resumed.events).includes("five"));
     expect(messagesOf(resumed.events)).toEqual(["two", "three", "four", "five"]);
-    resumed.close();
+    await resumed.close();
+  });
+
+  it("answers text/event-stream and sends heartbeats while quiet", async () => {
+    const room = await newRoom("quiet");
+    const abort = new AbortController();
+    const response = await fetch(`${baseUrl}${room}/events`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    for await (const frame of sseFrames(response.body)) {
+      expect(frame).toEqual({ comment: "heartbeat" });
+      break;
+    }
+    abort.abort();
   });
 
   it("says a replay is incomplete for an id this replica cannot replay from, and refuses a malformed one", async () => {
     const room = await newRoom("gap");
     const foreign = await follow(room, { "last-event-id": "0123456789ab-1" });
-    await foreign.until("the notice", (frames) => frames.length > 0 && frames[0].data !== undefined);
-    expect(foreign.events[0]).toEqual({ type: "stream.replay_incomplete" });
-    foreign.close();
-    const malformed = await follow(room, { "last-event-id": "not an id" });
-    expect(malformed.status).toBe(400);
-    expect(JSON.parse(malformed.errorBody!)).toMatchObject({ code: "INVALID_REQUEST" });
+    await eventually("the notice", () => foreign.events.length > 0);
+    expect(foreign.events[0]).toEqual({ type: "stream.replay_incomplete", data: { lastEventId: "0123456789ab-1" } });
+    await foreign.close();
+    const malformed = await get(`${room}/events`, { "last-event-id": "not an id" });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ code: "INVALID_REQUEST" });
   });
 
   it("keeps another tenant's projects and rooms out of reach on every route, the stream included", async () => {
@@ -160,26 +170,24 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
       await post("/api/projects/launch/rooms", { id: "intruder", name: "Intruder" }, OTHER_TENANT),
       await post(`${room}/messages`, { content: "intrusion" }, OTHER_TENANT),
       await get(`${room}/messages`, OTHER_TENANT),
+      await get(`${room}/events`, OTHER_TENANT),
     ]) {
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ code: "NOT_FOUND" });
     }
-    const intruder = await follow(room, OTHER_TENANT);
-    expect(intruder.status).toBe(404);
-    expect(JSON.parse(intruder.errorBody!)).toMatchObject({ code: "NOT_FOUND" });
     // The same ids in the other tenant are its own room: its messages reach only its followers.
     expect((await post("/api/projects", { id: "launch", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
     expect((await post("/api/projects/launch/rooms", { id: "private", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
     const theirs = await follow(room, OTHER_TENANT);
     await post(`${room}/messages`, { content: "their secret" }, OTHER_TENANT);
     await post(`${room}/messages`, { content: "ours" });
-    await watcher.until("our message", () => messagesOf(watcher.events).length === 1);
-    await theirs.until("their message", () => messagesOf(theirs.events).length === 1);
+    await eventually("our message", () => messagesOf(watcher.events).length === 1);
+    await eventually("their message", () => messagesOf(theirs.events).length === 1);
     expect(messagesOf(watcher.events)).toEqual(["ours"]);
     expect(messagesOf(theirs.events)).toEqual(["their secret"]);
     expect((await history(room)).messages.map((message) => message.content)).toEqual(["ours"]);
-    watcher.close();
-    theirs.close();
+    await watcher.close();
+    await theirs.close();
   });
 });
 
@@ -190,11 +198,10 @@ describe("room streams at shutdown", () => {
     const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
     expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
     expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
-    const stream = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`);
-    expect(stream.status).toBe(200);
+    const stream = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`, {});
     await app.close();
     await stream.ended;
-    expect(stream.events).toEqual([{ type: "stream.end", reason: "broker_closed" }]);
+    expect(stream.events).toEqual([{ type: "stream.end", data: { reason: "broker_closed" } }]);
     await context.close();
   });
 });
@@ -216,7 +223,7 @@ describe("a room subscriber that stops reading", () => {
       const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
       expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
       expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
-      const reader = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`);
+      const reader = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`, {});
       // The stalled client: it sends its request, reads the head, then never reads again.
       const { port } = new URL(baseUrl);
       const stalled = connect(Number(port), "127.0.0.1");
@@ -233,16 +240,16 @@ describe("a room subscriber that stops reading", () => {
       }
       expect(context.roomEvents.activeSubscriberCount).toBe(1);
       console.log(`stalled subscriber cut off after ${posted} messages of 16 kB`);
-      await reader.until("every message", () => reader.events.length === posted, 20_000);
+      await eventually("every message", () => reader.events.length === posted, { timeoutMs: 20_000 });
       expect(context.roomEvents.pendingDeliveries).toBe(0);
 
       // Once it reads again, the stalled client finds the end of its stream.
       let tail = "";
       stalled.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString("latin1")).slice(-200)));
       stalled.resume();
-      await eventually("the end event", () => tail.includes('data: {"type":"stream.end","reason":"slow_subscriber"}'));
+      await eventually("the end event", () => tail.includes('data: {"type":"stream.end","data":{"reason":"slow_subscriber"}}'));
       stalled.destroy();
-      reader.close();
+      await reader.close();
     } finally {
       await app.close();
       await context.close();

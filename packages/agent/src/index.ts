@@ -29,7 +29,10 @@ export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { InvalidRunInputError, type AgentInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
-export { resumeCaller, type CallerResumeDeps } from "./tasks/callerResume";
+export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
+export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
+export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";
+export { TaskNotPlacedError, resumeCaller, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
 export {
   EXECUTION_REQUESTED_AT_KEY,

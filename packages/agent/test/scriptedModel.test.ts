@@ -12,6 +12,7 @@ describe("parseDirective", () => {
     expect(parseDirective("/sleep 250")).toEqual({ kind: "sleep", ms: 250 });
     expect(parseDirective("/interrupt What is your name?")).toEqual({ kind: "interrupt", question: "What is your name?" });
     expect(parseDirective("/fail disk on fire")).toEqual({ kind: "fail", reason: "disk on fire" });
+    expect(parseDirective("/task helper-bot /sleep 50")).toEqual({ kind: "task", assistant: "helper-bot", description: "/sleep 50" });
   });
 
   it("rejects malformed directives with a clear message", () => {
@@ -19,6 +20,7 @@ describe("parseDirective", () => {
     expect(() => parseDirective("/tool echo [1]")).toThrow(/JSON object/);
     expect(() => parseDirective("/sleep soon")).toThrow(/whole number of milliseconds/);
     expect(() => parseDirective("/interrupt")).toThrow(/expects a question/);
+    expect(() => parseDirective("/task helper-bot")).toThrow(/assistant id and the task's text/);
   });
 });
 

@@ -45,7 +45,7 @@ export interface TaskLifecycleEvent {
 /** A task was assigned to an agent in a project and dispatched: some replica must start it. */
 export interface ProjectTaskAdmissionEvent {
   tenantId: string;
-  workspaceId: string;
+  workspaceId?: string;
   projectId: string;
   taskId: string;
   ownerId: string;

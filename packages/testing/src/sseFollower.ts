@@ -1,58 +1,51 @@
 import { eventually } from "./eventually";
+import { type SseEvent, sseEventsOf } from "./sse";
 import { sseFrames } from "./sseFrames";
 
-/** One frame of a live stream as it came: its id line, its data parsed, or a comment (heartbeat). */
-export interface SseFrame {
-  id?: string;
-  data?: unknown;
-  comment?: string;
-}
-
-/** A stream being read as it arrives: frames so far, a wait for more, and hanging up. */
+/** A live server-sent event stream being read: the events so far, in arrival order. */
 export interface SseFollower {
-  status: number;
-  headers: Headers;
-  readonly frames: SseFrame[];
-  /** The data of the frames that carry data, in order. */
-  readonly events: unknown[];
-  /** Waits until `check(frames)` holds, failing after `timeoutMs`. */
-  until(what: string, check: (frames: SseFrame[]) => boolean, timeoutMs?: number): Promise<void>;
-  /** Settles when the server ended the stream. */
+  readonly events: SseEvent[];
+  /** Events of `type` received so far. */
+  ofType(type: string): SseEvent[];
+  /** Settles once the stream ended (the server closed it, or {@link close}). */
   readonly ended: Promise<void>;
-  close(): void;
+  /** Leaves the stream (the server sees the client go) and waits for the reading to stop. */
+  close(): Promise<void>;
 }
 
 /**
- * Opens an SSE stream with `fetch` and reads it as it arrives (unlike `parseSse`, which needs the
- * whole body): for streams that stay open, such as a room's events. A non-2xx answer is returned with
- * no frames; its body is in `errorBody`.
+ * Opens `url` as an SSE stream and keeps reading it in the background. Resolves once an event of
+ * `readyType` arrived (a stream that announces its subscription), so what happens after it is seen;
+ * without `readyType`, once the head arrived (a stream that subscribes before it answers).
  */
-export async function followSse(url: string, headers: Record<string, string> = {}): Promise<SseFollower & { errorBody?: string }> {
-  const abort = new AbortController();
-  const response = await fetch(url, { headers: { accept: "text/event-stream", ...headers }, signal: abort.signal });
-  const frames: SseFrame[] = [];
-  const follower = (ended: Promise<void>, errorBody?: string) => ({
-    status: response.status,
-    headers: response.headers,
-    frames,
-    get events() {
-      return frames.filter((frame) => frame.data !== undefined).map((frame) => frame.data);
-    },
-    until: (what: string, check: (frames: SseFrame[]) => boolean, timeoutMs = 10_000) => eventually(what, () => check(frames), { timeoutMs }),
-    ended,
-    close: () => abort.abort(),
-    ...(errorBody === undefined ? {} : { errorBody }),
-  });
-  if (!response.ok || !response.body) return follower(Promise.resolve(), await response.text());
-  const body = response.body;
-  const ended = (async () => {
+export async function followSse(url: string, headers: Record<string, string>, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  const events: SseEvent[] = [];
+  const reading = (async () => {
     try {
-      for await (const { data, ...frame } of sseFrames(body)) frames.push(data === undefined ? frame : { ...frame, data: JSON.parse(data) as unknown });
-    } catch (error) {
-      if (!abort.signal.aborted) throw error;
+      for await (const event of sseEventsOf(sseFrames(response.body))) events.push(event);
+    } catch {
+      // Aborted by close(), or the server went away: the events read so far stay.
     }
   })();
-  // Read errors surface through `ended`; an unawaited one must not crash the test process.
-  ended.catch(() => {});
-  return follower(ended);
+  const ofType = (type: string) => events.filter((event) => event.type === type);
+  const follower: SseFollower = {
+    events,
+    ofType,
+    ended: reading,
+    async close() {
+      controller.abort();
+      await reading;
+    },
+  };
+  if (readyType === undefined) return follower;
+  try {
+    await eventually(`a "${readyType}" event from ${url}`, () => ofType(readyType).length > 0, { timeoutMs });
+  } catch (error) {
+    await follower.close();
+    throw error;
+  }
+  return follower;
 }

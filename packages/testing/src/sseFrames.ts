@@ -1,5 +1,5 @@
-// Server-sent events read as they arrive. No test framework here: benchmark scripts import this file
-// through its own export (`@axiom-lattice/testing/sse`).
+// Server-sent event frames, from a complete body or read as they arrive. No test framework here:
+// benchmark scripts import this file through its own export (`@axiom-lattice/testing/sse`).
 
 /** One frame of a stream: its `id:` line, its `data:` lines joined by newlines, or a comment (a heartbeat). */
 export interface SseRawFrame {
@@ -8,7 +8,8 @@ export interface SseRawFrame {
   comment?: string;
 }
 
-function parseFrame(block: string): SseRawFrame {
+/** One frame (the text between two blank lines). */
+export function parseSseFrame(block: string): SseRawFrame {
   const frame: SseRawFrame = {};
   const data: string[] = [];
   for (const line of block.split("\n")) {
@@ -36,7 +37,7 @@ export async function* sseFrames(body: AsyncIterable<Uint8Array> | null): AsyncG
     for (let end = buffered.indexOf("\n\n"); end >= 0; end = buffered.indexOf("\n\n")) {
       const block = buffered.slice(0, end);
       buffered = buffered.slice(end + 2);
-      yield parseFrame(block);
+      yield parseSseFrame(block);
     }
   }
 }

@@ -1,4 +1,4 @@
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS } from "@axiom-lattice/agent";
+import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
   type Logger,
@@ -8,6 +8,7 @@ import {
   type OutboxPollerStats,
   OutboxRetentionJob,
   ProjectTaskAdmissionNotifier,
+  ProjectTaskExecutionMutex,
   type PresenceHeartbeat,
   RetentionJob,
   TaskLifecycleNotifier,
@@ -20,6 +21,7 @@ import {
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
   TASK_LIFECYCLE_TOPIC,
+  type TaskItem,
 } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
@@ -30,6 +32,8 @@ import { registerStateGauges } from "../metrics/stateGauges";
 import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
+import { cancelTask } from "../tasks/taskCancellation";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -48,6 +52,12 @@ export interface GatewayContext {
   roomEvents: ProjectRoomEventBroker;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
+  /** Serialises the work on each project task machine, in this process and across replicas. */
+  projectTaskMachine: ProjectTaskExecutionMutex;
+  /** Dispatches project tasks and starts them when their admission is observed. */
+  projectTasks: ProjectTaskRuntime;
+  /** Cancels a task (any kind), resuming a delegating caller. */
+  cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -92,6 +102,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     );
   }
 
+  const notifiers = {
+    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
+    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
+  };
+  // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
+  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
+  const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents = new AgentInstanceManager({
     queue,
     leases: stores.lease,
@@ -105,7 +122,21 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     observer: metrics.observer,
+    tasks: taskOptions,
   });
+  const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
+  const projectTasks = new ProjectTaskRuntime({
+    tasks: stores.tasks,
+    projects: stores.projects,
+    leases: stores.lease,
+    machine: projectTaskMachine,
+    admissions: notifiers.projectTaskAdmission,
+    lifecycle: notifiers.taskLifecycle,
+    runs: taskRuns,
+    replicaId,
+    logger,
+  });
+  projectTasks.start();
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
@@ -120,10 +151,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     AGENT_MESSAGE_TASK_TYPE,
     createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
   );
-  const notifiers = {
-    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
-    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
-  };
 
   const roomEvents = new ProjectRoomEventBroker();
   roomEvents.setBroadcastHook((scope, serialized, sourceKey) => {
@@ -198,6 +225,10 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     schedules,
     roomEvents,
     notifiers,
+    projectTaskMachine,
+    projectTasks,
+    cancelTask: (tenantId, taskId) =>
+      cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
     maintenance,
     metrics,
@@ -239,6 +270,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         await maintenance.stop();
         await schedules.stop();
         await poller.stop();
+        projectTasks.stop();
         await agents.shutdown();
         await stores.dispose();
       })();

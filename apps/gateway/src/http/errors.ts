@@ -30,7 +30,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 409,
   INVALID_LEASE_ARGUMENT: 500,
   LEASE_ACQUIRE_TIMEOUT: 500,
-  LEASE_LOST: 500,
+  // Work that lost its lease to a newer holder: the request met a concurrent one, and lost.
+  LEASE_LOST: 409,
   MUTEX_REENTRY: 500,
   INVALID_OUTBOX_ARGUMENT: 500,
   INVALID_OUTBOX_PAYLOAD: 500,
@@ -49,6 +50,10 @@ export const ERROR_STATUS = {
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,
   UNKNOWN_TOOL: 400,
+  INVALID_TASK_STATE: 409,
+  TASK_NOT_DISPATCHABLE: 400,
+  TASK_BUSY: 409,
+  NOT_A_PROJECT_MEMBER: 409,
 } as const satisfies Record<ErrorCode, number>;
 
 // Domain "not found" errors share the API's one code, so clients need not know each kind.

@@ -65,8 +65,8 @@ const messageView = z.object({
 
 const roomEventStream = z.string().describe(
   "Server-sent events `id: <event id>` / `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}` (type `message.created`: `data` is the message). " +
-    "Without an id line: `{\"type\":\"stream.replay_incomplete\"}` first when `Last-Event-ID` could not be replayed in full on this replica (refetch the history), " +
-    "`{\"type\":\"stream.end\",\"reason\"}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, …). Comment lines are heartbeats.",
+    "Without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` could not be replayed in full on this replica (refetch the history), " +
+    "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, …). Comment lines are heartbeats.",
 );
 
 const tags = ["rooms"];
@@ -227,11 +227,11 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
           if (sse.sendSerialized(id, serialized)) await sse.drained();
         },
         end: (reason) => {
-          sse.send(undefined, { type: "stream.end", reason });
+          sse.send(undefined, { type: "stream.end", data: { reason } });
           sse.end();
         },
       });
-      if (!subscription.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete" });
+      if (!subscription.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
       reply.raw.on("close", () => subscription.unsubscribe());
       if (sse.closed) subscription.unsubscribe();
     },

@@ -6,7 +6,8 @@ import { gatewayContextOf } from "../context/gatewayContext";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
-import { interruptView, messageView, queuedMessageView, runRecordView, toRunRecord } from "./threadViews";
+import { threadRunRecords } from "./threadRuns";
+import { interruptView, messageView, queuedMessageView, runRecordView } from "./threadViews";
 
 const metadataSchema = boundedJson(z.record(z.string().max(256), z.unknown()));
 
@@ -145,12 +146,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(context, tenantOf(request), id);
-      const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
-      // Running ones first: one that finishes between the reads is then found finished, never missed.
-      const running = await queue.getProcessingMessages(id, scope);
-      const finished = await queue.listRuns(id, scope);
-      const finishedIds = new Set(finished.map((run) => run.id));
-      return { runs: [...finished, ...running.filter((run) => !finishedIds.has(run.id))].map(toRunRecord) };
+      return { runs: await threadRunRecords(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }) };
     },
   );
 };

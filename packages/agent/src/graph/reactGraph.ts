@@ -42,15 +42,20 @@ export function buildReactGraph({ model, tools, systemPrompt }: ReactGraphParts,
 
 export type AssistantGraph = ReturnType<typeof buildReactGraph>;
 
-/** The graph of a stored assistant: its model, its tools (resolved by name) and its system prompt. */
+/**
+ * The graph of a stored assistant: its model, its tools (resolved by name) and its system prompt.
+ * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has.
+ */
 export function buildAssistantGraph(
   assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">,
   checkpointer: BaseCheckpointSaver,
+  runtimeTools: StructuredToolInterface[] = [],
 ): AssistantGraph {
+  const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeTools.map((tool) => tool.name)]);
   return buildReactGraph(
     {
       model: createChatModel(assistant.model),
-      tools: resolveTools(assistant.tools.filter((name) => name !== ASK_HUMAN_TOOL)),
+      tools: [...resolveTools(assistant.tools.filter((name) => !builtIn.has(name))), ...runtimeTools],
       systemPrompt: assistant.systemPrompt,
     },
     checkpointer,

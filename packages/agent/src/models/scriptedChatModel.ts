@@ -5,6 +5,7 @@ import { AIMessageChunk, type BaseMessage, ToolMessage } from "@langchain/core/m
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { concat } from "@langchain/core/utils/stream";
 import { ASK_HUMAN_TOOL } from "../tools/askHuman";
+import { TASK_TOOL } from "../tasks/taskTool";
 import { parseDirective } from "./scriptedDirectives";
 
 type ScriptedReply = { text: string } | { toolCall: { name: string; args: Record<string, unknown> } };
@@ -79,6 +80,8 @@ export class ScriptedChatModel extends BaseChatModel {
         return { toolCall: { name: directive.name, args: directive.args } };
       case "interrupt":
         return { toolCall: { name: ASK_HUMAN_TOOL, args: { question: directive.question } } };
+      case "task":
+        return { toolCall: { name: TASK_TOOL, args: { assistant: directive.assistant, description: directive.description } } };
       case "fail":
         throw new Error(directive.reason);
       case "sleep":

@@ -9,6 +9,7 @@ export type ScriptedDirective =
   | { kind: "tool"; name: string; args: Record<string, unknown> }
   | { kind: "sleep"; ms: number }
   | { kind: "interrupt"; question: string }
+  | { kind: "task"; assistant: string; description: string }
   | { kind: "fail"; reason: string };
 
 /** A directive the scripted model cannot follow; the run fails with this message. */
@@ -22,11 +23,12 @@ export class ScriptedDirectiveError extends Error {
 }
 
 /**
- * Parses `/tool <name> <json-args>`, `/sleep <ms>`, `/interrupt <question>` and `/fail <reason>`.
+ * Parses `/tool <name> <json-args>`, `/sleep <ms>`, `/interrupt <question>`, `/task <assistant> <text>`
+ * and `/fail <reason>`.
  * Unknown `/words` are echoed like plain text, so a user may still type a slash.
  */
 export function parseDirective(text: string): ScriptedDirective {
-  const match = /^\/(tool|sleep|interrupt|fail)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^\/(tool|sleep|interrupt|task|fail)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return { kind: "echo" };
   const rest = (match[2] ?? "").trim();
   switch (match[1]) {
@@ -40,6 +42,11 @@ export function parseDirective(text: string): ScriptedDirective {
     case "interrupt":
       if (!rest) throw new ScriptedDirectiveError("/interrupt expects a question");
       return { kind: "interrupt", question: rest };
+    case "task": {
+      const [, assistant, description] = /^(\S+)\s+([\s\S]+)$/.exec(rest) ?? [];
+      if (!assistant || !description) throw new ScriptedDirectiveError("/task expects an assistant id and the task's text");
+      return { kind: "task", assistant, description };
+    }
     default:
       return { kind: "fail", reason: rest || "failed on request" };
   }

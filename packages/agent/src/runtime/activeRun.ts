@@ -1,7 +1,10 @@
 /** Why this replica stopped a run before it finished. */
 export type StopReason = "aborted" | "lease_lost" | "claim_lost" | "shutdown";
-/** A stop that leaves the message unfinished, for a peer (or this replica later) to redo. */
-export type HandOverReason = Exclude<StopReason, "aborted">;
+/**
+ * Why a message is left unfinished, for a peer (or this replica later) to redo: a stop, or the run's
+ * task could not be settled (its store failed).
+ */
+export type HandOverReason = Exclude<StopReason, "aborted"> | "settlement_failed";
 
 /** The run a thread's processor is executing now, and the means to stop it. */
 export class ActiveRun {

@@ -10,7 +10,7 @@ import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, loadThreadGraph, queueScopeOf } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
@@ -95,8 +95,7 @@ export class Agent {
     const result: AddMessageResult = { messageId: message.id, queued: true };
     if (options.mode === "stream") result.stream = this.chunkStream(message.id);
     if (options.mode === "wait") result.completion = this.waitForRun(message.id);
-    void this.processors.wake(this.scope);
-    void notifyPeers(this.context, this.scope);
+    void this.context.wake(this.scope);
     return result;
   }
 

@@ -21,7 +21,8 @@ import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
-import { type RuntimeContext, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
+import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
+import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import { DEFAULT_MAX_CONCURRENT_RUNS, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
@@ -60,6 +61,8 @@ export interface AgentRuntimeOptions {
   logger?: Logger;
   /** Told about runs, their first chunks, and queue claims and reclaims (metrics). */
   observer?: LatticeObserver;
+  /** Tasks: gives every assistant the `task` tool and settles the runs of tasks. Default: no tasks. */
+  tasks?: TaskRuntimeOptions;
 }
 
 
@@ -92,6 +95,8 @@ export class AgentInstanceManager {
       logger,
       observer: options.observer ?? NO_OBSERVER,
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
+      tasks: options.tasks,
+      wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
     };
     this.threads = options.threads ?? getStoreLattice("default", "thread");
@@ -104,6 +109,12 @@ export class AgentInstanceManager {
       }, peerWakeDelayMs);
       this.peerWakes.add(timer);
     });
+  }
+
+  /** Gets a thread's queue processed: by this replica's processor at once, and by the peers' on wake-up. */
+  async wake(scope: ThreadRunScope): Promise<void> {
+    void this.processors.wake(scope);
+    await notifyPeers(this.context, scope);
   }
 
   /** The agent of a thread. */

@@ -35,14 +35,22 @@ export class InvalidRunInputError extends Error {
   }
 }
 
+const taskMarkerSchema = z.object({ task: z.object({ taskId: z.string().min(1) }) });
+
 // Content is read back from a shared store, possibly written by another replica's version: validate it.
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
     command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
-    task: z.object({ taskId: z.string().min(1) }).optional(),
+    task: taskMarkerSchema.shape.task.optional(),
   })
   .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
+
+/** The task a queued message runs, if it carries the task marker (read without validating the rest). */
+export function taskMarkerOf(content: unknown): TaskRunMarker | undefined {
+  const parsed = taskMarkerSchema.safeParse(content);
+  return parsed.success ? parsed.data.task : undefined;
+}
 
 /** Validates what `addMessage` and the processor hand to a run. */
 export function parseRunContent(content: unknown): RunContent {

@@ -9,11 +9,13 @@ import {
   threadRunLeaseKey,
 } from "@axiom-lattice/core";
 import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import type { RunSlots } from "./runSlots";
+import { createTaskTool } from "../tasks/taskTool";
 
 /** What the agents and thread processors of one manager share. */
 export interface RuntimeContext {
@@ -33,17 +35,25 @@ export interface RuntimeContext {
   observer: LatticeObserver;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;
+  /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
+  tasks?: TaskRuntimeOptions;
+  /** Gets a thread's queue processed: this replica's processor at once, the peers by wake-up. */
+  wake(scope: ThreadRunScope): Promise<void>;
   /** True once the manager shuts down: no new runs start. */
   isClosed(): boolean;
 }
 
 export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
 
-/** The thread's graph, built from its assistant's current configuration. */
-export async function loadThreadGraph(context: RuntimeContext, { tenantId, assistantId }: ThreadRunScope): Promise<AssistantGraph> {
-  const assistant = await context.assistants.getAssistant(tenantId, assistantId);
-  if (!assistant) throw new AssistantNotFoundError(tenantId, assistantId);
-  return buildAssistantGraph(assistant, context.checkpointer);
+/**
+ * The thread's graph, built from its assistant's current configuration. A run of a task passes its
+ * id: the tasks it delegates are that task's children.
+ */
+export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunScope, run: { taskId?: string } = {}): Promise<AssistantGraph> {
+  const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
+  if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
+  const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
+  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools);
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

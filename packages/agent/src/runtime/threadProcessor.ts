@@ -9,9 +9,11 @@ import {
 import type { MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
+import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { ActiveRun, type HandOverReason, type StopReason } from "./activeRun";
 import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks";
-import { parseRunContent } from "./runContent";
+import { parseRunContent, taskMarkerOf } from "./runContent";
+import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
 import { executeRun } from "./runExecution";
 
@@ -23,6 +25,7 @@ export interface DrainResult {
 const HAND_OVER_CODES: Record<HandOverReason, string> = {
   lease_lost: "LEASE_LOST",
   claim_lost: "CLAIM_LOST",
+  settlement_failed: "TASK_SETTLEMENT_FAILED",
   shutdown: "REPLICA_SHUTDOWN",
 };
 
@@ -54,7 +57,7 @@ export class ThreadProcessor {
    */
   wake(): Promise<DrainResult> {
     this.wanted = true;
-    this.draining ??= this.drain();
+    this.draining ??= detachedFromRunningGraph(() => this.drain());
     return this.draining;
   }
 
@@ -119,9 +122,11 @@ export class ThreadProcessor {
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
         observer.queueClaimed?.();
-        if ((await this.runMessage(message, lease)) === "claim_lost") {
-          // Our claim lapsed while we still hold the lease; it stays `processing` until a holder
-          // takes it back. Start a new tenure, which does so before claiming anything newer.
+        const handedOver = await this.runMessage(message, lease);
+        if (handedOver === "claim_lost" || handedOver === "settlement_failed") {
+          // The message stays `processing` (our claim lapsed, or its task could not be settled yet)
+          // until a holder takes it back. Start a new tenure, which does so before claiming anything
+          // newer, and runs it again from its checkpoint.
           this.wanted = true;
           break;
         }
@@ -151,7 +156,9 @@ export class ThreadProcessor {
     lease.signal.addEventListener("abort", onLeaseLost, { once: true });
     const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
     try {
-      const result = await this.execute(message, run, key, claimedAt);
+      const taskId = taskMarkerOf(message.content)?.taskId;
+      const executed = await this.execute(message, run, key, claimedAt, taskId);
+      const result = "handOver" in executed || !taskId ? executed : await this.settle(message, taskId, executed);
       if ("handOver" in result) {
         observer.runHandedOver?.({ reason: result.handOver });
         await this.handOver(result.handOver);
@@ -175,8 +182,28 @@ export class ThreadProcessor {
     }
   }
 
+  /**
+   * Settles the task the run executed, before its message completes: a crash in between re-runs the
+   * message, which settles again (idempotently). A settlement that fails leaves the message to retry.
+   */
+  private async settle(message: PendingMessage, taskId: string, outcome: RunOutcomeDetails): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+    try {
+      await settleTaskRun(this.context, this.scope.tenantId, taskId, await taskRunEnd(this.context, this.scope, message.id, outcome));
+      return outcome;
+    } catch (error) {
+      this.logger.warn({ messageId: message.id, taskId, err: error }, "task settlement failed; the run's message is retried");
+      return { handOver: "settlement_failed" };
+    }
+  }
+
   /** The outcome to record, or why this replica stopped the run without finishing it. */
-  private async execute(message: PendingMessage, run: ActiveRun, key: string, claimedAt: number): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+  private async execute(
+    message: PendingMessage,
+    run: ActiveRun,
+    key: string,
+    claimedAt: number,
+    taskId: string | undefined,
+  ): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
     let firstChunk = true;
     const emit = (chunk: MessageChunk) => {
       if (firstChunk) {
@@ -187,7 +214,7 @@ export class ThreadProcessor {
     };
     try {
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope),
+        graph: await loadThreadGraph(this.context, this.scope, { taskId }),
         config: checkpointConfig(this.scope),
         messageId: message.id,
         content: parseRunContent(message.content),

@@ -10,6 +10,7 @@ export {
   isProjectTaskAdmissionEvent,
   isTaskLifecycleEvent,
   projectTaskAdmissionNotifier,
+  taskLifecycleEventOf,
   taskLifecycleNotifier,
 } from "./taskNotifiers";
 export { OutboxRetentionJob, type OutboxRetentionJobOptions } from "./outboxRetentionJob";

@@ -3,6 +3,7 @@ import {
   TASK_LIFECYCLE_TOPIC,
   TaskStatus,
   type ProjectTaskAdmissionEvent,
+  type TaskItem,
   type TaskLifecycleEvent,
 } from "@axiom-lattice/protocols";
 import { OutboxNotifier, type OutboxNotifierOptions } from "./outboxNotifier";
@@ -27,11 +28,20 @@ export function isTaskLifecycleEvent(payload: unknown): payload is TaskLifecycle
   );
 }
 
+/** The event announcing `task`'s status as written: what every writer of a status publishes. */
+export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
+  const event: TaskLifecycleEvent = { tenantId: task.tenantId, taskId: task.id, status: task.status, updatedAt: task.updatedAt.toISOString(), ownerId: task.ownerId };
+  if (task.workspaceId !== undefined) event.workspaceId = task.workspaceId;
+  if (task.projectId !== undefined) event.projectId = task.projectId;
+  if (task.failureReason !== undefined) event.failureReason = task.failureReason;
+  return event;
+}
+
 export function isProjectTaskAdmissionEvent(payload: unknown): payload is ProjectTaskAdmissionEvent {
   return (
     isRecord(payload) &&
     isId(payload.tenantId) &&
-    isId(payload.workspaceId) &&
+    isOptionalString(payload.workspaceId) &&
     isId(payload.projectId) &&
     isId(payload.taskId) &&
     isId(payload.ownerId) &&

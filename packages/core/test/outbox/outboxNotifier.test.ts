@@ -15,6 +15,8 @@ import {
   ProjectTaskAdmissionNotifier,
   projectTaskAdmissionNotifier,
   TaskLifecycleNotifier,
+  isTaskLifecycleEvent,
+  taskLifecycleEventOf,
   taskLifecycleNotifier,
 } from "../../src";
 import { captureLogs } from "../coordination/support";
@@ -212,5 +214,33 @@ describe("task notifiers", () => {
     expect(selfPoller.stats().skippedOwn).toBe(1);
     // The peer's delivery did not echo back into the outbox.
     expect(await store.listAfter(appended.cursor, 10)).toEqual([]);
+  });
+});
+
+describe("taskLifecycleEventOf", () => {
+  const task = {
+    id: "task-7",
+    tenantId: "tenant-1",
+    ownerType: "user" as const,
+    ownerId: "alice",
+    title: "Write the notes",
+    status: "failed" as const,
+    priority: 0,
+    createdAt: new Date("2024-01-02T03:04:05.000Z"),
+    updatedAt: new Date("2024-01-02T03:04:06.000Z"),
+  };
+
+  it("carries the task's status and version as JSON, leaving out what the task has not", () => {
+    const event = taskLifecycleEventOf(task);
+    expect(event).toEqual({ tenantId: "tenant-1", taskId: "task-7", status: "failed", updatedAt: "2024-01-02T03:04:06.000Z", ownerId: "alice" });
+    expect(isTaskLifecycleEvent(JSON.parse(JSON.stringify(event)))).toBe(true);
+  });
+
+  it("names the task's project, workspace and failure reason when it has them", () => {
+    expect(taskLifecycleEventOf({ ...task, projectId: "p", workspaceId: "w", failureReason: "rejected" })).toMatchObject({
+      projectId: "p",
+      workspaceId: "w",
+      failureReason: "rejected",
+    });
   });
 });

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { type SseStream, openSseStream } from "../http/sse";
+import { apiErrors } from "../openapi/errorResponses";
+
+/** The path segment of the stream under `/api/tasks`, which no task id may take. */
+export const TASK_EVENTS_SEGMENT = "events";
+
+const eventStream = z.string().describe(
+  'Server-sent events `data: {"type", "data"}`: first `subscribed` (events from then on reach this stream), then one `task_lifecycle` per status ' +
+    "change of the tenant's tasks made on any replica, `data` being `{ tenantId, taskId, status, updatedAt, ownerId?, projectId?, workspaceId?, failureReason? }`. " +
+    "Heartbeat comments keep it open while quiet.",
+);
+
+/** `GET /api/tasks/events`: the tenant's task lifecycle events, live, from every replica. */
+export const taskEventRoutes: FastifyPluginAsyncZod = async (app) => {
+  const context = gatewayContextOf(app);
+  const open = new Set<SseStream>();
+  // A stream ends only when its client leaves; closing the server would otherwise wait for every one.
+  app.addHook("preClose", async () => {
+    for (const stream of open) stream.end();
+  });
+
+  app.get(
+    `/api/tasks/${TASK_EVENTS_SEGMENT}`,
+    {
+      schema: {
+        tags: ["tasks"],
+        summary: "Follow the tenant's task status changes (server-sent events)",
+        response: { 200: { description: "The tenant's task events", content: { "text/event-stream": { schema: eventStream } } }, ...apiErrors() },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+      const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
+      open.add(sse);
+      const unsubscribe = context.notifiers.taskLifecycle.subscribe((event) => {
+        if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: event });
+      });
+      sse.send(undefined, { type: "subscribed", data: { tenantId } });
+      await gone;
+      unsubscribe();
+      open.delete(sse);
+    },
+  );
+};

@@ -1,0 +1,282 @@
+import { taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
+import { boundedJson, taskLifecycleEventOf } from "@axiom-lattice/core";
+import { TaskStatus, type TaskItem } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { idSchema, noContent } from "./ids";
+import { requireAssistant } from "./lookups";
+import { TASK_EVENTS_SEGMENT } from "./taskEvents";
+import { requireClientStatusChange } from "./taskStatusRules";
+import { threadRunRecords } from "./threadRuns";
+import { runRecordView } from "./threadViews";
+
+const STATUSES = Object.values(TaskStatus) as [TaskStatus, ...TaskStatus[]];
+const statusSchema = z.enum(STATUSES);
+
+// `GET /api/tasks/events` is the event stream: a task of that id could never be read.
+const taskIdSchema = idSchema.refine((id) => id !== TASK_EVENTS_SEGMENT, `must not be "${TASK_EVENTS_SEGMENT}"`);
+const taskParams = z.object({ id: idSchema });
+
+const createSchema = z.strictObject({
+  id: taskIdSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
+  title: z.string().trim().min(1).max(500),
+  description: z.string().max(10_000).optional(),
+  ownerType: z.enum(["user", "agent"]).describe("`agent`: `ownerId` is an assistant of the tenant (and a bot of `projectId`, when given)"),
+  ownerId: idSchema,
+  priority: z.number().int().min(-2_147_483_648).max(2_147_483_647).optional().describe("Default 0"),
+  dueDate: z.iso
+    .datetime({ offset: true })
+    .transform((at) => new Date(at))
+    .optional(),
+  metadata: boundedJson(z.record(z.string().max(256), z.unknown())).optional().describe("Free-form JSON object, kept as given"),
+  parentId: idSchema.optional().describe("A task of the tenant this one is part of"),
+  sourceId: idSchema.optional(),
+  requireReview: z.boolean().optional(),
+  dependencies: z.array(idSchema).max(100).optional(),
+  workspaceId: idSchema.optional(),
+  projectId: idSchema.optional().describe("A project of the tenant"),
+});
+
+const updateSchema = createSchema
+  .pick({ title: true, description: true, priority: true, dueDate: true, metadata: true, requireReview: true, dependencies: true })
+  .partial()
+  .extend({
+    status: statusSchema
+      .optional()
+      .describe("A user's task may take any other status; an agent's task only goes from `review` to `completed` or `failed` (approve or reject its work)"),
+  })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), "give at least one field to change");
+
+const listSchema = z.strictObject({
+  status: z
+    .string()
+    .transform((list) => list.split(","))
+    .pipe(z.array(statusSchema))
+    .optional()
+    .describe("Comma-separated statuses, any of which matches"),
+  ownerType: z.enum(["user", "agent"]).optional(),
+  ownerId: idSchema.optional(),
+  projectId: idSchema.optional(),
+  workspaceId: idSchema.optional(),
+  parentId: idSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+});
+
+const taskView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  ownerType: z.enum(["user", "agent"]),
+  ownerId: z.string(),
+  title: z.string(),
+  description: z.string().optional(),
+  status: statusSchema,
+  priority: z.number().int(),
+  dueDate: z.date().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  parentId: z.string().optional(),
+  sourceId: z.string().optional(),
+  context: z.record(z.string(), z.unknown()).optional().describe("Written by the task runtime only (where the task runs, who waits for it)"),
+  requireReview: z.boolean().optional(),
+  dependencies: z.array(z.string()).optional(),
+  result: z.unknown().optional(),
+  failureReason: z.string().optional(),
+  workspaceId: z.string().optional(),
+  projectId: z.string().optional(),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+const outcomeView = z.object({
+  taskId: z.string(),
+  status: statusSchema,
+  result: z.unknown().optional(),
+  failureReason: z.string().optional(),
+});
+
+// The fencing token is the runtime's bookkeeping, not part of the task a client sees.
+const toTaskView = ({ fencingToken: _fencingToken, ...task }: TaskItem): z.input<typeof taskView> => task;
+
+const tags = ["tasks"];
+const taskErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
+
+/** Checks what a new task refers to: its project, its owner assistant (a bot of the project), its parent. */
+async function requireReferences(context: GatewayContext, tenantId: string, body: z.output<typeof createSchema>): Promise<void> {
+  const { projects, tasks } = context.stores;
+  const { projectId, ownerType, ownerId, parentId } = body;
+  if (projectId !== undefined && !(await projects.getProject(tenantId, projectId))) {
+    throw new HttpError("NOT_FOUND", `Project ${projectId} not found`);
+  }
+  if (ownerType === "agent") {
+    await requireAssistant(context, tenantId, ownerId);
+    if (projectId !== undefined && !(await projects.listBots(tenantId, projectId)).some((bot) => bot.assistantId === ownerId)) {
+      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${ownerId} is no bot of project ${projectId}: add it first (PUT /api/projects/${projectId}/bots/${ownerId})`);
+    }
+  }
+  if (parentId !== undefined && !(await tasks.getTask(tenantId, parentId))) {
+    throw new HttpError("NOT_FOUND", `Parent task ${parentId} not found`);
+  }
+}
+
+/** Tasks CRUD per tenant, with the status changes a client may make, each announced to every replica. */
+export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
+  const context = gatewayContextOf(app);
+  const { stores, notifiers } = context;
+  const { tasks, queue } = stores;
+
+  const requireTask = async (tenantId: string, id: string): Promise<TaskItem> => {
+    const task = await tasks.getTask(tenantId, id);
+    if (!task) throw new HttpError("NOT_FOUND", `Task ${id} not found`);
+    return task;
+  };
+
+  app.post(
+    "/api/tasks",
+    {
+      schema: {
+        tags,
+        summary: "Create a task (pending)",
+        description:
+          "A project, owner assistant or parent task the body names must exist (else `404 NOT_FOUND`); an agent's task in a project needs the " +
+          "assistant to be a bot of it (else `409 NOT_A_PROJECT_MEMBER`). `context`, `status`, `result` and `failureReason` are the runtime's to write.",
+        body: createSchema,
+        response: { 201: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "ALREADY_EXISTS", "NOT_A_PROJECT_MEMBER") },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      await requireReferences(context, tenantId, request.body);
+      const task = await tasks.createTask(tenantId, { ...request.body, priority: request.body.priority ?? 0 });
+      return reply.status(201).send(toTaskView(task));
+    },
+  );
+
+  app.get(
+    "/api/tasks",
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's tasks matching every filter given, oldest first",
+        querystring: listSchema,
+        response: { 200: z.object({ tasks: z.array(taskView) }), ...apiErrors(...INPUT_CODES) },
+      },
+    },
+    async (request) => ({ tasks: (await tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
+  );
+
+  app.get(
+    "/api/tasks/:id",
+    { schema: { tags, summary: "Read a task", params: taskParams, response: { 200: taskView, ...taskErrors } } },
+    async (request) => toTaskView(await requireTask(tenantOf(request), request.params.id)),
+  );
+
+  app.patch(
+    "/api/tasks/:id",
+    {
+      schema: {
+        tags,
+        summary: "Change a task (the fields given)",
+        description:
+          "A status change applies only if the task still has the status it was read with: of concurrent changes one wins, the others answer " +
+          "`409 INVALID_TASK_STATE`, as does a change the rules refuse (an agent's task is dispatched and cancelled by its own routes). " +
+          "Each status change is announced on `GET /api/tasks/events`.",
+        params: taskParams,
+        body: updateSchema,
+        response: { 200: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_TASK_STATE") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { id } = request.params;
+      const { status, ...fields } = request.body;
+      if (status === undefined) {
+        const updated = await tasks.updateTask(tenantId, id, fields);
+        if (!updated) throw new HttpError("NOT_FOUND", `Task ${id} not found`);
+        return toTaskView(updated);
+      }
+      const task = await requireTask(tenantId, id);
+      requireClientStatusChange(task, status);
+      const updated = await tasks.updateIfStatusIn(tenantId, id, [task.status], { ...fields, status });
+      if (!updated) {
+        await requireTask(tenantId, id);
+        throw new HttpError("INVALID_TASK_STATE", `Task ${id} is no longer ${task.status}: it changed meanwhile; read it and retry`);
+      }
+      await notifiers.taskLifecycle.publish(taskLifecycleEventOf(updated));
+      return toTaskView(updated);
+    },
+  );
+
+  app.delete(
+    "/api/tasks/:id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a task",
+        description: "Answers `409 TASK_BUSY` while the task is `in_progress`: cancel it first.",
+        params: taskParams,
+        response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TASK_BUSY") },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const { id } = request.params;
+      const task = await requireTask(tenantId, id);
+      if (task.status === TaskStatus.IN_PROGRESS) throw new HttpError("TASK_BUSY", `Task ${id} is in progress: cancel it before deleting it`);
+      if (!(await tasks.deleteTask(tenantId, id))) throw new HttpError("NOT_FOUND", `Task ${id} not found`);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    "/api/tasks/:id/result",
+    { schema: { tags, summary: "The task's outcome: its status, and its result or failure reason once it has one", params: taskParams, response: { 200: outcomeView, ...taskErrors } } },
+    async (request) => taskOutcomeOf(await requireTask(tenantOf(request), request.params.id)),
+  );
+
+  app.get(
+    "/api/tasks/:id/runs",
+    {
+      schema: {
+        tags,
+        summary: "The runs of the task's thread, as `GET /api/threads/{id}/runs` lists them; none before the task first started",
+        params: taskParams,
+        response: { 200: z.object({ runs: z.array(runRecordView) }), ...taskErrors },
+      },
+    },
+    async (request) => {
+      const place = taskRunThreadOf(await requireTask(tenantOf(request), request.params.id));
+      if (!place) return { runs: [] };
+      return { runs: await threadRunRecords(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }) };
+    },
+  );
+
+  app.post(
+    "/api/tasks/:id/dispatch",
+    {
+      schema: {
+        tags,
+        summary: "Ask for a project task to run: its assistant starts it on the task's own thread, on whichever replica observes it first",
+        params: taskParams,
+        response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TASK_NOT_DISPATCHABLE", "NOT_A_PROJECT_MEMBER", "INVALID_TASK_STATE", "LEASE_LOST") },
+      },
+    },
+    async (request) => toTaskView(await context.projectTasks.dispatch(tenantOf(request), request.params.id)),
+  );
+
+  app.post(
+    "/api/tasks/:id/cancel",
+    {
+      schema: {
+        tags,
+        summary: "Cancel a task that has not ended: its queued run is dropped, a delegating caller resumes with the cancellation",
+        params: taskParams,
+        response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_TASK_STATE", "LEASE_LOST") },
+      },
+    },
+    async (request) => toTaskView(await context.cancelTask(tenantOf(request), request.params.id)),
+  );
+};

@@ -1,0 +1,172 @@
+import {
+  EXECUTION_REQUESTED_AT_KEY,
+  TASK_RUN_KEY,
+  type TaskMessageDeps,
+  isProjectTask,
+  placeEntry,
+  projectTaskScopeOf,
+  startTaskRun,
+  taskRunThreadOf,
+  taskStartMessageId,
+  taskThreadId,
+} from "@axiom-lattice/agent";
+import {
+  type Logger,
+  type ProjectTaskAdmissionNotifier,
+  type ProjectTaskExecutionMutex,
+  type TaskLifecycleNotifier,
+  type ThreadRunScope,
+  getThreadRunOwner,
+  taskLifecycleEventOf,
+} from "@axiom-lattice/core";
+import {
+  type LeaseStore,
+  type ProjectStore,
+  type ProjectTaskAdmissionEvent,
+  type TaskItem,
+  TaskStatus,
+  type TaskStore,
+} from "@axiom-lattice/protocols";
+import { HttpError } from "../http/errors";
+
+/** What one pass of a project task's machine did with it. */
+export type ProjectTaskRunOutcome =
+  /** Its run is queued on its thread (now, or by an earlier pass) and the thread is woken. */
+  | { kind: "started"; task: TaskItem; thread: ThreadRunScope; messageId: string }
+  /** A peer holds the task's thread and runs it: nothing settles here, the peer finishes it. */
+  | { kind: "deferred"; task: TaskItem; thread: ThreadRunScope; messageId: string }
+  /** Nothing to do: the task is gone, settled, or not (or no longer) asked to run. */
+  | { kind: "idle"; task: TaskItem | null };
+
+/** Statuses a task may be dispatched from: never run yet, or ended without success (a retry). */
+const DISPATCHABLE: readonly TaskStatus[] = [TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.INTERRUPTED, TaskStatus.CANCELLED];
+
+export interface ProjectTaskRuntimeOptions {
+  tasks: TaskStore;
+  projects: Pick<ProjectStore, "listBots">;
+  leases: LeaseStore;
+  machine: ProjectTaskExecutionMutex;
+  admissions: ProjectTaskAdmissionNotifier;
+  lifecycle: TaskLifecycleNotifier;
+  /** Queues and wakes the task's run. */
+  runs: TaskMessageDeps;
+  replicaId: string;
+  logger: Logger;
+}
+
+const isRequested = (task: TaskItem) => typeof task.context?.[EXECUTION_REQUESTED_AT_KEY] === "string";
+
+/**
+ * The project task machine of a gateway. Dispatching stamps the task's execution request, then
+ * announces the admission to every replica; whichever observes it (all do, through the outbox) passes
+ * the task through its machine, one pass at a time per machine across the cluster: the first pass
+ * starts the run on the task's thread, later ones find it started. The run's end is settled by the
+ * agent runtime, under the same machine. Every task write here carries the machine lease's fencing
+ * token, so a replica that lost the machine mid-pass cannot overwrite its successor's writes.
+ */
+export class ProjectTaskRuntime {
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly options: ProjectTaskRuntimeOptions) {}
+
+  /** Starts observing admissions (local ones, and the peers' through the outbox poller). */
+  start(): void {
+    this.unsubscribe ??= this.options.admissions.subscribe((event) => this.observe(event));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  /**
+   * Asks for the task to run: stamps `context.execution_requested_at` (under the machine, compare-and-set
+   * on the status and version read) before the admission is announced, so a replica that observes the
+   * task at any later time still knows a run is owed.
+   */
+  async dispatch(tenantId: string, taskId: string): Promise<TaskItem> {
+    const { tasks, projects, machine, admissions } = this.options;
+    const found = await tasks.getTask(tenantId, taskId);
+    if (!found) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
+    if (!isProjectTask(found)) throw new HttpError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
+    const bots = await projects.listBots(tenantId, found.projectId);
+    if (!bots.some((bot) => bot.assistantId === found.ownerId)) {
+      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${found.ownerId} is not a member of project ${found.projectId}`);
+    }
+    const dispatched = await machine.runExclusive(projectTaskScopeOf(found), async ({ fencingToken }) => {
+      const task = (await tasks.getTask(tenantId, taskId)) ?? found;
+      if (!DISPATCHABLE.includes(task.status)) {
+        throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${task.status}; only a ${DISPATCHABLE.join(", ")} task can be dispatched`);
+      }
+      const thread: ThreadRunScope = { tenantId, assistantId: task.ownerId, threadId: taskThreadId(task.id) };
+      const context = { ...task.context, [EXECUTION_REQUESTED_AT_KEY]: new Date().toISOString(), [TASK_RUN_KEY]: placeEntry(thread) };
+      const written = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.PENDING, context }, fencingToken ? { fencingToken } : undefined);
+      if (!written) throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being dispatched; try again`);
+      return written;
+    });
+    if (dispatched.status !== found.status) await this.options.lifecycle.publish(taskLifecycleEventOf(dispatched));
+    await admissions.publish(admissionOf(dispatched, found.projectId));
+    return dispatched;
+  }
+
+  /**
+   * One pass of the task's machine: starts a requested task (pending → in_progress, then its run is
+   * queued), or makes sure a started one's run is queued; a task whose thread a peer holds is deferred
+   * to that peer.
+   */
+  async advance(tenantId: string, taskId: string): Promise<ProjectTaskRunOutcome> {
+    const { tasks, machine, runs, leases, replicaId, logger } = this.options;
+    const found = await tasks.getTask(tenantId, taskId);
+    if (!found || !isProjectTask(found)) return { kind: "idle", task: found };
+    return machine.runExclusive(projectTaskScopeOf(found), async ({ fencingToken }) => {
+      const enteredAt = new Date();
+      let task = await tasks.getTask(tenantId, taskId);
+      const thread = task && taskRunThreadOf(task);
+      if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
+      const messageId = taskStartMessageId(task);
+      let outcome: ProjectTaskRunOutcome;
+      if (task.status === TaskStatus.PENDING) {
+        task = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
+        if (!task) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };
+        await this.options.lifecycle.publish(taskLifecycleEventOf(task));
+        await startTaskRun(runs, task);
+        outcome = { kind: "started", task, thread, messageId };
+      } else if (task.status !== TaskStatus.IN_PROGRESS) {
+        return { kind: "idle", task };
+      } else {
+        const owner = await getThreadRunOwner(thread, { store: leases });
+        if (owner !== null && owner !== replicaId) {
+          outcome = { kind: "deferred", task, thread, messageId };
+        } else {
+          await startTaskRun(runs, task);
+          outcome = { kind: "started", task, thread, messageId };
+        }
+      }
+      logger.debug(
+        { phase: "project_task_machine", taskId, outcome: outcome.kind, fencingToken, enteredAt: enteredAt.toISOString(), leftAt: new Date().toISOString() },
+        "project task machine pass",
+      );
+      return outcome;
+    });
+  }
+
+  private async observe(event: ProjectTaskAdmissionEvent): Promise<void> {
+    try {
+      await this.advance(event.tenantId, event.taskId);
+    } catch (error) {
+      this.options.logger.warn({ taskId: event.taskId, err: error }, "project task admission not handled; the task's next observer starts it");
+    }
+  }
+}
+
+function admissionOf(task: TaskItem, projectId: string): ProjectTaskAdmissionEvent {
+  const event: ProjectTaskAdmissionEvent = {
+    tenantId: task.tenantId,
+    projectId,
+    taskId: task.id,
+    ownerId: task.ownerId,
+    updatedAt: task.updatedAt.toISOString(),
+  };
+  if (task.workspaceId !== undefined) event.workspaceId = task.workspaceId;
+  return event;
+}

@@ -1,0 +1,233 @@
+// The project task machine through the HTTP API, on both store kinds: dispatch stamps the execution
+// request and the admission starts the run on the task's thread; the run's end settles the task;
+// cancel, re-dispatch and the refusals; a pass that finds the thread held by a peer defers to it.
+// Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
+// caller runs on A and callee on B resumes the caller once.
+import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { type PendingMessage, threadRunLeaseKey } from "@axiom-lattice/core";
+import type { CreateTaskRequest, TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
+import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
+
+const TENANT = "default";
+
+/** The task as stored, once `done` says it is. */
+async function taskWhen(gateway: Pick<TestGateway, "context">, id: string, done: (task: TaskItem) => boolean): Promise<TaskItem> {
+  let task: TaskItem | null = null;
+  await eventually(`task ${id} to settle`, async () => {
+    task = await gateway.context.stores.tasks.getTask(TENANT, id);
+    return task !== null && done(task);
+  }, { timeoutMs: 10_000 });
+  return task as unknown as TaskItem;
+}
+
+const ended = (task: TaskItem) => !["pending", "in_progress"].includes(task.status);
+
+/** The thread's run records, once there are `count` (a task settles just before its run's record completes). */
+async function runsOf(gateway: Pick<TestGateway, "context">, assistantId: string, threadId: string, count: number) {
+  let runs: PendingMessage[] = [];
+  await eventually(`${count} runs on ${threadId}`, async () => {
+    runs = await gateway.context.stores.queue.listRuns(threadId, { tenantId: TENANT, assistantId });
+    return runs.length >= count;
+  });
+  return runs;
+}
+
+describe.each(["memory", "postgresql"])("the project task machine on %s stores", (stores) => {
+  const storeEnv = useStoreEnv(stores);
+  const events: TaskLifecycleEvent[] = [];
+  const gateway = useGateway(async ({ post, context }) => {
+    for (const id of ["writer", "outsider", "boss"]) expect((await post("/api/assistants", { id, name: id })).statusCode).toBe(201);
+    expect((await post("/api/projects", { id: "launch", name: "Launch" })).statusCode).toBe(201);
+    expect((await gateway.app.inject({ method: "PUT", url: "/api/projects/launch/bots/writer" })).statusCode).toBe(200);
+    context.notifiers.taskLifecycle.subscribe((event) => void events.push(event));
+  }, storeEnv);
+  const { post } = gateway;
+
+  const createTask = (request: Partial<CreateTaskRequest> & { id: string }) =>
+    gateway.context.stores.tasks.createTask(TENANT, { title: request.id, ownerType: "agent", ownerId: "writer", projectId: "launch", priority: 0, ...request });
+  const dispatch = (id: string) => post(`/api/tasks/${id}/dispatch`, {});
+  /** The task's lifecycle events heard here, once there are `count` (an event follows its write). */
+  const statusesOf = async (id: string, count: number) => {
+    const statuses = () => events.filter((event) => event.taskId === id).map((event) => event.status);
+    await eventually(`${count} events of ${id}`, () => statuses().length >= count);
+    return statuses();
+  };
+
+  it("dispatches a project task: it runs on its own thread and ends completed with the answer", async () => {
+    await createTask({ id: "draft", description: "draft the notes" });
+    const answered = await dispatch("draft");
+    expect(answered.statusCode).toBe(200);
+    expect(answered.json()).toMatchObject({ id: "draft", status: "pending", context: { run: { assistantId: "writer", threadId: taskThreadId("draft") } } });
+    expect(Date.parse(answered.json().context.execution_requested_at)).not.toBeNaN();
+
+    const task = await taskWhen(gateway, "draft", ended);
+    expect(task).toMatchObject({ status: "completed", result: "echo: draft the notes" });
+    expect(task.fencingToken).toMatch(/^\d+$/);
+    expect(await statusesOf("draft", 2)).toEqual(["in_progress", "completed"]);
+    const runs = await runsOf(gateway, "writer", taskThreadId("draft"), 1);
+    expect(runs.map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(task), "success"]]);
+  });
+
+  it("puts a task that requires review in review", async () => {
+    await createTask({ id: "reviewed", description: "write it", requireReview: true });
+    expect((await dispatch("reviewed")).statusCode).toBe(200);
+    expect(await taskWhen(gateway, "reviewed", ended)).toMatchObject({ status: "review", result: "echo: write it" });
+  });
+
+  it("runs a failed task again when it is dispatched again", async () => {
+    await createTask({ id: "retry", description: "/fail no ink" });
+    expect((await dispatch("retry")).statusCode).toBe(200);
+    expect(await taskWhen(gateway, "retry", ended)).toMatchObject({ status: "failed", failureReason: "no ink" });
+    expect((await dispatch("retry")).statusCode).toBe(200);
+    await runsOf(gateway, "writer", taskThreadId("retry"), 2);
+    expect(await taskWhen(gateway, "retry", ended)).toMatchObject({ status: "failed" });
+    expect(await statusesOf("retry", 5)).toEqual(["in_progress", "failed", "pending", "in_progress", "failed"]);
+  });
+
+  it("refuses what cannot be dispatched, writing nothing", async () => {
+    expect((await dispatch("no-such-task")).json()).toMatchObject({ code: "NOT_FOUND" });
+    await createTask({ id: "users", ownerType: "user", ownerId: "ann" });
+    expect((await dispatch("users")).json()).toMatchObject({ code: "TASK_NOT_DISPATCHABLE" });
+    await createTask({ id: "loose", projectId: undefined });
+    expect((await dispatch("loose")).json()).toMatchObject({ code: "TASK_NOT_DISPATCHABLE" });
+    await createTask({ id: "outsiders", ownerId: "outsider" });
+    const refused = await dispatch("outsiders");
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: "NOT_A_PROJECT_MEMBER", error: expect.stringMatching(/not a member/) });
+    for (const id of ["users", "loose", "outsiders"]) {
+      expect((await gateway.context.stores.tasks.getTask(TENANT, id))?.context).toBeUndefined();
+    }
+    expect((await dispatch("bad id!")).statusCode).toBe(400);
+    expect((await gateway.get("/api/tasks/draft/dispatch")).statusCode).toBe(404);
+    // Another tenant's task does not exist for this one.
+    const foreign = await post("/api/tasks/draft/dispatch", {}, { "x-tenant-id": "tenant-other" });
+    expect(foreign.json()).toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("refuses to dispatch a task that is running, and cancels it: its run stops and it stays cancelled", async () => {
+    await createTask({ id: "long", description: "/sleep 5000" });
+    expect((await dispatch("long")).statusCode).toBe(200);
+    await taskWhen(gateway, "long", (task) => task.status === "in_progress");
+    const again = await dispatch("long");
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: "INVALID_TASK_STATE" });
+
+    const cancelled = await post("/api/tasks/long/cancel", {});
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: "cancelled" });
+    expect((await runsOf(gateway, "writer", taskThreadId("long"), 1)).map((run) => run.runStatus)).toEqual(["aborted"]);
+    expect(await gateway.context.stores.tasks.getTask(TENANT, "long")).toMatchObject({ status: "cancelled" });
+    const twice = await post("/api/tasks/long/cancel", {});
+    expect(twice.statusCode).toBe(409);
+    expect(twice.json()).toMatchObject({ code: "INVALID_TASK_STATE" });
+    expect(await statusesOf("long", 2)).toEqual(["in_progress", "cancelled"]);
+  });
+
+  it("defers a started task whose thread a peer holds, and starts it again once nobody does", async () => {
+    const task = await createTask({ id: "held", description: "hello" });
+    const { lease: leases, tasks } = gateway.context.stores;
+    const thread = { tenantId: TENANT, assistantId: "writer", threadId: taskThreadId("held") };
+    expect(await leases.tryAcquire(threadRunLeaseKey(thread), "peer-replica#1", 30_000)).toBe(true);
+    await tasks.updateTask(TENANT, task.id, {
+      status: "in_progress",
+      context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: thread.threadId } },
+    });
+    expect(await gateway.context.projectTasks.advance(TENANT, "held")).toMatchObject({ kind: "deferred", thread });
+    expect(await gateway.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
+
+    await leases.release(threadRunLeaseKey(thread), "peer-replica#1");
+    expect(await gateway.context.projectTasks.advance(TENANT, "held")).toMatchObject({ kind: "started" });
+    expect(await taskWhen(gateway, "held", ended)).toMatchObject({ status: "completed", result: "echo: hello" });
+  });
+
+  it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {
+    expect((await post("/api/threads", { thread_id: "boss-thread", assistant_id: "boss" })).statusCode).toBe(201);
+    const asked = await post("/api/runs", { assistant_id: "boss", thread_id: "boss-thread", message: "/task writer outline the plan", mode: "wait" });
+    expect(asked.json()).toMatchObject({ status: "interrupted", interrupts: [{ value: { type: "task", assistantId: "writer" } }] });
+    let messages: Array<{ type: string; content: string }> = [];
+    await eventually("the caller to answer", async () => {
+      messages = (await gateway.get("/api/threads/boss-thread/state?assistant_id=boss")).json().messages ?? [];
+      return messages.at(-1)?.content.startsWith("task returned:") ?? false;
+    }, { timeoutMs: 10_000 });
+    expect(JSON.parse(messages.at(-1)!.content.slice("task returned: ".length))).toMatchObject({ status: "completed", result: "echo: outline the plan" });
+    expect(messages.filter((message) => message.type === "tool")).toHaveLength(1);
+  });
+});
+
+describe("tasks across two gateways on one PostgreSQL database", () => {
+  let database: TestDatabase;
+  const gateways: Array<Awaited<ReturnType<typeof buildTestGateway>>> = [];
+  const replica = async (id: string, env: Record<string, string> = {}, started = true) => {
+    const built = await buildTestGateway({ DATABASE_URL: database.url, AXIOM_REPLICA_ID: id, ...env }, { started });
+    gateways.push(built);
+    const post = (url: string, payload: unknown) =>
+      built.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+    return { ...built, post };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const { app, context } of gateways.splice(0)) {
+      await app.close();
+      await context.close();
+    }
+  });
+  afterAll(() => database.drop());
+
+  it("runs a task dispatched on A once, though both replicas' machines observe its admission", async () => {
+    const a = await replica("replica-a");
+    const b = await replica("replica-b");
+    const passes: string[] = [];
+    for (const [name, gateway] of [["a", a], ["b", b]] as const) {
+      gateway.context.notifiers.projectTaskAdmission.subscribe(() => void passes.push(name));
+    }
+    expect((await a.post("/api/assistants", { id: "writer", name: "writer" })).statusCode).toBe(201);
+    expect((await a.post("/api/projects", { id: "launch", name: "Launch" })).statusCode).toBe(201);
+    expect((await a.app.inject({ method: "PUT", url: "/api/projects/launch/bots/writer" })).statusCode).toBe(200);
+    await a.context.stores.tasks.createTask(TENANT, { id: "shared", title: "shared", description: "hello both", ownerType: "agent", ownerId: "writer", projectId: "launch", priority: 0 });
+
+    expect((await a.post("/api/tasks/shared/dispatch", {})).statusCode).toBe(200);
+    expect(await taskWhen(b, "shared", ended)).toMatchObject({ status: "completed", result: "echo: hello both" });
+    await eventually("B to observe the admission", () => passes.includes("b"));
+    expect(passes.sort()).toEqual(["a", "b"]);
+    expect((await runsOf(b, "writer", taskThreadId("shared"), 1)).map((run) => run.runStatus)).toEqual(["success"]);
+  });
+
+  it("resumes a caller running on A with the result of its callee run on B, exactly once", async () => {
+    // A runs one thread at a time (FIFO): the caller's thread, then a busy thread queued behind it,
+    // then the callee's thread, woken last. B starts once the busy thread is queued, without a queue
+    // sweep, so of all that work it hears only the callee's wake-up: it runs the callee while A is busy.
+    const a = await replica("caller-a", { AXIOM_MAX_CONCURRENT_RUNS: "1" });
+    for (const id of ["boss", "helper"]) expect((await a.post("/api/assistants", { id, name: id })).statusCode).toBe(201);
+    for (const thread_id of ["boss-thread", "busy-thread"]) expect((await a.post("/api/threads", { thread_id, assistant_id: "boss" })).statusCode).toBe(201);
+    const queue = (thread_id: string, message: string) => a.post("/api/runs", { assistant_id: "boss", thread_id, message, mode: "queue" });
+    expect((await queue("boss-thread", "/sleep 1500")).statusCode).toBe(202);
+    expect((await queue("boss-thread", "/task helper check the figures")).statusCode).toBe(202);
+    expect((await queue("busy-thread", "/sleep 1500")).statusCode).toBe(202);
+    await replica("callee-b", {}, false);
+
+    await eventually("the delegated task", async () => (await a.context.stores.tasks.listTasks(TENANT, { ownerId: "helper" })).length === 1);
+    const [{ id: taskId }] = await a.context.stores.tasks.listTasks(TENANT, { ownerId: "helper" });
+    const task = await taskWhen(a, taskId, ended);
+    expect(task).toMatchObject({ status: "completed", result: "echo: check the figures" });
+    const calleeRuns = await runsOf(a, "helper", taskThreadId(task.id), 1);
+    expect(calleeRuns.map((run) => [run.replicaId, run.runStatus])).toEqual([["callee-b", "success"]]);
+
+    // The resume runs wherever the caller's thread is claimed next (here B, which settled the task).
+    const callerRuns = await runsOf(a, "boss", "boss-thread", 3);
+    expect(callerRuns.map((run) => [run.id === callerResumeMessageId(task.id), run.runStatus])).toEqual([
+      [false, "success"],
+      [false, "interrupted"],
+      [true, "success"],
+    ]);
+    expect(callerRuns.slice(0, 2).map((run) => run.replicaId)).toEqual(["caller-a", "caller-a"]);
+    const state = await a.context.agents.getAgent({ tenantId: TENANT, assistantId: "boss", threadId: "boss-thread" }).getState();
+    const toolResults = state.messages.filter((message) => message.type === "tool");
+    expect(toolResults.map((message) => JSON.parse(message.content))).toEqual([{ taskId: task.id, status: "completed", result: "echo: check the figures" }]);
+    expect(state.messages.at(-1)?.content).toMatch(/^task returned:/);
+  });
+});

@@ -1,0 +1,61 @@
+import { DuplicateMessageError, type IMessageQueueStore, type ThreadRunScope } from "@axiom-lattice/core";
+import type { TaskItem } from "@axiom-lattice/protocols";
+import type { RunContent } from "../runtime/runContent";
+import { taskOutcomeOf } from "./taskOutcome";
+import { callerResumeMessageId, taskCallerOf, taskRunThreadOf, taskStartMessageId } from "./taskRunPlace";
+
+export interface TaskMessageDeps {
+  queue: IMessageQueueStore;
+  /** Gets the thread processed (this replica's processor, the peers' wake-up). */
+  wake(scope: ThreadRunScope): Promise<void> | void;
+}
+
+/** Thrown when a task that has no run thread recorded is started. */
+export class TaskNotPlacedError extends Error {
+  constructor(taskId: string) {
+    super(`Task ${taskId} has no run thread in its context`);
+    this.name = "TaskNotPlacedError";
+  }
+}
+
+/**
+ * Queues `content` on the thread under a fixed id, then wakes the thread. Whoever owes the message may
+ * send it again after a crash: the queue refuses a second message of the same id, so it runs once.
+ * The thread is woken either way, since a crash may have come between an earlier enqueue and its
+ * wake-up. Returns whether this call enqueued it.
+ */
+async function enqueueOnce(deps: TaskMessageDeps, thread: ThreadRunScope, id: string, content: RunContent): Promise<boolean> {
+  let enqueued = true;
+  try {
+    await deps.queue.addMessage({ id, threadId: thread.threadId, scope: { tenantId: thread.tenantId, assistantId: thread.assistantId }, content });
+  } catch (error) {
+    if (!(error instanceof DuplicateMessageError)) throw error;
+    enqueued = false;
+  }
+  await deps.wake(thread);
+  return enqueued;
+}
+
+/** What the task's owner is asked to do. */
+const taskPrompt = (task: TaskItem) => task.description?.trim() || task.title;
+
+/**
+ * Starts (once per dispatch) the run of a task on its run thread: a message carrying the trusted task
+ * marker, whose run's end settles the task.
+ */
+export async function startTaskRun(deps: TaskMessageDeps, task: TaskItem): Promise<boolean> {
+  const thread = taskRunThreadOf(task);
+  if (!thread) throw new TaskNotPlacedError(task.id);
+  return enqueueOnce(deps, thread, taskStartMessageId(task), { message: taskPrompt(task), task: { taskId: task.id } });
+}
+
+/**
+ * Resumes the run that delegated `task` (if one did) with the task's outcome. Whoever settles the
+ * task calls this (the run's end, a cancel, orphan recovery), and may call it again: the caller
+ * resumes once.
+ */
+export async function resumeCaller(deps: TaskMessageDeps, task: TaskItem): Promise<boolean> {
+  const caller = taskCallerOf(task);
+  if (!caller) return false;
+  return enqueueOnce(deps, caller, callerResumeMessageId(task.id), { command: { resume: taskOutcomeOf(task) } });
+}

@@ -1,0 +1,34 @@
+import type { ProjectTaskExecutionMutex, ProjectTaskScope } from "@axiom-lattice/core";
+import type { TaskItem, TaskLifecycleEvent, TaskStore } from "@axiom-lattice/protocols";
+
+/** What the agent runtime needs to run tasks: delegation (the `task` tool) and settling task runs. */
+export interface TaskRuntimeOptions {
+  store: TaskStore;
+  /** Hears every status change the runtime makes (the gateway's lifecycle notifier: local + outbox). */
+  events?: { publish(event: TaskLifecycleEvent): Promise<void> };
+  /**
+   * Serialises the writes to project tasks per project task machine; its lease's fencing token guards
+   * them. Without it, project tasks are written like any other.
+   */
+  machine?: ProjectTaskExecutionMutex;
+}
+
+/** A task governed by a project task machine: an agent's task in a project. */
+export const isProjectTask = (task: Pick<TaskItem, "projectId" | "ownerType">): task is TaskItem & { projectId: string } =>
+  task.projectId !== undefined && task.ownerType === "agent";
+
+/** The machine that governs a project task. */
+export const projectTaskScopeOf = (task: TaskItem & { projectId: string }): ProjectTaskScope => ({
+  tenantId: task.tenantId,
+  assistantId: task.ownerId,
+  projectId: task.projectId,
+});
+
+/**
+ * Runs a write to `task`: for a project task inside its machine's exclusive section, passing the
+ * section's fencing token, so a replica that lost the machine cannot overwrite its successor.
+ */
+export function writeTask<T>(options: TaskRuntimeOptions, task: TaskItem, write: (fencingToken: string | undefined) => Promise<T>): Promise<T> {
+  if (!options.machine || !isProjectTask(task)) return write(undefined);
+  return options.machine.runExclusive(projectTaskScopeOf(task), ({ fencingToken }) => write(fencingToken));
+}

@@ -1,0 +1,73 @@
+import { type FinishedRunStatus, taskLifecycleEventOf } from "@axiom-lattice/core";
+import { type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattice/protocols";
+import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
+import type { PendingInterrupt } from "../graph/pendingInterrupts";
+import { messagesOfRun } from "../graph/runBoundaries";
+import { checkpointConfig } from "../graph/checkpointThread";
+import type { RunOutcomeDetails } from "../runtime/runChunks";
+import { type RuntimeContext, loadThreadGraph } from "../runtime/runtimeContext";
+import type { ThreadRunScope } from "@axiom-lattice/core";
+import { resumeCaller } from "./taskMessages";
+import { writeTask } from "./taskRuntimeDeps";
+
+/** How a task's run ended, as the task records it. */
+export interface TaskRunEnd {
+  status: FinishedRunStatus;
+  error?: string;
+  /** The run's last answer (success). */
+  answer?: string;
+  interrupts?: PendingInterrupt[];
+}
+
+/** A task in one of these is still owed an outcome; any other status is settled. */
+const UNSETTLED: readonly TaskStatus[] = [TaskStatus.PENDING, TaskStatus.IN_PROGRESS];
+
+export const isSettled = (task: Pick<TaskItem, "status">) => !UNSETTLED.includes(task.status);
+
+/** The write that records the run's end on its task. */
+export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRunEnd): UpdateTaskRequest {
+  switch (end.status) {
+    case "success":
+      return { status: task.requireReview ? TaskStatus.REVIEW : TaskStatus.COMPLETED, result: end.answer ?? "" };
+    case "interrupted":
+      return { status: TaskStatus.INTERRUPTED, result: { interrupts: end.interrupts ?? [] } };
+    case "aborted":
+      return { status: TaskStatus.CANCELLED, failureReason: end.error ?? "Run aborted" };
+    default:
+      return { status: TaskStatus.FAILED, failureReason: end.error ?? "Run failed" };
+  }
+}
+
+/**
+ * Records the end of a task's run: moves the task out of `in_progress` (compare-and-set, so a cancel
+ * or an orphan recovery that got there first wins), announces it, and resumes the delegating caller
+ * with the task's outcome, whatever settled it. Called before the run's message completes, so a
+ * crash in between re-runs the message, which finds its checkpoint done and settles again: every
+ * step is idempotent.
+ */
+export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, end: TaskRunEnd): Promise<TaskItem | null> {
+  const options = context.tasks;
+  if (!options) return null;
+  const { store, events } = options;
+  const task = await store.getTask(tenantId, taskId);
+  if (!task) return null;
+  const settled = await writeTask(options, task, (fencingToken) =>
+    store.updateIfStatusIn(tenantId, taskId, [TaskStatus.IN_PROGRESS], settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
+  );
+  if (settled) await events?.publish(taskLifecycleEventOf(settled));
+  const current = settled ?? (await store.getTask(tenantId, taskId));
+  if (current && isSettled(current)) await resumeCaller(context, current);
+  return current;
+}
+
+/** The task run's end as its thread's checkpoint tells it: the outcome and the run's last answer. */
+export async function taskRunEnd(context: RuntimeContext, scope: ThreadRunScope, messageId: string, outcome: RunOutcomeDetails): Promise<TaskRunEnd> {
+  const end: TaskRunEnd = { ...outcome };
+  if (outcome.status !== "success") return end;
+  const state = await (await loadThreadGraph(context, scope)).getState(checkpointConfig(scope));
+  const answer = messagesOfRun(state.values, messageId)
+    .filter((message) => AIMessage.isInstance(message) || AIMessageChunk.isInstance(message))
+    .at(-1);
+  if (answer) end.answer = answer.text;
+  return end;
+}
