@@ -162,6 +162,27 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect(malformed.json()).toMatchObject({ code: "INVALID_REQUEST" });
   });
 
+  it("shows the project's tasks moving: each status change reaches every room of the project once", async () => {
+    const [room, other] = [await newRoom("tasks"), await newRoom("tasks-too")];
+    expect((await post("/api/projects", { id: "elsewhere", name: "Elsewhere" })).statusCode).toBe(201);
+    const [here, there] = [await follow(room), await follow(other)];
+    expect((await post("/api/tasks", { id: "room-task", title: "Draft", ownerType: "user", ownerId: "ada", projectId: "launch" })).statusCode).toBe(201);
+    expect((await post("/api/tasks", { id: "other-task", title: "Not ours", ownerType: "user", ownerId: "ada", projectId: "elsewhere" })).statusCode).toBe(201);
+    const patch = (status: string) =>
+      gateway.app.inject({ method: "PATCH", url: "/api/tasks/room-task", headers: { "content-type": "application/json" }, payload: JSON.stringify({ status }) });
+    expect((await patch("in_progress")).statusCode).toBe(200);
+    await post(`${room}/messages`, { content: "after the change" });
+    await eventually("the message after the change", () => messagesOf(here.events).length === 1);
+    await eventually("the change in the other room", () => there.ofType("task.status").some((event) => (event.data as { status: string }).status === "in_progress"));
+    for (const stream of [here, there]) {
+      const changes = stream.ofType("task.status").map((event) => event.data as { taskId: string; status: string });
+      expect(changes.every((change) => change.taskId === "room-task")).toBe(true);
+      expect(changes.filter((change) => change.status === "in_progress")).toHaveLength(1);
+    }
+    await here.close();
+    await there.close();
+  });
+
   it("keeps another tenant's projects and rooms out of reach on every route, the stream included", async () => {
     const room = await newRoom("private");
     const watcher = await follow(room);

@@ -31,6 +31,7 @@ import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores
 import { registerStateGauges } from "../metrics/stateGauges";
 import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
+import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
 import { cancelTask } from "../tasks/taskCancellation";
@@ -156,6 +157,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   roomEvents.setBroadcastHook((scope, serialized, sourceKey) => {
     void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
   });
+  const stopTaskEventsIntoRooms = publishTaskEventsIntoRooms({ lifecycle: notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger });
 
   const poller = new OutboxPoller({
     store: outbox,
@@ -265,6 +267,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     close() {
       closed ??= (async () => {
         // Room streams end at once: their clients reconnect to a replica that stays.
+        stopTaskEventsIntoRooms();
         roomEvents.close();
         await presence?.stop();
         await maintenance.stop();

@@ -64,7 +64,8 @@ const messageView = z.object({
 });
 
 const roomEventStream = z.string().describe(
-  "Server-sent events `id: <event id>` / `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}` (type `message.created`: `data` is the message). " +
+  "Server-sent events `id: <event id>` / `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}`: `message.created` (`data` is the message) " +
+    "and `task.status` (`data` is the task lifecycle event of a task of the project). " +
     "Without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` could not be replayed in full on this replica (refetch the history), " +
     "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, …). Comment lines are heartbeats.",
 );
