@@ -11,7 +11,7 @@ const thread = { assistant_id: ASSISTANT, thread_id: "a-thread" };
 describe("scenario 13: tenant isolation across replicas, authentication on", () => {
   const cluster = useCluster();
 
-  it("tenant B cannot read, run, stream, abort, recover or reschedule tenant A's work on any replica", async () => {
+  it("tenant B cannot read, run, stream, abort, recover or reschedule tenant A's work, nor reach its rooms, on any replica", async () => {
     const replicas = await cluster.start(2);
     const [home, other] = replicas.map((replica) => replica.url);
 
@@ -23,6 +23,10 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
       call(home, "POST", "/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: ASSISTANT, threadId: "a-thread", message: "later" } }, A),
       201,
     );
+
+    await expectOk(call(home, "POST", "/api/projects", { id: "a-project", name: "secret of A" }, A), 201);
+    await expectOk(call(home, "POST", "/api/projects/a-project/rooms", { id: "a-room", name: "secret of A" }, A), 201);
+    await expectOk(call(home, "POST", "/api/projects/a-project/rooms/a-room/messages", { content: "secret of A" }, A), 201);
 
     const attempts: Array<[string, string, unknown?]> = [
       ["GET", "/api/threads/a-thread"],
@@ -37,6 +41,11 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
       ["GET", `/api/schedules/${taskId}`],
       ["POST", `/api/schedules/${taskId}/pause`],
       ["DELETE", `/api/schedules/${taskId}`],
+      ["GET", "/api/projects/a-project/rooms"],
+      ["POST", "/api/projects/a-project/rooms", { id: "b-room", name: "B's" }],
+      ["POST", "/api/projects/a-project/rooms/a-room/messages", { content: "let me in" }],
+      ["GET", "/api/projects/a-project/rooms/a-room/messages"],
+      ["GET", "/api/projects/a-project/rooms/a-room/events"],
     ];
     for (const url of [home, other]) {
       for (const [method, path, body] of attempts) {

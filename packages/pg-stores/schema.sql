@@ -51,6 +51,29 @@ CREATE TABLE public.lattice_project_bots (
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.lattice_project_room_messages (
+    tenant_id text NOT NULL,
+    project_id text NOT NULL,
+    room_id text NOT NULL,
+    sequence bigint NOT NULL,
+    id text NOT NULL,
+    author_type text NOT NULL,
+    author_id text NOT NULL,
+    content text NOT NULL,
+    idempotency_key text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_project_room_messages_author_type_check CHECK ((author_type = ANY (ARRAY['user'::text, 'agent'::text, 'system'::text])))
+);
+
+CREATE TABLE public.lattice_project_rooms (
+    tenant_id text NOT NULL,
+    project_id text NOT NULL,
+    id text NOT NULL,
+    name text NOT NULL,
+    last_sequence bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.lattice_projects (
     tenant_id text NOT NULL,
     id text NOT NULL,
@@ -191,6 +214,12 @@ ALTER TABLE ONLY public.lattice_outbox
 ALTER TABLE ONLY public.lattice_project_bots
     ADD CONSTRAINT lattice_project_bots_pkey PRIMARY KEY (tenant_id, project_id, assistant_id);
 
+ALTER TABLE ONLY public.lattice_project_room_messages
+    ADD CONSTRAINT lattice_project_room_messages_pkey PRIMARY KEY (tenant_id, project_id, room_id, sequence);
+
+ALTER TABLE ONLY public.lattice_project_rooms
+    ADD CONSTRAINT lattice_project_rooms_pkey PRIMARY KEY (tenant_id, project_id, id);
+
 ALTER TABLE ONLY public.lattice_projects
     ADD CONSTRAINT lattice_projects_pkey PRIMARY KEY (tenant_id, id);
 
@@ -217,6 +246,10 @@ CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING b
 CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (created_at);
 
 CREATE INDEX lattice_project_bots_by_assistant ON public.lattice_project_bots USING btree (tenant_id, assistant_id);
+
+CREATE UNIQUE INDEX lattice_project_room_messages_idempotency ON public.lattice_project_room_messages USING btree (tenant_id, project_id, room_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+CREATE INDEX lattice_project_rooms_by_creation ON public.lattice_project_rooms USING btree (tenant_id, project_id, created_at);
 
 CREATE INDEX lattice_projects_by_creation ON public.lattice_projects USING btree (tenant_id, created_at);
 
@@ -250,3 +283,9 @@ CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (
 
 ALTER TABLE ONLY public.lattice_project_bots
     ADD CONSTRAINT lattice_project_bots_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.lattice_project_room_messages
+    ADD CONSTRAINT lattice_project_room_messages_tenant_id_project_id_room_id_fkey FOREIGN KEY (tenant_id, project_id, room_id) REFERENCES public.lattice_project_rooms(tenant_id, project_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.lattice_project_rooms
+    ADD CONSTRAINT lattice_project_rooms_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;

@@ -8,6 +8,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_RUN_RETENTION_HOURS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  SSE_HEARTBEAT_MS,
 } from "./defaults";
 
 /** A configuration value the gateway refuses to start with. */
@@ -53,6 +54,8 @@ export interface GatewayConfig {
   presenceIntervalMs: number;
   /** Fail orphaned `in_progress` tasks (no replica runs them) at startup and on every maintenance pass. */
   taskOrphanRecovery: boolean;
+  /** A comment line on quiet SSE streams this often, so proxies keep them open. */
+  sseHeartbeatMs: number;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -118,6 +121,7 @@ const envSchema = z.object({
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
   AXIOM_TASK_ORPHAN_RECOVERY: flag,
+  AXIOM_SSE_HEARTBEAT_MS: integer(100, 600_000).default(SSE_HEARTBEAT_MS),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -154,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
+    sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
   };
 }
 

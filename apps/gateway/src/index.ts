@@ -9,3 +9,15 @@ export { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, type ScheduledAgentM
 export { start, type RunningGateway } from "./start";
 export { issueToken, type TokenRequest } from "./auth/tokenIssuer";
 export type { Principal, Scope } from "./auth/principal";
+export {
+  ProjectRoomEventBroker,
+  type ForeignEventOutcome,
+  type ProjectRoomEventBrokerOptions,
+  type RoomBroadcastHook,
+  type RoomEventDelivery,
+  type RoomEventListener,
+  type RoomSubscription,
+  type RoomSubscriptionEndReason,
+} from "./rooms/projectRoomEventBroker";
+export type { ProjectRoomEvent, ProjectRoomEventDraft } from "./rooms/roomEvent";
+export { ingestRoomEvent, publishRoomEvent, type RoomEventEnvelope } from "./rooms/roomEventSync";

@@ -19,6 +19,7 @@ import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
 import { projectRoutes } from "./routes/projects";
+import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
 import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
 import { taskEventRoutes } from "./routes/taskEvents";
@@ -89,6 +90,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(metricsRoute);
   await app.register(assistantRoutes);
   await app.register(projectRoutes);
+  await app.register(roomRoutes);
   await app.register(taskRoutes);
   await app.register(taskEventRoutes);
   await app.register(threadRoutes);

@@ -52,6 +52,7 @@ beforeAll(async () => {
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
+  expect((await send("POST", "/api/projects/a-project-only/rooms", { bearer: tokenA, body: { id: "a-room", name: "secret of A" } })).statusCode).toBe(201);
   const task = { id: "a-task", title: "secret of A", ownerType: "agent", ownerId: "a-assistant", projectId: "a-project-only" };
   expect((await send("POST", "/api/tasks", { bearer: tokenA, body: task })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
@@ -111,6 +112,15 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
   "PUT /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant-only", foreign: notFound },
   "DELETE /api/projects/:id/bots/:assistantId": { url: () => "/api/projects/a-project-only/bots/a-assistant", foreign: notFound },
+  "GET /api/projects/:projectId/rooms": { url: () => "/api/projects/a-project-only/rooms", foreign: notFound },
+  "POST /api/projects/:projectId/rooms": { url: () => "/api/projects/a-project-only/rooms", body: () => ({ id: "b-room", name: "B's" }), foreign: notFound },
+  "POST /api/projects/:projectId/rooms/:roomId/messages": {
+    url: () => "/api/projects/a-project-only/rooms/a-room/messages",
+    body: () => ({ content: "intrusion" }),
+    foreign: notFound,
+  },
+  "GET /api/projects/:projectId/rooms/:roomId/messages": { url: () => "/api/projects/a-project-only/rooms/a-room/messages", foreign: notFound },
+  "GET /api/projects/:projectId/rooms/:roomId/events": { url: () => "/api/projects/a-project-only/rooms/a-room/events", foreign: notFound },
   "GET /api/tasks": { url: () => "/api/tasks", foreign: emptyList("tasks") },
   "GET /api/tasks/:id": { url: () => "/api/tasks/a-task", foreign: notFound },
   "GET /api/tasks/:id/result": { url: () => "/api/tasks/a-task/result", foreign: notFound },

@@ -142,16 +142,16 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await taskWhen(gateway, "held", ended)).toMatchObject({ status: "completed", result: "echo: hello" });
   });
 
-  it("starts a requested task whose admission was never announced on the admissions sweep", async () => {
+  it("starts a requested task whose admission was never announced on the admissions sweep (a maintenance task)", async () => {
     // The dispatcher stamped the request and died before announcing it.
     await createTask({
       id: "unannounced",
       description: "late but done",
       context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: taskThreadId("unannounced") } },
     });
-    expect(await gateway.context.projectTasks.maintenanceTask(1_000).run()).toMatchObject({ passed: 1 });
+    expect(await gateway.context.projectTasks.sweepAdmissions()).toMatchObject({ passed: 1 });
     expect(await taskWhen(gateway, "unannounced", ended)).toMatchObject({ status: "completed", result: "echo: late but done" });
-    expect(await gateway.context.projectTasks.maintenanceTask(1_000).run()).toEqual({ passed: 0 });
+    expect(await gateway.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
   });
 
   it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {

@@ -42,11 +42,13 @@ async function runExample(script: string, gateway: CliGateway, env: Record<strin
   return { statuses, output: `exit ${result.exitCode}\n--- script ---\n${rewritten}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` };
 }
 
-async function expectEveryCallSucceeds(script: string, gateway: CliGateway, env?: Record<string, string>): Promise<void> {
+/** Runs the example, expecting every curl call to answer 2xx; resolves to what it printed. */
+async function expectEveryCallSucceeds(script: string, gateway: CliGateway, env?: Record<string, string>): Promise<string> {
   const { statuses, output } = await runExample(script, gateway, env);
   expect(statuses, output).toHaveLength(curlCalls(script));
   for (const status of statuses) expect(status, output).toBeGreaterThanOrEqual(200);
   for (const status of statuses) expect(status, output).toBeLessThan(300);
+  return output;
 }
 
 describe("the README's examples, against the built CLI", () => {
@@ -60,7 +62,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Tasks"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -80,6 +82,12 @@ describe("the README's examples, against the built CLI", () => {
   // The examples wait for the event stream and for runs: seconds, by design.
   it("Tasks: every curl answers 2xx", { timeout: 30_000 }, async () => {
     for (const script of curlExamples("Tasks")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  it("Rooms: every curl answers 2xx, and the reconnect with Last-Event-ID replays the message posted while away", { timeout: 20_000 }, async () => {
+    const [post, follow] = curlExamples("Rooms");
+    await expectEveryCallSucceeds(post, gateway);
+    expect(await expectEveryCallSucceeds(follow, gateway)).toMatch(/id: \S+\ndata: \{[^\n]*"content":"Missed while away"/);
   });
 
   it("Authentication: every curl answers 2xx from a gateway with authentication on, with the secret exported as the section says", async () => {

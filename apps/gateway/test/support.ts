@@ -40,11 +40,13 @@ export function useGateway(
  */
 export async function buildTestGateway(
   env: Record<string, string>,
-  { started = false }: { started?: boolean } = {},
+  { started = false, prepare }: { started?: boolean; prepare?: (context: GatewayContext) => void } = {},
 ): Promise<{ app: FastifyInstance; context: GatewayContext }> {
   const config = loadConfig({ LOG_LEVEL: "silent", ...env });
   const logger = createGatewayLogger(config);
   const context = await createGatewayContext(config, logger);
+  // Before the routes are built: what they take from the context is then the prepared one.
+  prepare?.(context);
   const app = await buildGateway(config, { context, logger });
   if (started) {
     await context.recover();

@@ -55,7 +55,7 @@ async function paced(rate: number, ms: number, fire: (seq: number) => Promise<un
  * NOTIFY on one connection → notification on another, in this process: PostgreSQL's own floor. The
  * sender is a pool of the outbox appender's size, so overlapping sends are handled alike.
  */
-async function bareRoundTrips(url: string, rate: number, ms: number): Promise<number[]> {
+export async function bareRoundTrips(url: string, rate: number, ms: number): Promise<number[]> {
   const listener = new Client({ connectionString: url });
   const sender = new Pool({ connectionString: url, max: APPEND_CONNECTIONS });
   await listener.connect();

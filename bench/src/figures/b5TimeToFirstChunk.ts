@@ -7,11 +7,11 @@
 import { MessageChunkTypes } from "@axiom-lattice/protocols";
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase } from "@axiom-lattice/testing/database";
+import { sseFrames } from "@axiom-lattice/testing/sse";
 import { performance } from "node:perf_hooks";
 import { type Figure, percentile } from "../figure";
 import { GatewayApi } from "../gatewayApi";
 import { startGateway } from "../gatewayProcess";
-import { sseEvents } from "../sseEvents";
 
 const RUNS = 200;
 const WARM_UP_RUNS = 20;
@@ -35,7 +35,8 @@ async function streamRun(url: string, threadId: string): Promise<StreamedRun> {
   });
   if (response.status !== 200) throw new Error(`B5: POST /api/runs answered ${response.status}: ${await response.text()}`);
   let firstChunkMs: number | undefined;
-  for await (const event of sseEvents(response)) {
+  for await (const event of sseFrames(response.body)) {
+    if (event.data === undefined) continue;
     const chunk = JSON.parse(event.data) as { type: string; data: unknown };
     if (chunk.type === MessageChunkTypes.MESSAGE_CHUNK) firstChunkMs ??= performance.now() - startedAt;
     else if (chunk.type === MessageChunkTypes.MESSAGE_COMPLETED) {

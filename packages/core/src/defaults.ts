@@ -88,3 +88,11 @@ export const PROJECT_TASK_MACHINE_MAX_RETRY_DELAY_MS = 1_000;
 export const MAX_TASK_ID_LENGTH = 128;
 /** Most tasks one `TaskStore.listTasks` returns: a page, not an export. */
 export const TASK_LIST_MAX = 1_000;
+
+/**
+ * Project rooms: the longest message a room keeps (characters), and the pages of its history (the
+ * default size and the most one read returns).
+ */
+export const ROOM_MESSAGE_MAX_CHARS = 16_384;
+export const ROOM_MESSAGE_PAGE_SIZE = 50;
+export const ROOM_MESSAGE_MAX_PAGE_SIZE = 200;

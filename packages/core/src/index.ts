@@ -83,3 +83,6 @@ export {
   type ProjectTaskScope,
   type ProjectTaskSection,
 } from "./projects/projectTaskExecutionMutex";
+export { InMemoryProjectRoomStore } from "./rooms/inMemoryProjectRoomStore";
+export { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMessageStore";
+export { requireRoomId, validateAppendMessage, validateCreateRoom, validateMessagePage, validateRoomScope } from "./rooms/roomArguments";

@@ -3,7 +3,9 @@ import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
 import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
 import { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
-import { registerDefaultStoreFactory } from "./registry/storeRegistry";
+import { getStoreLattice, registerDefaultStoreFactory } from "./registry/storeRegistry";
+import { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMessageStore";
+import { InMemoryProjectRoomStore } from "./rooms/inMemoryProjectRoomStore";
 import { MemoryScheduleStorage } from "./schedule/memoryScheduleStorage";
 import { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 import { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
@@ -17,3 +19,6 @@ registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
 registerDefaultStoreFactory("project", () => new InMemoryProjectStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
 registerDefaultStoreFactory("task", () => new InMemoryTaskStore());
+// Rooms live in the default projects, messages in the default rooms.
+registerDefaultStoreFactory("projectRoom", () => new InMemoryProjectRoomStore(getStoreLattice("default", "project")));
+registerDefaultStoreFactory("projectRoomMessage", () => new InMemoryProjectRoomMessageStore(getStoreLattice("default", "projectRoom")));

@@ -10,6 +10,8 @@ export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
+export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";
+export { PostgreSQLProjectRoomMessageStore } from "./rooms/postgresqlProjectRoomMessageStore";
 export { PostgreSQLTaskStore } from "./tasks/postgresqlTaskStore";
 export { createPgStoreConfig, type PgStoreConfig, type PgStoreConfigOptions } from "./config/createPgStoreConfig";
 export { PostgreSQLScheduleStorage } from "./schedule/postgresqlScheduleStorage";

@@ -41,7 +41,7 @@ describe("createPgStoreConfig", () => {
   it("builds every store and the checkpointer on one pool", async () => {
     const config = await createPgStoreConfig(database.url, { queueCapacity: 1 });
     configs.push(config);
-    for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.project, config.queueWakeup]) {
+    for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.project, config.projectRoom, config.projectRoomMessage, config.queueWakeup]) {
       expect((store as unknown as { pool: Pool }).pool).toBe(config.pool);
     }
     expect(config.checkpoint["pool"]).toBe(config.pool);
@@ -53,6 +53,8 @@ describe("createPgStoreConfig", () => {
     await config.thread.createThread("tenant", { id: "t", assistantId: "a" });
     await config.project.createProject("tenant", { id: "p", name: "P" });
     expect(await config.project.addBot("tenant", "p", "a")).toMatchObject({ projectId: "p", assistantId: "a" });
+    expect(await config.projectRoom.createRoom("tenant", "p", { id: "r", name: "R" })).toMatchObject({ projectId: "p", id: "r" });
+    expect(await config.projectRoomMessage.appendMessage({ tenantId: "tenant", projectId: "p", roomId: "r" }, { authorType: "user", authorId: "u", content: "hi" })).toMatchObject({ created: true });
     expect(await config.schedule.countTasks()).toBe(0);
     expect(await config.checkpoint.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } })).toBeUndefined();
   });

@@ -27,6 +27,8 @@ export type ErrorCode =
   // The message queue.
   | "QUEUE_FULL"
   | "DUPLICATE_MESSAGE"
+  // Project rooms: an idempotency key sent again with another message.
+  | "IDEMPOTENCY_KEY_REUSED"
   // Leases and the outbox: misuse by the calling code, or work that lost its lease.
   | "INVALID_LEASE_ARGUMENT"
   | "LEASE_ACQUIRE_TIMEOUT"

@@ -6,10 +6,13 @@ export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./mess
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
+export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
+export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
 export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
+export { sseFrames, type SseRawFrame } from "./sseFrames";
 export { followSse, type SseFollower } from "./sseFollower";
 export { SimulatedCrash, crashAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";

@@ -1,36 +1,31 @@
 import { eventually } from "./eventually";
-import { type SseEvent, parseSse } from "./sse";
+import { type SseEvent, sseEventsOf } from "./sse";
+import { sseFrames } from "./sseFrames";
 
 /** A live server-sent event stream being read: the events so far, in arrival order. */
 export interface SseFollower {
   readonly events: SseEvent[];
   /** Events of `type` received so far. */
   ofType(type: string): SseEvent[];
+  /** Settles once the stream ended (the server closed it, or {@link close}). */
+  readonly ended: Promise<void>;
   /** Leaves the stream (the server sees the client go) and waits for the reading to stop. */
   close(): Promise<void>;
 }
 
 /**
  * Opens `url` as an SSE stream and keeps reading it in the background. Resolves once an event of
- * `readyType` arrived (a stream that announces its subscription), so what happens after it is seen.
+ * `readyType` arrived (a stream that announces its subscription), so what happens after it is seen;
+ * without `readyType`, once the head arrived (a stream that subscribes before it answers).
  */
-export async function followSse(url: string, headers: Record<string, string>, readyType: string, timeoutMs = 10_000): Promise<SseFollower> {
+export async function followSse(url: string, headers: Record<string, string>, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
   const controller = new AbortController();
   const response = await fetch(url, { headers, signal: controller.signal });
   if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
   const events: SseEvent[] = [];
-  let buffered = "";
   const reading = (async () => {
     try {
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        buffered += decoder.decode(chunk.value, { stream: true });
-        const end = buffered.lastIndexOf("\n\n");
-        if (end === -1) continue;
-        events.push(...parseSse(buffered.slice(0, end + 2)));
-        buffered = buffered.slice(end + 2);
-      }
+      for await (const event of sseEventsOf(sseFrames(response.body))) events.push(event);
     } catch {
       // Aborted by close(), or the server went away: the events read so far stay.
     }
@@ -39,11 +34,13 @@ export async function followSse(url: string, headers: Record<string, string>, re
   const follower: SseFollower = {
     events,
     ofType,
+    ended: reading,
     async close() {
       controller.abort();
       await reading;
     },
   };
+  if (readyType === undefined) return follower;
   try {
     await eventually(`a "${readyType}" event from ${url}`, () => ofType(readyType).length > 0, { timeoutMs });
   } catch (error) {

@@ -17,6 +17,7 @@ import {
 } from "@axiom-lattice/core";
 import {
   PROJECT_TASK_ADMISSION_TOPIC,
+  ROOM_EVENT_TOPIC,
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
   TASK_LIFECYCLE_TOPIC,
@@ -28,6 +29,9 @@ import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
+import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
+import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
+import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
@@ -46,6 +50,8 @@ export interface GatewayContext {
   stores: GatewayStores;
   agents: AgentInstanceManager;
   schedules: DefaultScheduleClient;
+  /** Realtime events of project rooms: this replica's subscribers, its replay ring, mirrored to peers. */
+  roomEvents: ProjectRoomEventBroker;
   /** Task events: heard by local listeners, carried to peers by the outbox. */
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
   /** Serialises the work on each project task machine, in this process and across replicas. */
@@ -150,6 +156,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
   );
 
+  const roomEvents = new ProjectRoomEventBroker();
+  roomEvents.setBroadcastHook((scope, serialized, sourceKey) => {
+    void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
+  });
+  const stopTaskEventsIntoRooms = publishTaskEventsIntoRooms({ lifecycle: notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger });
+
   const poller = new OutboxPoller({
     store: outbox,
     owner: replicaId,
@@ -158,6 +170,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     handlers: {
       [TASK_LIFECYCLE_TOPIC]: async (payload) => notifiers.taskLifecycle.deliverFromOutbox(payload),
       [PROJECT_TASK_ADMISSION_TOPIC]: async (payload) => notifiers.projectTaskAdmission.deliverFromOutbox(payload),
+      [ROOM_EVENT_TOPIC]: async (payload) => {
+        metrics.roomEventsIngested.inc({ outcome: ingestRoomEvent(payload, roomEvents) });
+      },
       [SCHEDULE_CHANGED_TOPIC]: async (payload) => {
         const taskId = (payload as { taskId?: unknown } | null)?.taskId;
         if (typeof taskId === "string") await schedules.handleScheduleChanged(taskId);
@@ -225,6 +240,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     stores,
     agents,
     schedules,
+    roomEvents,
     notifiers,
     projectTaskMachine,
     projectTasks,
@@ -266,6 +282,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     },
     close() {
       closed ??= (async () => {
+        // Room streams end at once: their clients reconnect to a replica that stays.
+        stopTaskEventsIntoRooms();
+        roomEvents.close();
         await presence?.stop();
         await maintenance.stop();
         await schedules.stop();

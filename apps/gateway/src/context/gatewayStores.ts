@@ -5,6 +5,8 @@ import {
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryOutboxStore,
+  InMemoryProjectRoomMessageStore,
+  InMemoryProjectRoomStore,
   InMemoryProjectStore,
   InMemoryReplicaPresenceStore,
   InMemoryTaskStore,
@@ -17,6 +19,8 @@ import type {
   AssistantStore,
   LeaseStore,
   OutboxStore,
+  ProjectRoomMessageStore,
+  ProjectRoomStore,
   ProjectStore,
   ReplicaPresenceStore,
   ScheduleStorage,
@@ -40,6 +44,9 @@ export interface GatewayStores {
   assistants: AssistantStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
+  /** Rooms of projects and their messages. */
+  rooms: ProjectRoomStore;
+  roomMessages: ProjectRoomMessageStore;
   tasks: TaskStore;
   schedules: ScheduleStorage;
   /** LangGraph's checkpointer: where conversations live. */
@@ -56,6 +63,8 @@ export interface GatewayStores {
  */
 export async function createGatewayStores(databaseUrl: string | undefined, logger: Logger): Promise<GatewayStores> {
   if (!databaseUrl) {
+    const projects = new InMemoryProjectStore();
+    const rooms = new InMemoryProjectRoomStore(projects);
     return {
       kind: "memory",
       lease: new InMemoryLeaseStore(),
@@ -64,7 +73,9 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
-      projects: new InMemoryProjectStore(),
+      projects,
+      rooms,
+      roomMessages: new InMemoryProjectRoomMessageStore(rooms),
       tasks: new InMemoryTaskStore(),
       schedules: new MemoryScheduleStorage(),
       checkpoint: new MemorySaver(),
@@ -99,6 +110,8 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     threads: pg.thread,
     assistants: pg.assistant,
     projects: pg.project,
+    rooms: pg.projectRoom,
+    roomMessages: pg.projectRoomMessage,
     tasks: pg.task,
     schedules: pg.schedule,
     checkpoint: pg.checkpoint,

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   STORE_NOT_REGISTERED: 500,
   QUEUE_FULL: 429,
   DUPLICATE_MESSAGE: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
   INVALID_LEASE_ARGUMENT: 500,
   LEASE_ACQUIRE_TIMEOUT: 500,
   // Work that lost its lease to a newer holder: the request met a concurrent one, and lost.

@@ -1,9 +1,14 @@
 import type { FastifyReply } from "fastify";
+import type { GatewayContext } from "../context/gatewayContext";
 import { SSE_HEARTBEAT_MS } from "../defaults";
 
 export interface SseStream {
   /** Writes one event `id: <id>\ndata: <json>\n\n` (no id line without an id); false once the client has gone. */
   send(id: string | undefined, data: unknown): boolean;
+  /** As {@link send}, with data already serialized as one line of JSON (sent as it is). */
+  sendSerialized(id: string | undefined, json: string): boolean;
+  /** Settles once the client has taken what was written (at once when nothing waits), or has gone. */
+  drained(): Promise<void>;
   readonly closed: boolean;
   end(): void;
 }
@@ -19,6 +24,12 @@ export interface SseStreamOptions {
  * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
  * affinity echo, CORS) are kept, which a plain hijack would drop.
  */
+/** How a gateway's streams are kept: its heartbeat setting, counted in its metrics. */
+export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "config" | "metrics">): SseStreamOptions => ({
+  heartbeatMs: config.sseHeartbeatMs,
+  subscribers: metrics.sseSubscribers,
+});
+
 export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers }: SseStreamOptions = {}): SseStream {
   reply.hijack();
   const raw = reply.raw;
@@ -46,11 +57,25 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     subscribers?.dec();
   };
   raw.on("close", close);
+  const sendSerialized = (id: string | undefined, json: string) => {
+    if (closed) return false;
+    raw.write(`${id === undefined ? "" : `id: ${id}\n`}data: ${json}\n\n`);
+    return true;
+  };
   return {
-    send(id, data) {
-      if (closed) return false;
-      raw.write(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
-      return true;
+    send: (id, data) => sendSerialized(id, JSON.stringify(data)),
+    sendSerialized,
+    drained() {
+      if (closed || !raw.writableNeedDrain) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          raw.off("drain", done);
+          raw.off("close", done);
+          resolve();
+        };
+        raw.on("drain", done);
+        raw.on("close", done);
+      });
     },
     get closed() {
       return closed;

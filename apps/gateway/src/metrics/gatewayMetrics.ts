@@ -93,6 +93,12 @@ export class GatewayMetrics {
     help: "Requests answered affinity_miss: a peer runs the thread",
     registers: [this.registry],
   });
+  readonly roomEventsIngested = new Counter({
+    name: "lattice_room_events_ingested_total",
+    help: "Peers' room events this replica's poller handed to its room broker, by outcome (delivered, duplicate, no_subscribers, malformed)",
+    labelNames: ["outcome"],
+    registers: [this.registry],
+  });
   readonly sseSubscribers = new Gauge({
     name: "lattice_sse_subscribers",
     help: "Server-sent event streams open on this replica",

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { openSseStream } from "../http/sse";
+import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { BODY_CODES, apiErrors, errorBody } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
@@ -91,7 +91,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   };
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
-    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+    const sse = openSseStream(reply, gatewaySseOptions(context));
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
@@ -104,7 +104,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string) => {
     context.metrics.affinityMisses.inc();
-    const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+    const sse = openSseStream(reply, gatewaySseOptions(context));
     sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
     sse.end();
   };

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
-import { type SseStream, openSseStream } from "../http/sse";
+import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import { apiErrors } from "../openapi/errorResponses";
 
 /** The path segment of the stream under `/api/tasks`, which no task id may take. */
@@ -34,7 +34,7 @@ export const taskEventRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const sse = openSseStream(reply, { subscribers: context.metrics.sseSubscribers });
+      const sse = openSseStream(reply, gatewaySseOptions(context));
       const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
       open.add(sse);
       const unsubscribe = context.notifiers.taskLifecycle.subscribe((event) => {

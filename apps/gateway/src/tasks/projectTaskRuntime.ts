@@ -155,24 +155,23 @@ export class ProjectTaskRuntime {
   }
 
   /**
-   * The admissions sweep, for the maintenance loop: passes every requested project task that has not
-   * ended through its machine, so a task whose admission event was lost (its dispatcher died between
-   * the stamp and the announcement) or whose start was cut short still starts. Passes are idempotent.
+   * Passes every requested project task that has not ended through its machine, so a task whose
+   * admission was lost (its dispatcher died between the stamp and the announcement) or whose start
+   * was cut short still starts. Passes are idempotent. Returns how many it passed.
    */
+  async sweepAdmissions(): Promise<{ passed: number }> {
+    let passed = 0;
+    for await (const task of scanEveryTask(this.options.tasks, [TaskStatus.PENDING, TaskStatus.IN_PROGRESS])) {
+      if (!isProjectTask(task) || !isRequested(task)) continue;
+      await this.advanceOrWarn(task.tenantId, task.id);
+      passed += 1;
+    }
+    return { passed };
+  }
+
+  /** {@link sweepAdmissions}, for the maintenance loop. */
   maintenanceTask(intervalMs: number): MaintenanceTask {
-    return {
-      name: "project-task-admissions",
-      intervalMs,
-      run: async () => {
-        let passed = 0;
-        for await (const task of scanEveryTask(this.options.tasks, [TaskStatus.PENDING, TaskStatus.IN_PROGRESS])) {
-          if (!isProjectTask(task) || !isRequested(task)) continue;
-          await this.advanceOrWarn(task.tenantId, task.id);
-          passed += 1;
-        }
-        return { passed };
-      },
-    };
+    return { name: "project-task-admissions", intervalMs, run: () => this.sweepAdmissions() };
   }
 
   /** A pass whose failure is logged, not thrown: the admissions sweep passes the task again. */

@@ -6,6 +6,8 @@ import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
+import { PostgreSQLProjectRoomMessageStore } from "../rooms/postgresqlProjectRoomMessageStore";
+import { PostgreSQLProjectRoomStore } from "../rooms/postgresqlProjectRoomStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
@@ -36,6 +38,8 @@ export interface PgStoreConfig {
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
   project: PostgreSQLProjectStore;
+  projectRoom: PostgreSQLProjectRoomStore;
+  projectRoomMessage: PostgreSQLProjectRoomMessageStore;
   task: PostgreSQLTaskStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
@@ -65,6 +69,8 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
       project: new PostgreSQLProjectStore(shared),
+      projectRoom: new PostgreSQLProjectRoomStore(shared),
+      projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),
       task: new PostgreSQLTaskStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };

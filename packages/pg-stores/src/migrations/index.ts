@@ -10,6 +10,7 @@ import { replicaPresenceMigration } from "./190_replica_presence";
 import { tasksMigration } from "./191_tasks";
 import { projectsMigration } from "./192_projects";
 import { taskScanMigration } from "./193_task_scan";
+import { projectRoomsMigration } from "./194_project_rooms";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -26,4 +27,5 @@ export const allMigrations: readonly Migration[] = [
   tasksMigration,
   projectsMigration,
   taskScanMigration,
+  projectRoomsMigration,
 ];

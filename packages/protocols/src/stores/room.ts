@@ -1,3 +1,11 @@
+/** Identifies one room of a tenant's project: the key of its messages and of its realtime events. */
+export interface ProjectRoomScope {
+  tenantId: string;
+  projectId: string;
+  roomId: string;
+}
+
+/** A place in a project where people and agents talk; its messages are kept, its events streamed. */
 export interface ProjectRoom {
   id: string;
   tenantId: string;
@@ -6,18 +14,34 @@ export interface ProjectRoom {
   createdAt: Date;
 }
 
-export interface ProjectRoomStore {
-  createRoom(tenantId: string, room: { id?: string; projectId: string; name: string }): Promise<ProjectRoom>;
-  getRoom(tenantId: string, roomId: string): Promise<ProjectRoom | null>;
-  listRooms(tenantId: string, projectId: string): Promise<ProjectRoom[]>;
-  deleteRoom(tenantId: string, roomId: string): Promise<boolean>;
+export interface CreateProjectRoomRequest {
+  /** Client-chosen id, unique within the project; generated when absent. */
+  id?: string;
+  name: string;
 }
+
+/** Rooms of projects, every call scoped to one tenant. A room goes with its project. */
+export interface ProjectRoomStore {
+  /** `null` when the tenant has no such project; throws `ALREADY_EXISTS` when the project has a room with this id. */
+  createRoom(tenantId: string, projectId: string, request: CreateProjectRoomRequest): Promise<ProjectRoom | null>;
+  getRoom(tenantId: string, projectId: string, roomId: string): Promise<ProjectRoom | null>;
+  /** In creation order. */
+  listRooms(tenantId: string, projectId: string): Promise<ProjectRoom[]>;
+}
+
+export type ProjectRoomAuthorType = "user" | "agent" | "system";
 
 export interface ProjectRoomMessage {
   id: string;
   tenantId: string;
+  projectId: string;
   roomId: string;
-  authorType: "user" | "agent" | "system";
+  /**
+   * The message's place in its room's history: a later message has a greater one, in commit order,
+   * so paging with `after` never skips a message committed later. Not dense.
+   */
+  sequence: number;
+  authorType: ProjectRoomAuthorType;
   authorId: string;
   content: string;
   /** Retried posts with the same key store one message. */
@@ -25,15 +49,31 @@ export interface ProjectRoomMessage {
   createdAt: Date;
 }
 
-export interface ProjectRoomMessageStore {
-  /** Stores the message; with an idempotency key already used in the room, returns the stored one. */
-  appendMessage(tenantId: string, message: Omit<ProjectRoomMessage, "id" | "tenantId" | "createdAt"> & { id?: string }): Promise<ProjectRoomMessage>;
-  listMessages(tenantId: string, roomId: string, options?: { after?: Date; limit?: number }): Promise<ProjectRoomMessage[]>;
+export interface AppendProjectRoomMessageRequest {
+  authorType: ProjectRoomAuthorType;
+  authorId: string;
+  content: string;
+  /** Unique within the room: a second append with it returns the message the first stored. */
+  idempotencyKey?: string;
 }
 
-/** Identifies a room for realtime events. */
-export interface ProjectRoomScope {
-  tenantId: string;
-  projectId: string;
-  roomId: string;
+export interface AppendedProjectRoomMessage {
+  message: ProjectRoomMessage;
+  /** False when the idempotency key had stored `message` already (nothing was written). */
+  created: boolean;
+}
+
+export interface ListProjectRoomMessagesOptions {
+  /** Only messages with a greater `sequence` (the last one of the page before). */
+  after?: number;
+  /** At most this many (default and bound: see the implementation's arguments). */
+  limit?: number;
+}
+
+/** Messages of rooms, every call scoped to one tenant's room. */
+export interface ProjectRoomMessageStore {
+  /** `null` when the room does not exist; with an idempotency key already used in the room, the stored message. */
+  appendMessage(scope: ProjectRoomScope, request: AppendProjectRoomMessageRequest): Promise<AppendedProjectRoomMessage | null>;
+  /** Ascending by `sequence`. */
+  listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]>;
 }

@@ -1,0 +1,240 @@
+import { ROOM_MESSAGE_MAX_CHARS, ROOM_MESSAGE_MAX_PAGE_SIZE, ROOM_MESSAGE_PAGE_SIZE } from "@axiom-lattice/core";
+import type { ProjectRoomMessage, ProjectRoomScope } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { principalOf, tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { gatewaySseOptions, openSseStream } from "../http/sse";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { parseRoomEventId } from "../rooms/roomEvent";
+import { idSchema } from "./ids";
+
+/** The event type a posted message publishes into its room. */
+export const MESSAGE_CREATED_EVENT = "message.created";
+
+const projectParams = z.object({ projectId: idSchema });
+const roomParams = z.object({ projectId: idSchema, roomId: idSchema });
+
+const createRoomSchema = z.strictObject({
+  id: idSchema.optional().describe("Chosen by the client, unique within the project; generated when absent"),
+  name: z.string().trim().min(1).max(200),
+});
+
+const postMessageSchema = z.strictObject({
+  content: z.string().min(1).max(ROOM_MESSAGE_MAX_CHARS),
+});
+
+const postMessageHeaders = z.looseObject({
+  "idempotency-key": z
+    .string()
+    .regex(/^[\x21-\x7e]{1,200}$/, "must be 1-200 printable ASCII characters")
+    .optional()
+    .describe("Retries with the same key store the message once and answer it again (200 instead of 201)"),
+});
+
+const historyQuery = z.object({
+  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe("The sequence of the last message already read (0: from the start)"),
+  limit: z.coerce.number().int().min(1).max(ROOM_MESSAGE_MAX_PAGE_SIZE).default(ROOM_MESSAGE_PAGE_SIZE),
+});
+
+const eventsHeaders = z.looseObject({
+  "last-event-id": z.string().max(512).optional().describe("The id of the last event received: the stream replays what followed it on this replica"),
+});
+
+const roomView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  createdAt: z.date(),
+});
+
+const messageView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  projectId: z.string(),
+  roomId: z.string(),
+  sequence: z.number().int().describe("Increases with every message of the room, in commit order: page with `after`"),
+  authorType: z.enum(["user", "agent", "system"]),
+  authorId: z.string(),
+  content: z.string(),
+  idempotencyKey: z.string().optional(),
+  createdAt: z.date(),
+});
+
+const roomEventStream = z.string().describe(
+  "Server-sent events `id: <event id>` / `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}`: `message.created` (`data` is the message) " +
+    "and `task.status` (`data` is the task lifecycle event of a task of the project). " +
+    "Without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` could not be replayed in full on this replica (refetch the history), " +
+    "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, …). Comment lines are heartbeats.",
+);
+
+const tags = ["rooms"];
+
+/** Rooms of a tenant's projects: create and list, post and page messages, follow events live (SSE). */
+export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
+  const context = gatewayContextOf(app);
+  const { projects, rooms, roomMessages } = context.stores;
+  const { roomEvents } = context;
+
+  const projectNotFound = (id: string) => new HttpError("NOT_FOUND", `Project ${id} not found`);
+  /** The room, or 404: another tenant's room is as absent as one that never was. */
+  const requireRoom = async (scope: ProjectRoomScope) => {
+    const room = await rooms.getRoom(scope.tenantId, scope.projectId, scope.roomId);
+    if (!room) throw new HttpError("NOT_FOUND", `Room ${scope.roomId} not found in project ${scope.projectId}`);
+    return room;
+  };
+  const scopeOf = (tenantId: string, params: z.output<typeof roomParams>): ProjectRoomScope => ({ tenantId, ...params });
+  // Room streams never end by themselves: closing the server ends them (clients reconnect elsewhere),
+  // or it would wait for them until the shutdown timeout.
+  app.addHook("preClose", async () => roomEvents.close());
+
+  app.post(
+    "/api/projects/:projectId/rooms",
+    {
+      schema: {
+        tags,
+        summary: "Create a room in a project",
+        params: projectParams,
+        body: createRoomSchema,
+        response: { 201: roomView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "ALREADY_EXISTS") },
+      },
+    },
+    async (request, reply) => {
+      const room = await rooms.createRoom(tenantOf(request), request.params.projectId, request.body);
+      if (!room) throw projectNotFound(request.params.projectId);
+      return reply.status(201).send(room);
+    },
+  );
+
+  app.get(
+    "/api/projects/:projectId/rooms",
+    {
+      schema: {
+        tags,
+        summary: "List a project's rooms, in creation order",
+        params: projectParams,
+        response: { 200: z.object({ rooms: z.array(roomView) }), ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const tenant = tenantOf(request);
+      // An empty list would not tell a project without rooms from no project at all.
+      if (!(await projects.getProject(tenant, request.params.projectId))) throw projectNotFound(request.params.projectId);
+      return { rooms: await rooms.listRooms(tenant, request.params.projectId) };
+    },
+  );
+
+  app.post(
+    "/api/projects/:projectId/rooms/:roomId/messages",
+    {
+      schema: {
+        tags,
+        summary: "Post a message to a room; its subscribers receive `message.created`",
+        description:
+          "Send an `Idempotency-Key` header to make retries safe: the first post with a key stores the message (201), every later one answers it again (200) " +
+          "and stores nothing; a later post with the key and another content is refused (409 `IDEMPOTENCY_KEY_REUSED`).",
+        params: roomParams,
+        headers: postMessageHeaders,
+        body: postMessageSchema,
+        response: {
+          201: messageView.describe("Stored"),
+          200: messageView.describe("Stored before, under this idempotency key"),
+          ...apiErrors(...BODY_CODES, "NOT_FOUND", "IDEMPOTENCY_KEY_REUSED"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const scope = scopeOf(principal.tenantId, request.params);
+      const idempotencyKey = request.headers["idempotency-key"];
+      const authorId = principal.subject ?? "anonymous";
+      const appended = await roomMessages.appendMessage(scope, {
+        authorType: "user",
+        authorId,
+        content: request.body.content,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+      });
+      if (!appended) throw new HttpError("NOT_FOUND", `Room ${scope.roomId} not found in project ${scope.projectId}`);
+      const { message, created } = appended;
+      if (message.content !== request.body.content || message.authorId !== authorId) {
+        throw new HttpError("IDEMPOTENCY_KEY_REUSED", `Idempotency-Key ${idempotencyKey} was used for another message in this room`);
+      }
+      publishMessageCreated(message);
+      return reply.status(created ? 201 : 200).send(message);
+    },
+  );
+
+  /**
+   * Tells the room's subscribers. The message id is the fact's key: a retry, or a peer's copy of this
+   * event, is delivered once (a retry also publishes, in case the first attempt stopped before it).
+   */
+  const publishMessageCreated = (message: ProjectRoomMessage) => {
+    const { tenantId, projectId, roomId } = message;
+    roomEvents.publish({ tenantId, projectId, roomId }, { type: MESSAGE_CREATED_EVENT, data: message }, message.id);
+  };
+
+  app.get(
+    "/api/projects/:projectId/rooms/:roomId/messages",
+    {
+      schema: {
+        tags,
+        summary: "Read a room's history, oldest first, a page at a time",
+        description: "Pass the `sequence` of the last message read as `after` for the next page; `nextAfter` is present while a page came back full.",
+        params: roomParams,
+        querystring: historyQuery,
+        response: {
+          200: z.object({ messages: z.array(messageView), nextAfter: z.number().int().optional().describe("`after` of the next page") }),
+          ...apiErrors(...INPUT_CODES, "NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(tenantOf(request), request.params);
+      await requireRoom(scope);
+      const { after, limit } = request.query;
+      const messages = await roomMessages.listMessages(scope, { after, limit });
+      return { messages, ...(messages.length === limit ? { nextAfter: messages[messages.length - 1].sequence } : {}) };
+    },
+  );
+
+  app.get(
+    "/api/projects/:projectId/rooms/:roomId/events",
+    {
+      schema: {
+        tags,
+        summary: "Follow a room's events live (SSE); with Last-Event-ID, replay what followed it first",
+        description:
+          "Events are published by the replica that stored their fact and mirrored to every replica's subscribers. " +
+          "Replay after `Last-Event-ID` works on the replica that published the events (for about ten minutes); elsewhere the stream says `stream.replay_incomplete`: " +
+          "read the messages after the last one you have (`GET …/messages?after=`), which stay the authority.",
+        params: roomParams,
+        headers: eventsHeaders,
+        response: { 200: { description: "The room's events", content: { "text/event-stream": { schema: roomEventStream } } }, ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(tenantOf(request), request.params);
+      const lastEventId = request.headers["last-event-id"];
+      if (lastEventId !== undefined && !parseRoomEventId(lastEventId)) {
+        throw new HttpError("INVALID_REQUEST", `Invalid Last-Event-ID header: expected an event id as the stream sent it, got ${JSON.stringify(lastEventId.slice(0, 100))}`);
+      }
+      await requireRoom(scope);
+      const sse = openSseStream(reply, gatewaySseOptions(context));
+      const subscription = roomEvents.subscribe(scope, lastEventId, {
+        // Waiting for the client to take each event is what makes a stalled one a slow subscriber.
+        event: async ({ id, serialized }) => {
+          if (sse.sendSerialized(id, serialized)) await sse.drained();
+        },
+        end: (reason) => {
+          sse.send(undefined, { type: "stream.end", data: { reason } });
+          sse.end();
+        },
+      });
+      if (!subscription.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
+      reply.raw.on("close", () => subscription.unsubscribe());
+      if (sse.closed) subscription.unsubscribe();
+    },
+  );
+};

@@ -1,0 +1,279 @@
+// The rooms API on both store kinds: rooms of a project, messages with an idempotency key, the paged
+// history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
+// write, and another tenant's projects and rooms out of reach on every route.
+import { type SseEvent, eventually, followSse, sseFrames } from "@axiom-lattice/testing";
+import { once } from "node:events";
+import { connect } from "node:net";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ProjectRoomEventBroker } from "../src/rooms/projectRoomEventBroker";
+import { buildTestGateway, useGateway, useStoreEnv } from "./support";
+
+const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
+
+interface Message {
+  id: string;
+  sequence: number;
+  content: string;
+}
+
+describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
+  const storeEnv = useStoreEnv(stores);
+  const gateway = useGateway(
+    async ({ post }) => {
+      expect((await post("/api/projects", { id: "launch", name: "Launch" })).statusCode).toBe(201);
+      expect((await post("/api/projects/launch/rooms", { id: "general", name: "General" })).statusCode).toBe(201);
+    },
+    () => ({ ...storeEnv(), AXIOM_SSE_HEARTBEAT_MS: "100" }),
+  );
+  const { post, get } = gateway;
+  let baseUrl = "";
+  beforeAll(async () => {
+    baseUrl = await gateway.app.listen({ port: 0, host: "127.0.0.1" });
+  });
+
+  /** A room of its own for one test. */
+  const newRoom = async (id: string) => {
+    expect((await post("/api/projects/launch/rooms", { id, name: id })).statusCode).toBe(201);
+    return `/api/projects/launch/rooms/${id}`;
+  };
+  const history = async (room: string, query = "") => (await get(`${room}/messages${query}`)).json<{ messages: Message[]; nextAfter?: number }>();
+  // The stream subscribes before it answers: once the head is here, every later post reaches it.
+  const follow = (room: string, headers: Record<string, string> = {}) => followSse(`${baseUrl}${room}/events`, headers);
+  const messagesOf = (events: SseEvent[]) => events.filter((event) => event.type === "message.created").map((event) => (event.data as Message).content);
+
+  it("creates rooms in a project and lists them in creation order", async () => {
+    expect((await post("/api/projects", { id: "rooms-list", name: "Listed" })).statusCode).toBe(201);
+    const created = await post("/api/projects/rooms-list/rooms", { id: "design", name: "Design" });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ id: "design", tenantId: "default", projectId: "rooms-list", name: "Design" });
+    const generated = await post("/api/projects/rooms-list/rooms", { name: "Random" });
+    expect(generated.json<{ id: string }>().id).toMatch(/^[0-9a-f-]{36}$/);
+    const listed = await get("/api/projects/rooms-list/rooms");
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json<{ rooms: { id: string }[] }>().rooms.map((room) => room.id)).toEqual(["design", generated.json<{ id: string }>().id]);
+  });
+
+  it("refuses a room id the project uses (409) and a room of an unknown project (404), keeping what was", async () => {
+    const again = await post("/api/projects/launch/rooms", { id: "general", name: "Again" });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ code: "ALREADY_EXISTS" });
+    for (const response of [await post("/api/projects/ghost/rooms", { name: "Lost" }), await get("/api/projects/ghost/rooms")]) {
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ code: "NOT_FOUND" });
+    }
+    expect((await get("/api/projects/launch/rooms")).json<{ rooms: { id: string; name: string }[] }>().rooms.find((room) => room.id === "general")?.name).toBe("General");
+  });
+
+  it("stores a posted message and pages through the history with after and limit", async () => {
+    const room = await newRoom("paged");
+    const posted = await post(`${room}/messages`, { content: "first" });
+    expect(posted.statusCode).toBe(201);
+    expect(posted.json()).toMatchObject({ projectId: "launch", roomId: "paged", authorType: "user", authorId: "anonymous", content: "first" });
+    for (const content of ["second", "third", "fourth"]) expect((await post(`${room}/messages`, { content })).statusCode).toBe(201);
+    const firstPage = await history(room, "?limit=3");
+    expect(firstPage.messages.map((message) => message.content)).toEqual(["first", "second", "third"]);
+    expect(firstPage.nextAfter).toBe(firstPage.messages[2].sequence);
+    const lastPage = await history(room, `?limit=3&after=${firstPage.nextAfter}`);
+    expect(lastPage).toEqual({ messages: [expect.objectContaining({ content: "fourth" })] });
+  });
+
+  it("stores a message once per Idempotency-Key: a retry answers it again with 200, another content with the key is 409", async () => {
+    const room = await newRoom("idempotent");
+    const key = { "idempotency-key": "post-7f3a" };
+    const first = await post(`${room}/messages`, { content: "exactly once" }, key);
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ idempotencyKey: "post-7f3a" });
+    const retry = await post(`${room}/messages`, { content: "exactly once" }, key);
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual(first.json());
+    const raced = await Promise.all(Array.from({ length: 6 }, () => post(`${room}/messages`, { content: "raced" }, { "idempotency-key": "race" })));
+    expect(raced.map((response) => response.statusCode).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    const reused = await post(`${room}/messages`, { content: "something else" }, key);
+    expect(reused.statusCode).toBe(409);
+    expect(reused.json()).toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
+    expect((await history(room)).messages.map((message) => message.content)).toEqual(["exactly once", "raced"]);
+  });
+
+  it.each<[string, string, unknown, Record<string, string>?]>([
+    ["empty content", "general", { content: "" }],
+    ["content beyond the bound", "general", { content: "x".repeat(16_385) }],
+    ["a field the API does not know", "general", { content: "hi", authorId: "someone-else" }],
+    ["no content", "general", {}],
+    ["a room id that is no id", "bad%20room", { content: "hi" }],
+    ["an idempotency key with spaces", "general", { content: "hi" }, { "idempotency-key": "a b" }],
+  ])("refuses a message with %s (400) and stores nothing", async (_label, roomId, body, headers = {}) => {
+    const before = (await history("/api/projects/launch/rooms/general")).messages.length;
+    const response = await post(`/api/projects/launch/rooms/${roomId}/messages`, body, headers);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, code: "INVALID_REQUEST" });
+    expect((await history("/api/projects/launch/rooms/general")).messages).toHaveLength(before);
+  });
+
+  it.each([["?limit=0"], ["?limit=201"], ["?after=-1"], ["?after=abc"]])("refuses a history page %s (400)", async (query) => {
+    const response = await get(`/api/projects/launch/rooms/general/messages${query}`);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ code: "INVALID_REQUEST" });
+  });
+
+  it("streams a room's messages live and resumes after Last-Event-ID", async () => {
+    const room = await newRoom("live");
+    const stream = await follow(room);
+    await post(`${room}/messages`, { content: "one" });
+    await post(`${room}/messages`, { content: "two" });
+    await eventually("two events", () => stream.events.length === 2);
+    const [first] = stream.events;
+    expect(first).toMatchObject({ id: expect.stringMatching(/^[a-z0-9]+-\d+$/), type: "message.created", data: { projectId: "launch", roomId: "live", content: "one" } });
+    await stream.close();
+
+    await post(`${room}/messages`, { content: "three" });
+    const resumed = await follow(room, { "last-event-id": first.id! });
+    await eventually("the replay", () => resumed.events.length === 2);
+    expect(messagesOf(resumed.events)).toEqual(["two", "three"]);
+    // A retried post is the same fact: followers get it once.
+    await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
+    await post(`${room}/messages`, { content: "four" }, { "idempotency-key": "four" });
+    await post(`${room}/messages`, { content: "five" });
+    await eventually("five", () => messagesOf(resumed.events).includes("five"));
+    expect(messagesOf(resumed.events)).toEqual(["two", "three", "four", "five"]);
+    await resumed.close();
+  });
+
+  it("answers text/event-stream and sends heartbeats while quiet", async () => {
+    const room = await newRoom("quiet");
+    const abort = new AbortController();
+    const response = await fetch(`${baseUrl}${room}/events`, { signal: abort.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    for await (const frame of sseFrames(response.body)) {
+      expect(frame).toEqual({ comment: "heartbeat" });
+      break;
+    }
+    abort.abort();
+  });
+
+  it("says a replay is incomplete for an id this replica cannot replay from, and refuses a malformed one", async () => {
+    const room = await newRoom("gap");
+    const foreign = await follow(room, { "last-event-id": "0123456789ab-1" });
+    await eventually("the notice", () => foreign.events.length > 0);
+    expect(foreign.events[0]).toEqual({ type: "stream.replay_incomplete", data: { lastEventId: "0123456789ab-1" } });
+    await foreign.close();
+    const malformed = await get(`${room}/events`, { "last-event-id": "not an id" });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ code: "INVALID_REQUEST" });
+  });
+
+  it("shows the project's tasks moving: each status change reaches every room of the project once", async () => {
+    const [room, other] = [await newRoom("tasks"), await newRoom("tasks-too")];
+    expect((await post("/api/projects", { id: "elsewhere", name: "Elsewhere" })).statusCode).toBe(201);
+    const [here, there] = [await follow(room), await follow(other)];
+    expect((await post("/api/tasks", { id: "room-task", title: "Draft", ownerType: "user", ownerId: "ada", projectId: "launch" })).statusCode).toBe(201);
+    expect((await post("/api/tasks", { id: "other-task", title: "Not ours", ownerType: "user", ownerId: "ada", projectId: "elsewhere" })).statusCode).toBe(201);
+    const patch = (status: string) =>
+      gateway.app.inject({ method: "PATCH", url: "/api/tasks/room-task", headers: { "content-type": "application/json" }, payload: JSON.stringify({ status }) });
+    expect((await patch("in_progress")).statusCode).toBe(200);
+    await post(`${room}/messages`, { content: "after the change" });
+    await eventually("the message after the change", () => messagesOf(here.events).length === 1);
+    await eventually("the change in the other room", () => there.ofType("task.status").some((event) => (event.data as { status: string }).status === "in_progress"));
+    for (const stream of [here, there]) {
+      const changes = stream.ofType("task.status").map((event) => event.data as { taskId: string; status: string });
+      expect(changes.every((change) => change.taskId === "room-task")).toBe(true);
+      expect(changes.filter((change) => change.status === "in_progress")).toHaveLength(1);
+    }
+    await here.close();
+    await there.close();
+  });
+
+  it("keeps another tenant's projects and rooms out of reach on every route, the stream included", async () => {
+    const room = await newRoom("private");
+    const watcher = await follow(room);
+    for (const response of [
+      await get("/api/projects/launch/rooms", OTHER_TENANT),
+      await post("/api/projects/launch/rooms", { id: "intruder", name: "Intruder" }, OTHER_TENANT),
+      await post(`${room}/messages`, { content: "intrusion" }, OTHER_TENANT),
+      await get(`${room}/messages`, OTHER_TENANT),
+      await get(`${room}/events`, OTHER_TENANT),
+    ]) {
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toMatchObject({ code: "NOT_FOUND" });
+    }
+    // The same ids in the other tenant are its own room: its messages reach only its followers.
+    expect((await post("/api/projects", { id: "launch", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
+    expect((await post("/api/projects/launch/rooms", { id: "private", name: "Theirs" }, OTHER_TENANT)).statusCode).toBe(201);
+    const theirs = await follow(room, OTHER_TENANT);
+    await post(`${room}/messages`, { content: "their secret" }, OTHER_TENANT);
+    await post(`${room}/messages`, { content: "ours" });
+    await eventually("our message", () => messagesOf(watcher.events).length === 1);
+    await eventually("their message", () => messagesOf(theirs.events).length === 1);
+    expect(messagesOf(watcher.events)).toEqual(["ours"]);
+    expect(messagesOf(theirs.events)).toEqual(["their secret"]);
+    expect((await history(room)).messages.map((message) => message.content)).toEqual(["ours"]);
+    await watcher.close();
+    await theirs.close();
+  });
+});
+
+describe("room streams at shutdown", () => {
+  it("end with stream.end when the server closes, so closing never waits for them", async () => {
+    const { app, context } = await buildTestGateway({});
+    const baseUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+    expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
+    expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
+    const stream = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`, {});
+    await app.close();
+    await stream.ended;
+    expect(stream.events).toEqual([{ type: "stream.end", data: { reason: "broker_closed" } }]);
+    await context.close();
+  });
+});
+
+describe("a room subscriber that stops reading", () => {
+  it("is cut off with stream.end once its queue is full, while the others receive every message", { timeout: 30_000 }, async () => {
+    const { app, context } = await buildTestGateway(
+      {},
+      {
+        // A small queue per subscriber, so the socket buffers (megabytes) are the bulk of what fills.
+        prepare: (prepared) => {
+          prepared.roomEvents.close();
+          prepared.roomEvents = new ProjectRoomEventBroker({ maxPendingPerSubscriber: 5 });
+        },
+      },
+    );
+    const baseUrl = await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const inject = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+      expect((await inject("/api/projects", { id: "p", name: "P" })).statusCode).toBe(201);
+      expect((await inject("/api/projects/p/rooms", { id: "r", name: "R" })).statusCode).toBe(201);
+      const reader = await followSse(`${baseUrl}/api/projects/p/rooms/r/events`, {});
+      // The stalled client: it sends its request, reads the head, then never reads again.
+      const { port } = new URL(baseUrl);
+      const stalled = connect(Number(port), "127.0.0.1");
+      stalled.write("GET /api/projects/p/rooms/r/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await once(stalled, "data");
+      stalled.pause();
+      await eventually("both subscribed", () => context.roomEvents.activeSubscriberCount === 2);
+
+      const content = "x".repeat(16_000);
+      let posted = 0;
+      while (context.roomEvents.activeSubscriberCount === 2 && posted < 2_000) {
+        expect((await inject("/api/projects/p/rooms/r/messages", { content })).statusCode).toBe(201);
+        posted += 1;
+      }
+      expect(context.roomEvents.activeSubscriberCount).toBe(1);
+      console.log(`stalled subscriber cut off after ${posted} messages of 16 kB`);
+      await eventually("every message", () => reader.events.length === posted, { timeoutMs: 20_000 });
+      expect(context.roomEvents.pendingDeliveries).toBe(0);
+
+      // Once it reads again, the stalled client finds the end of its stream.
+      let tail = "";
+      stalled.on("data", (chunk: Buffer) => (tail = (tail + chunk.toString("latin1")).slice(-200)));
+      stalled.resume();
+      await eventually("the end event", () => tail.includes('data: {"type":"stream.end","data":{"reason":"slow_subscriber"}}'));
+      stalled.destroy();
+      await reader.close();
+    } finally {
+      await app.close();
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { validateAppendMessage, validateMessagePage, validateRoomScope } from "@axiom-lattice/core";
+import type {
+  AppendProjectRoomMessageRequest,
+  AppendedProjectRoomMessage,
+  ListProjectRoomMessagesOptions,
+  ProjectRoomAuthorType,
+  ProjectRoomMessage,
+  ProjectRoomMessageStore,
+  ProjectRoomScope,
+} from "@axiom-lattice/protocols";
+import { randomUUID } from "node:crypto";
+import { PgStore } from "../db/pgStore";
+import { GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES } from "./roomSql";
+
+interface MessageRow {
+  tenant_id: string;
+  project_id: string;
+  room_id: string;
+  /** bigint: pg hands it over as text. */
+  sequence: string;
+  id: string;
+  author_type: ProjectRoomAuthorType;
+  author_id: string;
+  content: string;
+  idempotency_key: string | null;
+  created_at: Date;
+}
+
+const toMessage = (row: MessageRow): ProjectRoomMessage => ({
+  id: row.id,
+  tenantId: row.tenant_id,
+  projectId: row.project_id,
+  roomId: row.room_id,
+  sequence: Number(row.sequence),
+  authorType: row.author_type,
+  authorId: row.author_id,
+  content: row.content,
+  ...(row.idempotency_key === null ? {} : { idempotencyKey: row.idempotency_key }),
+  createdAt: row.created_at,
+});
+
+/** {@link ProjectRoomMessageStore} on `lattice_project_room_messages`; every statement is scoped to one tenant's room. */
+export class PostgreSQLProjectRoomMessageStore extends PgStore implements ProjectRoomMessageStore {
+  async appendMessage(scope: ProjectRoomScope, request: AppendProjectRoomMessageRequest): Promise<AppendedProjectRoomMessage | null> {
+    const { tenantId, projectId, roomId } = validateRoomScope(scope);
+    const valid = validateAppendMessage(request);
+    const room = [tenantId, projectId, roomId];
+    await this.initialize();
+    const [row] = (
+      await this.pool.query<MessageRow>(INSERT_MESSAGE, [...room, randomUUID(), valid.authorType, valid.authorId, valid.content, valid.idempotencyKey ?? null])
+    ).rows;
+    if (row) return { message: toMessage(row), created: true };
+    if (valid.idempotencyKey === undefined) return null;
+    const [stored] = (await this.pool.query<MessageRow>(GET_MESSAGE_BY_IDEMPOTENCY_KEY, [...room, valid.idempotencyKey])).rows;
+    return stored ? { message: toMessage(stored), created: false } : null;
+  }
+
+  async listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]> {
+    const { tenantId, projectId, roomId } = validateRoomScope(scope);
+    const { after, limit } = validateMessagePage(options);
+    await this.initialize();
+    return (await this.pool.query<MessageRow>(LIST_MESSAGES, [tenantId, projectId, roomId, after, limit])).rows.map(toMessage);
+  }
+}

@@ -1,0 +1,78 @@
+// Every statement names its tenant and project: rooms are keyed by (tenant_id, project_id, id),
+// messages by (tenant_id, project_id, room_id, sequence).
+
+const ROOM_COLUMNS = "tenant_id, project_id, id, name, created_at";
+const MESSAGE_COLUMNS = "tenant_id, project_id, room_id, sequence, id, author_type, author_id, content, idempotency_key, created_at";
+
+/**
+ * Inserts the room only when the project exists: no row when it does not, or when the project has a
+ * room with this id already (told apart by {@link GET_PROJECT_EXISTS}).
+ */
+export const INSERT_ROOM = `
+  INSERT INTO lattice_project_rooms (tenant_id, project_id, id, name, created_at)
+  SELECT tenant_id, id, $3, $4, now()
+    FROM lattice_projects
+   WHERE tenant_id = $1
+     AND id = $2
+  ON CONFLICT (tenant_id, project_id, id) DO NOTHING
+  RETURNING ${ROOM_COLUMNS}`;
+
+export const GET_PROJECT_EXISTS = `
+  SELECT 1
+    FROM lattice_projects
+   WHERE tenant_id = $1
+     AND id = $2`;
+
+export const GET_ROOM = `
+  SELECT ${ROOM_COLUMNS}
+    FROM lattice_project_rooms
+   WHERE tenant_id = $1
+     AND project_id = $2
+     AND id = $3`;
+
+export const LIST_ROOMS = `
+  SELECT ${ROOM_COLUMNS}
+    FROM lattice_project_rooms
+   WHERE tenant_id = $1
+     AND project_id = $2
+   ORDER BY created_at, id`;
+
+/**
+ * Numbers the message from the room's counter (the row lock held to commit orders a room's messages)
+ * and inserts it. No row when the room does not exist, or when the idempotency key is taken: the
+ * racer that lost waits for the winner's commit, then finds its message with
+ * {@link GET_MESSAGE_BY_IDEMPOTENCY_KEY}. A lost race leaves a gap in the sequence, never a repeat.
+ */
+export const INSERT_MESSAGE = `
+  WITH room AS (
+    UPDATE lattice_project_rooms
+       SET last_sequence = last_sequence + 1
+     WHERE tenant_id = $1
+       AND project_id = $2
+       AND id = $3
+    RETURNING tenant_id, project_id, id, last_sequence
+  )
+  INSERT INTO lattice_project_room_messages (${MESSAGE_COLUMNS})
+  SELECT room.tenant_id, room.project_id, room.id, room.last_sequence, $4, $5, $6, $7, $8, now()
+    FROM room
+  ON CONFLICT (tenant_id, project_id, room_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING ${MESSAGE_COLUMNS}`;
+
+export const GET_MESSAGE_BY_IDEMPOTENCY_KEY = `
+  SELECT ${MESSAGE_COLUMNS}
+    FROM lattice_project_room_messages
+   WHERE tenant_id = $1
+     AND project_id = $2
+     AND room_id = $3
+     AND idempotency_key = $4`;
+
+/** Keyset page: the messages after a sequence, ascending (the primary key's order). */
+export const LIST_MESSAGES = `
+  SELECT ${MESSAGE_COLUMNS}
+    FROM lattice_project_room_messages
+   WHERE tenant_id = $1
+     AND project_id = $2
+     AND room_id = $3
+     AND sequence > $4
+   ORDER BY sequence
+   LIMIT $5`;

@@ -1,0 +1,132 @@
+import type { AppendProjectRoomMessageRequest, ProjectRoomMessageStore, ProjectRoomScope, ProjectRoomStore, ProjectStore } from "@axiom-lattice/protocols";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
+
+/** A message store with the project and room stores its rooms come from. */
+export interface ProjectRoomMessageStoreHarness {
+  projects: ProjectStore;
+  rooms: ProjectRoomStore;
+  messages: ProjectRoomMessageStore;
+}
+
+const says = (content: string, idempotencyKey?: string): AppendProjectRoomMessageRequest => ({
+  authorType: "user",
+  authorId: "ada",
+  content,
+  ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+});
+
+/**
+ * The {@link ProjectRoomMessageStore} contract. Every implementation runs this same suite, so their
+ * semantics cannot drift. `makeHarness` may return the same stores for every call.
+ */
+export function projectRoomMessageStoreContract(name: string, makeHarness: () => Promise<ProjectRoomMessageStoreHarness>): void {
+  describe(`ProjectRoomMessageStore contract: ${name}`, () => {
+    let harness: ProjectRoomMessageStoreHarness;
+    beforeAll(async () => {
+      harness = await makeHarness();
+    });
+
+    /** A room of its own in a fresh tenant. */
+    const roomScope = async (tenantId = fresh("tenant")): Promise<ProjectRoomScope> => {
+      await harness.projects.createProject(tenantId, { id: "p", name: "Launch" });
+      await harness.rooms.createRoom(tenantId, "p", { id: "r", name: "General" });
+      return { tenantId, projectId: "p", roomId: "r" };
+    };
+    const contents = async (scope: ProjectRoomScope) => (await harness.messages.listMessages(scope, { limit: 200 })).map((message) => message.content);
+
+    it("appends messages with increasing sequences and lists them in that order", async () => {
+      const scope = await roomScope();
+      const first = await harness.messages.appendMessage(scope, says("hello"));
+      expect(first).toMatchObject({ created: true, message: { ...scope, authorType: "user", authorId: "ada", content: "hello" } });
+      expect(first!.message.id).toMatch(/\S/);
+      expect(first!.message.idempotencyKey).toBeUndefined();
+      expect(first!.message.createdAt).toBeInstanceOf(Date);
+      const second = await harness.messages.appendMessage(scope, { authorType: "agent", authorId: "writer", content: "hi", idempotencyKey: "k" });
+      expect(second!.message.sequence).toBeGreaterThan(first!.message.sequence);
+      expect(await harness.messages.listMessages(scope)).toEqual([first!.message, second!.message]);
+    });
+
+    it("stores a message once per idempotency key, also when racers post it at once", async () => {
+      const scope = await roomScope();
+      const stored = await harness.messages.appendMessage(scope, says("once", "key-1"));
+      const again = await harness.messages.appendMessage(scope, says("once", "key-1"));
+      expect(again).toEqual({ message: stored!.message, created: false });
+      const raced = await Promise.all(Array.from({ length: 8 }, () => harness.messages.appendMessage(scope, says("raced", "key-2"))));
+      expect(raced.filter((outcome) => outcome!.created)).toHaveLength(1);
+      expect(new Set(raced.map((outcome) => outcome!.message.id)).size).toBe(1);
+      expect(await contents(scope)).toEqual(["once", "raced"]);
+    });
+
+    it("keeps idempotency keys per room: the same key in another room stores there", async () => {
+      const scope = await roomScope();
+      await harness.rooms.createRoom(scope.tenantId, "p", { id: "other", name: "Other" });
+      const other = { ...scope, roomId: "other" };
+      await harness.messages.appendMessage(scope, says("here", "k"));
+      expect(await harness.messages.appendMessage(other, says("there", "k"))).toMatchObject({ created: true, message: { roomId: "other", content: "there" } });
+      expect(await contents(scope)).toEqual(["here"]);
+      expect(await contents(other)).toEqual(["there"]);
+    });
+
+    it("pages through the history by sequence: every message once, in order, while racers append", async () => {
+      const scope = await roomScope();
+      const appended = await Promise.all(Array.from({ length: 12 }, (_, index) => harness.messages.appendMessage(scope, says(`m${index}`))));
+      const sequences = appended.map((outcome) => outcome!.message.sequence);
+      expect(new Set(sequences).size).toBe(12);
+      const seen: number[] = [];
+      let after = 0;
+      for (;;) {
+        const page = await harness.messages.listMessages(scope, { after, limit: 5 });
+        if (page.length === 0) break;
+        expect(page.length).toBeLessThanOrEqual(5);
+        seen.push(...page.map((message) => message.sequence));
+        after = page.at(-1)!.sequence;
+      }
+      expect(seen).toEqual([...sequences].sort((x, y) => x - y));
+    });
+
+    it("answers null for a room that does not exist, writing nothing", async () => {
+      const scope = await roomScope();
+      const ghost = { ...scope, roomId: "ghost" };
+      expect(await harness.messages.appendMessage(ghost, says("lost"))).toBeNull();
+      expect(await harness.messages.appendMessage(ghost, says("lost", "k"))).toBeNull();
+      expect(await harness.messages.listMessages(ghost)).toEqual([]);
+    });
+
+    it("isolates tenants: another tenant's room of the same ids is out of reach", async () => {
+      const a = await roomScope();
+      await harness.messages.appendMessage(a, says("a's secret", "k"));
+      const b = { ...a, tenantId: fresh("tenant") };
+      expect(await harness.messages.appendMessage(b, says("intruder", "k"))).toBeNull();
+      expect(await harness.messages.listMessages(b)).toEqual([]);
+      await roomScope(b.tenantId);
+      expect(await harness.messages.appendMessage(b, says("b's", "k"))).toMatchObject({ created: true, message: { tenantId: b.tenantId, content: "b's" } });
+      expect(await contents(a)).toEqual(["a's secret"]);
+    });
+
+    it.each<[string, (scope: ProjectRoomScope) => [ProjectRoomScope, AppendProjectRoomMessageRequest]]>([
+      ["an empty tenant", (s) => [{ ...s, tenantId: "" }, says("x")]],
+      ["an empty room id", (s) => [{ ...s, roomId: "" }, says("x")]],
+      ["empty content", (s) => [s, says("")]],
+      ["content beyond the bound", (s) => [s, says("x".repeat(16_385))]],
+      ["content with a NUL character", (s) => [s, says("a\u0000")]],
+      ["an unknown author type", (s) => [s, { ...says("x"), authorType: "robot" as never }]],
+      ["an empty author id", (s) => [s, { ...says("x"), authorId: "" }]],
+      ["an empty idempotency key", (s) => [s, says("x", "")]],
+    ])("refuses %s with a typed error and writes nothing", async (_label, make) => {
+      const scope = await roomScope();
+      await expect(harness.messages.appendMessage(...make(scope))).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await harness.messages.listMessages(scope)).toEqual([]);
+    });
+
+    it.each([
+      ["a negative after", { after: -1 }],
+      ["a fractional after", { after: 1.5 }],
+      ["a limit of 0", { limit: 0 }],
+      ["a limit beyond the bound", { limit: 201 }],
+    ])("refuses a page with %s", async (_label, options) => {
+      const scope = await roomScope();
+      await expect(harness.messages.listMessages(scope, options)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+  });
+}
