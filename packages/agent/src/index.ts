@@ -12,7 +12,7 @@ export {
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool } from "./tools/toolRegistry";
-export { buildAssistantGraph, type AssistantGraph } from "./graph/reactGraph";
+export { buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export type { PlainMessage } from "./graph/plainMessage";
 export {

@@ -50,6 +50,8 @@ export const ERROR_STATUS = {
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,
   UNKNOWN_TOOL: 400,
+  INVALID_BASE_URL: 400,
+  BASE_URL_NOT_ALLOWED: 400,
   // The model provider's API, not the gateway, failed: a gateway's own upstream statuses.
   UPSTREAM_UNREACHABLE: 502,
   UPSTREAM_AUTH_FAILED: 502,

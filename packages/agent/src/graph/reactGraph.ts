@@ -6,7 +6,8 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, type LangGraphRunnableConfig, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
-import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
+import { type UpstreamPolicy, createChatModel, getModelProvider } from "../models/modelRegistry";
+import { TASK_TOOL } from "../tasks/taskTool";
 import { asUpstreamError } from "../models/upstreamErrors";
 import { ASK_HUMAN_TOOL, askHumanTool } from "../tools/askHuman";
 import { type ThreadGraphState, ThreadStateAnnotation } from "./runBoundaries";
@@ -66,13 +67,28 @@ export function buildAssistantGraph(
   runtimeTools: StructuredToolInterface[] = [],
   upstream?: UpstreamPolicy,
 ): AssistantGraph {
-  const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeTools.map((tool) => tool.name)]);
   return buildReactGraph(
     {
       model: createChatModel(assistant.model, upstream),
-      tools: [...resolveTools(assistant.tools.filter((name) => !builtIn.has(name))), ...runtimeTools],
+      tools: [...registeredToolsOf(assistant.tools, runtimeTools.map((tool) => tool.name)), ...runtimeTools],
       systemPrompt: assistant.systemPrompt,
     },
     checkpointer,
   );
+}
+
+/** The registered tools among `names`, leaving out the runtime's own; throws `UnknownToolError` for any other name. */
+function registeredToolsOf(names: readonly string[], runtimeToolNames: readonly string[]): StructuredToolInterface[] {
+  const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeToolNames]);
+  return resolveTools(names.filter((name) => !builtIn.has(name)));
+}
+
+/**
+ * Refuses an assistant configuration a run could not build: a model provider or a tool that is not
+ * registered (`UnknownModelProviderError`, `UnknownToolError`). The runtime's own tools (`task`,
+ * `ask_human`) count as known.
+ */
+export function checkAssistantReferences({ model, tools }: Pick<Assistant, "model" | "tools">): void {
+  getModelProvider(model.provider);
+  registeredToolsOf(tools, [TASK_TOOL]);
 }
