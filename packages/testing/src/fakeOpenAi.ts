@@ -60,7 +60,8 @@ export class FakeOpenAi {
     const answer = answerFor(body);
     const toolCalls = answer.toolCall && [{ index: 0, id: "call_fake_1", type: "function", function: answer.toolCall }];
     const finishReason = toolCalls ? "tool_calls" : "stop";
-    const base = { id: "chatcmpl-fake", created: 0, model: body.model };
+    // A new id for every completion, as the real API gives: LangGraph keys the thread's messages by it.
+    const base = { id: `chatcmpl-fake-${this.requests.length}`, created: 0, model: body.model };
     if (!body.stream) {
       response.writeHead(200, { "content-type": "application/json" });
       response.end(

@@ -26,7 +26,8 @@ const createSchema = z.strictObject({
   tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
 
-const updateSchema = createSchema.omit({ id: true }).partial();
+// Without the create default on `model`: a PATCH that leaves the model out keeps it.
+const updateSchema = createSchema.omit({ id: true }).extend({ model: modelSchema }).partial();
 
 const assistantView = z.object({
   id: z.string(),
