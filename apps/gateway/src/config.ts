@@ -1,5 +1,14 @@
 import { DEFAULT_MAX_CONCURRENT_RUNS } from "@axiom-lattice/agent";
-import { MAINTENANCE_INTERVAL_MS, REPLICA_PRESENCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
+import {
+  type KeyringFromEnvironment,
+  MAINTENANCE_INTERVAL_MS,
+  REPLICA_PRESENCE_INTERVAL_MS,
+  SCHEDULE_HEARTBEAT_MS,
+  SecretKeyringError,
+  THREAD_RUN_TTL_MS,
+  getReplicaId,
+  keyringFromEnvironment,
+} from "@axiom-lattice/core";
 import { z } from "zod";
 import {
   DEFAULT_AFFINITY_GRACE_MS,
@@ -56,6 +65,8 @@ export interface GatewayConfig {
   taskOrphanRecovery: boolean;
   /** A comment line on quiet SSE streams this often, so proxies keep them open. */
   sseHeartbeatMs: number;
+  /** Seals stored secrets (provider keys): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
+  secrets: KeyringFromEnvironment;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -159,7 +170,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
+    secrets: secretsConfig(env),
   };
+}
+
+/** The keyring for stored secrets; a malformed or (in production) missing key refuses to start. */
+export function secretsConfig(env: NodeJS.ProcessEnv = process.env): KeyringFromEnvironment {
+  try {
+    return keyringFromEnvironment(env);
+  } catch (error) {
+    if (error instanceof SecretKeyringError) throw new ConfigError("LATTICE_ENCRYPTION_KEY", error.message);
+    throw error;
+  }
 }
 
 /** What `token:issue` signs with: the HS256 secret the gateway verifies with, and the claims it checks. */
