@@ -5,6 +5,7 @@ export {
   UnknownModelProviderError,
   createChatModel,
   getModelProvider,
+  isRegisteredModelProvider,
   registerModelProvider,
   type ChatModelFactory,
 } from "./models/modelRegistry";
