@@ -9,6 +9,7 @@ export {
   registerModelProvider,
   type ChatModelFactory,
 } from "./models/modelRegistry";
+export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool } from "./tools/toolRegistry";
 export { buildAssistantGraph, type AssistantGraph } from "./graph/reactGraph";

@@ -117,6 +117,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     queue,
     leases: stores.lease,
     assistants: stores.assistants,
+    modelProviders: stores.modelProviders,
     threads: stores.threads,
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,

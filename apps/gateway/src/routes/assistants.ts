@@ -1,4 +1,5 @@
-import type { Assistant } from "@axiom-lattice/protocols";
+import { isRegisteredModelProvider } from "@axiom-lattice/agent";
+import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -8,7 +9,11 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 
 const modelSchema = z.strictObject({
-  provider: z.string().min(1).max(64).describe('Model provider: "scripted" (built in, deterministic) or "openai" (any OpenAI-compatible API)'),
+  provider: z
+    .string()
+    .min(1)
+    .max(128)
+    .describe('Model provider: "scripted" (built in, deterministic), "openai" (any OpenAI-compatible API) or the id of one of the tenant\'s model providers'),
   model: z.string().min(1).max(256).optional(),
   baseUrl: z.url().max(2048).optional(),
   apiKey: z.string().min(1).max(4096).optional(),
@@ -42,7 +47,12 @@ const tags = ["assistants"];
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { assistants } = gatewayContextOf(app).stores;
+  const { assistants, modelProviders } = gatewayContextOf(app).stores;
+  // A provider no run could build is refused when written, not at every run.
+  const requireKnownProvider = async (tenantId: string, model: AssistantModelConfig | undefined) => {
+    if (!model || isRegisteredModelProvider(model.provider) || (await modelProviders.getProvider(tenantId, model.provider))) return;
+    throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${model.provider}": neither built in nor one of the tenant's model providers`);
+  };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
@@ -53,10 +63,11 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: "Create an assistant",
         body: createSchema,
-        response: { 201: assistantView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") },
+        response: { 201: assistantView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS", "UNKNOWN_MODEL_PROVIDER") },
       },
     },
     async (request, reply) => {
+      await requireKnownProvider(tenantOf(request), request.body.model);
       const assistant = await assistants.createAssistant(tenantOf(request), request.body);
       return reply.status(201).send(redact(assistant));
     },
@@ -86,10 +97,11 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Change an assistant (the fields given)",
         params: idParams,
         body: updateSchema,
-        response: { 200: assistantView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+        response: { 200: assistantView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "UNKNOWN_MODEL_PROVIDER") },
       },
     },
     async (request) => {
+      await requireKnownProvider(tenantOf(request), request.body.model);
       const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, request.body);
       if (!assistant) throw notFound(request.params.id);
       return redact(assistant);
