@@ -26,6 +26,18 @@ CREATE TABLE public.lattice_leases (
     expires_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.lattice_model_providers (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    kind text NOT NULL,
+    base_url text,
+    models text[] DEFAULT '{}'::text[] NOT NULL,
+    api_key_sealed text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_model_providers_api_key_sealed_check CHECK ((api_key_sealed ~~ 'enc:%'::text))
+);
+
 CREATE TABLE public.lattice_outbox (
     id bigint NOT NULL,
     txid xid8 DEFAULT pg_current_xact_id() NOT NULL,
@@ -208,6 +220,9 @@ ALTER TABLE ONLY public.lattice_assistants
 ALTER TABLE ONLY public.lattice_leases
     ADD CONSTRAINT lattice_leases_pkey PRIMARY KEY (key);
 
+ALTER TABLE ONLY public.lattice_model_providers
+    ADD CONSTRAINT lattice_model_providers_pkey PRIMARY KEY (tenant_id, id);
+
 ALTER TABLE ONLY public.lattice_outbox
     ADD CONSTRAINT lattice_outbox_pkey PRIMARY KEY (txid, id);
 
@@ -242,6 +257,8 @@ ALTER TABLE ONLY public.lattice_threads
     ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
 
 CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_model_providers_by_creation ON public.lattice_model_providers USING btree (tenant_id, created_at);
 
 CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (created_at);
 

@@ -1,5 +1,14 @@
 import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, type UpstreamPolicy } from "@axiom-lattice/agent";
-import { MAINTENANCE_INTERVAL_MS, REPLICA_PRESENCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
+import {
+  type KeyringFromEnvironment,
+  MAINTENANCE_INTERVAL_MS,
+  REPLICA_PRESENCE_INTERVAL_MS,
+  SCHEDULE_HEARTBEAT_MS,
+  SecretKeyringError,
+  THREAD_RUN_TTL_MS,
+  getReplicaId,
+  keyringFromEnvironment,
+} from "@axiom-lattice/core";
 import { z } from "zod";
 import {
   DEFAULT_AFFINITY_GRACE_MS,
@@ -61,6 +70,8 @@ export interface GatewayConfig {
   upstream: UpstreamPolicy;
   /** The hosts an assistant's model base URL may name; any when unset. */
   upstreamAllow?: UpstreamAllowList;
+  /** Seals stored secrets (provider keys): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
+  secrets: KeyringFromEnvironment;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -169,7 +180,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
     upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES },
     upstreamAllow: upstreamAllowList(e.AXIOM_UPSTREAM_ALLOW),
+    secrets: secretsConfig(env),
   };
+}
+
+/** The keyring for stored secrets; a malformed or (in production) missing key refuses to start. */
+export function secretsConfig(env: NodeJS.ProcessEnv = process.env): KeyringFromEnvironment {
+  try {
+    return keyringFromEnvironment(env);
+  } catch (error) {
+    if (error instanceof SecretKeyringError) throw new ConfigError("LATTICE_ENCRYPTION_KEY", error.message);
+    throw error;
+  }
 }
 
 function upstreamAllowList(raw: string | undefined): UpstreamAllowList | undefined {

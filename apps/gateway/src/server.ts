@@ -15,6 +15,7 @@ import { zodValidatorCompiler } from "./http/validation";
 import { registerApiReference } from "./openapi/apiReference";
 import { installRouteCatalog } from "./openapi/routeCatalog";
 import { assistantRoutes } from "./routes/assistants";
+import { modelProviderRoutes } from "./routes/modelProviders";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
@@ -89,6 +90,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute);
   await app.register(assistantRoutes);
+  await app.register(modelProviderRoutes);
   await app.register(projectRoutes);
   await app.register(roomRoutes);
   await app.register(taskRoutes);

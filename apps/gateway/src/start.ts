@@ -15,6 +15,12 @@ export interface RunningGateway {
 /** Starts a listening gateway and installs graceful SIGTERM/SIGINT handling. */
 export async function start(config: GatewayConfig = loadConfig()): Promise<RunningGateway> {
   const logger = createGatewayLogger(config);
+  if (config.secrets.development) {
+    logger.warn(
+      { phase: "startup", keyVersion: config.secrets.keyring.currentVersion },
+      "LATTICE_ENCRYPTION_KEY is not set: stored secrets are sealed with the public development key; set it outside development",
+    );
+  }
   const context = await createGatewayContext(config, logger);
   const app = await buildGateway(config, { context, logger });
   // Server first (stop accepting, finish responses), then the context (hand runs back, close the pool).

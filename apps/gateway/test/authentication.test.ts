@@ -48,6 +48,8 @@ beforeAll(async () => {
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant", name: "A" } })).statusCode).toBe(201);
   // An id only tenant A uses (B creates its own "a-assistant" in one of the cases).
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant-only", name: "A" } })).statusCode).toBe(201);
+  const provider = { id: "a-provider-only", kind: "openai", baseUrl: "https://secret-of-a.test/v1", apiKey: "sk-secret of A" };
+  expect((await send("POST", "/api/model-providers", { bearer: tokenA, body: provider })).statusCode).toBe(201);
   expect((await send("POST", "/api/threads", { bearer: tokenA, body: { thread_id: "a-thread", assistant_id: "a-assistant" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
@@ -99,6 +101,15 @@ const CASES: Record<string, RouteCase> = {
   },
   "PATCH /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", body: () => ({ name: "taken over" }), foreign: notFound },
   "DELETE /api/assistants/:id": { url: () => "/api/assistants/a-assistant-only", foreign: notFound },
+  "GET /api/model-providers": { url: () => "/api/model-providers", foreign: emptyList("providers") },
+  "GET /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
+  "POST /api/model-providers": {
+    url: () => "/api/model-providers",
+    body: () => ({ id: "b-provider", kind: "scripted" }),
+    foreign: (response) => expect(response.statusCode).toBe(201),
+  },
+  "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ apiKey: "sk-taken over" }), foreign: notFound },
+  "DELETE /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
   "GET /api/projects": { url: () => "/api/projects", foreign: emptyList("projects") },
   "GET /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
   "GET /api/projects/:id/bots": { url: () => "/api/projects/a-project-only/bots", foreign: notFound },

@@ -14,6 +14,18 @@ describe("lattice-gateway CLI", () => {
     expect(result.stderr).toContain("invalid configuration: PORT: must be a whole number");
   });
 
+  it("refuses to start under NODE_ENV=production without LATTICE_ENCRYPTION_KEY (exit code 2), and warns without it otherwise", async () => {
+    const refused = await execa("node", [cli], { env: { NODE_ENV: "production", PORT: "0" }, extendEnv: false, reject: false, timeout: 10_000 });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("invalid configuration: LATTICE_ENCRYPTION_KEY: must be set when NODE_ENV=production");
+    const development = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
+    expect(await development.stop()).toBe(0);
+    expect(development.stdout()).toMatch(/"level":40,[^\n]*LATTICE_ENCRYPTION_KEY is not set/);
+    const keyed = await startCli({ PORT: "0", LOG_LEVEL: "warn", NODE_ENV: "production", LATTICE_ENCRYPTION_KEY: `v1:${Buffer.alloc(32, 3).toString("base64")}` });
+    expect(await keyed.stop()).toBe(0);
+    expect(keyed.stdout()).not.toContain("LATTICE_ENCRYPTION_KEY");
+  });
+
   it("serves /health, then exits 0 on SIGTERM", async () => {
     const gateway = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
     const response = await fetch(`${gateway.url}/health`);

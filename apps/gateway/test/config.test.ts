@@ -105,4 +105,29 @@ describe("loadConfig", () => {
       expect(loadConfig({ AXIOM_CORS_ORIGINS: "https://app.test, http://localhost:5173" }).corsOrigins).toEqual(["https://app.test", "http://localhost:5173"]);
     });
   });
+
+  describe("LATTICE_ENCRYPTION_KEY", () => {
+    const KEY = Buffer.alloc(32, 7).toString("base64");
+
+    it("reads a versioned keyring, the first entry current; unset, the development key", () => {
+      expect(loadConfig({ LATTICE_ENCRYPTION_KEY: `v2:${KEY},v1:${Buffer.alloc(32, 1).toString("base64")}` }).secrets).toMatchObject({
+        development: false,
+        keyring: { currentVersion: "v2" },
+      });
+      expect(loadConfig({}).secrets).toMatchObject({ development: true, keyring: { currentVersion: "dev" } });
+    });
+
+    it.each([
+      [{ LATTICE_ENCRYPTION_KEY: "v1:short" }, /must be 32 bytes/],
+      [{ NODE_ENV: "production" }, /must be set when NODE_ENV=production/],
+    ])("refuses %j", (env, message) => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/^LATTICE_ENCRYPTION_KEY:/);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+
+    it("starts in production with a key", () => {
+      expect(loadConfig({ NODE_ENV: "production", LATTICE_ENCRYPTION_KEY: `v1:${KEY}` }).secrets.development).toBe(false);
+    });
+  });
 });

@@ -62,7 +62,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -77,6 +77,10 @@ describe("the README's examples, against the built CLI", () => {
 
   it("Projects: every curl answers 2xx", async () => {
     for (const script of curlExamples("Projects")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  it("Model providers: every curl answers 2xx, and no answer shows the key", async () => {
+    for (const script of curlExamples("Model providers")) expect(await expectEveryCallSucceeds(script, gateway)).not.toMatch(/"apiKey":"sk-/);
   });
 
   // The examples wait for the event stream and for runs: seconds, by design.

@@ -5,11 +5,13 @@ export {
   UnknownModelProviderError,
   createChatModel,
   getModelProvider,
+  isRegisteredModelProvider,
   registerModelProvider,
   type ChatModelFactory,
   type UpstreamPolicy,
 } from "./models/modelRegistry";
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
+export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool } from "./tools/toolRegistry";
 export { buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";

@@ -86,3 +86,5 @@ export {
 export { InMemoryProjectRoomStore } from "./rooms/inMemoryProjectRoomStore";
 export { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMessageStore";
 export { requireRoomId, validateAppendMessage, validateCreateRoom, validateMessagePage, validateRoomScope } from "./rooms/roomArguments";
+export * from "./secrets";
+export * from "./modelProviders";

@@ -5,6 +5,7 @@ export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
+export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
@@ -19,3 +20,4 @@ export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } f
 export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";
 export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
+export { columnsContaining } from "./secretScan";

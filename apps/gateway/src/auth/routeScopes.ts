@@ -10,6 +10,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /api/assistants": "write",
   "PATCH /api/assistants/:id": "write",
   "DELETE /api/assistants/:id": "write",
+  // Providers hold API keys and name the URLs the gateway calls: changing them is an admin's job.
+  "GET /api/model-providers": "read",
+  "GET /api/model-providers/:id": "read",
+  "POST /api/model-providers": "admin",
+  "PATCH /api/model-providers/:id": "admin",
+  "DELETE /api/model-providers/:id": "admin",
   "GET /api/projects": "read",
   "GET /api/projects/:id": "read",
   "GET /api/projects/:id/bots": "read",

@@ -88,7 +88,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const { replicaId } = config;
   const startedAt = new Date();
   const metrics = new GatewayMetrics();
-  const created = await createGatewayStores(config.databaseUrl, logger);
+  const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring);
   // Every component gets the counted stores, so each acquisition and append anywhere is seen.
   const stores: GatewayStores = { ...created, lease: observeLeaseStore(created.lease, metrics), outbox: observeOutboxStore(created.outbox, metrics) };
   const { outbox, queue } = stores;
@@ -117,6 +117,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     queue,
     leases: stores.lease,
     assistants: stores.assistants,
+    modelProviders: stores.modelProviders,
     threads: stores.threads,
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,

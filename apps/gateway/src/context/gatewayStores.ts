@@ -4,6 +4,7 @@ import {
   InMemoryAssistantStore,
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
+  InMemoryModelProviderStore,
   InMemoryOutboxStore,
   InMemoryProjectRoomMessageStore,
   InMemoryProjectRoomStore,
@@ -13,11 +14,13 @@ import {
   InMemoryThreadStore,
   MemoryScheduleStorage,
   type QueueWakeup,
+  type SecretKeyring,
 } from "@axiom-lattice/core";
 import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import type {
   AssistantStore,
   LeaseStore,
+  ModelProviderStore,
   OutboxStore,
   ProjectRoomMessageStore,
   ProjectRoomStore,
@@ -42,6 +45,8 @@ export interface GatewayStores {
   queue: IMessageQueueStore;
   threads: ThreadStore;
   assistants: AssistantStore;
+  /** The tenants' model provider catalogs (API keys sealed at rest). */
+  modelProviders: ModelProviderStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
   /** Rooms of projects and their messages. */
@@ -59,9 +64,9 @@ export interface GatewayStores {
 
 /**
  * PostgreSQL stores on one pool when `databaseUrl` is set (migrated and with LangGraph's checkpoint
- * tables set up before this returns), fresh in-memory stores otherwise.
+ * tables set up before this returns), fresh in-memory stores otherwise. `keyring` seals stored secrets.
  */
-export async function createGatewayStores(databaseUrl: string | undefined, logger: Logger): Promise<GatewayStores> {
+export async function createGatewayStores(databaseUrl: string | undefined, logger: Logger, keyring: SecretKeyring): Promise<GatewayStores> {
   if (!databaseUrl) {
     const projects = new InMemoryProjectStore();
     const rooms = new InMemoryProjectRoomStore(projects);
@@ -73,6 +78,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
+      modelProviders: new InMemoryModelProviderStore(),
       projects,
       rooms,
       roomMessages: new InMemoryProjectRoomMessageStore(rooms),
@@ -84,7 +90,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     };
   }
 
-  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" }, logger });
+  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" }, logger, keyring });
   // Replicas starting together take turns on the migration lock: the first applies, the others find
   // nothing left to do. Logged, so an operator (and the e2e suite) sees which replica did the work.
   logger.info({ phase: "startup", appliedMigrations: pg.appliedMigrations }, "database schema ready");
@@ -109,6 +115,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     queue: pg.threadMessageQueue,
     threads: pg.thread,
     assistants: pg.assistant,
+    modelProviders: pg.modelProvider,
     projects: pg.project,
     rooms: pg.projectRoom,
     roomMessages: pg.projectRoomMessage,

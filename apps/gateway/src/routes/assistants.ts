@@ -1,4 +1,4 @@
-import { checkAssistantReferences } from "@axiom-lattice/agent";
+import { checkAssistantReferences, isRegisteredModelProvider } from "@axiom-lattice/agent";
 import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -10,7 +10,11 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 
 const modelSchema = z.strictObject({
-  provider: z.string().min(1).max(64).describe('Model provider: "scripted" (built in, deterministic) or "openai" (any OpenAI-compatible API)'),
+  provider: z
+    .string()
+    .min(1)
+    .max(128)
+    .describe('Model provider: "scripted" (built in, deterministic), "openai" (any OpenAI-compatible API) or the id of one of the tenant\'s model providers'),
   model: z.string().min(1).max(256).optional(),
   baseUrl: z.url().max(2048).optional().describe("http or https only; with AXIOM_UPSTREAM_ALLOW set, its host must be listed"),
   apiKey: z.string().min(1).max(4096).optional(),
@@ -48,10 +52,19 @@ const REFERENCE_CODES = ["UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
   const { stores, config } = gatewayContextOf(app);
-  const { assistants } = stores;
-  /** Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written. */
-  const checkReferences = ({ model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
-    checkAssistantReferences({ model: model ?? { provider: "scripted" }, tools: tools ?? [] });
+  const { assistants, modelProviders } = stores;
+  /**
+   * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
+   * A provider is built in, or one of the tenant's catalog providers (which stands for its kind).
+   */
+  const checkReferences = async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
+    let provider = model?.provider ?? "scripted";
+    if (!isRegisteredModelProvider(provider)) {
+      const catalogued = await modelProviders.getProvider(tenantId, provider);
+      if (!catalogued) throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${provider}": neither built in nor one of the tenant's model providers`);
+      provider = catalogued.kind;
+    }
+    checkAssistantReferences({ model: { provider }, tools: tools ?? [] });
     if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
   };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);
@@ -68,7 +81,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      checkReferences(request.body);
+      await checkReferences(tenantOf(request), request.body);
       const assistant = await assistants.createAssistant(tenantOf(request), request.body);
       return reply.status(201).send(redact(assistant));
     },
@@ -102,7 +115,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      checkReferences(request.body);
+      await checkReferences(tenantOf(request), request.body);
       const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, request.body);
       if (!assistant) throw notFound(request.params.id);
       return redact(assistant);

@@ -33,6 +33,11 @@ export function registerModelProvider(provider: string, factory: ChatModelFactor
   providers.set(provider, factory);
 }
 
+/** Whether `provider` names a registered (built-in) factory rather than a tenant's catalog entry. */
+export function isRegisteredModelProvider(provider: string): boolean {
+  return providers.has(provider);
+}
+
 /** The factory registered for `provider`; throws `UnknownModelProviderError` when there is none. */
 export function getModelProvider(provider: string): ChatModelFactory {
   const factory = providers.get(provider);

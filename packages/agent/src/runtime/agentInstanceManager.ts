@@ -23,6 +23,7 @@ import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
 import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
+import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
@@ -35,6 +36,8 @@ export interface AgentRuntimeOptions {
   leases?: LeaseStore;
   /** Default: the registered `assistant` store. */
   assistants?: Pick<AssistantStore, "getAssistant">;
+  /** The tenants' model provider catalog, read at every run. Absent: assistants use registered providers only. */
+  modelProviders?: ModelProviderCatalog;
   /** Where {@link AgentInstanceManager.deleteThread} deletes thread records. Default: the registered `thread` store. */
   threads?: Pick<ThreadStore, "deleteThread">;
   /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
@@ -86,6 +89,7 @@ export class AgentInstanceManager {
       queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
       leases: options.leases ?? getStoreLattice("default", "lease"),
       assistants: options.assistants ?? getStoreLattice("default", "assistant"),
+      modelProviders: options.modelProviders,
       // The registry types checkpointers loosely (protocols has no LangGraph dependency).
       checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),

@@ -12,6 +12,7 @@ import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
+import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
@@ -23,6 +24,8 @@ export interface RuntimeContext {
   queue: IMessageQueueStore;
   leases: LeaseStore;
   assistants: Pick<AssistantStore, "getAssistant">;
+  /** The tenants' model providers, which assistants may name. Absent: only registered providers. */
+  modelProviders?: ModelProviderCatalog;
   checkpointer: BaseCheckpointSaver;
   wakeup: QueueWakeup;
   buffers: ChunkBuffers;
@@ -56,7 +59,8 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
-  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools, context.upstream);
+  const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
+  return buildAssistantGraph({ ...assistant, model }, context.checkpointer, runtimeTools, context.upstream);
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

@@ -1,7 +1,8 @@
-import type { Logger } from "@axiom-lattice/core";
+import { type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { Pool, type PoolConfig } from "pg";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
+import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
@@ -22,6 +23,8 @@ export interface PgStoreConfigOptions {
   queueCapacity?: number;
   /** Where the stores' LISTEN connections report trouble; default: the process-wide logger. */
   logger?: Logger;
+  /** Seals stored secrets (model provider keys); default: the public development key. */
+  keyring?: SecretKeyring;
 }
 
 /** Every PostgreSQL store of a replica, on one shared pool. */
@@ -37,6 +40,8 @@ export interface PgStoreConfig {
   schedule: PostgreSQLScheduleStorage;
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
+  /** The tenants' model provider catalogs, keys sealed with the given keyring. */
+  modelProvider: PostgreSQLModelProviderStore;
   project: PostgreSQLProjectStore;
   projectRoom: PostgreSQLProjectRoomStore;
   projectRoomMessage: PostgreSQLProjectRoomMessageStore;
@@ -68,6 +73,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore(shared),
+      modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring: options.keyring ?? SecretKeyring.development() }),
       project: new PostgreSQLProjectStore(shared),
       projectRoom: new PostgreSQLProjectRoomStore(shared),
       projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),

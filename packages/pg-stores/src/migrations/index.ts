@@ -11,6 +11,7 @@ import { tasksMigration } from "./191_tasks";
 import { projectsMigration } from "./192_projects";
 import { taskScanMigration } from "./193_task_scan";
 import { projectRoomsMigration } from "./194_project_rooms";
+import { modelProvidersMigration } from "./195_model_providers";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -28,4 +29,5 @@ export const allMigrations: readonly Migration[] = [
   projectsMigration,
   taskScanMigration,
   projectRoomsMigration,
+  modelProvidersMigration,
 ];

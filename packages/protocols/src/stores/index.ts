@@ -9,3 +9,4 @@ export * from "./mcp";
 export * from "./messageQueue";
 export * from "./replicaPresence";
 export * from "./project";
+export * from "./modelProvider";

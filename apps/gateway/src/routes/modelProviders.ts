@@ -1,0 +1,114 @@
+import { isRegisteredModelProvider } from "@axiom-lattice/agent";
+import { MODEL_PROVIDER_KINDS } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { checkUpstreamUrl } from "../http/upstreamUrl";
+import { HttpError } from "../http/errors";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { idParams, idSchema, noContent } from "./ids";
+
+const baseUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).describe("The API's base URL, http or https; absent: the kind's default endpoint");
+const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
+
+const createSchema = z.strictObject({
+  id: idSchema.describe('Unique within the tenant; assistants name it in `model.provider`. Not a built-in ("scripted", "openai")'),
+  kind: z.enum(MODEL_PROVIDER_KINDS).describe('"openai": any OpenAI-compatible API; "scripted": the built-in deterministic model'),
+  baseUrl: baseUrlSchema.optional(),
+  models: z.array(z.string().min(1).max(256)).max(100).optional().describe("Models it offers; the first is the default"),
+  apiKey: apiKeySchema.optional(),
+});
+
+const updateSchema = z.strictObject({
+  kind: createSchema.shape.kind.optional(),
+  baseUrl: baseUrlSchema.nullable().optional().describe("null removes it"),
+  models: createSchema.shape.models,
+  apiKey: apiKeySchema.nullable().optional().describe("null removes it"),
+});
+
+const providerView = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  kind: z.enum(MODEL_PROVIDER_KINDS),
+  baseUrl: z.string().optional(),
+  models: z.array(z.string()),
+  hasApiKey: z.boolean().describe("Whether a key is set; the key itself is never returned"),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+const tags = ["model providers"];
+
+/** The tenant's model provider catalog. Keys are write-only. */
+export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { stores, config } = gatewayContextOf(app);
+  const { modelProviders } = stores;
+  // A provider's base URL is where runs send the key: held to the same allow-list as an assistant's.
+  const checkBaseUrl = (baseUrl: string | null | undefined) => {
+    if (typeof baseUrl === "string") checkUpstreamUrl(baseUrl, config.upstreamAllow);
+  };
+  const notFound = (id: string) => new HttpError("NOT_FOUND", `Model provider ${id} not found`);
+
+  app.post(
+    "/api/model-providers",
+    {
+      schema: {
+        tags,
+        summary: "Add a model provider",
+        body: createSchema,
+        response: { 201: providerView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS", "BASE_URL_NOT_ALLOWED") },
+      },
+    },
+    async (request, reply) => {
+      // A catalog entry named like a built-in would be shadowed by it in every assistant.
+      if (isRegisteredModelProvider(request.body.id)) throw new HttpError("ALREADY_EXISTS", `"${request.body.id}" is a built-in model provider`);
+      checkBaseUrl(request.body.baseUrl);
+      return reply.status(201).send(await modelProviders.createProvider(tenantOf(request), request.body));
+    },
+  );
+
+  app.get(
+    "/api/model-providers",
+    { schema: { tags, summary: "List the tenant's model providers", response: { 200: z.object({ providers: z.array(providerView) }), ...apiErrors() } } },
+    async (request) => ({ providers: await modelProviders.listProviders(tenantOf(request)) }),
+  );
+
+  app.get(
+    "/api/model-providers/:id",
+    { schema: { tags, summary: "Read a model provider", params: idParams, response: { 200: providerView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request) => {
+      const provider = await modelProviders.getProvider(tenantOf(request), request.params.id);
+      if (!provider) throw notFound(request.params.id);
+      return provider;
+    },
+  );
+
+  app.patch(
+    "/api/model-providers/:id",
+    {
+      schema: {
+        tags,
+        summary: "Change a model provider (the fields given)",
+        params: idParams,
+        body: updateSchema,
+        response: { 200: providerView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "BASE_URL_NOT_ALLOWED") },
+      },
+    },
+    async (request) => {
+      checkBaseUrl(request.body.baseUrl);
+      const provider = await modelProviders.updateProvider(tenantOf(request), request.params.id, request.body);
+      if (!provider) throw notFound(request.params.id);
+      return provider;
+    },
+  );
+
+  app.delete(
+    "/api/model-providers/:id",
+    { schema: { tags, summary: "Remove a model provider", params: idParams, response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request, reply) => {
+      if (!(await modelProviders.deleteProvider(tenantOf(request), request.params.id))) throw notFound(request.params.id);
+      return reply.status(204).send();
+    },
+  );
+};

@@ -1,0 +1,76 @@
+import {
+  type CreateModelProviderRequest,
+  MODEL_PROVIDER_KINDS,
+  type ModelProviderKind,
+  type UpdateModelProviderRequest,
+} from "@axiom-lattice/protocols";
+import { StoreArgumentError, optionalText, requireObject, requireText } from "../stores/storeArguments";
+
+// Checks shared by every ModelProviderStore, so bad input is refused alike and before any write.
+
+export interface ValidModelProvider {
+  id: string;
+  kind: ModelProviderKind;
+  baseUrl?: string;
+  models: string[];
+  apiKey?: string;
+}
+
+/** `null` removes an optional field; absent keeps it. */
+export interface ValidModelProviderUpdate {
+  kind?: ModelProviderKind;
+  baseUrl?: string | null;
+  models?: string[];
+  apiKey?: string | null;
+}
+
+function validateKind(kind: unknown): ModelProviderKind {
+  if (!MODEL_PROVIDER_KINDS.includes(kind as ModelProviderKind)) {
+    throw new StoreArgumentError(`Model provider kind must be one of ${MODEL_PROVIDER_KINDS.join(", ")}, got ${String(kind)}`);
+  }
+  return kind as ModelProviderKind;
+}
+
+/** Only `http`/`https`: a provider's URL is fetched by the gateway, never a file or a script. */
+export function validateModelBaseUrl(baseUrl: unknown, what = "Model provider baseUrl"): string {
+  const text = requireText(baseUrl, what);
+  let protocol: string;
+  try {
+    protocol = new URL(text).protocol;
+  } catch {
+    throw new StoreArgumentError(`${what} must be an absolute URL`);
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new StoreArgumentError(`${what} must be an http or https URL, got ${protocol}`);
+  return text;
+}
+
+function validateModels(models: unknown): string[] {
+  if (!Array.isArray(models)) throw new StoreArgumentError("Model provider models must be an array of model names");
+  return models.map((model) => requireText(model, "Model provider model name"));
+}
+
+export function validateCreateModelProvider(request: CreateModelProviderRequest): ValidModelProvider {
+  const checked = requireObject(request, "Model provider");
+  const valid: ValidModelProvider = {
+    id: requireText(checked.id, "Model provider id"),
+    kind: validateKind(checked.kind),
+    models: validateModels(checked.models ?? []),
+  };
+  if (checked.baseUrl !== undefined) valid.baseUrl = validateModelBaseUrl(checked.baseUrl);
+  const apiKey = optionalText(checked.apiKey, "Model provider apiKey");
+  if (apiKey !== undefined) valid.apiKey = apiKey;
+  return valid;
+}
+
+export function validateUpdateModelProvider(request: UpdateModelProviderRequest): ValidModelProviderUpdate {
+  const checked = requireObject(request, "Model provider update");
+  const update: ValidModelProviderUpdate = {};
+  if (checked.kind !== undefined) update.kind = validateKind(checked.kind);
+  if (checked.baseUrl !== undefined) update.baseUrl = checked.baseUrl === null ? null : validateModelBaseUrl(checked.baseUrl);
+  if (checked.models !== undefined) update.models = validateModels(checked.models);
+  if (checked.apiKey !== undefined) update.apiKey = checked.apiKey === null ? null : requireText(checked.apiKey, "Model provider apiKey");
+  return update;
+}
+
+/** Model provider ids name the provider in assistants' `model.provider`. */
+export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");

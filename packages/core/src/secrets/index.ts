@@ -1,0 +1,8 @@
+export {
+  DEVELOPMENT_KEY_VERSION,
+  SecretDecryptionError,
+  SecretKeyring,
+  SecretKeyringError,
+  keyringFromEnvironment,
+  type KeyringFromEnvironment,
+} from "./secretKeyring";

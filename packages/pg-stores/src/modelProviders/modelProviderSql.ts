@@ -1,0 +1,42 @@
+// Every statement names its tenant: rows are keyed by (tenant_id, id).
+
+const COLUMNS = "tenant_id, id, kind, base_url, models, api_key_sealed, created_at, updated_at";
+
+/** No row when the tenant already has a provider with this id. */
+export const INSERT_MODEL_PROVIDER = `
+  INSERT INTO lattice_model_providers (tenant_id, id, kind, base_url, models, api_key_sealed, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5::text[], $6, now(), now())
+  ON CONFLICT (tenant_id, id) DO NOTHING
+  RETURNING ${COLUMNS}`;
+
+export const GET_MODEL_PROVIDER = `
+  SELECT ${COLUMNS}
+    FROM lattice_model_providers
+   WHERE tenant_id = $1
+     AND id = $2`;
+
+export const LIST_MODEL_PROVIDERS = `
+  SELECT ${COLUMNS}
+    FROM lattice_model_providers
+   WHERE tenant_id = $1
+   ORDER BY created_at, id`;
+
+/**
+ * A NULL kind or models keeps the column. Base URL and key take a flag each, since NULL is also
+ * what removes them: $4/$6 say whether to set the column to $5/$7.
+ */
+export const UPDATE_MODEL_PROVIDER = `
+  UPDATE lattice_model_providers
+     SET kind = COALESCE($3, kind),
+         base_url = CASE WHEN $4::boolean THEN $5 ELSE base_url END,
+         api_key_sealed = CASE WHEN $6::boolean THEN $7 ELSE api_key_sealed END,
+         models = COALESCE($8::text[], models),
+         updated_at = now()
+   WHERE tenant_id = $1
+     AND id = $2
+  RETURNING ${COLUMNS}`;
+
+export const DELETE_MODEL_PROVIDER = `
+  DELETE FROM lattice_model_providers
+   WHERE tenant_id = $1
+     AND id = $2`;

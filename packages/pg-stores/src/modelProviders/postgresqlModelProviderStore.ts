@@ -1,0 +1,117 @@
+import {
+  RecordExistsError,
+  type SecretKeyring,
+  requireModelProviderId,
+  requireTenantId,
+  validateCreateModelProvider,
+  validateUpdateModelProvider,
+} from "@axiom-lattice/core";
+import type {
+  CreateModelProviderRequest,
+  ModelProvider,
+  ModelProviderCredentials,
+  ModelProviderKind,
+  ModelProviderStore,
+  UpdateModelProviderRequest,
+} from "@axiom-lattice/protocols";
+import { PgStore } from "../db/pgStore";
+import type { PgStoreOptions } from "../db/pool";
+import { DELETE_MODEL_PROVIDER, GET_MODEL_PROVIDER, INSERT_MODEL_PROVIDER, LIST_MODEL_PROVIDERS, UPDATE_MODEL_PROVIDER } from "./modelProviderSql";
+
+interface ModelProviderRow {
+  tenant_id: string;
+  id: string;
+  kind: ModelProviderKind;
+  base_url: string | null;
+  models: string[];
+  api_key_sealed: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface PostgreSQLModelProviderStoreOptions extends PgStoreOptions {
+  /** Seals API keys before they are written and opens them when a run reads them. */
+  keyring: SecretKeyring;
+}
+
+/** {@link ModelProviderStore} on `lattice_model_providers`; API keys are stored sealed only. */
+export class PostgreSQLModelProviderStore extends PgStore implements ModelProviderStore {
+  private readonly keyring: SecretKeyring;
+
+  constructor(options: PostgreSQLModelProviderStoreOptions) {
+    super(options);
+    this.keyring = options.keyring;
+  }
+
+  async createProvider(tenantId: string, request: CreateModelProviderRequest): Promise<ModelProvider> {
+    const tenant = requireTenantId(tenantId);
+    const valid = validateCreateModelProvider(request);
+    const [row] = await this.rows(INSERT_MODEL_PROVIDER, [
+      tenant,
+      valid.id,
+      valid.kind,
+      valid.baseUrl ?? null,
+      valid.models,
+      valid.apiKey === undefined ? null : this.keyring.seal(valid.apiKey),
+    ]);
+    if (!row) throw new RecordExistsError("model provider", tenant, valid.id);
+    return this.view(row);
+  }
+
+  async getProvider(tenantId: string, providerId: string): Promise<ModelProvider | null> {
+    const [row] = await this.rows(GET_MODEL_PROVIDER, [requireTenantId(tenantId), requireModelProviderId(providerId)]);
+    return row ? this.view(row) : null;
+  }
+
+  async listProviders(tenantId: string): Promise<ModelProvider[]> {
+    return (await this.rows(LIST_MODEL_PROVIDERS, [requireTenantId(tenantId)])).map((row) => this.view(row));
+  }
+
+  async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {
+    const key = [requireTenantId(tenantId), requireModelProviderId(providerId)];
+    const update = validateUpdateModelProvider(request);
+    const [row] = await this.rows(UPDATE_MODEL_PROVIDER, [
+      ...key,
+      update.kind ?? null,
+      update.baseUrl !== undefined,
+      update.baseUrl ?? null,
+      update.apiKey !== undefined,
+      typeof update.apiKey === "string" ? this.keyring.seal(update.apiKey) : null,
+      update.models ?? null,
+    ]);
+    return row ? this.view(row) : null;
+  }
+
+  async deleteProvider(tenantId: string, providerId: string): Promise<boolean> {
+    const params = [requireTenantId(tenantId), requireModelProviderId(providerId)];
+    await this.initialize();
+    return (await this.pool.query(DELETE_MODEL_PROVIDER, params)).rowCount === 1;
+  }
+
+  async getProviderCredentials(tenantId: string, providerId: string): Promise<ModelProviderCredentials | null> {
+    const [row] = await this.rows(GET_MODEL_PROVIDER, [requireTenantId(tenantId), requireModelProviderId(providerId)]);
+    if (!row) return null;
+    return { ...this.withoutKey(row), ...(row.api_key_sealed === null ? {} : { apiKey: this.keyring.open(row.api_key_sealed) }) };
+  }
+
+  private view(row: ModelProviderRow): ModelProvider {
+    return { ...this.withoutKey(row), hasApiKey: row.api_key_sealed !== null };
+  }
+
+  private withoutKey(row: ModelProviderRow): Omit<ModelProviderCredentials, "apiKey"> {
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      kind: row.kind,
+      ...(row.base_url === null ? {} : { baseUrl: row.base_url }),
+      models: row.models,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  private async rows(sql: string, params: unknown[]): Promise<ModelProviderRow[]> {
+    await this.initialize();
+    return (await this.pool.query<ModelProviderRow>(sql, params)).rows;
+  }
+}

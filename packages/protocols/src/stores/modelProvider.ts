@@ -1,0 +1,53 @@
+/** What speaks to a provider's models: `openai` is any OpenAI-compatible API, `scripted` the built-in deterministic model. */
+export type ModelProviderKind = "openai" | "scripted";
+
+export const MODEL_PROVIDER_KINDS: readonly ModelProviderKind[] = ["openai", "scripted"];
+
+/**
+ * A tenant's model provider, as answers show it: the API key is write-only, so only whether one is
+ * set is ever read back.
+ */
+export interface ModelProvider {
+  id: string;
+  tenantId: string;
+  kind: ModelProviderKind;
+  /** The API's base URL (`http`/`https`); absent: the kind's default endpoint. */
+  baseUrl?: string;
+  /** The models it offers; the first is the default of assistants that name none. */
+  models: string[];
+  hasApiKey: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A provider with its API key in clear: for building a run's model, never for an answer or a log. */
+export interface ModelProviderCredentials extends Omit<ModelProvider, "hasApiKey"> {
+  apiKey?: string;
+}
+
+export interface CreateModelProviderRequest {
+  id: string;
+  kind: ModelProviderKind;
+  baseUrl?: string;
+  models?: string[];
+  apiKey?: string;
+}
+
+/** The fields given change; `baseUrl: null` / `apiKey: null` remove them. */
+export interface UpdateModelProviderRequest {
+  kind?: ModelProviderKind;
+  baseUrl?: string | null;
+  models?: string[];
+  apiKey?: string | null;
+}
+
+/** The per-tenant catalog of model providers. Implementations keep API keys sealed at rest. */
+export interface ModelProviderStore {
+  createProvider(tenantId: string, request: CreateModelProviderRequest): Promise<ModelProvider>;
+  getProvider(tenantId: string, providerId: string): Promise<ModelProvider | null>;
+  listProviders(tenantId: string): Promise<ModelProvider[]>;
+  updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null>;
+  deleteProvider(tenantId: string, providerId: string): Promise<boolean>;
+  /** The provider with its key opened, read when a run builds its model. */
+  getProviderCredentials(tenantId: string, providerId: string): Promise<ModelProviderCredentials | null>;
+}

@@ -1,0 +1,104 @@
+import type { CreateModelProviderRequest, ModelProviderStore } from "@axiom-lattice/protocols";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
+
+const request = (id: string): CreateModelProviderRequest => ({
+  id,
+  kind: "openai",
+  baseUrl: "https://llm.example.test/v1",
+  models: ["small", "large"],
+  apiKey: "sk-contract-secret",
+});
+
+/**
+ * The {@link ModelProviderStore} contract. Every implementation runs this same suite, so their
+ * semantics cannot drift. `makeStore` may return the same store for every call.
+ */
+export function modelProviderStoreContract(name: string, makeStore: () => Promise<ModelProviderStore>): void {
+  describe(`ModelProviderStore contract: ${name}`, () => {
+    let store: ModelProviderStore;
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    it("creates a provider and reads it back without its key; the credentials read carries the key", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createProvider(tenant, request("p1"));
+      const { apiKey: _key, ...visible } = request("p1");
+      expect(created).toEqual({ ...visible, tenantId: tenant, hasApiKey: true, createdAt: expect.any(Date), updatedAt: expect.any(Date) });
+      expect(JSON.stringify(created)).not.toContain("sk-contract-secret");
+      expect(await store.getProvider(tenant, "p1")).toEqual(created);
+      const { hasApiKey: _has, ...withoutFlag } = created;
+      expect(await store.getProviderCredentials(tenant, "p1")).toEqual({ ...withoutFlag, apiKey: "sk-contract-secret" });
+      const minimal = await store.createProvider(tenant, { id: "p2", kind: "scripted" });
+      expect(minimal).toMatchObject({ id: "p2", kind: "scripted", models: [], hasApiKey: false });
+      expect(minimal.baseUrl).toBeUndefined();
+      expect(await store.getProviderCredentials(tenant, "p2")).not.toHaveProperty("apiKey");
+      expect((await store.listProviders(tenant)).map((provider) => provider.id)).toEqual(["p1", "p2"]);
+    });
+
+    it("updates the fields given: null removes the base URL or the key, a new key replaces the old", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createProvider(tenant, request("p"));
+      const renamed = await store.updateProvider(tenant, "p", { models: ["only"] });
+      expect(renamed).toMatchObject({ models: ["only"], baseUrl: "https://llm.example.test/v1", hasApiKey: true });
+      expect(renamed!.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
+      await store.updateProvider(tenant, "p", { apiKey: "sk-replaced" });
+      expect((await store.getProviderCredentials(tenant, "p"))?.apiKey).toBe("sk-replaced");
+      const cleared = await store.updateProvider(tenant, "p", { apiKey: null, baseUrl: null });
+      expect(cleared).toMatchObject({ hasApiKey: false, models: ["only"] });
+      expect(cleared).not.toHaveProperty("baseUrl");
+      expect(await store.getProviderCredentials(tenant, "p")).not.toHaveProperty("apiKey");
+      expect(await store.updateProvider(tenant, "missing", { models: [] })).toBeNull();
+    });
+
+    it("refuses an id the tenant already uses, also when racers use it at once", async () => {
+      const tenant = fresh("tenant");
+      await store.createProvider(tenant, request("same"));
+      await expect(store.createProvider(tenant, { ...request("same"), apiKey: "sk-other" })).rejects.toMatchObject({ code: "ALREADY_EXISTS", kind: "model provider" });
+      expect((await store.getProviderCredentials(tenant, "same"))?.apiKey).toBe("sk-contract-secret");
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => store.createProvider(tenant, request("raced"))));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    });
+
+    it("isolates tenants", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.createProvider(a, request("shared"));
+      expect(await store.getProvider(b, "shared")).toBeNull();
+      expect(await store.getProviderCredentials(b, "shared")).toBeNull();
+      expect(await store.listProviders(b)).toEqual([]);
+      expect(await store.updateProvider(b, "shared", { apiKey: "sk-hijack" })).toBeNull();
+      expect(await store.deleteProvider(b, "shared")).toBe(false);
+      expect((await store.getProviderCredentials(a, "shared"))?.apiKey).toBe("sk-contract-secret");
+    });
+
+    it("deletes a provider once", async () => {
+      const tenant = fresh("tenant");
+      await store.createProvider(tenant, request("gone"));
+      expect(await store.deleteProvider(tenant, "gone")).toBe(true);
+      expect(await store.deleteProvider(tenant, "gone")).toBe(false);
+      expect(await store.getProvider(tenant, "gone")).toBeNull();
+    });
+
+    it("refuses bad arguments before writing anything", async () => {
+      const tenant = fresh("tenant");
+      const refused = [
+        { ...request("x"), kind: "mystery" },
+        { ...request("x"), baseUrl: "javascript:alert(1)" },
+        { ...request("x"), baseUrl: "file:///etc/passwd" },
+        { ...request("x"), baseUrl: "not a url" },
+        { ...request("x"), models: [""] },
+        { ...request("x"), apiKey: "" },
+        { ...request("x"), id: "" },
+      ];
+      for (const bad of refused) {
+        await expect(store.createProvider(tenant, bad as CreateModelProviderRequest), JSON.stringify(bad)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      }
+      expect(await store.listProviders(tenant)).toEqual([]);
+      await store.createProvider(tenant, request("kept"));
+      await expect(store.updateProvider(tenant, "kept", { baseUrl: "ftp://files.test" })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect((await store.getProvider(tenant, "kept"))?.baseUrl).toBe("https://llm.example.test/v1");
+      await expect(store.getProvider("", "kept")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+  });
+}
