@@ -9,6 +9,7 @@ export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxS
 export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./queue/threadMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
+export { PostgreSQLMcpServerConfigStore } from "./mcp/postgresqlMcpServerConfigStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";
 export { PostgreSQLProjectRoomMessageStore } from "./rooms/postgresqlProjectRoomMessageStore";

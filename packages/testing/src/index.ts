@@ -5,6 +5,7 @@ export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
+export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";

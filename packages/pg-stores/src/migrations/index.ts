@@ -11,6 +11,7 @@ import { tasksMigration } from "./191_tasks";
 import { projectsMigration } from "./192_projects";
 import { taskScanMigration } from "./193_task_scan";
 import { projectRoomsMigration } from "./194_project_rooms";
+import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -28,4 +29,5 @@ export const allMigrations: readonly Migration[] = [
   projectsMigration,
   taskScanMigration,
   projectRoomsMigration,
+  mcpServerConfigsMigration,
 ];
