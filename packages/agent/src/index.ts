@@ -9,7 +9,7 @@ export {
   type ChatModelFactory,
 } from "./models/modelRegistry";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
-export { UnknownToolError, registerTool } from "./tools/toolRegistry";
+export { UnknownToolError, registerTool, type TenantToolSource } from "./tools/toolRegistry";
 export { buildAssistantGraph, type AssistantGraph } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export type { PlainMessage } from "./graph/plainMessage";

@@ -44,18 +44,20 @@ export type AssistantGraph = ReturnType<typeof buildReactGraph>;
 
 /**
  * The graph of a stored assistant: its model, its tools (resolved by name) and its system prompt.
- * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has.
+ * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has;
+ * `tenantTools` are the assistant's tenant's own (its MCP servers' tools), which it may list.
  */
 export function buildAssistantGraph(
   assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">,
   checkpointer: BaseCheckpointSaver,
   runtimeTools: StructuredToolInterface[] = [],
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): AssistantGraph {
   const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeTools.map((tool) => tool.name)]);
   return buildReactGraph(
     {
       model: createChatModel(assistant.model),
-      tools: [...resolveTools(assistant.tools.filter((name) => !builtIn.has(name))), ...runtimeTools],
+      tools: [...resolveTools(assistant.tools.filter((name) => !builtIn.has(name)), tenantTools), ...runtimeTools],
       systemPrompt: assistant.systemPrompt,
     },
     checkpointer,

@@ -23,6 +23,7 @@ import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
 import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
+import type { TenantToolSource } from "../tools/toolRegistry";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import { DEFAULT_MAX_CONCURRENT_RUNS, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
@@ -63,6 +64,8 @@ export interface AgentRuntimeOptions {
   observer?: LatticeObserver;
   /** Tasks: gives every assistant the `task` tool and settles the runs of tasks. Default: no tasks. */
   tasks?: TaskRuntimeOptions;
+  /** Each tenant's own tools (its MCP servers'), looked up when a run builds its graph. Default: none. */
+  tenantTools?: TenantToolSource;
 }
 
 
@@ -96,6 +99,7 @@ export class AgentInstanceManager {
       observer: options.observer ?? NO_OBSERVER,
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       tasks: options.tasks,
+      tenantTools: options.tenantTools,
       wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
     };

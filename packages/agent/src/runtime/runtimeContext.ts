@@ -16,6 +16,7 @@ import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
+import type { TenantToolSource } from "../tools/toolRegistry";
 
 /** What the agents and thread processors of one manager share. */
 export interface RuntimeContext {
@@ -37,6 +38,8 @@ export interface RuntimeContext {
   runSlots: RunSlots;
   /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
   tasks?: TaskRuntimeOptions;
+  /** Each tenant's own tools (its MCP servers'), which its assistants may list. Absent: none. */
+  tenantTools?: TenantToolSource;
   /** Gets a thread's queue processed: this replica's processor at once, the peers by wake-up. */
   wake(scope: ThreadRunScope): Promise<void>;
   /** True once the manager shuts down: no new runs start. */
@@ -53,7 +56,7 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
-  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools);
+  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools, context.tenantTools?.(scope.tenantId));
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.
