@@ -76,6 +76,18 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
       expect(await store.delete(tenant, "k")).toBe(false);
     });
 
+    it("lists the connected configurations of every tenant", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.create(a, { ...stdio("on"), status: "connected" });
+      await store.create(a, stdio("off"));
+      await store.create(b, { ...http("on"), status: "connected" });
+      await store.create(b, { ...http("failed"), status: "error" });
+      const connected = (await store.listConnected()).filter((entry) => entry.tenantId === a || entry.tenantId === b);
+      expect(connected.map((entry) => `${entry.tenantId === a ? "a" : "b"}/${entry.key}`).sort()).toEqual(["a/on", "b/on"]);
+      await store.update(a, "on", { status: "disconnected" });
+      expect((await store.listConnected()).some((entry) => entry.tenantId === a)).toBe(false);
+    });
+
     it.each<[string, (store: McpServerConfigStore, tenant: string) => Promise<unknown>]>([
       ["an empty tenant", (s) => s.create("", stdio("x"))],
       ["a key with a double underscore", (s, t) => s.create(t, stdio("a__b"))],

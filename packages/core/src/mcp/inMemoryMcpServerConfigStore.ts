@@ -43,6 +43,10 @@ export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
     return this.tenants.get(requireTenantId(tenantId))?.delete(requireMcpServerKey(key)) ?? false;
   }
 
+  async listConnected(): Promise<McpServerConfigEntry[]> {
+    return [...this.tenants.values()].flatMap((entries) => [...entries.values()].filter((entry) => entry.status === "connected").map(copy));
+  }
+
   private find(tenantId: string, key: string): McpServerConfigEntry | undefined {
     return this.tenants.get(requireTenantId(tenantId))?.get(requireMcpServerKey(key));
   }

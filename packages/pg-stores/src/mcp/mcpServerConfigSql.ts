@@ -21,6 +21,12 @@ export const LIST_MCP_SERVER_CONFIGS = `
    WHERE tenant_id = $1
    ORDER BY created_at, key`;
 
+export const LIST_CONNECTED_MCP_SERVER_CONFIGS = `
+  SELECT ${COLUMNS}
+    FROM lattice_mcp_server_configs
+   WHERE status = 'connected'
+   ORDER BY tenant_id, created_at, key`;
+
 /** A NULL parameter keeps the column as it is. */
 export const UPDATE_MCP_SERVER_CONFIG = `
   UPDATE lattice_mcp_server_configs

@@ -8,7 +8,7 @@ import type {
   UpdateMcpServerConfigRequest,
 } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
-import { DELETE_MCP_SERVER_CONFIG, GET_MCP_SERVER_CONFIG, INSERT_MCP_SERVER_CONFIG, LIST_MCP_SERVER_CONFIGS, UPDATE_MCP_SERVER_CONFIG } from "./mcpServerConfigSql";
+import { DELETE_MCP_SERVER_CONFIG, GET_MCP_SERVER_CONFIG, INSERT_MCP_SERVER_CONFIG, LIST_CONNECTED_MCP_SERVER_CONFIGS, LIST_MCP_SERVER_CONFIGS, UPDATE_MCP_SERVER_CONFIG } from "./mcpServerConfigSql";
 
 interface McpServerConfigRow {
   tenant_id: string;
@@ -65,6 +65,10 @@ export class PostgreSQLMcpServerConfigStore extends PgStore implements McpServer
     const params = [requireTenantId(tenantId), requireMcpServerKey(key)];
     await this.initialize();
     return (await this.pool.query(DELETE_MCP_SERVER_CONFIG, params)).rowCount === 1;
+  }
+
+  async listConnected(): Promise<McpServerConfigEntry[]> {
+    return (await this.rows(LIST_CONNECTED_MCP_SERVER_CONFIGS, [])).map(toEntry);
   }
 
   private async rows(sql: string, params: unknown[]): Promise<McpServerConfigRow[]> {

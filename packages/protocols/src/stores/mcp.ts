@@ -48,4 +48,6 @@ export interface McpServerConfigStore {
   create(tenantId: string, request: CreateMcpServerConfigRequest): Promise<McpServerConfigEntry>;
   update(tenantId: string, key: string, request: UpdateMcpServerConfigRequest): Promise<McpServerConfigEntry | null>;
   delete(tenantId: string, key: string): Promise<boolean>;
+  /** Every tenant's configurations whose status is `connected`: what a starting replica restores. */
+  listConnected(): Promise<McpServerConfigEntry[]>;
 }
