@@ -53,6 +53,8 @@ export type ErrorCode =
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
   | "UNKNOWN_TOOL"
+  // MCP servers: one could not be reached, or did not answer within its timeout.
+  | "MCP_SERVER_UNAVAILABLE"
   // Tasks.
   | "INVALID_TASK_STATE"
   | "TASK_NOT_DISPATCHABLE"

@@ -50,6 +50,8 @@ export const ERROR_STATUS = {
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,
   UNKNOWN_TOOL: 400,
+  // The MCP server the request needs is down or hangs: a bad gateway, not a fault of this one.
+  MCP_SERVER_UNAVAILABLE: 502,
   INVALID_TASK_STATE: 409,
   TASK_NOT_DISPATCHABLE: 400,
   TASK_BUSY: 409,
