@@ -18,6 +18,7 @@ import { assistantRoutes } from "./routes/assistants";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
+import { mcpConfigRoutes } from "./routes/mcpConfigs";
 import { projectRoutes } from "./routes/projects";
 import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
@@ -90,6 +91,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(metricsRoute);
   await app.register(assistantRoutes);
   await app.register(projectRoutes);
+  await app.register(mcpConfigRoutes);
   await app.register(roomRoutes);
   await app.register(taskRoutes);
   await app.register(taskEventRoutes);

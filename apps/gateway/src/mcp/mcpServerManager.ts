@@ -83,6 +83,20 @@ export class McpServerManager {
     });
   }
 
+  /**
+   * After a write of the server's configuration: brought in line here and the peers told. A connected
+   * server that can no longer be reached becomes `error` (and the peers drop it).
+   */
+  async applied(tenantId: string, serverKey: string): Promise<void> {
+    try {
+      await this.reconcile(tenantId, serverKey);
+      await this.options.announce(tenantId, serverKey);
+    } catch (error) {
+      this.options.logger.warn({ err: error, tenantId, serverKey }, "MCP server not reachable after its change; status set to error");
+      await this.serially(tenantId, serverKey, () => this.recordStatus(tenantId, serverKey, "error"));
+    }
+  }
+
   /** Startup: reconciles every connected server of every tenant; one that fails is logged, not fatal. */
   async restore(): Promise<{ restored: number; failed: number }> {
     const outcomes = await Promise.allSettled(
