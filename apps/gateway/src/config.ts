@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CONCURRENT_RUNS } from "@axiom-lattice/agent";
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, type UpstreamPolicy } from "@axiom-lattice/agent";
 import { MAINTENANCE_INTERVAL_MS, REPLICA_PRESENCE_INTERVAL_MS, SCHEDULE_HEARTBEAT_MS, THREAD_RUN_TTL_MS, getReplicaId } from "@axiom-lattice/core";
 import { z } from "zod";
 import {
@@ -10,6 +10,7 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   SSE_HEARTBEAT_MS,
 } from "./defaults";
+import { type UpstreamAllowList, parseUpstreamAllowList } from "./http/upstreamUrl";
 
 /** A configuration value the gateway refuses to start with. */
 export class ConfigError extends Error {
@@ -56,6 +57,10 @@ export interface GatewayConfig {
   taskOrphanRecovery: boolean;
   /** A comment line on quiet SSE streams this often, so proxies keep them open. */
   sseHeartbeatMs: number;
+  /** Each model API request's timeout, and the retries after a failed one. */
+  upstream: UpstreamPolicy;
+  /** The hosts an assistant's model base URL may name; any when unset. */
+  upstreamAllow?: UpstreamAllowList;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -122,6 +127,9 @@ const envSchema = z.object({
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
   AXIOM_TASK_ORPHAN_RECOVERY: flag,
   AXIOM_SSE_HEARTBEAT_MS: integer(100, 600_000).default(SSE_HEARTBEAT_MS),
+  AXIOM_UPSTREAM_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_UPSTREAM_POLICY.timeoutMs),
+  AXIOM_UPSTREAM_MAX_RETRIES: integer(0, 10).default(DEFAULT_UPSTREAM_POLICY.maxRetries),
+  AXIOM_UPSTREAM_ALLOW: z.string().optional(),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -159,7 +167,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
+    upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES },
+    upstreamAllow: upstreamAllowList(e.AXIOM_UPSTREAM_ALLOW),
   };
+}
+
+function upstreamAllowList(raw: string | undefined): UpstreamAllowList | undefined {
+  try {
+    return parseUpstreamAllowList(raw);
+  } catch (error) {
+    throw new ConfigError("AXIOM_UPSTREAM_ALLOW", `${(error as Error).message}; list hosts or host:port, comma-separated`);
+  }
 }
 
 /** What `token:issue` signs with: the HS256 secret the gateway verifies with, and the claims it checks. */

@@ -44,6 +44,10 @@ describe("MCP configurations", () => {
 
     expect((await post("/api/mcp-configs/calc/disconnect", {})).json()).toMatchObject({ status: "disconnected" });
     expect(gateway.context.mcp.tenantTools("default").size).toBe(0);
+    // Checked when written: a disconnected server's tool is unknown again.
+    const refused = await post("/api/assistants", { id: "late-adder", name: "Adder", model: { provider: "scripted" }, tools: ["calc__add"] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: "UNKNOWN_TOOL" });
   });
 
   it("a server that cannot be reached answers 502 MCP_SERVER_UNAVAILABLE and is recorded error", async () => {

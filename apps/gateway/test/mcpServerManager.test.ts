@@ -24,7 +24,7 @@ async function startHttpFixture(): Promise<{ url: string; child: ChildProcess }>
 
 /** A scripted run of an assistant with the tenant's MCP tools: the text it ends with. */
 async function runWith(manager: McpServerManager, tools: string[], input: string): Promise<string> {
-  const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools }, new MemorySaver(), [], manager.tenantTools(TENANT));
+  const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT));
   const state = await graph.invoke({ messages: [new HumanMessage(input)] }, { configurable: { thread_id: "t" } });
   return state.messages.at(-1)!.text;
 }
@@ -89,7 +89,7 @@ describe.each<[string, () => McpServerConfig]>([
     await manager.connect(TENANT, "gone");
     expect(await manager.disconnect(TENANT, "gone")).toMatchObject({ status: "disconnected" });
     expect(manager.tenantTools(TENANT).size).toBe(0);
-    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["gone__add"] }, new MemorySaver(), [], manager.tenantTools(TENANT))).toThrow(/Unknown tool/);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["gone__add"] }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT))).toThrow(/Unknown tool/);
   });
 
   it("reconciles a peer from the store, and a restarted replica restores connected servers", async () => {

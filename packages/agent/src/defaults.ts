@@ -23,3 +23,8 @@ export const DEFAULT_CHUNK_BUFFER_LIMITS = {
   maxTotalChunks: 20_000,
   retainMs: 5 * 60_000,
 } as const;
+/**
+ * Model API calls: how long one request may take, and how many times a failed one is tried again.
+ * Bounds how long an unreachable or hung provider holds a run (about 3 × 30 s plus back-off).
+ */
+export const DEFAULT_UPSTREAM_POLICY = { timeoutMs: 30_000, maxRetries: 2 } as const;

@@ -7,10 +7,12 @@ export {
   getModelProvider,
   registerModelProvider,
   type ChatModelFactory,
+  type UpstreamPolicy,
 } from "./models/modelRegistry";
+export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool, type TenantToolSource } from "./tools/toolRegistry";
-export { buildAssistantGraph, type AssistantGraph } from "./graph/reactGraph";
+export { buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export type { PlainMessage } from "./graph/plainMessage";
 export {

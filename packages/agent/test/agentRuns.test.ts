@@ -196,6 +196,9 @@ describe("agent runs", () => {
   it("fails the run clearly when the thread's assistant does not exist", async () => {
     const agent = manager(stores).getAgent({ tenantId: TENANT, assistantId: "ghost", threadId: "t1" });
     const { stream } = await agent.addMessage({ message: "hi" }, { mode: "stream" });
-    expect((await collect(stream)).at(-1)).toMatchObject({ type: "message_failed", data: { error: "Assistant ghost not found" } });
+    expect((await collect(stream)).at(-1)).toMatchObject({
+      type: "message_failed",
+      data: { code: "ASSISTANT_NOT_FOUND", error: "ASSISTANT_NOT_FOUND: Assistant ghost not found" },
+    });
   });
 });

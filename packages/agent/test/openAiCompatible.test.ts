@@ -1,75 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { HumanMessage } from "@langchain/core/messages";
+import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createChatModel } from "../src";
 import { collect, manager, sharedStores, shutdownManagers, thread, tokens } from "./support";
-
-interface ChatRequest {
-  model: string;
-  stream?: boolean;
-  messages: Array<{ role: string; content: string | null }>;
-  tools?: Array<{ function: { name: string } }>;
-}
-
-/** What the fake API answers: a tool call to `clock` when asked for the time, else text. */
-function answerFor(request: ChatRequest): { content?: string; toolCall?: { name: string; arguments: string } } {
-  const last = request.messages.at(-1)!;
-  if (last.role === "tool") return { content: `The time is ${last.content}` };
-  if (String(last.content).includes("time?")) return { toolCall: { name: "clock", arguments: "{}" } };
-  return { content: `Hello from the fake API: ${last.content}` };
-}
-
-/** A local OpenAI chat-completions endpoint (streaming SSE and plain JSON). */
-class FakeOpenAi {
-  readonly requests: Array<{ authorization?: string; body: ChatRequest }> = [];
-  private server!: Server;
-
-  async start(): Promise<string> {
-    this.server = createServer((request, response) => void this.handle(request, response));
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    let raw = "";
-    for await (const part of request) raw += part;
-    if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
-      response.writeHead(404).end();
-      return;
-    }
-    const body = JSON.parse(raw) as ChatRequest;
-    this.requests.push({ authorization: request.headers.authorization, body });
-    const answer = answerFor(body);
-    const toolCalls = answer.toolCall && [{ index: 0, id: "call_fake_1", type: "function", function: answer.toolCall }];
-    const finishReason = toolCalls ? "tool_calls" : "stop";
-    const base = { id: "chatcmpl-fake", created: 0, model: body.model };
-    if (!body.stream) {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          ...base,
-          object: "chat.completion",
-          choices: [{ index: 0, message: { role: "assistant", content: answer.content ?? null, tool_calls: toolCalls }, finish_reason: finishReason }],
-          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-        }),
-      );
-      return;
-    }
-    response.writeHead(200, { "content-type": "text/event-stream" });
-    const send = (delta: object, finish: string | null = null) =>
-      response.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
-    send({ role: "assistant", content: "" });
-    if (toolCalls) send({ tool_calls: toolCalls });
-    for (const token of answer.content?.match(/\s*\S+/g) ?? []) send({ content: token });
-    send({}, finishReason);
-    response.end("data: [DONE]\n\n");
-  }
-}
 
 const api = new FakeOpenAi();
 let baseUrl: string;

@@ -34,10 +34,10 @@ describe("assistant ReAct graph", () => {
 
   it("resolves an assistant's tools from its tenant's tools too, and only from those it is given", async () => {
     const sum = tool(({ a, b }) => String(a + b), { name: "calc__add", description: "Adds.", schema: z.object({ a: z.number(), b: z.number() }) });
-    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["echo", "calc__add"] }, new MemorySaver(), [], new Map([[sum.name, sum]]));
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["echo", "calc__add"] }, new MemorySaver(), [], undefined, new Map([[sum.name, sum]]));
     const state = await graph.invoke({ messages: [new HumanMessage('/tool calc__add {"a":2,"b":3}')] }, config("t"));
     expect(state.messages.at(-1)!.text).toBe("calc__add returned: 5");
-    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["calc__add"] }, new MemorySaver(), [], new Map())).toThrow(UnknownToolError);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["calc__add"] }, new MemorySaver(), [], undefined, new Map())).toThrow(UnknownToolError);
   });
 
   it("refuses an assistant that names an unregistered tool", () => {

@@ -53,6 +53,14 @@ export type ErrorCode =
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
   | "UNKNOWN_TOOL"
+  | "INVALID_BASE_URL"
+  | "BASE_URL_NOT_ALLOWED"
+  // A model provider's API failed a run (carried in the run's error chunk and record).
+  | "UPSTREAM_UNREACHABLE"
+  | "UPSTREAM_AUTH_FAILED"
+  | "UPSTREAM_TIMEOUT"
+  | "UPSTREAM_RATE_LIMITED"
+  | "UPSTREAM_INVALID_RESPONSE"
   // MCP servers: one could not be reached, or did not answer within its timeout.
   | "MCP_SERVER_UNAVAILABLE"
   // Tasks.

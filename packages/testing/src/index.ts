@@ -19,3 +19,4 @@ export { SimulatedCrash, crashAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";
+export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";

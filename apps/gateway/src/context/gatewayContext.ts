@@ -132,6 +132,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    upstream: config.upstream,
     threadRunTtlMs: config.runLeaseMs,
     claimLeaseMs: config.runLeaseMs,
     replicaId,

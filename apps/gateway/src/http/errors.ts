@@ -50,6 +50,14 @@ export const ERROR_STATUS = {
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,
   UNKNOWN_TOOL: 400,
+  INVALID_BASE_URL: 400,
+  BASE_URL_NOT_ALLOWED: 400,
+  // The model provider's API, not the gateway, failed: a gateway's own upstream statuses.
+  UPSTREAM_UNREACHABLE: 502,
+  UPSTREAM_AUTH_FAILED: 502,
+  UPSTREAM_TIMEOUT: 504,
+  UPSTREAM_RATE_LIMITED: 503,
+  UPSTREAM_INVALID_RESPONSE: 502,
   // The MCP server the request needs is down or hangs: a bad gateway, not a fault of this one.
   MCP_SERVER_UNAVAILABLE: 502,
   INVALID_TASK_STATE: 409,

@@ -1,16 +1,18 @@
-import type { Assistant } from "@axiom-lattice/protocols";
+import { checkAssistantReferences } from "@axiom-lattice/agent";
+import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
+import { checkUpstreamUrl } from "../http/upstreamUrl";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 
 const modelSchema = z.strictObject({
   provider: z.string().min(1).max(64).describe('Model provider: "scripted" (built in, deterministic) or "openai" (any OpenAI-compatible API)'),
   model: z.string().min(1).max(256).optional(),
-  baseUrl: z.url().max(2048).optional(),
+  baseUrl: z.url().max(2048).optional().describe("http or https only; with AXIOM_UPSTREAM_ALLOW set, its host must be listed"),
   apiKey: z.string().min(1).max(4096).optional(),
   temperature: z.number().min(0).max(2).optional(),
 });
@@ -21,10 +23,11 @@ const createSchema = z.strictObject({
   graph: z.literal("react").optional(),
   model: modelSchema.default({ provider: "scripted" }),
   systemPrompt: z.string().max(100_000).optional(),
-  tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools"),
+  tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
 
-const updateSchema = createSchema.omit({ id: true }).partial();
+// Without the create default on `model`: a PATCH that leaves the model out keeps it.
+const updateSchema = createSchema.omit({ id: true }).extend({ model: modelSchema }).partial();
 
 const assistantView = z.object({
   id: z.string(),
@@ -39,10 +42,19 @@ const assistantView = z.object({
 });
 
 const tags = ["assistants"];
+// What a configuration naming something a run could not use is refused with, nothing written.
+const REFERENCE_CODES = ["UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { assistants } = gatewayContextOf(app).stores;
+  const { stores, config, mcp } = gatewayContextOf(app);
+  const { assistants } = stores;
+  /** Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written. */
+  const checkReferences = (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
+    // The tenant's connected MCP servers' tools count as known.
+    checkAssistantReferences({ model: model ?? { provider: "scripted" }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
+    if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
+  };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
@@ -53,10 +65,11 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: "Create an assistant",
         body: createSchema,
-        response: { 201: assistantView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") },
+        response: { 201: assistantView, ...apiErrors(...BODY_CODES, ...REFERENCE_CODES, "ALREADY_EXISTS") },
       },
     },
     async (request, reply) => {
+      checkReferences(tenantOf(request), request.body);
       const assistant = await assistants.createAssistant(tenantOf(request), request.body);
       return reply.status(201).send(redact(assistant));
     },
@@ -86,10 +99,11 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Change an assistant (the fields given)",
         params: idParams,
         body: updateSchema,
-        response: { 200: assistantView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+        response: { 200: assistantView, ...apiErrors(...BODY_CODES, ...REFERENCE_CODES, "NOT_FOUND") },
       },
     },
     async (request) => {
+      checkReferences(tenantOf(request), request.body);
       const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, request.body);
       if (!assistant) throw notFound(request.params.id);
       return redact(assistant);

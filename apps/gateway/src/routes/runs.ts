@@ -13,7 +13,7 @@ import { BODY_CODES, apiErrors, errorBody } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { parseStreamEventId, streamEventId } from "./streamEventIds";
-import { interruptView, messageView } from "./threadViews";
+import { RUN_ERROR_DESCRIPTION, interruptView, messageView } from "./threadViews";
 
 const threadRef = { assistant_id: idSchema, thread_id: idSchema };
 
@@ -44,14 +44,14 @@ const resumeStreamHeaders = z.looseObject({
 const threadOnlySchema = z.strictObject(threadRef);
 
 const sseStream = z.string().describe(
-  "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed`, `interrupt` or `error`; " +
+  "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed` (`data.code`: the failure's stable code, when it has one, such as `UPSTREAM_TIMEOUT`), `interrupt` or `error`; " +
     "or a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
 );
 
 const runResultView = z.object({
   messageId: z.string(),
   status: z.enum(["success", "error", "interrupted", "aborted"]).describe("How the run ended; the request succeeded either way"),
-  error: z.string().optional().describe("Why the run failed or was aborted"),
+  error: z.string().optional().describe(RUN_ERROR_DESCRIPTION),
   interrupts: z.array(interruptView).optional().describe("interrupted: what the run asks; answer with a resume command"),
   messages: z.array(messageView).describe("The messages this run added to the thread"),
 });
@@ -128,7 +128,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
             content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
           },
           202: z.object({ messageId: z.string(), queued: z.literal(true) }),
-          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"),
+          // UNKNOWN_*: the assistant, stored before references were checked, names what is not registered.
+          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER"),
         },
       },
     },

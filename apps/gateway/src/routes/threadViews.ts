@@ -39,6 +39,11 @@ export const queuedMessageView = z.object({
   error: z.string().optional(),
 });
 
+/** What a run's `error` holds; clients may rely on its leading code. */
+export const RUN_ERROR_DESCRIPTION =
+  "Why the run failed or was aborted. A failure with a stable code starts with it and a colon: `UPSTREAM_UNREACHABLE`, `UPSTREAM_AUTH_FAILED`, " +
+  "`UPSTREAM_TIMEOUT`, `UPSTREAM_RATE_LIMITED`, `UPSTREAM_INVALID_RESPONSE` (the model API failed), `UNKNOWN_TOOL`, `UNKNOWN_MODEL_PROVIDER`…";
+
 /** One run of a thread: a processed message, or the one in progress (`running`). */
 export const runRecordView = z.object({
   messageId: z.string(),
@@ -46,7 +51,7 @@ export const runRecordView = z.object({
   replicaId: z.string().nullable().describe("The replica that ran (or runs) it"),
   startedAt: z.date().nullable(),
   finishedAt: z.date().nullable(),
-  error: z.string().nullable(),
+  error: z.string().nullable().describe(RUN_ERROR_DESCRIPTION),
 });
 
 export const toRunRecord = (run: PendingMessage): z.input<typeof runRecordView> => ({

@@ -109,7 +109,15 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     "/api/threads/:id/state",
-    { schema: { tags, summary: "The thread's conversation (its checkpointed state)", params: idParams, response: { 200: stateView, ...threadErrors } } },
+    {
+      schema: {
+        tags,
+        summary: "The thread's conversation (its checkpointed state)",
+        params: idParams,
+        // UNKNOWN_*: the assistant, stored before references were checked, names what is not registered.
+        response: { 200: stateView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER") },
+      },
+    },
     async (request) => {
       const thread = await requireThread(context, tenantOf(request), request.params.id);
       return agents.getAgent(threadScope(thread)).getState();

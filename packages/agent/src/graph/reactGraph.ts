@@ -1,11 +1,14 @@
 import type { Assistant } from "@axiom-lattice/protocols";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { SystemMessage } from "@langchain/core/messages";
+import { type AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, type LangGraphRunnableConfig, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
-import { createChatModel } from "../models/modelRegistry";
+import { type UpstreamPolicy, createChatModel, getModelProvider } from "../models/modelRegistry";
+import { TASK_TOOL } from "../tasks/taskTool";
+import { asUpstreamError } from "../models/upstreamErrors";
 import { ASK_HUMAN_TOOL, askHumanTool } from "../tools/askHuman";
 import { type ThreadGraphState, ThreadStateAnnotation } from "./runBoundaries";
 import { resolveTools } from "../tools/toolRegistry";
@@ -29,7 +32,7 @@ export function buildReactGraph({ model, tools, systemPrompt }: ReactGraphParts,
   const withTools = model.bindTools ? model.bindTools(allTools) : model;
   const callModel = async (state: ThreadGraphState, config: LangGraphRunnableConfig) => {
     const prompt = systemPrompt ? [new SystemMessage(systemPrompt), ...state.messages] : state.messages;
-    return { messages: [await withTools.invoke(prompt, config)] };
+    return { messages: [await answerOf(withTools, prompt, config)] };
   };
   return new StateGraph(ThreadStateAnnotation)
     .addNode(AGENT_NODE, callModel)
@@ -38,6 +41,18 @@ export function buildReactGraph({ model, tools, systemPrompt }: ReactGraphParts,
     .addConditionalEdges(AGENT_NODE, toolsCondition, [TOOLS_NODE, END])
     .addEdge(TOOLS_NODE, AGENT_NODE)
     .compile({ checkpointer });
+}
+
+/**
+ * The model's answer. A failure of the model's API becomes an `UpstreamError` with a stable code; an
+ * aborted run's failure stays what it is.
+ */
+async function answerOf(model: Runnable<BaseMessage[], AIMessage>, prompt: BaseMessage[], config: LangGraphRunnableConfig): Promise<AIMessage> {
+  try {
+    return await model.invoke(prompt, config);
+  } catch (error) {
+    throw config.signal?.aborted ? error : asUpstreamError(error);
+  }
 }
 
 export type AssistantGraph = ReturnType<typeof buildReactGraph>;
@@ -51,15 +66,41 @@ export function buildAssistantGraph(
   assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">,
   checkpointer: BaseCheckpointSaver,
   runtimeTools: StructuredToolInterface[] = [],
+  upstream?: UpstreamPolicy,
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): AssistantGraph {
-  const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeTools.map((tool) => tool.name)]);
   return buildReactGraph(
     {
-      model: createChatModel(assistant.model),
-      tools: [...resolveTools(assistant.tools.filter((name) => !builtIn.has(name)), tenantTools), ...runtimeTools],
+      model: createChatModel(assistant.model, upstream),
+      tools: [...registeredToolsOf(assistant.tools, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools],
       systemPrompt: assistant.systemPrompt,
     },
     checkpointer,
   );
+}
+
+/**
+ * The registered or tenant's tools among `names`, leaving out the runtime's own; throws
+ * `UnknownToolError` for any other name.
+ */
+function registeredToolsOf(
+  names: readonly string[],
+  runtimeToolNames: readonly string[],
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
+): StructuredToolInterface[] {
+  const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeToolNames]);
+  return resolveTools(names.filter((name) => !builtIn.has(name)), tenantTools);
+}
+
+/**
+ * Refuses an assistant configuration a run could not build: a model provider or a tool that is not
+ * registered nor among `tenantTools` (`UnknownModelProviderError`, `UnknownToolError`). The
+ * runtime's own tools (`task`, `ask_human`) count as known.
+ */
+export function checkAssistantReferences(
+  { model, tools }: Pick<Assistant, "model" | "tools">,
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
+): void {
+  getModelProvider(model.provider);
+  registeredToolsOf(tools, [TASK_TOOL], tenantTools);
 }

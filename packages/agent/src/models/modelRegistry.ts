@@ -2,9 +2,16 @@ import type { AssistantModelConfig, ErrorCode } from "@axiom-lattice/protocols";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createOpenAiCompatibleModel } from "./openAiCompatible";
 import { ScriptedChatModel } from "./scriptedChatModel";
+import { DEFAULT_UPSTREAM_POLICY } from "../defaults";
 
-/** Builds the chat model an assistant's model config describes. */
-export type ChatModelFactory = (config: AssistantModelConfig) => BaseChatModel;
+/** How a model's API calls are bounded: the time one request may take and the retries after a failure. */
+export interface UpstreamPolicy {
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+/** Builds the chat model an assistant's model config describes, its API calls bounded by `policy`. */
+export type ChatModelFactory = (config: AssistantModelConfig, policy: UpstreamPolicy) => BaseChatModel;
 
 /** An assistant names a model provider no one registered. */
 export class UnknownModelProviderError extends Error {
@@ -34,6 +41,6 @@ export function getModelProvider(provider: string): ChatModelFactory {
 }
 
 /** The chat model for an assistant's model config. */
-export function createChatModel(config: AssistantModelConfig): BaseChatModel {
-  return getModelProvider(config.provider)(config);
+export function createChatModel(config: AssistantModelConfig, policy: UpstreamPolicy = DEFAULT_UPSTREAM_POLICY): BaseChatModel {
+  return getModelProvider(config.provider)(config, policy);
 }

@@ -26,7 +26,8 @@ import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { TenantToolSource } from "../tools/toolRegistry";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
-import { DEFAULT_MAX_CONCURRENT_RUNS, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
+import type { UpstreamPolicy } from "../models/modelRegistry";
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
 
 export interface AgentRuntimeOptions {
   /** Default: the registered `threadMessageQueue` store. */
@@ -56,6 +57,8 @@ export interface AgentRuntimeOptions {
   peerWakeDelayMs?: number;
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
   maxConcurrentRuns?: number;
+  /** Each model API call's timeout and retries (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries). */
+  upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
   replicaId?: string;
   /** Default: the process-wide logger. */
@@ -97,6 +100,7 @@ export class AgentInstanceManager {
       replicaId: options.replicaId ?? getReplicaId(),
       logger,
       observer: options.observer ?? NO_OBSERVER,
+      upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       tasks: options.tasks,
       tenantTools: options.tenantTools,

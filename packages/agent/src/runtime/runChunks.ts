@@ -1,6 +1,7 @@
 import type { FinishedRunStatus } from "@axiom-lattice/core";
 import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
+import { runFailureCode } from "./runFailure";
 
 export interface RunOutcomeDetails {
   status: FinishedRunStatus;
@@ -15,8 +16,10 @@ export function terminalChunk({ status, error, interrupts = [] }: RunOutcomeDeta
       return { type: MessageChunkTypes.MESSAGE_COMPLETED, data: { status } };
     case "interrupted":
       return { type: MessageChunkTypes.INTERRUPT, data: { status, value: interrupts[0]?.value, interrupts } };
-    default:
-      return { type: MessageChunkTypes.MESSAGE_FAILED, data: { status, error } };
+    default: {
+      const code = runFailureCode(error);
+      return { type: MessageChunkTypes.MESSAGE_FAILED, data: code ? { status, error, code } : { status, error } };
+    }
   }
 }
 

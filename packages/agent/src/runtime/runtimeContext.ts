@@ -14,6 +14,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
+import type { UpstreamPolicy } from "../models/modelRegistry";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
 import type { TenantToolSource } from "../tools/toolRegistry";
@@ -34,6 +35,8 @@ export interface RuntimeContext {
   replicaId: string;
   logger: Logger;
   observer: LatticeObserver;
+  /** Bounds each model API call of a run. */
+  upstream: UpstreamPolicy;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;
   /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
@@ -56,7 +59,7 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
-  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools, context.tenantTools?.(scope.tenantId));
+  return buildAssistantGraph(assistant, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

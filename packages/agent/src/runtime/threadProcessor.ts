@@ -16,6 +16,7 @@ import { parseRunContent, taskMarkerOf } from "./runContent";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
 import { executeRun } from "./runExecution";
+import { runFailureText } from "./runFailure";
 
 export interface DrainResult {
   /** A peer holds the thread-run lease: it runs the thread's messages. */
@@ -226,7 +227,7 @@ export class ThreadProcessor {
       if (reason === "aborted") return { status: "aborted", error: "Run aborted" };
       if (reason) return { handOver: reason };
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
-      return { status: "error", error: error instanceof Error ? error.message : String(error) };
+      return { status: "error", error: runFailureText(error) };
     }
   }
 

@@ -1,4 +1,4 @@
-import { type FinishedRunStatus, taskLifecycleEventOf } from "@axiom-lattice/core";
+import { type FinishedRunStatus, type ThreadRunScope, taskLifecycleEventOf } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
@@ -6,7 +6,6 @@ import { messagesOfRun } from "../graph/runBoundaries";
 import { checkpointConfig } from "../graph/checkpointThread";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, loadThreadGraph } from "../runtime/runtimeContext";
-import type { ThreadRunScope } from "@axiom-lattice/core";
 import { resumeCaller } from "./taskMessages";
 import { writeTask } from "./taskRuntimeDeps";
 

@@ -1,0 +1,67 @@
+import { FakeOpenAi, closedPortBaseUrl } from "@axiom-lattice/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type UpstreamErrorCode, classifyUpstreamError } from "../src";
+import { collect, manager, scope, sharedStores, shutdownManagers, thread, tokens } from "./support";
+
+const api = new FakeOpenAi();
+let baseUrl: string;
+// Small bounds, so a hung API fails the run in about (1 + retries) × timeout plus LangChain's back-off.
+const upstream = { timeoutMs: 400, maxRetries: 1 };
+const BOUND_MS = 6_000;
+
+beforeAll(async () => {
+  baseUrl = await api.start();
+});
+afterAll(() => api.stop());
+afterEach(() => shutdownManagers());
+
+/** Runs one message on an assistant of `model` at `url`; its streamed chunks and its recorded outcome. */
+async function runAgainst(url: string, model: string) {
+  const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, apiKey: "sk-local", model }, tools: [] });
+  const agent = manager(stores, { upstream }).getAgent(thread(`thread-${model}`));
+  const startedAt = Date.now();
+  const { messageId, stream } = await agent.addMessage({ message: "hello" }, { mode: "stream" });
+  const chunks = await collect(stream);
+  const elapsedMs = Date.now() - startedAt;
+  const record = await stores.queue.getMessage(messageId, scope);
+  return { chunks, elapsedMs, record };
+}
+
+describe("model API failures", () => {
+  const failures: Array<[string, () => string | Promise<string>, string, UpstreamErrorCode]> = [
+    ["refuses connections", () => closedPortBaseUrl(), "any-model", "UPSTREAM_UNREACHABLE"],
+    ["never answers", () => baseUrl, "silent", "UPSTREAM_TIMEOUT"],
+    ["answers 401", () => baseUrl, "fail-401", "UPSTREAM_AUTH_FAILED"],
+    ["answers 429", () => baseUrl, "fail-429", "UPSTREAM_RATE_LIMITED"],
+    ["answers what is not JSON", () => baseUrl, "garbage", "UPSTREAM_INVALID_RESPONSE"],
+    ["answers JSON that is no completion", () => baseUrl, "wrong-shape", "UPSTREAM_INVALID_RESPONSE"],
+  ];
+
+  it.each(failures)("an API that %s ends the run in error with its code, in the chunk and the record", async (_, url, model, code) => {
+    const { chunks, elapsedMs, record } = await runAgainst(await url(), model);
+
+    expect(chunks.at(-1)).toMatchObject({ type: "message_failed", data: { status: "error", code, error: expect.stringMatching(new RegExp(`^${code}: `)) } });
+    expect(record).toMatchObject({ runStatus: "error", error: expect.stringMatching(new RegExp(`^${code}: `)) });
+    expect(elapsedMs).toBeLessThan(BOUND_MS);
+  });
+
+  it("retries a request that timed out, as many times as the policy says", async () => {
+    const before = api.requestsFor("silent");
+    await runAgainst(baseUrl, "silent");
+    expect(api.requestsFor("silent") - before).toBe(1 + upstream.maxRetries);
+  });
+
+  it("streams a good answer through the same policy and mapping", async () => {
+    const { chunks, record } = await runAgainst(baseUrl, "fake-model");
+    expect(tokens(chunks).join("")).toBe("Hello from the fake API: hello");
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed", data: { status: "success" } });
+    expect(record).toMatchObject({ runStatus: "success" });
+  });
+
+  it("leaves errors that did not come from the API unclassified", () => {
+    expect(classifyUpstreamError(new Error("the model script says fail"))).toBeUndefined();
+    expect(classifyUpstreamError(Object.assign(new Error("fetch failed"), { cause: Object.assign(new Error("refused"), { code: "ECONNREFUSED" }) }))).toBe(
+      "UPSTREAM_UNREACHABLE",
+    );
+  });
+});
