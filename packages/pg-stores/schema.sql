@@ -26,6 +26,17 @@ CREATE TABLE public.lattice_leases (
     expires_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.lattice_mcp_server_configs (
+    tenant_id text NOT NULL,
+    key text NOT NULL,
+    config jsonb NOT NULL,
+    selected_tools text[] DEFAULT '{}'::text[] NOT NULL,
+    status text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_mcp_server_configs_status_check CHECK ((status = ANY (ARRAY['connected'::text, 'disconnected'::text, 'error'::text])))
+);
+
 CREATE TABLE public.lattice_model_providers (
     tenant_id text NOT NULL,
     id text NOT NULL,
@@ -220,6 +231,9 @@ ALTER TABLE ONLY public.lattice_assistants
 ALTER TABLE ONLY public.lattice_leases
     ADD CONSTRAINT lattice_leases_pkey PRIMARY KEY (key);
 
+ALTER TABLE ONLY public.lattice_mcp_server_configs
+    ADD CONSTRAINT lattice_mcp_server_configs_pkey PRIMARY KEY (tenant_id, key);
+
 ALTER TABLE ONLY public.lattice_model_providers
     ADD CONSTRAINT lattice_model_providers_pkey PRIMARY KEY (tenant_id, id);
 
@@ -257,6 +271,8 @@ ALTER TABLE ONLY public.lattice_threads
     ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
 
 CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_mcp_server_configs_by_creation ON public.lattice_mcp_server_configs USING btree (tenant_id, created_at);
 
 CREATE INDEX lattice_model_providers_by_creation ON public.lattice_model_providers USING btree (tenant_id, created_at);
 

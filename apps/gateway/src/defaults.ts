@@ -41,3 +41,8 @@ export const ROOM_SOURCE_KEY_LIMIT = 2_000;
  * client must not hold memory). Above the per-room ring, so a full replay always fits.
  */
 export const ROOM_MAX_PENDING_PER_SUBSCRIBER = 2_000;
+/**
+ * An MCP request (connect, list tools, a tool call) fails after this long unless its configuration
+ * sets `timeout`: long enough for a slow tool, short enough that a hung server does not stall a run.
+ */
+export const DEFAULT_MCP_TIMEOUT_MS = 30_000;

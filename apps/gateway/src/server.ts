@@ -19,6 +19,7 @@ import { modelProviderRoutes } from "./routes/modelProviders";
 import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
+import { mcpConfigRoutes } from "./routes/mcpConfigs";
 import { projectRoutes } from "./routes/projects";
 import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
@@ -92,6 +93,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(assistantRoutes);
   await app.register(modelProviderRoutes);
   await app.register(projectRoutes);
+  await app.register(mcpConfigRoutes);
   await app.register(roomRoutes);
   await app.register(taskRoutes);
   await app.register(taskEventRoutes);

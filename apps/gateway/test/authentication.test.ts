@@ -55,6 +55,9 @@ beforeAll(async () => {
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
   expect((await send("POST", "/api/projects/a-project-only/rooms", { bearer: tokenA, body: { id: "a-room", name: "secret of A" } })).statusCode).toBe(201);
+  const mcpConfig = { key: "a-mcp-only", config: { transport: "http", url: "http://127.0.0.1:9/secret-of-A" } };
+  expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: mcpConfig })).statusCode).toBe(201);
+  expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: { ...mcpConfig, key: "a-mcp" } })).statusCode).toBe(201);
   const task = { id: "a-task", title: "secret of A", ownerType: "agent", ownerId: "a-assistant", projectId: "a-project-only" };
   expect((await send("POST", "/api/tasks", { bearer: tokenA, body: task })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
@@ -110,6 +113,19 @@ const CASES: Record<string, RouteCase> = {
   },
   "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ apiKey: "sk-taken over" }), foreign: notFound },
   "DELETE /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
+  "GET /api/mcp-configs": { url: () => "/api/mcp-configs", foreign: emptyList("configs") },
+  "GET /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
+  "GET /api/mcp-configs/:key/tools": { url: () => "/api/mcp-configs/a-mcp-only/tools", foreign: notFound },
+  // Like assistants: the same key under tenant B is B's own configuration.
+  "POST /api/mcp-configs": {
+    url: () => "/api/mcp-configs",
+    body: () => ({ key: "a-mcp", config: { transport: "http", url: "http://127.0.0.1:9/b" } }),
+    foreign: (response) => expect(response.statusCode).toBe(201),
+  },
+  "PATCH /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", body: () => ({ selectedTools: ["x"] }), foreign: notFound },
+  "DELETE /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
+  "POST /api/mcp-configs/:key/connect": { url: () => "/api/mcp-configs/a-mcp-only/connect", foreign: notFound },
+  "POST /api/mcp-configs/:key/disconnect": { url: () => "/api/mcp-configs/a-mcp-only/disconnect", foreign: notFound },
   "GET /api/projects": { url: () => "/api/projects", foreign: emptyList("projects") },
   "GET /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
   "GET /api/projects/:id/bots": { url: () => "/api/projects/a-project-only/bots", foreign: notFound },

@@ -27,7 +27,7 @@ const operationOf = (method: string, url: string) =>
 const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
 
 /** Routes that act on a resource and take nothing but its id. */
-const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel"];
+const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect"];
 
 describe("the API reference", () => {
   it("is a valid OpenAPI 3.1 document", async () => {

@@ -62,7 +62,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -81,6 +81,10 @@ describe("the README's examples, against the built CLI", () => {
 
   it("Model providers: every curl answers 2xx, and no answer shows the key", async () => {
     for (const script of curlExamples("Model providers")) expect(await expectEveryCallSucceeds(script, gateway)).not.toMatch(/"apiKey":"sk-/);
+  });
+
+  it("MCP servers: every curl answers 2xx, and the run calls the server's tool", async () => {
+    for (const script of curlExamples("MCP servers")) expect(await expectEveryCallSucceeds(script, gateway)).toContain("calc__add returned: 5");
   });
 
   // The examples wait for the event stream and for runs: seconds, by design.

@@ -1,6 +1,8 @@
 import { HumanMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { UnknownToolError, buildAssistantGraph, checkpointThreadId } from "../src";
 
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
@@ -28,6 +30,14 @@ describe("assistant ReAct graph", () => {
     const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [], systemPrompt: "Be brief." }, new MemorySaver());
     const state = await graph.invoke({ messages: [new HumanMessage("hi")] }, config("t"));
     expect(state.messages.map((message) => message.text)).toEqual(["hi", "echo: hi"]);
+  });
+
+  it("resolves an assistant's tools from its tenant's tools too, and only from those it is given", async () => {
+    const sum = tool(({ a, b }) => String(a + b), { name: "calc__add", description: "Adds.", schema: z.object({ a: z.number(), b: z.number() }) });
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["echo", "calc__add"] }, new MemorySaver(), [], undefined, new Map([[sum.name, sum]]));
+    const state = await graph.invoke({ messages: [new HumanMessage('/tool calc__add {"a":2,"b":3}')] }, config("t"));
+    expect(state.messages.at(-1)!.text).toBe("calc__add returned: 5");
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["calc__add"] }, new MemorySaver(), [], undefined, new Map())).toThrow(UnknownToolError);
   });
 
   it("refuses an assistant that names an unregistered tool", () => {

@@ -51,6 +51,14 @@ export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 export { validateCreateThread, validateMetadata, validateThreadFilter } from "./threads/threadArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
+export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
+export {
+  MCP_TIMEOUT_LIMIT_MS,
+  requireMcpServerKey,
+  validateCreateMcpServerConfig,
+  validateUpdateMcpServerConfig,
+  type ValidMcpServerConfig,
+} from "./mcp/mcpConfigArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 export {
   requireTaskId,

@@ -1,5 +1,6 @@
 import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
+import { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
 import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
 import { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
@@ -19,6 +20,7 @@ registerDefaultStoreFactory("assistant", () => new InMemoryAssistantStore());
 registerDefaultStoreFactory("project", () => new InMemoryProjectStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
 registerDefaultStoreFactory("task", () => new InMemoryTaskStore());
+registerDefaultStoreFactory("mcp", () => new InMemoryMcpServerConfigStore());
 // Rooms live in the default projects, messages in the default rooms.
 registerDefaultStoreFactory("projectRoom", () => new InMemoryProjectRoomStore(getStoreLattice("default", "project")));
 registerDefaultStoreFactory("projectRoomMessage", () => new InMemoryProjectRoomMessageStore(getStoreLattice("default", "projectRoom")));

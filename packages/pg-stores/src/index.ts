@@ -10,6 +10,7 @@ export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
+export { PostgreSQLMcpServerConfigStore } from "./mcp/postgresqlMcpServerConfigStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";
 export { PostgreSQLProjectRoomMessageStore } from "./rooms/postgresqlProjectRoomMessageStore";

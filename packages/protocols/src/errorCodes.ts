@@ -61,6 +61,8 @@ export type ErrorCode =
   | "UPSTREAM_TIMEOUT"
   | "UPSTREAM_RATE_LIMITED"
   | "UPSTREAM_INVALID_RESPONSE"
+  // MCP servers: one could not be reached, or did not answer within its timeout.
+  | "MCP_SERVER_UNAVAILABLE"
   // Tasks.
   | "INVALID_TASK_STATE"
   | "TASK_NOT_DISPATCHABLE"

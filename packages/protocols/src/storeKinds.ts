@@ -1,6 +1,5 @@
 /**
- * Kinds of store the registry knows. `mcp` is an interface only, for the MCP work to implement; the
- * others have an in-memory default and a PostgreSQL implementation.
+ * Kinds of store the registry knows. Each has an in-memory default and a PostgreSQL implementation.
  */
 export const STORE_KINDS = [
   "lease",

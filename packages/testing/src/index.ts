@@ -6,6 +6,7 @@ export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./mess
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
+export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";

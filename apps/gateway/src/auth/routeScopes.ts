@@ -56,6 +56,15 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/schedules/:id": "write",
   "POST /api/schedules/:id/pause": "write",
   "POST /api/schedules/:id/resume": "write",
+  // A tenant's MCP servers are shared by all its assistants, and stdio ones run a command here.
+  "GET /api/mcp-configs": "read",
+  "GET /api/mcp-configs/:key": "read",
+  "GET /api/mcp-configs/:key/tools": "read",
+  "POST /api/mcp-configs": "admin",
+  "PATCH /api/mcp-configs/:key": "admin",
+  "DELETE /api/mcp-configs/:key": "admin",
+  "POST /api/mcp-configs/:key/connect": "admin",
+  "POST /api/mcp-configs/:key/disconnect": "admin",
   // Cluster-wide: every tenant's replicas and lease counts.
   "GET /api/cluster": "admin",
 };

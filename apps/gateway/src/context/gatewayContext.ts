@@ -16,6 +16,7 @@ import {
   startPresenceHeartbeat,
 } from "@axiom-lattice/core";
 import {
+  MCP_CONFIG_CHANGED_TOPIC,
   PROJECT_TASK_ADMISSION_TOPIC,
   ROOM_EVENT_TOPIC,
   type ReplicaAnnouncement,
@@ -26,6 +27,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
 import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
+import { McpServerManager } from "../mcp/mcpServerManager";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
@@ -58,6 +60,8 @@ export interface GatewayContext {
   projectTaskMachine: ProjectTaskExecutionMutex;
   /** Dispatches project tasks and starts them when their admission is observed. */
   projectTasks: ProjectTaskRuntime;
+  /** This replica's MCP servers and the tools they give each tenant's assistants. */
+  mcp: McpServerManager;
   /** Cancels a task (any kind), resuming a delegating caller. */
   cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
@@ -112,6 +116,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   };
   // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
   const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
+  const mcp = new McpServerManager({
+    store: stores.mcp,
+    logger,
+    announce: async (tenantId, serverKey) => {
+      await outbox.append({ topic: MCP_CONFIG_CHANGED_TOPIC, payload: { tenantId, serverKey }, originReplicaId: replicaId });
+    },
+  });
   const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents = new AgentInstanceManager({
     queue,
@@ -129,6 +140,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     logger,
     observer: metrics.observer,
     tasks: taskOptions,
+    tenantTools: (tenantId) => mcp.tenantTools(tenantId),
   });
   const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
   const projectTasks = new ProjectTaskRuntime({
@@ -174,6 +186,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       [PROJECT_TASK_ADMISSION_TOPIC]: async (payload) => notifiers.projectTaskAdmission.deliverFromOutbox(payload),
       [ROOM_EVENT_TOPIC]: async (payload) => {
         metrics.roomEventsIngested.inc({ outcome: ingestRoomEvent(payload, roomEvents) });
+      },
+      [MCP_CONFIG_CHANGED_TOPIC]: async (payload) => {
+        const { tenantId, serverKey } = (payload ?? {}) as { tenantId?: unknown; serverKey?: unknown };
+        if (typeof tenantId !== "string" || typeof serverKey !== "string") return;
+        // A server this replica cannot reach stays off here; the others still serve it.
+        await mcp.reconcile(tenantId, serverKey).catch((error: unknown) => logger.warn({ err: error, tenantId, serverKey }, "MCP server not reconciled"));
       },
       [SCHEDULE_CHANGED_TOPIC]: async (payload) => {
         const taskId = (payload as { taskId?: unknown } | null)?.taskId;
@@ -246,6 +264,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     notifiers,
     projectTaskMachine,
     projectTasks,
+    mcp,
     cancelTask: (tenantId, taskId) =>
       cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
@@ -256,6 +275,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     describeReplica,
     async recover() {
       await poller.start();
+      // After the poller's cursor: a change made while restoring still arrives and is reconciled.
+      logger.info({ phase: "startup", mcpServers: await mcp.restore() }, "MCP servers restored");
       const startupRecovery = async () => ({
         orphanedTasks: config.taskOrphanRecovery ? await orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
         schedules: await schedules.restore(),
@@ -293,6 +314,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         await poller.stop();
         projectTasks.stop();
         await agents.shutdown();
+        await mcp.close();
         await stores.dispose();
       })();
       return closed;

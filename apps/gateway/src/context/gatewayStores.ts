@@ -10,6 +10,7 @@ import {
   InMemoryProjectRoomStore,
   InMemoryProjectStore,
   InMemoryReplicaPresenceStore,
+  InMemoryMcpServerConfigStore,
   InMemoryTaskStore,
   InMemoryThreadStore,
   MemoryScheduleStorage,
@@ -27,6 +28,7 @@ import type {
   ProjectStore,
   ReplicaPresenceStore,
   ScheduleStorage,
+  McpServerConfigStore,
   TaskStore,
   ThreadStore,
 } from "@axiom-lattice/protocols";
@@ -53,6 +55,8 @@ export interface GatewayStores {
   rooms: ProjectRoomStore;
   roomMessages: ProjectRoomMessageStore;
   tasks: TaskStore;
+  /** Each tenant's MCP server configurations. */
+  mcp: McpServerConfigStore;
   schedules: ScheduleStorage;
   /** LangGraph's checkpointer: where conversations live. */
   checkpoint: BaseCheckpointSaver;
@@ -83,6 +87,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
       rooms,
       roomMessages: new InMemoryProjectRoomMessageStore(rooms),
       tasks: new InMemoryTaskStore(),
+      mcp: new InMemoryMcpServerConfigStore(),
       schedules: new MemoryScheduleStorage(),
       checkpoint: new MemorySaver(),
       readiness: [],
@@ -120,6 +125,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     rooms: pg.projectRoom,
     roomMessages: pg.projectRoomMessage,
     tasks: pg.task,
+    mcp: pg.mcp,
     schedules: pg.schedule,
     checkpoint: pg.checkpoint,
     queueWakeup: pg.queueWakeup,

@@ -51,11 +51,12 @@ const REFERENCE_CODES = ["UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, config } = gatewayContextOf(app);
+  const { stores, config, mcp } = gatewayContextOf(app);
   const { assistants, modelProviders } = stores;
   /**
    * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
-   * A provider is built in, or one of the tenant's catalog providers (which stands for its kind).
+   * A provider is built in, or one of the tenant's catalog providers (which stands for its kind); the
+   * tenant's connected MCP servers' tools count as known.
    */
   const checkReferences = async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
     let provider = model?.provider ?? "scripted";
@@ -64,7 +65,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!catalogued) throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${provider}": neither built in nor one of the tenant's model providers`);
       provider = catalogued.kind;
     }
-    checkAssistantReferences({ model: { provider }, tools: tools ?? [] });
+    checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
     if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
   };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);

@@ -59,36 +59,48 @@ export type AssistantGraph = ReturnType<typeof buildReactGraph>;
 
 /**
  * The graph of a stored assistant: its model, its tools (resolved by name) and its system prompt.
- * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has.
+ * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has;
+ * `tenantTools` are the assistant's tenant's own (its MCP servers' tools), which it may list.
  */
 export function buildAssistantGraph(
   assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">,
   checkpointer: BaseCheckpointSaver,
   runtimeTools: StructuredToolInterface[] = [],
   upstream?: UpstreamPolicy,
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): AssistantGraph {
   return buildReactGraph(
     {
       model: createChatModel(assistant.model, upstream),
-      tools: [...registeredToolsOf(assistant.tools, runtimeTools.map((tool) => tool.name)), ...runtimeTools],
+      tools: [...registeredToolsOf(assistant.tools, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools],
       systemPrompt: assistant.systemPrompt,
     },
     checkpointer,
   );
 }
 
-/** The registered tools among `names`, leaving out the runtime's own; throws `UnknownToolError` for any other name. */
-function registeredToolsOf(names: readonly string[], runtimeToolNames: readonly string[]): StructuredToolInterface[] {
+/**
+ * The registered or tenant's tools among `names`, leaving out the runtime's own; throws
+ * `UnknownToolError` for any other name.
+ */
+function registeredToolsOf(
+  names: readonly string[],
+  runtimeToolNames: readonly string[],
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
+): StructuredToolInterface[] {
   const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeToolNames]);
-  return resolveTools(names.filter((name) => !builtIn.has(name)));
+  return resolveTools(names.filter((name) => !builtIn.has(name)), tenantTools);
 }
 
 /**
  * Refuses an assistant configuration a run could not build: a model provider or a tool that is not
- * registered (`UnknownModelProviderError`, `UnknownToolError`). The runtime's own tools (`task`,
- * `ask_human`) count as known.
+ * registered nor among `tenantTools` (`UnknownModelProviderError`, `UnknownToolError`). The
+ * runtime's own tools (`task`, `ask_human`) count as known.
  */
-export function checkAssistantReferences({ model, tools }: Pick<Assistant, "model" | "tools">): void {
+export function checkAssistantReferences(
+  { model, tools }: Pick<Assistant, "model" | "tools">,
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
+): void {
   getModelProvider(model.provider);
-  registeredToolsOf(tools, [TASK_TOOL]);
+  registeredToolsOf(tools, [TASK_TOOL], tenantTools);
 }

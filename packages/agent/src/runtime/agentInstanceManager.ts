@@ -24,6 +24,7 @@ import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "
 import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
+import type { TenantToolSource } from "../tools/toolRegistry";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
@@ -69,6 +70,8 @@ export interface AgentRuntimeOptions {
   observer?: LatticeObserver;
   /** Tasks: gives every assistant the `task` tool and settles the runs of tasks. Default: no tasks. */
   tasks?: TaskRuntimeOptions;
+  /** Each tenant's own tools (its MCP servers'), looked up when a run builds its graph. Default: none. */
+  tenantTools?: TenantToolSource;
 }
 
 
@@ -104,6 +107,7 @@ export class AgentInstanceManager {
       upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       tasks: options.tasks,
+      tenantTools: options.tenantTools,
       wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
     };

@@ -18,6 +18,7 @@ import { AssistantNotFoundError } from "./errors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
+import type { TenantToolSource } from "../tools/toolRegistry";
 
 /** What the agents and thread processors of one manager share. */
 export interface RuntimeContext {
@@ -43,6 +44,8 @@ export interface RuntimeContext {
   runSlots: RunSlots;
   /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
   tasks?: TaskRuntimeOptions;
+  /** Each tenant's own tools (its MCP servers'), which its assistants may list. Absent: none. */
+  tenantTools?: TenantToolSource;
   /** Gets a thread's queue processed: this replica's processor at once, the peers by wake-up. */
   wake(scope: ThreadRunScope): Promise<void>;
   /** True once the manager shuts down: no new runs start. */
@@ -60,7 +63,7 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
-  return buildAssistantGraph({ ...assistant, model }, context.checkpointer, runtimeTools, context.upstream);
+  return buildAssistantGraph({ ...assistant, model }, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

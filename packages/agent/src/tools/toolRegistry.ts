@@ -22,10 +22,16 @@ export function registerTool(tool: StructuredToolInterface): void {
   tools.set(tool.name, tool);
 }
 
-/** The tools an assistant lists, in its order; throws `UnknownToolError` for a name not registered. */
-export function resolveTools(names: readonly string[]): StructuredToolInterface[] {
+/** The tools one tenant has besides the process-wide ones (such as its MCP servers' tools), by name. */
+export type TenantToolSource = (tenantId: string) => ReadonlyMap<string, StructuredToolInterface>;
+
+/**
+ * The tools an assistant lists, in its order, from the process-wide registry or else `tenantTools`;
+ * throws `UnknownToolError` for a name in neither.
+ */
+export function resolveTools(names: readonly string[], tenantTools: ReadonlyMap<string, StructuredToolInterface> = new Map()): StructuredToolInterface[] {
   return names.map((name) => {
-    const found = tools.get(name);
+    const found = tools.get(name) ?? tenantTools.get(name);
     if (!found) throw new UnknownToolError(name);
     return found;
   });

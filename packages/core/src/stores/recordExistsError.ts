@@ -5,11 +5,11 @@ export class RecordExistsError extends Error {
   readonly code = "ALREADY_EXISTS" satisfies ErrorCode;
 
   constructor(
-    readonly kind: "thread" | "assistant" | "schedule" | "project" | "task" | "room" | "model provider",
+    readonly kind: "thread" | "assistant" | "schedule" | "project" | "task" | "room" | "model provider" | "mcp-config",
     readonly tenantId: string,
     readonly id: string,
   ) {
-    super(`A ${kind} with id ${id} already exists`);
+    super(`A ${kind} with ${kind === "mcp-config" ? "key" : "id"} ${id} already exists`);
     this.name = "RecordExistsError";
   }
 }

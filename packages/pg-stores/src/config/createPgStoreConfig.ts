@@ -4,6 +4,7 @@ import { Pool, type PoolConfig } from "pg";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
+import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
@@ -46,6 +47,7 @@ export interface PgStoreConfig {
   projectRoom: PostgreSQLProjectRoomStore;
   projectRoomMessage: PostgreSQLProjectRoomMessageStore;
   task: PostgreSQLTaskStore;
+  mcp: PostgreSQLMcpServerConfigStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** LangGraph's checkpointer, its tables set up. */
@@ -78,6 +80,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       projectRoom: new PostgreSQLProjectRoomStore(shared),
       projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),
       task: new PostgreSQLTaskStore(shared),
+      mcp: new PostgreSQLMcpServerConfigStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;

@@ -12,6 +12,7 @@ import { projectsMigration } from "./192_projects";
 import { taskScanMigration } from "./193_task_scan";
 import { projectRoomsMigration } from "./194_project_rooms";
 import { modelProvidersMigration } from "./195_model_providers";
+import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -30,4 +31,5 @@ export const allMigrations: readonly Migration[] = [
   taskScanMigration,
   projectRoomsMigration,
   modelProvidersMigration,
+  mcpServerConfigsMigration,
 ];

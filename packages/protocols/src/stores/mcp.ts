@@ -1,5 +1,11 @@
+/** How the gateway reaches an MCP server: a child process over stdio, or Streamable HTTP. */
 export type McpTransport = "stdio" | "http";
 
+/**
+ * Where an MCP server is and how long to wait for it. `command`/`args` for `stdio`, `url` (http or
+ * https) for `http`. `timeout` bounds every call to the server, in milliseconds. Headers and
+ * environment variables are secrets and wait for encryption at rest, so they are not stored yet.
+ */
 export interface McpServerConfig {
   transport: McpTransport;
   command?: string;
@@ -11,6 +17,11 @@ export interface McpServerConfig {
 
 export type McpServerStatus = "connected" | "disconnected" | "error";
 
+/**
+ * One tenant's MCP server. `key` names it within the tenant and prefixes its tools
+ * (`<key>__<tool>`), so it holds letters, digits, `-` and single `_` only. `selectedTools` are the
+ * server's tools the tenant's assistants may use; `status` is what every replica reconciles to.
+ */
 export interface McpServerConfigEntry {
   tenantId: string;
   key: string;
@@ -30,10 +41,13 @@ export interface CreateMcpServerConfigRequest {
 
 export type UpdateMcpServerConfigRequest = Partial<Omit<CreateMcpServerConfigRequest, "key">>;
 
+/** Per-tenant MCP server configurations. `create` throws `ALREADY_EXISTS` for a key in use. */
 export interface McpServerConfigStore {
   getAll(tenantId: string): Promise<McpServerConfigEntry[]>;
   get(tenantId: string, key: string): Promise<McpServerConfigEntry | null>;
   create(tenantId: string, request: CreateMcpServerConfigRequest): Promise<McpServerConfigEntry>;
   update(tenantId: string, key: string, request: UpdateMcpServerConfigRequest): Promise<McpServerConfigEntry | null>;
   delete(tenantId: string, key: string): Promise<boolean>;
+  /** Every tenant's configurations whose status is `connected`: what a starting replica restores. */
+  listConnected(): Promise<McpServerConfigEntry[]>;
 }

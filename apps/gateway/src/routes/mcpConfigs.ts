@@ -1,0 +1,173 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { noContent } from "./ids";
+
+const keySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,63}$/, "must be 1-64 letters, digits, '-' or '_' (no '__'), starting with a letter or digit");
+const keyParams = z.object({ key: keySchema });
+
+const configSchema = z.discriminatedUnion("transport", [
+  z.strictObject({
+    transport: z.literal("stdio"),
+    command: z.string().min(1).describe("Executable the gateway starts; it speaks MCP on stdin/stdout"),
+    args: z.array(z.string().min(1)).optional(),
+    timeout: z.number().int().min(1).max(600_000).optional().describe("Bound of every call to the server, in ms (default 30000)"),
+    retryAttempts: z.number().int().min(0).max(10).optional().describe("Further connection attempts after a failed one"),
+  }),
+  z.strictObject({
+    transport: z.literal("http"),
+    url: z.url({ protocol: /^https?$/ }).describe("Streamable HTTP endpoint of the server"),
+    timeout: z.number().int().min(1).max(600_000).optional().describe("Bound of every call to the server, in ms (default 30000)"),
+    retryAttempts: z.number().int().min(0).max(10).optional().describe("Further connection attempts after a failed one"),
+  }),
+]);
+
+const selectedToolsSchema = z.array(z.string().min(1).max(200)).max(500).describe("The server's tools assistants may use (as `<key>__<tool>`); empty: all");
+
+const createSchema = z.strictObject({ key: keySchema, config: configSchema, selectedTools: selectedToolsSchema.optional() });
+const updateSchema = z.strictObject({ config: configSchema.optional(), selectedTools: selectedToolsSchema.optional() });
+
+const entryView = z.object({
+  tenantId: z.string(),
+  key: z.string(),
+  config: z.object({
+    transport: z.enum(["stdio", "http"]),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    url: z.string().optional(),
+    timeout: z.number().optional(),
+    retryAttempts: z.number().optional(),
+  }),
+  selectedTools: z.array(z.string()),
+  status: z.enum(["connected", "disconnected", "error"]).describe("Set by connect and disconnect; `error` when the server failed"),
+  createdAt: z.date(),
+  updatedAt: z.date(),
+});
+
+const toolsView = z.object({
+  tools: z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) })),
+});
+
+const tags = ["mcp"];
+
+/**
+ * A tenant's MCP servers: configurations, connect and disconnect, and the tools a server offers.
+ * Every change is announced (`mcp-config-changed`) so each replica reconciles from the store.
+ */
+export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { stores, mcp } = gatewayContextOf(app);
+  const notFound = (key: string) => new HttpError("NOT_FOUND", `MCP server configuration ${key} not found`);
+  const unavailable = (key: string, error: unknown) =>
+    new HttpError("MCP_SERVER_UNAVAILABLE", `MCP server ${key} could not be reached: ${error instanceof Error ? error.message : String(error)}; its status is now error`);
+
+  app.post(
+    "/api/mcp-configs",
+    { schema: { tags, summary: "Add an MCP server (disconnected until connected)", body: createSchema, response: { 201: entryView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") } } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const created = await stores.mcp.create(tenantId, request.body);
+      await mcp.applied(tenantId, created.key);
+      return reply.status(201).send(created);
+    },
+  );
+
+  app.get(
+    "/api/mcp-configs",
+    { schema: { tags, summary: "List the tenant's MCP servers", response: { 200: z.object({ configs: z.array(entryView) }), ...apiErrors() } } },
+    async (request) => ({ configs: await stores.mcp.getAll(tenantOf(request)) }),
+  );
+
+  app.get(
+    "/api/mcp-configs/:key",
+    { schema: { tags, summary: "Read an MCP server configuration", params: keyParams, response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request) => (await stores.mcp.get(tenantOf(request), request.params.key)) ?? Promise.reject(notFound(request.params.key)),
+  );
+
+  app.patch(
+    "/api/mcp-configs/:key",
+    {
+      schema: {
+        tags,
+        summary: "Change an MCP server's configuration or selected tools (a connected server reconnects)",
+        params: keyParams,
+        body: updateSchema,
+        response: { 200: entryView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { key } = request.params;
+      if (!(await stores.mcp.update(tenantId, key, request.body))) throw notFound(key);
+      await mcp.applied(tenantId, key);
+      return (await stores.mcp.get(tenantId, key)) ?? Promise.reject(notFound(key));
+    },
+  );
+
+  app.delete(
+    "/api/mcp-configs/:key",
+    { schema: { tags, summary: "Remove an MCP server", params: keyParams, response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      if (!(await stores.mcp.delete(tenantId, request.params.key))) throw notFound(request.params.key);
+      await mcp.applied(tenantId, request.params.key);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    "/api/mcp-configs/:key/connect",
+    {
+      schema: {
+        tags,
+        summary: "Connect an MCP server: its selected tools become the tenant's on every replica",
+        params: keyParams,
+        response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
+      },
+    },
+    async (request) => {
+      const { key } = request.params;
+      try {
+        return (await mcp.connect(tenantOf(request), key)) ?? Promise.reject(notFound(key));
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw unavailable(key, error);
+      }
+    },
+  );
+
+  app.post(
+    "/api/mcp-configs/:key/disconnect",
+    { schema: { tags, summary: "Disconnect an MCP server on every replica", params: keyParams, response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
+    async (request) => (await mcp.disconnect(tenantOf(request), request.params.key)) ?? Promise.reject(notFound(request.params.key)),
+  );
+
+  app.get(
+    "/api/mcp-configs/:key/tools",
+    {
+      schema: {
+        tags,
+        summary: "The tools an MCP server offers (connecting it when it is not)",
+        params: keyParams,
+        response: { 200: toolsView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { key } = request.params;
+      const listed = mcp.listedTools(tenantId, key);
+      if (listed) return { tools: listed };
+      try {
+        if (!(await mcp.connect(tenantId, key))) throw notFound(key);
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw unavailable(key, error);
+      }
+      return { tools: mcp.listedTools(tenantId, key) ?? [] };
+    },
+  );
+};

@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { buildAssistantGraph } from "@axiom-lattice/agent";
+import { InMemoryMcpServerConfigStore } from "@axiom-lattice/core";
+import type { McpServerConfig } from "@axiom-lattice/protocols";
+import { recordingLogger } from "@axiom-lattice/testing";
+import { HumanMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { McpServerManager } from "../src/mcp/mcpServerManager";
+
+const FIXTURE = fileURLToPath(new URL("./fixtures/mcpFixtureServer.mjs", import.meta.url));
+const TENANT = "t1";
+
+/** The fixture served over Streamable HTTP by a child process; its url once it listens. */
+async function startHttpFixture(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [FIXTURE, "http"], { stdio: ["ignore", "pipe", "inherit"] });
+  const [line] = (await once(child.stdout!, "data")) as [Buffer];
+  const port = /listening (\d+)/.exec(line.toString())?.[1];
+  if (!port) throw new Error(`fixture did not start: ${line.toString()}`);
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/** A scripted run of an assistant with the tenant's MCP tools: the text it ends with. */
+async function runWith(manager: McpServerManager, tools: string[], input: string): Promise<string> {
+  const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT));
+  const state = await graph.invoke({ messages: [new HumanMessage(input)] }, { configurable: { thread_id: "t" } });
+  return state.messages.at(-1)!.text;
+}
+
+let httpFixture: { url: string; child: ChildProcess };
+beforeAll(async () => {
+  httpFixture = await startHttpFixture();
+});
+afterAll(() => {
+  httpFixture.child.kill();
+});
+
+describe.each<[string, () => McpServerConfig]>([
+  ["stdio", () => ({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 1500 })],
+  ["Streamable HTTP", () => ({ transport: "http", url: httpFixture.url, timeout: 1500 })],
+])("MCP server manager over %s", (_transport, config) => {
+  let store: InMemoryMcpServerConfigStore;
+  let manager: McpServerManager;
+  let announced: string[];
+  const managers: McpServerManager[] = [];
+  const newManager = () => {
+    const made = new McpServerManager({ store, logger: recordingLogger().logger, announce: async (tenantId, key) => void announced.push(`${tenantId}/${key}`) });
+    managers.push(made);
+    return made;
+  };
+  beforeAll(() => {
+    store = new InMemoryMcpServerConfigStore();
+  });
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((made) => made.close()));
+  });
+  const setUp = async (key: string, selectedTools: string[] = []) => {
+    announced = [];
+    manager = newManager();
+    await store.create(TENANT, { key, config: config(), selectedTools });
+  };
+
+  it("connects, registers the selected tools for the tenant only, and a run calls one", async () => {
+    await setUp("calc", ["add", "hang"]);
+    expect(await manager.connect(TENANT, "calc")).toMatchObject({ status: "connected" });
+    expect(announced).toEqual([`${TENANT}/calc`]);
+    expect(manager.listedTools(TENANT, "calc")?.map((tool) => tool.name).sort()).toEqual(["add", "crash", "hang"]);
+    expect([...manager.tenantTools(TENANT).keys()].sort()).toEqual(["calc__add", "calc__hang"]);
+    expect(manager.tenantTools("other").size).toBe(0);
+    expect(await runWith(manager, ["calc__add"], '/tool calc__add {"a":2,"b":3}')).toBe("calc__add returned: 5");
+  });
+
+  it("a tool that hangs fails the run's tool call within the timeout, and the status becomes error", async () => {
+    await setUp("slow");
+    await manager.connect(TENANT, "slow");
+    const started = Date.now();
+    const answer = await runWith(manager, ["slow__hang"], "/tool slow__hang {}");
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(answer).toMatch(/slow__hang returned: .*MCP server slow failed on hang.*status is now error/s);
+    await expect.poll(async () => (await store.get(TENANT, "slow"))?.status).toBe("error");
+    expect(manager.tenantTools(TENANT).size).toBe(0);
+    expect(announced).toEqual([`${TENANT}/slow`, `${TENANT}/slow`]);
+  });
+
+  it("disconnects: the tools are gone and the status is disconnected", async () => {
+    await setUp("gone");
+    await manager.connect(TENANT, "gone");
+    expect(await manager.disconnect(TENANT, "gone")).toMatchObject({ status: "disconnected" });
+    expect(manager.tenantTools(TENANT).size).toBe(0);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["gone__add"] }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT))).toThrow(/Unknown tool/);
+  });
+
+  it("reconciles a peer from the store, and a restarted replica restores connected servers", async () => {
+    await setUp("shared");
+    const peer = newManager();
+    await manager.connect(TENANT, "shared");
+    await peer.reconcile(TENANT, "shared");
+    expect([...peer.tenantTools(TENANT).keys()]).toContain("shared__add");
+    const restarted = newManager();
+    expect(await restarted.restore()).toMatchObject({ failed: 0 });
+    expect([...restarted.tenantTools(TENANT).keys()]).toContain("shared__add");
+    await manager.disconnect(TENANT, "shared");
+    await peer.reconcile(TENANT, "shared");
+    expect(peer.tenantTools(TENANT).size).toBe(0);
+  });
+});
+
+describe("MCP server manager, servers that cannot serve", () => {
+  it("a server that cannot be reached fails the connect and is recorded error", async () => {
+    const store = new InMemoryMcpServerConfigStore();
+    const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
+    await store.create(TENANT, { key: "nowhere", config: { transport: "http", url: "http://127.0.0.1:9/mcp", timeout: 1000 } });
+    await store.create(TENANT, { key: "nothing", config: { transport: "stdio", command: "/no/such/command", timeout: 1000 } });
+    await expect(manager.connect(TENANT, "nowhere")).rejects.toThrow();
+    await expect(manager.connect(TENANT, "nothing")).rejects.toThrow();
+    expect((await store.getAll(TENANT)).map((entry) => entry.status)).toEqual(["error", "error"]);
+    expect(manager.tenantTools(TENANT).size).toBe(0);
+  });
+
+  it("a stdio server that crashes mid-call fails the tool call, not the run, and is recorded error", async () => {
+    const store = new InMemoryMcpServerConfigStore();
+    const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
+    await store.create(TENANT, { key: "fragile", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 } });
+    await manager.connect(TENANT, "fragile");
+    const started = Date.now();
+    expect(await runWith(manager, ["fragile__crash"], "/tool fragile__crash {}")).toMatch(/fragile__crash returned: .*MCP server fragile failed on crash/s);
+    expect(Date.now() - started).toBeLessThan(4000);
+    await expect.poll(async () => (await store.get(TENANT, "fragile"))?.status).toBe("error");
+    await manager.close();
+  });
+});

@@ -1,0 +1,4 @@
+import { mcpServerConfigStoreContract } from "@axiom-lattice/testing";
+import { InMemoryMcpServerConfigStore } from "../../src";
+
+mcpServerConfigStoreContract("in-memory", async () => new InMemoryMcpServerConfigStore());

@@ -1,0 +1,44 @@
+// Every statement names its tenant: rows are keyed by (tenant_id, key).
+
+const COLUMNS = "tenant_id, key, config, selected_tools, status, created_at, updated_at";
+
+/** No row when the tenant already has a configuration with this key. */
+export const INSERT_MCP_SERVER_CONFIG = `
+  INSERT INTO lattice_mcp_server_configs (tenant_id, key, config, selected_tools, status, created_at, updated_at)
+  VALUES ($1, $2, $3::jsonb, $4::text[], $5, now(), now())
+  ON CONFLICT (tenant_id, key) DO NOTHING
+  RETURNING ${COLUMNS}`;
+
+export const GET_MCP_SERVER_CONFIG = `
+  SELECT ${COLUMNS}
+    FROM lattice_mcp_server_configs
+   WHERE tenant_id = $1
+     AND key = $2`;
+
+export const LIST_MCP_SERVER_CONFIGS = `
+  SELECT ${COLUMNS}
+    FROM lattice_mcp_server_configs
+   WHERE tenant_id = $1
+   ORDER BY created_at, key`;
+
+export const LIST_CONNECTED_MCP_SERVER_CONFIGS = `
+  SELECT ${COLUMNS}
+    FROM lattice_mcp_server_configs
+   WHERE status = 'connected'
+   ORDER BY tenant_id, created_at, key`;
+
+/** A NULL parameter keeps the column as it is. */
+export const UPDATE_MCP_SERVER_CONFIG = `
+  UPDATE lattice_mcp_server_configs
+     SET config = COALESCE($3::jsonb, config),
+         selected_tools = COALESCE($4::text[], selected_tools),
+         status = COALESCE($5, status),
+         updated_at = now()
+   WHERE tenant_id = $1
+     AND key = $2
+  RETURNING ${COLUMNS}`;
+
+export const DELETE_MCP_SERVER_CONFIG = `
+  DELETE FROM lattice_mcp_server_configs
+   WHERE tenant_id = $1
+     AND key = $2`;

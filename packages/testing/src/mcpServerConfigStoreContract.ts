@@ -1,0 +1,112 @@
+import type { CreateMcpServerConfigRequest, McpServerConfigStore } from "@axiom-lattice/protocols";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fresh } from "./fresh";
+
+const stdio = (key: string): CreateMcpServerConfigRequest => ({
+  key,
+  config: { transport: "stdio", command: "node", args: ["server.js"], timeout: 5000, retryAttempts: 1 },
+  selectedTools: ["add"],
+});
+
+const http = (key: string): CreateMcpServerConfigRequest => ({ key, config: { transport: "http", url: "http://127.0.0.1:9/mcp" } });
+
+/**
+ * The {@link McpServerConfigStore} contract. Every implementation runs this same suite, so their
+ * semantics cannot drift. `makeStore` may return the same store for every call.
+ */
+export function mcpServerConfigStoreContract(name: string, makeStore: () => Promise<McpServerConfigStore>): void {
+  describe(`McpServerConfigStore contract: ${name}`, () => {
+    let store: McpServerConfigStore;
+    beforeAll(async () => {
+      store = await makeStore();
+    });
+
+    it("creates configurations with defaults, reads them back and lists them in creation order", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.create(tenant, stdio("calc"));
+      expect(created).toMatchObject({ ...stdio("calc"), tenantId: tenant, status: "disconnected" });
+      expect(created.createdAt).toBeInstanceOf(Date);
+      expect(await store.get(tenant, "calc")).toEqual(created);
+      const minimal = await store.create(tenant, http("remote"));
+      expect(minimal).toMatchObject({ key: "remote", config: { transport: "http", url: "http://127.0.0.1:9/mcp" }, selectedTools: [], status: "disconnected" });
+      expect((await store.getAll(tenant)).map((entry) => entry.key)).toEqual(["calc", "remote"]);
+    });
+
+    it("keeps only known settings: no headers or env are stored", async () => {
+      const tenant = fresh("tenant");
+      const config = { transport: "http", url: "https://mcp.example/mcp", headers: { authorization: "Bearer s3cret" }, env: { TOKEN: "s3cret" } };
+      const created = await store.create(tenant, { key: "k", config: config as never, stray: 1 } as never);
+      expect(created.config).toEqual({ transport: "http", url: "https://mcp.example/mcp" });
+      expect((await store.get(tenant, "k"))?.config).toEqual({ transport: "http", url: "https://mcp.example/mcp" });
+    });
+
+    it("refuses a key the tenant already uses, also when racers use it at once", async () => {
+      const tenant = fresh("tenant");
+      await store.create(tenant, stdio("same"));
+      await expect(store.create(tenant, http("same"))).rejects.toMatchObject({ code: "ALREADY_EXISTS", kind: "mcp-config" });
+      expect((await store.get(tenant, "same"))?.config.transport).toBe("stdio");
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => store.create(tenant, stdio("raced"))));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
+    });
+
+    it("isolates tenants: the same key in two tenants is two configurations, invisible to each other", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.create(a, stdio("shared"));
+      expect(await store.get(b, "shared")).toBeNull();
+      expect(await store.getAll(b)).toEqual([]);
+      expect(await store.update(b, "shared", { status: "connected" })).toBeNull();
+      expect(await store.delete(b, "shared")).toBe(false);
+      await store.create(b, http("shared"));
+      expect((await store.get(a, "shared"))?.config.transport).toBe("stdio");
+      expect(await store.delete(b, "shared")).toBe(true);
+      expect((await store.get(a, "shared"))?.status).toBe("disconnected");
+    });
+
+    it("updates only the given fields and deletes", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.create(tenant, stdio("k"));
+      const updated = await store.update(tenant, "k", { status: "connected", selectedTools: ["add", "add", "slow"] });
+      expect(updated).toMatchObject({ ...stdio("k"), status: "connected", selectedTools: ["add", "slow"], createdAt: created.createdAt });
+      expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
+      expect(await store.get(tenant, "k")).toEqual(updated);
+      const moved = await store.update(tenant, "k", { config: { transport: "http", url: "https://x.example/mcp" } });
+      expect(moved).toMatchObject({ config: { transport: "http", url: "https://x.example/mcp" }, status: "connected", selectedTools: ["add", "slow"] });
+      expect(await store.update(tenant, "missing", { status: "error" })).toBeNull();
+      expect(await store.delete(tenant, "k")).toBe(true);
+      expect(await store.delete(tenant, "k")).toBe(false);
+    });
+
+    it("lists the connected configurations of every tenant", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.create(a, { ...stdio("on"), status: "connected" });
+      await store.create(a, stdio("off"));
+      await store.create(b, { ...http("on"), status: "connected" });
+      await store.create(b, { ...http("failed"), status: "error" });
+      const connected = (await store.listConnected()).filter((entry) => entry.tenantId === a || entry.tenantId === b);
+      expect(connected.map((entry) => `${entry.tenantId === a ? "a" : "b"}/${entry.key}`).sort()).toEqual(["a/on", "b/on"]);
+      await store.update(a, "on", { status: "disconnected" });
+      expect((await store.listConnected()).some((entry) => entry.tenantId === a)).toBe(false);
+    });
+
+    it.each<[string, (store: McpServerConfigStore, tenant: string) => Promise<unknown>]>([
+      ["an empty tenant", (s) => s.create("", stdio("x"))],
+      ["a key with a double underscore", (s, t) => s.create(t, stdio("a__b"))],
+      ["a key with a slash", (s, t) => s.create(t, stdio("a/b"))],
+      ["an unknown transport", (s, t) => s.create(t, { key: "x", config: { transport: "sse" } as never })],
+      ["a stdio server without a command", (s, t) => s.create(t, { key: "x", config: { transport: "stdio" } })],
+      ["a stdio server with a url", (s, t) => s.create(t, { key: "x", config: { transport: "stdio", command: "node", url: "http://a" } })],
+      ["an http server without a url", (s, t) => s.create(t, { key: "x", config: { transport: "http" } })],
+      ["a file url", (s, t) => s.create(t, { key: "x", config: { transport: "http", url: "file:///etc/passwd" } })],
+      ["a zero timeout", (s, t) => s.create(t, { key: "x", config: { transport: "http", url: "http://a", timeout: 0 } })],
+      ["a timeout above ten minutes", (s, t) => s.create(t, { key: "x", config: { transport: "http", url: "http://a", timeout: 600_001 } })],
+      ["negative retries", (s, t) => s.create(t, { key: "x", config: { transport: "http", url: "http://a", retryAttempts: -1 } })],
+      ["selected tools that are no list", (s, t) => s.create(t, { ...stdio("x"), selectedTools: "add" as never })],
+      ["an unknown status", (s, t) => s.create(t, { ...stdio("x"), status: "up" as never })],
+      ["an update with an unknown status", (s, t) => s.update(t, "x", { status: "up" as never })],
+    ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
+      const tenant = fresh("tenant");
+      await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await store.getAll(tenant)).toEqual([]);
+    });
+  });
+}
