@@ -48,14 +48,16 @@ describe("assistant references checked when written", () => {
     expect((await patch(gateway, "/api/assistants/good", { tools: ["clock"] })).statusCode).toBe(200);
   });
 
-  it("refuses to run (or show the state of) an assistant stored before the check, with the reference's code", async () => {
-    // Written behind the API, as a record from before this check would be.
+  it("runs an assistant stored before the check to a failed run with the reference's code, and still shows its thread's state", async () => {
+    // Written behind the API, as a record from before this check would be (or one whose MCP server has since gone).
     await gateway.context.stores.assistants.createAssistant("default", { id: "stale", name: "Stale", model: { provider: "scripted" }, tools: ["gone-tool"] });
     expect((await gateway.post("/api/threads", { thread_id: "stale-thread", assistant_id: "stale" })).statusCode).toBe(201);
     const run = await gateway.post("/api/runs", { assistant_id: "stale", thread_id: "stale-thread", message: "hi", mode: "wait" });
-    expect(run.statusCode).toBe(400);
-    expect(run.json()).toMatchObject({ code: "UNKNOWN_TOOL", error: expect.stringMatching(/^Unknown tool "gone-tool"/) });
-    expect((await gateway.get("/api/threads/stale-thread/state")).json()).toMatchObject({ code: "UNKNOWN_TOOL" });
+    expect(run.statusCode).toBe(200);
+    expect(run.json()).toMatchObject({ status: "error", error: expect.stringMatching(/^UNKNOWN_TOOL: Unknown tool "gone-tool"/), messages: [] });
+    const state = await gateway.get("/api/threads/stale-thread/state");
+    expect(state.statusCode).toBe(200);
+    expect(state.json()).toMatchObject({ messages: [] });
   });
 });
 

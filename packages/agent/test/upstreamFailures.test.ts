@@ -1,5 +1,5 @@
 import { FakeOpenAi, closedPortBaseUrl } from "@axiom-lattice/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type UpstreamErrorCode, classifyUpstreamError } from "../src";
 import { collect, manager, scope, sharedStores, shutdownManagers, thread, tokens } from "./support";
 
@@ -16,8 +16,8 @@ afterAll(() => api.stop());
 afterEach(() => shutdownManagers());
 
 /** Runs one message on an assistant of `model` at `url`; its streamed chunks and its recorded outcome. */
-async function runAgainst(url: string, model: string) {
-  const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, apiKey: "sk-local", model }, tools: [] });
+async function runAgainst(url: string, model: string, { withKey = true } = {}) {
+  const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, ...(withKey ? { apiKey: "sk-local" } : {}), model }, tools: [] });
   const agent = manager(stores, { upstream }).getAgent(thread(`thread-${model}`));
   const startedAt = Date.now();
   const { messageId, stream } = await agent.addMessage({ message: "hello" }, { mode: "stream" });
@@ -43,6 +43,19 @@ describe("model API failures", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "message_failed", data: { status: "error", code, error: expect.stringMatching(new RegExp(`^${code}: `)) } });
     expect(record).toMatchObject({ runStatus: "error", error: expect.stringMatching(new RegExp(`^${code}: `)) });
     expect(elapsedMs).toBeLessThan(BOUND_MS);
+  });
+
+  it("fails a run without any API key with UPSTREAM_AUTH_FAILED, calling nothing", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    try {
+      const { chunks, record } = await runAgainst(baseUrl, "keyless", { withKey: false });
+      const failure = expect.stringMatching(/^UPSTREAM_AUTH_FAILED: No API key/);
+      expect(chunks.at(-1)).toMatchObject({ type: "message_failed", data: { status: "error", code: "UPSTREAM_AUTH_FAILED", error: failure } });
+      expect(record).toMatchObject({ runStatus: "error", error: failure });
+      expect(api.requestsFor("keyless")).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("retries a request that timed out, as many times as the policy says", async () => {

@@ -128,8 +128,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
             content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
           },
           202: z.object({ messageId: z.string(), queued: z.literal(true) }),
-          // UNKNOWN_*: the assistant, stored before references were checked, names what is not registered.
-          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER"),
+          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"),
         },
       },
     },

@@ -115,7 +115,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "The thread's conversation (its checkpointed state)",
         params: idParams,
         // UNKNOWN_*: the assistant, stored before references were checked, names what is not registered.
-        response: { 200: stateView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER") },
+        response: { 200: stateView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
       },
     },
     async (request) => {

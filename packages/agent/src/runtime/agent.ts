@@ -2,7 +2,6 @@ import type { AddMessageParams, FinishedRunStatus, PendingMessage, QueueScope, T
 import type { StateSnapshot } from "@langchain/langgraph";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChunkTypes } from "@axiom-lattice/protocols";
-import { checkpointConfig } from "../graph/checkpointThread";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
 import { messagesOfRun } from "../graph/runBoundaries";
@@ -10,7 +9,7 @@ import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, bufferKey, loadThreadGraph, queueScopeOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, queueScopeOf, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
@@ -173,8 +172,8 @@ export class Agent {
     };
   }
 
-  private async snapshot(): Promise<StateSnapshot> {
-    return (await loadThreadGraph(this.context, this.scope)).getState(checkpointConfig(this.scope));
+  private snapshot(): Promise<StateSnapshot> {
+    return readThreadState(this.context, this.scope);
   }
 
   /** The message's record once it completed (`null` once it no longer exists). */

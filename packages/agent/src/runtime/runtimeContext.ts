@@ -11,11 +11,13 @@ import {
 import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { type AssistantGraph, buildAssistantGraph } from "../graph/reactGraph";
+import type { StateSnapshot } from "@langchain/langgraph";
+import { checkpointConfig } from "../graph/checkpointThread";
+import { type AssistantGraph, buildAssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
-import type { UpstreamPolicy } from "../models/modelRegistry";
+import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
 import type { TenantToolSource } from "../tools/toolRegistry";
@@ -64,6 +66,23 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
   return buildAssistantGraph({ ...assistant, model }, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
+}
+
+const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();
+
+/**
+ * The thread's checkpointed state. The graph's shape does not depend on the assistant's model or
+ * tools, so one graph without either reads every thread of a checkpointer: a read never fails
+ * because a tool or provider the assistant names is gone since its last run (an MCP server
+ * disconnected, a provider removed), and it builds no model.
+ */
+export function readThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope): Promise<StateSnapshot> {
+  let reader = stateReaders.get(context.checkpointer);
+  if (!reader) {
+    reader = buildReactGraph({ model: createChatModel({ provider: "scripted" }), tools: [] }, context.checkpointer);
+    stateReaders.set(context.checkpointer, reader);
+  }
+  return reader.getState(checkpointConfig(scope));
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

@@ -3,9 +3,8 @@ import { type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattic
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
-import { checkpointConfig } from "../graph/checkpointThread";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
-import { type RuntimeContext, loadThreadGraph } from "../runtime/runtimeContext";
+import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
 import { resumeCaller } from "./taskMessages";
 import { writeTask } from "./taskRuntimeDeps";
 
@@ -63,7 +62,7 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
 export async function taskRunEnd(context: RuntimeContext, scope: ThreadRunScope, messageId: string, outcome: RunOutcomeDetails): Promise<TaskRunEnd> {
   const end: TaskRunEnd = { ...outcome };
   if (outcome.status !== "success") return end;
-  const state = await (await loadThreadGraph(context, scope)).getState(checkpointConfig(scope));
+  const state = await readThreadState(context, scope);
   const answer = messagesOfRun(state.values, messageId)
     .filter((message) => AIMessage.isInstance(message) || AIMessageChunk.isInstance(message))
     .at(-1);
