@@ -313,6 +313,16 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       expect(await store.updateTask(tenant, "gone", { title: "x" })).toBeNull();
     });
 
+    it("deletes a task only while its status is one of those given", async () => {
+      const tenant = fresh("tenant");
+      await store.createTask(tenant, request({ id: "busy", status: "in_progress" }));
+      expect(await store.deleteTask(tenant, "busy", ["pending", "completed"])).toBe(false);
+      expect(await store.getTask(tenant, "busy")).toMatchObject({ status: "in_progress" });
+      await store.updateTask(tenant, "busy", { status: "completed" });
+      expect(await store.deleteTask(tenant, "busy", ["pending", "completed"])).toBe(true);
+      expect(await store.getTask(tenant, "busy")).toBeNull();
+    });
+
     it("keeps JSON exactly at the bounds of free-form JSON", async () => {
       const tenant = fresh("tenant");
       const deep = nestedObject(JSON_DEPTH_BOUND);

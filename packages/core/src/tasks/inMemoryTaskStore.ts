@@ -70,8 +70,13 @@ export class InMemoryTaskStore implements TaskStore {
     return this.write(tenantId, taskId, () => matchesSnapshot(validateSnapshot(snapshot)), updates, options);
   }
 
-  async deleteTask(tenantId: string, taskId: string): Promise<boolean> {
-    return this.tenants.get(requireTenantId(tenantId))?.delete(requireTaskId(taskId)) ?? false;
+  async deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
+    const tenant = this.tenants.get(requireTenantId(tenantId));
+    const id = requireTaskId(taskId);
+    const allowed = statuses && requireTaskStatuses(statuses);
+    const task = tenant?.get(id);
+    if (!task || (allowed && !allowed.includes(task.status))) return false;
+    return tenant!.delete(id);
   }
 
   async scanTasks(request: TaskScanRequest): Promise<TaskItem[]> {

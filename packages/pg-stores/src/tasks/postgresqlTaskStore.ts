@@ -157,8 +157,8 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
     return this.write(tenantId, taskId, () => matchesSnapshot(validateSnapshot(snapshot)), updates, options);
   }
 
-  async deleteTask(tenantId: string, taskId: string): Promise<boolean> {
-    const params = [requireTenantId(tenantId), requireTaskId(taskId)];
+  async deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
+    const params = [requireTenantId(tenantId), requireTaskId(taskId), statuses ? requireTaskStatuses(statuses) : null];
     await this.initialize();
     return (await this.pool.query(DELETE_TASK, params)).rowCount === 1;
   }

@@ -67,7 +67,9 @@ export const SCAN_TASKS = `
    ORDER BY tenant_id COLLATE "C", id COLLATE "C"
    LIMIT $4`;
 
+/** A NULL `$3` deletes whatever the status; a list, only while the status is in it. */
 export const DELETE_TASK = `
   DELETE FROM lattice_tasks
    WHERE tenant_id = $1
-     AND id = $2`;
+     AND id = $2
+     AND ($3::text[] IS NULL OR status = ANY($3::text[]))`;

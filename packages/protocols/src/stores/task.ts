@@ -106,7 +106,11 @@ export interface TaskStore {
   updateIfStatusIn(tenantId: string, taskId: string, statuses: TaskStatus[], updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
   /** Applies `updates` only while the task still has `snapshot`'s status and `updatedAt`; `null` (nothing written) otherwise. */
   updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
-  deleteTask(tenantId: string, taskId: string): Promise<boolean>;
+  /**
+   * Deletes the task; with `statuses`, only while its status is one of them (judged with the delete,
+   * so a task that started meanwhile is kept). False when nothing was deleted.
+   */
+  deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean>;
   /** One page of the tasks of every tenant whose status is one of `statuses`; fewer than `limit` on the last page. */
   scanTasks(request: TaskScanRequest): Promise<TaskItem[]>;
 }
