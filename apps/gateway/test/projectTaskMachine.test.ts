@@ -4,10 +4,11 @@
 // Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
 // caller runs on A and callee on B resumes the caller once.
 import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
-import { type PendingMessage, threadRunLeaseKey } from "@axiom-lattice/core";
+import { type PendingMessage, ProjectTaskExecutionMutex, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { CreateTaskRequest, TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ProjectTaskRuntime } from "../src/tasks/projectTaskRuntime";
 import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 const TENANT = "default";
@@ -207,6 +208,61 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     await eventually("B to observe the admission", () => passes.includes("b"));
     expect(passes.sort()).toEqual(["a", "b"]);
     expect((await runsOf(b, "writer", taskThreadId("shared"), 1)).map((run) => run.runStatus)).toEqual(["success"]);
+  });
+
+  it("starts a task once after the replica passing it died between its in_progress write and queuing its run", async () => {
+    const a = await replica("doomed-a", {}, false);
+    const b = await replica("survivor-b", {}, false);
+    expect((await a.post("/api/assistants", { id: "finisher", name: "finisher" })).statusCode).toBe(201);
+    expect((await a.post("/api/projects", { id: "recovery", name: "Recovery" })).statusCode).toBe(201);
+    expect((await a.app.inject({ method: "PUT", url: "/api/projects/recovery/bots/finisher" })).statusCode).toBe(200);
+    const thread = { tenantId: TENANT, assistantId: "finisher", threadId: taskThreadId("cut-short") };
+    // Dispatched: the request is stamped, and A's machine passes the task.
+    await a.context.stores.tasks.createTask(TENANT, {
+      id: "cut-short",
+      title: "cut short",
+      description: "still done",
+      ownerType: "agent",
+      ownerId: "finisher",
+      projectId: "recovery",
+      priority: 0,
+      context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "finisher", threadId: thread.threadId } },
+    });
+
+    // A's pass dies (as under SIGKILL) the moment its in_progress write is stored: nothing more of A
+    // reaches the database, its machine lease is never released, its run is never queued.
+    const crash = new SimulatedCrash();
+    const { stores, notifiers, logger } = a.context;
+    const tasks = crash.wrap(stores.tasks);
+    const killedAfterStart = Object.assign(Object.create(tasks) as typeof tasks, {
+      updateIfSnapshot: async (...args: Parameters<typeof tasks.updateIfSnapshot>) => {
+        const written = await tasks.updateIfSnapshot(...args);
+        if (written?.status === "in_progress") crash.kill();
+        return written;
+      },
+    });
+    const leases = crash.wrap(stores.lease);
+    const doomed = new ProjectTaskRuntime({
+      tasks: killedAfterStart,
+      projects: crash.wrap(stores.projects),
+      leases,
+      machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "doomed-a", ttlMs: 1_000 }),
+      admissions: crash.wrap(notifiers.projectTaskAdmission),
+      lifecycle: crash.wrap(notifiers.taskLifecycle),
+      runs: { queue: crash.wrap(stores.queue), wake: () => {} },
+      replicaId: "doomed-a",
+      logger,
+    });
+    await expect(doomed.advance(TENANT, "cut-short")).rejects.toThrow("replica killed");
+    expect(await b.context.stores.tasks.getTask(TENANT, "cut-short")).toMatchObject({ status: "in_progress" });
+    expect(await b.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "finisher" })).toBe(0);
+
+    // B's admissions sweep (its maintenance task) passes the started task again, once A's machine lease expired.
+    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 1 });
+    const task = await taskWhen(b, "cut-short", ended);
+    expect(task).toMatchObject({ status: "completed", result: "echo: still done" });
+    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
+    expect((await runsOf(b, "finisher", thread.threadId, 1)).map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(task), "success"]]);
   });
 
   it("resumes a caller running on A with the result of its callee run on B, exactly once", async () => {
