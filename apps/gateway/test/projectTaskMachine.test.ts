@@ -265,6 +265,26 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     expect((await runsOf(b, "finisher", thread.threadId, 1)).map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(task), "success"]]);
   });
 
+  it("stops a task's run on B when A cancels the task", async () => {
+    const b = await replica("runner-b");
+    expect((await b.post("/api/assistants", { id: "sleeper", name: "sleeper" })).statusCode).toBe(201);
+    expect((await b.post("/api/projects", { id: "night", name: "Night" })).statusCode).toBe(201);
+    expect((await b.app.inject({ method: "PUT", url: "/api/projects/night/bots/sleeper" })).statusCode).toBe(200);
+    const request = { title: "long", description: "/sleep 30000", ownerType: "agent", ownerId: "sleeper", projectId: "night", priority: 0 } as const;
+    await b.context.stores.tasks.createTask(TENANT, { id: "long-on-b", ...request });
+    expect((await b.post("/api/tasks/long-on-b/dispatch", {})).statusCode).toBe(200);
+    const thread = taskThreadId("long-on-b");
+    const queueScope = { tenantId: TENANT, assistantId: "sleeper" };
+    await eventually("B running the task", async () => (await b.context.stores.queue.getProcessingMessages(thread, queueScope)).length === 1);
+
+    // A starts only now, so it never ran (or held) anything of the task: B's run stops on A's word alone.
+    const a = await replica("canceller-a");
+    expect((await a.post("/api/tasks/long-on-b/cancel", {})).statusCode).toBe(200);
+    const runs = await runsOf(b, "sleeper", thread, 1);
+    expect(runs.map((run) => [run.replicaId, run.runStatus])).toEqual([["runner-b", "aborted"]]);
+    expect(await b.context.stores.tasks.getTask(TENANT, "long-on-b")).toMatchObject({ status: "cancelled" });
+   }, 20_000);
+
   it("resumes a caller running on A with the result of its callee run on B, exactly once", async () => {
     // A runs one thread at a time (FIFO): the caller's thread, then a busy thread queued behind it,
     // then the callee's thread, woken last. B starts once the busy thread is queued, without a queue

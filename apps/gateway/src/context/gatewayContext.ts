@@ -37,7 +37,7 @@ import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
-import { cancelTask } from "../tasks/taskCancellation";
+import { cancelTask, stopRunsOfCancelledTasks } from "../tasks/taskCancellation";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -175,6 +175,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
   });
   const stopTaskEventsIntoRooms = publishTaskEventsIntoRooms({ lifecycle: notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger });
+  const stopStoppingCancelledRuns = stopRunsOfCancelledTasks({ tasks: taskOptions, agents, lifecycle: notifiers.taskLifecycle });
 
   const poller = new OutboxPoller({
     store: outbox,
@@ -266,7 +267,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     projectTasks,
     mcp,
     cancelTask: (tenantId, taskId) =>
-      cancelTask({ tasks: taskOptions, agents, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
+      cancelTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,
     orphanRecovery,
     maintenance,
@@ -307,6 +308,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       closed ??= (async () => {
         // Room streams end at once: their clients reconnect to a replica that stays.
         stopTaskEventsIntoRooms();
+        stopStoppingCancelledRuns();
         roomEvents.close();
         await presence?.stop();
         await maintenance.stop();

@@ -1,4 +1,12 @@
-import { type AgentInstanceManager, type TaskMessageDeps, type TaskRuntimeOptions, resumeCaller, taskRunThreadOf, writeTask } from "@axiom-lattice/agent";
+import {
+  type AgentInstanceManager,
+  type TaskMessageDeps,
+  type TaskRuntimeOptions,
+  resumeCaller,
+  taskRunThreadOf,
+  taskStartMessageId,
+  writeTask,
+} from "@axiom-lattice/agent";
 import { type TaskLifecycleNotifier, taskLifecycleEventOf } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
@@ -15,12 +23,11 @@ export interface TaskCancellationDeps {
 }
 
 /**
- * Cancels a task: compare-and-set to `cancelled` (a project task under its machine, fenced), then
- * announces it, drops its queued run, stops its run if this replica runs it, and resumes a delegating
- * caller with the cancellation. A run going on on a peer ends on its own; its settlement then finds
- * the task cancelled and changes nothing.
+ * Cancels a task: compare-and-set to `cancelled` (a project task under its machine, fenced), drops
+ * its queued run, announces it (every replica then stops the task's run if it runs it: see
+ * {@link stopRunsOfCancelledTasks}) and resumes a delegating caller with the cancellation.
  */
-export async function cancelTask({ tasks, agents, runs, lifecycle }: TaskCancellationDeps, tenantId: string, taskId: string): Promise<TaskItem> {
+export async function cancelTask({ tasks, runs, lifecycle }: Omit<TaskCancellationDeps, "agents">, tenantId: string, taskId: string): Promise<TaskItem> {
   const { store } = tasks;
   const found = await store.getTask(tenantId, taskId);
   if (!found) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
@@ -31,12 +38,23 @@ export async function cancelTask({ tasks, agents, runs, lifecycle }: TaskCancell
     const current = await store.getTask(tenantId, taskId);
     throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${current?.status ?? "gone"}; only a ${CANCELLABLE.join(", ")} task can be cancelled`);
   }
-  await lifecycle.publish(taskLifecycleEventOf(cancelled));
   const thread = taskRunThreadOf(cancelled);
-  if (thread) {
-    await runs.queue.clearMessages(thread.threadId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
-    await agents.getAgent(thread).abort();
-  }
+  if (thread) await runs.queue.clearMessages(thread.threadId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
+  await lifecycle.publish(taskLifecycleEventOf(cancelled));
   await resumeCaller(runs, cancelled);
   return cancelled;
+}
+
+/**
+ * On this replica, stops the run of every task cancelled anywhere (its lifecycle event, heard
+ * directly or from a peer through the outbox). The task is read again, and only the run of the
+ * cancelled dispatch is stopped: a task dispatched again since runs on. Returns the unsubscribe.
+ */
+export function stopRunsOfCancelledTasks({ tasks, agents, lifecycle }: Omit<TaskCancellationDeps, "runs">): () => void {
+  return lifecycle.subscribe(async (event) => {
+    if (event.status !== TaskStatus.CANCELLED) return;
+    const task = await tasks.store.getTask(event.tenantId, event.taskId);
+    const thread = task?.status === TaskStatus.CANCELLED ? taskRunThreadOf(task) : null;
+    if (task && thread) await agents.getAgent(thread).abort(taskStartMessageId(task));
+  });
 }

@@ -108,9 +108,12 @@ export class Agent {
     return { status: leaseContended ? "busy" : await this.status(), leaseContended };
   }
 
-  /** Stops this replica's current run of the thread; its message is completed as `aborted`. */
-  async abort(): Promise<boolean> {
-    return (await this.processors.get(this.scope)?.stop("aborted")) ?? false;
+  /**
+   * Stops this replica's current run of the thread (only a run of `messageId`, when given); its
+   * message is completed as `aborted`.
+   */
+  async abort(messageId?: string): Promise<boolean> {
+    return (await this.processors.get(this.scope)?.stop("aborted", messageId)) ?? false;
   }
 
   /**

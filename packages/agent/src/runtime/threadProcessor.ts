@@ -62,10 +62,10 @@ export class ThreadProcessor {
     return this.draining;
   }
 
-  /** Stops the current run, if any; settles once its message is dealt with. */
-  async stop(reason: StopReason): Promise<boolean> {
+  /** Stops the current run (only a run of `messageId`, when given); settles once its message is dealt with. */
+  async stop(reason: StopReason, messageId?: string): Promise<boolean> {
     const run = this.active;
-    if (!run) return false;
+    if (!run || (messageId !== undefined && run.messageId !== messageId)) return false;
     run.stop(reason);
     await run.finished;
     return true;
