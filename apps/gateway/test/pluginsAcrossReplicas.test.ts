@@ -6,8 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
 import { buildTestGateway, useStoreEnv } from "./support";
 
-const TENANT = "default";
-
 describe("plugin catalog across replicas", () => {
   const env = useStoreEnv("postgresql");
   const gateways: Array<{ app: FastifyInstance; context: GatewayContext }> = [];
