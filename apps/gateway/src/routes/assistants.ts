@@ -66,7 +66,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
       provider = catalogued.kind;
     }
     checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
-    const disabled = await plugins.disabled(tenantId);
+    const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
     const off = tools?.find((name) => disabled.has(name));
     if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
     if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
