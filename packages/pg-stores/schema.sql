@@ -67,6 +67,13 @@ CREATE SEQUENCE public.lattice_outbox_id_seq
 
 ALTER SEQUENCE public.lattice_outbox_id_seq OWNED BY public.lattice_outbox.id;
 
+CREATE TABLE public.lattice_plugin_settings (
+    tenant_id text NOT NULL,
+    name text NOT NULL,
+    enabled boolean NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.lattice_project_bots (
     tenant_id text NOT NULL,
     project_id text NOT NULL,
@@ -239,6 +246,9 @@ ALTER TABLE ONLY public.lattice_model_providers
 
 ALTER TABLE ONLY public.lattice_outbox
     ADD CONSTRAINT lattice_outbox_pkey PRIMARY KEY (txid, id);
+
+ALTER TABLE ONLY public.lattice_plugin_settings
+    ADD CONSTRAINT lattice_plugin_settings_pkey PRIMARY KEY (tenant_id, name);
 
 ALTER TABLE ONLY public.lattice_project_bots
     ADD CONSTRAINT lattice_project_bots_pkey PRIMARY KEY (tenant_id, project_id, assistant_id);

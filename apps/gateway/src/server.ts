@@ -20,6 +20,7 @@ import { type ReadinessCheck, healthRoutes } from "./routes/health";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
 import { mcpConfigRoutes } from "./routes/mcpConfigs";
+import { pluginRoutes } from "./routes/plugins";
 import { projectRoutes } from "./routes/projects";
 import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
@@ -94,6 +95,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(modelProviderRoutes);
   await app.register(projectRoutes);
   await app.register(mcpConfigRoutes);
+  await app.register(pluginRoutes);
   await app.register(roomRoutes);
   await app.register(taskRoutes);
   await app.register(taskEventRoutes);

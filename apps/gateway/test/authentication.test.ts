@@ -58,6 +58,7 @@ beforeAll(async () => {
   const mcpConfig = { key: "a-mcp-only", config: { transport: "http", url: "http://127.0.0.1:9/secret-of-A" } };
   expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: mcpConfig })).statusCode).toBe(201);
   expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: { ...mcpConfig, key: "a-mcp" } })).statusCode).toBe(201);
+  expect((await send("PATCH", "/api/plugins/clock", { bearer: tokenA, body: { enabled: false } })).statusCode).toBe(200);
   const task = { id: "a-task", title: "secret of A", ownerType: "agent", ownerId: "a-assistant", projectId: "a-project-only" };
   expect((await send("POST", "/api/tasks", { bearer: tokenA, body: task })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
@@ -126,6 +127,23 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
   "POST /api/mcp-configs/:key/connect": { url: () => "/api/mcp-configs/a-mcp-only/connect", foreign: notFound },
   "POST /api/mcp-configs/:key/disconnect": { url: () => "/api/mcp-configs/a-mcp-only/disconnect", foreign: notFound },
+  // B's own catalog: A switched clock off, not B.
+  "GET /api/plugins": {
+    url: () => "/api/plugins",
+    foreign: (response) => {
+      expect(response.statusCode).toBe(200);
+      expect(response.json().plugins).toContainEqual(expect.objectContaining({ name: "clock", enabled: true }));
+    },
+  },
+  "PATCH /api/plugins/:name": {
+    url: () => "/api/plugins/clock",
+    body: () => ({ enabled: true }),
+    foreign: async (response) => {
+      expect(response.json()).toMatchObject({ name: "clock", enabled: true });
+      const ofA = await send("GET", "/api/plugins", { bearer: tokenA });
+      expect(ofA.json().plugins).toContainEqual(expect.objectContaining({ name: "clock", enabled: false }));
+    },
+  },
   "GET /api/projects": { url: () => "/api/projects", foreign: emptyList("projects") },
   "GET /api/projects/:id": { url: () => "/api/projects/a-project-only", foreign: notFound },
   "GET /api/projects/:id/bots": { url: () => "/api/projects/a-project-only/bots", foreign: notFound },
@@ -250,6 +268,8 @@ describe("scopes", () => {
     expect((await send("POST", "/api/runs/recover", { bearer: tokenA, body: threadRef })).statusCode).toBe(200);
     expect((await send("GET", "/api/cluster", { bearer: writer })).json()).toMatchObject({ code: "FORBIDDEN" });
     expect((await send("GET", "/api/cluster", { bearer: tokenA })).statusCode).toBe(200);
+    expect((await send("GET", "/api/plugins", { bearer: reader })).statusCode).toBe(200);
+    expect((await send("PATCH", "/api/plugins/echo", { bearer: writer, body: { enabled: false } })).json()).toMatchObject({ code: "FORBIDDEN" });
   });
 });
 

@@ -62,7 +62,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -85,6 +85,14 @@ describe("the README's examples, against the built CLI", () => {
 
   it("MCP servers: every curl answers 2xx, and the run calls the server's tool", async () => {
     for (const script of curlExamples("MCP servers")) expect(await expectEveryCallSucceeds(script, gateway)).toContain("calc__add returned: 5");
+  });
+
+  it("Plugins: every curl answers 2xx, and echo is switched off, then on", async () => {
+    for (const script of curlExamples("Plugins")) {
+      const answers = await expectEveryCallSucceeds(script, gateway);
+      expect(answers).toContain('"name":"echo","source":"builtin","description":"Returns the given text unchanged.","enabled":false');
+      expect(answers.lastIndexOf('"enabled":true}')).toBeGreaterThan(answers.indexOf('"enabled":false}'));
+    }
   });
 
   // The examples wait for the event stream and for runs: seconds, by design.

@@ -13,7 +13,7 @@ export {
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
-export { UnknownToolError, registerTool, type TenantToolSource } from "./tools/toolRegistry";
+export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
 export { buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export type { PlainMessage } from "./graph/plainMessage";

@@ -37,6 +37,20 @@ describe("agent runs", () => {
     expect(tokens(chunks).join("")).toBe("echo returned: ping");
   });
 
+  it("a tool its tenant switched off is left out of the run: the call comes back as a tool error", async () => {
+    const switchedOff = new Set<string>(["echo"]);
+    const agent = manager(stores, { disabledTools: async (tenantId) => (tenantId === TENANT ? switchedOff : new Set()) }).getAgent(thread("t1"));
+    const off = await collect((await agent.addMessage({ message: '/tool echo {"text":"ping"}' }, { mode: "stream" })).stream);
+    expect(off[1].data).toMatchObject({ name: "echo", status: "error" });
+    expect(tokens(off).join("")).not.toBe("echo returned: ping");
+    expect(off.at(-1)).toMatchObject({ type: "message_completed" });
+
+    // Read at each run: switched on again, the next run has it.
+    switchedOff.clear();
+    const on = await collect((await agent.addMessage({ message: '/tool echo {"text":"ping"}' }, { mode: "stream" })).stream);
+    expect(tokens(on).join("")).toBe("echo returned: ping");
+  });
+
   it("/fail: the run fails with the reason, in the stream and the run record", async () => {
     const agent = manager(stores).getAgent(thread("t1"));
     const { messageId, stream } = await agent.addMessage({ message: "/fail upstream quota exceeded" }, { mode: "stream" });

@@ -59,6 +59,8 @@ export {
   validateUpdateMcpServerConfig,
   type ValidMcpServerConfig,
 } from "./mcp/mcpConfigArguments";
+export { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore";
+export { validatePluginSetting } from "./plugins/pluginSettingArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 export {
   requireTaskId,

@@ -1,6 +1,7 @@
 import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
 import { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
+import { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore";
 import { InMemoryOutboxStore } from "./outbox/inMemoryOutboxStore";
 import { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "./queue/inMemoryMessageQueueStore";
@@ -21,6 +22,7 @@ registerDefaultStoreFactory("project", () => new InMemoryProjectStore());
 registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
 registerDefaultStoreFactory("task", () => new InMemoryTaskStore());
 registerDefaultStoreFactory("mcp", () => new InMemoryMcpServerConfigStore());
+registerDefaultStoreFactory("pluginSetting", () => new InMemoryPluginSettingStore());
 // Rooms live in the default projects, messages in the default rooms.
 registerDefaultStoreFactory("projectRoom", () => new InMemoryProjectRoomStore(getStoreLattice("default", "project")));
 registerDefaultStoreFactory("projectRoomMessage", () => new InMemoryProjectRoomMessageStore(getStoreLattice("default", "projectRoom")));

@@ -11,6 +11,7 @@ export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
 export { PostgreSQLMcpServerConfigStore } from "./mcp/postgresqlMcpServerConfigStore";
+export { PostgreSQLPluginSettingStore } from "./plugins/postgresqlPluginSettingStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";
 export { PostgreSQLProjectRoomMessageStore } from "./rooms/postgresqlProjectRoomMessageStore";

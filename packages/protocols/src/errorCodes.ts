@@ -53,6 +53,7 @@ export type ErrorCode =
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
   | "UNKNOWN_TOOL"
+  | "TOOL_DISABLED"
   | "INVALID_BASE_URL"
   | "BASE_URL_NOT_ALLOWED"
   // A model provider's API failed a run (carried in the run's error chunk and record).

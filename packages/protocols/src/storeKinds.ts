@@ -11,6 +11,7 @@ export const STORE_KINDS = [
   "assistant",
   "project",
   "mcp",
+  "pluginSetting",
   "projectRoom",
   "projectRoomMessage",
   "checkpoint",

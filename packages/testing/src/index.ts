@@ -7,6 +7,7 @@ export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
+export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";

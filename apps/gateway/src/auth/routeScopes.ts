@@ -65,6 +65,9 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/mcp-configs/:key": "admin",
   "POST /api/mcp-configs/:key/connect": "admin",
   "POST /api/mcp-configs/:key/disconnect": "admin",
+  // Switching a tool off stops it for every assistant of the tenant: an admin's kill switch.
+  "GET /api/plugins": "read",
+  "PATCH /api/plugins/:name": "admin",
   // Cluster-wide: every tenant's replicas and lease counts.
   "GET /api/cluster": "admin",
 };

@@ -17,6 +17,7 @@ import {
 } from "@axiom-lattice/core";
 import {
   MCP_CONFIG_CHANGED_TOPIC,
+  PLUGIN_CATALOG_CHANGED_TOPIC,
   PROJECT_TASK_ADMISSION_TOPIC,
   ROOM_EVENT_TOPIC,
   type ReplicaAnnouncement,
@@ -28,6 +29,7 @@ import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
 import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
 import { McpServerManager } from "../mcp/mcpServerManager";
+import { PluginCatalog } from "../plugins/pluginCatalog";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
@@ -62,6 +64,8 @@ export interface GatewayContext {
   projectTasks: ProjectTaskRuntime;
   /** This replica's MCP servers and the tools they give each tenant's assistants. */
   mcp: McpServerManager;
+  /** Each tenant's plugin catalog (the tools its assistants could enable), its settings cached here. */
+  plugins: PluginCatalog;
   /** Cancels a task (any kind), resuming a delegating caller. */
   cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
@@ -123,6 +127,14 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       await outbox.append({ topic: MCP_CONFIG_CHANGED_TOPIC, payload: { tenantId, serverKey }, originReplicaId: replicaId });
     },
   });
+  const plugins = new PluginCatalog({
+    settings: stores.pluginSettings,
+    mcpTools: (tenantId) => mcp.tenantTools(tenantId),
+    logger,
+    announce: async (tenantId) => {
+      await outbox.append({ topic: PLUGIN_CATALOG_CHANGED_TOPIC, payload: { tenantId }, originReplicaId: replicaId });
+    },
+  });
   const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents = new AgentInstanceManager({
     queue,
@@ -141,6 +153,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     observer: metrics.observer,
     tasks: taskOptions,
     tenantTools: (tenantId) => mcp.tenantTools(tenantId),
+    disabledTools: (tenantId) => plugins.disabled(tenantId),
   });
   const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
   const projectTasks = new ProjectTaskRuntime({
@@ -193,6 +206,10 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         if (typeof tenantId !== "string" || typeof serverKey !== "string") return;
         // A server this replica cannot reach stays off here; the others still serve it.
         await mcp.reconcile(tenantId, serverKey).catch((error: unknown) => logger.warn({ err: error, tenantId, serverKey }, "MCP server not reconciled"));
+      },
+      [PLUGIN_CATALOG_CHANGED_TOPIC]: async (payload) => {
+        const tenantId = (payload as { tenantId?: unknown } | null)?.tenantId;
+        if (typeof tenantId === "string") plugins.invalidate(tenantId);
       },
       [SCHEDULE_CHANGED_TOPIC]: async (payload) => {
         const taskId = (payload as { taskId?: unknown } | null)?.taskId;
@@ -266,6 +283,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     projectTaskMachine,
     projectTasks,
     mcp,
+    plugins,
     cancelTask: (tenantId, taskId) =>
       cancelTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
     runRetention,

@@ -11,6 +11,7 @@ import {
   InMemoryProjectStore,
   InMemoryReplicaPresenceStore,
   InMemoryMcpServerConfigStore,
+  InMemoryPluginSettingStore,
   InMemoryTaskStore,
   InMemoryThreadStore,
   MemoryScheduleStorage,
@@ -29,6 +30,7 @@ import type {
   ReplicaPresenceStore,
   ScheduleStorage,
   McpServerConfigStore,
+  PluginSettingStore,
   TaskStore,
   ThreadStore,
 } from "@axiom-lattice/protocols";
@@ -57,6 +59,8 @@ export interface GatewayStores {
   tasks: TaskStore;
   /** Each tenant's MCP server configurations. */
   mcp: McpServerConfigStore;
+  /** Each tenant's plugin settings (the tools it switched off). */
+  pluginSettings: PluginSettingStore;
   schedules: ScheduleStorage;
   /** LangGraph's checkpointer: where conversations live. */
   checkpoint: BaseCheckpointSaver;
@@ -88,6 +92,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
       roomMessages: new InMemoryProjectRoomMessageStore(rooms),
       tasks: new InMemoryTaskStore(),
       mcp: new InMemoryMcpServerConfigStore(),
+      pluginSettings: new InMemoryPluginSettingStore(),
       schedules: new MemoryScheduleStorage(),
       checkpoint: new MemorySaver(),
       readiness: [],
@@ -126,6 +131,7 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     roomMessages: pg.projectRoomMessage,
     tasks: pg.task,
     mcp: pg.mcp,
+    pluginSettings: pg.pluginSetting,
     schedules: pg.schedule,
     checkpoint: pg.checkpoint,
     queueWakeup: pg.queueWakeup,

@@ -50,6 +50,7 @@ export const ERROR_STATUS = {
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,
   UNKNOWN_TOOL: 400,
+  TOOL_DISABLED: 400,
   INVALID_BASE_URL: 400,
   BASE_URL_NOT_ALLOWED: 400,
   // The model provider's API, not the gateway, failed: a gateway's own upstream statuses.

@@ -47,16 +47,16 @@ const assistantView = z.object({
 
 const tags = ["assistants"];
 // What a configuration naming something a run could not use is refused with, nothing written.
-const REFERENCE_CODES = ["UNKNOWN_TOOL", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, config, mcp } = gatewayContextOf(app);
+  const { stores, config, mcp, plugins } = gatewayContextOf(app);
   const { assistants, modelProviders } = stores;
   /**
    * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
    * A provider is built in, or one of the tenant's catalog providers (which stands for its kind); the
-   * tenant's connected MCP servers' tools count as known.
+   * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused.
    */
   const checkReferences = async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
     let provider = model?.provider ?? "scripted";
@@ -66,6 +66,9 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
       provider = catalogued.kind;
     }
     checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
+    const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
+    const off = tools?.find((name) => disabled.has(name));
+    if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
     if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
   };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);

@@ -24,7 +24,7 @@ import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "
 import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
-import type { TenantToolSource } from "../tools/toolRegistry";
+import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
@@ -72,6 +72,8 @@ export interface AgentRuntimeOptions {
   tasks?: TaskRuntimeOptions;
   /** Each tenant's own tools (its MCP servers'), looked up when a run builds its graph. Default: none. */
   tenantTools?: TenantToolSource;
+  /** The tools each tenant switched off, looked up when a run builds its graph. Default: none. */
+  disabledTools?: DisabledToolSource;
 }
 
 
@@ -108,6 +110,7 @@ export class AgentInstanceManager {
       runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
       tasks: options.tasks,
       tenantTools: options.tenantTools,
+      disabledTools: options.disabledTools,
       wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
     };

@@ -20,7 +20,7 @@ import { AssistantNotFoundError } from "./errors";
 import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
-import type { TenantToolSource } from "../tools/toolRegistry";
+import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
 
 /** What the agents and thread processors of one manager share. */
 export interface RuntimeContext {
@@ -48,6 +48,8 @@ export interface RuntimeContext {
   tasks?: TaskRuntimeOptions;
   /** Each tenant's own tools (its MCP servers'), which its assistants may list. Absent: none. */
   tenantTools?: TenantToolSource;
+  /** The tools each tenant switched off: left out of its runs even when an assistant lists them. Absent: none. */
+  disabledTools?: DisabledToolSource;
   /** Gets a thread's queue processed: this replica's processor at once, the peers by wake-up. */
   wake(scope: ThreadRunScope): Promise<void>;
   /** True once the manager shuts down: no new runs start. */
@@ -65,7 +67,10 @@ export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunS
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
-  return buildAssistantGraph({ ...assistant, model }, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
+  // A tool switched off after the assistant was written is left out, not a failure of every run.
+  const disabled = await context.disabledTools?.(scope.tenantId);
+  const tools = disabled ? assistant.tools.filter((name) => !disabled.has(name)) : assistant.tools;
+  return buildAssistantGraph({ ...assistant, model, tools }, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
 }
 
 const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();

@@ -22,8 +22,16 @@ export function registerTool(tool: StructuredToolInterface): void {
   tools.set(tool.name, tool);
 }
 
+/** The process-wide tools (the built-ins and any registered), in registration order. */
+export function registeredTools(): StructuredToolInterface[] {
+  return [...tools.values()];
+}
+
 /** The tools one tenant has besides the process-wide ones (such as its MCP servers' tools), by name. */
 export type TenantToolSource = (tenantId: string) => ReadonlyMap<string, StructuredToolInterface>;
+
+/** The names of the tools one tenant has switched off (its plugin catalog's kill switch). */
+export type DisabledToolSource = (tenantId: string) => Promise<ReadonlySet<string>>;
 
 /**
  * The tools an assistant lists, in its order, from the process-wide registry or else `tenantTools`;

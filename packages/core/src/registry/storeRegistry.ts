@@ -1,4 +1,4 @@
-import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, PluginSettingStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
@@ -11,6 +11,7 @@ export interface StoreTypes {
   project: ProjectStore;
   task: TaskStore;
   mcp: McpServerConfigStore;
+  pluginSetting: PluginSettingStore;
   projectRoom: ProjectRoomStore;
   projectRoomMessage: ProjectRoomMessageStore;
   threadMessageQueue: IMessageQueueStore;

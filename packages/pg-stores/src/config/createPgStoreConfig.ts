@@ -5,6 +5,7 @@ import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
+import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
@@ -48,6 +49,8 @@ export interface PgStoreConfig {
   projectRoomMessage: PostgreSQLProjectRoomMessageStore;
   task: PostgreSQLTaskStore;
   mcp: PostgreSQLMcpServerConfigStore;
+  /** The tenants' plugin settings (which tools each has switched off). */
+  pluginSetting: PostgreSQLPluginSettingStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** LangGraph's checkpointer, its tables set up. */
@@ -81,6 +84,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),
       task: new PostgreSQLTaskStore(shared),
       mcp: new PostgreSQLMcpServerConfigStore(shared),
+      pluginSetting: new PostgreSQLPluginSettingStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;

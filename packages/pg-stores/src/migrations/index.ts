@@ -13,6 +13,7 @@ import { taskScanMigration } from "./193_task_scan";
 import { projectRoomsMigration } from "./194_project_rooms";
 import { modelProvidersMigration } from "./195_model_providers";
 import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
+import { pluginSettingsMigration } from "./197_plugin_settings";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -32,4 +33,5 @@ export const allMigrations: readonly Migration[] = [
   projectRoomsMigration,
   modelProvidersMigration,
   mcpServerConfigsMigration,
+  pluginSettingsMigration,
 ];

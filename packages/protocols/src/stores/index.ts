@@ -10,3 +10,4 @@ export * from "./messageQueue";
 export * from "./replicaPresence";
 export * from "./project";
 export * from "./modelProvider";
+export * from "./pluginSetting";
