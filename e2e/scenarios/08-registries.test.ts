@@ -11,7 +11,7 @@ const MCP_FIXTURE = resolve(__dirname, "../../apps/gateway/test/fixtures/mcpFixt
 interface RunResult {
   status: string;
   error?: string;
-  messages: Array<{ content: string }>;
+  messages: Array<{ type: string; content: string }>;
 }
 
 /** The gateway tests' MCP server over Streamable HTTP, in its own process: resolves to its URL. */
@@ -64,6 +64,21 @@ describe("scenario 8: registries agree across processes", () => {
     const second = await runOn(b, "helper", "second", '/tool echo {"text":"from B"}');
     expect(second).toMatchObject({ status: "success" });
     expect(second.messages.at(-1)?.content).toBe("echo returned: from B");
+  });
+
+  it("a plugin switched off on A is off in B's cached catalog, and B's runs go without it", async () => {
+    const { a, b, runOn } = await startPair();
+    await expectOk(call(a, "POST", "/api/assistants", { id: "echoer", name: "Echoer", tools: ["echo"] }), 201);
+    const echoOnB = async () => (await expectOk<{ plugins: Array<{ name: string; enabled: boolean }> }>(call(b, "GET", "/api/plugins"))).plugins.find((p) => p.name === "echo");
+    expect(await echoOnB()).toMatchObject({ enabled: true });
+
+    await expectOk(call(a, "PATCH", "/api/plugins/echo", { enabled: false }));
+    await eventually(async () => ((await echoOnB())?.enabled === false ? true : undefined), 15_000, "B dropping its cached catalog");
+    const refused = await call(b, "POST", "/api/assistants", { id: "echoer-2", name: "Echoer 2", tools: ["echo"] });
+    expect([refused.status, refused.json<{ code: string }>().code]).toEqual([400, "TOOL_DISABLED"]);
+    const run = await runOn(b, "echoer", "without-echo", '/tool echo {"text":"hi"}');
+    // The model still asks for it (the scripted model calls what it is told); the run has no such tool.
+    expect(run.messages.find((message) => message.type === "tool")?.content).toMatch(/^Error: Tool "echo" not found/);
   });
 
   it("a model provider created on A serves a run on B, with the key sealed on A", async () => {
