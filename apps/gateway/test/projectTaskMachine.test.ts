@@ -126,6 +126,23 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await statusesOf("long", 2)).toEqual(["in_progress", "cancelled"]);
   });
 
+  it("lets a run of an earlier dispatch that ends late settle nothing", async () => {
+    await createTask({ id: "redone", description: "/sleep 1000" });
+    expect((await dispatch("redone")).statusCode).toBe(200);
+    const thread = taskThreadId("redone");
+    await eventually("the first dispatch's run", async () => (await gateway.context.stores.queue.getProcessingMessages(thread, { tenantId: TENANT, assistantId: "writer" })).length === 1);
+    // Meanwhile the task was cancelled and dispatched again (written as those would write it, leaving the run alone).
+    const { tasks } = gateway.context.stores;
+    const running = (await tasks.getTask(TENANT, "redone"))!;
+    const again = new Date(Date.parse(String(running.context?.execution_requested_at)) + 1_000).toISOString();
+    await tasks.updateTask(TENANT, "redone", { status: "in_progress", context: { ...running.context, execution_requested_at: again } });
+
+    expect((await runsOf(gateway, "writer", thread, 1)).map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(running), "success"]]);
+    expect(await tasks.getTask(TENANT, "redone")).toMatchObject({ status: "in_progress", context: { execution_requested_at: again } });
+    // Ended, so that the admissions sweeps of later tests do not start the second dispatch.
+    await tasks.updateTask(TENANT, "redone", { status: "cancelled" });
+  });
+
   it("defers a started task whose thread a peer holds, and starts it again once nobody does", async () => {
     const task = await createTask({ id: "held", description: "hello" });
     const { lease: leases, tasks } = gateway.context.stores;

@@ -189,7 +189,7 @@ export class ThreadProcessor {
    */
   private async settle(message: PendingMessage, taskId: string, outcome: RunOutcomeDetails): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
     try {
-      await settleTaskRun(this.context, this.scope.tenantId, taskId, await taskRunEnd(this.context, this.scope, message.id, outcome));
+      await settleTaskRun(this.context, this.scope.tenantId, taskId, message.id, await taskRunEnd(this.context, this.scope, message.id, outcome));
       return outcome;
     } catch (error) {
       this.logger.warn({ messageId: message.id, taskId, err: error }, "task settlement failed; the run's message is retried");

@@ -6,6 +6,7 @@ import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
 import { resumeCaller } from "./taskMessages";
+import { taskStartMessageId } from "./taskRunPlace";
 import { writeTask } from "./taskRuntimeDeps";
 
 /** How a task's run ended, as the task records it. */
@@ -37,18 +38,21 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
 }
 
 /**
- * Records the end of a task's run: moves the task out of `in_progress` (compare-and-set, so a cancel
- * or an orphan recovery that got there first wins), announces it, and resumes the delegating caller
- * with the task's outcome, whatever settled it. Called before the run's message completes, so a
- * crash in between re-runs the message, which finds its checkpoint done and settles again: every
- * step is idempotent.
+ * Records the end of a task's run (its start message `messageId`): moves the task out of
+ * `in_progress` (compare-and-set, so a cancel or an orphan recovery that got there first wins),
+ * announces it, and resumes the delegating caller with the task's outcome, whatever settled it.
+ * Called before the run's message completes, so a crash in between re-runs the message, which finds
+ * its checkpoint done and settles again: every step is idempotent.
  */
-export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, end: TaskRunEnd): Promise<TaskItem | null> {
+export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd): Promise<TaskItem | null> {
   const options = context.tasks;
   if (!options) return null;
   const { store, events } = options;
   const task = await store.getTask(tenantId, taskId);
   if (!task) return null;
+  // A run of an earlier dispatch (the task was cancelled and dispatched again meanwhile) ends late:
+  // the task's in_progress is the new dispatch's, which its own run settles.
+  if (taskStartMessageId(task) !== messageId) return task;
   const settled = await writeTask(options, task, (fencingToken) =>
     store.updateIfStatusIn(tenantId, taskId, [TaskStatus.IN_PROGRESS], settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
   );
