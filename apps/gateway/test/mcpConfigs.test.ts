@@ -35,7 +35,7 @@ describe("MCP configurations", () => {
     expect(connected.statusCode).toBe(200);
     expect(connected.json()).toMatchObject({ status: "connected" });
     const tools = await get("/api/mcp-configs/calc/tools");
-    expect(tools.json<{ tools: { name: string }[] }>().tools.map((tool) => tool.name).sort()).toEqual(["add", "crash", "hang"]);
+    expect(tools.json<{ tools: { name: string }[] }>().tools.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
 
     expect((await post("/api/assistants", { id: "adder", name: "Adder", model: { provider: "scripted" }, tools: ["calc__add"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "t1", assistant_id: "adder" })).statusCode).toBe(201);
