@@ -83,6 +83,7 @@ const TABLES: readonly SecretTable[] = [
  */
 export async function resealStoredSecrets(pool: Pool, options: ResealStoredSecretsOptions): Promise<ResealSummary> {
   const { keyring, pageSize = 500 } = options;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError("pageSize must be a positive integer");
   // Values starting with this are left alone: any sealed value, or only those under the current key.
   const keep = options.scope === "plainText" ? "enc:" : `enc:${keyring.currentVersion}:`;
   const count = (): ResealCount => ({ resealed: 0, changedMeanwhile: 0 });
