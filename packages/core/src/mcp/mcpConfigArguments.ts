@@ -14,8 +14,8 @@ const RETRY_LIMIT = 10;
 export const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 /** A portable environment variable name. */
 export const MCP_ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-/** A header value holds no control character but tab (CR/LF would split the request). */
-export const MCP_HEADER_VALUE_PATTERN = /^[^\x00-\x08\x0a-\x1f\x7f]+$/;
+/** A header value holds no control character (CR/LF would split the request). */
+export const MCP_HEADER_VALUE_PATTERN = /^\P{Cc}+$/u;
 /** Headers or variables per server: enough for credentials, small enough to seal each on every write. */
 export const MCP_SECRET_ENTRY_LIMIT = 32;
 export const MCP_SECRET_VALUE_LIMIT = 8192;
