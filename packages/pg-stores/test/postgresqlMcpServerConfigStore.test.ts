@@ -1,5 +1,5 @@
 import { SecretKeyring } from "@axiom-lattice/core";
-import { createTestDatabase, mcpServerConfigStoreContract } from "@axiom-lattice/testing";
+import { createTestDatabase, eventually, mcpServerConfigStoreContract } from "@axiom-lattice/testing";
 import { randomBytes } from "node:crypto";
 import { Pool } from "pg";
 import { expect, it } from "vitest";
@@ -34,6 +34,32 @@ it("stores every header and env value sealed inside the config, names in clear, 
     ]);
   } finally {
     await Promise.all([store.dispose(), pool.end()]);
+    await database.drop();
+  }
+});
+
+it("keeps headers written by a concurrent update when an update omitting them lands meanwhile", async () => {
+  const database = await createTestDatabase("lattice_mcp_secret_race");
+  const store = new PostgreSQLMcpServerConfigStore({ poolConfig: database.url, keyring });
+  const writer = new Pool({ connectionString: database.url });
+  const client = await writer.connect();
+  try {
+    await store.create("t", { key: "remote", config: { transport: "http", url: "https://a.example/mcp", headers: { Authorization: "Bearer old" } } });
+    // Another replica's write of new headers, not committed yet: the omitting update must wait for it.
+    await client.query("BEGIN");
+    await client.query("UPDATE lattice_mcp_server_configs SET config = jsonb_set(config, '{headers}', $1::jsonb) WHERE key = 'remote'", [
+      JSON.stringify({ Authorization: keyring.seal("Bearer new") }),
+    ]);
+    const omitting = store.update("t", "remote", { config: { transport: "http", url: "https://b.example/mcp" } });
+    await eventually("the update to wait on the row", async () => {
+      const { rows } = await writer.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+      return rows.length > 0;
+    });
+    await client.query("COMMIT");
+    expect((await omitting)?.config).toEqual({ transport: "http", url: "https://b.example/mcp", headers: { Authorization: "Bearer new" } });
+  } finally {
+    client.release();
+    await Promise.all([store.dispose(), writer.end()]);
     await database.drop();
   }
 });
