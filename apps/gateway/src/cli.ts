@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { TaskLifecycleNotifier } from "@axiom-lattice/core";
+import { UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import { pino } from "pino";
 import { issueToken } from "./auth/tokenIssuer";
 import { SCOPES, type Scope } from "./auth/principal";
@@ -11,14 +12,19 @@ import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./ta
 import { GATEWAY_VERSION } from "./version";
 
 // Exit codes: 0 done (or serving until a signal), 2 for a command line or configuration the gateway
-// refuses, 1 for a failure while starting, 3 for a task that task:recover left alone.
+// refuses, 1 for a failure while starting, 3 for a task that task:recover left alone, 4 for stored
+// secrets keys:rotate could not open.
 class UsageError extends Error {}
 
 /** A command that ran but refused to act; its message says why. */
 class RefusedError extends Error {}
 
+/** A command that did what it could but left some of it undone; its message says what. */
+class IncompleteError extends Error {}
+
 const TOKEN_USAGE = "lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]";
 const RECOVER_USAGE = "lattice-gateway task:recover --tenant <tenant> --task <task id>";
+const ROTATE_USAGE = "lattice-gateway keys:rotate";
 
 const HELP = `lattice-gateway ${GATEWAY_VERSION}: the axiom-lattice AI-agent gateway
 
@@ -30,6 +36,9 @@ usage:
   ${RECOVER_USAGE}
                                   fail an orphaned in_progress task (no replica runs it) and resume its
                                   caller; needs DATABASE_URL; prints the result as one JSON line
+  ${ROTATE_USAGE}     reseal every stored secret (provider and assistant keys, MCP headers
+                                  and env) under the first key of LATTICE_ENCRYPTION_KEY; needs
+                                  DATABASE_URL; prints a JSON summary as one line
   lattice-gateway --help, -h      show this help
   lattice-gateway --version, -v   print the version
 
@@ -39,7 +48,8 @@ environment (the main variables; the README lists every one):
 
 Logs are JSON lines on stdout; the line "gateway ready at <url>" announces the listening server.
 Exit codes: 2 for a refused command line or configuration, 1 for a failure while starting,
-3 when task:recover leaves the task alone (still running, a project task, or not found).
+3 when task:recover leaves the task alone (still running, a project task, or not found),
+4 when keys:rotate finds stored secrets it cannot open (every other one is resealed).
 `;
 
 /** Runs a strict `parseArgs` (the default): an unknown flag or a stray argument becomes a usage error. */
@@ -123,6 +133,34 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   }
 }
 
+/**
+ * `keys:rotate`: reseals every stored secret of every tenant under the current key, on the database
+ * the replicas share. Safe beside running replicas: each value is replaced only if still the one read.
+ */
+async function rotateKeysCommand(args: string[]): Promise<void> {
+  const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
+  if (values.help) return void process.stdout.write(`usage: ${ROTATE_USAGE}\n`);
+  const config = loadConfig(process.env);
+  if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "keys:rotate reseals the secrets stored in the database the replicas share; set it");
+  if (config.secrets.development) {
+    throw new ConfigError("LATTICE_ENCRYPTION_KEY", "keys:rotate seals under its first key; set it (e.g. v2:<new key>,v1:<old key>), as every replica has it");
+  }
+  const { keyring } = config.secrets;
+  // Logs go to stderr: stdout carries only the summary line.
+  const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
+  const pg = await createPgStoreConfig(config.databaseUrl, { poolConfig: { application_name: "lattice-gateway keys:rotate" }, logger, keyring });
+  try {
+    const summary = await resealStoredSecrets(pg.pool, { keyring, scope: "all" }).catch((error: unknown) => {
+      if (!(error instanceof UnreadableSecretsError)) throw error;
+      process.stdout.write(`${JSON.stringify(error.summary)}\n`);
+      throw new IncompleteError(error.message);
+    });
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    await pg.dispose();
+  }
+}
+
 /** Starts the gateway; `start()` logs the startup line with the URL once it listens. */
 async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
@@ -134,6 +172,7 @@ const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
   ["serve", serveCommand],
   ["token:issue", issueTokenCommand],
   ["task:recover", recoverTaskCommand],
+  ["keys:rotate", rotateKeysCommand],
 ]);
 
 async function run(argv: string[]): Promise<void> {
@@ -166,6 +205,10 @@ async function main(): Promise<void> {
     if (error instanceof RefusedError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);
       process.exit(3);
+    }
+    if (error instanceof IncompleteError) {
+      process.stderr.write(`lattice-gateway: ${error.message}\n`);
+      process.exit(4);
     }
     throw error;
   }

@@ -70,7 +70,7 @@ export interface GatewayConfig {
   upstream: UpstreamPolicy;
   /** The hosts an assistant's model base URL may name; any when unset. */
   upstreamAllow?: UpstreamAllowList;
-  /** Seals stored secrets (provider keys): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
+  /** Seals stored secrets (provider and assistant keys, MCP headers and env): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
   secrets: KeyringFromEnvironment;
 }
 

@@ -1,11 +1,10 @@
 // The MCP configuration API: CRUD, connect (a real SDK fixture server over stdio), its tools in a
-// run, disconnect, a server that cannot be reached, bad input refused without a write, and another
-// tenant's configurations out of reach.
-import { fileURLToPath } from "node:url";
+// run, disconnect, a server that cannot be reached, headers and env never shown, bad input refused
+// without a write, and another tenant's configurations out of reach.
 import { describe, expect, it } from "vitest";
+import { MCP_FIXTURE as FIXTURE } from "./mcpFixture";
 import { useGateway } from "./support";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/mcpFixtureServer.mjs", import.meta.url));
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
 const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selectedTools: ["add"] };
 
@@ -35,7 +34,7 @@ describe("MCP configurations", () => {
     expect(connected.statusCode).toBe(200);
     expect(connected.json()).toMatchObject({ status: "connected" });
     const tools = await get("/api/mcp-configs/calc/tools");
-    expect(tools.json<{ tools: { name: string }[] }>().tools.map((tool) => tool.name).sort()).toEqual(["add", "crash", "hang"]);
+    expect(tools.json<{ tools: { name: string }[] }>().tools.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
 
     expect((await post("/api/assistants", { id: "adder", name: "Adder", model: { provider: "scripted" }, tools: ["calc__add"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "t1", assistant_id: "adder" })).statusCode).toBe(201);
@@ -66,13 +65,55 @@ describe("MCP configurations", () => {
     ["a stdio server without a command", { key: "bad", config: { transport: "stdio" } }],
     ["a key with a double underscore", { key: "a__b", config: { transport: "http", url: "http://a" } }],
     ["a zero timeout", { key: "bad", config: { transport: "http", url: "http://a", timeout: 0 } }],
-    ["headers (secrets are not stored yet)", { key: "bad", config: { transport: "http", url: "http://a", headers: { authorization: "x" } } }],
+    ["headers on a stdio server", { key: "bad", config: { transport: "stdio", command: "node", headers: { Authorization: "x" } } }],
+    ["env on an http server", { key: "bad", config: { transport: "http", url: "http://a", env: { TOKEN: "x" } } }],
+    ["a header name that is no HTTP token", { key: "bad", config: { transport: "http", url: "http://a", headers: { "Bad Header": "x" } } }],
+    ["a header value with a line break", { key: "bad", config: { transport: "http", url: "http://a", headers: { A: "x\r\nB: y" } } }],
+    ["an env name starting with a digit", { key: "bad", config: { transport: "stdio", command: "node", env: { "1TOKEN": "x" } } }],
+    ["an empty env value", { key: "bad", config: { transport: "stdio", command: "node", env: { TOKEN: "" } } }],
+    ["33 env variables", { key: "bad", config: { transport: "stdio", command: "node", env: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`V${i}`, "x"])) } }],
     ["a status (set by connect and disconnect only)", { key: "bad", config: { transport: "http", url: "http://a" }, status: "connected" }],
   ])("refuses %s with 400 and writes nothing", async (_label, body) => {
     const answer = await post("/api/mcp-configs", body);
     expect(answer.statusCode).toBe(400);
     expect(answer.json()).toMatchObject({ code: "INVALID_REQUEST" });
     expect(await keys()).not.toContain("bad");
+  });
+
+  it("stores headers and env but shows only their names, keeps them when a PATCH omits them, and the child gets the env", async () => {
+    const secret = "env-secret-0123456789";
+    const config = { ...calc.config, env: { FIXTURE_TOKEN: secret } };
+    const created = await post("/api/mcp-configs", { key: "child", config, selectedTools: ["env"] });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().config).toEqual({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, envNames: ["FIXTURE_TOKEN"] });
+    const remote = await post("/api/mcp-configs", { key: "remote", config: { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer header-secret" } } });
+    expect(remote.json().config).toEqual({ transport: "http", url: "https://mcp.example/mcp", headerNames: ["Authorization"] });
+
+    const connected = await post("/api/mcp-configs/child/connect", {});
+    expect(connected.json()).toMatchObject({ status: "connected", config: { envNames: ["FIXTURE_TOKEN"] } });
+    // A change without env keeps it: the reconnected child still has it.
+    const changed = await patch("/api/mcp-configs/child", { config: { ...calc.config, timeout: 4000 } });
+    expect(changed.json()).toMatchObject({ status: "connected", config: { timeout: 4000, envNames: ["FIXTURE_TOKEN"] } });
+    expect((await post("/api/assistants", { id: "env-reader", name: "Env", model: { provider: "scripted" }, tools: ["child__env"] })).statusCode).toBe(201);
+    expect((await post("/api/threads", { thread_id: "env-thread", assistant_id: "env-reader" })).statusCode).toBe(201);
+    const run = await post("/api/runs", { assistant_id: "env-reader", thread_id: "env-thread", message: '/tool child__env {"name":"FIXTURE_TOKEN"}', mode: "wait" });
+    expect(run.json().messages.at(-1).content).toBe(`child__env returned: ${secret}`);
+
+    const shown = [
+      await get("/api/mcp-configs"),
+      await get("/api/mcp-configs/child"),
+      await get("/api/mcp-configs/remote"),
+      await post("/api/mcp-configs/child/disconnect", {}),
+      created,
+      remote,
+      connected,
+      changed,
+    ];
+    for (const answer of shown) expect(answer.body).not.toMatch(/env-secret|header-secret/);
+    expect((await patch("/api/mcp-configs/remote", { config: { transport: "http", url: "https://mcp.example/mcp", headers: {} } })).json().config).toEqual({
+      transport: "http",
+      url: "https://mcp.example/mcp",
+    });
   });
 
   it("keeps another tenant's configurations out of reach", async () => {

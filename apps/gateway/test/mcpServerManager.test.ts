@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { fileURLToPath } from "node:url";
+import type { ChildProcess } from "node:child_process";
 import { buildAssistantGraph } from "@axiom-lattice/agent";
 import { InMemoryMcpServerConfigStore } from "@axiom-lattice/core";
 import type { McpServerConfig } from "@axiom-lattice/protocols";
@@ -9,18 +7,11 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { McpServerManager } from "../src/mcp/mcpServerManager";
+import { MCP_FIXTURE as FIXTURE, startHttpFixture } from "./mcpFixture";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/mcpFixtureServer.mjs", import.meta.url));
 const TENANT = "t1";
-
-/** The fixture served over Streamable HTTP by a child process; its url once it listens. */
-async function startHttpFixture(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [FIXTURE, "http"], { stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(child.stdout!, "data")) as [Buffer];
-  const port = /listening (\d+)/.exec(line.toString())?.[1];
-  if (!port) throw new Error(`fixture did not start: ${line.toString()}`);
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
-}
+/** The HTTP fixture refuses requests without it: every test over HTTP proves the stored header is sent. */
+const AUTHORIZATION = "Bearer fixture-token-0123456789";
 
 /** A scripted run of an assistant with the tenant's MCP tools: the text it ends with. */
 async function runWith(manager: McpServerManager, tools: string[], input: string): Promise<string> {
@@ -31,7 +22,7 @@ async function runWith(manager: McpServerManager, tools: string[], input: string
 
 let httpFixture: { url: string; child: ChildProcess };
 beforeAll(async () => {
-  httpFixture = await startHttpFixture();
+  httpFixture = await startHttpFixture(AUTHORIZATION);
 });
 afterAll(() => {
   httpFixture.child.kill();
@@ -39,7 +30,7 @@ afterAll(() => {
 
 describe.each<[string, () => McpServerConfig]>([
   ["stdio", () => ({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 1500 })],
-  ["Streamable HTTP", () => ({ transport: "http", url: httpFixture.url, timeout: 1500 })],
+  ["Streamable HTTP", () => ({ transport: "http", url: httpFixture.url, timeout: 1500, headers: { Authorization: AUTHORIZATION } })],
 ])("MCP server manager over %s", (_transport, config) => {
   let store: InMemoryMcpServerConfigStore;
   let manager: McpServerManager;
@@ -66,7 +57,7 @@ describe.each<[string, () => McpServerConfig]>([
     await setUp("calc", ["add", "hang"]);
     expect(await manager.connect(TENANT, "calc")).toMatchObject({ status: "connected" });
     expect(announced).toEqual([`${TENANT}/calc`]);
-    expect(manager.listedTools(TENANT, "calc")?.map((tool) => tool.name).sort()).toEqual(["add", "crash", "hang"]);
+    expect(manager.listedTools(TENANT, "calc")?.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
     expect([...manager.tenantTools(TENANT).keys()].sort()).toEqual(["calc__add", "calc__hang"]);
     expect(manager.tenantTools("other").size).toBe(0);
     expect(await runWith(manager, ["calc__add"], '/tool calc__add {"a":2,"b":3}')).toBe("calc__add returned: 5");
@@ -117,6 +108,33 @@ describe("MCP server manager, servers that cannot serve", () => {
     await expect(manager.connect(TENANT, "nothing")).rejects.toThrow();
     expect((await store.getAll(TENANT)).map((entry) => entry.status)).toEqual(["error", "error"]);
     expect(manager.tenantTools(TENANT).size).toBe(0);
+  });
+
+  it("an HTTP server refusing the request (no Authorization header, or a wrong one) fails the connect", async () => {
+    const store = new InMemoryMcpServerConfigStore();
+    const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
+    await store.create(TENANT, { key: "anonymous", config: { transport: "http", url: httpFixture.url, timeout: 1500 } });
+    await store.create(TENANT, { key: "wrong", config: { transport: "http", url: httpFixture.url, timeout: 1500, headers: { Authorization: "Bearer wrong" } } });
+    await expect(manager.connect(TENANT, "anonymous")).rejects.toThrow(/unauthorized/);
+    await expect(manager.connect(TENANT, "wrong")).rejects.toThrow(/unauthorized/);
+    await manager.close();
+  });
+
+  it("a stdio server gets its configured env over the SDK's safe default, never the gateway's own environment", async () => {
+    const store = new InMemoryMcpServerConfigStore();
+    const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
+    process.env.LATTICE_TEST_GATEWAY_ONLY = "gateway-secret";
+    try {
+      const config = { transport: "stdio" as const, command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, env: { FIXTURE_TOKEN: "env-token-0123456789" } };
+      await store.create(TENANT, { key: "child", config });
+      await manager.connect(TENANT, "child");
+      expect(await runWith(manager, ["child__env"], '/tool child__env {"name":"FIXTURE_TOKEN"}')).toBe("child__env returned: env-token-0123456789");
+      expect(await runWith(manager, ["child__env"], '/tool child__env {"name":"LATTICE_TEST_GATEWAY_ONLY"}')).toBe("child__env returned: (unset)");
+      expect(await runWith(manager, ["child__env"], '/tool child__env {"name":"PATH"}')).not.toBe("child__env returned: (unset)");
+    } finally {
+      delete process.env.LATTICE_TEST_GATEWAY_ONLY;
+      await manager.close();
+    }
   });
 
   it("a stdio server that crashes mid-call fails the tool call, not the run, and is recorded error", async () => {

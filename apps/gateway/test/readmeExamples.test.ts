@@ -83,8 +83,13 @@ describe("the README's examples, against the built CLI", () => {
     for (const script of curlExamples("Model providers")) expect(await expectEveryCallSucceeds(script, gateway)).not.toMatch(/"apiKey":"sk-/);
   });
 
-  it("MCP servers: every curl answers 2xx, and the run calls the server's tool", async () => {
-    for (const script of curlExamples("MCP servers")) expect(await expectEveryCallSucceeds(script, gateway)).toContain("calc__add returned: 5");
+  it("MCP servers: every curl answers 2xx, the run calls the server's tool, and headers and env show by name only", async () => {
+    const [tools, secrets] = curlExamples("MCP servers");
+    expect(await expectEveryCallSucceeds(tools, gateway)).toContain("calc__add returned: 5");
+    const shown = await expectEveryCallSucceeds(secrets, gateway);
+    expect(shown).toContain('"headerNames":["Authorization"]');
+    expect(shown).toContain('"timeout":10000,"envNames":["FIXTURE_TOKEN"]');
+    expect(shown.slice(shown.indexOf("--- stdout ---"))).not.toMatch(/example-token|example-secret/);
   });
 
   it("Plugins: every curl answers 2xx, and echo is switched off, then on", async () => {

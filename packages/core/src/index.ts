@@ -53,7 +53,13 @@ export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
 export {
+  MCP_ENV_NAME_PATTERN,
+  MCP_HEADER_NAME_PATTERN,
+  MCP_HEADER_VALUE_PATTERN,
+  MCP_SECRET_ENTRY_LIMIT,
+  MCP_SECRET_VALUE_LIMIT,
   MCP_TIMEOUT_LIMIT_MS,
+  keepStoredMcpSecrets,
   requireMcpServerKey,
   validateCreateMcpServerConfig,
   validateUpdateMcpServerConfig,

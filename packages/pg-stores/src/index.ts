@@ -8,9 +8,18 @@ export { PostgreSQLReplicaPresenceStore } from "./presence/postgresqlReplicaPres
 export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxStoreOptions } from "./outbox/postgresqlOutboxStore";
 export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./queue/threadMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
-export { PostgreSQLAssistantStore } from "./assistants/postgresqlAssistantStore";
+export { PostgreSQLAssistantStore, type PostgreSQLAssistantStoreOptions } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
-export { PostgreSQLMcpServerConfigStore } from "./mcp/postgresqlMcpServerConfigStore";
+export { PostgreSQLMcpServerConfigStore, type PostgreSQLMcpServerConfigStoreOptions } from "./mcp/postgresqlMcpServerConfigStore";
+export {
+  UnreadableSecretsError,
+  resealStoredSecrets,
+  type ResealCount,
+  type ResealStoredSecretsOptions,
+  type ResealSummary,
+  type StoredSecretKind,
+  type UnreadableSecret,
+} from "./secrets/resealStoredSecrets";
 export { PostgreSQLPluginSettingStore } from "./plugins/postgresqlPluginSettingStore";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";

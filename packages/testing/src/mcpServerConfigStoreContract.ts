@@ -32,12 +32,46 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
       expect((await store.getAll(tenant)).map((entry) => entry.key)).toEqual(["calc", "remote"]);
     });
 
-    it("keeps only known settings: no headers or env are stored", async () => {
+    it("keeps only known settings, with headers for http and env for stdio", async () => {
       const tenant = fresh("tenant");
-      const config = { transport: "http", url: "https://mcp.example/mcp", headers: { authorization: "Bearer s3cret" }, env: { TOKEN: "s3cret" } };
+      const config = { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer s3cret" }, stray: true };
       const created = await store.create(tenant, { key: "k", config: config as never, stray: 1 } as never);
-      expect(created.config).toEqual({ transport: "http", url: "https://mcp.example/mcp" });
-      expect((await store.get(tenant, "k"))?.config).toEqual({ transport: "http", url: "https://mcp.example/mcp" });
+      expect(created.config).toEqual({ transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer s3cret" } });
+      expect((await store.get(tenant, "k"))?.config).toEqual(created.config);
+      const child = await store.create(tenant, { key: "child", config: { transport: "stdio", command: "node", env: { API_TOKEN: "s3cret", _X1: "y" } } });
+      expect((await store.get(tenant, "child"))?.config).toEqual({ transport: "stdio", command: "node", env: { API_TOKEN: "s3cret", _X1: "y" } });
+      expect(child.config.env).toEqual({ API_TOKEN: "s3cret", _X1: "y" });
+    });
+
+    it.each([
+      ["headers on stdio", { transport: "stdio", command: "node", headers: { A: "b" } }],
+      ["env on http", { transport: "http", url: "https://mcp.example/mcp", env: { A: "b" } }],
+      ["a header name that is no HTTP token", { transport: "http", url: "https://mcp.example/mcp", headers: { "Bad Name": "b" } }],
+      ["one header named twice", { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "a", authorization: "b" } }],
+      ["a header value with a line break", { transport: "http", url: "https://mcp.example/mcp", headers: { A: "b\r\nX-Injected: 1" } }],
+      ["an env name starting with a digit", { transport: "stdio", command: "node", env: { "1A": "b" } }],
+      ["an empty env value", { transport: "stdio", command: "node", env: { A: "" } }],
+      ["a value over 8192 characters", { transport: "stdio", command: "node", env: { A: "x".repeat(8193) } }],
+      ["33 headers", { transport: "http", url: "https://mcp.example/mcp", headers: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`h${i}`, "v"])) }],
+    ])("refuses %s, storing nothing", async (_, config) => {
+      const tenant = fresh("tenant");
+      await expect(store.create(tenant, { key: "k", config: config as never })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(await store.getAll(tenant)).toEqual([]);
+    });
+
+    it("keeps the stored headers or env when an update's configuration omits them, drops them with their transport", async () => {
+      const tenant = fresh("tenant");
+      await store.create(tenant, { key: "k", config: { transport: "http", url: "https://a.example/mcp", headers: { Authorization: "Bearer one" } } });
+      const kept = await store.update(tenant, "k", { config: { transport: "http", url: "https://b.example/mcp", timeout: 100 } });
+      expect(kept?.config).toEqual({ transport: "http", url: "https://b.example/mcp", timeout: 100, headers: { Authorization: "Bearer one" } });
+      const replaced = await store.update(tenant, "k", { config: { transport: "http", url: "https://b.example/mcp", headers: { "X-Key": "two" } } });
+      expect(replaced?.config.headers).toEqual({ "X-Key": "two" });
+      expect((await store.update(tenant, "k", { status: "connected" }))?.config.headers).toEqual({ "X-Key": "two" });
+      const moved = await store.update(tenant, "k", { config: { transport: "stdio", command: "node" } });
+      expect(moved?.config).toEqual({ transport: "stdio", command: "node" });
+      await store.update(tenant, "k", { config: { transport: "stdio", command: "node", env: { TOKEN: "t" } } });
+      expect((await store.update(tenant, "k", { config: { transport: "stdio", command: "other" } }))?.config).toEqual({ transport: "stdio", command: "other", env: { TOKEN: "t" } });
+      expect((await store.get(tenant, "k"))?.config.env).toEqual({ TOKEN: "t" });
     });
 
     it("refuses a key the tenant already uses, also when racers use it at once", async () => {

@@ -18,7 +18,7 @@ import {
   type QueueWakeup,
   type SecretKeyring,
 } from "@axiom-lattice/core";
-import { allMigrations, createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import { allMigrations, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import type {
   AssistantStore,
   LeaseStore,
@@ -104,6 +104,18 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
   // Replicas starting together take turns on the migration lock: the first applies, the others find
   // nothing left to do. Logged, so an operator (and the e2e suite) sees which replica did the work.
   logger.info({ phase: "startup", appliedMigrations: pg.appliedMigrations }, "database schema ready");
+  // Secrets stored in plain text by an older version are sealed now, without operator action. Only
+  // plain text: that opens nothing, so it cannot fail on a key version this replica does not know
+  // (replicas mid-rotation may start with different key lists), and moving sealed values to a new
+  // key stays the operator's `keys:rotate`, run once every replica has the new key.
+  try {
+    const { kinds } = await resealStoredSecrets(pg.pool, { keyring, scope: "plainText" });
+    const sealed = Object.fromEntries(Object.entries(kinds).filter(([, count]) => count.resealed > 0).map(([kind, count]) => [kind, count.resealed]));
+    if (Object.keys(sealed).length > 0) logger.info({ phase: "startup", sealed }, "plain-text secrets sealed at rest");
+  } catch (error) {
+    await pg.dispose();
+    throw error;
+  }
   const migrationsApplied: ReadinessCheck = {
     name: "database",
     check: async () => {

@@ -21,10 +21,11 @@ export interface McpToolOutcome {
 
 const transportFor = (config: McpServerConfig): Transport =>
   config.transport === "stdio"
-    ? // The child gets the SDK's default environment (PATH, HOME, …), never the gateway's secrets; its
-      // stderr is dropped so a chatty server cannot flood the gateway's log.
-      new StdioClientTransport({ command: config.command!, args: config.args ?? [], stderr: "ignore" })
-    : new StreamableHTTPClientTransport(new URL(config.url!));
+    ? // The child gets the SDK's default environment (getDefaultEnvironment(): PATH, HOME, …) with the
+      // configured env over it, never the gateway's own secrets; its stderr is dropped so a chatty
+      // server cannot flood the gateway's log.
+      new StdioClientTransport({ command: config.command!, args: config.args ?? [], env: config.env, stderr: "ignore" })
+    : new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers } });
 
 const textOf = (content: unknown): string =>
   (Array.isArray(content) ? content : [])

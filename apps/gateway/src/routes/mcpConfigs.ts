@@ -1,3 +1,11 @@
+import {
+  MCP_ENV_NAME_PATTERN,
+  MCP_HEADER_NAME_PATTERN,
+  MCP_HEADER_VALUE_PATTERN,
+  MCP_SECRET_ENTRY_LIMIT,
+  MCP_SECRET_VALUE_LIMIT,
+} from "@axiom-lattice/core";
+import type { McpServerConfigEntry } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -11,17 +19,35 @@ const keySchema = z
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,63}$/, "must be 1-64 letters, digits, '-' or '_' (no '__'), starting with a letter or digit");
 const keyParams = z.object({ key: keySchema });
 
+/** Secret entries: names in the clear, values sealed at rest and never returned. */
+const secretEntries = (name: RegExp, nameRule: string, value: z.ZodString) =>
+  z
+    .record(z.string().regex(name, nameRule), value.min(1).max(MCP_SECRET_VALUE_LIMIT))
+    .refine((entries) => Object.keys(entries).length <= MCP_SECRET_ENTRY_LIMIT, `at most ${MCP_SECRET_ENTRY_LIMIT} entries`);
+
+const headersSchema = secretEntries(
+  MCP_HEADER_NAME_PATTERN,
+  "must be an HTTP header name (a token of letters, digits and !#$%&'*+.^_`|~-)",
+  z.string().regex(MCP_HEADER_VALUE_PATTERN, "must hold no control character"),
+).describe("Sent with every request to the server (e.g. Authorization); stored sealed, never returned: reads show `headerNames`. Omitted in a PATCH: kept");
+
+const envSchema = secretEntries(MCP_ENV_NAME_PATTERN, "must be a variable name: letters, digits and '_', not starting with a digit", z.string()).describe(
+  "Added to the server process's environment (besides a safe default: PATH, HOME, …); stored sealed, never returned: reads show `envNames`. Omitted in a PATCH: kept",
+);
+
 const configSchema = z.discriminatedUnion("transport", [
   z.strictObject({
     transport: z.literal("stdio"),
     command: z.string().min(1).describe("Executable the gateway starts; it speaks MCP on stdin/stdout"),
     args: z.array(z.string().min(1)).optional(),
+    env: envSchema.optional(),
     timeout: z.number().int().min(1).max(600_000).optional().describe("Bound of every call to the server, in ms (default 30000)"),
     retryAttempts: z.number().int().min(0).max(10).optional().describe("Further connection attempts after a failed one"),
   }),
   z.strictObject({
     transport: z.literal("http"),
     url: z.url({ protocol: /^https?$/ }).describe("Streamable HTTP endpoint of the server"),
+    headers: headersSchema.optional(),
     timeout: z.number().int().min(1).max(600_000).optional().describe("Bound of every call to the server, in ms (default 30000)"),
     retryAttempts: z.number().int().min(0).max(10).optional().describe("Further connection attempts after a failed one"),
   }),
@@ -42,6 +68,8 @@ const entryView = z.object({
     url: z.string().optional(),
     timeout: z.number().optional(),
     retryAttempts: z.number().optional(),
+    headerNames: z.array(z.string()).optional().describe("Names of the stored headers (values are never returned)"),
+    envNames: z.array(z.string()).optional().describe("Names of the stored environment variables (values are never returned)"),
   }),
   selectedTools: z.array(z.string()),
   status: z.enum(["connected", "disconnected", "error"]).describe("Set by connect and disconnect; `error` when the server failed"),
@@ -54,6 +82,14 @@ const toolsView = z.object({
 });
 
 const tags = ["mcp"];
+
+/** What the API shows of a configuration: header and env names, never their values. */
+function viewOf(entry: McpServerConfigEntry): z.infer<typeof entryView> {
+  const { headers, env, ...config } = entry.config;
+  const names = (entries: Record<string, string> | undefined) => (entries && Object.keys(entries).length > 0 ? Object.keys(entries) : undefined);
+  const [headerNames, envNames] = [names(headers), names(env)];
+  return { ...entry, config: { ...config, ...(headerNames && { headerNames }), ...(envNames && { envNames }) } };
+}
 
 /**
  * A tenant's MCP servers: configurations, connect and disconnect, and the tools a server offers.
@@ -72,20 +108,24 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenantId = tenantOf(request);
       const created = await stores.mcp.create(tenantId, request.body);
       await mcp.applied(tenantId, created.key);
-      return reply.status(201).send(created);
+      return reply.status(201).send(viewOf(created));
     },
   );
 
   app.get(
     "/api/mcp-configs",
     { schema: { tags, summary: "List the tenant's MCP servers", response: { 200: z.object({ configs: z.array(entryView) }), ...apiErrors() } } },
-    async (request) => ({ configs: await stores.mcp.getAll(tenantOf(request)) }),
+    async (request) => ({ configs: (await stores.mcp.getAll(tenantOf(request))).map(viewOf) }),
   );
 
   app.get(
     "/api/mcp-configs/:key",
     { schema: { tags, summary: "Read an MCP server configuration", params: keyParams, response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
-    async (request) => (await stores.mcp.get(tenantOf(request), request.params.key)) ?? Promise.reject(notFound(request.params.key)),
+    async (request) => {
+      const entry = await stores.mcp.get(tenantOf(request), request.params.key);
+      if (!entry) throw notFound(request.params.key);
+      return viewOf(entry);
+    },
   );
 
   app.patch(
@@ -104,7 +144,9 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
       const { key } = request.params;
       if (!(await stores.mcp.update(tenantId, key, request.body))) throw notFound(key);
       await mcp.applied(tenantId, key);
-      return (await stores.mcp.get(tenantId, key)) ?? Promise.reject(notFound(key));
+      const entry = await stores.mcp.get(tenantId, key);
+      if (!entry) throw notFound(key);
+      return viewOf(entry);
     },
   );
 
@@ -131,19 +173,26 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { key } = request.params;
+      let entry: McpServerConfigEntry | null;
       try {
-        return (await mcp.connect(tenantOf(request), key)) ?? Promise.reject(notFound(key));
+        entry = await mcp.connect(tenantOf(request), key);
       } catch (error) {
         if (error instanceof HttpError) throw error;
         throw unavailable(key, error);
       }
+      if (!entry) throw notFound(key);
+      return viewOf(entry);
     },
   );
 
   app.post(
     "/api/mcp-configs/:key/disconnect",
     { schema: { tags, summary: "Disconnect an MCP server on every replica", params: keyParams, response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
-    async (request) => (await mcp.disconnect(tenantOf(request), request.params.key)) ?? Promise.reject(notFound(request.params.key)),
+    async (request) => {
+      const entry = await mcp.disconnect(tenantOf(request), request.params.key);
+      if (!entry) throw notFound(request.params.key);
+      return viewOf(entry);
+    },
   );
 
   app.get(

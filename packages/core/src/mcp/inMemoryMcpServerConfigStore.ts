@@ -1,7 +1,7 @@
 import type { CreateMcpServerConfigRequest, McpServerConfigEntry, McpServerConfigStore, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
-import { requireMcpServerKey, validateCreateMcpServerConfig, validateUpdateMcpServerConfig } from "./mcpConfigArguments";
+import { keepStoredMcpSecrets, requireMcpServerKey, validateCreateMcpServerConfig, validateUpdateMcpServerConfig } from "./mcpConfigArguments";
 
 const copy = (entry: McpServerConfigEntry): McpServerConfigEntry => structuredClone(entry);
 
@@ -35,6 +35,7 @@ export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
     const entry = this.find(tenantId, key);
     const update = validateUpdateMcpServerConfig(request);
     if (!entry) return null;
+    if (update.config) update.config = keepStoredMcpSecrets(update.config, entry.config);
     Object.assign(entry, update, { updatedAt: new Date() });
     return copy(entry);
   }

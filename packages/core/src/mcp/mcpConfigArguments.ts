@@ -2,8 +2,7 @@ import type { CreateMcpServerConfigRequest, McpServerConfig, McpServerStatus, Up
 import { StoreArgumentError, optionalText, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every McpServerConfigStore, so bad input is refused alike and before any write.
-// Only known keys are kept, so a store never persists stray input (headers or env, say, which are
-// secrets and wait for encryption at rest).
+// Only known keys are kept, so a store never persists stray input.
 
 /** Letters, digits, `-` and `_`, never `__`: the key prefixes tool names as `<key>__<tool>`. */
 const KEY_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,63}$/;
@@ -11,6 +10,15 @@ const STATUSES: readonly McpServerStatus[] = ["connected", "disconnected", "erro
 /** Ten minutes: a longer bound is no bound for a run waiting on a tool. */
 export const MCP_TIMEOUT_LIMIT_MS = 600_000;
 const RETRY_LIMIT = 10;
+/** An HTTP header name: a token (RFC 9110), so `fetch` accepts it. */
+export const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+/** A portable environment variable name. */
+export const MCP_ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** A header value holds no control character (CR/LF would split the request). */
+export const MCP_HEADER_VALUE_PATTERN = /^\P{Cc}+$/u;
+/** Headers or variables per server: enough for credentials, small enough to seal each on every write. */
+export const MCP_SECRET_ENTRY_LIMIT = 32;
+export const MCP_SECRET_VALUE_LIMIT = 8192;
 
 export interface ValidMcpServerConfig {
   key: string;
@@ -41,21 +49,44 @@ function validateUrl(value: unknown): string {
   return text;
 }
 
+/** Header or environment entries: names by `namePattern`, non-empty values, both bounded. */
+function validateSecretEntries(value: unknown, what: string, namePattern: RegExp, valuePattern?: RegExp): Record<string, string> {
+  const entries = Object.entries(requireObject(value, `MCP server ${what}`));
+  if (entries.length > MCP_SECRET_ENTRY_LIMIT) throw new StoreArgumentError(`MCP server ${what} hold at most ${MCP_SECRET_ENTRY_LIMIT} entries`);
+  const names = new Set<string>();
+  for (const [name, text] of entries) {
+    if (!namePattern.test(name)) throw new StoreArgumentError(`MCP server ${what} name ${JSON.stringify(name.slice(0, 128))} is not valid`);
+    // Header names are case-insensitive: two spellings of one name would silently collide.
+    const folded = what === "headers" ? name.toLowerCase() : name;
+    if (names.has(folded)) throw new StoreArgumentError(`MCP server ${what} name ${name} appears twice`);
+    names.add(folded);
+    // The value is a secret: the message names the entry, never its value.
+    if (typeof text !== "string" || text.length === 0 || text.length > MCP_SECRET_VALUE_LIMIT || text.includes("\0") || (valuePattern && !valuePattern.test(text))) {
+      throw new StoreArgumentError(`MCP server ${what} ${name} must be a non-empty string of at most ${MCP_SECRET_VALUE_LIMIT} characters without control characters`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
 function validateConfig(value: unknown): McpServerConfig {
   const checked = requireObject(value, "MCP server config");
   const transport = checked.transport;
   const config: McpServerConfig = { transport: "stdio" };
   if (transport === "stdio") {
-    if (checked.url !== undefined) throw new StoreArgumentError("An MCP stdio server takes a command, not a url");
+    if (checked.url !== undefined || checked.headers !== undefined) throw new StoreArgumentError("An MCP stdio server takes a command (and env), not a url or headers");
     config.command = requireText(checked.command, "MCP server command");
     if (checked.args !== undefined) {
       if (!Array.isArray(checked.args)) throw new StoreArgumentError("MCP server args must be an array of strings");
       config.args = checked.args.map((arg) => requireText(arg, "MCP server argument"));
     }
+    if (checked.env !== undefined) config.env = validateSecretEntries(checked.env, "env", MCP_ENV_NAME_PATTERN);
   } else if (transport === "http") {
-    if (checked.command !== undefined || checked.args !== undefined) throw new StoreArgumentError("An MCP http server takes a url, not a command");
+    if (checked.command !== undefined || checked.args !== undefined || checked.env !== undefined) {
+      throw new StoreArgumentError("An MCP http server takes a url (and headers), not a command or env");
+    }
     config.transport = "http";
     config.url = validateUrl(checked.url);
+    if (checked.headers !== undefined) config.headers = validateSecretEntries(checked.headers, "headers", MCP_HEADER_NAME_PATTERN, MCP_HEADER_VALUE_PATTERN);
   } else {
     throw new StoreArgumentError(`MCP server transport must be "stdio" or "http", got ${String(transport)}`);
   }
@@ -91,4 +122,15 @@ export function validateUpdateMcpServerConfig(request: UpdateMcpServerConfigRequ
   if (checked.selectedTools !== undefined) update.selectedTools = validateSelectedTools(checked.selectedTools);
   if (checked.status !== undefined) update.status = validateStatus(optionalText(checked.status, "MCP server status"));
   return update;
+}
+
+/**
+ * The configuration an update stores: `next`, keeping the stored headers or env when `next` omits
+ * them and still uses their transport, so a client that never saw the secrets cannot drop them.
+ */
+export function keepStoredMcpSecrets(next: McpServerConfig, stored: McpServerConfig): McpServerConfig {
+  const kept: McpServerConfig = { ...next };
+  if (next.transport === "http" && next.headers === undefined && stored.headers !== undefined) kept.headers = stored.headers;
+  if (next.transport === "stdio" && next.env === undefined && stored.env !== undefined) kept.env = stored.env;
+  return kept;
 }

@@ -1,6 +1,14 @@
-import { RecordExistsError, requireTenantId, requireText, validateCreateAssistant, validateUpdateAssistant } from "@axiom-lattice/core";
+import {
+  RecordExistsError,
+  SecretKeyring,
+  requireTenantId,
+  requireText,
+  validateCreateAssistant,
+  validateUpdateAssistant,
+} from "@axiom-lattice/core";
 import type { Assistant, AssistantModelConfig, AssistantStore, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
+import type { PgStoreOptions } from "../db/pool";
 import { DELETE_ASSISTANT, GET_ASSISTANT, INSERT_ASSISTANT, LIST_ASSISTANTS, UPDATE_ASSISTANT } from "./assistantSql";
 
 interface AssistantRow {
@@ -15,20 +23,23 @@ interface AssistantRow {
   updated_at: Date;
 }
 
-const toAssistant = (row: AssistantRow): Assistant => ({
-  id: row.id,
-  tenantId: row.tenant_id,
-  name: row.name,
-  graph: row.graph,
-  model: row.model,
-  ...(row.system_prompt === null ? {} : { systemPrompt: row.system_prompt }),
-  tools: row.tools,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
+export interface PostgreSQLAssistantStoreOptions extends PgStoreOptions {
+  /** Seals `model.apiKey` before it is written and opens it when read; default: the development key. */
+  keyring?: SecretKeyring;
+}
 
-/** {@link AssistantStore} on `lattice_assistants`; every statement is scoped to one tenant. */
+/**
+ * {@link AssistantStore} on `lattice_assistants`; every statement is scoped to one tenant. A
+ * `model.apiKey` is stored sealed; a legacy plain-text one reads as it is until it is resealed.
+ */
 export class PostgreSQLAssistantStore extends PgStore implements AssistantStore {
+  private readonly keyring: SecretKeyring;
+
+  constructor(options: PostgreSQLAssistantStoreOptions) {
+    super(options);
+    this.keyring = options.keyring ?? SecretKeyring.development();
+  }
+
   async createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateAssistant(request);
@@ -37,21 +48,21 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       valid.id,
       valid.name,
       valid.graph,
-      JSON.stringify(valid.model),
+      JSON.stringify(this.sealed(valid.model)),
       valid.systemPrompt ?? null,
       valid.tools,
     ]);
     if (!row) throw new RecordExistsError("assistant", tenant, valid.id);
-    return toAssistant(row);
+    return this.toAssistant(row);
   }
 
   async getAssistant(tenantId: string, assistantId: string): Promise<Assistant | null> {
     const [row] = await this.rows(GET_ASSISTANT, [requireTenantId(tenantId), requireText(assistantId, "Assistant id")]);
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   async listAssistants(tenantId: string): Promise<Assistant[]> {
-    return (await this.rows(LIST_ASSISTANTS, [requireTenantId(tenantId)])).map(toAssistant);
+    return (await this.rows(LIST_ASSISTANTS, [requireTenantId(tenantId)])).map((row) => this.toAssistant(row));
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {
@@ -61,17 +72,36 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       ...key,
       update.name ?? null,
       update.graph ?? null,
-      update.model === undefined ? null : JSON.stringify(update.model),
+      update.model === undefined ? null : JSON.stringify(this.sealed(update.model)),
       update.systemPrompt ?? null,
       update.tools ?? null,
     ]);
-    return row ? toAssistant(row) : null;
+    return row ? this.toAssistant(row) : null;
   }
 
   async deleteAssistant(tenantId: string, assistantId: string): Promise<boolean> {
     const params = [requireTenantId(tenantId), requireText(assistantId, "Assistant id")];
     await this.initialize();
     return (await this.pool.query(DELETE_ASSISTANT, params)).rowCount === 1;
+  }
+
+  private sealed(model: AssistantModelConfig): AssistantModelConfig {
+    return model.apiKey === undefined ? model : { ...model, apiKey: this.keyring.seal(model.apiKey) };
+  }
+
+  private toAssistant(row: AssistantRow): Assistant {
+    const { model } = row;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      name: row.name,
+      graph: row.graph,
+      model: model.apiKey !== undefined && SecretKeyring.isSealed(model.apiKey) ? { ...model, apiKey: this.keyring.open(model.apiKey) } : model,
+      ...(row.system_prompt === null ? {} : { systemPrompt: row.system_prompt }),
+      tools: row.tools,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
   }
 
   private async rows(sql: string, params: unknown[]): Promise<AssistantRow[]> {

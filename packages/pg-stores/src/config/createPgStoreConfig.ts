@@ -25,7 +25,7 @@ export interface PgStoreConfigOptions {
   queueCapacity?: number;
   /** Where the stores' LISTEN connections report trouble; default: the process-wide logger. */
   logger?: Logger;
-  /** Seals stored secrets (model provider keys); default: the public development key. */
+  /** Seals stored secrets (provider and assistant keys, MCP headers and env); default: the public development key. */
   keyring?: SecretKeyring;
 }
 
@@ -70,6 +70,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
     const checkpoint = new PostgresSaver(pool);
     const { applied } = await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
     const shared = { pool, autoMigrate: false };
+    const keyring = options.keyring ?? SecretKeyring.development();
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
       presence: new PostgreSQLReplicaPresenceStore(shared),
@@ -77,13 +78,13 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
-      assistant: new PostgreSQLAssistantStore(shared),
-      modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring: options.keyring ?? SecretKeyring.development() }),
+      assistant: new PostgreSQLAssistantStore({ ...shared, keyring }),
+      modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring }),
       project: new PostgreSQLProjectStore(shared),
       projectRoom: new PostgreSQLProjectRoomStore(shared),
       projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),
       task: new PostgreSQLTaskStore(shared),
-      mcp: new PostgreSQLMcpServerConfigStore(shared),
+      mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSetting: new PostgreSQLPluginSettingStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
     };

@@ -27,6 +27,14 @@ export const LIST_CONNECTED_MCP_SERVER_CONFIGS = `
    WHERE status = 'connected'
    ORDER BY tenant_id, created_at, key`;
 
+/** The stored configuration, locked until the update that merges into it commits. */
+export const LOCK_MCP_SERVER_CONFIG = `
+  SELECT config
+    FROM lattice_mcp_server_configs
+   WHERE tenant_id = $1
+     AND key = $2
+     FOR UPDATE`;
+
 /** A NULL parameter keeps the column as it is. */
 export const UPDATE_MCP_SERVER_CONFIG = `
   UPDATE lattice_mcp_server_configs

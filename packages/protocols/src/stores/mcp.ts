@@ -3,8 +3,9 @@ export type McpTransport = "stdio" | "http";
 
 /**
  * Where an MCP server is and how long to wait for it. `command`/`args` for `stdio`, `url` (http or
- * https) for `http`. `timeout` bounds every call to the server, in milliseconds. Headers and
- * environment variables are secrets and wait for encryption at rest, so they are not stored yet.
+ * https) for `http`. `timeout` bounds every call to the server, in milliseconds. `headers` (http
+ * only) go with every request to the server, `env` (stdio only) joins the child's environment; both
+ * are secrets: stored sealed, never returned by the API.
  */
 export interface McpServerConfig {
   transport: McpTransport;
@@ -13,6 +14,8 @@ export interface McpServerConfig {
   url?: string;
   timeout?: number;
   retryAttempts?: number;
+  headers?: Record<string, string>;
+  env?: Record<string, string>;
 }
 
 export type McpServerStatus = "connected" | "disconnected" | "error";

@@ -1,0 +1,116 @@
+// `lattice-gateway keys:rotate` as a real process on PostgreSQL: secrets a gateway sealed under v1
+// are resealed under v2 and still open to the same text; a secret sealed under a key the command
+// does not know is reported (exit 4) after every other one is resealed; it refuses to run without a
+// database or an encryption key (exit 2).
+import { randomBytes } from "node:crypto";
+import { SecretKeyring } from "@axiom-lattice/core";
+import { Pool, type ResealSummary } from "@axiom-lattice/pg-stores";
+import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI } from "./cliProcess";
+import { buildTestGateway } from "./support";
+
+const [V1, V2, V3] = [`v1:${randomBytes(32).toString("base64")}`, `v2:${randomBytes(32).toString("base64")}`, `v3:${randomBytes(32).toString("base64")}`];
+
+describe("lattice-gateway keys:rotate", () => {
+  let db: TestDatabase;
+  let pool: Pool;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    pool = new Pool({ connectionString: db.url });
+  });
+  afterAll(async () => {
+    await pool.end();
+    await db.drop();
+  });
+
+  const rotate = (env: Record<string, string>, args: string[] = []) =>
+    execa("node", [CLI, "keys:rotate", ...args], { env: { LOG_LEVEL: "warn", ...env }, extendEnv: false, reject: false, timeout: 30_000 });
+  const sealedValues = async () =>
+    (
+      await pool.query<{ value: string }>(`
+        SELECT api_key_sealed AS value FROM lattice_model_providers
+        UNION ALL SELECT model->>'apiKey' FROM lattice_assistants WHERE model ? 'apiKey'
+        UNION ALL SELECT value FROM lattice_mcp_server_configs, jsonb_each_text(config->'headers')`)
+    ).rows.map((row) => row.value);
+
+  it("reseals every secret under the first key, prints a JSON summary, and the gateway reads them after", async () => {
+    const { app, context } = await buildTestGateway({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V1 });
+    try {
+      const post = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+      expect((await post("/api/model-providers", { id: "p", kind: "openai", apiKey: "sk-rotate-provider" })).statusCode).toBe(201);
+      expect((await post("/api/assistants", { id: "a", name: "A", model: { provider: "openai", model: "m", apiKey: "sk-rotate-assistant" } })).statusCode).toBe(201);
+      const config = { transport: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer rotate" } };
+      expect((await post("/api/mcp-configs", { key: "remote", config })).statusCode).toBe(201);
+    } finally {
+      await app.close();
+      await context.close();
+    }
+    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v1", "v1", "v1"]);
+
+    const rotated = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    const summary = JSON.parse(rotated.stdout) as ResealSummary;
+    expect(summary).toMatchObject({ keyVersion: "v2", unreadable: [] });
+    expect(Object.entries(summary.kinds).map(([kind, count]) => `${kind} ${count.resealed}/${count.changedMeanwhile}`)).toEqual([
+      "providerKeys 1/0",
+      "assistantKeys 1/0",
+      "mcpHeaders 1/0",
+      "mcpEnv 0/0",
+    ]);
+    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2"]);
+
+    // v1 dropped: a gateway with v2 alone reads every secret.
+    const after = await buildTestGateway({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 });
+    try {
+      const { stores } = after.context;
+      expect((await stores.modelProviders.getProviderCredentials("default", "p"))?.apiKey).toBe("sk-rotate-provider");
+      expect((await stores.assistants.getAssistant("default", "a"))?.model.apiKey).toBe("sk-rotate-assistant");
+      expect((await stores.mcp.get("default", "remote"))?.config.headers).toEqual({ Authorization: "Bearer rotate" });
+    } finally {
+      await after.app.close();
+      await after.context.close();
+    }
+
+    const again = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
+    expect(again.exitCode).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ kinds: { providerKeys: { resealed: 0 }, assistantKeys: { resealed: 0 }, mcpHeaders: { resealed: 0 } } });
+  });
+
+  it("reports a secret sealed under a key it does not know with exit 4, naming the row, after resealing the others", async () => {
+    const v3 = SecretKeyring.parse(V3);
+    await pool.query(
+      `INSERT INTO lattice_model_providers (tenant_id, id, kind, models, api_key_sealed, created_at, updated_at)
+       VALUES ('other', 'unknown-key', 'openai', '{}', $1, now(), now())`,
+      [v3.seal("sk-sealed-under-v3")],
+    );
+    await pool.query(
+      `INSERT INTO lattice_assistants (tenant_id, id, name, graph, model, tools, created_at, updated_at)
+       VALUES ('other', 'legacy', 'L', 'react', '{"provider":"openai","model":"m","apiKey":"sk-plain-legacy"}', '{}', now(), now())`,
+    );
+    const result = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 });
+    expect(result.exitCode).toBe(4);
+    expect(result.stderr).toContain("lattice_model_providers other/unknown-key");
+    expect(result.stdout).toContain('version \\"v3\\"');
+    expect(JSON.parse(result.stdout)).toMatchObject({ unreadable: [{ table: "lattice_model_providers", tenantId: "other", id: "unknown-key" }] });
+    expect(result.stdout + result.stderr).not.toContain("sk-sealed-under-v3");
+    const { rows } = await pool.query<{ key: string }>("SELECT model->>'apiKey' AS key FROM lattice_assistants WHERE tenant_id = 'other'");
+    expect(SecretKeyring.versionOf(rows[0].key)).toBe("v2");
+  });
+
+  it.each([
+    ["without DATABASE_URL", () => ({ LATTICE_ENCRYPTION_KEY: V2 }), "DATABASE_URL"],
+    ["without LATTICE_ENCRYPTION_KEY", () => ({ DATABASE_URL: db.url }), "LATTICE_ENCRYPTION_KEY"],
+  ])("refuses to run %s (exit 2)", async (_, env, message) => {
+    const result = await rotate(env());
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it("refuses a stray argument (exit 2) and is shown in --help", async () => {
+    expect((await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 }, ["--force"])).exitCode).toBe(2);
+    const help = await execa("node", [CLI, "--help"], { reject: false, timeout: 10_000 });
+    expect(help.stdout).toContain("lattice-gateway keys:rotate");
+  });
+});

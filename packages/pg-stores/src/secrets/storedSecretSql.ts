@@ -1,0 +1,56 @@
+// Every stored secret, one row per value: (tenant_id, id, path, value), where `path` locates the value
+// inside its row (empty for a column, a jsonb path otherwise). Pages go in (tenant_id, id, path) order
+// after the cursor $1-$3, skipping values that start with $4 (already sealed as wanted), $5 rows each.
+
+export const PAGE_PROVIDER_KEYS = `
+  SELECT tenant_id, id, '{}'::text[] AS path, api_key_sealed AS value
+    FROM lattice_model_providers
+   WHERE api_key_sealed IS NOT NULL
+     AND NOT starts_with(api_key_sealed, $4)
+     AND (tenant_id, id, '{}'::text[]) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id
+   LIMIT $5`;
+
+export const PAGE_ASSISTANT_KEYS = `
+  SELECT tenant_id, id, ARRAY['apiKey'] AS path, model->>'apiKey' AS value
+    FROM lattice_assistants
+   WHERE model->>'apiKey' IS NOT NULL
+     AND NOT starts_with(model->>'apiKey', $4)
+     AND (tenant_id, id, ARRAY['apiKey']) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id
+   LIMIT $5`;
+
+export const PAGE_MCP_SECRETS = `
+  SELECT tenant_id, id, path, value
+    FROM (SELECT config.tenant_id, config.key AS id, ARRAY[field.name, entry.key] AS path, entry.value
+            FROM lattice_mcp_server_configs config
+           CROSS JOIN (VALUES ('env'), ('headers')) AS field(name)
+           CROSS JOIN LATERAL jsonb_each_text(COALESCE(config.config->field.name, '{}'::jsonb)) AS entry) AS secret
+   WHERE NOT starts_with(value, $4)
+     AND (tenant_id, id, path) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id, path
+   LIMIT $5`;
+
+// Compare-and-set: $3 is the value read, $4 the resealed one. No row when the value changed
+// meanwhile (a write, or another replica's reseal), which then stays as that writer left it.
+
+export const RESEAL_PROVIDER_KEY = `
+  UPDATE lattice_model_providers
+     SET api_key_sealed = $4
+   WHERE tenant_id = $1
+     AND id = $2
+     AND api_key_sealed = $3`;
+
+export const RESEAL_ASSISTANT_KEY = `
+  UPDATE lattice_assistants
+     SET model = jsonb_set(model, $5::text[], to_jsonb($4::text))
+   WHERE tenant_id = $1
+     AND id = $2
+     AND model #>> $5::text[] = $3`;
+
+export const RESEAL_MCP_SECRET = `
+  UPDATE lattice_mcp_server_configs
+     SET config = jsonb_set(config, $5::text[], to_jsonb($4::text))
+   WHERE tenant_id = $1
+     AND key = $2
+     AND config #>> $5::text[] = $3`;
