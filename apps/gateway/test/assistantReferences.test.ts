@@ -23,6 +23,8 @@ describe("assistant references checked when written", () => {
     ["an unknown model provider", { model: { provider: "no-such-provider" } }, "UNKNOWN_MODEL_PROVIDER"],
     ["a javascript: base URL", { model: { provider: "openai", baseUrl: "javascript:alert(1)" } }, "INVALID_BASE_URL"],
     ["a file: base URL", { model: { provider: "openai", baseUrl: "file:///etc/passwd" } }, "INVALID_BASE_URL"],
+    // What a read answers instead of the key: sent back (read, change, write), it would replace the key.
+    ["the masked API key", { model: { provider: "openai", apiKey: "***" } }, "INVALID_REQUEST"],
   ];
 
   it.each(refused)("refuses %s at create and at update, writing nothing", async (_, change, code) => {

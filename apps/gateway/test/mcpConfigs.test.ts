@@ -69,6 +69,7 @@ describe("MCP configurations", () => {
     ["env on an http server", { key: "bad", config: { transport: "http", url: "http://a", env: { TOKEN: "x" } } }],
     ["a header name that is no HTTP token", { key: "bad", config: { transport: "http", url: "http://a", headers: { "Bad Header": "x" } } }],
     ["a header value with a line break", { key: "bad", config: { transport: "http", url: "http://a", headers: { A: "x\r\nB: y" } } }],
+    ["a header the MCP client sets itself", { key: "bad", config: { transport: "http", url: "http://a", headers: { "Content-Type": "text/plain" } } }],
     ["an env name starting with a digit", { key: "bad", config: { transport: "stdio", command: "node", env: { "1TOKEN": "x" } } }],
     ["an empty env value", { key: "bad", config: { transport: "stdio", command: "node", env: { TOKEN: "" } } }],
     ["33 env variables", { key: "bad", config: { transport: "stdio", command: "node", env: Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`V${i}`, "x"])) } }],

@@ -59,6 +59,7 @@ export {
   MCP_SECRET_ENTRY_LIMIT,
   MCP_SECRET_VALUE_LIMIT,
   MCP_TIMEOUT_LIMIT_MS,
+  isReservedMcpHeaderName,
   keepStoredMcpSecrets,
   requireMcpServerKey,
   validateCreateMcpServerConfig,

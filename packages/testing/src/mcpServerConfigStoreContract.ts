@@ -49,6 +49,7 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
       ["a header name that is no HTTP token", { transport: "http", url: "https://mcp.example/mcp", headers: { "Bad Name": "b" } }],
       ["one header named twice", { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "a", authorization: "b" } }],
       ["a header value with a line break", { transport: "http", url: "https://mcp.example/mcp", headers: { A: "b\r\nX-Injected: 1" } }],
+      ["a header the MCP client sets itself", { transport: "http", url: "https://mcp.example/mcp", headers: { "MCP-Session-Id": "hijacked" } }],
       ["an env name starting with a digit", { transport: "stdio", command: "node", env: { "1A": "b" } }],
       ["an empty env value", { transport: "stdio", command: "node", env: { A: "" } }],
       ["a value over 8192 characters", { transport: "stdio", command: "node", env: { A: "x".repeat(8193) } }],

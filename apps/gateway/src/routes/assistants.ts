@@ -9,6 +9,9 @@ import { checkUpstreamUrl } from "../http/upstreamUrl";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 
+/** What reads show in place of an assistant's API key. */
+const API_KEY_MASK = "***";
+
 const modelSchema = z.strictObject({
   provider: z
     .string()
@@ -17,7 +20,13 @@ const modelSchema = z.strictObject({
     .describe('Model provider: "scripted" (built in, deterministic), "openai" (any OpenAI-compatible API) or the id of one of the tenant\'s model providers'),
   model: z.string().min(1).max(256).optional(),
   baseUrl: z.url().max(2048).optional().describe("http or https only; with AXIOM_UPSTREAM_ALLOW set, its host must be listed"),
-  apiKey: z.string().min(1).max(4096).optional(),
+  apiKey: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((key) => key !== API_KEY_MASK, `"${API_KEY_MASK}" is what reads show instead of the key, not a key: send the key, or leave the model out to keep it`)
+    .optional()
+    .describe(`Write-only: stored sealed; reads show "${API_KEY_MASK}". A PATCH that sends \`model\` replaces it whole, key included`),
   temperature: z.number().min(0).max(2).optional(),
 });
 
@@ -71,7 +80,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
     if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
     if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
   };
-  const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: "***" } } : assistant);
+  const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: API_KEY_MASK } } : assistant);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post(

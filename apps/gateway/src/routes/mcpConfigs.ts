@@ -4,6 +4,7 @@ import {
   MCP_HEADER_VALUE_PATTERN,
   MCP_SECRET_ENTRY_LIMIT,
   MCP_SECRET_VALUE_LIMIT,
+  isReservedMcpHeaderName,
 } from "@axiom-lattice/core";
 import type { McpServerConfigEntry } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -29,7 +30,9 @@ const headersSchema = secretEntries(
   MCP_HEADER_NAME_PATTERN,
   "must be an HTTP header name (a token of letters, digits and !#$%&'*+.^_`|~-)",
   z.string().regex(MCP_HEADER_VALUE_PATTERN, "must hold no control character"),
-).describe("Sent with every request to the server (e.g. Authorization); stored sealed, never returned: reads show `headerNames`. Omitted in a PATCH: kept");
+)
+  .refine((entries) => !Object.keys(entries).some(isReservedMcpHeaderName), "may not set a header the MCP client sets itself (Accept, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, …)")
+  .describe("Sent with every request to the server (e.g. Authorization); stored sealed, never returned: reads show `headerNames`. Omitted in a PATCH: kept");
 
 const envSchema = secretEntries(MCP_ENV_NAME_PATTERN, "must be a variable name: letters, digits and '_', not starting with a digit", z.string()).describe(
   "Added to the server process's environment (besides a safe default: PATH, HOME, …); stored sealed, never returned: reads show `envNames`. Omitted in a PATCH: kept",

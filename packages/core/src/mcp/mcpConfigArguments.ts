@@ -14,6 +14,13 @@ const RETRY_LIMIT = 10;
 export const MCP_HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
 /** A portable environment variable name. */
 export const MCP_ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+// Headers the MCP client sets itself (protocol, session, framing): a stored one would break the
+// connection, or hijack the session.
+const MCP_RESERVED_HEADER_NAMES = new Set(["accept", "connection", "content-length", "content-type", "host", "last-event-id", "mcp-protocol-version", "mcp-session-id", "transfer-encoding"]);
+
+/** Whether `name` is a header the MCP client sets itself, which a configuration may not set. */
+export const isReservedMcpHeaderName = (name: string): boolean => MCP_RESERVED_HEADER_NAMES.has(name.toLowerCase());
+
 /** A header value holds no control character (CR/LF would split the request). */
 export const MCP_HEADER_VALUE_PATTERN = /^\P{Cc}+$/u;
 /** Headers or variables per server: enough for credentials, small enough to seal each on every write. */
@@ -59,6 +66,7 @@ function validateSecretEntries(value: unknown, what: string, namePattern: RegExp
     // Header names are case-insensitive: two spellings of one name would silently collide.
     const folded = what === "headers" ? name.toLowerCase() : name;
     if (names.has(folded)) throw new StoreArgumentError(`MCP server ${what} name ${name} appears twice`);
+    if (what === "headers" && isReservedMcpHeaderName(name)) throw new StoreArgumentError(`MCP server header ${name} is set by the MCP client itself`);
     names.add(folded);
     // The value is a secret: the message names the entry, never its value.
     if (typeof text !== "string" || text.length === 0 || text.length > MCP_SECRET_VALUE_LIMIT || text.includes("\0") || (valuePattern && !valuePattern.test(text))) {
