@@ -68,8 +68,14 @@ export interface GatewayConfig {
   sseHeartbeatMs: number;
   /** Each model API request's timeout, and the retries after a failed one. */
   upstream: UpstreamPolicy;
-  /** The hosts an assistant's model base URL may name; any when unset. */
+  /** The hosts an assistant's model base URL (or an MCP server's url) may name; any when unset. */
   upstreamAllow?: UpstreamAllowList;
+  /**
+   * The commands a tenant's stdio MCP server may run on this host (`AXIOM_MCP_STDIO_ALLOW`; `*`: any).
+   * Unset: any while authentication is off (one trusted user), none once it is on, where a tenant's
+   * admin must not run commands on a host shared with other tenants.
+   */
+  mcpStdioAllow: "any" | readonly string[];
   /** Seals stored secrets (provider and assistant keys, MCP headers and env): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
   secrets: KeyringFromEnvironment;
 }
@@ -141,6 +147,10 @@ const envSchema = z.object({
   AXIOM_UPSTREAM_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_UPSTREAM_POLICY.timeoutMs),
   AXIOM_UPSTREAM_MAX_RETRIES: integer(0, 10).default(DEFAULT_UPSTREAM_POLICY.maxRetries),
   AXIOM_UPSTREAM_ALLOW: z.string().optional(),
+  AXIOM_MCP_STDIO_ALLOW: z
+    .string()
+    .transform((list) => list.split(",").map((command) => command.trim()).filter(Boolean))
+    .optional(),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -180,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
     upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES },
     upstreamAllow: upstreamAllowList(e.AXIOM_UPSTREAM_ALLOW),
+    mcpStdioAllow: mcpStdioAllowList(e.AXIOM_MCP_STDIO_ALLOW, auth.required),
     secrets: secretsConfig(env),
   };
 }
@@ -192,6 +203,11 @@ export function secretsConfig(env: NodeJS.ProcessEnv = process.env): KeyringFrom
     if (error instanceof SecretKeyringError) throw new ConfigError("LATTICE_ENCRYPTION_KEY", error.message);
     throw error;
   }
+}
+
+function mcpStdioAllowList(listed: string[] | undefined, authRequired: boolean): GatewayConfig["mcpStdioAllow"] {
+  if (listed === undefined) return authRequired ? [] : "any";
+  return listed.includes("*") ? "any" : listed;
 }
 
 function upstreamAllowList(raw: string | undefined): UpstreamAllowList | undefined {

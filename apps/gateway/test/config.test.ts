@@ -101,6 +101,14 @@ describe("loadConfig", () => {
       expect(loadConfig({ HOST: "0.0.0.0", AXIOM_ALLOW_INSECURE: "true" }).host).toBe("0.0.0.0");
     });
 
+    it("lets stdio MCP servers run any command without authentication, none with it unless AXIOM_MCP_STDIO_ALLOW lists them", () => {
+      expect(loadConfig({}).mcpStdioAllow).toBe("any");
+      expect(loadConfig({ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }).mcpStdioAllow).toEqual([]);
+      const listed = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AXIOM_MCP_STDIO_ALLOW: " /usr/bin/node , npx ," };
+      expect(loadConfig(listed).mcpStdioAllow).toEqual(["/usr/bin/node", "npx"]);
+      expect(loadConfig({ ...listed, AXIOM_MCP_STDIO_ALLOW: "*" }).mcpStdioAllow).toBe("any");
+    });
+
     it("reads browser origins as a comma-separated list", () => {
       expect(loadConfig({ AXIOM_CORS_ORIGINS: "https://app.test, http://localhost:5173" }).corsOrigins).toEqual(["https://app.test", "http://localhost:5173"]);
     });

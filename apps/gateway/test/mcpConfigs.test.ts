@@ -128,3 +128,36 @@ describe("MCP configurations", () => {
     expect((await get("/api/mcp-configs/mine")).json()).toMatchObject({ status: "disconnected" });
   });
 });
+
+describe("MCP servers under an operator's policy (AXIOM_UPSTREAM_ALLOW, AXIOM_MCP_STDIO_ALLOW)", () => {
+  const gateway = useGateway(
+    async () => {},
+    () => ({ AXIOM_UPSTREAM_ALLOW: "mcp.example", AXIOM_MCP_STDIO_ALLOW: process.execPath }),
+  );
+  const { post, get } = gateway;
+  const patch = (url: string, payload: unknown) =>
+    gateway.app.inject({ method: "PATCH", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
+  const refusedWith = async (answer: { statusCode: number; json: () => unknown }, code: string) => {
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json()).toMatchObject({ code, error: expect.any(String) });
+  };
+
+  it("refuses an http server on a host the allow-list does not name, and a command it does not list, writing nothing", async () => {
+    await refusedWith(await post("/api/mcp-configs", { key: "internal", config: { transport: "http", url: "http://169.254.169.254/mcp" } }), "BASE_URL_NOT_ALLOWED");
+    await refusedWith(await post("/api/mcp-configs", { key: "shell", config: { transport: "stdio", command: "/bin/sh", args: ["-c", "id"] } }), "MCP_COMMAND_NOT_ALLOWED");
+    expect((await get("/api/mcp-configs/internal")).statusCode).toBe(404);
+    expect((await get("/api/mcp-configs/shell")).statusCode).toBe(404);
+
+    expect((await post("/api/mcp-configs", { key: "remote", config: { transport: "http", url: "https://mcp.example/mcp" } })).statusCode).toBe(201);
+    await refusedWith(await patch("/api/mcp-configs/remote", { config: { transport: "stdio", command: "/bin/sh" } }), "MCP_COMMAND_NOT_ALLOWED");
+    expect((await get("/api/mcp-configs/remote")).json()).toMatchObject({ config: { transport: "http", url: "https://mcp.example/mcp" } });
+    expect((await post("/api/mcp-configs", calc)).statusCode).toBe(201);
+  });
+
+  it("refuses to connect a configuration stored before the policy, and marks it error", async () => {
+    // Written behind the API, as a configuration from before AXIOM_MCP_STDIO_ALLOW was set.
+    await gateway.context.stores.mcp.create("default", { key: "legacy", config: { transport: "stdio", command: "/bin/sh", args: ["-c", "exit 0"] } });
+    await refusedWith(await post("/api/mcp-configs/legacy/connect", {}), "MCP_COMMAND_NOT_ALLOWED");
+    expect((await get("/api/mcp-configs/legacy")).json()).toMatchObject({ status: "error" });
+  });
+});

@@ -56,6 +56,7 @@ export type ErrorCode =
   | "TOOL_DISABLED"
   | "INVALID_BASE_URL"
   | "BASE_URL_NOT_ALLOWED"
+  | "MCP_COMMAND_NOT_ALLOWED"
   // A model provider's API failed a run (carried in the run's error chunk and record).
   | "UPSTREAM_UNREACHABLE"
   | "UPSTREAM_AUTH_FAILED"

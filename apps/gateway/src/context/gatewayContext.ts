@@ -123,6 +123,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const mcp = new McpServerManager({
     store: stores.mcp,
     logger,
+    targets: { upstreamAllow: config.upstreamAllow, stdioAllow: config.mcpStdioAllow },
     announce: async (tenantId, serverKey) => {
       await outbox.append({ topic: MCP_CONFIG_CHANGED_TOPIC, payload: { tenantId, serverKey }, originReplicaId: replicaId });
     },

@@ -29,24 +29,24 @@ export function parseUpstreamAllowList(raw: string | undefined): UpstreamAllowLi
 }
 
 /**
- * Refuses a model base URL the gateway must not call: a scheme other than `http`/`https`
- * (`INVALID_BASE_URL`), or, with an allow-list, a host it does not list (`BASE_URL_NOT_ALLOWED`).
- * A `host` entry allows that host on any port; a `host:port` entry only that port, where a URL
- * without a port has its scheme's (80 or 443). Hosts compare exactly, without wildcards or
- * subdomains, case-insensitively.
+ * Refuses an upstream URL (a model's base URL, an MCP server's url: `what`, in messages) the gateway
+ * must not call: a scheme other than `http`/`https` (`INVALID_BASE_URL`), or, with an allow-list, a
+ * host it does not list (`BASE_URL_NOT_ALLOWED`). A `host` entry allows that host on any port; a
+ * `host:port` entry only that port, where a URL without a port has its scheme's (80 or 443). Hosts
+ * compare exactly, without wildcards or subdomains, case-insensitively.
  */
-export function checkUpstreamUrl(raw: string, allow: UpstreamAllowList | undefined): void {
+export function checkUpstreamUrl(raw: string, allow: UpstreamAllowList | undefined, what = "Base URL"): void {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new HttpError("INVALID_BASE_URL", `Base URL "${raw}" is not a URL`);
+    throw new HttpError("INVALID_BASE_URL", `${what} "${raw}" is not a URL`);
   }
   const defaultPort = DEFAULT_PORTS[url.protocol];
-  if (defaultPort === undefined) throw new HttpError("INVALID_BASE_URL", `Base URL scheme "${url.protocol}" is not allowed; use http or https`);
+  if (defaultPort === undefined) throw new HttpError("INVALID_BASE_URL", `${what} scheme "${url.protocol}" is not allowed; use http or https`);
   if (!allow) return;
   const host = url.hostname.toLowerCase();
   if (!allow.includes(host) && !allow.includes(`${host}:${url.port || defaultPort}`)) {
-    throw new HttpError("BASE_URL_NOT_ALLOWED", `Base URL host "${url.host}" is not in AXIOM_UPSTREAM_ALLOW`);
+    throw new HttpError("BASE_URL_NOT_ALLOWED", `${what} host "${url.host}" is not in AXIOM_UPSTREAM_ALLOW`);
   }
 }

@@ -1,7 +1,8 @@
 import type { Logger } from "@axiom-lattice/core";
-import type { McpServerConfigEntry, McpServerConfigStore } from "@axiom-lattice/protocols";
+import type { McpServerConfig, McpServerConfigEntry, McpServerConfigStore } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { McpConnection, type McpToolInfo, type McpToolOutcome } from "./mcpConnection";
+import { type McpTargetPolicy, checkMcpTarget } from "./mcpTarget";
 import { mcpTool } from "./mcpTools";
 
 export interface McpServerManagerOptions {
@@ -9,6 +10,11 @@ export interface McpServerManagerOptions {
   logger: Logger;
   /** Tells the peers a server's configuration or status changed (the outbox), after a status write here. */
   announce(tenantId: string, serverKey: string): Promise<void>;
+  /**
+   * Where servers may be, checked at every connection (a configuration stored before the policy
+   * changed is refused too). Default: anywhere; the gateway passes its configured policy.
+   */
+  targets?: McpTargetPolicy;
 }
 
 interface LiveServer {
@@ -33,6 +39,11 @@ export class McpServerManager {
   private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: McpServerManagerOptions) {}
+
+  /** Refuses a server configuration the policy does not allow (see {@link McpServerManagerOptions.targets}). */
+  checkTarget(config: McpServerConfig): void {
+    checkMcpTarget(config, this.options.targets ?? { stdioAllow: "any" });
+  }
 
   /** The tools of the tenant's connected servers, by name (`<serverKey>__<tool>`). */
   tenantTools(tenantId: string): ReadonlyMap<string, StructuredToolInterface> {
@@ -125,6 +136,7 @@ export class McpServerManager {
     let server = this.live.get(key);
     if (server?.configJson !== configJson) {
       await this.remove(entry.tenantId, entry.key);
+      this.checkTarget(entry.config);
       const connection = await McpConnection.open(entry.config, () => void this.fail(entry.tenantId, entry.key, connection, "connection lost"));
       try {
         server = { configJson, connection, listed: await connection.listTools(), tools: new Map() };

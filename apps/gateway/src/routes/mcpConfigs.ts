@@ -85,6 +85,8 @@ const toolsView = z.object({
 });
 
 const tags = ["mcp"];
+// A server the operator's policy does not allow (an url host outside AXIOM_UPSTREAM_ALLOW, a command outside AXIOM_MCP_STDIO_ALLOW).
+const TARGET_CODES = ["BASE_URL_NOT_ALLOWED", "MCP_COMMAND_NOT_ALLOWED"] as const;
 
 /** What the API shows of a configuration: header and env names, never their values. */
 function viewOf(entry: McpServerConfigEntry): z.infer<typeof entryView> {
@@ -106,9 +108,17 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     "/api/mcp-configs",
-    { schema: { tags, summary: "Add an MCP server (disconnected until connected)", body: createSchema, response: { 201: entryView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") } } },
+    {
+      schema: {
+        tags,
+        summary: "Add an MCP server (disconnected until connected)",
+        body: createSchema,
+        response: { 201: entryView, ...apiErrors(...BODY_CODES, ...TARGET_CODES, "ALREADY_EXISTS") },
+      },
+    },
     async (request, reply) => {
       const tenantId = tenantOf(request);
+      mcp.checkTarget(request.body.config);
       const created = await stores.mcp.create(tenantId, request.body);
       await mcp.applied(tenantId, created.key);
       return reply.status(201).send(viewOf(created));
@@ -139,12 +149,13 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Change an MCP server's configuration or selected tools (a connected server reconnects)",
         params: keyParams,
         body: updateSchema,
-        response: { 200: entryView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+        response: { 200: entryView, ...apiErrors(...BODY_CODES, ...TARGET_CODES, "NOT_FOUND") },
       },
     },
     async (request) => {
       const tenantId = tenantOf(request);
       const { key } = request.params;
+      if (request.body.config) mcp.checkTarget(request.body.config);
       if (!(await stores.mcp.update(tenantId, key, request.body))) throw notFound(key);
       await mcp.applied(tenantId, key);
       const entry = await stores.mcp.get(tenantId, key);
@@ -171,7 +182,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: "Connect an MCP server: its selected tools become the tenant's on every replica",
         params: keyParams,
-        response: { 200: entryView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
+        response: { 200: entryView, ...apiErrors(...INPUT_CODES, ...TARGET_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
       },
     },
     async (request) => {
@@ -205,7 +216,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: "The tools an MCP server offers (connecting it when it is not)",
         params: keyParams,
-        response: { 200: toolsView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
+        response: { 200: toolsView, ...apiErrors(...INPUT_CODES, ...TARGET_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE") },
       },
     },
     async (request) => {
