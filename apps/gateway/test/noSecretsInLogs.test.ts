@@ -70,5 +70,7 @@ describe("no secret in the logs", () => {
     expect(logs).toContain("UPSTREAM_AUTH_FAILED");
     expect(logs).toContain("/api/mcp-configs/remote/connect");
     for (const [what, secret] of Object.entries(SECRETS)) expect(logs.includes(secret), what).toBe(false);
+    // Nor the model API's refusal, which quotes part of the key it refused.
+    expect(logs).not.toContain("Incorrect API key provided");
   });
 });

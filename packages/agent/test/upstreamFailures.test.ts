@@ -16,8 +16,8 @@ afterAll(() => api.stop());
 afterEach(() => shutdownManagers());
 
 /** Runs one message on an assistant of `model` at `url`; its streamed chunks and its recorded outcome. */
-async function runAgainst(url: string, model: string, { withKey = true } = {}) {
-  const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, ...(withKey ? { apiKey: "sk-local" } : {}), model }, tools: [] });
+async function runAgainst(url: string, model: string, { apiKey = "sk-local" }: { apiKey?: string | null } = {}) {
+  const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, ...(apiKey === null ? {} : { apiKey }), model }, tools: [] });
   const agent = manager(stores, { upstream }).getAgent(thread(`thread-${model}`));
   const startedAt = Date.now();
   const { messageId, stream } = await agent.addMessage({ message: "hello" }, { mode: "stream" });
@@ -45,10 +45,17 @@ describe("model API failures", () => {
     expect(elapsedMs).toBeLessThan(BOUND_MS);
   });
 
+  it("keeps the refused key out of the run's error: only the status", async () => {
+    const { chunks, record } = await runAgainst(baseUrl, "fail-401", { apiKey: "sk-refused-0123456789wxyz" });
+    const failure = "UPSTREAM_AUTH_FAILED: The model API refused the credentials: HTTP 401";
+    expect(record?.error).toBe(failure);
+    expect(chunks.at(-1)).toMatchObject({ data: { error: failure } });
+  });
+
   it("fails a run without any API key with UPSTREAM_AUTH_FAILED, calling nothing", async () => {
     vi.stubEnv("OPENAI_API_KEY", "");
     try {
-      const { chunks, record } = await runAgainst(baseUrl, "keyless", { withKey: false });
+      const { chunks, record } = await runAgainst(baseUrl, "keyless", { apiKey: null });
       const failure = expect.stringMatching(/^UPSTREAM_AUTH_FAILED: No API key/);
       expect(chunks.at(-1)).toMatchObject({ type: "message_failed", data: { status: "error", code: "UPSTREAM_AUTH_FAILED", error: failure } });
       expect(record).toMatchObject({ runStatus: "error", error: failure });

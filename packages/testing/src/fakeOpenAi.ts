@@ -9,8 +9,8 @@ export interface FakeChatRequest {
 }
 
 /**
- * How the fake API answers, chosen by the request's `model`: `fail-401` and `fail-429` answer that
- * status, `garbage` a body that is not JSON, `wrong-shape` JSON that is no chat completion, `silent`
+ * How the fake API answers, chosen by the request's `model`: `fail-401` (quoting the key's first
+ * three and last four characters, as OpenAI does) and `fail-429` answer that status, `garbage` a body that is not JSON, `wrong-shape` JSON that is no chat completion, `silent`
  * never answers; any other model answers normally.
  */
 export const FAKE_OPENAI_FAILURES = ["fail-401", "fail-429", "garbage", "wrong-shape", "silent"] as const;
@@ -56,7 +56,7 @@ export class FakeOpenAi {
     }
     const body = JSON.parse(raw) as FakeChatRequest;
     this.requests.push({ authorization: request.headers.authorization, body });
-    if (this.fail(body.model, response)) return;
+    if (this.fail(body.model, response, request.headers.authorization)) return;
     const answer = answerFor(body);
     const toolCalls = answer.toolCall && [{ index: 0, id: "call_fake_1", type: "function", function: answer.toolCall }];
     const finishReason = toolCalls ? "tool_calls" : "stop";
@@ -85,13 +85,16 @@ export class FakeOpenAi {
   }
 
   /** Answers a failing model's request; false for a model that answers normally. */
-  private fail(model: string, response: ServerResponse): boolean {
+  private fail(model: string, response: ServerResponse, authorization = ""): boolean {
     const error = (status: number, message: string) =>
       response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message, type: "fake_error" } }));
     switch (model) {
-      case "fail-401":
-        error(401, "Incorrect API key provided");
+      case "fail-401": {
+        // As OpenAI words it: the refused key, its first and last characters shown.
+        const key = authorization.replace(/^Bearer /, "");
+        error(401, `Incorrect API key provided: ${key.slice(0, 3)}${"*".repeat(Math.max(key.length - 7, 0))}${key.slice(-4)}.`);
         return true;
+      }
       case "fail-429":
         error(429, "Rate limit reached");
         return true;

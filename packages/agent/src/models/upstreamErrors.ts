@@ -74,6 +74,11 @@ const UPSTREAM_MESSAGES: Record<UpstreamErrorCode, string> = {
 export function asUpstreamError(error: unknown): unknown {
   const code = classifyUpstreamError(error);
   if (!code || error instanceof UpstreamError) return error;
+  if (code === "UPSTREAM_AUTH_FAILED") {
+    // APIs quote the key they refused (OpenAI shows its first and last characters): neither their
+    // message nor their error (a cause, which logs print) is kept, only the status.
+    return new UpstreamError(code, `${UPSTREAM_MESSAGES[code]}: HTTP ${(error as { status?: unknown }).status}`);
+  }
   const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
   return new UpstreamError(code, `${UPSTREAM_MESSAGES[code]}: ${detail}`, { cause: error });
 }
