@@ -47,6 +47,15 @@ describe.each(["memory", "postgresql"])("model providers on %s stores", (stores)
     expect((await get("/api/model-providers/kept")).json().baseUrl).toBe("https://llm.example.test/v1");
   });
 
+  it("refuses to point a stored key at a new base URL with 400 SECRETS_REQUIRED, unless the key is given again", async () => {
+    await post("/api/model-providers", { id: "keyed", kind: "openai", baseUrl: "https://llm.example.test/v1", apiKey: KEY });
+    const moved = await patch("/api/model-providers/keyed", { baseUrl: "https://attacker.example.test/v1" });
+    expect(moved.statusCode).toBe(400);
+    expect(moved.json()).toMatchObject({ code: "SECRETS_REQUIRED", error: expect.stringContaining("apiKey") });
+    expect((await get("/api/model-providers/keyed")).json()).toMatchObject({ baseUrl: "https://llm.example.test/v1", hasApiKey: true });
+    expect((await patch("/api/model-providers/keyed", { baseUrl: "https://other.example.test/v1", apiKey: "sk-other" })).statusCode).toBe(200);
+  });
+
   it("reserves the built-in provider names and refuses a duplicate id with 409", async () => {
     for (const id of ["openai", "scripted"]) {
       const answer = await post("/api/model-providers", { id, kind: "openai" });

@@ -57,6 +57,7 @@ export type ErrorCode =
   | "INVALID_BASE_URL"
   | "BASE_URL_NOT_ALLOWED"
   | "MCP_COMMAND_NOT_ALLOWED"
+  | "SECRETS_REQUIRED"
   // A model provider's API failed a run (carried in the run's error chunk and record).
   | "UPSTREAM_UNREACHABLE"
   | "UPSTREAM_AUTH_FAILED"

@@ -63,16 +63,28 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
     it("keeps the stored headers or env when an update's configuration omits them, drops them with their transport", async () => {
       const tenant = fresh("tenant");
       await store.create(tenant, { key: "k", config: { transport: "http", url: "https://a.example/mcp", headers: { Authorization: "Bearer one" } } });
-      const kept = await store.update(tenant, "k", { config: { transport: "http", url: "https://b.example/mcp", timeout: 100 } });
-      expect(kept?.config).toEqual({ transport: "http", url: "https://b.example/mcp", timeout: 100, headers: { Authorization: "Bearer one" } });
+      const kept = await store.update(tenant, "k", { config: { transport: "http", url: "https://a.example/mcp", timeout: 100 } });
+      expect(kept?.config).toEqual({ transport: "http", url: "https://a.example/mcp", timeout: 100, headers: { Authorization: "Bearer one" } });
       const replaced = await store.update(tenant, "k", { config: { transport: "http", url: "https://b.example/mcp", headers: { "X-Key": "two" } } });
       expect(replaced?.config.headers).toEqual({ "X-Key": "two" });
       expect((await store.update(tenant, "k", { status: "connected" }))?.config.headers).toEqual({ "X-Key": "two" });
       const moved = await store.update(tenant, "k", { config: { transport: "stdio", command: "node" } });
       expect(moved?.config).toEqual({ transport: "stdio", command: "node" });
-      await store.update(tenant, "k", { config: { transport: "stdio", command: "node", env: { TOKEN: "t" } } });
-      expect((await store.update(tenant, "k", { config: { transport: "stdio", command: "other" } }))?.config).toEqual({ transport: "stdio", command: "other", env: { TOKEN: "t" } });
-      expect((await store.get(tenant, "k"))?.config.env).toEqual({ TOKEN: "t" });
+      await store.update(tenant, "k", { config: { transport: "stdio", command: "node", args: ["server.js"], env: { TOKEN: "t" } } });
+      expect((await store.update(tenant, "k", { config: { transport: "stdio", command: "node", args: ["server.js"], timeout: 100 } }))?.config).toMatchObject({ env: { TOKEN: "t" } });
+    });
+
+    it.each([
+      ["headers to another url", { transport: "http", url: "https://a.example/mcp", headers: { Authorization: "Bearer one" } }, { transport: "http", url: "https://attacker.example/mcp" }],
+      ["env to another command", { transport: "stdio", command: "node", args: ["server.js"], env: { TOKEN: "t" } }, { transport: "stdio", command: "python3", args: ["server.js"] }],
+      ["env to other args", { transport: "stdio", command: "node", args: ["server.js"], env: { TOKEN: "t" } }, { transport: "stdio", command: "node", args: ["-e", "leak()"] }],
+    ])("never moves stored %s unless the update gives them again (SECRETS_REQUIRED)", async (_, config, next) => {
+      const tenant = fresh("tenant");
+      const created = await store.create(tenant, { key: "k", config: config as never });
+      await expect(store.update(tenant, "k", { config: next as never })).rejects.toMatchObject({ code: "SECRETS_REQUIRED" });
+      expect(await store.get(tenant, "k")).toEqual(created);
+      const given = { ...next, ...(next.transport === "http" ? { headers: {} } : { env: {} }) };
+      expect((await store.update(tenant, "k", { config: given as never }))?.config).toEqual(given);
     });
 
     it("refuses a key the tenant already uses, also when racers use it at once", async () => {

@@ -37,6 +37,20 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       expect((await store.listProviders(tenant)).map((provider) => provider.id)).toEqual(["p1", "p2"]);
     });
 
+    it.each([
+      ["another base URL", { baseUrl: "https://attacker.example.test/v1" }],
+      ["the kind's default endpoint", { baseUrl: null }],
+      ["another kind", { kind: "scripted" }],
+    ] as const)("never sends a stored key to %s unless the update gives a key again (SECRETS_REQUIRED)", async (_, move) => {
+      const tenant = fresh("tenant");
+      await store.createProvider(tenant, request("p"));
+      const before = await store.getProviderCredentials(tenant, "p");
+      await expect(store.updateProvider(tenant, "p", move)).rejects.toMatchObject({ code: "SECRETS_REQUIRED" });
+      expect(await store.getProviderCredentials(tenant, "p")).toEqual(before);
+      expect(await store.updateProvider(tenant, "p", { ...move, apiKey: "sk-for-the-new-api" })).toMatchObject({ hasApiKey: true });
+      expect((await store.getProviderCredentials(tenant, "p"))?.apiKey).toBe("sk-for-the-new-api");
+    });
+
     it("updates the fields given: null removes the base URL or the key, a new key replaces the old", async () => {
       const tenant = fresh("tenant");
       const created = await store.createProvider(tenant, request("p"));

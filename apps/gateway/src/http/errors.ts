@@ -54,6 +54,7 @@ export const ERROR_STATUS = {
   INVALID_BASE_URL: 400,
   BASE_URL_NOT_ALLOWED: 400,
   MCP_COMMAND_NOT_ALLOWED: 400,
+  SECRETS_REQUIRED: 400,
   // The model provider's API, not the gateway, failed: a gateway's own upstream statuses.
   UPSTREAM_UNREACHABLE: 502,
   UPSTREAM_AUTH_FAILED: 502,

@@ -32,10 +32,10 @@ const headersSchema = secretEntries(
   z.string().regex(MCP_HEADER_VALUE_PATTERN, "must hold no control character"),
 )
   .refine((entries) => !Object.keys(entries).some(isReservedMcpHeaderName), "may not set a header the MCP client sets itself (Accept, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, …)")
-  .describe("Sent with every request to the server (e.g. Authorization); stored sealed, never returned: reads show `headerNames`. Omitted in a PATCH: kept");
+  .describe("Sent with every request to the server (e.g. Authorization); stored sealed, never returned: reads show `headerNames`. Omitted in a PATCH: kept for the same url; a new url needs them again (SECRETS_REQUIRED)");
 
 const envSchema = secretEntries(MCP_ENV_NAME_PATTERN, "must be a variable name: letters, digits and '_', not starting with a digit", z.string()).describe(
-  "Added to the server process's environment (besides a safe default: PATH, HOME, …); stored sealed, never returned: reads show `envNames`. Omitted in a PATCH: kept",
+  "Added to the server process's environment (besides a safe default: PATH, HOME, …); stored sealed, never returned: reads show `envNames`. Omitted in a PATCH: kept for the same command and args; new ones need it again (SECRETS_REQUIRED)",
 );
 
 const configSchema = z.discriminatedUnion("transport", [
@@ -149,7 +149,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Change an MCP server's configuration or selected tools (a connected server reconnects)",
         params: keyParams,
         body: updateSchema,
-        response: { 200: entryView, ...apiErrors(...BODY_CODES, ...TARGET_CODES, "NOT_FOUND") },
+        response: { 200: entryView, ...apiErrors(...BODY_CODES, ...TARGET_CODES, "NOT_FOUND", "SECRETS_REQUIRED") },
       },
     },
     async (request) => {

@@ -24,7 +24,7 @@ const updateSchema = z.strictObject({
   kind: createSchema.shape.kind.optional(),
   baseUrl: baseUrlSchema.nullable().optional().describe("null removes it"),
   models: createSchema.shape.models,
-  apiKey: apiKeySchema.nullable().optional().describe("null removes it"),
+  apiKey: apiKeySchema.nullable().optional().describe("null removes it; omitted, the key stays, but a new baseUrl or kind needs it again (SECRETS_REQUIRED)"),
 });
 
 const providerView = z.object({
@@ -92,7 +92,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Change a model provider (the fields given)",
         params: idParams,
         body: updateSchema,
-        response: { 200: providerView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "BASE_URL_NOT_ALLOWED") },
+        response: { 200: providerView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "BASE_URL_NOT_ALLOWED", "SECRETS_REQUIRED") },
       },
     },
     async (request) => {

@@ -1,4 +1,5 @@
 import type { CreateMcpServerConfigRequest, McpServerConfig, McpServerStatus, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
+import { SecretsRequiredError } from "../secrets/secretsRequiredError";
 import { StoreArgumentError, optionalText, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every McpServerConfigStore, so bad input is refused alike and before any write.
@@ -134,11 +135,21 @@ export function validateUpdateMcpServerConfig(request: UpdateMcpServerConfigRequ
 
 /**
  * The configuration an update stores: `next`, keeping the stored headers or env when `next` omits
- * them and still uses their transport, so a client that never saw the secrets cannot drop them.
+ * them, so a client that never saw the secrets does not drop them. They are kept only for the same
+ * destination (the same url; the same command and args): for a new one the update must give them
+ * again ({@link SecretsRequiredError}). A change of transport drops them.
  */
 export function keepStoredMcpSecrets(next: McpServerConfig, stored: McpServerConfig): McpServerConfig {
   const kept: McpServerConfig = { ...next };
-  if (next.transport === "http" && next.headers === undefined && stored.headers !== undefined) kept.headers = stored.headers;
-  if (next.transport === "stdio" && next.env === undefined && stored.env !== undefined) kept.env = stored.env;
+  if (next.transport === "http" && next.headers === undefined && stored.headers !== undefined) {
+    if (next.url !== stored.url) throw new SecretsRequiredError("The MCP server's url changes: send its headers again ({} drops them); stored headers never follow a new url");
+    kept.headers = stored.headers;
+  }
+  if (next.transport === "stdio" && next.env === undefined && stored.env !== undefined) {
+    if (next.command !== stored.command || JSON.stringify(next.args ?? []) !== JSON.stringify(stored.args ?? [])) {
+      throw new SecretsRequiredError("The MCP server's command or args change: send its env again ({} drops it); stored env never follows a new command");
+    }
+    kept.env = stored.env;
+  }
   return kept;
 }

@@ -7,7 +7,7 @@ import type {
 } from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
-import { requireModelProviderId, validateCreateModelProvider, validateUpdateModelProvider } from "./modelProviderArguments";
+import { requireKeyForNewDestination, requireModelProviderId, validateCreateModelProvider, validateUpdateModelProvider } from "./modelProviderArguments";
 
 /** The answer's view of stored credentials: the key reduced to whether one is set. */
 export function withoutApiKey({ apiKey, ...provider }: ModelProviderCredentials): ModelProvider {
@@ -47,6 +47,7 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
     const provider = this.find(tenantId, providerId);
     const update = validateUpdateModelProvider(request);
     if (!provider) return null;
+    requireKeyForNewDestination(provider.id, { kind: provider.kind, baseUrl: provider.baseUrl, hasApiKey: provider.apiKey !== undefined }, update);
     for (const [field, value] of Object.entries(update)) {
       if (value === null) delete provider[field as "baseUrl" | "apiKey"];
       else Object.assign(provider, { [field]: value });

@@ -4,6 +4,7 @@ import {
   type ModelProviderKind,
   type UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
+import { SecretsRequiredError } from "../secrets/secretsRequiredError";
 import { StoreArgumentError, optionalText, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every ModelProviderStore, so bad input is refused alike and before any write.
@@ -73,4 +74,25 @@ export function validateUpdateModelProvider(request: UpdateModelProviderRequest)
 }
 
 /** Model provider ids name the provider in assistants' `model.provider`. */
+/** What {@link requireKeyForNewDestination} compares an update with. */
+export interface StoredProviderDestination {
+  kind: ModelProviderKind;
+  baseUrl?: string;
+  hasApiKey: boolean;
+}
+
+/**
+ * Refuses an update that moves a stored key to another API (a new kind or base URL, or the kind's
+ * default endpoint) without giving a key again (`apiKey`, or `null` to drop it): a stored key never
+ * follows a new destination ({@link SecretsRequiredError}).
+ */
+export function requireKeyForNewDestination(providerId: string, stored: StoredProviderDestination, update: ValidModelProviderUpdate): void {
+  if (!stored.hasApiKey || update.apiKey !== undefined) return;
+  const movesUrl = update.baseUrl !== undefined && (update.baseUrl ?? undefined) !== stored.baseUrl;
+  const movesKind = update.kind !== undefined && update.kind !== stored.kind;
+  if (movesUrl || movesKind) {
+    throw new SecretsRequiredError(`Model provider ${providerId}: a new base URL or kind needs its apiKey again ("apiKey": null drops it); a stored key never follows a new destination`);
+  }
+}
+
 export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");

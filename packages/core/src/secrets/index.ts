@@ -6,3 +6,4 @@ export {
   keyringFromEnvironment,
   type KeyringFromEnvironment,
 } from "./secretKeyring";
+export { SecretsRequiredError } from "./secretsRequiredError";

@@ -36,6 +36,14 @@ export const UPDATE_MODEL_PROVIDER = `
      AND id = $2
   RETURNING ${COLUMNS}`;
 
+/** The row an update is planned against, locked until the update commits. */
+export const LOCK_MODEL_PROVIDER = `
+  SELECT kind, base_url, api_key_sealed IS NOT NULL AS has_api_key
+    FROM lattice_model_providers
+   WHERE tenant_id = $1
+     AND id = $2
+     FOR UPDATE`;
+
 export const DELETE_MODEL_PROVIDER = `
   DELETE FROM lattice_model_providers
    WHERE tenant_id = $1

@@ -1,6 +1,7 @@
 import {
   RecordExistsError,
   type SecretKeyring,
+  requireKeyForNewDestination,
   requireModelProviderId,
   requireTenantId,
   validateCreateModelProvider,
@@ -16,7 +17,15 @@ import type {
 } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
-import { DELETE_MODEL_PROVIDER, GET_MODEL_PROVIDER, INSERT_MODEL_PROVIDER, LIST_MODEL_PROVIDERS, UPDATE_MODEL_PROVIDER } from "./modelProviderSql";
+import { inTransaction } from "../db/transaction";
+import {
+  DELETE_MODEL_PROVIDER,
+  GET_MODEL_PROVIDER,
+  INSERT_MODEL_PROVIDER,
+  LIST_MODEL_PROVIDERS,
+  LOCK_MODEL_PROVIDER,
+  UPDATE_MODEL_PROVIDER,
+} from "./modelProviderSql";
 
 interface ModelProviderRow {
   tenant_id: string;
@@ -70,16 +79,25 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
   async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {
     const key = [requireTenantId(tenantId), requireModelProviderId(providerId)];
     const update = validateUpdateModelProvider(request);
-    const [row] = await this.rows(UPDATE_MODEL_PROVIDER, [
-      ...key,
-      update.kind ?? null,
-      update.baseUrl !== undefined,
-      update.baseUrl ?? null,
-      update.apiKey !== undefined,
-      typeof update.apiKey === "string" ? this.keyring.seal(update.apiKey) : null,
-      update.models ?? null,
-    ]);
-    return row ? this.view(row) : null;
+    await this.initialize();
+    // Planned against the locked row: a concurrent change of destination cannot slip in between.
+    return inTransaction(this.pool, async (client) => {
+      const [stored] = (await client.query<{ kind: ModelProviderKind; base_url: string | null; has_api_key: boolean }>(LOCK_MODEL_PROVIDER, key)).rows;
+      if (!stored) return null;
+      requireKeyForNewDestination(key[1], { kind: stored.kind, baseUrl: stored.base_url ?? undefined, hasApiKey: stored.has_api_key }, update);
+      const [row] = (
+        await client.query<ModelProviderRow>(UPDATE_MODEL_PROVIDER, [
+          ...key,
+          update.kind ?? null,
+          update.baseUrl !== undefined,
+          update.baseUrl ?? null,
+          update.apiKey !== undefined,
+          typeof update.apiKey === "string" ? this.keyring.seal(update.apiKey) : null,
+          update.models ?? null,
+        ])
+      ).rows;
+      return row ? this.view(row) : null;
+    });
   }
 
   async deleteProvider(tenantId: string, providerId: string): Promise<boolean> {
