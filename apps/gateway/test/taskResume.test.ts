@@ -3,33 +3,16 @@
 // resumed earlier settles nothing. Then two gateways on one PostgreSQL database: racing resumes run
 // once, and a resume whose replica died between its status write and its enqueue is finished by a peer.
 import { taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
-import { type PendingMessage, ProjectTaskExecutionMutex } from "@axiom-lattice/core";
+import { ProjectTaskExecutionMutex } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
 import { resumeTask } from "../src/tasks/taskResumption";
-import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
+import { useGateway, useStoreEnv } from "./support";
+import { TENANT, killedAfterInProgressWrite, runsOf, taskWhen, useReplicas } from "./taskSupport";
 
-const TENANT = "default";
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
-
-async function taskWhen(gateway: Pick<TestGateway, "context">, id: string, status: string): Promise<TaskItem> {
-  let task: TaskItem | null = null;
-  await eventually(`task ${id} to be ${status}`, async () => {
-    task = await gateway.context.stores.tasks.getTask(TENANT, id);
-    return task?.status === status;
-  }, { timeoutMs: 10_000 });
-  return task as unknown as TaskItem;
-}
-
-async function runsOf(gateway: Pick<TestGateway, "context">, assistantId: string, threadId: string, count: number) {
-  let runs: PendingMessage[] = [];
-  await eventually(`${count} runs on ${threadId}`, async () => {
-    runs = await gateway.context.stores.queue.listRuns(threadId, { tenantId: TENANT, assistantId });
-    return runs.length >= count;
-  });
-  return runs;
-}
+const is = (status: string) => (task: TaskItem) => task.status === status;
 
 const question = (id: string) => ({ id, title: id, description: "/interrupt Which region?", ownerType: "agent", ownerId: "writer", projectId: "launch", priority: 0 }) as const;
 
@@ -45,14 +28,14 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
   it("resumes an interrupted task with the answer: the resume run completes it, once", async () => {
     await gateway.context.stores.tasks.createTask(TENANT, question("region"));
     expect((await post("/api/tasks/region/dispatch", {})).statusCode).toBe(200);
-    const interrupted = await taskWhen(gateway, "region", "interrupted");
+    const interrupted = await taskWhen(gateway, "region", is("interrupted"));
 
     expect((await gateway.app.inject({ method: "POST", url: "/api/tasks/region/resume", headers: OTHER_TENANT, payload: { resume: "eu-west" } })).statusCode).toBe(404);
     expect((await post("/api/tasks/region/resume", {})).json()).toMatchObject({ code: "INVALID_REQUEST" });
     const resumed = await post("/api/tasks/region/resume", { resume: "eu-west" });
     expect(resumed.statusCode).toBe(200);
     expect(resumed.json()).toMatchObject({ status: "in_progress", context: { resume_value: "eu-west" } });
-    const task = await taskWhen(gateway, "region", "completed");
+    const task = await taskWhen(gateway, "region", is("completed"));
     expect(task.result).toContain("eu-west");
     const runs = await runsOf(gateway, "writer", taskThreadId("region"), 2);
     expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
@@ -95,15 +78,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
 });
 
 describe("resuming a task across two gateways on one PostgreSQL database", () => {
-  let database: TestDatabase;
-  const gateways: Array<Awaited<ReturnType<typeof buildTestGateway>>> = [];
-  const replica = async (id: string, started = true) => {
-    const built = await buildTestGateway({ DATABASE_URL: database.url, AXIOM_REPLICA_ID: id }, { started });
-    gateways.push(built);
-    const post = (url: string, payload: unknown) =>
-      built.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
-    return { ...built, post };
-  };
+  const replica = useReplicas();
   const interruptedTask = async (a: Awaited<ReturnType<typeof replica>>, id: string) => {
     if ((await a.context.stores.assistants.getAssistant(TENANT, "writer")) === null) {
       expect((await a.post("/api/assistants", { id: "writer", name: "writer" })).statusCode).toBe(201);
@@ -112,19 +87,9 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
     }
     await a.context.stores.tasks.createTask(TENANT, question(id));
     expect((await a.post(`/api/tasks/${id}/dispatch`, {})).statusCode).toBe(200);
-    return taskWhen(a, id, "interrupted");
+    return taskWhen(a, id, is("interrupted"));
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterEach(async () => {
-    for (const { app, context } of gateways.splice(0)) {
-      await app.close();
-      await context.close();
-    }
-  });
-  afterAll(() => database.drop());
 
   it("resumes once when A and B are asked to resume the task at the same time", async () => {
     const a = await replica("racer-a");
@@ -132,29 +97,22 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
     await interruptedTask(a, "raced");
     const answers = await Promise.all([a.post("/api/tasks/raced/resume", { resume: "eu-west" }), b.post("/api/tasks/raced/resume", { resume: "us-east" })]);
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 409]);
-    const task = await taskWhen(b, "raced", "completed");
+    const task = await taskWhen(b, "raced", is("completed"));
     const runs = await runsOf(a, "writer", taskThreadId("raced"), 2);
     expect(runs.map((run) => run.runStatus)).toEqual(["interrupted", "success"]);
     expect(runs[1]!.id).toBe(taskRunMessageId(task));
   });
 
   it("queues the resume run once after the replica resuming it died between its status write and the enqueue", async () => {
-    const a = await replica("doomed-a", false);
-    const b = await replica("survivor-b", false);
+    const a = await replica("doomed-a", {}, false);
+    const b = await replica("survivor-b", {}, false);
     // Not started, so dispatch and interruption run on a gateway started for it.
     const runner = await replica("runner-c");
     await interruptedTask(runner, "cut-short");
 
     const crash = new SimulatedCrash();
     const { stores, notifiers } = a.context;
-    const store = crash.wrap(stores.tasks);
-    const killedAfterWrite = Object.assign(Object.create(store) as typeof store, {
-      updateIfSnapshot: async (...args: Parameters<typeof store.updateIfSnapshot>) => {
-        const written = await store.updateIfSnapshot(...args);
-        if (written?.status === "in_progress") crash.kill();
-        return written;
-      },
-    });
+    const killedAfterWrite = killedAfterInProgressWrite(crash, stores.tasks);
     const leases = crash.wrap(stores.lease);
     const deps = {
       tasks: { store: killedAfterWrite, machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "doomed-a", ttlMs: 1_000 }) },
@@ -169,7 +127,7 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
 
     // B's admissions sweep passes the task again once A's machine lease expired: the same resume run is queued.
     expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 1 });
-    const task = await taskWhen(runner, "cut-short", "completed");
+    const task = await taskWhen(runner, "cut-short", is("completed"));
     expect(task.result).toContain("eu-west");
     expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
     const runs = await runsOf(runner, "writer", thread, 2);
