@@ -36,7 +36,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
     expect(resumed.statusCode).toBe(200);
     expect(resumed.json()).toMatchObject({ status: "in_progress", context: { resume_value: "eu-west" } });
     const task = await taskWhen(gateway, "region", is("completed"));
-    expect(task.result).toContain("eu-west");
+    expect(task.result).toBe("ask_human returned: eu-west");
     const runs = await runsOf(gateway, "writer", taskThreadId("region"), 2);
     expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
       [taskStartMessageId(interrupted), "interrupted"],
@@ -128,7 +128,7 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
     // B's admissions sweep passes the task again once A's machine lease expired: the same resume run is queued.
     expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 1 });
     const task = await taskWhen(runner, "cut-short", is("completed"));
-    expect(task.result).toContain("eu-west");
+    expect(task.result).toBe("ask_human returned: eu-west");
     expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
     const runs = await runsOf(runner, "writer", thread, 2);
     expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
