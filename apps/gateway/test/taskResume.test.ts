@@ -1,7 +1,7 @@
 // Resuming an interrupted task through the tasks API, on both store kinds: the resume run answers the
-// run's question and its end settles the task; the refusals write nothing; a late end of the run
-// resumed earlier settles nothing. Then two gateways on one PostgreSQL database: racing resumes run
-// once, and a resume whose replica died between its status write and its enqueue is finished by a peer.
+// run's question and its end settles the task; the refusals write nothing; a late end of an earlier
+// run settles nothing; cancelling stops the resume run. Then two gateways on one PostgreSQL database:
+// racing resumes run once, and a resume whose replica died before its enqueue is finished by a peer.
 import { taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
@@ -59,7 +59,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
     expect((await post("/api/tasks/missing/resume", { resume: 1 })).statusCode).toBe(404);
   });
 
-  it("lets the run resumed earlier that ends late settle nothing", async () => {
+  it("lets the earlier run that ends late after a resume settle nothing", async () => {
     await gateway.context.stores.tasks.createTask(TENANT, { ...question("late"), description: "/sleep 1000" });
     expect((await post("/api/tasks/late/dispatch", {})).statusCode).toBe(200);
     const thread = taskThreadId("late");
@@ -74,6 +74,27 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
     expect(await tasks.getTask(TENANT, "late")).toMatchObject({ status: "in_progress", context: { resumed_at: resumedAt } });
     // Ended, so that the admissions sweeps of later tests do not queue its resume run.
     await tasks.updateTask(TENANT, "late", { status: "cancelled" });
+  });
+
+  it("stops the resumed run when the resumed task is cancelled", async () => {
+    await gateway.context.stores.tasks.createTask(TENANT, question("stopped"));
+    expect((await post("/api/tasks/stopped/dispatch", {})).statusCode).toBe(200);
+    await taskWhen(gateway, "stopped", is("interrupted"));
+    // Resumed, its resume run long (a stand-in queued under the resume run's id: the scripted model answers a resume at once).
+    const { tasks, queue } = gateway.context.stores;
+    const interrupted = (await tasks.getTask(TENANT, "stopped"))!;
+    const resumed = (await tasks.updateTask(TENANT, "stopped", { status: "in_progress", context: { ...interrupted.context, resumed_at: new Date().toISOString(), resume_value: "x" } }))!;
+    const thread = taskThreadId("stopped");
+    const scope = { tenantId: TENANT, assistantId: "writer" };
+    await queue.addMessage({ id: taskRunMessageId(resumed), threadId: thread, scope, content: { message: "/sleep 30000", task: { taskId: "stopped" } } });
+    await gateway.context.agents.wake({ ...scope, threadId: thread });
+    await eventually("the resume run", async () => (await queue.getProcessingMessages(thread, scope)).length === 1);
+
+    expect((await post("/api/tasks/stopped/cancel", {})).statusCode).toBe(200);
+    const runs = await runsOf(gateway, "writer", thread, 2);
+    await eventually("the resume run to stop", async () => (await queue.listRuns(thread, scope)).at(-1)?.runStatus === "aborted");
+    expect(runs.map((run) => run.id)).toEqual([taskStartMessageId(interrupted), taskRunMessageId(resumed)]);
+    expect(await tasks.getTask(TENANT, "stopped")).toMatchObject({ status: "cancelled" });
   });
 });
 
