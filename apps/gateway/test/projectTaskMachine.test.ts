@@ -4,36 +4,13 @@
 // Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
 // caller runs on A and callee on B resumes the caller once.
 import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
-import { type PendingMessage, ProjectTaskExecutionMutex, threadRunLeaseKey } from "@axiom-lattice/core";
-import type { CreateTaskRequest, TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ProjectTaskExecutionMutex, threadRunLeaseKey } from "@axiom-lattice/core";
+import type { CreateTaskRequest, TaskLifecycleEvent } from "@axiom-lattice/protocols";
+import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
 import { ProjectTaskRuntime } from "../src/tasks/projectTaskRuntime";
-import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
-
-const TENANT = "default";
-
-/** The task as stored, once `done` says it is. */
-async function taskWhen(gateway: Pick<TestGateway, "context">, id: string, done: (task: TaskItem) => boolean): Promise<TaskItem> {
-  let task: TaskItem | null = null;
-  await eventually(`task ${id} to settle`, async () => {
-    task = await gateway.context.stores.tasks.getTask(TENANT, id);
-    return task !== null && done(task);
-  }, { timeoutMs: 10_000 });
-  return task as unknown as TaskItem;
-}
-
-const ended = (task: TaskItem) => !["pending", "in_progress"].includes(task.status);
-
-/** The thread's run records, once there are `count` (a task settles just before its run's record completes). */
-async function runsOf(gateway: Pick<TestGateway, "context">, assistantId: string, threadId: string, count: number) {
-  let runs: PendingMessage[] = [];
-  await eventually(`${count} runs on ${threadId}`, async () => {
-    runs = await gateway.context.stores.queue.listRuns(threadId, { tenantId: TENANT, assistantId });
-    return runs.length >= count;
-  });
-  return runs;
-}
+import { useGateway, useStoreEnv } from "./support";
+import { TENANT, ended, killedAfterInProgressWrite, runsOf, taskWhen, useReplicas } from "./taskSupport";
 
 describe.each(["memory", "postgresql"])("the project task machine on %s stores", (stores) => {
   const storeEnv = useStoreEnv(stores);
@@ -187,26 +164,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
 });
 
 describe("tasks across two gateways on one PostgreSQL database", () => {
-  let database: TestDatabase;
-  const gateways: Array<Awaited<ReturnType<typeof buildTestGateway>>> = [];
-  const replica = async (id: string, env: Record<string, string> = {}, started = true) => {
-    const built = await buildTestGateway({ DATABASE_URL: database.url, AXIOM_REPLICA_ID: id, ...env }, { started });
-    gateways.push(built);
-    const post = (url: string, payload: unknown) =>
-      built.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
-    return { ...built, post };
-  };
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterEach(async () => {
-    for (const { app, context } of gateways.splice(0)) {
-      await app.close();
-      await context.close();
-    }
-  });
-  afterAll(() => database.drop());
+  const replica = useReplicas();
 
   it("runs a task dispatched on A once, though both replicas' machines observe its admission", async () => {
     const a = await replica("replica-a");
@@ -250,14 +208,7 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     // reaches the database, its machine lease is never released, its run is never queued.
     const crash = new SimulatedCrash();
     const { stores, notifiers, logger } = a.context;
-    const tasks = crash.wrap(stores.tasks);
-    const killedAfterStart = Object.assign(Object.create(tasks) as typeof tasks, {
-      updateIfSnapshot: async (...args: Parameters<typeof tasks.updateIfSnapshot>) => {
-        const written = await tasks.updateIfSnapshot(...args);
-        if (written?.status === "in_progress") crash.kill();
-        return written;
-      },
-    });
+    const killedAfterStart = killedAfterInProgressWrite(crash, stores.tasks);
     const leases = crash.wrap(stores.lease);
     const doomed = new ProjectTaskRuntime({
       tasks: killedAfterStart,

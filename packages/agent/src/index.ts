@@ -40,11 +40,14 @@ export { TaskNotPlacedError, resumeCaller, startTaskRun, type TaskMessageDeps } 
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
 export {
   EXECUTION_REQUESTED_AT_KEY,
+  RESUMED_AT_KEY,
+  RESUME_VALUE_KEY,
   TASK_CALLER_KEY,
   TASK_RUN_KEY,
   callerResumeMessageId,
   placeEntry,
   taskCallerOf,
+  taskRunMessageId,
   taskRunThreadOf,
   taskStartMessageId,
   taskThreadId,

@@ -31,6 +31,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /api/projects/:projectId/rooms/:roomId/messages": "write",
   "POST /api/tasks/:id/dispatch": "write",
   "POST /api/tasks/:id/cancel": "write",
+  "POST /api/tasks/:id/resume": "write",
   "GET /api/tasks": "read",
   "GET /api/tasks/events": "read",
   "GET /api/tasks/:id": "read",

@@ -40,6 +40,7 @@ import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules
 import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
 import { cancelTask, stopRunsOfCancelledTasks } from "../tasks/taskCancellation";
+import { resumeTask } from "../tasks/taskResumption";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -68,6 +69,8 @@ export interface GatewayContext {
   plugins: PluginCatalog;
   /** Cancels a task (any kind), resuming a delegating caller. */
   cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
+  /** Resumes an interrupted task's run with the answer to its question. */
+  resumeTask(tenantId: string, taskId: string, value: unknown): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
@@ -287,6 +290,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     plugins,
     cancelTask: (tenantId, taskId) =>
       cancelTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
+    resumeTask: (tenantId, taskId, value) =>
+      resumeTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId, value),
     runRetention,
     orphanRecovery,
     maintenance,

@@ -68,6 +68,12 @@ const listSchema = z.strictObject({
   offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
 });
 
+const resumeSchema = z.strictObject({
+  resume: boundedJson(z.unknown())
+    .refine((value) => value !== undefined, "required")
+    .describe("Any JSON: the value the run's question (`interrupt()`) returns, as the runs API's `command.resume`"),
+});
+
 const taskView = z.object({
   id: z.string(),
   tenantId: z.string(),
@@ -281,5 +287,23 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => toTaskView(await context.cancelTask(tenantOf(request), request.params.id)),
+  );
+
+  app.post(
+    "/api/tasks/:id/resume",
+    {
+      schema: {
+        tags,
+        summary: "Answer the question an interrupted task's run asked: the run goes on from it on the task's thread, and its end settles the task",
+        description:
+          "Only an `interrupted` task that ran on a thread can be resumed (else `409 INVALID_TASK_STATE`, nothing written); of concurrent resumes one " +
+          "wins. The task goes back to `in_progress` and its `context` records `resumed_at` and `resume_value`. A delegated task's caller was " +
+          "already resumed with `interrupted` when the task was interrupted: it is not resumed again when the resumed run ends.",
+        params: taskParams,
+        body: resumeSchema,
+        response: { 200: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_TASK_STATE", "LEASE_LOST") },
+      },
+    },
+    async (request) => toTaskView(await context.resumeTask(tenantOf(request), request.params.id, request.body.resume)),
   );
 };

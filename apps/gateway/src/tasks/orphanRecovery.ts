@@ -1,4 +1,4 @@
-import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf, taskStartMessageId } from "@axiom-lattice/agent";
+import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf, taskRunMessageId } from "@axiom-lattice/agent";
 import {
   type Logger,
   type MaintenanceTask,
@@ -72,7 +72,7 @@ export class TaskOrphanRecovery {
       if (await this.liveness({ taskId })) return "skipped:live";
       // A start no replica has claimed yet (all busy, or a dead run's message taken back by a peer's
       // queue sweep) is a run to come, not an orphan: its processor settles the task.
-      if (thread && (await this.startIsQueued(task, thread))) return "skipped:queued";
+      if (thread && (await this.runIsQueued(task, thread))) return "skipped:queued";
       return await this.converge(task, thread, actor);
     } finally {
       await run?.release();
@@ -109,9 +109,9 @@ export class TaskOrphanRecovery {
     };
   }
 
-  private async startIsQueued(task: TaskItem, thread: ThreadRunScope): Promise<boolean> {
-    const start = await this.deps.queue.getMessage(taskStartMessageId(task), { tenantId: thread.tenantId, assistantId: thread.assistantId });
-    return start?.status === "pending";
+  private async runIsQueued(task: TaskItem, thread: ThreadRunScope): Promise<boolean> {
+    const run = await this.deps.queue.getMessage(taskRunMessageId(task), { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    return run?.status === "pending";
   }
 
   /**

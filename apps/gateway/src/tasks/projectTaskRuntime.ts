@@ -7,7 +7,7 @@ import {
   projectTaskScopeOf,
   startTaskRun,
   taskRunThreadOf,
-  taskStartMessageId,
+  taskRunMessageId,
   taskThreadId,
 } from "@axiom-lattice/agent";
 import {
@@ -139,7 +139,7 @@ export class ProjectTaskRuntime {
     const task = await tasks.getTask(tenantId, taskId);
     const thread = task && taskRunThreadOf(task);
     if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
-    const messageId = taskStartMessageId(task);
+    const messageId = taskRunMessageId(task);
     if (task.status === TaskStatus.PENDING) {
       const started = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
       if (!started) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };

@@ -4,7 +4,7 @@ import {
   type TaskRuntimeOptions,
   resumeCaller,
   taskRunThreadOf,
-  taskStartMessageId,
+  taskRunMessageId,
   writeTask,
 } from "@axiom-lattice/agent";
 import { type TaskLifecycleNotifier, taskLifecycleEventOf } from "@axiom-lattice/core";
@@ -55,6 +55,6 @@ export function stopRunsOfCancelledTasks({ tasks, agents, lifecycle }: Omit<Task
     if (event.status !== TaskStatus.CANCELLED) return;
     const task = await tasks.store.getTask(event.tenantId, event.taskId);
     const thread = task?.status === TaskStatus.CANCELLED ? taskRunThreadOf(task) : null;
-    if (task && thread) await agents.getAgent(thread).abort(taskStartMessageId(task));
+    if (task && thread) await agents.getAgent(thread).abort(taskRunMessageId(task));
   });
 }

@@ -2,7 +2,7 @@ import { DuplicateMessageError, type IMessageQueueStore, type ThreadRunScope } f
 import type { TaskItem } from "@axiom-lattice/protocols";
 import type { RunContent } from "../runtime/runContent";
 import { taskOutcomeOf } from "./taskOutcome";
-import { callerResumeMessageId, taskCallerOf, taskRunThreadOf, taskStartMessageId } from "./taskRunPlace";
+import { callerResumeMessageId, taskCallerOf, RESUME_VALUE_KEY, taskResumedAt, taskRunMessageId, taskRunThreadOf } from "./taskRunPlace";
 
 export interface TaskMessageDeps {
   queue: IMessageQueueStore;
@@ -39,14 +39,21 @@ async function enqueueOnce(deps: TaskMessageDeps, thread: ThreadRunScope, id: st
 /** What the task's owner is asked to do. */
 const taskPrompt = (task: TaskItem) => task.description?.trim() || task.title;
 
+/** What the task's current run does: answer the question of a resumed run, else the task's prompt. */
+function currentRunContent(task: TaskItem): RunContent {
+  const marker = { taskId: task.id };
+  if (taskResumedAt(task) !== undefined) return { command: { resume: task.context?.[RESUME_VALUE_KEY] ?? null }, task: marker };
+  return { message: taskPrompt(task), task: marker };
+}
+
 /**
- * Starts (once per dispatch) the run of a task on its run thread: a message carrying the trusted task
- * marker, whose run's end settles the task.
+ * Queues (once per dispatch or resume) the task's current run on its run thread: a message carrying
+ * the trusted task marker, whose run's end settles the task.
  */
 export async function startTaskRun(deps: TaskMessageDeps, task: TaskItem): Promise<boolean> {
   const thread = taskRunThreadOf(task);
   if (!thread) throw new TaskNotPlacedError(task.id);
-  return enqueueOnce(deps, thread, taskStartMessageId(task), { message: taskPrompt(task), task: { taskId: task.id } });
+  return enqueueOnce(deps, thread, taskRunMessageId(task), currentRunContent(task));
 }
 
 /**

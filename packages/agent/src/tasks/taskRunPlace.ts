@@ -11,6 +11,11 @@ export const TASK_RUN_KEY = "run";
 /** `context` key: when the task was last dispatched (ISO time); a start is owed for it. */
 export const EXECUTION_REQUESTED_AT_KEY = "execution_requested_at";
 
+/** `context` key: when the task's interrupted run was last resumed (ISO time); a resume run is owed for it. */
+export const RESUMED_AT_KEY = "resumed_at";
+/** `context` key: the value that resume hands to the question the run asked. */
+export const RESUME_VALUE_KEY = "resume_value";
+
 /** The thread an agent task runs on: one per task, on its owner assistant. */
 export const taskThreadId = (taskId: string): string => `task-${taskId}`;
 
@@ -19,9 +24,31 @@ export const taskThreadId = (taskId: string): string => `task-${taskId}`;
  * again after it ended), and the same on every replica, so starting twice enqueues once.
  */
 export function taskStartMessageId(task: Pick<TaskItem, "id" | "context">): string {
-  const requestedAt = task.context?.[EXECUTION_REQUESTED_AT_KEY];
-  const attempt = typeof requestedAt === "string" ? Date.parse(requestedAt) : Number.NaN;
+  const attempt = timeOf(task, EXECUTION_REQUESTED_AT_KEY);
   return Number.isFinite(attempt) ? `task-${task.id}-start-${attempt}` : `task-${task.id}-start`;
+}
+
+const timeOf = (task: Pick<TaskItem, "context">, key: string): number => {
+  const at = task.context?.[key];
+  return typeof at === "string" ? Date.parse(at) : Number.NaN;
+};
+
+/** When the task was resumed after its last dispatch request, if it was (ms). */
+export function taskResumedAt(task: Pick<TaskItem, "context">): number | undefined {
+  const resumedAt = timeOf(task, RESUMED_AT_KEY);
+  if (!Number.isFinite(resumedAt)) return undefined;
+  const requestedAt = timeOf(task, EXECUTION_REQUESTED_AT_KEY);
+  return Number.isFinite(requestedAt) && requestedAt > resumedAt ? undefined : resumedAt;
+}
+
+/**
+ * The queue id of the task's current run: the resume command of its last resume when it was resumed
+ * after its last dispatch, else its start. Only that run's end settles the task; every replica derives
+ * the same id, so queueing it twice queues once.
+ */
+export function taskRunMessageId(task: Pick<TaskItem, "id" | "context">): string {
+  const resumedAt = taskResumedAt(task);
+  return resumedAt === undefined ? taskStartMessageId(task) : `task-${task.id}-resume-run-${resumedAt}`;
 }
 
 /** The queue id of the resume command that hands a task's outcome to its caller: at most one. */

@@ -6,7 +6,7 @@ import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
 import { resumeCaller } from "./taskMessages";
-import { taskStartMessageId } from "./taskRunPlace";
+import { taskRunMessageId } from "./taskRunPlace";
 import { writeTask } from "./taskRuntimeDeps";
 
 /** How a task's run ended, as the task records it. */
@@ -38,7 +38,7 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
 }
 
 /**
- * Records the end of a task's run (its start message `messageId`): moves the task out of
+ * Records the end of a task's run (its run message `messageId`): moves the task out of
  * `in_progress` (compare-and-set, so a cancel or an orphan recovery that got there first wins),
  * announces it, and resumes the delegating caller with the task's outcome, whatever settled it.
  * Called before the run's message completes, so a crash in between re-runs the message, which finds
@@ -50,9 +50,9 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
   const { store, events } = options;
   const task = await store.getTask(tenantId, taskId);
   if (!task) return null;
-  // A run of an earlier dispatch (the task was cancelled and dispatched again meanwhile) ends late:
-  // the task's in_progress is the new dispatch's, which its own run settles.
-  if (taskStartMessageId(task) !== messageId) return task;
+  // A run of an earlier dispatch or resume (cancelled and dispatched again, or interrupted and resumed,
+  // meanwhile) ends late: the task's in_progress is its current run's, which that run settles.
+  if (taskRunMessageId(task) !== messageId) return task;
   const settled = await writeTask(options, task, (fencingToken) =>
     store.updateIfStatusIn(tenantId, taskId, [TaskStatus.IN_PROGRESS], settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
   );
