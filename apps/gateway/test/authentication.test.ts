@@ -175,6 +175,7 @@ const CASES: Record<string, RouteCase> = {
   "PATCH /api/tasks/:id": { url: () => "/api/tasks/a-task", body: () => ({ title: "taken over" }), foreign: notFound },
   "POST /api/tasks/:id/dispatch": { url: () => "/api/tasks/a-task/dispatch", foreign: notFound },
   "POST /api/tasks/:id/cancel": { url: () => "/api/tasks/a-task/cancel", foreign: notFound },
+  "POST /api/tasks/:id/resume": { url: () => "/api/tasks/a-task/resume", body: () => ({ resume: "eu-west" }), foreign: notFound },
   "DELETE /api/tasks/:id": { url: () => "/api/tasks/a-task", foreign: notFound },
   // B's own stream: it opens, subscribed to tenant B only.
   "GET /api/tasks/events": {
