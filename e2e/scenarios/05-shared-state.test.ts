@@ -11,6 +11,8 @@ describe("scenario 5: shared conversation state", () => {
     await createThreads(a.url, ["shared"]);
     await runTurn(a.url, "shared", "turn one", "turn-1");
     await waitUntilReleased(a.url, "shared");
+    // A stops, so turn 2 runs on B for certain (a live A may win B's wake-up), from what A stored alone.
+    expect(await a.stop("SIGTERM")).toBe(0);
     expect(await runTurn(b.url, "shared", "turn two", "turn-2")).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
 
     const { runs } = await expectOk<{ runs: RunRecord[] }>(call(b.url, "GET", "/api/threads/shared/runs"));
