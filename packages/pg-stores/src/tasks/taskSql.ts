@@ -10,11 +10,14 @@ const COLUMNS = `tenant_id, id, owner_type, owner_id, title, description, status
 const FIELDS = `owner_type, owner_id, title, description, status, priority, due_date, metadata, parent_id, source_id,
   context, require_review, dependencies, result, failure_reason, workspace_id, project_id`;
 
-/** No row when the tenant already has a task with this id. */
+/**
+ * No row when the tenant already has a task with this id. Both stamps read the one statement time
+ * (two clock readings could straddle a millisecond): a new task's updatedAt equals its createdAt.
+ */
 export const INSERT_TASK = `
   INSERT INTO lattice_tasks (tenant_id, id, ${FIELDS}, created_at, updated_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::jsonb, $14, $15::text[], $16::jsonb, $17, $18, $19,
-          date_trunc('milliseconds', clock_timestamp()), date_trunc('milliseconds', clock_timestamp()))
+          date_trunc('milliseconds', now()), date_trunc('milliseconds', now()))
   ON CONFLICT (tenant_id, id) DO NOTHING
   RETURNING ${COLUMNS}`;
 
