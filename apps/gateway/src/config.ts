@@ -89,6 +89,8 @@ export type AuthConfig =
       key: { secret: string } | { jwksUrl: string } | { publicKeyFile: string };
       issuer?: string;
       audience?: string;
+      /** Accept tokens without `exp` (`AUTH_ALLOW_NO_EXPIRY`); by default a token that never expires is refused. */
+      allowNoExpiry: boolean;
     };
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -134,6 +136,7 @@ const envSchema = z.object({
   AUTH_PUBLIC_KEY_FILE: z.string().trim().min(1).optional(),
   AUTH_ISSUER: z.string().trim().min(1).optional(),
   AUTH_AUDIENCE: z.string().trim().min(1).optional(),
+  AUTH_ALLOW_NO_EXPIRY: flag,
   AXIOM_ALLOW_INSECURE: flag,
   AXIOM_CORS_ORIGINS: z
     .string()
@@ -247,5 +250,5 @@ function authConfig(e: z.output<typeof envSchema>): AuthConfig {
     );
   }
   const key = secret !== undefined ? { secret } : e.AUTH_JWKS_URL !== undefined ? { jwksUrl: e.AUTH_JWKS_URL } : { publicKeyFile: e.AUTH_PUBLIC_KEY_FILE! };
-  return { required: true, key, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE };
+  return { required: true, key, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE, allowNoExpiry: e.AUTH_ALLOW_NO_EXPIRY };
 }

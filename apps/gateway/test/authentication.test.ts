@@ -274,6 +274,58 @@ describe("scopes", () => {
   });
 });
 
+describe("token claims", () => {
+  /** A token of tenant A signed with the gateway's secret, with exactly these extra claims (`exp` when `expires`). */
+  const signed = (claims: Record<string, unknown>, expires = true) => {
+    const jwt = new SignJWT({ tenant_id: "tenant-a", ...claims }).setProtectedHeader({ alg: "HS256" }).setSubject("tester");
+    return (expires ? jwt.setExpirationTime("1h") : jwt).sign(new TextEncoder().encode(SECRET));
+  };
+  const createThread = async (bearer: string) => send("POST", "/api/threads", { bearer, body: { assistant_id: "a-assistant" } });
+
+  it.each<[string, unknown, string]>([
+    ["unknown words", "superuser root", "superuser"],
+    ["a known word in another case", "READ", "READ"],
+    ["an unknown word beside a known one", "read Write", "Write"],
+    ["a list with an unknown word", ["write", "owner"], "owner"],
+    ["a list with a non-string", ["read", 5], "5"],
+    ["a number", 42, "space-separated"],
+    ["an empty scope", "", "names no scope"],
+    ["an empty list", [], "names no scope"],
+  ])("refuses a scope claim of %s with 401 UNAUTHENTICATED, saying which", async (_label, scope, named) => {
+    const response = await createThread(await signed({ scope }));
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: "UNAUTHENTICATED" });
+    expect(response.json().error).toContain(named);
+    expect(response.headers["www-authenticate"]).toMatch(/error="invalid_token"/);
+  });
+
+  it.each<[string, unknown, number]>([
+    ["space-separated words (the widest counts)", "read  write", 201],
+    ["a list", ["read", "admin"], 201],
+    ["read alone", "read", 403],
+    ["no scope claim (write)", undefined, 201],
+  ])("grants %s", async (_label, scope, status) => {
+    expect((await createThread(await signed(scope === undefined ? {} : { scope }))).statusCode).toBe(status);
+  });
+
+  it("refuses a token without exp unless AUTH_ALLOW_NO_EXPIRY=true", async () => {
+    const endless = await signed({ scope: "read" }, false);
+    const refused = await send("GET", "/api/threads", { bearer: endless });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ code: "UNAUTHENTICATED" });
+    expect(refused.json().error).toContain("AUTH_ALLOW_NO_EXPIRY");
+    const lenient = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AUTH_ALLOW_NO_EXPIRY: "true" }));
+    try {
+      const accepted = await lenient.inject({ method: "GET", url: "/api/threads", headers: { authorization: `Bearer ${endless}` } });
+      expect(accepted.statusCode).toBe(200);
+      const expired = await lenient.inject({ method: "GET", url: "/api/threads", headers: { authorization: `Bearer ${await token("tenant-a", "read", "-1m")}` } });
+      expect(expired.json()).toMatchObject({ code: "TOKEN_EXPIRED" });
+    } finally {
+      await lenient.close();
+    }
+  });
+});
+
 describe("malformed Authorization headers", () => {
   it.each<[string, () => Promise<string>]>([
     ["another scheme", async () => `Basic ${Buffer.from("a:b").toString("base64")}`],

@@ -80,7 +80,9 @@ describe("loadConfig", () => {
         key: { secret: SECRET },
         issuer: "idp",
         audience: "lattice",
+        allowNoExpiry: false,
       });
+      expect(loadConfig({ AUTH_REQUIRED: "true", JWT_SECRET: SECRET, AUTH_ALLOW_NO_EXPIRY: "true" }).auth).toMatchObject({ allowNoExpiry: true });
     });
 
     it.each<[Record<string, string>, string]>([
@@ -89,6 +91,7 @@ describe("loadConfig", () => {
       [{ AUTH_REQUIRED: "yes" }, "AUTH_REQUIRED"],
       [{ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: "short" }, "AUTH_TOKEN_SECRET"],
       [{ AUTH_REQUIRED: "true", AUTH_JWKS_URL: "ftp://idp.test/jwks" }, "AUTH_JWKS_URL"],
+      [{ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AUTH_ALLOW_NO_EXPIRY: "yes" }, "AUTH_ALLOW_NO_EXPIRY"],
       [{ HOST: "0.0.0.0" }, "HOST"],
       [{ AXIOM_CORS_ORIGINS: "https://app.test/path" }, "AXIOM_CORS_ORIGINS"],
       [{ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "many" }, "AXIOM_RUN_RATE_LIMIT_PER_MINUTE"],

@@ -17,8 +17,30 @@ export interface Principal {
 
 export const grants = (held: Scope, needed: Scope) => RANK[held] >= RANK[needed];
 
-/** The widest scope among a token's `scope` claim (space-separated, or a list); `undefined` when none is known. */
+const isScope = (word: unknown): word is Scope => typeof word === "string" && Object.hasOwn(RANK, word);
+
+/** A token's `scope` claim the gateway cannot honour; the message says why. */
+export class ScopeClaimError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ScopeClaimError";
+  }
+}
+
+/**
+ * The widest scope a token's `scope` claim grants: space-separated words (OAuth's form) or a list of
+ * them, `undefined` when the claim is absent. Every word must be one of {@link SCOPES}, exactly (case
+ * counts): a word the gateway does not know refuses the whole token rather than being ignored, so a
+ * token minted for another system or with a typo never falls back to a default scope.
+ */
 export function widestScope(claim: unknown): Scope | undefined {
-  const listed = typeof claim === "string" ? claim.split(" ") : Array.isArray(claim) ? claim : [];
-  return SCOPES.filter((scope) => listed.includes(scope)).at(-1);
+  if (claim === undefined) return undefined;
+  const words = typeof claim === "string" ? claim.split(" ").filter(Boolean) : Array.isArray(claim) ? claim : undefined;
+  if (words === undefined) throw new ScopeClaimError("The bearer token's scope claim must be a string of space-separated scopes or a list of them");
+  const unknown = words.find((word) => !isScope(word));
+  if (unknown !== undefined) {
+    throw new ScopeClaimError(`The bearer token's scope ${JSON.stringify(unknown)} is not one the gateway knows; scopes are ${SCOPES.join(", ")} (case-sensitive)`);
+  }
+  if (words.length === 0) throw new ScopeClaimError(`The bearer token's scope claim names no scope; scopes are ${SCOPES.join(", ")}`);
+  return SCOPES.filter((scope) => words.includes(scope)).at(-1);
 }

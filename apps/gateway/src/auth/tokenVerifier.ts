@@ -4,7 +4,7 @@ import { createRemoteJWKSet, errors, type JWTVerifyOptions, type JWTVerifyResult
 import type { AuthConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { TENANT_PATTERN } from "../http/tenant";
-import { type Principal, widestScope } from "./principal";
+import { type Principal, ScopeClaimError, widestScope } from "./principal";
 
 /** Checks a bearer token; resolves to its principal or throws an {@link HttpError} (401, or 503). */
 export type TokenVerifier = (token: string) => Promise<Principal>;
@@ -35,9 +35,12 @@ export async function createTokenVerifier(auth: Extract<AuthConfig, { required: 
   return async (token) => {
     let payload;
     try {
-      ({ payload } = await verify(token, { issuer: auth.issuer, audience: auth.audience }));
+      ({ payload } = await verify(token, { issuer: auth.issuer, audience: auth.audience, requiredClaims: auth.allowNoExpiry ? [] : ["exp"] }));
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw new HttpError("TOKEN_EXPIRED", "The bearer token has expired");
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === "exp" && error.reason === "missing") {
+        throw new HttpError("UNAUTHENTICATED", "The bearer token never expires (no exp claim); the gateway accepts such tokens only with AUTH_ALLOW_NO_EXPIRY=true");
+      }
       if (error instanceof errors.JWKSTimeout) throw new HttpError("NOT_READY", "The token signing keys could not be fetched");
       throw new HttpError("UNAUTHENTICATED", `Invalid bearer token: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -46,7 +49,14 @@ export async function createTokenVerifier(auth: Extract<AuthConfig, { required: 
       throw new HttpError("UNAUTHENTICATED", `The bearer token's tenant_id claim must match ${TENANT_PATTERN.source}`);
     }
     if (typeof payload.sub !== "string" || payload.sub.length === 0) throw new HttpError("UNAUTHENTICATED", "The bearer token has no subject (sub)");
+    let scope;
+    try {
+      scope = widestScope(payload.scope);
+    } catch (error) {
+      if (error instanceof ScopeClaimError) throw new HttpError("UNAUTHENTICATED", error.message);
+      throw error;
+    }
     // A token that names no scope may read and write its tenant's data, not administer it.
-    return { tenantId, subject: payload.sub, scope: widestScope(payload.scope) ?? "write" };
+    return { tenantId, subject: payload.sub, scope: scope ?? "write" };
   };
 }
