@@ -47,7 +47,9 @@ describe("scenario 8: registries agree across processes", () => {
   /** Every registry change is made on A and observed through B, which A never told anything directly. */
   const startPair = async () => {
     // Replicas of one deployment share the key their secrets are sealed with.
-    const [a, b] = await cluster.start(2, { prefix: "registry", env: { LATTICE_ENCRYPTION_KEY: `v1:${randomBytes(32).toString("base64")}` } });
+    // The fake API and the MCP server listen on loopback, which the replicas (authentication on) refuse unless listed.
+    const env = { LATTICE_ENCRYPTION_KEY: `v1:${randomBytes(32).toString("base64")}`, AXIOM_UPSTREAM_ALLOW: "127.0.0.1" };
+    const [a, b] = await cluster.start(2, { prefix: "registry", env });
     const runOn = async (url: string, assistantId: string, threadId: string, message: string) => {
       await expectOk(call(url, "POST", "/api/threads", { thread_id: threadId, assistant_id: assistantId }), 201);
       return expectOk<RunResult>(call(url, "POST", "/api/runs", { assistant_id: assistantId, thread_id: threadId, message, mode: "wait" }));

@@ -1,13 +1,16 @@
 import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, type UpstreamPolicy } from "@axiom-lattice/agent";
 import {
+  type EgressPolicy,
   type KeyringFromEnvironment,
   MAINTENANCE_INTERVAL_MS,
   REPLICA_PRESENCE_INTERVAL_MS,
   SCHEDULE_HEARTBEAT_MS,
   SecretKeyringError,
   THREAD_RUN_TTL_MS,
+  egressPolicyFor,
   getReplicaId,
   keyringFromEnvironment,
+  parseEgressAllowList,
 } from "@axiom-lattice/core";
 import { z } from "zod";
 import {
@@ -19,7 +22,6 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   SSE_HEARTBEAT_MS,
 } from "./defaults";
-import { type UpstreamAllowList, parseUpstreamAllowList } from "./http/upstreamUrl";
 
 /** A configuration value the gateway refuses to start with. */
 export class ConfigError extends Error {
@@ -66,10 +68,12 @@ export interface GatewayConfig {
   taskOrphanRecovery: boolean;
   /** A comment line on quiet SSE streams this often, so proxies keep them open. */
   sseHeartbeatMs: number;
-  /** Each model API request's timeout, and the retries after a failed one. */
+  /**
+   * Each model API request's timeout and the retries after a failed one, and the egress policy every
+   * URL a tenant names is held to (model base URLs, MCP server urls): `AXIOM_UPSTREAM_ALLOW`, and
+   * with authentication on no internal addresses unless listed.
+   */
   upstream: UpstreamPolicy;
-  /** The hosts an assistant's model base URL (or an MCP server's url) may name; any when unset. */
-  upstreamAllow?: UpstreamAllowList;
   /**
    * The commands a tenant's stdio MCP server may run on this host (`AXIOM_MCP_STDIO_ALLOW`; `*`: any).
    * Unset: any while authentication is off (one trusted user), none once it is on, where a tenant's
@@ -191,8 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
-    upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES },
-    upstreamAllow: upstreamAllowList(e.AXIOM_UPSTREAM_ALLOW),
+    upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES, egress: egressPolicy(e.AXIOM_UPSTREAM_ALLOW, auth.required) },
     mcpStdioAllow: mcpStdioAllowList(e.AXIOM_MCP_STDIO_ALLOW, auth.required),
     secrets: secretsConfig(env),
   };
@@ -213,11 +216,11 @@ function mcpStdioAllowList(listed: string[] | undefined, authRequired: boolean):
   return listed.includes("*") ? "any" : listed;
 }
 
-function upstreamAllowList(raw: string | undefined): UpstreamAllowList | undefined {
+function egressPolicy(allowList: string | undefined, authRequired: boolean): EgressPolicy {
   try {
-    return parseUpstreamAllowList(raw);
+    return egressPolicyFor({ allow: parseEgressAllowList(allowList), authRequired });
   } catch (error) {
-    throw new ConfigError("AXIOM_UPSTREAM_ALLOW", `${(error as Error).message}; list hosts or host:port, comma-separated`);
+    throw new ConfigError("AXIOM_UPSTREAM_ALLOW", `${(error as Error).message}; list hosts, host:port or CIDRs, comma-separated`);
   }
 }
 

@@ -41,7 +41,8 @@ const send = (
 const checkResponses = useDocumentedResponses();
 
 beforeAll(async () => {
-  app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }));
+  // The MCP servers' loopback address is refused with authentication on unless the operator lists it.
+  app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AXIOM_UPSTREAM_ALLOW: "127.0.0.1, secret-of-a.test" }));
   checkResponses(app);
   [tokenA, tokenB] = await Promise.all([token("tenant-a", "admin"), token("tenant-b", "admin")]);
   // Tenant A's records, which tenant B must never reach.

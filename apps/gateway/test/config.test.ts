@@ -112,6 +112,23 @@ describe("loadConfig", () => {
       expect(loadConfig({ ...listed, AXIOM_MCP_STDIO_ALLOW: "*" }).mcpStdioAllow).toBe("any");
     });
 
+    it("allows local networks as egress targets without authentication, none with it unless AXIOM_UPSTREAM_ALLOW lists them", () => {
+      expect(loadConfig({}).upstream.egress).toEqual({ localNetworks: true, allow: undefined });
+      const authOn = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET };
+      expect(loadConfig(authOn).upstream.egress).toEqual({ localNetworks: false, allow: undefined });
+      expect(loadConfig({ ...authOn, AXIOM_UPSTREAM_ALLOW: "127.0.0.1:11434, 10.0.0.0/8, ollama.internal" }).upstream.egress.allow).toEqual([
+        { kind: "address", address: "127.0.0.1", port: 11434 },
+        { kind: "cidr", range: [expect.anything(), 8] },
+        { kind: "name", name: "ollama.internal", port: undefined },
+      ]);
+    });
+
+    it("refuses a malformed AXIOM_UPSTREAM_ALLOW entry at startup, naming it", () => {
+      expect(() => loadConfig({ AXIOM_UPSTREAM_ALLOW: "127.0.0.1, 10.0.0.0/40" })).toThrow(
+        'AXIOM_UPSTREAM_ALLOW: "10.0.0.0/40" is not a host, host:port or CIDR; list hosts, host:port or CIDRs, comma-separated',
+      );
+    });
+
     it("reads browser origins as a comma-separated list", () => {
       expect(loadConfig({ AXIOM_CORS_ORIGINS: "https://app.test, http://localhost:5173" }).corsOrigins).toEqual(["https://app.test", "http://localhost:5173"]);
     });

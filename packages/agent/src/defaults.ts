@@ -25,6 +25,8 @@ export const DEFAULT_CHUNK_BUFFER_LIMITS = {
 } as const;
 /**
  * Model API calls: how long one request may take, and how many times a failed one is tried again.
- * Bounds how long an unreachable or hung provider holds a run (about 3 × 30 s plus back-off).
+ * Bounds how long an unreachable or hung provider holds a run (about 3 × 30 s plus back-off). Base
+ * URLs may reach the machine's own and private networks, as for one user without authentication; a
+ * gateway with tenants passes its own egress policy.
  */
-export const DEFAULT_UPSTREAM_POLICY = { timeoutMs: 30_000, maxRetries: 2 } as const;
+export const DEFAULT_UPSTREAM_POLICY = { timeoutMs: 30_000, maxRetries: 2, egress: { localNetworks: true } } as const;

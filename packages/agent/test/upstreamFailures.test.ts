@@ -1,3 +1,4 @@
+import type { EgressPolicy } from "@axiom-lattice/core";
 import { FakeOpenAi, closedPortBaseUrl } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type UpstreamErrorCode, classifyUpstreamError } from "../src";
@@ -16,9 +17,9 @@ afterAll(() => api.stop());
 afterEach(() => shutdownManagers());
 
 /** Runs one message on an assistant of `model` at `url`; its streamed chunks and its recorded outcome. */
-async function runAgainst(url: string, model: string, { apiKey = "sk-local" }: { apiKey?: string | null } = {}) {
+async function runAgainst(url: string, model: string, { apiKey = "sk-local", egress }: { apiKey?: string | null; egress?: EgressPolicy } = {}) {
   const stores = await sharedStores({ model: { provider: "openai", baseUrl: url, ...(apiKey === null ? {} : { apiKey }), model }, tools: [] });
-  const agent = manager(stores, { upstream }).getAgent(thread(`thread-${model}`));
+  const agent = manager(stores, { upstream: egress ? { ...upstream, egress } : upstream }).getAgent(thread(`thread-${model}`));
   const startedAt = Date.now();
   const { messageId, stream } = await agent.addMessage({ message: "hello" }, { mode: "stream" });
   const chunks = await collect(stream);
@@ -76,6 +77,31 @@ describe("model API failures", () => {
     expect(tokens(chunks).join("")).toBe("Hello from the fake API: hello");
     expect(chunks.at(-1)).toMatchObject({ type: "message_completed", data: { status: "success" } });
     expect(record).toMatchObject({ runStatus: "success" });
+  });
+
+  it("ends the run with BASE_URL_NOT_ALLOWED when the egress policy refuses the base URL; the API hears nothing", async () => {
+    const { chunks, elapsedMs, record } = await runAgainst(baseUrl, "refused-model", { egress: { localNetworks: false } });
+    const failure = "BASE_URL_NOT_ALLOWED: address 127.0.0.1 is in the loopback range, which is refused; list it in AXIOM_UPSTREAM_ALLOW to allow it";
+    expect(chunks.at(-1)).toMatchObject({ type: "message_failed", data: { status: "error", code: "BASE_URL_NOT_ALLOWED", error: failure } });
+    expect(record).toMatchObject({ runStatus: "error", error: failure });
+    expect(api.requestsFor("refused-model")).toBe(0);
+    // Not tried again (LangChain's back-off alone would take a second).
+    expect(elapsedMs).toBeLessThan(1_000);
+  });
+
+  it("does not try a refused target again: its name is resolved once, however many retries the policy allows", async () => {
+    let resolutions = 0;
+    const egress: EgressPolicy = {
+      localNetworks: false,
+      resolve: async () => {
+        resolutions += 1;
+        return [{ address: "127.0.0.1", family: 4 }];
+      },
+    };
+    const { record } = await runAgainst(baseUrl.replace("127.0.0.1", "fake-api.test"), "refused-by-name", { egress });
+    expect(record?.error).toMatch(/^BASE_URL_NOT_ALLOWED: host "fake-api.test" \(address 127.0.0.1\) is in the loopback range/);
+    expect(resolutions).toBe(1);
+    expect(api.requestsFor("refused-by-name")).toBe(0);
   });
 
   it("leaves errors that did not come from the API unclassified", () => {

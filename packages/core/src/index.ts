@@ -105,3 +105,4 @@ export { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMess
 export { requireRoomId, validateAppendMessage, validateCreateRoom, validateMessagePage, validateRoomScope } from "./rooms/roomArguments";
 export * from "./secrets";
 export * from "./modelProviders";
+export * from "./egress";

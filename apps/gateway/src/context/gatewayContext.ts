@@ -126,7 +126,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const mcp = new McpServerManager({
     store: stores.mcp,
     logger,
-    targets: { upstreamAllow: config.upstreamAllow, stdioAllow: config.mcpStdioAllow },
+    targets: { egress: config.upstream.egress, stdioAllow: config.mcpStdioAllow },
     announce: async (tenantId, serverKey) => {
       await outbox.append({ topic: MCP_CONFIG_CHANGED_TOPIC, payload: { tenantId, serverKey }, originReplicaId: replicaId });
     },

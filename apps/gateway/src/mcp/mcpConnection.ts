@@ -1,3 +1,4 @@
+import { type EgressPolicy, egressFetch, findEgressRefusal } from "@axiom-lattice/core";
 import type { McpServerConfig } from "@axiom-lattice/protocols";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -19,13 +20,14 @@ export interface McpToolOutcome {
   isError: boolean;
 }
 
-const transportFor = (config: McpServerConfig): Transport =>
+const transportFor = (config: McpServerConfig, egress: EgressPolicy): Transport =>
   config.transport === "stdio"
     ? // The child gets the SDK's default environment (getDefaultEnvironment(): PATH, HOME, …) with the
       // configured env over it, never the gateway's own secrets; its stderr is dropped so a chatty
       // server cannot flood the gateway's log.
       new StdioClientTransport({ command: config.command!, args: config.args ?? [], env: config.env, stderr: "ignore" })
-    : new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers } });
+    : // Every request, and every redirect it follows, connects only where the egress policy allows.
+      new StreamableHTTPClientTransport(new URL(config.url!), { fetch: egressFetch(egress), requestInit: { headers: config.headers } });
 
 const textOf = (content: unknown): string =>
   (Array.isArray(content) ? content : [])
@@ -45,15 +47,18 @@ export class McpConnection {
     readonly timeoutMs: number,
   ) {}
 
-  /** Connects (trying `retryAttempts` more times on failure); `onLost` hears of a connection lost later. */
-  static async open(config: McpServerConfig, onLost: () => void): Promise<McpConnection> {
+  /**
+   * Connects (trying `retryAttempts` more times on failure; never a target `egress` refuses); `onLost`
+   * hears of a connection lost later.
+   */
+  static async open(config: McpServerConfig, egress: EgressPolicy, onLost: () => void): Promise<McpConnection> {
     const timeoutMs = config.timeout ?? DEFAULT_MCP_TIMEOUT_MS;
     let failure: unknown;
     for (let attempt = 0; attempt <= (config.retryAttempts ?? 0); attempt += 1) {
       const client = new Client({ name: "lattice-gateway", version: GATEWAY_VERSION });
       const connection = new McpConnection(client, timeoutMs);
       try {
-        await client.connect(transportFor(config), { timeout: timeoutMs });
+        await client.connect(transportFor(config, egress), { timeout: timeoutMs });
         client.onclose = () => {
           if (!connection.closedByUs) onLost();
         };
@@ -61,6 +66,8 @@ export class McpConnection {
       } catch (error) {
         failure = error;
         await connection.close();
+        // A target the egress policy refused would be refused again.
+        if (findEgressRefusal(error)) break;
       }
     }
     throw failure;

@@ -25,6 +25,9 @@ interface LiveServer {
   tools: Map<string, StructuredToolInterface>;
 }
 
+// Without a policy, as without authentication: any command, and urls on this machine and its networks.
+const ANYWHERE_LOCAL: McpTargetPolicy = { egress: { localNetworks: true }, stdioAllow: "any" };
+
 const slot = (tenantId: string, serverKey: string) => `${tenantId}\u0000${serverKey}`;
 
 /**
@@ -41,8 +44,12 @@ export class McpServerManager {
   constructor(private readonly options: McpServerManagerOptions) {}
 
   /** Refuses a server configuration the policy does not allow (see {@link McpServerManagerOptions.targets}). */
-  checkTarget(config: McpServerConfig): void {
-    checkMcpTarget(config, this.options.targets ?? { stdioAllow: "any" });
+  checkTarget(config: McpServerConfig): Promise<void> {
+    return checkMcpTarget(config, this.targets);
+  }
+
+  private get targets(): McpTargetPolicy {
+    return this.options.targets ?? ANYWHERE_LOCAL;
   }
 
   /** The tools of the tenant's connected servers, by name (`<serverKey>__<tool>`). */
@@ -136,8 +143,8 @@ export class McpServerManager {
     let server = this.live.get(key);
     if (server?.configJson !== configJson) {
       await this.remove(entry.tenantId, entry.key);
-      this.checkTarget(entry.config);
-      const connection = await McpConnection.open(entry.config, () => void this.fail(entry.tenantId, entry.key, connection, "connection lost"));
+      await this.checkTarget(entry.config);
+      const connection = await McpConnection.open(entry.config, this.targets.egress, () => void this.fail(entry.tenantId, entry.key, connection, "connection lost"));
       try {
         server = { configJson, connection, listed: await connection.listTools(), tools: new Map() };
       } catch (error) {

@@ -1,11 +1,11 @@
 import { checkAssistantReferences, isRegisteredModelProvider } from "@axiom-lattice/agent";
+import { checkEgressUrl } from "@axiom-lattice/core";
 import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { checkUpstreamUrl } from "../http/upstreamUrl";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
 
@@ -19,7 +19,7 @@ const modelSchema = z.strictObject({
     .max(128)
     .describe('Model provider: "scripted" (built in, deterministic), "openai" (any OpenAI-compatible API) or the id of one of the tenant\'s model providers'),
   model: z.string().min(1).max(256).optional(),
-  baseUrl: z.url().max(2048).optional().describe("http or https only; with AXIOM_UPSTREAM_ALLOW set, its host must be listed"),
+  baseUrl: z.url().max(2048).optional().describe("http or https only; held to the egress policy (no internal addresses with authentication on; with AXIOM_UPSTREAM_ALLOW set, only what it lists)"),
   apiKey: z
     .string()
     .min(1)
@@ -78,7 +78,7 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
     const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
     const off = tools?.find((name) => disabled.has(name));
     if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
-    if (model?.baseUrl !== undefined) checkUpstreamUrl(model.baseUrl, config.upstreamAllow);
+    if (model?.baseUrl !== undefined) await checkEgressUrl(model.baseUrl, config.upstream.egress);
   };
   const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: API_KEY_MASK } } : assistant);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);

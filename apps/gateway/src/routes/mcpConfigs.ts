@@ -1,3 +1,4 @@
+import { findEgressRefusal } from "@axiom-lattice/core";
 import {
   MCP_ENV_NAME_PATTERN,
   MCP_HEADER_NAME_PATTERN,
@@ -85,7 +86,7 @@ const toolsView = z.object({
 });
 
 const tags = ["mcp"];
-// A server the operator's policy does not allow (an url host outside AXIOM_UPSTREAM_ALLOW, a command outside AXIOM_MCP_STDIO_ALLOW).
+// A server the operator's policy does not allow (an url the egress policy refuses, a command outside AXIOM_MCP_STDIO_ALLOW).
 const TARGET_CODES = ["BASE_URL_NOT_ALLOWED", "MCP_COMMAND_NOT_ALLOWED"] as const;
 
 /** What the API shows of a configuration: header and env names, never their values. */
@@ -103,8 +104,12 @@ function viewOf(entry: McpServerConfigEntry): z.infer<typeof entryView> {
 export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
   const { stores, mcp } = gatewayContextOf(app);
   const notFound = (key: string) => new HttpError("NOT_FOUND", `MCP server configuration ${key} not found`);
-  const unavailable = (key: string, error: unknown) =>
-    new HttpError("MCP_SERVER_UNAVAILABLE", `MCP server ${key} could not be reached: ${error instanceof Error ? error.message : String(error)}; its status is now error`);
+  // A failure to connect, as the client hears it: the policy's own refusal (wrapped by fetch and the SDK when refused at connect), else the server unavailable.
+  const connectFailure = (key: string, error: unknown) =>
+    error instanceof HttpError
+      ? error
+      : (findEgressRefusal(error) ??
+        new HttpError("MCP_SERVER_UNAVAILABLE", `MCP server ${key} could not be reached: ${error instanceof Error ? error.message : String(error)}; its status is now error`));
 
   app.post(
     "/api/mcp-configs",
@@ -118,7 +123,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      mcp.checkTarget(request.body.config);
+      await mcp.checkTarget(request.body.config);
       const created = await stores.mcp.create(tenantId, request.body);
       await mcp.applied(tenantId, created.key);
       return reply.status(201).send(viewOf(created));
@@ -155,7 +160,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const tenantId = tenantOf(request);
       const { key } = request.params;
-      if (request.body.config) mcp.checkTarget(request.body.config);
+      if (request.body.config) await mcp.checkTarget(request.body.config);
       if (!(await stores.mcp.update(tenantId, key, request.body))) throw notFound(key);
       await mcp.applied(tenantId, key);
       const entry = await stores.mcp.get(tenantId, key);
@@ -191,8 +196,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         entry = await mcp.connect(tenantOf(request), key);
       } catch (error) {
-        if (error instanceof HttpError) throw error;
-        throw unavailable(key, error);
+        throw connectFailure(key, error);
       }
       if (!entry) throw notFound(key);
       return viewOf(entry);
@@ -227,8 +231,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
       try {
         if (!(await mcp.connect(tenantId, key))) throw notFound(key);
       } catch (error) {
-        if (error instanceof HttpError) throw error;
-        throw unavailable(key, error);
+        throw connectFailure(key, error);
       }
       return { tools: mcp.listedTools(tenantId, key) ?? [] };
     },

@@ -1,10 +1,10 @@
 import { isRegisteredModelProvider } from "@axiom-lattice/agent";
+import { checkEgressUrl } from "@axiom-lattice/core";
 import { MODEL_PROVIDER_KINDS } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
-import { checkUpstreamUrl } from "../http/upstreamUrl";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "./ids";
@@ -44,9 +44,9 @@ const tags = ["model providers"];
 export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
   const { stores, config } = gatewayContextOf(app);
   const { modelProviders } = stores;
-  // A provider's base URL is where runs send the key: held to the same allow-list as an assistant's.
-  const checkBaseUrl = (baseUrl: string | null | undefined) => {
-    if (typeof baseUrl === "string") checkUpstreamUrl(baseUrl, config.upstreamAllow);
+  // A provider's base URL is where runs send the key: held to the same egress policy as an assistant's.
+  const checkBaseUrl = async (baseUrl: string | null | undefined) => {
+    if (typeof baseUrl === "string") await checkEgressUrl(baseUrl, config.upstream.egress);
   };
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Model provider ${id} not found`);
 
@@ -63,7 +63,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       // A catalog entry named like a built-in would be shadowed by it in every assistant.
       if (isRegisteredModelProvider(request.body.id)) throw new HttpError("ALREADY_EXISTS", `"${request.body.id}" is a built-in model provider`);
-      checkBaseUrl(request.body.baseUrl);
+      await checkBaseUrl(request.body.baseUrl);
       return reply.status(201).send(await modelProviders.createProvider(tenantOf(request), request.body));
     },
   );
@@ -96,7 +96,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      checkBaseUrl(request.body.baseUrl);
+      await checkBaseUrl(request.body.baseUrl);
       const provider = await modelProviders.updateProvider(tenantOf(request), request.params.id, request.body);
       if (!provider) throw notFound(request.params.id);
       return provider;

@@ -1,4 +1,6 @@
+import { egressFetch, findEgressRefusal } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
+import { AsyncCaller, type FailedAttemptHandler } from "@langchain/core/utils/async_caller";
 import { ChatOpenAI } from "@langchain/openai";
 import type { UpstreamPolicy } from "./modelRegistry";
 import { UpstreamError } from "./upstreamErrors";
@@ -6,9 +8,10 @@ import { UpstreamError } from "./upstreamErrors";
 /**
  * Any chat-completions API that speaks OpenAI's protocol (OpenAI itself, vLLM, Ollama, gateways…).
  * Without a key the SDK would fail every call with a message of its own and no code; the run fails
- * here instead, with the code of refused credentials (an API that wants none takes any key).
+ * here instead, with the code of refused credentials (an API that wants none takes any key). A base
+ * URL the assistant names is called through the egress policy, on every connection and redirect.
  */
-export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries }: UpstreamPolicy): ChatOpenAI {
+export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries, egress }: UpstreamPolicy): ChatOpenAI {
   const apiKey = config.apiKey || process.env.OPENAI_API_KEY;
   if (!apiKey) {
     throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: set the assistant's model.apiKey, its model provider's apiKey, or OPENAI_API_KEY");
@@ -16,9 +19,20 @@ export function createOpenAiCompatibleModel(config: AssistantModelConfig, { time
   return new ChatOpenAI({
     timeout: timeoutMs,
     maxRetries,
+    onFailedAttempt: retryUnlessRefused,
     model: config.model,
     apiKey,
     temperature: config.temperature,
-    configuration: config.baseUrl ? { baseURL: config.baseUrl } : undefined,
+    configuration: config.baseUrl ? { baseURL: config.baseUrl, fetch: egressFetch(egress) } : undefined,
   });
 }
+
+// LangChain's own rules for trying a failed call again: it does not export them, but a caller given
+// none applies them.
+const langChainRetryRules = (new AsyncCaller({}) as unknown as { onFailedAttempt: FailedAttemptHandler }).onFailedAttempt;
+
+/** LangChain's retry rules, except that a call the egress policy refused is not tried again: it would be refused again. */
+const retryUnlessRefused: FailedAttemptHandler = (error) => {
+  if (findEgressRefusal(error)) throw error;
+  return langChainRetryRules(error);
+};

@@ -1,3 +1,4 @@
+import { findEgressRefusal } from "@axiom-lattice/core";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 
 /** The stable codes of a model API's failures. */
@@ -70,8 +71,13 @@ const UPSTREAM_MESSAGES: Record<UpstreamErrorCode, string> = {
   UPSTREAM_INVALID_RESPONSE: "The model API's answer could not be read",
 };
 
-/** `error` as an {@link UpstreamError} when it is a failure of the model API; else `error` itself. */
+/**
+ * `error` as an {@link UpstreamError} when it is a failure of the model API; the egress policy's
+ * refusal (`BASE_URL_NOT_ALLOWED`) when the call was refused before it left; else `error` itself.
+ */
 export function asUpstreamError(error: unknown): unknown {
+  const refusal = findEgressRefusal(error);
+  if (refusal) return refusal;
   const code = classifyUpstreamError(error);
   if (!code || error instanceof UpstreamError) return error;
   if (code === "UPSTREAM_AUTH_FAILED") {

@@ -60,7 +60,7 @@ export interface AgentRuntimeOptions {
   peerWakeDelayMs?: number;
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
   maxConcurrentRuns?: number;
-  /** Each model API call's timeout and retries (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries). */
+  /** Each model API call's timeout and retries, and where base URLs may send it (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries, local networks allowed). */
   upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
   replicaId?: string;

@@ -1,0 +1,77 @@
+import type { LookupAddress, LookupOptions } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { DEFAULT_PORTS, type EgressPolicy, checkEgressAddress, isListedHost, resolveHost } from "./egressPolicy";
+import { reachedAddress } from "./addressRanges";
+
+// undici's own default for a connection attempt; a connector of our own must restate it.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** Every address `hostname` resolves to (of `family`, when the socket wants one), once the policy allows them all. */
+async function checkedAddresses(policy: EgressPolicy, hostname: string, family: unknown): Promise<LookupAddress[]> {
+  const found = await resolveHost(policy, hostname);
+  for (const { address } of found) checkEgressAddress(policy, hostname, address);
+  const usable = family === 4 || family === 6 ? found.filter((candidate) => candidate.family === family) : found;
+  if (usable.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+  return usable;
+}
+
+/**
+ * A socket `lookup` that answers only with addresses the policy allows, refusing the connection when
+ * it refuses any: the socket dials exactly the addresses checked, so a name that resolves elsewhere
+ * at connect than at write (DNS rebinding) is caught. Honours `all` (Node's autoSelectFamily asks it).
+ */
+function checkedLookup(policy: EgressPolicy): LookupFunction {
+  return ((hostname: string, options: LookupOptions, callback: LookupCallback) => {
+    checkedAddresses(policy, hostname, options.family).then(
+      (found) => (options.all ? callback(null, found) : callback(null, found[0].address, found[0].family)),
+      (error: NodeJS.ErrnoException) => callback(error, ""),
+    );
+  }) as LookupFunction;
+}
+
+/**
+ * An undici dispatcher that checks every connection it opens against `policy`: the host the URL
+ * names (an IP literal here, since sockets never look those up) and every address a host name
+ * resolves to (in the socket's lookup). Each redirect hop is a connection of its own, so it is
+ * checked too.
+ */
+export function egressDispatcher(policy: EgressPolicy): Agent {
+  const direct = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
+  const checked = buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup: checkedLookup(policy) });
+  return new Agent({
+    connect(options, callback) {
+      const host = options.hostname;
+      const port = Number(options.port) || DEFAULT_PORTS[options.protocol] || 0;
+      try {
+        if (isListedHost(policy, host, port)) return direct(options, callback);
+        if (!reachedAddress(host)) return checked(options, callback);
+        checkEgressAddress(policy, host, host);
+      } catch (error) {
+        return callback(error as Error, null);
+      }
+      direct(options, callback);
+    },
+  });
+}
+
+const fetches = new WeakMap<EgressPolicy, typeof fetch>();
+
+/**
+ * `fetch` held to `policy` on every connection (one dispatcher, and its connection pool, per policy).
+ * A refused connection rejects as fetch does for any network failure, with the
+ * {@link EgressRefusedError} as its cause.
+ */
+export function egressFetch(policy: EgressPolicy): typeof fetch {
+  let bound = fetches.get(policy);
+  if (!bound) {
+    const dispatcher = egressDispatcher(policy);
+    // undici's own fetch, so the dispatcher is of the version it expects.
+    bound = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+      undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
+    fetches.set(policy, bound);
+  }
+  return bound;
+}
