@@ -18,7 +18,11 @@ async function forEachConcurrently<T, R>(items: T[], work: (item: T) => Promise<
 }
 
 export class GatewayApi {
-  constructor(readonly url: string) {}
+  /** `headers`: sent with every request (a tenant's bearer token). */
+  constructor(
+    readonly url: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
 
   /** An assistant on the built-in scripted model (it echoes `echo: <message>` token by token). */
   async createAssistant(id: string): Promise<void> {
@@ -64,7 +68,7 @@ export class GatewayApi {
   private async send(method: "GET" | "POST", path: string, body?: unknown): Promise<unknown> {
     const response = await fetch(`${this.url}${path}`, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      headers: { ...this.headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

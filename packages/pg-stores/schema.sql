@@ -320,6 +320,8 @@ CREATE UNIQUE INDEX lattice_thread_message_queue_id_per_tenant ON public.lattice
 
 CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_queue USING btree (thread_id, finished_at DESC) WHERE (status = 'completed'::text);
 
+CREATE INDEX lattice_thread_message_queue_tenant_open ON public.lattice_thread_message_queue USING btree (COALESCE(tenant_id, ''::text)) WHERE (status = ANY (ARRAY['pending'::text, 'processing'::text]));
+
 CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);
 
 CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);

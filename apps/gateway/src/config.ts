@@ -20,6 +20,8 @@ import {
   DEFAULT_PORT,
   DEFAULT_RUN_RETENTION_HOURS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  DEFAULT_TENANT_MAX_QUEUED_MESSAGES,
+  DEFAULT_TENANT_MAX_STREAMS,
   SSE_HEARTBEAT_MS,
 } from "./defaults";
 
@@ -82,6 +84,21 @@ export interface GatewayConfig {
   mcpStdioAllow: "any" | readonly string[];
   /** Seals stored secrets (provider and assistant keys, MCP headers and env): `LATTICE_ENCRYPTION_KEY`, else the public development key. */
   secrets: KeyringFromEnvironment;
+  /** What one tenant may hold, so no tenant starves the others (see {@link TenantLimits}). */
+  tenantLimits: TenantLimits;
+}
+
+/**
+ * Per-tenant limits. Unset, they protect tenants from each other once authentication is on, and
+ * leave the one user of a gateway without authentication the whole replica.
+ */
+export interface TenantLimits {
+  /** Run slots of this replica one tenant holds at once (`AXIOM_TENANT_MAX_CONCURRENT_RUNS`): half of them, rounded up. */
+  maxConcurrentRuns: number;
+  /** Queued (pending plus processing) messages per tenant across the cluster; 0: no limit. */
+  maxQueuedMessages: number;
+  /** Open streams (runs, resume_stream, room and task events) per tenant on this replica; 0: no limit. */
+  maxStreams: number;
 }
 
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
@@ -158,6 +175,10 @@ const envSchema = z.object({
     .string()
     .transform((list) => list.split(",").map((command) => command.trim()).filter(Boolean))
     .optional(),
+  // Fairness between tenants (see tenantLimitsConfig).
+  AXIOM_TENANT_MAX_CONCURRENT_RUNS: integer(1, 10_000).optional(),
+  AXIOM_TENANT_MAX_QUEUED_MESSAGES: integer(0, 10_000_000).optional(),
+  AXIOM_TENANT_MAX_STREAMS: integer(0, 1_000_000).optional(),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -198,6 +219,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES, egress: egressPolicy(e.AXIOM_UPSTREAM_ALLOW, auth.required) },
     mcpStdioAllow: mcpStdioAllowList(e.AXIOM_MCP_STDIO_ALLOW, auth.required),
     secrets: secretsConfig(env),
+    tenantLimits: tenantLimitsConfig(e, auth.required),
+  };
+}
+
+/**
+ * With authentication on, no tenant may hold every run slot (half of them, rounded up, leaves the
+ * rest to others even with one slot: then the cap is that slot, and slots still go round fairly), a
+ * backlog beyond {@link DEFAULT_TENANT_MAX_QUEUED_MESSAGES}, or more than
+ * {@link DEFAULT_TENANT_MAX_STREAMS} streams. Without it there is one user: nothing to share.
+ */
+function tenantLimitsConfig(e: z.output<typeof envSchema>, authRequired: boolean): TenantLimits {
+  const slots = e.AXIOM_MAX_CONCURRENT_RUNS;
+  const maxConcurrentRuns = e.AXIOM_TENANT_MAX_CONCURRENT_RUNS ?? (authRequired ? Math.ceil(slots / 2) : slots);
+  if (maxConcurrentRuns > slots) {
+    throw new ConfigError("AXIOM_TENANT_MAX_CONCURRENT_RUNS", `must be at most AXIOM_MAX_CONCURRENT_RUNS (${slots})`);
+  }
+  return {
+    maxConcurrentRuns,
+    maxQueuedMessages: e.AXIOM_TENANT_MAX_QUEUED_MESSAGES ?? (authRequired ? DEFAULT_TENANT_MAX_QUEUED_MESSAGES : 0),
+    maxStreams: e.AXIOM_TENANT_MAX_STREAMS ?? (authRequired ? DEFAULT_TENANT_MAX_STREAMS : 0),
   };
 }
 

@@ -16,6 +16,17 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** A comment line on idle streams this often keeps proxies from closing them. */
 export const SSE_HEARTBEAT_MS = 15_000;
+/**
+ * Limits per tenant, with authentication on (without it there is one user, held only by the
+ * replica's own limits). Queued messages are counted across the cluster: enough for a large batch
+ * (a thousand runs), small enough that one tenant's backlog cannot fill the database. Open streams
+ * are counted per replica: a hundred live UIs of one tenant, while the replica's sockets stay
+ * shared. The run-slot cap per tenant is half the replica's slots, rounded up (see config).
+ */
+export const DEFAULT_TENANT_MAX_QUEUED_MESSAGES = 1_000;
+export const DEFAULT_TENANT_MAX_STREAMS = 100;
+/** `Retry-After` of a refusal because the tenant has too much under way (queued messages, open streams). */
+export const RETRY_AFTER_BUSY_S = 5;
 /** The tenant of requests without authentication and without an `x-tenant-id` header. */
 export const DEFAULT_TENANT = "default";
 /** Histogram buckets (seconds): a run takes from a fraction of a second (a cached answer) to minutes. */

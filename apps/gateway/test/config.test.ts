@@ -129,6 +129,20 @@ describe("loadConfig", () => {
       );
     });
 
+    it("limits each tenant with authentication on (half the run slots, 1000 queued messages, 100 streams), not without it", () => {
+      const auth = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET };
+      expect(loadConfig({}).tenantLimits).toEqual({ maxConcurrentRuns: 8, maxQueuedMessages: 0, maxStreams: 0 });
+      expect(loadConfig(auth).tenantLimits).toEqual({ maxConcurrentRuns: 4, maxQueuedMessages: 1_000, maxStreams: 100 });
+      expect(loadConfig({ ...auth, AXIOM_MAX_CONCURRENT_RUNS: "5" }).tenantLimits.maxConcurrentRuns).toBe(3);
+      expect(loadConfig({ ...auth, AXIOM_MAX_CONCURRENT_RUNS: "1" }).tenantLimits.maxConcurrentRuns).toBe(1);
+      const set = { AXIOM_TENANT_MAX_CONCURRENT_RUNS: "2", AXIOM_TENANT_MAX_QUEUED_MESSAGES: "0", AXIOM_TENANT_MAX_STREAMS: "7" };
+      expect(loadConfig({ ...auth, ...set }).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7 });
+      expect(loadConfig(set).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7 });
+      expect(() => loadConfig({ AXIOM_TENANT_MAX_CONCURRENT_RUNS: "9" })).toThrow(/AXIOM_TENANT_MAX_CONCURRENT_RUNS: must be at most AXIOM_MAX_CONCURRENT_RUNS \(8\)/);
+      expect(() => loadConfig({ AXIOM_TENANT_MAX_CONCURRENT_RUNS: "0" })).toThrow(/AXIOM_TENANT_MAX_CONCURRENT_RUNS/);
+      expect(() => loadConfig({ AXIOM_TENANT_MAX_STREAMS: "-1" })).toThrow(/AXIOM_TENANT_MAX_STREAMS/);
+    });
+
     it("reads browser origins as a comma-separated list", () => {
       expect(loadConfig({ AXIOM_CORS_ORIGINS: "https://app.test, http://localhost:5173" }).corsOrigins).toEqual(["https://app.test", "http://localhost:5173"]);
     });

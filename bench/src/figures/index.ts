@@ -6,6 +6,7 @@ import { b4HttpEnqueue } from "./b4HttpEnqueue";
 import { b5TimeToFirstChunk } from "./b5TimeToFirstChunk";
 import { b7Memory } from "./b7Memory";
 import { b8RoomFanOut } from "./b8RoomFanOut";
+import { b9NoisyNeighbour } from "./b9NoisyNeighbour";
 
 /** Every figure `pnpm bench` runs, in order. */
-export const figures: Figure[] = [b1Queue, b2Outbox, b3Leases, b4HttpEnqueue, b5TimeToFirstChunk, b7Memory, b8RoomFanOut];
+export const figures: Figure[] = [b1Queue, b2Outbox, b3Leases, b4HttpEnqueue, b5TimeToFirstChunk, b7Memory, b8RoomFanOut, b9NoisyNeighbour];

@@ -19,6 +19,7 @@ export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob
 export {
   DuplicateMessageError,
   QueueFullError,
+  type QueueBound,
   type AddMessageParams,
   type ClaimMessagesOptions,
   type FinishedRunStatus,

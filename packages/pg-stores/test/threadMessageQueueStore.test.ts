@@ -3,7 +3,7 @@ import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { ThreadMessageQueueStore, runMigrations } from "../src";
-import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, PRUNE_RUNS, RENEW_CLAIMS } from "../src/queue/messageQueueSql";
+import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
 const opened: ThreadMessageQueueStore[] = [];
@@ -109,6 +109,24 @@ describe("ThreadMessageQueueStore", () => {
     expect(await store.completeMessage("shared-5", "o#1005", { status: "success" })).toBe(true);
     expect(await store.getMessage("shared-5", { tenantId: "t1" })).toMatchObject({ status: "completed" });
     expect(await store.getMessage("shared-5", { tenantId: "t2" })).toMatchObject({ status: "processing", lockedBy: "o#2005" });
+  });
+
+  it("counts a tenant's queued messages through its open-message index, not its run records", async () => {
+    // 20,000 run records and 200 open messages of one tenant, across 100 threads.
+    const plan = await explainOn(
+      store["pool"],
+      `INSERT INTO lattice_thread_message_queue (id, thread_id, tenant_id, content, sequence, status, run_status, finished_at)
+       SELECT 'count-' || n, 'count-thread-' || (n % 100), 'count-tenant', '{}', nextval('lattice_thread_message_queue_sequence'),
+              CASE WHEN n % 100 = 0 THEN 'pending' ELSE 'completed' END, CASE WHEN n % 100 = 0 THEN 'pending' ELSE 'success' END,
+              CASE WHEN n % 100 = 0 THEN NULL ELSE now() END
+         FROM generate_series(0, 19999) AS n`,
+      "count-",
+    );
+    for (const tenantId of ["count-tenant", null]) {
+      const text = await plan(TENANT_QUEUE_SIZE, [tenantId]);
+      expect(text).toMatch(/Index (Only )?Scan (using|on) lattice_thread_message_queue_tenant_open /);
+      expect(text).not.toMatch(/Seq Scan/);
+    }
   });
 
   it("judges leases by the database clock", async () => {

@@ -274,6 +274,47 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await small.getQueueSize(full, scope)).toBe(2);
     });
 
+    it("bounds a tenant's queued messages on all its threads, on every add path, counting claimed ones", async () => {
+      const tenant = { tenantId: fresh("queue-tenant"), assistantId: "assistant-a" };
+      const [first, second] = [freshThread(), freshThread()];
+      const bound = (threadId: string, n: number) => ({ threadId, scope: tenant, content: content(n), tenantCapacity: 3 });
+      await store.addMessage(bound(first, 0));
+      await store.addMessage({ threadId: first, scope: { ...tenant, assistantId: "assistant-b" }, content: content(1) });
+      const [claimed] = await store.claimPendingMessages(first, tenant, { owner: "claimer#1", leaseMs: 60_000 });
+      await store.addMessageAtHead(bound(second, 2));
+      // At the tenant's capacity, every path refuses, whichever thread; `null` stays the thread's answer.
+      for (const add of [store.addMessage(bound(second, 3)), store.addMessageAtHead(bound(first, 4)), store.addMessageIfCapacity(bound(second, 5))]) {
+        await expect(add).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 3, bound: "tenant" });
+      }
+      expect(await store.getQueueSize(second, tenant)).toBe(1);
+      // Unbounded adds (and other tenants) are not refused, and count toward the tenant's total.
+      await store.addMessage({ threadId: second, scope: tenant, content: content(6) });
+      const otherTenant = { tenantId: fresh("queue-tenant-other"), assistantId: "assistant-a" };
+      expect(await store.addMessage({ ...bound(second, 7), scope: otherTenant })).toMatchObject({ status: "pending" });
+      await expect(store.addMessage({ ...bound(second, 8), tenantCapacity: 4 })).rejects.toMatchObject({ code: "QUEUE_FULL", bound: "tenant" });
+      // A completed message frees its place.
+      await store.completeMessage(claimed.id, "claimer#1", { status: "success" });
+      expect(await store.addMessage({ ...bound(second, 9), tenantCapacity: 4 })).toMatchObject({ status: "pending" });
+    });
+
+    it("never exceeds a tenant's capacity while racers on every add path and thread compete", async () => {
+      const tenantCapacity = 7;
+      for (let round = 0; round < 3; round += 1) {
+        const tenant = { tenantId: fresh("queue-tenant-race"), assistantId: "assistant-a" };
+        const threads = Array.from({ length: 5 }, () => freshThread());
+        const attempts = peers.flatMap((peer, p) =>
+          Array.from({ length: 10 }, (_, n) => addOrNull(peer, n, { threadId: threads[(p + n) % threads.length], scope: tenant, content: { p, n }, tenantCapacity })),
+        );
+        const settled = await Promise.allSettled(attempts);
+        const accepted = settled.filter((result) => result.status === "fulfilled" && result.value !== null);
+        const refused = settled.filter((result) => result.status === "rejected");
+        expect(accepted).toHaveLength(tenantCapacity);
+        expect(refused.every((result) => (result.reason as { bound?: string }).bound === "tenant")).toBe(true);
+        const sizes = await Promise.all(threads.map((threadId) => store.getQueueSize(threadId, tenant)));
+        expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(tenantCapacity);
+      }
+    });
+
     it("admits exactly one of racing adds with capacity 1 on an idle thread", async () => {
       for (let round = 0; round < 3; round += 1) {
         const threadId = freshThread();
@@ -515,6 +556,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["an add capacity of 0", (s, t) => s.addMessageIfCapacity({ threadId: t, scope, content: 1, capacity: 0 })],
       ["a fractional add capacity", (s, t) => s.addMessage({ threadId: t, scope, content: 1, capacity: 1.5 })],
       ["a non-number add capacity", (s, t) => s.addMessageAtHead({ threadId: t, scope, content: 1, capacity: "1" as unknown as number })],
+      ["a tenant capacity of 0", (s, t) => s.addMessage({ threadId: t, scope, content: 1, tenantCapacity: 0 })],
+      ["a fractional tenant capacity", (s, t) => s.addMessageIfCapacity({ threadId: t, scope, content: 1, tenantCapacity: 2.5 })],
       ["a claim without owner", (s, t) => s.claimPendingMessages(t, scope, { owner: "", leaseMs: 1_000 })],
       ["a claim with a zero lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 0 })],
       ["a claim with a NaN lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: Number.NaN })],

@@ -33,6 +33,8 @@ import { PluginCatalog } from "../plugins/pluginCatalog";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
 import { registerStateGauges } from "../metrics/stateGauges";
+import { registerTenantGauges } from "../metrics/tenantGauges";
+import { TenantStreams } from "../http/tenantStreams";
 import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
 import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
@@ -79,6 +81,8 @@ export interface GatewayContext {
   maintenance: MaintenanceLoop;
   /** This gateway's Prometheus instruments (`/metrics`). */
   metrics: GatewayMetrics;
+  /** The streams each tenant has open on this replica, within `AXIOM_TENANT_MAX_STREAMS`. */
+  streams: TenantStreams;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   /** What this replica announces about itself to `GET /api/cluster`, as of now. */
@@ -149,6 +153,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
     threadRunTtlMs: config.runLeaseMs,
     claimLeaseMs: config.runLeaseMs,
@@ -259,6 +264,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
 
   const outboxStats = () => poller.stats();
   registerStateGauges(metrics, { agents, queue, outboxStats });
+  const streams = new TenantStreams(config.tenantLimits.maxStreams, (tenant) => metrics.tenantRefusals.inc({ tenant, reason: "too_many_streams" }));
+  registerTenantGauges(metrics, { agents, streams });
   const describeReplica = (): ReplicaAnnouncement => {
     const { cursor, lagMs } = outboxStats();
     return {
@@ -296,6 +303,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     orphanRecovery,
     maintenance,
     metrics,
+    streams,
     outboxStats,
     describeReplica,
     async recover() {

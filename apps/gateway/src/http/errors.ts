@@ -1,5 +1,6 @@
 import type { ErrorCode } from "@axiom-lattice/protocols";
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import { RETRY_AFTER_BUSY_S } from "../defaults";
 
 /**
  * The HTTP status of every error code. Checked against the `ErrorCode` union: a new code without a
@@ -15,6 +16,7 @@ export const ERROR_STATUS = {
   TENANT_MISMATCH: 403,
   FORBIDDEN: 403,
   RATE_LIMITED: 429,
+  TOO_MANY_STREAMS: 429,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   CLIENT_ERROR: 400,
@@ -81,6 +83,9 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_VALIDATION: "INVALID_REQUEST",
 };
 
+// Refusals of work a tenant has too much of: worth retrying once some of it has finished.
+const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = { QUEUE_FULL: RETRY_AFTER_BUSY_S, TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S };
+
 const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
 
 /** An error that reaches the client with its code's status (see {@link ERROR_STATUS}). */
@@ -99,15 +104,22 @@ export class HttpError extends Error {
   }
 }
 
+/** The reply with its code's status, and a `Retry-After` header when retrying later helps. */
+function replyFor(reply: FastifyReply, code: ErrorCode): FastifyReply {
+  const retryAfter = RETRY_AFTER_S[code];
+  if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
+  return reply.status(ERROR_STATUS[code]);
+}
+
 /** Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      return reply.status(error.statusCode).send({ success: false, code: error.code, error: error.message, ...error.details });
+      return replyFor(reply, error.code).send({ success: false, code: error.code, error: error.message, ...error.details });
     }
     // Errors of the packages carry a code of the union; those that are not the request's fault are 500s.
     if (isErrorCode(error.code) && ERROR_STATUS[error.code] < 500) {
-      return reply.status(ERROR_STATUS[error.code]).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
+      return replyFor(reply, error.code).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

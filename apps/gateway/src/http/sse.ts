@@ -1,6 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { GatewayContext } from "../context/gatewayContext";
 import { SSE_HEARTBEAT_MS } from "../defaults";
+import type { StreamPlace } from "./tenantStreams";
 
 export interface SseStream {
   /** Writes one event `id: <id>\ndata: <json>\n\n` (no id line without an id); false once the client has gone. */
@@ -18,19 +19,22 @@ export interface SseStreamOptions {
   heartbeatMs?: number;
   /** Counts the streams open now (the `lattice_sse_subscribers` gauge). */
   subscribers?: { inc(): void; dec(): void };
+  /** The tenant's place among its open streams, given back when this one closes, whatever the way. */
+  place?: StreamPlace;
 }
 
 /**
  * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
  * affinity echo, CORS) are kept, which a plain hijack would drop.
  */
-/** How a gateway's streams are kept: its heartbeat setting, counted in its metrics. */
-export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "config" | "metrics">): SseStreamOptions => ({
+/** How a gateway's streams are kept: its heartbeat setting, counted in its metrics, holding `place`. */
+export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "config" | "metrics">, place?: StreamPlace): SseStreamOptions => ({
   heartbeatMs: config.sseHeartbeatMs,
   subscribers: metrics.sseSubscribers,
+  place,
 });
 
-export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers }: SseStreamOptions = {}): SseStream {
+export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers, place }: SseStreamOptions = {}): SseStream {
   reply.hijack();
   const raw = reply.raw;
   const kept = Object.entries(reply.getHeaders()).filter((entry): entry is [string, string | number | string[]] => entry[1] !== undefined);
@@ -55,6 +59,7 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     closed = true;
     clearInterval(heartbeat);
     subscribers?.dec();
+    place?.();
   };
   raw.on("close", close);
   const sendSerialized = (id: string | undefined, json: string) => {

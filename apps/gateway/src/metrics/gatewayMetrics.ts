@@ -99,6 +99,12 @@ export class GatewayMetrics {
     labelNames: ["outcome"],
     registers: [this.registry],
   });
+  readonly tenantRefusals = new Counter({
+    name: "lattice_tenant_refusals_total",
+    help: "Requests refused because their tenant had too much under way, by tenant and reason (queue_full, too_many_streams)",
+    labelNames: ["tenant", "reason"],
+    registers: [this.registry],
+  });
   readonly sseSubscribers = new Gauge({
     name: "lattice_sse_subscribers",
     help: "Server-sent event streams open on this replica",

@@ -211,17 +211,18 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
           "read the messages after the last one you have (`GET …/messages?after=`), which stay the authority.",
         params: roomParams,
         headers: eventsHeaders,
-        response: { 200: { description: "The room's events", content: { "text/event-stream": { schema: roomEventStream } } }, ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
+        response: { 200: { description: "The room's events", content: { "text/event-stream": { schema: roomEventStream } } }, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TOO_MANY_STREAMS") },
       },
     },
     async (request, reply) => {
-      const scope = scopeOf(tenantOf(request), request.params);
+      const tenantId = tenantOf(request);
+      const scope = scopeOf(tenantId, request.params);
       const lastEventId = request.headers["last-event-id"];
       if (lastEventId !== undefined && !parseRoomEventId(lastEventId)) {
         throw new HttpError("INVALID_REQUEST", `Invalid Last-Event-ID header: expected an event id as the stream sent it, got ${JSON.stringify(lastEventId.slice(0, 100))}`);
       }
       await requireRoom(scope);
-      const sse = openSseStream(reply, gatewaySseOptions(context));
+      const sse = openSseStream(reply, gatewaySseOptions(context, context.streams.take(tenantId)));
       const subscription = roomEvents.subscribe(scope, lastEventId, {
         // Waiting for the client to take each event is what makes a stalled one a slow subscriber.
         event: async ({ id, serialized }) => {

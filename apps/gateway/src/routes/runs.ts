@@ -1,5 +1,5 @@
 import type { StreamChunk } from "@axiom-lattice/agent";
-import { type ThreadRunScope, boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
+import { QueueFullError, type ThreadRunScope, boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, type ErrorCode, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -9,6 +9,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
+import type { StreamPlace } from "../http/tenantStreams";
 import { BODY_CODES, apiErrors, errorBody } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
@@ -76,7 +77,8 @@ function resumePoint(body: z.output<typeof resumeStreamSchema>, lastEventId: str
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
 export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   const context = gatewayContextOf(app);
-  const { agents, stores, config, replicaId } = context;
+  const { agents, stores, config, replicaId, streams, metrics } = context;
+  const { maxQueuedMessages } = config.tenantLimits;
 
   /** The peer replica running this thread, when affinity is on and it is not us. */
   const peerOwner = async (scope: ThreadRunScope): Promise<string | null> => {
@@ -90,8 +92,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     return threadScope(await requireThread(context, tenantId, body.thread_id, body.assistant_id));
   };
 
-  const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>) => {
-    const sse = openSseStream(reply, gatewaySseOptions(context));
+  const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace) => {
+    const sse = openSseStream(reply, gatewaySseOptions(context, place));
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
@@ -102,9 +104,9 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     }
   };
 
-  const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string) => {
+  const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string, place: StreamPlace) => {
     context.metrics.affinityMisses.inc();
-    const sse = openSseStream(reply, gatewaySseOptions(context));
+    const sse = openSseStream(reply, gatewaySseOptions(context, place));
     sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
     sse.end();
   };
@@ -128,28 +130,49 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
             content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
           },
           202: z.object({ messageId: z.string(), queued: z.literal(true) }),
-          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"),
+          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "TOO_MANY_STREAMS", "INVALID_RUN_INPUT"),
         },
       },
     },
     async (request, reply) => {
       const { body } = request;
-      const scope = await resolveScope(tenantOf(request), body);
-      const result = await agents.getAgent(scope).addMessage(
-        { message: body.message },
-        { mode: body.mode, messageId: body.message_id, command: body.command, multitaskStrategy: body.multitask_strategy },
-      );
+      const tenantId = tenantOf(request);
+      const scope = await resolveScope(tenantId, body);
+      // A stream's place is taken before its message is queued: a refused stream queues nothing.
+      const place = body.mode === "stream" ? streams.take(tenantId) : undefined;
+      try {
+        const result = await agents
+          .getAgent(scope)
+          .addMessage(
+            { message: body.message },
+            {
+              mode: body.mode,
+              messageId: body.message_id,
+              command: body.command,
+              multitaskStrategy: body.multitask_strategy,
+              tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
+            },
+          )
+          .catch((error: unknown) => {
+            if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
+            throw error;
+          });
 
-      if (body.mode === "queue") return reply.status(202).send({ messageId: result.messageId, queued: true });
-      if (body.mode === "wait") return reply.send(await result.completion!);
+        if (body.mode === "queue") return reply.status(202).send({ messageId: result.messageId, queued: true });
+        if (body.mode === "wait") return reply.send(await result.completion!);
 
-      // The message is queued either way; when a peer runs the thread, it processes it.
-      if (await peerOwner(scope)) {
-        await sleep(config.affinityGraceMs);
-        const owner = await peerOwner(scope);
-        if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId);
+        // The message is queued either way; when a peer runs the thread, it processes it.
+        if (await peerOwner(scope)) {
+          await sleep(config.affinityGraceMs);
+          const owner = await peerOwner(scope);
+          if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place!);
+        }
+        return await streamChunks(reply, result.stream!, place!);
+      } catch (error) {
+        // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
+        place?.();
+        throw error;
       }
-      return streamChunks(reply, result.stream!);
     },
   );
 
@@ -164,7 +187,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
           "With both, the header must name the same message, and the stream resumes after the later of the two positions.",
         body: resumeStreamSchema,
         headers: resumeStreamHeaders,
-        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...runErrors() },
+        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...runErrors("TOO_MANY_STREAMS") },
       },
     },
     async (request, reply) => {
@@ -176,8 +199,10 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
       }
       const owner = await peerOwner(scope);
-      if (owner) return streamAffinityMiss(reply, owner, scope, messageId);
-      return streamChunks(reply, agents.getAgent(scope).chunkStream(messageId, after));
+      // Opened at once, without an await in between: the stream's close gives its place back.
+      const place = streams.take(tenantId);
+      if (owner) return streamAffinityMiss(reply, owner, scope, messageId, place);
+      return streamChunks(reply, agents.getAgent(scope).chunkStream(messageId, after), place);
     },
   );
 

@@ -29,12 +29,12 @@ export const taskEventRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags: ["tasks"],
         summary: "Follow the tenant's task status changes (server-sent events)",
-        response: { 200: { description: "The tenant's task events", content: { "text/event-stream": { schema: eventStream } } }, ...apiErrors() },
+        response: { 200: { description: "The tenant's task events", content: { "text/event-stream": { schema: eventStream } } }, ...apiErrors("TOO_MANY_STREAMS") },
       },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const sse = openSseStream(reply, gatewaySseOptions(context));
+      const sse = openSseStream(reply, gatewaySseOptions(context, context.streams.take(tenantId)));
       const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
       open.add(sse);
       const unsubscribe = context.notifiers.taskLifecycle.subscribe((event) => {

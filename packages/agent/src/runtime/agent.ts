@@ -25,6 +25,11 @@ export interface AddMessageOptions {
   /** Resumes an interrupted run; `resume` is what the graph's `interrupt()` returns. */
   command?: ResumeCommand;
   multitaskStrategy?: MultitaskStrategy;
+  /**
+   * At most this many queued messages of the tenant, on all its threads and replicas, once this one
+   * is queued; beyond it `QueueFullError` (bound `tenant`) and nothing is queued. Absent: no bound.
+   */
+  tenantQueueLimit?: number;
 }
 
 export interface AddMessageResult {
@@ -87,7 +92,7 @@ export class Agent {
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
     const content = parseRunContent({ message: input.message, command: options.command });
     const strategy = options.multitaskStrategy ?? "enqueue";
-    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content };
+    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
     if (strategy === "interrupt") void this.processors.get(this.scope)?.stop("aborted");

@@ -60,6 +60,11 @@ export interface AgentRuntimeOptions {
   peerWakeDelayMs?: number;
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
   maxConcurrentRuns?: number;
+  /**
+   * Threads of one tenant this replica runs at once (default: `maxConcurrentRuns`). Slots are shared
+   * fairly between tenants whatever this is; below `maxConcurrentRuns`, one tenant never holds them all.
+   */
+  maxConcurrentRunsPerTenant?: number;
   /** Each model API call's timeout and retries, and where base URLs may send it (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries, local networks allowed). */
   upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
@@ -76,6 +81,10 @@ export interface AgentRuntimeOptions {
   disabledTools?: DisabledToolSource;
 }
 
+function runSlotsOf(options: AgentRuntimeOptions): RunSlots {
+  const limit = options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS;
+  return new RunSlots(limit, options.maxConcurrentRunsPerTenant ?? limit);
+}
 
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
@@ -107,7 +116,7 @@ export class AgentInstanceManager {
       logger,
       observer: options.observer ?? NO_OBSERVER,
       upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
-      runSlots: new RunSlots(options.maxConcurrentRuns ?? DEFAULT_MAX_CONCURRENT_RUNS),
+      runSlots: runSlotsOf(options),
       tasks: options.tasks,
       tenantTools: options.tenantTools,
       disabledTools: options.disabledTools,
@@ -160,6 +169,11 @@ export class AgentInstanceManager {
       runningThreads: runSlots.running,
       waitingThreads: runSlots.queued,
     };
+  }
+
+  /** Threads running and waiting for a run slot on this replica, by tenant (for metrics). */
+  tenantRunStats(): Map<string, { running: number; waiting: number }> {
+    return this.context.runSlots.byTenant();
   }
 
   /**

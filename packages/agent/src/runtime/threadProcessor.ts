@@ -95,7 +95,7 @@ export class ThreadProcessor {
   }
 
   private async processUnderLease(): Promise<DrainResult> {
-    const releaseSlot = await this.context.runSlots.acquire();
+    const releaseSlot = await this.context.runSlots.acquire(this.scope.tenantId);
     try {
       if (this.context.isClosed()) return { leaseContended: false };
       return await this.processWithSlot();
@@ -131,6 +131,9 @@ export class ThreadProcessor {
           this.wanted = true;
           break;
         }
+        // Another tenant waits for a slot: give this one up between runs (the lease with it, as a
+        // waiting thread holds none), so a thread with a long queue cannot keep it from them.
+        if (this.context.runSlots.othersWaiting(this.scope.tenantId)) break;
       }
     } finally {
       await lease.release();

@@ -234,12 +234,15 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return pruned;
   }
 
-  /** Adds the message unless the thread is at the add's capacity (then `null`). */
+  /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
   private enqueue(valid: ValidMessage, atHead: boolean): PendingMessage | null {
     const scope = { tenantId: valid.tenantId, assistantId: valid.assistantId };
     const key = queueKey(valid.threadId, scope);
     const queue = this.queues.get(key) ?? { threadId: valid.threadId, scope, open: new Set<string>(), runs: [] };
     if (queue.open.size >= valid.capacity) return null;
+    if (valid.tenantCapacity !== null && this.openOfTenant(valid.tenantId) >= valid.tenantCapacity) {
+      throw new QueueFullError(valid.threadId, valid.tenantCapacity, "tenant");
+    }
     if (this.message(valid.id, valid.tenantId)) throw new DuplicateMessageError(valid.id);
     const topPriority = atHead ? Math.max(valid.priority, ...this.withStatus(queue, "pending").map((message) => message.priority)) : valid.priority;
     const message: StoredMessage = {
@@ -258,6 +261,13 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     queue.open.add(message.id);
     this.queues.set(key, queue);
     return toMessage(message);
+  }
+
+  /** Pending plus processing messages of the tenant, on all its threads. */
+  private openOfTenant(tenantId: string | null): number {
+    let open = 0;
+    for (const queue of this.queues.values()) if (queue.scope.tenantId === tenantId) open += queue.open.size;
+    return open;
   }
 
   private queue(threadId: string, scope: QueueScope | undefined): Queue | undefined {

@@ -15,15 +15,19 @@ export type {
   ThreadInfo,
 } from "@axiom-lattice/protocols";
 
-/** The thread already holds as many queued messages as the store allows. */
+/** Whose queued messages reached their bound: the thread's, or its tenant's on all its threads. */
+export type QueueBound = "thread" | "tenant";
+
+/** The thread (or its tenant) already holds as many queued messages as it may. */
 export class QueueFullError extends Error {
   readonly code = "QUEUE_FULL" satisfies ErrorCode;
 
   constructor(
     readonly threadId: string,
     readonly capacity: number,
+    readonly bound: QueueBound = "thread",
   ) {
-    super(`Thread ${threadId} already has ${capacity} queued messages`);
+    super(bound === "thread" ? `Thread ${threadId} already has ${capacity} queued messages` : `The tenant already has ${capacity} queued messages`);
     this.name = "QueueFullError";
   }
 }

@@ -28,6 +28,8 @@ export interface ValidMessage extends StrictScope {
   priority: number;
   /** The bound this add must respect: the store's capacity, or the add's own when that is smaller. */
   capacity: number;
+  /** Most queued messages of the tenant after this add; `null`: no bound. */
+  tenantCapacity: number | null;
 }
 
 export interface ValidClaim {
@@ -69,6 +71,7 @@ export function validateAddMessage(params: AddMessageParams, storeCapacity: numb
     content: requireJson(checked.content, "Message content"),
     priority: checked.priority === undefined ? 0 : requireInteger(checked.priority, "Message priority"),
     capacity: Math.min(capacity, storeCapacity),
+    tenantCapacity: checked.tenantCapacity === undefined ? null : requireInteger(checked.tenantCapacity, "Message tenantCapacity", 1),
   };
 }
 

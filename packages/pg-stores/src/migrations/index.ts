@@ -14,6 +14,7 @@ import { projectRoomsMigration } from "./194_project_rooms";
 import { modelProvidersMigration } from "./195_model_providers";
 import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
 import { pluginSettingsMigration } from "./197_plugin_settings";
+import { queueTenantOpenMigration } from "./198_queue_tenant_open";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -34,4 +35,5 @@ export const allMigrations: readonly Migration[] = [
   modelProvidersMigration,
   mcpServerConfigsMigration,
   pluginSettingsMigration,
+  queueTenantOpenMigration,
 ];

@@ -34,6 +34,22 @@ const QUEUE_LOCK_SPACE = 186;
  */
 export const LOCK_QUEUE = `SELECT pg_advisory_xact_lock(${QUEUE_LOCK_SPACE}, hashtext($1))`;
 
+const TENANT_QUEUE_LOCK_SPACE = 198;
+
+/**
+ * Serialises the adds that bound the tenant's queued messages ($1 tenant, null: none) until the
+ * transaction ends, so the count that follows is exact across replicas. Taken before the thread's
+ * lock, and adds without a tenant bound never take it: no two adds wait for each other in a cycle.
+ */
+export const LOCK_TENANT_QUEUE = `SELECT pg_advisory_xact_lock(${TENANT_QUEUE_LOCK_SPACE}, hashtext(COALESCE($1::text, '')))`;
+
+/** Pending plus processing messages of tenant $1 (null: none) on all its threads (index of 198). */
+export const TENANT_QUEUE_SIZE = `
+  SELECT count(*)::integer AS size
+    FROM lattice_thread_message_queue
+   WHERE COALESCE(tenant_id, '') = COALESCE($1::text, '')
+     AND status IN ('pending', 'processing')`;
+
 /**
  * Adds a message unless the queue is at capacity (then no row). $4 id, $5 content, $6 priority,
  * $7 capacity (the smaller of the store's and the add's own), $8 at head: ahead of every pending row,

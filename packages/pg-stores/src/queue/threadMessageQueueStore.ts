@@ -40,11 +40,13 @@ import {
   LIST_BY_STATUS,
   LIST_RUNS,
   LOCK_QUEUE,
+  LOCK_TENANT_QUEUE,
   PRUNE_RUNS,
   QUEUE_SIZE,
   RECLAIM_EXPIRED,
   RENEW_CLAIMS,
   RESET_PROCESSING,
+  TENANT_QUEUE_SIZE,
   THREADS_WITH_WORK,
   type PreparedStatement,
 } from "./messageQueueSql";
@@ -115,7 +117,8 @@ const MESSAGE_ID_KEY = "lattice_thread_message_queue_id_per_tenant";
 
 /**
  * {@link IMessageQueueStore} on `lattice_thread_message_queue`. Adds to a thread are serialised by a
- * per-thread advisory lock (exact capacity, queue order = commit order); a claim is one statement,
+ * per-thread advisory lock (exact capacity, queue order = commit order), and those bounded per tenant
+ * by a per-tenant one too (an exact count across replicas); a claim is one statement,
  * disjoint across replicas; completion and renewal are conditional on the claim's owner.
  */
 export class ThreadMessageQueueStore extends PgStore implements IMessageQueueStore {
@@ -254,11 +257,16 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     return this.count(PRUNE_RUNS, [validateRunAge(olderThanMs)]);
   }
 
-  /** Adds the message unless the thread is at the add's capacity (then `null`). */
+  /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
   private async enqueue(valid: ValidMessage, atHead: boolean): Promise<PendingMessage | null> {
     await this.initialize();
     try {
       const row = await inTransaction(this.pool, async (client) => {
+        if (valid.tenantCapacity !== null) {
+          await client.query(LOCK_TENANT_QUEUE, [valid.tenantId]);
+          const { rows } = await client.query<{ size: number }>(TENANT_QUEUE_SIZE, [valid.tenantId]);
+          if (rows[0].size >= valid.tenantCapacity) throw new QueueFullError(valid.threadId, valid.tenantCapacity, "tenant");
+        }
         await client.query(LOCK_QUEUE, [valid.threadId]);
         const { rows } = await client.query<MessageRow>(ENQUEUE_MESSAGE, [
           valid.threadId,

@@ -64,6 +64,13 @@ export interface AddMessageParams {
    * applies: the smaller wins. An integer of at least 1.
    */
   capacity?: number;
+  /**
+   * At most this many queued (pending plus processing) messages of the scope's tenant, on all its
+   * threads, after this add, judged atomically with the add against every writer of the store (other
+   * replicas' included): beyond it the add throws `QueueFullError`, `addMessageIfCapacity` too (its
+   * `null` answers the thread's capacity only). An integer of at least 1; absent: no bound per tenant.
+   */
+  tenantCapacity?: number;
 }
 
 export interface ClaimMessagesOptions {
@@ -103,9 +110,12 @@ export interface ThreadInfo {
  * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`; nothing is written.
  */
 export interface IMessageQueueStore {
-  /** Enqueues at the tail; throws `QueueFullError` at capacity, `DuplicateMessageError` on an id the tenant used. */
+  /**
+   * Enqueues at the tail; throws `QueueFullError` at the thread's or the tenant's capacity,
+   * `DuplicateMessageError` on an id the tenant used.
+   */
   addMessage(params: AddMessageParams): Promise<PendingMessage>;
-  /** Like {@link addMessage} but answers `null` at capacity. */
+  /** Like {@link addMessage} but answers `null` at the thread's capacity. */
   addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null>;
   /**
    * Enqueues ahead of every pending message of the thread (still subject to capacity): it takes the

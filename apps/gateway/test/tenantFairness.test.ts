@@ -1,0 +1,129 @@
+// Fairness between tenants with authentication on: per-tenant limits on queued messages and open
+// streams, and run slots shared so one tenant's backlog never holds up another's run.
+import type { LightMyRequestResponse } from "fastify";
+import { eventually } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
+import { issueToken } from "../src/auth/tokenIssuer";
+import { parseExposition, valueOf } from "./prometheus";
+import { type TestGateway, useGateway, useStoreEnv } from "./support";
+
+const SECRET = "a-test-secret-of-at-least-32-characters!";
+const AUTH = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET };
+
+/** Requests of one tenant, with its bearer token; sets up its assistant `echo`. */
+async function tenant(gateway: TestGateway, tenantId: string) {
+  const headers = { authorization: `Bearer ${await issueToken({ secret: SECRET, tenantId, subject: "tester", scope: "admin", expiresIn: "1h" })}` };
+  const client = {
+    headers,
+    post: (url: string, body: unknown) => gateway.post(url, body, headers),
+    get: (url: string) => gateway.get(url, headers),
+    thread: async (threadId: string) => expect((await client.post("/api/threads", { thread_id: threadId, assistant_id: "echo" })).statusCode).toBe(201),
+    run: (threadId: string, message: string, mode: "queue" | "wait" | "stream", messageId?: string) =>
+      client.post("/api/runs", { assistant_id: "echo", thread_id: threadId, message, mode, ...(messageId ? { message_id: messageId } : {}) }),
+  };
+  expect((await client.post("/api/assistants", { id: "echo", name: "Echo" })).statusCode).toBe(201);
+  return client;
+}
+
+const metricsOf = async (gateway: TestGateway) => parseExposition((await gateway.get("/metrics")).body);
+
+function expectRefused(response: LightMyRequestResponse, code: string): void {
+  expect(response.statusCode).toBe(429);
+  expect(response.headers["retry-after"]).toBe("5");
+  expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
+}
+
+describe.each(["memory", "postgresql"])("queued messages per tenant (%s stores)", (stores) => {
+  const gateway = useGateway(async () => {}, (() => {
+    const storeEnv = useStoreEnv(stores);
+    return () => ({ ...storeEnv(), ...AUTH, AXIOM_TENANT_MAX_QUEUED_MESSAGES: "3" });
+  })());
+
+  it("refuses the tenant's message beyond its limit with 429 QUEUE_FULL, writing nothing; other tenants go on", async () => {
+    const a = await tenant(gateway, "tenant-a");
+    const b = await tenant(gateway, "tenant-b");
+    for (const threadId of ["a-1", "a-2", "a-3", "a-4"]) await a.thread(threadId);
+    await b.thread("b-1");
+    for (const threadId of ["a-1", "a-2", "a-3"]) expect((await a.run(threadId, "/sleep 3000", "queue")).statusCode).toBe(202);
+
+    for (const mode of ["queue", "wait", "stream"] as const) {
+      expectRefused(await a.run("a-4", "over", mode, `over-${mode}`), "QUEUE_FULL");
+      expect(await gateway.context.stores.queue.getMessage(`over-${mode}`, { tenantId: "tenant-a", assistantId: "echo" })).toBeNull();
+    }
+    expect((await a.get("/api/threads/a-4/queue")).json()).toMatchObject({ pending: [], processing: [] });
+    expect((await b.run("b-1", "hello", "wait")).json()).toMatchObject({ status: "success" });
+    expect(valueOf(await metricsOf(gateway), "lattice_tenant_refusals_total", { tenant: "tenant-a", reason: "queue_full" })).toBe(3);
+    expect(valueOf(await metricsOf(gateway), "lattice_tenant_refusals_total", { tenant: "tenant-b" })).toBe(0);
+  });
+});
+
+describe("open streams per tenant", () => {
+  const gateway = useGateway(async () => {}, () => ({ ...AUTH, AXIOM_TENANT_MAX_STREAMS: "2" }));
+
+  it("refuses a tenant's stream beyond its limit with 429 TOO_MANY_STREAMS before queuing; a closed stream frees its place", async () => {
+    const a = await tenant(gateway, "tenant-a");
+    const b = await tenant(gateway, "tenant-b");
+    await a.thread("a-1");
+    // Over real sockets: a client that hangs up closes its stream on the server.
+    const base = await gateway.app.listen({ host: "127.0.0.1", port: 0 });
+    const follow = async (headers: Record<string, string>, path: string, body?: unknown) => {
+      const hangUp = new AbortController();
+      const response = await fetch(`${base}${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: hangUp.signal,
+      });
+      return { status: response.status, close: () => hangUp.abort() };
+    };
+    const open = [
+      await follow(a.headers, "/api/runs", { assistant_id: "echo", thread_id: "a-1", message: "/sleep 3000", mode: "stream" }),
+      await follow(a.headers, "/api/tasks/events"),
+    ];
+    expect(open.map((stream) => stream.status)).toEqual([200, 200]);
+
+    expectRefused(await a.run("a-1", "over", "stream", "over-stream"), "TOO_MANY_STREAMS");
+    expect(await gateway.context.stores.queue.getMessage("over-stream", { tenantId: "tenant-a", assistantId: "echo" })).toBeNull();
+    expectRefused(await a.get("/api/tasks/events"), "TOO_MANY_STREAMS");
+    const other = await follow(b.headers, "/api/tasks/events");
+    expect(other.status).toBe(200);
+    const families = await metricsOf(gateway);
+    expect(valueOf(families, "lattice_tenant_streams_open", { tenant: "tenant-a" })).toBe(2);
+    expect(valueOf(families, "lattice_tenant_streams_open", { tenant: "tenant-b" })).toBe(1);
+    expect(valueOf(families, "lattice_tenant_refusals_total", { tenant: "tenant-a", reason: "too_many_streams" })).toBe(2);
+
+    open[0].close();
+    await eventually("the closed stream's place freed", () => gateway.context.streams.byTenant().get("tenant-a") === 1);
+    const again = await follow(a.headers, "/api/tasks/events");
+    expect(again.status).toBe(200);
+    for (const stream of [open[1], again, other]) stream.close();
+    await eventually("every place freed", () => gateway.context.streams.byTenant().size === 0);
+  });
+});
+
+describe("run slots between tenants, with authentication on and default settings", () => {
+  const gateway = useGateway(async () => {}, () => AUTH);
+
+  it("runs another tenant's `wait` run promptly while one tenant's backlog fills the replica", async () => {
+    const a = await tenant(gateway, "tenant-a");
+    const b = await tenant(gateway, "tenant-b");
+    const threads = Array.from({ length: 30 }, (_, n) => `flood-${n}`);
+    for (const threadId of threads) await a.thread(threadId);
+    await b.thread("quiet");
+    for (const threadId of threads) {
+      for (let n = 0; n < 2; n += 1) expect((await a.run(threadId, "/sleep 500", "queue")).statusCode).toBe(202);
+    }
+    // Eight slots by default, of which tenant-a holds half; the rest of its backlog waits.
+    await eventually("tenant-a holds its share", () => gateway.context.agents.tenantRunStats().get("tenant-a")?.running === 4);
+    const families = await metricsOf(gateway);
+    expect(valueOf(families, "lattice_tenant_runs_active_threads", { tenant: "tenant-a" })).toBe(4);
+    expect(valueOf(families, "lattice_tenant_runs_waiting_threads", { tenant: "tenant-a" })).toBeGreaterThan(20);
+
+    const started = Date.now();
+    expect((await b.run("quiet", "hello", "wait")).json()).toMatchObject({ status: "success" });
+    // tenant-a's backlog is 60 runs of 0.5 s on 4 slots (7.5 s): tenant-b waited for none of it.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(gateway.context.agents.tenantRunStats().get("tenant-a")?.waiting).toBeGreaterThan(15);
+    expect(gateway.context.agents.stats().runningThreads).toBeLessThanOrEqual(8);
+  });
+});
