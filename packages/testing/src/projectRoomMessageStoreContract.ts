@@ -65,6 +65,16 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       const next = await harness.messages.appendMessage(scope, says("b"));
       expect([first!.message.sequence, retry!.message.sequence, next!.message.sequence]).toEqual([1, 1, 2]);
       expect(retry!.created).toBe(false);
+      expect(await harness.messages.lastSequence(scope)).toBe(2);
+    });
+
+    it("answers a room's last sequence: 0 before its first message and for a room that does not exist", async () => {
+      const scope = await roomScope();
+      expect(await harness.messages.lastSequence(scope)).toBe(0);
+      await harness.messages.appendMessage(scope, says("one"));
+      expect(await harness.messages.lastSequence(scope)).toBe(1);
+      expect(await harness.messages.lastSequence({ ...scope, roomId: "ghost" })).toBe(0);
+      expect(await harness.messages.lastSequence({ ...scope, tenantId: fresh("tenant") })).toBe(0);
     });
 
     it("keeps sequences gap-free and unique while posts and retries of one key race", async () => {

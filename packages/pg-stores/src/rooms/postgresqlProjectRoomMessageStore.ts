@@ -11,7 +11,7 @@ import type {
 import { randomUUID } from "node:crypto";
 import { PgStore } from "../db/pgStore";
 import { isUniqueViolation } from "../db/transaction";
-import { GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES, MESSAGE_IDEMPOTENCY_INDEX } from "./roomSql";
+import { GET_LAST_SEQUENCE, GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES, MESSAGE_IDEMPOTENCY_INDEX } from "./roomSql";
 
 interface MessageRow {
   tenant_id: string;
@@ -65,5 +65,12 @@ export class PostgreSQLProjectRoomMessageStore extends PgStore implements Projec
     const { after, limit } = validateMessagePage(options);
     await this.initialize();
     return (await this.pool.query<MessageRow>(LIST_MESSAGES, [tenantId, projectId, roomId, after, limit])).rows.map(toMessage);
+  }
+
+  async lastSequence(scope: ProjectRoomScope): Promise<number> {
+    const { tenantId, projectId, roomId } = validateRoomScope(scope);
+    await this.initialize();
+    const [row] = (await this.pool.query<{ last_sequence: string }>(GET_LAST_SEQUENCE, [tenantId, projectId, roomId])).rows;
+    return row ? Number(row.last_sequence) : 0;
   }
 }

@@ -70,6 +70,14 @@ export const GET_MESSAGE_BY_IDEMPOTENCY_KEY = `
      AND room_id = $3
      AND idempotency_key = $4`;
 
+/** The room's counter: the sequence of its latest committed message (the bump commits with it). */
+export const GET_LAST_SEQUENCE = `
+  SELECT last_sequence
+    FROM lattice_project_rooms
+   WHERE tenant_id = $1
+     AND project_id = $2
+     AND id = $3`;
+
 /** Keyset page: the messages after a sequence, ascending (the primary key's order). */
 export const LIST_MESSAGES = `
   SELECT ${MESSAGE_COLUMNS}

@@ -77,4 +77,6 @@ export interface ProjectRoomMessageStore {
   appendMessage(scope: ProjectRoomScope, request: AppendProjectRoomMessageRequest): Promise<AppendedProjectRoomMessage | null>;
   /** Ascending by `sequence`. */
   listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]>;
+  /** The `sequence` of the room's latest committed message: every message up to it is readable. 0 without messages or room. */
+  lastSequence(scope: ProjectRoomScope): Promise<number>;
 }
