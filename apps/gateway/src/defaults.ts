@@ -35,21 +35,12 @@ export const RUN_DURATION_BUCKETS_S = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 export const FIRST_CHUNK_BUCKETS_S = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** HTTP request duration (seconds); streams last as long as their run, hence the long tail. */
 export const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-/**
- * Project room realtime (`ProjectRoomEventBroker`): what each replica keeps for `Last-Event-ID`
- * replay. A reconnecting client is back within seconds; one away longer refetches the REST history,
- * which stays the authority. The global bounds cap the whole ring at well under 100 MB.
- */
-export const ROOM_MAX_EVENTS_PER_ROOM = 1_000;
-export const ROOM_MAX_EVENT_AGE_MS = 10 * 60 * 1000;
-export const ROOM_MAX_ROOMS = 1_000;
-export const ROOM_MAX_GLOBAL_EVENTS = 100_000;
-export const ROOM_MAX_GLOBAL_BYTES = 64 * 1024 * 1024;
+/** Project room realtime (`ProjectRoomEventBroker`), which keeps no events: replay reads the message store. */
 /** Fact keys remembered to drop a fact's second copy (a peer's mirror of it): oldest forgotten first. */
 export const ROOM_SOURCE_KEY_LIMIT = 2_000;
 /**
  * Events queued to one subscriber that has not taken them yet: beyond this it is cut off (a stalled
- * client must not hold memory). Above the per-room ring, so a full replay always fits.
+ * client must not hold memory). Live events wait here while a reconnecting subscriber is replayed.
  */
 export const ROOM_MAX_PENDING_PER_SUBSCRIBER = 2_000;
 /**

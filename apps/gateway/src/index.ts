@@ -20,4 +20,5 @@ export {
   type RoomSubscriptionEndReason,
 } from "./rooms/projectRoomEventBroker";
 export type { ProjectRoomEvent, ProjectRoomEventDraft } from "./rooms/roomEvent";
+export { followRoom, type RoomFollower, type RoomResumePoint, type RoomStreamEndReason, type RoomStreamSink } from "./rooms/followRoom";
 export { ingestRoomEvent, publishRoomEvent, type RoomEventEnvelope } from "./rooms/roomEventSync";

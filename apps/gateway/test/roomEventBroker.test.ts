@@ -1,53 +1,45 @@
-// The process-local room event broker: live delivery and replay, every bound (events per room, age,
-// rooms, global events and bytes, fact keys, what waits for a subscriber) and peers' events.
+// The process-local room event broker: live delivery to a room's subscribers, its bounds (fact keys
+// remembered, what waits for a subscriber) and peers' events. It keeps no events: replay is the
+// message store's (followRoom.test.ts).
 import { describe, expect, it } from "vitest";
-import { ProjectRoomEventBroker, type ProjectRoomEventBrokerOptions, type RoomEventListener, type RoomSubscriptionEndReason } from "../src/rooms/projectRoomEventBroker";
-import type { ProjectRoomEvent } from "../src/rooms/roomEvent";
+import { ProjectRoomEventBroker, type RoomEventListener, type RoomSubscriptionEndReason } from "../src/rooms/projectRoomEventBroker";
+import { type ProjectRoomEvent, messageCreatedEvent } from "../src/rooms/roomEvent";
 
 const room = (roomId = "r", tenantId = "t") => ({ tenantId, projectId: "p", roomId });
-const say = (data: unknown) => ({ type: "message.created", data });
+const say = (data: unknown) => ({ type: "task.status", data });
 
 /** Lets queued deliveries run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A listener that records what it receives. */
-function recorder(): RoomEventListener & { events: ProjectRoomEvent[]; data: unknown[]; ends: RoomSubscriptionEndReason[] } {
+function recorder(): RoomEventListener & { events: ProjectRoomEvent[]; ids: string[]; data: unknown[]; ends: RoomSubscriptionEndReason[] } {
   const events: ProjectRoomEvent[] = [];
+  const ids: string[] = [];
   const ends: RoomSubscriptionEndReason[] = [];
   return {
     events,
+    ids,
     ends,
     get data() {
       return events.map((event) => event.data);
     },
-    event: ({ serialized }) => void events.push(JSON.parse(serialized) as ProjectRoomEvent),
+    event: ({ id, serialized }) => {
+      ids.push(id);
+      events.push(JSON.parse(serialized) as ProjectRoomEvent);
+    },
     end: (reason) => void ends.push(reason),
   };
-}
-
-/** What a subscriber resuming after `afterEventId` gets replayed. */
-async function replayed(broker: ProjectRoomEventBroker, scope: ReturnType<typeof room>, afterEventId: string) {
-  const listener = recorder();
-  const subscription = broker.subscribe(scope, afterEventId, listener);
-  await settle();
-  subscription.unsubscribe();
-  return { data: listener.data, complete: subscription.replayComplete };
-}
-
-function clockedBroker(options: ProjectRoomEventBrokerOptions = {}) {
-  const clock = { now: 1_000_000 };
-  return { clock, broker: new ProjectRoomEventBroker({ ...options, now: () => clock.now }) };
 }
 
 describe("ProjectRoomEventBroker", () => {
   it("delivers a publish to the room's subscribers only, as one immutable serialized event", async () => {
     const broker = new ProjectRoomEventBroker();
     const [here, elsewhere, otherTenant] = [recorder(), recorder(), recorder()];
-    broker.subscribe(room(), undefined, here);
-    broker.subscribe(room("other"), undefined, elsewhere);
-    broker.subscribe(room("r", "t2"), undefined, otherTenant);
+    broker.subscribe(room(), here);
+    broker.subscribe(room("other"), elsewhere);
+    broker.subscribe(room("r", "t2"), otherTenant);
     const published = broker.publish(room(), say({ text: "hi" }))!;
-    expect(published).toMatchObject({ type: "message.created", scope: room(), data: { text: "hi" } });
+    expect(published).toMatchObject({ type: "task.status", scope: room(), data: { text: "hi" } });
     expect(published.id).toMatch(/^[a-z0-9]+-1$/);
     // Changing what publish returned changes nothing kept.
     (published.data as { text: string }).text = "changed";
@@ -55,112 +47,31 @@ describe("ProjectRoomEventBroker", () => {
     expect(here.events).toEqual([{ ...published, data: { text: "hi" } }]);
     expect(elsewhere.events).toEqual([]);
     expect(otherTenant.events).toEqual([]);
-    expect((await replayed(broker, room(), `${published.id.split("-")[0]}-0`)).data).toEqual([{ text: "hi" }]);
+    expect(here.ids).toEqual([published.id]);
   });
 
-  it("replays what followed Last-Event-ID, then follows live", async () => {
+  it("publishes a message's event under the id its publisher gave it: the message's sequence", async () => {
     const broker = new ProjectRoomEventBroker();
-    const ids = [1, 2, 3].map((n) => broker.publish(room(), say(n))!.id);
     const listener = recorder();
-    const subscription = broker.subscribe(room(), ids[0], listener);
-    expect(subscription.replayComplete).toBe(true);
-    broker.publish(room(), say(4));
+    broker.subscribe(room(), listener);
+    const message = { ...room(), id: "m-7", sequence: 7, authorType: "user" as const, authorId: "ada", content: "hi", createdAt: new Date(0) };
+    expect(broker.publishEvent(messageCreatedEvent(message), message.id)).toMatchObject({ id: "7", type: "message.created" });
+    expect(broker.publishEvent(messageCreatedEvent(message), message.id)).toBeUndefined();
     await settle();
-    expect(listener.data).toEqual([2, 3, 4]);
-    expect((await replayed(broker, room(), ids[2])).data).toEqual([4]);
+    expect(listener.ids).toEqual(["7"]);
+    expect(listener.events).toEqual([{ id: "7", type: "message.created", scope: room(), data: { ...message, createdAt: "1970-01-01T00:00:00.000Z" }, createdAt: "1970-01-01T00:00:00.000Z" }]);
   });
 
-  it("says a replay is incomplete for another broker's id, replaying nothing", async () => {
-    const [broker, peer] = [new ProjectRoomEventBroker(), new ProjectRoomEventBroker()];
-    broker.publish(room(), say(1));
-    const foreign = peer.publish(room(), say("peer"))!.id;
-    expect(await replayed(broker, room(), foreign)).toEqual({ data: [], complete: false });
-    expect(await replayed(broker, room(), "not-an-id")).toEqual({ data: [], complete: false });
-  });
-
-  it("keeps the newest events of a room, forgetting the oldest first; a replay from before them is incomplete", async () => {
-    const broker = new ProjectRoomEventBroker({ maxEventsPerRoom: 3 });
-    const ids = [1, 2, 3, 4, 5].map((n) => broker.publish(room(), say(n))!.id);
-    broker.publish(room("other"), say("x"));
-    expect(broker.retainedEventCount).toBe(4);
-    expect(await replayed(broker, room(), ids[2])).toEqual({ data: [4, 5], complete: true });
-    expect(await replayed(broker, room(), ids[0])).toEqual({ data: [3, 4, 5], complete: false });
-  });
-
-  it("forgets events older than the age bound (10 minutes by default)", async () => {
-    const { clock, broker } = clockedBroker();
-    const first = broker.publish(room(), say("old"))!.id;
-    clock.now += 5 * 60_000;
-    broker.publish(room("other"), say("middle"));
-    clock.now += 5 * 60_000 + 1;
-    expect(await replayed(broker, room(), first.replace(/-\d+$/, "-0"))).toEqual({ data: [], complete: false });
-    expect(broker.retainedEventCount).toBe(1);
-    clock.now += 5 * 60_000;
-    broker.publish(room(), say("new"));
-    expect(broker.retainedEventCount).toBe(1);
-    expect((await replayed(broker, room(), first)).data).toEqual(["new"]);
-  });
-
-  it("keeps at most maxRooms rooms, dropping the least recently used, one nobody follows first", async () => {
-    const broker = new ProjectRoomEventBroker({ maxRooms: 3 });
-    const followed = recorder();
-    const aId = broker.publish(room("a"), say("a"))!.id;
-    broker.subscribe(room("a"), undefined, followed);
-    broker.publish(room("b"), say("b"));
-    broker.publish(room("c"), say("c"));
-    broker.publish(room("b"), say("b2"));
-    // a is least recently used but followed: c (unfollowed, used before b) goes.
-    broker.publish(room("d"), say("d"));
-    expect(broker.roomCount).toBe(3);
-    expect(broker.retainedEventCount).toBe(4);
-    // Now every room but the newest is followed: the least recently used (a) goes, its subscriber told.
-    const [followsB, followsD] = [recorder(), recorder()];
-    broker.subscribe(room("b"), undefined, followsB);
-    broker.subscribe(room("d"), undefined, followsD);
-    broker.publish(room("e"), say("e"));
-    await settle();
-    expect(followed.ends).toEqual(["room_evicted"]);
-    expect(followsB.ends).toEqual([]);
-    expect(broker.activeSubscriberCount).toBe(2);
-    expect(await replayed(broker, room("a"), aId.replace(/-\d+$/, "-0"))).toEqual({ data: [], complete: false });
-  });
-
-  it("keeps at most maxGlobalEvents events across rooms, forgetting the oldest anywhere", async () => {
-    const broker = new ProjectRoomEventBroker({ maxGlobalEvents: 3 });
-    const first = broker.publish(room("a"), say("a1"))!.id;
-    broker.publish(room("b"), say("b1"));
-    broker.publish(room("a"), say("a2"));
-    broker.publish(room("b"), say("b2"));
-    expect(broker.retainedEventCount).toBe(3);
-    expect(await replayed(broker, room("a"), first.replace(/-\d+$/, "-0"))).toEqual({ data: ["a2"], complete: false });
-    expect((await replayed(broker, room("b"), first)).data).toEqual(["b1", "b2"]);
-  });
-
-  it("keeps the serialized events within maxGlobalBytes, counting UTF-8 bytes exactly", async () => {
-    const { broker } = clockedBroker({ maxGlobalBytes: 1_000 });
-    const first = broker.publish(room(), say("é".repeat(100)))!;
-    const size = broker.retainedBytes;
-    expect(size).toBe(Buffer.byteLength(JSON.stringify(first)));
-    // Ids up to -9: every event has the same size.
-    for (let n = 0; n < 8; n += 1) broker.publish(room(), say("é".repeat(100)));
-    expect(broker.retainedBytes).toBeLessThanOrEqual(1_000);
-    expect(broker.retainedBytes).toBe(broker.retainedEventCount * size);
-    expect(broker.retainedEventCount).toBe(Math.floor(1_000 / size));
-    // One event beyond the bound on its own is delivered, never kept.
-    const listener = recorder();
-    broker.subscribe(room(), undefined, listener);
-    broker.publish(room(), say("x".repeat(2_000)));
-    await settle();
-    expect(listener.events).toHaveLength(1);
-    expect(broker.retainedBytes).toBe(0);
-  });
-
-  it("keeps its publish order bounded while a small room churns (holes are compacted)", () => {
-    const broker = new ProjectRoomEventBroker({ maxEventsPerRoom: 2 });
-    for (let n = 0; n < 20_000; n += 1) broker.publish(room(), say(n));
-    expect(broker.retainedEventCount).toBe(2);
-    const order = (broker as unknown as { order: unknown[]; orderHead: number }).order;
-    expect(order.length).toBeLessThan(2_000);
+  it("lets go of a room with its last subscriber", () => {
+    const broker = new ProjectRoomEventBroker();
+    const [first, second] = [broker.subscribe(room(), recorder()), broker.subscribe(room(), recorder())];
+    broker.publish(room("nobody follows"), say(1));
+    expect(broker.roomCount).toBe(1);
+    first.unsubscribe();
+    expect(broker.roomCount).toBe(1);
+    second.unsubscribe();
+    expect(broker.roomCount).toBe(0);
+    expect(broker.activeSubscriberCount).toBe(0);
   });
 
   it("cuts off a slow subscriber with an end event: it never delays the others nor holds more than its bound", async () => {
@@ -169,8 +80,8 @@ describe("ProjectRoomEventBroker", () => {
     let slowTook = 0;
     const slowEnds: RoomSubscriptionEndReason[] = [];
     // Takes one event, then never finishes with it (a client that stopped reading).
-    broker.subscribe(room(), undefined, { event: () => ((slowTook += 1), new Promise<void>(() => {})), end: (reason) => void slowEnds.push(reason) });
-    broker.subscribe(room(), undefined, fast);
+    broker.subscribe(room(), { event: () => ((slowTook += 1), new Promise<void>(() => {})), end: (reason) => void slowEnds.push(reason) });
+    broker.subscribe(room(), fast);
     let maxPending = 0;
     for (let n = 0; n < 500; n += 1) {
       broker.publish(room(), say(n));
@@ -191,13 +102,13 @@ describe("ProjectRoomEventBroker", () => {
     const broker = new ProjectRoomEventBroker();
     const ends: RoomSubscriptionEndReason[] = [];
     const fine = recorder();
-    broker.subscribe(room(), undefined, {
+    broker.subscribe(room(), {
       event: () => {
         throw new Error("broken client");
       },
       end: (reason) => void ends.push(reason),
     });
-    broker.subscribe(room(), undefined, fine);
+    broker.subscribe(room(), fine);
     broker.publish(room(), say(1));
     broker.publish(room(), say(2));
     await settle();
@@ -208,7 +119,7 @@ describe("ProjectRoomEventBroker", () => {
   it("drops a fact seen already: a second publish or a peer's copy of the same source key", async () => {
     const broker = new ProjectRoomEventBroker();
     const listener = recorder();
-    broker.subscribe(room(), undefined, listener);
+    broker.subscribe(room(), listener);
     expect(broker.publish(room(), say("fact"), "message-1")).toBeDefined();
     expect(broker.publish(room(), say("fact again"), "message-1")).toBeUndefined();
     const peer = new ProjectRoomEventBroker();
@@ -220,7 +131,6 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.publish(room(), say("here too"), "message-2")).toBeUndefined();
     await settle();
     expect(listener.data).toEqual(["fact", "from peer"]);
-    expect(broker.retainedEventCount).toBe(1);
   });
 
   it("remembers at most sourceKeyLimit fact keys, forgetting the oldest first", () => {
@@ -231,12 +141,12 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.publish(room(), say("k1 again"), "k1")).toBeDefined();
   });
 
-  it("delivers a peer's event to local subscribers without keeping it or taking a sequence", async () => {
+  it("delivers a peer's event to local subscribers without taking a sequence", async () => {
     const [broker, peer] = [new ProjectRoomEventBroker(), new ProjectRoomEventBroker()];
     const local = broker.publish(room(), say("local"))!;
     expect(broker.ingestForeignEvent(JSON.stringify(peer.publish(room(), say("nobody listens"))))).toBe("no_subscribers");
     const listener = recorder();
-    broker.subscribe(room(), undefined, listener);
+    broker.subscribe(room(), listener);
     const foreign = peer.publish(room(), say("foreign"))!;
     // A pretty-printed copy: only the canonical one-line form reaches a stream.
     expect(broker.ingestForeignEvent(JSON.stringify(foreign, null, 2))).toBe("delivered");
@@ -244,8 +154,6 @@ describe("ProjectRoomEventBroker", () => {
     await settle();
     expect(listener.events[0]).toEqual(foreign);
     expect(listener.data).toEqual(["foreign", "next"]);
-    expect(broker.retainedEventCount).toBe(2);
-    expect((await replayed(broker, room(), local.id)).data).toEqual(["next"]);
   });
 
   it.each([
@@ -257,7 +165,7 @@ describe("ProjectRoomEventBroker", () => {
   ])("ignores a peer's payload that is %s", async (_label, serialized) => {
     const broker = new ProjectRoomEventBroker();
     const listener = recorder();
-    broker.subscribe(room(), undefined, listener);
+    broker.subscribe(room(), listener);
     expect(broker.ingestForeignEvent(serialized)).toBe("malformed");
     await settle();
     expect(listener.events).toEqual([]);
@@ -276,28 +184,26 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.publish(room(), say(2))).toBeDefined();
   });
 
-  it("refuses bad input before keeping anything", () => {
+  it("refuses bad input before taking a sequence", () => {
     const broker = new ProjectRoomEventBroker();
     expect(() => broker.publish({ ...room(), roomId: "" }, say(1))).toThrow(TypeError);
     expect(() => broker.publish(room(), { type: "" })).toThrow(TypeError);
     expect(() => broker.publish(room(), say(10n))).toThrow(TypeError);
-    expect(broker.retainedEventCount).toBe(0);
     expect(broker.publish(room(), say(1))!.id).toMatch(/-1$/);
-    expect(() => new ProjectRoomEventBroker({ maxRooms: 0 })).toThrow(RangeError);
+    expect(() => new ProjectRoomEventBroker({ maxPendingPerSubscriber: 0 })).toThrow(RangeError);
   });
 
   it("close ends every subscription, lets go of everything and refuses further use", async () => {
     const broker = new ProjectRoomEventBroker();
     const listener = recorder();
-    broker.subscribe(room(), undefined, listener);
+    broker.subscribe(room(), listener);
     broker.publish(room(), say(1));
     broker.close();
     await settle();
     expect(listener.ends).toEqual(["broker_closed"]);
-    expect(broker.retainedEventCount).toBe(0);
     expect(broker.activeSubscriberCount).toBe(0);
     expect(() => broker.publish(room(), say(2))).toThrow(/closed/);
-    expect(() => broker.subscribe(room(), undefined, recorder())).toThrow(/closed/);
+    expect(() => broker.subscribe(room(), recorder())).toThrow(/closed/);
     expect(broker.ingestForeignEvent(JSON.stringify(new ProjectRoomEventBroker().publish(room(), say(3))))).toBe("no_subscribers");
   });
 });

@@ -122,7 +122,8 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     await post(`${room}/messages`, { content: "two" });
     await eventually("two events", () => stream.events.length === 2);
     const [first] = stream.events;
-    expect(first).toMatchObject({ id: expect.stringMatching(/^[a-z0-9]+-\d+$/), type: "message.created", data: { projectId: "launch", roomId: "live", content: "one" } });
+    // A message's event id is its sequence: the place in the history a reconnect resumes after.
+    expect(first).toMatchObject({ id: "1", type: "message.created", data: { projectId: "launch", roomId: "live", sequence: 1, content: "one" } });
     await stream.close();
 
     await post(`${room}/messages`, { content: "three" });
@@ -151,12 +152,24 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     abort.abort();
   });
 
-  it("says a replay is incomplete for an id this replica cannot replay from, and refuses a malformed one", async () => {
+  it("replays the whole history after Last-Event-ID 0, and says a replay is incomplete only for an id that names no message of the room", async () => {
     const room = await newRoom("gap");
-    const foreign = await follow(room, { "last-event-id": "0123456789ab-1" });
-    await eventually("the notice", () => foreign.events.length > 0);
-    expect(foreign.events[0]).toEqual({ type: "stream.replay_incomplete", data: { lastEventId: "0123456789ab-1" } });
-    await foreign.close();
+    await post(`${room}/messages`, { content: "one" });
+    await post(`${room}/messages`, { content: "two" });
+    const whole = await follow(room, { "last-event-id": "0" });
+    await eventually("the whole history", () => whole.events.length === 2);
+    expect(whole.events.map((event) => event.id)).toEqual(["1", "2"]);
+    await whole.close();
+    // A broker event id (a task.status event's, or any id of a gateway before ids were sequences), and a
+    // sequence the room never reached: the stream says so first, then follows live from the last message.
+    for (const lastEventId of ["0123456789ab-1", "99"]) {
+      const unplaced = await follow(room, { "last-event-id": lastEventId });
+      await post(`${room}/messages`, { content: `after ${lastEventId}` });
+      await eventually("the live message", () => unplaced.events.length === 2);
+      expect(unplaced.events[0]).toEqual({ type: "stream.replay_incomplete", data: { lastEventId } });
+      expect(messagesOf(unplaced.events)).toEqual([`after ${lastEventId}`]);
+      await unplaced.close();
+    }
     const malformed = await get(`${room}/events`, { "last-event-id": "not an id" });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toMatchObject({ code: "INVALID_REQUEST" });
@@ -178,6 +191,8 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
       const changes = stream.ofType("task.status").map((event) => event.data as { taskId: string; status: string });
       expect(changes.every((change) => change.taskId === "room-task")).toBe(true);
       expect(changes.filter((change) => change.status === "in_progress")).toHaveLength(1);
+      // Live only: no id line, so a reconnect's Last-Event-ID stays the last message's sequence.
+      expect(stream.ofType("task.status").map((event) => event.id)).toEqual(changes.map(() => undefined));
     }
     await here.close();
     await there.close();

@@ -58,6 +58,38 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       expect(await contents(scope)).toEqual(["once", "raced"]);
     });
 
+    it("numbers a room's messages 1, 2, 3… without a gap: a retried idempotency key takes no sequence", async () => {
+      const scope = await roomScope();
+      const first = await harness.messages.appendMessage(scope, says("a", "k-a"));
+      const retry = await harness.messages.appendMessage(scope, says("a", "k-a"));
+      const next = await harness.messages.appendMessage(scope, says("b"));
+      expect([first!.message.sequence, retry!.message.sequence, next!.message.sequence]).toEqual([1, 1, 2]);
+      expect(retry!.created).toBe(false);
+      expect(await harness.messages.lastSequence(scope)).toBe(2);
+    });
+
+    it("answers a room's last sequence: 0 before its first message and for a room that does not exist", async () => {
+      const scope = await roomScope();
+      expect(await harness.messages.lastSequence(scope)).toBe(0);
+      await harness.messages.appendMessage(scope, says("one"));
+      expect(await harness.messages.lastSequence(scope)).toBe(1);
+      expect(await harness.messages.lastSequence({ ...scope, roomId: "ghost" })).toBe(0);
+      expect(await harness.messages.lastSequence({ ...scope, tenantId: fresh("tenant") })).toBe(0);
+    });
+
+    it("keeps sequences gap-free and unique while posts and retries of one key race", async () => {
+      const scope = await roomScope();
+      const posts = 24;
+      // Every third post is another racer of key "same": it stores once, the others answer it.
+      const outcomes = await Promise.all(
+        Array.from({ length: posts }, (_, index) => harness.messages.appendMessage(scope, index % 3 === 0 ? says("same", "same") : says(`m${index}`, `k${index}`))),
+      );
+      const stored = await harness.messages.listMessages(scope, { limit: 200 });
+      const distinct = posts - posts / 3 + 1;
+      expect(stored.map((message) => message.sequence)).toEqual(Array.from({ length: distinct }, (_, index) => index + 1));
+      expect(new Set(outcomes.filter((outcome) => outcome!.message.content === "same").map((outcome) => outcome!.message.sequence)).size).toBe(1);
+    });
+
     it("keeps idempotency keys per room: the same key in another room stores there", async () => {
       const scope = await roomScope();
       await harness.rooms.createRoom(scope.tenantId, "p", { id: "other", name: "Other" });

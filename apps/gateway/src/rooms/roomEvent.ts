@@ -1,4 +1,7 @@
-import type { ProjectRoomScope } from "@axiom-lattice/protocols";
+import type { ProjectRoomMessage, ProjectRoomScope } from "@axiom-lattice/protocols";
+
+/** The event type a posted message publishes into its room. */
+export const MESSAGE_CREATED_EVENT = "message.created";
 
 /** What a publisher says happened in a room; the broker adds the id, scope and time. */
 export interface ProjectRoomEventDraft {
@@ -10,26 +13,44 @@ export interface ProjectRoomEventDraft {
 
 /** One room event as subscribers receive it (the JSON of its serialized form). */
 export interface ProjectRoomEvent {
-  /** `<epoch>-<sequence>` of the broker that published it: `Last-Event-ID` names a position in that broker's ring. */
+  /**
+   * A message's event: its `sequence` in the room, a place in the room's history that every replica
+   * can resume after. Any other event: `<epoch>-<n>` of the broker that published it, an identity only.
+   */
   id: string;
   type: string;
   scope: ProjectRoomScope;
   data: unknown;
-  /** ISO time of publication. */
+  /** ISO time: of the message for a message's event, of publication for any other. */
   createdAt: string;
 }
 
-const EVENT_ID = /^([a-z0-9]{1,32})-(\d{1,16})$/;
+const BROKER_EVENT_ID = /^[a-z0-9]{1,32}-\d{1,16}$/;
+const MESSAGE_EVENT_ID = /^\d{1,16}$/;
 
 export const roomEventId = (epoch: string, sequence: number): string => `${epoch}-${sequence}`;
 
-/** The broker epoch and sequence an event id names; `undefined` for anything else. */
-export function parseRoomEventId(id: string): { epoch: string; sequence: number } | undefined {
-  const match = EVENT_ID.exec(id);
-  if (!match) return undefined;
-  const sequence = Number(match[2]);
-  return Number.isSafeInteger(sequence) ? { epoch: match[1], sequence } : undefined;
+/** The room sequence a message event's id names; `undefined` for any other id. */
+export function messageSequenceOf(id: string): number | undefined {
+  if (!MESSAGE_EVENT_ID.test(id)) return undefined;
+  const sequence = Number(id);
+  return Number.isSafeInteger(sequence) ? sequence : undefined;
 }
+
+/** True for an id some room event has: a message's sequence or a broker's `<epoch>-<n>`. */
+export const isRoomEventId = (id: string): boolean => messageSequenceOf(id) !== undefined || BROKER_EVENT_ID.test(id);
+
+/**
+ * The event telling that `message` was posted. Built from the stored message alone, so the live event
+ * and a replay of it from the store are the same bytes on every replica.
+ */
+export const messageCreatedEvent = (message: ProjectRoomMessage): ProjectRoomEvent => ({
+  id: String(message.sequence),
+  type: MESSAGE_CREATED_EVENT,
+  scope: { tenantId: message.tenantId, projectId: message.projectId, roomId: message.roomId },
+  data: message,
+  createdAt: message.createdAt.toISOString(),
+});
 
 const isText = (value: unknown): value is string => typeof value === "string" && value.length > 0;
 
@@ -55,7 +76,7 @@ export function parseRoomEvent(serialized: string): ProjectRoomEvent | undefined
     return undefined;
   }
   const event = value as Partial<ProjectRoomEvent> | null;
-  if (typeof event !== "object" || event === null || !isText(event.id) || !parseRoomEventId(event.id)) return undefined;
+  if (typeof event !== "object" || event === null || !isText(event.id) || !isRoomEventId(event.id)) return undefined;
   if (!isText(event.type) || !isRoomScope(event.scope) || !isText(event.createdAt)) return undefined;
   return { id: event.id, type: event.type, scope: event.scope, data: event.data ?? null, createdAt: event.createdAt };
 }

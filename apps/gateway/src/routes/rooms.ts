@@ -7,11 +7,9 @@ import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { parseRoomEventId } from "../rooms/roomEvent";
+import { followRoom, resumePointOf } from "../rooms/followRoom";
+import { messageCreatedEvent } from "../rooms/roomEvent";
 import { idSchema } from "./ids";
-
-/** The event type a posted message publishes into its room. */
-export const MESSAGE_CREATED_EVENT = "message.created";
 
 const projectParams = z.object({ projectId: idSchema });
 const roomParams = z.object({ projectId: idSchema, roomId: idSchema });
@@ -39,7 +37,11 @@ const historyQuery = z.object({
 });
 
 const eventsHeaders = z.looseObject({
-  "last-event-id": z.string().max(512).optional().describe("The id of the last event received: the stream replays what followed it on this replica"),
+  "last-event-id": z
+    .string()
+    .max(512)
+    .optional()
+    .describe("The id of the last event received (a message's sequence, or `0` for the whole history): the stream replays the messages after it, on any replica"),
 });
 
 const roomView = z.object({
@@ -64,10 +66,10 @@ const messageView = z.object({
 });
 
 const roomEventStream = z.string().describe(
-  "Server-sent events `id: <event id>` / `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}`: `message.created` (`data` is the message) " +
-    "and `task.status` (`data` is the task lifecycle event of a task of the project). " +
-    "Without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` could not be replayed in full on this replica (refetch the history), " +
-    "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, …). Comment lines are heartbeats.",
+  "Server-sent events `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}`: `message.created` (`data` is the message), with `id: <the message's sequence>`, " +
+    "every message once and in sequence order; and `task.status` (`data` is the task lifecycle event of a task of the project), live only, without an id line. " +
+    "Also without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` names no message of the room (refetch the history), " +
+    "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, `history_unavailable`, …). Comment lines are heartbeats.",
 );
 
 const tags = ["rooms"];
@@ -170,10 +172,7 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
    * Tells the room's subscribers. The message id is the fact's key: a retry, or a peer's copy of this
    * event, is delivered once (a retry also publishes, in case the first attempt stopped before it).
    */
-  const publishMessageCreated = (message: ProjectRoomMessage) => {
-    const { tenantId, projectId, roomId } = message;
-    roomEvents.publish({ tenantId, projectId, roomId }, { type: MESSAGE_CREATED_EVENT, data: message }, message.id);
-  };
+  const publishMessageCreated = (message: ProjectRoomMessage) => roomEvents.publishEvent(messageCreatedEvent(message), message.id);
 
   app.get(
     "/api/projects/:projectId/rooms/:roomId/messages",
@@ -207,8 +206,9 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Follow a room's events live (SSE); with Last-Event-ID, replay what followed it first",
         description:
           "Events are published by the replica that stored their fact and mirrored to every replica's subscribers. " +
-          "Replay after `Last-Event-ID` works on the replica that published the events (for about ten minutes); elsewhere the stream says `stream.replay_incomplete`: " +
-          "read the messages after the last one you have (`GET …/messages?after=`), which stay the authority.",
+          "With `Last-Event-ID` (a message's sequence), any replica replays the messages after it from the history, then follows live. " +
+          "An id that names no message of the room (a `task.status` event's, or one from before this version) starts with `stream.replay_incomplete`: " +
+          "read the messages after the last one you have (`GET …/messages?after=`).",
         params: roomParams,
         headers: eventsHeaders,
         response: { 200: { description: "The room's events", content: { "text/event-stream": { schema: roomEventStream } } }, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TOO_MANY_STREAMS") },
@@ -218,14 +218,22 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenantId = tenantOf(request);
       const scope = scopeOf(tenantId, request.params);
       const lastEventId = request.headers["last-event-id"];
-      if (lastEventId !== undefined && !parseRoomEventId(lastEventId)) {
+      const resumePoint = lastEventId === undefined ? undefined : resumePointOf(lastEventId);
+      if (lastEventId !== undefined && resumePoint === undefined) {
         throw new HttpError("INVALID_REQUEST", `Invalid Last-Event-ID header: expected an event id as the stream sent it, got ${JSON.stringify(lastEventId.slice(0, 100))}`);
       }
       await requireRoom(scope);
-      const sse = openSseStream(reply, gatewaySseOptions(context, context.streams.take(tenantId)));
-      const subscription = roomEvents.subscribe(scope, lastEventId, {
+      const place = context.streams.take(tenantId);
+      // Placed before the head is sent: once a client has it, every later post reaches its stream.
+      const follower = await followRoom(roomEvents, roomMessages, scope, resumePoint).catch((error: unknown) => {
+        place();
+        throw error;
+      });
+      const sse = openSseStream(reply, gatewaySseOptions(context, place));
+      if (!follower.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
+      follower.start({
         // Waiting for the client to take each event is what makes a stalled one a slow subscriber.
-        event: async ({ id, serialized }) => {
+        send: async (id, serialized) => {
           if (sse.sendSerialized(id, serialized)) await sse.drained();
         },
         end: (reason) => {
@@ -233,9 +241,8 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
           sse.end();
         },
       });
-      if (!subscription.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
-      reply.raw.on("close", () => subscription.unsubscribe());
-      if (sse.closed) subscription.unsubscribe();
+      reply.raw.on("close", () => follower.close());
+      if (sse.closed) follower.close();
     },
   );
 };

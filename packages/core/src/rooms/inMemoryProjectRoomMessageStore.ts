@@ -52,4 +52,8 @@ export class InMemoryProjectRoomMessageStore implements ProjectRoomMessageStore 
     const messages = this.histories.get(historyKey(room))?.messages ?? [];
     return messages.filter((message) => message.sequence > after).slice(0, limit).map((message) => structuredClone(message));
   }
+
+  async lastSequence(scope: ProjectRoomScope): Promise<number> {
+    return this.histories.get(historyKey(validateRoomScope(scope)))?.messages.at(-1)?.sequence ?? 0;
+  }
 }

@@ -10,7 +10,8 @@ import type {
 } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
 import { PgStore } from "../db/pgStore";
-import { GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES } from "./roomSql";
+import { isUniqueViolation } from "../db/transaction";
+import { GET_LAST_SEQUENCE, GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES, MESSAGE_IDEMPOTENCY_INDEX } from "./roomSql";
 
 interface MessageRow {
   tenant_id: string;
@@ -46,11 +47,15 @@ export class PostgreSQLProjectRoomMessageStore extends PgStore implements Projec
     const valid = validateAppendMessage(request);
     const room = [tenantId, projectId, roomId];
     await this.initialize();
-    const [row] = (
-      await this.pool.query<MessageRow>(INSERT_MESSAGE, [...room, randomUUID(), valid.authorType, valid.authorId, valid.content, valid.idempotencyKey ?? null])
-    ).rows;
-    if (row) return { message: toMessage(row), created: true };
-    if (valid.idempotencyKey === undefined) return null;
+    try {
+      const [row] = (
+        await this.pool.query<MessageRow>(INSERT_MESSAGE, [...room, randomUUID(), valid.authorType, valid.authorId, valid.content, valid.idempotencyKey ?? null])
+      ).rows;
+      return row ? { message: toMessage(row), created: true } : null;
+    } catch (error) {
+      if (!isUniqueViolation(error, MESSAGE_IDEMPOTENCY_INDEX)) throw error;
+    }
+    // The key is taken (the failed statement took no sequence): answer the message stored under it.
     const [stored] = (await this.pool.query<MessageRow>(GET_MESSAGE_BY_IDEMPOTENCY_KEY, [...room, valid.idempotencyKey])).rows;
     return stored ? { message: toMessage(stored), created: false } : null;
   }
@@ -60,5 +65,12 @@ export class PostgreSQLProjectRoomMessageStore extends PgStore implements Projec
     const { after, limit } = validateMessagePage(options);
     await this.initialize();
     return (await this.pool.query<MessageRow>(LIST_MESSAGES, [tenantId, projectId, roomId, after, limit])).rows.map(toMessage);
+  }
+
+  async lastSequence(scope: ProjectRoomScope): Promise<number> {
+    const { tenantId, projectId, roomId } = validateRoomScope(scope);
+    await this.initialize();
+    const [row] = (await this.pool.query<{ last_sequence: string }>(GET_LAST_SEQUENCE, [tenantId, projectId, roomId])).rows;
+    return row ? Number(row.last_sequence) : 0;
   }
 }

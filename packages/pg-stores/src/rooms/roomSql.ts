@@ -39,9 +39,11 @@ export const LIST_ROOMS = `
 
 /**
  * Numbers the message from the room's counter (the row lock held to commit orders a room's messages)
- * and inserts it. No row when the room does not exist, or when the idempotency key is taken: the
- * racer that lost waits for the winner's commit, then finds its message with
- * {@link GET_MESSAGE_BY_IDEMPOTENCY_KEY}. A lost race leaves a gap in the sequence, never a repeat.
+ * and inserts it. No row when the room does not exist. A taken idempotency key fails the statement
+ * with a unique violation of {@link MESSAGE_IDEMPOTENCY_INDEX}, which undoes the counter bump with it:
+ * a retry never takes a sequence, so a room's sequences run 1, 2, 3… without a gap. (`ON CONFLICT DO
+ * NOTHING` would keep the bump.) The racer that lost waited for the winner's commit on the room row,
+ * and finds its message with {@link GET_MESSAGE_BY_IDEMPOTENCY_KEY}.
  */
 export const INSERT_MESSAGE = `
   WITH room AS (
@@ -55,8 +57,10 @@ export const INSERT_MESSAGE = `
   INSERT INTO lattice_project_room_messages (${MESSAGE_COLUMNS})
   SELECT room.tenant_id, room.project_id, room.id, room.last_sequence, $4, $5, $6, $7, $8, now()
     FROM room
-  ON CONFLICT (tenant_id, project_id, room_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING ${MESSAGE_COLUMNS}`;
+
+/** The unique index of a room's idempotency keys (migration 194). */
+export const MESSAGE_IDEMPOTENCY_INDEX = "lattice_project_room_messages_idempotency";
 
 export const GET_MESSAGE_BY_IDEMPOTENCY_KEY = `
   SELECT ${MESSAGE_COLUMNS}
@@ -65,6 +69,14 @@ export const GET_MESSAGE_BY_IDEMPOTENCY_KEY = `
      AND project_id = $2
      AND room_id = $3
      AND idempotency_key = $4`;
+
+/** The room's counter: the sequence of its latest committed message (the bump commits with it). */
+export const GET_LAST_SEQUENCE = `
+  SELECT last_sequence
+    FROM lattice_project_rooms
+   WHERE tenant_id = $1
+     AND project_id = $2
+     AND id = $3`;
 
 /** Keyset page: the messages after a sequence, ascending (the primary key's order). */
 export const LIST_MESSAGES = `

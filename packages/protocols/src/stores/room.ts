@@ -37,8 +37,9 @@ export interface ProjectRoomMessage {
   projectId: string;
   roomId: string;
   /**
-   * The message's place in its room's history: a later message has a greater one, in commit order,
-   * so paging with `after` never skips a message committed later. Not dense.
+   * The message's place in its room's history: 1, 2, 3… in commit order, without a gap (a retried
+   * idempotency key takes none), so paging with `after` never skips a message committed later and a
+   * reader that sees a gap knows it missed a message.
    */
   sequence: number;
   authorType: ProjectRoomAuthorType;
@@ -76,4 +77,6 @@ export interface ProjectRoomMessageStore {
   appendMessage(scope: ProjectRoomScope, request: AppendProjectRoomMessageRequest): Promise<AppendedProjectRoomMessage | null>;
   /** Ascending by `sequence`. */
   listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]>;
+  /** The `sequence` of the room's latest committed message: every message up to it is readable. 0 without messages or room. */
+  lastSequence(scope: ProjectRoomScope): Promise<number>;
 }
