@@ -3,7 +3,7 @@
 // cancel, re-dispatch and the refusals; a pass that finds the thread held by a peer defers to it.
 // Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
 // caller runs on A and callee on B resumes the caller once.
-import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { callerResumeMessageId, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { CreateTaskRequest, TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
@@ -147,6 +147,38 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await gateway.context.projectTasks.sweepAdmissions()).toMatchObject({ passed: 1 });
     expect(await taskWhen(gateway, "unannounced", ended)).toMatchObject({ status: "completed", result: "echo: late but done" });
     expect(await gateway.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
+  });
+
+  it("settles a project task whose run delegates: the resume run of its dispatch completes it with the callee's outcome", async () => {
+    await createTask({ id: "delegating", description: "/task boss /sleep 300" });
+    expect((await dispatch("delegating")).statusCode).toBe(200);
+    const task = await taskWhen(gateway, "delegating", (current) => current.status === "completed");
+    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "delegating" });
+    const outcome = { taskId: callee!.id, status: "completed", result: "echo: /sleep 300" };
+    expect(JSON.parse(String(task.result).replace(/^task returned: /, ""))).toEqual(outcome);
+    expect(task.context).toMatchObject({ resume_value: outcome });
+    const runs = await runsOf(gateway, "writer", taskThreadId("delegating"), 2);
+    expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
+      [taskStartMessageId(task), "interrupted"],
+      [taskRunMessageId(task), "success"],
+    ]);
+    expect(await statusesOf("delegating", 4)).toEqual(["in_progress", "interrupted", "in_progress", "completed"]);
+  });
+
+  it("resumes nothing when a project task's delegated task ends after the task was cancelled", async () => {
+    await createTask({ id: "abandoned", description: "/task boss /sleep 1000" });
+    expect((await dispatch("abandoned")).statusCode).toBe(200);
+    await taskWhen(gateway, "abandoned", (current) => current.status === "interrupted");
+    expect((await post("/api/tasks/abandoned/cancel", {})).statusCode).toBe(200);
+    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "abandoned" });
+    // The callee's run completes after its settlement resumed its caller, had it resumed anything.
+    const calleeScope = { tenantId: TENANT, assistantId: "boss" };
+    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.listRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
+    expect(await gateway.context.stores.tasks.getTask(TENANT, callee!.id)).toMatchObject({ status: "completed" });
+    const thread = taskThreadId("abandoned");
+    expect(await gateway.context.stores.queue.listRuns(thread, { tenantId: TENANT, assistantId: "writer" })).toHaveLength(1);
+    expect(await gateway.context.stores.queue.getQueueSize(thread, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
+    expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
   });
 
   it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {
