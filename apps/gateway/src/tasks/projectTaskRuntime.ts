@@ -73,7 +73,9 @@ export class ProjectTaskRuntime {
 
   /** Starts observing admissions (local ones, and the peers' through the outbox poller). */
   start(): void {
-    this.unsubscribe ??= this.options.admissions.subscribe((event) => this.advanceOrWarn(event.tenantId, event.taskId));
+    // Not awaited: the publisher (a dispatch request, the outbox poller delivering every topic) must
+    // not wait for the machine, which a dead replica may hold for a lease's lifetime.
+    this.unsubscribe ??= this.options.admissions.subscribe((event) => void this.advanceOrWarn(event.tenantId, event.taskId));
   }
 
   stop(): void {
