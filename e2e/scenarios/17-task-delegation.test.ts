@@ -70,4 +70,38 @@ describe("scenario 17: task delegation across processes", () => {
     expect(answer.content.startsWith("task returned: ")).toBe(true);
     expect(JSON.parse(answer.content.slice("task returned: ".length))).toEqual(outcome);
   });
+
+  it("a project task whose run delegates is settled by its resumed run: completed with the callee's outcome", async () => {
+    const [a, b] = await cluster.start(2, { prefix: "project" });
+    for (const id of ["lead", "aide"]) await expectOk(call(a.url, "POST", "/api/assistants", { id, name: id }), 201);
+    await expectOk(call(a.url, "POST", "/api/projects", { id: "launch", name: "Launch" }), 201);
+    await expectOk(call(a.url, "PUT", "/api/projects/launch/bots/lead"));
+    await expectOk(call(a.url, "POST", "/api/tasks", { id: "d1", title: "d1", description: "/task aide /sleep 300", ownerType: "agent", ownerId: "lead", projectId: "launch" }), 201);
+    await expectOk(call(b.url, "POST", "/api/tasks/d1/dispatch"));
+
+    const outcome = await eventually(
+      async () => {
+        const current = await expectOk<{ status: string; result?: unknown }>(call(b.url, "GET", "/api/tasks/d1/result"));
+        return current.status === "completed" ? current : undefined;
+      },
+      20_000,
+      "d1 to complete",
+    );
+    const { tasks } = await expectOk<{ tasks: Array<{ id: string }> }>(call(a.url, "GET", "/api/tasks?parentId=d1"));
+    expect(tasks).toHaveLength(1);
+    const callee = { taskId: tasks[0]!.id, status: "completed", result: "echo: /sleep 300" };
+    expect(JSON.parse(String(outcome.result).slice("task returned: ".length))).toEqual(callee);
+    const runs = await eventually(
+      async () => {
+        const listed = (await expectOk<{ runs: RunRecord[] }>(call(a.url, "GET", "/api/tasks/d1/runs"))).runs;
+        return listed.every((run) => run.finishedAt) ? listed : undefined;
+      },
+      5_000,
+      "d1's runs to finish",
+    );
+    expect(runs.map((run) => [run.messageId.replace(/-\d+$/, ""), run.status])).toEqual([
+      ["task-d1-start", "interrupted"],
+      ["task-d1-resume-run", "success"],
+    ]);
+  });
 });

@@ -3,8 +3,8 @@
 // cancel, re-dispatch and the refusals; a pass that finds the thread held by a peer defers to it.
 // Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
 // caller runs on A and callee on B resumes the caller once.
-import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
-import { ProjectTaskExecutionMutex, threadRunLeaseKey } from "@axiom-lattice/core";
+import { callerResumeMessageId, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { ProjectTaskExecutionMutex, projectTaskMachineLeaseKey, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { CreateTaskRequest, TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
@@ -149,6 +149,38 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await gateway.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
   });
 
+  it("settles a project task whose run delegates: the resume run of its dispatch completes it with the callee's outcome", async () => {
+    await createTask({ id: "delegating", description: "/task boss /sleep 300" });
+    expect((await dispatch("delegating")).statusCode).toBe(200);
+    const task = await taskWhen(gateway, "delegating", (current) => current.status === "completed");
+    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "delegating" });
+    const outcome = { taskId: callee!.id, status: "completed", result: "echo: /sleep 300" };
+    expect(JSON.parse(String(task.result).replace(/^task returned: /, ""))).toEqual(outcome);
+    expect(task.context).toMatchObject({ resume_value: outcome });
+    const runs = await runsOf(gateway, "writer", taskThreadId("delegating"), 2);
+    expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
+      [taskStartMessageId(task), "interrupted"],
+      [taskRunMessageId(task), "success"],
+    ]);
+    expect(await statusesOf("delegating", 4)).toEqual(["in_progress", "interrupted", "in_progress", "completed"]);
+  });
+
+  it("resumes nothing when a project task's delegated task ends after the task was cancelled", async () => {
+    await createTask({ id: "abandoned", description: "/task boss /sleep 1000" });
+    expect((await dispatch("abandoned")).statusCode).toBe(200);
+    await taskWhen(gateway, "abandoned", (current) => current.status === "interrupted");
+    expect((await post("/api/tasks/abandoned/cancel", {})).statusCode).toBe(200);
+    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "abandoned" });
+    // The callee's run completes after its settlement resumed its caller, had it resumed anything.
+    const calleeScope = { tenantId: TENANT, assistantId: "boss" };
+    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.listRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
+    expect(await gateway.context.stores.tasks.getTask(TENANT, callee!.id)).toMatchObject({ status: "completed" });
+    const thread = taskThreadId("abandoned");
+    expect(await gateway.context.stores.queue.listRuns(thread, { tenantId: TENANT, assistantId: "writer" })).toHaveLength(1);
+    expect(await gateway.context.stores.queue.getQueueSize(thread, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
+    expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
+  });
+
   it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {
     expect((await post("/api/threads", { thread_id: "boss-thread", assistant_id: "boss" })).statusCode).toBe(201);
     const asked = await post("/api/runs", { assistant_id: "boss", thread_id: "boss-thread", message: "/task writer outline the plan", mode: "wait" });
@@ -232,6 +264,75 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
     expect((await runsOf(b, "finisher", thread.threadId, 1)).map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(task), "success"]]);
   });
+
+  // A run lease of 2 s, and the default (30 s): with the machine's old fixed 60 s lease, dispatches
+  // hung until it lapsed, and the tasks started that much later.
+  it.each([
+    ["a short run lease", "short", { AXIOM_RUN_LEASE_MS: "2000" }],
+    ["the default settings", "default", {}],
+  ])("with %s, answers dispatches at once while a dead replica holds the machine, and starts them within one run lease", async (_, project, env) => {
+    const a = await replica("killed-a", env, false);
+    const b = await replica("surviving-b", env);
+    const runLeaseMs = b.context.config.runLeaseMs;
+    const bot = `${project}-bot`;
+    expect((await b.post("/api/assistants", { id: bot, name: bot })).statusCode).toBe(201);
+    expect((await b.post("/api/projects", { id: project, name: project })).statusCode).toBe(201);
+    expect((await b.app.inject({ method: "PUT", url: `/api/projects/${project}/bots/${bot}` })).statusCode).toBe(200);
+    const scope = { tenantId: TENANT, assistantId: bot, projectId: project };
+    const idOf = (name: string) => `${project}-${name}`;
+    const create = (name: string, context?: Record<string, unknown>) =>
+      b.context.stores.tasks.createTask(TENANT, { id: idOf(name), title: name, description: `done ${name}`, ownerType: "agent", ownerId: bot, projectId: project, priority: 0, context });
+
+    // The machine's lease lives one run lease, renewed while held.
+    const leaseLeft = await b.context.projectTaskMachine.runExclusive(scope, async () => {
+      const lease = await b.context.stores.lease.get(projectTaskMachineLeaseKey(scope));
+      return lease!.expiresAt.getTime() - Date.now();
+    });
+    expect(leaseLeft).toBeGreaterThan(runLeaseMs / 2);
+    expect(leaseLeft).toBeLessThanOrEqual(runLeaseMs + 500);
+
+    // A's pass (under the machine lease A's gateway takes: one run lease) dies, as under SIGKILL, right
+    // after its in_progress write: the lease stays held until it lapses.
+    const cut = idOf("cut-short");
+    await create("cut-short", { execution_requested_at: new Date().toISOString(), run: { assistantId: bot, threadId: taskThreadId(cut) } });
+    const crash = new SimulatedCrash();
+    const { stores, notifiers, logger } = a.context;
+    const leases = crash.wrap(stores.lease);
+    const doomed = new ProjectTaskRuntime({
+      tasks: killedAfterInProgressWrite(crash, stores.tasks),
+      projects: crash.wrap(stores.projects),
+      leases,
+      machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "killed-a", ttlMs: a.context.config.runLeaseMs }),
+      admissions: crash.wrap(notifiers.projectTaskAdmission),
+      lifecycle: crash.wrap(notifiers.taskLifecycle),
+      runs: { queue: crash.wrap(stores.queue), wake: () => {} },
+      replicaId: "killed-a",
+      logger,
+    });
+    await expect(doomed.advance(TENANT, cut)).rejects.toThrow("replica killed");
+    const killedAt = Date.now();
+    expect(await b.context.stores.lease.get(projectTaskMachineLeaseKey(scope))).toMatchObject({ holder: expect.stringContaining("killed-a") });
+
+    // Dispatches on the survivor answer at once: the tasks are queued for the machine.
+    const ids = [idOf("second"), idOf("third")];
+    for (const id of ids) {
+      await create(id.slice(project.length + 1));
+      const startedAt = Date.now();
+      const answered = await b.post(`/api/tasks/${id}/dispatch`, {});
+      expect(Date.now() - startedAt).toBeLessThan(1_000);
+      expect(answered.statusCode).toBe(200);
+      expect(answered.json()).toMatchObject({ status: "pending" });
+    }
+    // They start once the dead replica's machine lease lapsed (their waiting passes retry at least every second).
+    for (const id of ids) {
+      await eventually(`${id} to start`, async () => (await b.context.stores.tasks.getTask(TENANT, id))!.status !== "pending", { timeoutMs: runLeaseMs + 5_000 });
+    }
+    expect(Date.now() - killedAt).toBeLessThan(runLeaseMs + 1_500);
+    for (const id of ids) expect(await taskWhen(b, id, ended)).toMatchObject({ status: "completed", result: `echo: done ${id.slice(project.length + 1)}` });
+    // The task whose pass died is started by B's admissions sweep.
+    await b.context.projectTasks.sweepAdmissions();
+    expect(await taskWhen(b, cut, ended)).toMatchObject({ status: "completed", result: "echo: done cut-short" });
+  }, 60_000);
 
   it("stops a task's run on B when A cancels the task", async () => {
     const b = await replica("runner-b");

@@ -36,7 +36,8 @@ export { InvalidRunInputError, type AgentInput, type ResumeCommand, type RunCont
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";
-export { TaskNotPlacedError, resumeCaller, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
+export { TaskNotPlacedError, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
+export { resumeCaller, resumeTaskRun, type TaskResumeDeps } from "./tasks/taskResumption";
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
 export {
   EXECUTION_REQUESTED_AT_KEY,

@@ -80,7 +80,7 @@ export const MAX_JSON_BYTES = 64 * 1024;
  * (renewed every third of its ttl), how long to wait for it, and the retry backoff, doubling from the
  * first delay up to the cap, so waiting replicas poll often at first and do not hammer the store later.
  */
-export const PROJECT_TASK_MACHINE_LEASE_TTL_MS = 60_000;
+export const PROJECT_TASK_MACHINE_LEASE_TTL_MS = THREAD_RUN_TTL_MS;
 export const PROJECT_TASK_MACHINE_ACQUIRE_TIMEOUT_MS = 90_000;
 export const PROJECT_TASK_MACHINE_RETRY_DELAY_MS = 20;
 export const PROJECT_TASK_MACHINE_MAX_RETRY_DELAY_MS = 1_000;

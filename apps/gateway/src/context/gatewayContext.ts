@@ -126,7 +126,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
   };
   // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
-  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger });
+  // Its lease lives as long as a thread's run lease (renewed while held): a dead holder frees the machine as soon as its threads.
+  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger, ttlMs: config.runLeaseMs });
   const mcp = new McpServerManager({
     store: stores.mcp,
     logger,
@@ -234,6 +235,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     threadRunTtlMs: config.runLeaseMs,
+    machine: projectTaskMachine,
   });
   const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours, log: logger });
   // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to

@@ -269,8 +269,11 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: "Ask for a project task to run: its assistant starts it on the task's own thread, on whichever replica observes it first",
+        description:
+          "Answers at once, never waiting for the project's task machine: the task is queued for it (`pending`, `context.execution_requested_at` " +
+          "stamped), and the machine's next pass starts it, on any replica.",
         params: taskParams,
-        response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TASK_NOT_DISPATCHABLE", "NOT_A_PROJECT_MEMBER", "INVALID_TASK_STATE", "LEASE_LOST") },
+        response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TASK_NOT_DISPATCHABLE", "NOT_A_PROJECT_MEMBER", "INVALID_TASK_STATE") },
       },
     },
     async (request) => toTaskView(await context.projectTasks.dispatch(tenantOf(request), request.params.id)),

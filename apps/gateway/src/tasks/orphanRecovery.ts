@@ -2,6 +2,7 @@ import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf, tas
 import {
   type Logger,
   type MaintenanceTask,
+  type ProjectTaskExecutionMutex,
   type TaskRunLiveness,
   type ThreadRunScope,
   createTaskRunLiveness,
@@ -38,6 +39,8 @@ export interface TaskOrphanRecoveryDeps extends TaskMessageDeps {
   logger: Logger;
   /** TTL of the thread-run lease held while converging. */
   threadRunTtlMs: number;
+  /** Guards the resume of a delegating caller that is a project task (its run resumes as the task's current run). */
+  machine?: ProjectTaskExecutionMutex;
 }
 
 const orphanedReason = (actor: RecoveryActor) => `Orphaned: no replica was running the task any more (converged by ${actor})`;
@@ -122,7 +125,7 @@ export class TaskOrphanRecovery {
    * the caller itself (once, by the resume's fixed id).
    */
   private async converge(task: TaskItem, thread: ThreadRunScope | undefined, actor: RecoveryActor): Promise<TaskRecoveryResult> {
-    const { tasks, events, queue, logger } = this.deps;
+    const { tasks, events, queue, wake, machine, logger } = this.deps;
     const failed = await tasks.updateIfSnapshot(
       task.tenantId,
       task.id,
@@ -136,7 +139,7 @@ export class TaskOrphanRecovery {
       return current.status === TaskStatus.IN_PROGRESS ? "skipped:live" : "skipped:not_in_progress";
     }
     await events.publish(taskLifecycleEventOf(failed));
-    await resumeCaller(this.deps, failed);
+    await resumeCaller({ queue, wake, tasks: { store: tasks, events, machine } }, failed);
     if (thread) {
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
       // Safe while we hold the thread's run lease: no replica can be running these messages.

@@ -63,7 +63,7 @@ const isRequested = (task: TaskItem) => typeof task.context?.[EXECUTION_REQUESTE
  * announces the admission to every replica; whichever observes it (all do, through the outbox) passes
  * the task through its machine, one pass at a time per machine across the cluster: the first pass
  * starts the run on the task's thread, later ones find it started. The run's end is settled by the
- * agent runtime, under the same machine. Every task write here carries the machine lease's fencing
+ * agent runtime, under the same machine. Every write of a pass carries the machine lease's fencing
  * token, so a replica that lost the machine mid-pass cannot overwrite its successor's writes.
  */
 export class ProjectTaskRuntime {
@@ -73,7 +73,9 @@ export class ProjectTaskRuntime {
 
   /** Starts observing admissions (local ones, and the peers' through the outbox poller). */
   start(): void {
-    this.unsubscribe ??= this.options.admissions.subscribe((event) => this.advanceOrWarn(event.tenantId, event.taskId));
+    // Not awaited: the publisher (a dispatch request, the outbox poller delivering every topic) must
+    // not wait for the machine, which a dead replica may hold for a lease's lifetime.
+    this.unsubscribe ??= this.options.admissions.subscribe((event) => void this.advanceOrWarn(event.tenantId, event.taskId));
   }
 
   stop(): void {
@@ -82,32 +84,30 @@ export class ProjectTaskRuntime {
   }
 
   /**
-   * Asks for the task to run: stamps `context.execution_requested_at` (under the machine, compare-and-set
-   * on the status and version read) before the admission is announced, so a replica that observes the
-   * task at any later time still knows a run is owed.
+   * Asks for the task to run: stamps `context.execution_requested_at` (compare-and-set on the status
+   * and version read) before the admission is announced, so a replica that observes the task at any
+   * later time still knows a run is owed. It never waits for the machine, which may be held for a
+   * lease's lifetime by a replica that died: the stamp only queues the task for the machine's next
+   * pass (this admission's, or the admissions sweep's), which starts it.
    */
   async dispatch(tenantId: string, taskId: string): Promise<TaskItem> {
-    const { tasks, projects, machine, admissions } = this.options;
-    const found = await tasks.getTask(tenantId, taskId);
-    if (!found) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
-    if (!isProjectTask(found)) throw new HttpError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
-    const bots = await projects.listBots(tenantId, found.projectId);
-    if (!bots.some((bot) => bot.assistantId === found.ownerId)) {
-      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${found.ownerId} is not a member of project ${found.projectId}`);
+    const { tasks, projects, admissions } = this.options;
+    const task = await tasks.getTask(tenantId, taskId);
+    if (!task) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
+    if (!isProjectTask(task)) throw new HttpError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
+    const bots = await projects.listBots(tenantId, task.projectId);
+    if (!bots.some((bot) => bot.assistantId === task.ownerId)) {
+      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${task.ownerId} is not a member of project ${task.projectId}`);
     }
-    const dispatched = await machine.runExclusive(projectTaskScopeOf(found), async ({ fencingToken }) => {
-      const task = (await tasks.getTask(tenantId, taskId)) ?? found;
-      if (!DISPATCHABLE.includes(task.status)) {
-        throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${task.status}; only a ${DISPATCHABLE.join(", ")} task can be dispatched`);
-      }
-      const thread: ThreadRunScope = { tenantId, assistantId: task.ownerId, threadId: taskThreadId(task.id) };
-      const context = { ...task.context, [EXECUTION_REQUESTED_AT_KEY]: new Date().toISOString(), [TASK_RUN_KEY]: placeEntry(thread) };
-      const written = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.PENDING, context }, fencingToken ? { fencingToken } : undefined);
-      if (!written) throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being dispatched; try again`);
-      return written;
-    });
-    if (dispatched.status !== found.status) await this.options.lifecycle.publish(taskLifecycleEventOf(dispatched));
-    await admissions.publish(admissionOf(dispatched, found.projectId));
+    if (!DISPATCHABLE.includes(task.status)) {
+      throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${task.status}; only a ${DISPATCHABLE.join(", ")} task can be dispatched`);
+    }
+    const thread: ThreadRunScope = { tenantId, assistantId: task.ownerId, threadId: taskThreadId(task.id) };
+    const context = { ...task.context, [EXECUTION_REQUESTED_AT_KEY]: new Date().toISOString(), [TASK_RUN_KEY]: placeEntry(thread) };
+    const dispatched = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.PENDING, context });
+    if (!dispatched) throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being dispatched; try again`);
+    if (dispatched.status !== task.status) await this.options.lifecycle.publish(taskLifecycleEventOf(dispatched));
+    await admissions.publish(admissionOf(dispatched, task.projectId));
     return dispatched;
   }
 

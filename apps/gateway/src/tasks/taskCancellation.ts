@@ -41,7 +41,7 @@ export async function cancelTask({ tasks, runs, lifecycle }: Omit<TaskCancellati
   const thread = taskRunThreadOf(cancelled);
   if (thread) await runs.queue.clearMessages(thread.threadId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
   await lifecycle.publish(taskLifecycleEventOf(cancelled));
-  await resumeCaller(runs, cancelled);
+  await resumeCaller({ ...runs, tasks }, cancelled);
   return cancelled;
 }
 

@@ -19,6 +19,7 @@ import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
 import type { RunSlots } from "./runSlots";
+import type { TaskRunRef } from "../tasks/taskRunPlace";
 import { createTaskTool } from "../tasks/taskTool";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
 
@@ -60,12 +61,12 @@ export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueSc
 
 /**
  * The thread's graph, built from its assistant's current configuration. A run of a task passes its
- * id: the tasks it delegates are that task's children.
+ * task and message: the tasks it delegates are that task's children, and resume that run.
  */
-export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunScope, run: { taskId?: string } = {}): Promise<AssistantGraph> {
+export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunScope, run: { taskRun?: TaskRunRef | undefined } = {}): Promise<AssistantGraph> {
   const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
   if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
-  const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerTaskId: run.taskId })] : [];
+  const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerRun: run.taskRun })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
   const disabled = await context.disabledTools?.(scope.tenantId);

@@ -218,7 +218,7 @@ export class ThreadProcessor {
     };
     try {
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { taskId }),
+        graph: await loadThreadGraph(this.context, this.scope, { taskRun: taskId ? { taskId, messageId: message.id } : undefined }),
         config: checkpointConfig(this.scope),
         messageId: message.id,
         content: parseRunContent(message.content),

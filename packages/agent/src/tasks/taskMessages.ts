@@ -2,7 +2,7 @@ import { DuplicateMessageError, type IMessageQueueStore, type ThreadRunScope } f
 import type { TaskItem } from "@axiom-lattice/protocols";
 import type { RunContent } from "../runtime/runContent";
 import { taskOutcomeOf } from "./taskOutcome";
-import { callerResumeMessageId, taskCallerOf, RESUME_VALUE_KEY, taskResumedAt, taskRunMessageId, taskRunThreadOf } from "./taskRunPlace";
+import { callerResumeMessageId, RESUME_VALUE_KEY, taskResumedAt, taskRunMessageId, taskRunThreadOf } from "./taskRunPlace";
 
 export interface TaskMessageDeps {
   queue: IMessageQueueStore;
@@ -57,12 +57,9 @@ export async function startTaskRun(deps: TaskMessageDeps, task: TaskItem): Promi
 }
 
 /**
- * Resumes the run that delegated `task` (if one did) with the task's outcome. Whoever settles the
- * task calls this (the run's end, a cancel, orphan recovery), and may call it again: the caller
- * resumes once.
+ * Resumes the waiting thread of a delegated task with the task's outcome (a resume command under a
+ * fixed id, so the caller resumes once however often this is called).
  */
-export async function resumeCaller(deps: TaskMessageDeps, task: TaskItem): Promise<boolean> {
-  const caller = taskCallerOf(task);
-  if (!caller) return false;
+export async function resumeCallerThread(deps: TaskMessageDeps, caller: ThreadRunScope, task: TaskItem): Promise<boolean> {
   return enqueueOnce(deps, caller, callerResumeMessageId(task.id), { command: { resume: taskOutcomeOf(task) } });
 }

@@ -65,8 +65,24 @@ function readScope(task: Pick<TaskItem, "tenantId" | "context">, key: string): T
 /** The caller's thread of a delegated task, waiting for its outcome. */
 export const taskCallerOf = (task: Pick<TaskItem, "tenantId" | "context">) => readScope(task, TASK_CALLER_KEY);
 
+/** The run of a task that delegated: the task, and its run message that waits for the outcome. */
+export interface TaskRunRef {
+  taskId: string;
+  messageId: string;
+}
+
+/** The caller's run of a delegated task, when the caller is itself a task's run. */
+export function taskCallerRunOf(task: Pick<TaskItem, "context">): TaskRunRef | undefined {
+  const place = task.context?.[TASK_CALLER_KEY];
+  if (!isRecord(place) || typeof place.taskId !== "string" || typeof place.messageId !== "string") return undefined;
+  return { taskId: place.taskId, messageId: place.messageId };
+}
+
 /** The thread the task runs (or ran) on, once started. */
 export const taskRunThreadOf = (task: Pick<TaskItem, "tenantId" | "context">) => readScope(task, TASK_RUN_KEY);
 
 /** The `context` entry recording a thread. */
 export const placeEntry = ({ assistantId, threadId }: ThreadRunScope) => ({ assistantId, threadId });
+
+/** The `context` entry recording a delegated task's caller: its thread, and its task's run if it is one. */
+export const callerEntry = (caller: ThreadRunScope, callerRun: TaskRunRef | undefined) => ({ ...placeEntry(caller), ...callerRun });

@@ -5,7 +5,7 @@ import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
-import { resumeCaller } from "./taskMessages";
+import { resumeCaller } from "./taskResumption";
 import { taskRunMessageId } from "./taskRunPlace";
 import { writeTask } from "./taskRuntimeDeps";
 
@@ -39,8 +39,10 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
 
 /**
  * Records the end of a task's run (its run message `messageId`): moves the task out of
- * `in_progress` (compare-and-set, so a cancel or an orphan recovery that got there first wins),
- * announces it, and resumes the delegating caller with the task's outcome, whatever settled it.
+ * `in_progress` (compare-and-set on the version read, so a cancel, an orphan recovery or a resume
+ * that got there first wins), announces it, and resumes the delegating caller with the task's
+ * outcome, whatever settled it. Only the task's current run settles it: read and write are one
+ * compare-and-set, so a resume that makes another run current meanwhile is never overwritten.
  * Called before the run's message completes, so a crash in between re-runs the message, which finds
  * its checkpoint done and settles again: every step is idempotent.
  */
@@ -48,18 +50,25 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
   const options = context.tasks;
   if (!options) return null;
   const { store, events } = options;
-  const task = await store.getTask(tenantId, taskId);
-  if (!task) return null;
-  // A run of an earlier dispatch or resume (cancelled and dispatched again, or interrupted and resumed,
-  // meanwhile) ends late: the task's in_progress is its current run's, which that run settles.
-  if (taskRunMessageId(task) !== messageId) return task;
-  const settled = await writeTask(options, task, (fencingToken) =>
-    store.updateIfStatusIn(tenantId, taskId, [TaskStatus.IN_PROGRESS], settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
-  );
-  if (settled) await events?.publish(taskLifecycleEventOf(settled));
-  const current = settled ?? (await store.getTask(tenantId, taskId));
-  if (current && isSettled(current)) await resumeCaller(context, current);
-  return current;
+  const callerDeps = { queue: context.queue, wake: context.wake, tasks: options };
+  for (;;) {
+    const task = await store.getTask(tenantId, taskId);
+    if (!task) return null;
+    // A run of an earlier dispatch or resume (cancelled and dispatched again, or interrupted and resumed,
+    // meanwhile) ends late: the task's in_progress is its current run's, which that run settles.
+    if (taskRunMessageId(task) !== messageId) return task;
+    if (task.status !== TaskStatus.IN_PROGRESS) {
+      if (isSettled(task)) await resumeCaller(callerDeps, task);
+      return task;
+    }
+    const settled = await writeTask(options, task, (fencingToken) =>
+      store.updateIfSnapshot(tenantId, taskId, task, settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
+    );
+    if (!settled) continue;
+    await events?.publish(taskLifecycleEventOf(settled));
+    await resumeCaller(callerDeps, settled);
+    return settled;
+  }
 }
 
 /** The task run's end as its thread's checkpoint tells it: the outcome and the run's last answer. */

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { RuntimeContext } from "../runtime/runtimeContext";
 import { startTaskRun } from "./taskMessages";
-import { TASK_CALLER_KEY, TASK_RUN_KEY, placeEntry, taskThreadId } from "./taskRunPlace";
+import { TASK_CALLER_KEY, TASK_RUN_KEY, type TaskRunRef, callerEntry, placeEntry, taskThreadId } from "./taskRunPlace";
 
 export const TASK_TOOL = "task";
 
@@ -21,8 +21,11 @@ export interface DelegatedTaskWait {
 export interface TaskToolScope {
   /** The calling run's thread: it is resumed with the task's outcome. */
   caller: ThreadRunScope;
-  /** The task the calling run executes, if it is one: the parent of the tasks it delegates. */
-  callerTaskId?: string;
+  /**
+   * The task run the calling run is, if it is one: the parent of the tasks it delegates, resumed (as
+   * the task's current run) with their outcomes.
+   */
+  callerRun?: TaskRunRef;
 }
 
 const TITLE_LENGTH = 80;
@@ -43,12 +46,12 @@ export function delegatedTaskId({ tenantId, assistantId, threadId }: ThreadRunSc
  * and interrupts the calling run, which the task's settlement resumes with its outcome (`completed`,
  * `failed`, `review`, `interrupted` or `cancelled`); that outcome is the tool's result.
  */
-export function createTaskTool(context: RuntimeContext, { caller, callerTaskId }: TaskToolScope) {
+export function createTaskTool(context: RuntimeContext, { caller, callerRun }: TaskToolScope) {
   return tool(
     async ({ assistant, description, title }, config: ToolRunnableConfig) => {
       const toolCallId = config.toolCall?.id;
       if (!toolCallId) throw new Error("The task tool must be called through a tool call");
-      const task = await delegatedTask(context, { caller, callerTaskId }, toolCallId, { assistant, description, title });
+      const task = await delegatedTask(context, { caller, callerRun }, toolCallId, { assistant, description, title });
       if (task.status === TaskStatus.IN_PROGRESS) await startTaskRun(context, task);
       const wait: DelegatedTaskWait = { type: "task", taskId: task.id, assistantId: task.ownerId, title: task.title };
       return JSON.stringify(interrupt(wait));
@@ -68,7 +71,7 @@ export function createTaskTool(context: RuntimeContext, { caller, callerTaskId }
 /** The task of this tool call: created (already `in_progress`, placed on its run thread) the first time. */
 async function delegatedTask(
   context: RuntimeContext,
-  { caller, callerTaskId }: TaskToolScope,
+  { caller, callerRun }: TaskToolScope,
   toolCallId: string,
   request: { assistant: string; description: string; title?: string },
 ): Promise<TaskItem> {
@@ -91,8 +94,8 @@ async function delegatedTask(
       description: request.description,
       priority: 0,
       status: TaskStatus.IN_PROGRESS,
-      ...(callerTaskId ? { parentId: callerTaskId } : {}),
-      context: { [TASK_CALLER_KEY]: placeEntry(caller), [TASK_RUN_KEY]: placeEntry(run) },
+      ...(callerRun ? { parentId: callerRun.taskId } : {}),
+      context: { [TASK_CALLER_KEY]: callerEntry(caller, callerRun), [TASK_RUN_KEY]: placeEntry(run) },
     });
   } catch (error) {
     // The same call, re-run on a peer at the same moment, created it first.
