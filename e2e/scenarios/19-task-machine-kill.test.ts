@@ -12,7 +12,7 @@ interface Task {
   result?: unknown;
 }
 
-describe("scenario 18: a replica killed inside a project task machine pass", () => {
+describe("scenario 19: a replica killed inside a project task machine pass", () => {
   const cluster = useCluster();
 
   it("kill -9 right after a task went in_progress, machine lease held: the survivors answer dispatches at once and start the tasks within one run lease", async () => {
