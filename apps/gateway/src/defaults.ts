@@ -25,8 +25,14 @@ export const SSE_HEARTBEAT_MS = 15_000;
  */
 export const DEFAULT_TENANT_MAX_QUEUED_MESSAGES = 1_000;
 export const DEFAULT_TENANT_MAX_STREAMS = 100;
-/** `Retry-After` of a refusal because the tenant has too much under way (queued messages, open streams). */
+/** `Retry-After` of a refusal because the tenant has too much under way (queued messages, open streams), or a task's machine is held. */
 export const RETRY_AFTER_BUSY_S = 5;
+/**
+ * How long a request that writes a project task (cancel, resume) waits for the task's machine: a
+ * live pass holds it for milliseconds, a replica that died holding it for up to a run lease, which no
+ * request should wait out (it answers `409 TASK_MACHINE_BUSY` with `Retry-After` instead).
+ */
+export const TASK_MACHINE_REQUEST_WAIT_MS = 1_000;
 /** The tenant of requests without authentication and without an `x-tenant-id` header. */
 export const DEFAULT_TENANT = "default";
 /** Histogram buckets (seconds): a run takes from a fraction of a second (a cached answer) to minutes. */

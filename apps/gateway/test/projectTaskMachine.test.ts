@@ -181,6 +181,35 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
   });
 
+  it("answers cancel and resume at once with 409 TASK_MACHINE_BUSY while a dead replica holds the machine, writing nothing", async () => {
+    await createTask({ id: "asks", description: "/interrupt Which region?" });
+    expect((await dispatch("asks")).statusCode).toBe(200);
+    await taskWhen(gateway, "asks", (current) => current.status === "interrupted");
+    await createTask({ id: "waits" });
+    // A replica that died holding the machine: its lease stays until it lapses (a minute, here).
+    const key = projectTaskMachineLeaseKey({ tenantId: TENANT, assistantId: "writer", projectId: "launch" });
+    const leases = gateway.context.stores.lease;
+    expect(await leases.acquire(key, "dead-replica#1", 60_000)).not.toBeNull();
+    const before = { asks: await gateway.context.stores.tasks.getTask(TENANT, "asks"), waits: await gateway.context.stores.tasks.getTask(TENANT, "waits") };
+    try {
+      for (const [url, body] of [["/api/tasks/waits/cancel", {}], ["/api/tasks/asks/resume", { resume: "eu-west" }]] as const) {
+        const startedAt = Date.now();
+        const busy = await post(url, body);
+        expect(Date.now() - startedAt).toBeLessThan(2_000);
+        expect(busy.statusCode).toBe(409);
+        expect(busy.json()).toMatchObject({ code: "TASK_MACHINE_BUSY" });
+        expect(busy.headers["retry-after"]).toBe("5");
+      }
+      expect(await gateway.context.stores.tasks.getTask(TENANT, "asks")).toEqual(before.asks);
+      expect(await gateway.context.stores.tasks.getTask(TENANT, "waits")).toEqual(before.waits);
+    } finally {
+      await leases.release(key, "dead-replica#1");
+    }
+    expect((await post("/api/tasks/waits/cancel", {})).json()).toMatchObject({ status: "cancelled" });
+    expect((await post("/api/tasks/asks/resume", { resume: "eu-west" })).statusCode).toBe(200);
+    expect(await taskWhen(gateway, "asks", ended)).toMatchObject({ status: "completed", result: "ask_human returned: eu-west" });
+  });
+
   it("lets an assistant delegate through the runs API: the caller resumes once with the callee's answer", async () => {
     expect((await post("/api/threads", { thread_id: "boss-thread", assistant_id: "boss" })).statusCode).toBe(201);
     const asked = await post("/api/runs", { assistant_id: "boss", thread_id: "boss-thread", message: "/task writer outline the plan", mode: "wait" });

@@ -94,6 +94,7 @@ export * from "./schedule";
 export { InMemoryProjectStore } from "./projects/inMemoryProjectStore";
 export { requireAssistantId, requireProjectId, validateCreateProject, validateUpdateProject } from "./projects/projectArguments";
 export {
+  type ExclusiveWait,
   MutexReentryError,
   ProjectTaskExecutionMutex,
   projectTaskMachineLeaseKey,

@@ -71,4 +71,6 @@ export type ErrorCode =
   | "INVALID_TASK_STATE"
   | "TASK_NOT_DISPATCHABLE"
   | "TASK_BUSY"
+  // A project task's machine is held (by a pass, or a replica that died holding it) past a request's wait.
+  | "TASK_MACHINE_BUSY"
   | "NOT_A_PROJECT_MEMBER";

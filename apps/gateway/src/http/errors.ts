@@ -68,6 +68,7 @@ export const ERROR_STATUS = {
   INVALID_TASK_STATE: 409,
   TASK_NOT_DISPATCHABLE: 400,
   TASK_BUSY: 409,
+  TASK_MACHINE_BUSY: 409,
   NOT_A_PROJECT_MEMBER: 409,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -84,7 +85,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 };
 
 // Refusals of work a tenant has too much of: worth retrying once some of it has finished.
-const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = { QUEUE_FULL: RETRY_AFTER_BUSY_S, TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S };
+const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = { QUEUE_FULL: RETRY_AFTER_BUSY_S, TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S, TASK_MACHINE_BUSY: RETRY_AFTER_BUSY_S };
 
 const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
 

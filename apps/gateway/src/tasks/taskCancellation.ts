@@ -10,6 +10,7 @@ import {
 import { type TaskLifecycleNotifier, taskLifecycleEventOf } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
+import { answeringMachineBusy, requestTaskWrites } from "./taskMachineWait";
 
 /** Statuses a task may be cancelled from: not ended yet, or waiting on someone. */
 const CANCELLABLE: TaskStatus[] = [TaskStatus.PENDING, TaskStatus.IN_PROGRESS, TaskStatus.REVIEW, TaskStatus.INTERRUPTED];
@@ -31,8 +32,10 @@ export async function cancelTask({ tasks, runs, lifecycle }: Omit<TaskCancellati
   const { store } = tasks;
   const found = await store.getTask(tenantId, taskId);
   if (!found) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
-  const cancelled = await writeTask(tasks, found, (fencingToken) =>
-    store.updateIfStatusIn(tenantId, taskId, CANCELLABLE, { status: TaskStatus.CANCELLED, failureReason: "Cancelled by request" }, fencingToken ? { fencingToken } : undefined),
+  const cancelled = await answeringMachineBusy(taskId, () =>
+    writeTask(requestTaskWrites(tasks), found, (fencingToken) =>
+      store.updateIfStatusIn(tenantId, taskId, CANCELLABLE, { status: TaskStatus.CANCELLED, failureReason: "Cancelled by request" }, fencingToken ? { fencingToken } : undefined),
+    ),
   );
   if (!cancelled) {
     const current = await store.getTask(tenantId, taskId);

@@ -2,6 +2,7 @@ import { type TaskMessageDeps, type TaskRuntimeOptions, resumeTaskRun, taskRunTh
 import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
+import { answeringMachineBusy, requestTaskWrites } from "./taskMachineWait";
 
 export interface TaskResumptionDeps {
   tasks: TaskRuntimeOptions;
@@ -21,7 +22,7 @@ export async function resumeTask({ tasks, runs, lifecycle }: TaskResumptionDeps,
   if (found.status !== TaskStatus.INTERRUPTED || !taskRunThreadOf(found)) {
     throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${found.status}; only an interrupted task that ran can be resumed`);
   }
-  const resumed = await resumeTaskRun({ ...runs, tasks: { ...tasks, events: lifecycle } }, found, value);
+  const resumed = await answeringMachineBusy(taskId, () => resumeTaskRun({ ...runs, tasks: requestTaskWrites({ ...tasks, events: lifecycle }) }, found, value));
   if (!resumed) throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being resumed (resumed or cancelled meanwhile); read it again`);
   return resumed;
 }

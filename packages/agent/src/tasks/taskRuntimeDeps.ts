@@ -11,6 +11,8 @@ export interface TaskRuntimeOptions {
    * them. Without it, project tasks are written like any other.
    */
   machine?: ProjectTaskExecutionMutex;
+  /** How long a write waits for a project task's machine (default: the machine's own acquire timeout). */
+  machineWaitMs?: number;
 }
 
 /** A task governed by a project task machine: an agent's task in a project. */
@@ -30,5 +32,5 @@ export const projectTaskScopeOf = (task: TaskItem & { projectId: string }): Proj
  */
 export function writeTask<T>(options: TaskRuntimeOptions, task: TaskItem, write: (fencingToken: string | undefined) => Promise<T>): Promise<T> {
   if (!options.machine || !isProjectTask(task)) return write(undefined);
-  return options.machine.runExclusive(projectTaskScopeOf(task), ({ fencingToken }) => write(fencingToken));
+  return options.machine.runExclusive(projectTaskScopeOf(task), ({ fencingToken }) => write(fencingToken), { acquireTimeoutMs: options.machineWaitMs });
 }

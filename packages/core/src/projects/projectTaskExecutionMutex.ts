@@ -69,6 +69,18 @@ function validateScope(scope: unknown): ProjectTaskScope {
   return { tenantId: checked.tenantId as string, assistantId: checked.assistantId as string, projectId: checked.projectId as string };
 }
 
+/** How one call of {@link ProjectTaskExecutionMutex.runExclusive} waits for the machine. */
+export interface ExclusiveWait {
+  /** Gives up the wait (and aborts the section's signal). */
+  signal?: AbortSignal;
+  /**
+   * How long this call may wait for the machine, for this process's earlier callers and for the
+   * lease together (default: the mutex's `acquireTimeoutMs`); then {@link LeaseAcquireTimeoutError}.
+   * An HTTP request passes a short one, so a machine held by a dead replica never holds the request.
+   */
+  acquireTimeoutMs?: number;
+}
+
 /** A machine held by the current async context; `active` turns false when its operation ends. */
 interface Holding {
   key: string;
@@ -91,25 +103,28 @@ export class ProjectTaskExecutionMutex {
 
   constructor(private readonly options: ProjectTaskExecutionMutexOptions = {}) {}
 
-  /** Runs `operation` exclusively for `scope`. `signal` gives up the wait (and aborts the section's signal). */
-  async runExclusive<T>(scope: ProjectTaskScope, operation: (section: ProjectTaskSection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Runs `operation` exclusively for `scope`, waiting for the machine as `wait` says. */
+  async runExclusive<T>(scope: ProjectTaskScope, operation: (section: ProjectTaskSection) => Promise<T>, wait: ExclusiveWait = {}): Promise<T> {
     const key = projectTaskMachineLeaseKey(validateScope(scope));
     const outer = this.held.getStore() ?? [];
     if (outer.some((holding) => holding.active && holding.key === key)) throw new MutexReentryError(key);
 
-    const releaseLocal = await this.acquireLocal(key, signal);
+    const { signal, acquireTimeoutMs = this.options.acquireTimeoutMs ?? PROJECT_TASK_MACHINE_ACQUIRE_TIMEOUT_MS } = wait;
+    const deadline = Date.now() + acquireTimeoutMs;
+    const releaseLocal = await this.acquireLocal(key, signal, acquireTimeoutMs);
     const holding: Holding = { key, active: true };
     try {
-      return await this.held.run([...outer, holding], () => this.runHoldingLease(key, operation, signal));
+      return await this.held.run([...outer, holding], () => this.runHoldingLease(key, operation, signal, deadline));
     } finally {
       holding.active = false;
       releaseLocal();
     }
   }
 
-  /** Waits for this process's earlier callers of `key`; returns the release of the turn. */
-  private async acquireLocal(key: string, signal: AbortSignal | undefined): Promise<() => void> {
+  /** Waits for this process's earlier callers of `key`, at most `timeoutMs`; returns the release of the turn. */
+  private async acquireLocal(key: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<() => void> {
     signal?.throwIfAborted();
+    const startedAt = Date.now();
     const previous = this.tails.get(key) ?? Promise.resolve();
     let release!: () => void;
     const turn = new Promise<void>((resolve) => (release = resolve));
@@ -119,29 +134,36 @@ export class ProjectTaskExecutionMutex {
       release();
       if (this.tails.get(key) === tail) this.tails.delete(key);
     };
-    if (!signal) {
-      await previous;
-      return releaseTurn;
-    }
-    // A caller that gives up releases its turn at once, so those behind it still go in order.
-    let onAbort!: () => void;
-    const aborted = new Promise<never>((_, reject) => (onAbort = () => reject(signal.reason)));
-    signal.addEventListener("abort", onAbort, { once: true });
+    // A caller that gives up (or runs out of time) releases its turn at once, so those behind it
+    // still go in order.
+    let onAbort = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal!.reason);
+      timer = setTimeout(() => reject(new LeaseAcquireTimeoutError(key, Date.now() - startedAt)), timeoutMs);
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      await Promise.race([previous, aborted]);
+      await Promise.race([previous, givenUp]);
     } catch (error) {
       releaseTurn();
       throw error;
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
     return releaseTurn;
   }
 
-  private async runHoldingLease<T>(key: string, operation: (section: ProjectTaskSection) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  private async runHoldingLease<T>(
+    key: string,
+    operation: (section: ProjectTaskSection) => Promise<T>,
+    signal: AbortSignal | undefined,
+    deadline: number,
+  ): Promise<T> {
     const store = this.options.leaseStore ?? getCoordinationLeaseStore();
     if (!store) return operation({ fencingToken: undefined, signal: signal ?? NEVER_ABORTED });
-    const lease = await this.waitForLease(store, key, signal);
+    const lease = await this.waitForLease(store, key, signal, deadline);
     try {
       return await operation({ fencingToken: lease.token, signal: signal ? AbortSignal.any([lease.signal, signal]) : lease.signal });
     } finally {
@@ -149,12 +171,11 @@ export class ProjectTaskExecutionMutex {
     }
   }
 
-  /** Retries with doubling delays until the lease is won; {@link LeaseAcquireTimeoutError} after `acquireTimeoutMs`. */
-  private async waitForLease(store: LeaseStore, key: string, signal: AbortSignal | undefined): Promise<HeldLease> {
+  /** Retries with doubling delays until the lease is won; {@link LeaseAcquireTimeoutError} once `deadline` passed. */
+  private async waitForLease(store: LeaseStore, key: string, signal: AbortSignal | undefined, deadline: number): Promise<HeldLease> {
     const {
       replicaId = getReplicaId(),
       ttlMs = PROJECT_TASK_MACHINE_LEASE_TTL_MS,
-      acquireTimeoutMs = PROJECT_TASK_MACHINE_ACQUIRE_TIMEOUT_MS,
       retryDelayMs = PROJECT_TASK_MACHINE_RETRY_DELAY_MS,
       maxRetryDelayMs = PROJECT_TASK_MACHINE_MAX_RETRY_DELAY_MS,
       logger = getLogger(),
@@ -167,9 +188,9 @@ export class ProjectTaskExecutionMutex {
       signal?.throwIfAborted();
       const lease = await acquireLease(store, key, holder, ttlMs, { logger });
       if (lease) return lease;
-      const waited = Date.now() - startedAt;
-      if (waited >= acquireTimeoutMs) throw new LeaseAcquireTimeoutError(key, waited);
-      await sleep(Math.min(delay, acquireTimeoutMs - waited), undefined, signal ? { signal } : undefined);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new LeaseAcquireTimeoutError(key, Date.now() - startedAt);
+      await sleep(Math.min(delay, left), undefined, signal ? { signal } : undefined);
       delay = Math.min(delay * 2, maxRetryDelayMs);
     }
   }

@@ -109,10 +109,26 @@ describe.each([
       events.push("first");
     });
     const controller = new AbortController();
-    const quitter = mutex.runExclusive(scope, async () => events.push("quitter"), controller.signal);
+    const quitter = mutex.runExclusive(scope, async () => events.push("quitter"), { signal: controller.signal });
     const third = mutex.runExclusive(scope, async () => events.push("third"));
     controller.abort(new Error("gave up"));
     await expect(quitter).rejects.toThrow("gave up");
+    first.open();
+    await Promise.all([holder, third]);
+    expect(events).toEqual(["first", "third"]);
+  });
+
+  it("bounds one call's wait behind this process's earlier caller too; those behind it keep their order", async () => {
+    const mutex = makeMutex();
+    const first = gate();
+    const events: string[] = [];
+    const holder = mutex.runExclusive(scope, async () => {
+      await first.opened;
+      events.push("first");
+    });
+    const impatient = mutex.runExclusive(scope, async () => events.push("impatient"), { acquireTimeoutMs: 50 });
+    const third = mutex.runExclusive(scope, async () => events.push("third"));
+    await expect(impatient).rejects.toBeInstanceOf(LeaseAcquireTimeoutError);
     first.open();
     await Promise.all([holder, third]);
     expect(events).toEqual(["first", "third"]);
@@ -195,6 +211,16 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
     expect(ran).toBe(false);
     await store.release(key, "peer#1");
     expect(await mutex.runExclusive(scope, async () => "after")).toBe("after");
+  });
+
+  it("bounds one call's wait for a lease held elsewhere by its own acquireTimeoutMs", async () => {
+    const store = new InMemoryLeaseStore();
+    const key = projectTaskMachineLeaseKey(scope);
+    await store.acquire(key, "peer#1", 60_000);
+    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, acquireTimeoutMs: 60_000, retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const startedAt = Date.now();
+    await expect(mutex.runExclusive(scope, async () => "ran", { acquireTimeoutMs: 100 })).rejects.toMatchObject({ code: "LEASE_ACQUIRE_TIMEOUT", key });
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
   });
 
   it("uses the process-wide coordination store when none is given", async () => {
