@@ -1,7 +1,7 @@
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type EgressPolicy, findEgressRefusal } from "@axiom-lattice/core";
-import { FakeOpenAi } from "@axiom-lattice/testing";
+import { FakeOpenAi, countingResolver } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokenIssuer";
 import { McpConnection } from "../src/mcp/mcpConnection";
@@ -185,21 +185,15 @@ describe("redirects from an upstream AXIOM_UPSTREAM_ALLOW lists", () => {
 });
 describe("an MCP connection", () => {
   it("connects only where the egress policy allows, whatever was checked before: a name resolving to loopback is refused, and not tried again", async () => {
-    let resolutions = 0;
-    const egress: EgressPolicy = {
-      localNetworks: false,
-      resolve: async () => {
-        resolutions += 1;
-        return [{ address: "127.0.0.1", family: 4 }];
-      },
-    };
+    const loopback = countingResolver("127.0.0.1");
+    const egress: EgressPolicy = { localNetworks: false, resolve: loopback.resolve };
     const url = internalMcp.url.replace("127.0.0.1", "mcp.example.test");
     const failure = await McpConnection.open({ transport: "http", url: `${url}/mcp`, retryAttempts: 2, timeout: 2_000 }, egress, () => {}).then(
       () => undefined,
       (error: unknown) => findEgressRefusal(error)?.message,
     );
     expect(failure).toBe('host "mcp.example.test" (address 127.0.0.1) is in the loopback range, which is refused; list it in AXIOM_UPSTREAM_ALLOW to allow it');
-    expect(resolutions).toBe(1);
+    expect(loopback.count).toBe(1);
     expect(internalMcp.requests).toBe(0);
   });
 });

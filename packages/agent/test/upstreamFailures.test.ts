@@ -1,5 +1,5 @@
 import type { EgressPolicy } from "@axiom-lattice/core";
-import { FakeOpenAi, closedPortBaseUrl } from "@axiom-lattice/testing";
+import { FakeOpenAi, closedPortBaseUrl, countingResolver } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type UpstreamErrorCode, classifyUpstreamError } from "../src";
 import { collect, manager, scope, sharedStores, shutdownManagers, thread, tokens } from "./support";
@@ -90,17 +90,11 @@ describe("model API failures", () => {
   });
 
   it("does not try a refused target again: its name is resolved once, however many retries the policy allows", async () => {
-    let resolutions = 0;
-    const egress: EgressPolicy = {
-      localNetworks: false,
-      resolve: async () => {
-        resolutions += 1;
-        return [{ address: "127.0.0.1", family: 4 }];
-      },
-    };
+    const loopback = countingResolver("127.0.0.1");
+    const egress: EgressPolicy = { localNetworks: false, resolve: loopback.resolve };
     const { record } = await runAgainst(baseUrl.replace("127.0.0.1", "fake-api.test"), "refused-by-name", { egress });
     expect(record?.error).toMatch(/^BASE_URL_NOT_ALLOWED: host "fake-api.test" \(address 127.0.0.1\) is in the loopback range/);
-    expect(resolutions).toBe(1);
+    expect(loopback.count).toBe(1);
     expect(api.requestsFor("refused-by-name")).toBe(0);
   });
 

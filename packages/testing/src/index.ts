@@ -23,3 +23,4 @@ export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } fro
 export { ListenerConnection } from "./listenerConnection";
 export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
 export { columnsContaining } from "./secretScan";
+export { countingResolver } from "./countingResolver";

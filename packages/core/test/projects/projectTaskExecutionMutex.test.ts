@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  type ExclusiveWait,
   InMemoryLeaseStore,
   LeaseAcquireTimeoutError,
   LeaseLostError,
@@ -100,7 +101,16 @@ describe.each([
     expect(await mutex.runExclusive(scope, async () => "next")).toBe("next");
   });
 
-  it("lets a waiting caller give up; those behind it keep their order", async () => {
+  it.each<[string, () => { wait: ExclusiveWait; giveUp(): void; refusal: object }]>([
+    [
+      "gives up (its signal)",
+      () => {
+        const controller = new AbortController();
+        return { wait: { signal: controller.signal }, giveUp: () => controller.abort(new Error("gave up")), refusal: { message: "gave up" } };
+      },
+    ],
+    ["runs out of its own acquireTimeoutMs", () => ({ wait: { acquireTimeoutMs: 50 }, giveUp: () => {}, refusal: { code: "LEASE_ACQUIRE_TIMEOUT" } })],
+  ])("lets a waiting caller that %s leave the line; those behind it keep their order", async (_label, quitting) => {
     const mutex = makeMutex();
     const first = gate();
     const events: string[] = [];
@@ -108,27 +118,11 @@ describe.each([
       await first.opened;
       events.push("first");
     });
-    const controller = new AbortController();
-    const quitter = mutex.runExclusive(scope, async () => events.push("quitter"), { signal: controller.signal });
+    const { wait, giveUp, refusal } = quitting();
+    const quitter = mutex.runExclusive(scope, async () => events.push("quitter"), wait);
     const third = mutex.runExclusive(scope, async () => events.push("third"));
-    controller.abort(new Error("gave up"));
-    await expect(quitter).rejects.toThrow("gave up");
-    first.open();
-    await Promise.all([holder, third]);
-    expect(events).toEqual(["first", "third"]);
-  });
-
-  it("bounds one call's wait behind this process's earlier caller too; those behind it keep their order", async () => {
-    const mutex = makeMutex();
-    const first = gate();
-    const events: string[] = [];
-    const holder = mutex.runExclusive(scope, async () => {
-      await first.opened;
-      events.push("first");
-    });
-    const impatient = mutex.runExclusive(scope, async () => events.push("impatient"), { acquireTimeoutMs: 50 });
-    const third = mutex.runExclusive(scope, async () => events.push("third"));
-    await expect(impatient).rejects.toBeInstanceOf(LeaseAcquireTimeoutError);
+    giveUp();
+    await expect(quitter).rejects.toMatchObject(refusal);
     first.open();
     await Promise.all([holder, third]);
     expect(events).toEqual(["first", "third"]);
