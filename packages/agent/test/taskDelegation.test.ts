@@ -95,7 +95,7 @@ const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () =
 const shortLeases = { threadRunTtlMs: 300, claimLeaseMs: 300 };
 
 describe("a replica that dies while settling a task", () => {
-  it.each(["updateIfStatusIn", "addMessage"] as const)("after %s: a peer settles it and the caller resumes exactly once", async (lastCall) => {
+  it.each(["updateIfSnapshot", "addMessage"] as const)("after %s: a peer settles it and the caller resumes exactly once", async (lastCall) => {
     // The callee's replica dies right after the task write (or after the caller's resume was queued).
     const crash = new SimulatedCrash();
     const dyingTasks = new Proxy(crash.wrap(tasks), {
