@@ -1,6 +1,6 @@
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import type { Agent, fetch as UndiciFetch } from "undici";
 import { DEFAULT_PORTS, type EgressPolicy, checkEgressAddress, isListedHost, resolveHost } from "./egressPolicy";
 import { reachedAddress } from "./addressRanges";
 
@@ -38,7 +38,8 @@ function checkedLookup(policy: EgressPolicy): LookupFunction {
  * resolves to (in the socket's lookup). Each redirect hop is a connection of its own, so it is
  * checked too.
  */
-export function egressDispatcher(policy: EgressPolicy): Agent {
+async function egressDispatcher(policy: EgressPolicy): Promise<Agent> {
+  const { Agent, buildConnector } = await loadUndici();
   const direct = buildConnector({ timeout: CONNECT_TIMEOUT_MS });
   const checked = buildConnector({ timeout: CONNECT_TIMEOUT_MS, lookup: checkedLookup(policy) });
   return new Agent({
@@ -57,6 +58,11 @@ export function egressDispatcher(policy: EgressPolicy): Agent {
   });
 }
 
+// Loaded at the first call, not with the package: most processes (the CLI's commands, replicas
+// whose assistants name no base URL) never call a tenant's URL.
+let undici: Promise<typeof import("undici")> | undefined;
+const loadUndici = () => (undici ??= import("undici"));
+
 const fetches = new WeakMap<EgressPolicy, typeof fetch>();
 
 /**
@@ -67,10 +73,12 @@ const fetches = new WeakMap<EgressPolicy, typeof fetch>();
 export function egressFetch(policy: EgressPolicy): typeof fetch {
   let bound = fetches.get(policy);
   if (!bound) {
-    const dispatcher = egressDispatcher(policy);
+    let dispatcher: Promise<Agent> | undefined;
     // undici's own fetch, so the dispatcher is of the version it expects.
-    bound = ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
-      undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
+    bound = (async (input: Parameters<typeof UndiciFetch>[0], init?: Parameters<typeof UndiciFetch>[1]) => {
+      const { fetch: undiciFetch } = await loadUndici();
+      return undiciFetch(input, { ...init, dispatcher: await (dispatcher ??= egressDispatcher(policy)) });
+    }) as unknown as typeof fetch;
     fetches.set(policy, bound);
   }
   return bound;
