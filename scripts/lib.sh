@@ -76,3 +76,25 @@ ensure_nginx() {
   # Only the binary is needed; the suite starts its own instance on a free port.
   $sudo systemctl disable --now nginx >/dev/null 2>&1 || $sudo service nginx stop >/dev/null 2>&1 || true
 }
+
+pgbouncer_installed() {
+  command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]
+}
+
+# The pooler tests (pg-stores behindPgBouncer, e2e scenario 21) start their own pgbouncer in
+# transaction mode. As with nginx, it is installed in CI only; elsewhere they are skipped with a
+# message when pgbouncer is missing.
+ensure_pgbouncer() {
+  pgbouncer_installed && return
+  if [ "${CI:-}" != "true" ]; then
+    echo "==> pgbouncer is not installed: the pooler tests will be skipped (install pgbouncer to run them)"
+    return
+  fi
+  echo "==> CI: installing pgbouncer (Debian package)"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends pgbouncer >/dev/null
+  # Only the binary is needed; the packaged service would hold port 6432 for nothing.
+  $sudo systemctl disable --now pgbouncer >/dev/null 2>&1 || $sudo service pgbouncer stop >/dev/null 2>&1 || true
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing, makes sure PostgreSQL is up,
 # builds, runs every package's tests and the e2e suite, then prints "N passed, N failed". nginx (for the
-# load-balancer scenarios) is installed in CI only; elsewhere those scenarios are skipped without it.
+# load-balancer scenarios) and pgbouncer (for the pooler tests) are installed in CI only; elsewhere
+# those tests are skipped without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -11,6 +12,7 @@ ensure_pnpm
 install_dependencies
 ensure_postgres
 ensure_nginx
+ensure_pgbouncer
 export PATH="$PATH:/usr/sbin"
 echo "==> DATABASE_URL=$DATABASE_URL"
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import type { Replica } from "./replica";
-import { freePort } from "./freePort";
+import { freePort } from "@axiom-lattice/testing";
 
 /** The nginx.conf the deployment docs ship; the suite runs exactly this file. */
 export const DOCUMENTED_NGINX_CONF = resolve(__dirname, "../../docs/nginx/nginx.conf");

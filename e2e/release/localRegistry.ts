@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { freePort } from "../harness/freePort";
+import { freePort } from "@axiom-lattice/testing";
 
 // A private npm registry on this machine (verdaccio) that holds only @axiom-lattice/*: publishing
 // needs a user, reading is open; every other package stays on the public registry.

@@ -111,7 +111,7 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "task:recover works on the database the replicas share; set it");
   // Logs go to stderr: stdout carries only the result line.
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
-  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring);
+  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.databaseListenUrl);
   try {
     const recovery = new TaskOrphanRecovery({
       tasks: stores.tasks,
@@ -148,7 +148,12 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
   const { keyring } = config.secrets;
   // Logs go to stderr: stdout carries only the summary line.
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
-  const pg = await createPgStoreConfig(config.databaseUrl, { poolConfig: { application_name: "lattice-gateway keys:rotate" }, logger, keyring });
+  const pg = await createPgStoreConfig(config.databaseUrl, {
+    poolConfig: { application_name: "lattice-gateway keys:rotate" },
+    directConnectionString: config.databaseListenUrl,
+    logger,
+    keyring,
+  });
   try {
     const summary = await resealStoredSecrets(pg.pool, { keyring, scope: "all" }).catch((error: unknown) => {
       if (!(error instanceof UnreadableSecretsError)) throw error;

@@ -40,6 +40,8 @@ export interface GatewayConfig {
   port: number;
   host: string;
   databaseUrl?: string;
+  /** A direct connection for LISTEN and migrations; set, it declares `databaseUrl` a transaction pooler (PgBouncer). */
+  databaseListenUrl?: string;
   /** This replica's identity: `AXIOM_REPLICA_ID`, else `hostname:pid`. */
   replicaId: string;
   /** `AXIOM_REPLICA_ID` is set: replicas have stable, distinct names, so affinity answers make sense. */
@@ -126,14 +128,17 @@ const integer = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+const postgresUrl = z
+  .string()
+  .trim()
+  .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+  .optional();
+
 const envSchema = z.object({
   PORT: integer(0, 65535).default(DEFAULT_PORT),
   HOST: z.string().trim().min(1, "must not be empty").default(DEFAULT_HOST),
-  DATABASE_URL: z
-    .string()
-    .trim()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
+  DATABASE_URL: postgresUrl,
+  DATABASE_LISTEN_URL: postgresUrl,
   AXIOM_REPLICA_ID: z
     .string()
     .trim()
@@ -195,10 +200,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   if (!auth.required && !e.AXIOM_ALLOW_INSECURE && !LOOPBACK_HOSTS.has(e.HOST)) {
     throw new ConfigError("HOST", `serving ${e.HOST} needs AUTH_REQUIRED=true (or AXIOM_ALLOW_INSECURE=true, for a trusted network only)`);
   }
+  if (e.DATABASE_LISTEN_URL && !e.DATABASE_URL) {
+    throw new ConfigError("DATABASE_LISTEN_URL", "is the direct connection beside DATABASE_URL (the pooler's); set DATABASE_URL too");
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseListenUrl: e.DATABASE_LISTEN_URL,
     replicaId: e.AXIOM_REPLICA_ID ?? getReplicaId(),
     replicaAffinity: e.AXIOM_REPLICA_ID !== undefined,
     affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,

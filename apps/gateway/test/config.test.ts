@@ -34,6 +34,7 @@ describe("loadConfig", () => {
     ["PORT", "70000"],
     ["PORT", "-1"],
     ["DATABASE_URL", "mysql://x"],
+    ["DATABASE_LISTEN_URL", "mysql://x"],
     ["AXIOM_REPLICA_ID", "has space"],
     ["AXIOM_REPLICA_ID", "r".repeat(129)],
     ["AXIOM_AFFINITY_GRACE_MS", "soon"],
@@ -44,6 +45,13 @@ describe("loadConfig", () => {
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
+  });
+
+  it("reads DATABASE_LISTEN_URL, the direct connection beside a pooler, only with DATABASE_URL", () => {
+    const direct = "postgres://app@db:5432/lattice";
+    expect(loadConfig({ DATABASE_URL: "postgres://app@pgbouncer:6432/lattice", DATABASE_LISTEN_URL: direct })).toMatchObject({ databaseListenUrl: direct });
+    expect(loadConfig({ DATABASE_URL: direct }).databaseListenUrl).toBeUndefined();
+    expect(() => loadConfig({ DATABASE_LISTEN_URL: direct })).toThrow(/^DATABASE_LISTEN_URL: .*set DATABASE_URL too/);
   });
 
   it("treats retention 0, negative or non-integer as disabled", () => {

@@ -1,4 +1,5 @@
 export type { PgStoreOptions } from "./db/pool";
+export { createStorePool, type PoolerOptions } from "./db/pooler";
 export { PgStore } from "./db/pgStore";
 export type { Migration } from "./migrations/migration";
 export { allMigrations } from "./migrations/index";

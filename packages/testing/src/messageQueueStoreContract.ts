@@ -283,8 +283,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const [claimed] = await store.claimPendingMessages(first, tenant, { owner: "claimer#1", leaseMs: 60_000 });
       await store.addMessageAtHead(bound(second, 2));
       // At the tenant's capacity, every path refuses, whichever thread; `null` stays the thread's answer.
-      for (const add of [store.addMessage(bound(second, 3)), store.addMessageAtHead(bound(first, 4)), store.addMessageIfCapacity(bound(second, 5))]) {
-        await expect(add).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 3, bound: "tenant" });
+      // One at a time: a refusal must not arrive before its expectation is attached.
+      for (const add of [() => store.addMessage(bound(second, 3)), () => store.addMessageAtHead(bound(first, 4)), () => store.addMessageIfCapacity(bound(second, 5))]) {
+        await expect(add()).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 3, bound: "tenant" });
       }
       expect(await store.getQueueSize(second, tenant)).toBe(1);
       // Unbounded adds (and other tenants) are not refused, and count toward the tenant's total.

@@ -103,7 +103,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const { replicaId } = config;
   const startedAt = new Date();
   const metrics = new GatewayMetrics();
-  const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring);
+  const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.databaseListenUrl);
   // Every component gets the counted stores, so each acquisition and append anywhere is seen.
   const stores: GatewayStores = { ...created, lease: observeLeaseStore(created.lease, metrics), outbox: observeOutboxStore(created.outbox, metrics) };
   const { outbox, queue } = stores;

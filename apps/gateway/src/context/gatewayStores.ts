@@ -73,8 +73,14 @@ export interface GatewayStores {
 /**
  * PostgreSQL stores on one pool when `databaseUrl` is set (migrated and with LangGraph's checkpoint
  * tables set up before this returns), fresh in-memory stores otherwise. `keyring` seals stored secrets.
+ * `databaseListenUrl` (direct) declares `databaseUrl` a transaction pooler: LISTEN and migrations use it.
  */
-export async function createGatewayStores(databaseUrl: string | undefined, logger: Logger, keyring: SecretKeyring): Promise<GatewayStores> {
+export async function createGatewayStores(
+  databaseUrl: string | undefined,
+  logger: Logger,
+  keyring: SecretKeyring,
+  databaseListenUrl?: string,
+): Promise<GatewayStores> {
   if (!databaseUrl) {
     const projects = new InMemoryProjectStore();
     const rooms = new InMemoryProjectRoomStore(projects);
@@ -100,7 +106,12 @@ export async function createGatewayStores(databaseUrl: string | undefined, logge
     };
   }
 
-  const pg = await createPgStoreConfig(databaseUrl, { poolConfig: { application_name: "lattice-gateway" }, logger, keyring });
+  const pg = await createPgStoreConfig(databaseUrl, {
+    poolConfig: { application_name: "lattice-gateway" },
+    directConnectionString: databaseListenUrl,
+    logger,
+    keyring,
+  });
   // Replicas starting together take turns on the migration lock: the first applies, the others find
   // nothing left to do. Logged, so an operator (and the e2e suite) sees which replica did the work.
   logger.info({ phase: "startup", appliedMigrations: pg.appliedMigrations }, "database schema ready");

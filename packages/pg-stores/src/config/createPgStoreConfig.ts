@@ -1,11 +1,12 @@
 import { type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { Pool, type PoolConfig } from "pg";
+import type { Pool, PoolConfig } from "pg";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
+import { type PoolerOptions, createStorePool, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
@@ -18,7 +19,8 @@ import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
 import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
-export interface PgStoreConfigOptions {
+/** `directConnectionString` declares that `connectionString` goes through a transaction pooler. */
+export interface PgStoreConfigOptions extends PoolerOptions {
   /** Pool settings besides the connection string (size, timeouts, application_name). */
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
@@ -65,11 +67,14 @@ export interface PgStoreConfig {
  * take turns, and whoever comes first creates everything once.
  */
 export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
-  const pool = new Pool({ ...options.poolConfig, connectionString });
+  const pool = createStorePool({ ...options.poolConfig, connectionString }, options);
   try {
     const checkpoint = new PostgresSaver(pool);
-    const { applied } = await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
-    const shared = { pool, autoMigrate: false };
+    // Behind a pooler, on direct connections: the migration lock is a session lock.
+    const { applied } = await withSessionPool(pool, options, (sessions) =>
+      runMigrations(sessions, { afterMigrate: () => new PostgresSaver(sessions).setup() }),
+    );
+    const shared = { pool, autoMigrate: false, directConnectionString: options.directConnectionString };
     const keyring = options.keyring ?? SecretKeyring.development();
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
@@ -86,7 +91,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       task: new PostgreSQLTaskStore(shared),
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSetting: new PostgreSQLPluginSettingStore(shared),
-      queueWakeup: new PostgreSQLQueueWakeup({ pool, logger: options.logger }),
+      queueWakeup: new PostgreSQLQueueWakeup({ ...shared, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;
     return {

@@ -1,12 +1,14 @@
 import type { Pool } from "pg";
 import { ensureMigrated } from "../migrations/migrator";
 import { type PgStoreOptions, resolvePool } from "./pool";
+import type { PoolerOptions } from "./pooler";
 
 /** Pool ownership, one-time migration and disposal shared by every PostgreSQL store. */
 export abstract class PgStore {
   protected readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
+  private readonly pooler: PoolerOptions;
   private initPromise: Promise<void> | undefined;
 
   constructor(options: PgStoreOptions) {
@@ -14,12 +16,13 @@ export abstract class PgStore {
     this.pool = resolved.pool;
     this.ownsPool = resolved.ownsPool;
     this.autoMigrate = options.autoMigrate ?? true;
+    this.pooler = { directConnectionString: options.directConnectionString };
   }
 
   /** Runs pending migrations once (unless `autoMigrate: false`); later calls share the first. */
   initialize(): Promise<void> {
     if (!this.initPromise) {
-      const pending = this.autoMigrate ? ensureMigrated(this.pool).then(() => undefined) : Promise.resolve();
+      const pending = this.autoMigrate ? ensureMigrated(this.pool, this.pooler).then(() => undefined) : Promise.resolve();
       this.initPromise = pending;
       // A failed attempt may be retried by the next call.
       pending.catch(() => {

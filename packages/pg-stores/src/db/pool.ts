@@ -1,7 +1,8 @@
-import { Pool, type PoolConfig } from "pg";
+import type { Pool, PoolConfig } from "pg";
+import { type PoolerOptions, createStorePool } from "./pooler";
 
-/** How every PostgreSQL store is given its connection. */
-export interface PgStoreOptions {
+/** How every PostgreSQL store is given its connection (`directConnectionString`: behind a pooler). */
+export interface PgStoreOptions extends PoolerOptions {
   /** An existing pool, shared with other stores; the store never ends it. */
   pool?: Pool;
   /** A connection string or pool config; the store creates a pool and ends it in `dispose()`. */
@@ -21,5 +22,5 @@ export function resolvePool(options: PgStoreOptions): ResolvedPool {
     throw new TypeError("A PostgreSQL store needs either `pool` or `poolConfig`");
   }
   const config = typeof options.poolConfig === "string" ? { connectionString: options.poolConfig } : options.poolConfig;
-  return { pool: new Pool(config), ownsPool: true };
+  return { pool: createStorePool(config, options), ownsPool: true };
 }

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { allMigrations } from "./index";
 import type { Migration } from "./migration";
 
@@ -41,7 +42,8 @@ export async function runMigrations(
   let applied: Migration[] = [];
   let broken: unknown;
   try {
-    // Session lock (not transaction-scoped) so it also covers afterMigrate.
+    // Session lock (not transaction-scoped) so it also covers afterMigrate; hence never run through a
+    // transaction pooler, where the unlock could reach another server session (see db/pooler.ts).
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     try {
       await client.query("BEGIN");
@@ -85,11 +87,14 @@ export async function runMigrations(
 
 const migratedPools = new WeakMap<Pool, Promise<MigrationResult>>();
 
-/** Runs the migrations once per pool, however many stores share it. */
-export function ensureMigrated(pool: Pool): Promise<MigrationResult> {
+/**
+ * Runs the migrations once per pool, however many stores share it; behind a pooler, on the direct
+ * connection (the migration lock is a session lock).
+ */
+export function ensureMigrated(pool: Pool, pooler: PoolerOptions = {}): Promise<MigrationResult> {
   let pending = migratedPools.get(pool);
   if (!pending) {
-    pending = runMigrations(pool);
+    pending = withSessionPool(pool, pooler, (sessions) => runMigrations(sessions));
     migratedPools.set(pool, pending);
     // A failed attempt may be retried by the next caller.
     pending.catch(() => migratedPools.delete(pool));

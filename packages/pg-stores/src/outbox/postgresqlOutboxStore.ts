@@ -9,6 +9,7 @@ import {
 import type { AppendOutboxEventInput, OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
 import type { ClientBase } from "pg";
 import { NotificationListener } from "../db/notificationListener";
+import { listenConnection } from "../db/pooler";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { APPEND_EVENT, LATEST_CURSOR, OUTBOX_CHANNEL, PRUNE_OLDER_THAN, READ_AFTER } from "./outboxSql";
@@ -60,7 +61,7 @@ export class PostgreSQLOutboxStore extends PgStore implements OutboxStore, Outbo
   constructor(options: PostgreSQLOutboxStoreOptions) {
     super(options);
     this.listener = new NotificationListener({
-      connection: this.pool.options,
+      connection: listenConnection(this.pool, options),
       channel: OUTBOX_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-outbox-listener",
       log: options.logger,

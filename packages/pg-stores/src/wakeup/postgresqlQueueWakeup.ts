@@ -1,6 +1,7 @@
 import { type Logger, type QueueWakeup, type QueueWakeupListener, type ThreadRunScope, asThreadRunScope, getLogger } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import { NotificationListener } from "../db/notificationListener";
+import { listenConnection } from "../db/pooler";
 import { type PgStoreOptions, resolvePool } from "../db/pool";
 
 export const QUEUE_WAKEUP_CHANNEL = "lattice_queue";
@@ -27,7 +28,7 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
     ({ pool: this.pool, ownsPool: this.ownsPool } = resolvePool(options));
     this.logger = options.logger;
     this.listener = new NotificationListener({
-      connection: this.pool.options,
+      connection: listenConnection(this.pool, options),
       channel: QUEUE_WAKEUP_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-queue-wakeup",
       log: options.logger,
