@@ -17,7 +17,7 @@ export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContr
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";
 export { followSse, type SseFollower } from "./sseFollower";
-export { SimulatedCrash, crashAfterModelAnswer } from "./simulatedCrash";
+export { SimulatedCrash, crashAfterModelAnswer, interruptAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";

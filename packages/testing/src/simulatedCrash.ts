@@ -36,15 +36,16 @@ const isAnswer = (value: unknown): boolean =>
   Array.isArray(value) ? value.some(isAnswer) : (value as { getType?: () => string } | null)?.getType?.() === "ai";
 
 /**
- * The worst moment of a run to die: the model's answer is stored (as the step's pending write) but
- * the checkpoint that commits the step is not. Wraps the replica's checkpointer so that the first
- * checkpoint after an answer was written kills the replica instead of being stored.
+ * `checkpointer` throwing `interruption()` in place of the first checkpoint after a model's answer was
+ * written: the worst moment for a run to be cut short, its answer stored (as the step's pending write)
+ * but not the checkpoint that commits the step. Later checkpoints pass through (a database that failed
+ * one write, say, as when the session writing it was terminated).
  */
-export function crashAfterModelAnswer<T extends CheckpointWriter>(checkpointer: T, crash: SimulatedCrash): T {
-  const cut = crash.wrap(checkpointer);
-  // LangGraph may ask for the checkpoint before the step's writes are stored: the kill waits for them.
+export function interruptAfterModelAnswer<T extends CheckpointWriter>(checkpointer: T, interruption: () => Error): T {
+  // LangGraph may ask for the checkpoint before the step's writes are stored: the interruption waits for them.
   let answerStored: Promise<void> | undefined;
-  return new Proxy(cut, {
+  let interrupted = false;
+  return new Proxy(checkpointer, {
     get: (target, property) => {
       if (property === "putWrites") {
         return (...args: Parameters<CheckpointWriter["putWrites"]>) => {
@@ -55,13 +56,21 @@ export function crashAfterModelAnswer<T extends CheckpointWriter>(checkpointer: 
       }
       if (property === "put") {
         return async (...args: never[]) => {
-          if (!answerStored) return target.put(...args);
+          if (!answerStored || interrupted) return target.put(...args);
           await answerStored;
-          crash.kill();
-          throw new Error("replica killed before the checkpoint");
+          interrupted = true;
+          throw interruption();
         };
       }
       return Reflect.get(target, property, target);
     },
+  });
+}
+
+/** The replica's checkpointer, which kills it after the model's next answer is stored, before the checkpoint. */
+export function crashAfterModelAnswer<T extends CheckpointWriter>(checkpointer: T, crash: SimulatedCrash): T {
+  return interruptAfterModelAnswer(crash.wrap(checkpointer), () => {
+    crash.kill();
+    return new Error("replica killed before the checkpoint");
   });
 }

@@ -1,10 +1,10 @@
 /** Why this replica stopped a run before it finished. */
 export type StopReason = "aborted" | "lease_lost" | "claim_lost" | "shutdown";
 /**
- * Why a message is left unfinished, for a peer (or this replica later) to redo: a stop, or the run's
- * task could not be settled (its store failed).
+ * Why a message is left unfinished, for a peer (or this replica later) to redo: a stop, the run's task
+ * could not be settled (its store failed), or the database was unavailable during the run.
  */
-export type HandOverReason = Exclude<StopReason, "aborted"> | "settlement_failed";
+export type HandOverReason = Exclude<StopReason, "aborted"> | "settlement_failed" | "database_unavailable";
 
 /** The run a thread's processor is executing now, and the means to stop it. */
 export class ActiveRun {

@@ -7,7 +7,7 @@ import {
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
 import type { MessageChunk } from "@axiom-lattice/protocols";
-import { setImmediate } from "node:timers/promises";
+import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { ActiveRun, type HandOverReason, type StopReason } from "./activeRun";
@@ -15,6 +15,8 @@ import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { isDatabaseOutage } from "./databaseOutage";
+import { RetryBackoff } from "./retryBackoff";
 import { executeRun } from "./runExecution";
 import { runFailureText } from "./runFailure";
 
@@ -28,7 +30,12 @@ const HAND_OVER_CODES: Record<HandOverReason, string> = {
   claim_lost: "CLAIM_LOST",
   settlement_failed: "TASK_SETTLEMENT_FAILED",
   shutdown: "REPLICA_SHUTDOWN",
+  database_unavailable: "DATABASE_UNAVAILABLE",
 };
+
+/** Pauses before running a message again after the database interrupted it: 250 ms, doubling to 8 s. */
+const DATABASE_RETRY_FIRST_MS = 250;
+const DATABASE_RETRY_MAX_MS = 8_000;
 
 /**
  * Drains one thread's queue on this replica: claim → run → complete → claim the next, one message at
@@ -42,6 +49,11 @@ export class ThreadProcessor {
   private wanted = false;
   private draining: Promise<DrainResult> | undefined;
   private active: ActiveRun | undefined;
+  private readonly databaseRetry = new RetryBackoff(DATABASE_RETRY_FIRST_MS, DATABASE_RETRY_MAX_MS);
+  /** The pause to take before the next tenure: the database interrupted the last run. */
+  private retryDelayMs = 0;
+  /** Aborted by `close`, to cut a pause short. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly scope: ThreadRunScope,
@@ -73,6 +85,7 @@ export class ThreadProcessor {
 
   /** Stops taking work: the current run is stopped and its message handed back to the queue. */
   async close(): Promise<void> {
+    this.closing.abort();
     this.active?.stop("shutdown");
     await this.draining;
   }
@@ -82,6 +95,7 @@ export class ThreadProcessor {
     try {
       while (this.wanted && !this.context.isClosed()) {
         this.wanted = false;
+        await this.pauseAfterDatabaseOutage();
         result = await this.processUnderLease();
       }
     } catch (error) {
@@ -92,6 +106,12 @@ export class ThreadProcessor {
       this.onIdle();
     }
     return result;
+  }
+
+  private async pauseAfterDatabaseOutage(): Promise<void> {
+    const delay = this.retryDelayMs;
+    this.retryDelayMs = 0;
+    if (delay > 0) await sleep(delay, undefined, { signal: this.closing.signal }).catch(() => {});
   }
 
   private async processUnderLease(): Promise<DrainResult> {
@@ -124,10 +144,14 @@ export class ThreadProcessor {
         if (!message) break;
         observer.queueClaimed?.();
         const handedOver = await this.runMessage(message, lease);
-        if (handedOver === "claim_lost" || handedOver === "settlement_failed") {
-          // The message stays `processing` (our claim lapsed, or its task could not be settled yet)
-          // until a holder takes it back. Start a new tenure, which does so before claiming anything
-          // newer, and runs it again from its checkpoint.
+        if (handedOver === "database_unavailable") this.retryDelayMs = this.databaseRetry.next();
+        else if (!handedOver) this.databaseRetry.reset();
+        if (handedOver === "claim_lost" || handedOver === "settlement_failed" || handedOver === "database_unavailable") {
+          // The message stays `processing` (our claim lapsed, its task could not be settled yet, or
+          // the database failed the run) until a holder takes it back: resetting it now would need
+          // the database that may be down. Start a new tenure (after a pause, when the database
+          // failed), which takes it back before claiming anything newer and runs it again from its
+          // checkpoint.
           this.wanted = true;
           break;
         }
@@ -150,7 +174,7 @@ export class ThreadProcessor {
 
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
-    const { buffers, queue, observer } = this.context;
+    const { buffers } = this.context;
     const key = bufferKey(this.scope, message);
     const claimedAt = Date.now();
     const run = new ActiveRun(message.id);
@@ -163,18 +187,9 @@ export class ThreadProcessor {
       const taskId = taskMarkerOf(message.content)?.taskId;
       const executed = await this.execute(message, run, key, claimedAt, taskId);
       const result = "handOver" in executed || !taskId ? executed : await this.settle(message, taskId, executed);
-      if ("handOver" in result) {
-        observer.runHandedOver?.({ reason: result.handOver });
-        await this.handOver(result.handOver);
-        buffers.push(key, stoppedChunk(HAND_OVER_CODES[result.handOver], `Run stopped on this replica: ${result.handOver}`));
-        return result.handOver;
-      }
-      if (await queue.completeMessage(message.id, lease.holder, result)) {
-        observer.runFinished?.({ status: result.status, durationMs: Date.now() - claimedAt });
-      } else {
-        observer.runHandedOver?.({ reason: "claim_lost" });
-        this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
-      }
+      if ("handOver" in result) return await this.handOver(result.handOver, key);
+      const unrecorded = await this.complete(message, lease.holder, result, claimedAt);
+      if (unrecorded) return await this.handOver(unrecorded, key);
       buffers.push(key, terminalChunk(result));
       return undefined;
     } finally {
@@ -183,6 +198,24 @@ export class ThreadProcessor {
       buffers.end(key);
       this.active = undefined;
       run.finish();
+    }
+  }
+
+  /** Records the run's outcome on its message; the database failing the write leaves the message to run again. */
+  private async complete(message: PendingMessage, holder: string, outcome: RunOutcomeDetails, claimedAt: number): Promise<HandOverReason | undefined> {
+    const { queue, observer } = this.context;
+    try {
+      if (await queue.completeMessage(message.id, holder, outcome)) {
+        observer.runFinished?.({ status: outcome.status, durationMs: Date.now() - claimedAt });
+      } else {
+        observer.runHandedOver?.({ reason: "claim_lost" });
+        this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
+      }
+      return undefined;
+    } catch (error) {
+      if (!isDatabaseOutage(error)) throw error;
+      this.logger.warn({ messageId: message.id, err: error }, "run's outcome not recorded: the database is unavailable; the message runs again");
+      return "database_unavailable";
     }
   }
 
@@ -196,7 +229,7 @@ export class ThreadProcessor {
       return outcome;
     } catch (error) {
       this.logger.warn({ messageId: message.id, taskId, err: error }, "task settlement failed; the run's message is retried");
-      return { handOver: "settlement_failed" };
+      return { handOver: isDatabaseOutage(error) ? "database_unavailable" : "settlement_failed" };
     }
   }
 
@@ -229,18 +262,26 @@ export class ThreadProcessor {
       const reason = run.stopReason;
       if (reason === "aborted") return { status: "aborted", error: "Run aborted" };
       if (reason) return { handOver: reason };
+      if (isDatabaseOutage(error)) {
+        this.logger.warn({ messageId: message.id, err: error }, "run interrupted: the database is unavailable; the message runs again from its checkpoint");
+        return { handOver: "database_unavailable" };
+      }
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
       return { status: "error", error: runFailureText(error) };
     }
   }
 
   /**
-   * A lost lease means a peer may own the message now: leave it alone (as with a lost claim, the
-   * next holder of the lease takes it back). On shutdown the lease is still ours, so no peer can hold
-   * the thread's claims: hand the message back to the queue at once.
+   * Leaves the message unfinished and tells its stream why. A lost lease means a peer may own the
+   * message now: leave it alone (as with a lost claim, the next holder of the lease takes it back). On
+   * shutdown the lease is still ours, so no peer can hold the thread's claims: hand the message back
+   * to the queue at once.
    */
-  private async handOver(reason: HandOverReason): Promise<void> {
+  private async handOver(reason: HandOverReason, key: string): Promise<HandOverReason> {
+    this.context.observer.runHandedOver?.({ reason });
     if (reason === "shutdown") await this.context.queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
+    this.context.buffers.push(key, stoppedChunk(HAND_OVER_CODES[reason], `Run stopped on this replica: ${reason}`));
+    return reason;
   }
 
   /** Renews the message's claim while it runs; a refused renewal stops the run. */

@@ -7,7 +7,7 @@ export type ScheduleFireOutcome = "succeeded" | "failed" | "skipped";
 export type OutboxDeliveryOutcome = "delivered" | "failed" | "skipped_own" | "ignored";
 
 /** Why a run stopped on this replica without an outcome (its message goes back to the queue). */
-export type RunHandOverReason = "lease_lost" | "claim_lost" | "shutdown" | "settlement_failed";
+export type RunHandOverReason = "lease_lost" | "claim_lost" | "shutdown" | "settlement_failed" | "database_unavailable";
 
 /**
  * Moments worth counting, reported by the runtime, the scheduler and the outbox poller to whoever
