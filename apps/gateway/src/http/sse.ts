@@ -23,10 +23,6 @@ export interface SseStreamOptions {
   place?: StreamPlace;
 }
 
-/**
- * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
- * affinity echo, CORS) are kept, which a plain hijack would drop.
- */
 /** How a gateway's streams are kept: its heartbeat setting, counted in its metrics, holding `place`. */
 export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "config" | "metrics">, place?: StreamPlace): SseStreamOptions => ({
   heartbeatMs: config.sseHeartbeatMs,
@@ -34,6 +30,10 @@ export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "con
   place,
 });
 
+/**
+ * Takes over the reply and answers `text/event-stream`. Headers already set on the reply (replica,
+ * affinity echo, CORS) are kept, which a plain hijack would drop.
+ */
 export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT_MS, subscribers, place }: SseStreamOptions = {}): SseStream {
   reply.hijack();
   const raw = reply.raw;
