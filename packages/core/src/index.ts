@@ -108,3 +108,4 @@ export { requireRoomId, validateAppendMessage, validateCreateRoom, validateMessa
 export * from "./secrets";
 export * from "./modelProviders";
 export * from "./egress";
+export { DatabaseUnavailableError, isDatabaseUnavailable } from "./database/databaseUnavailable";
