@@ -111,7 +111,7 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "task:recover works on the database the replicas share; set it");
   // Logs go to stderr: stdout carries only the result line.
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
-  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring);
+  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
   try {
     const recovery = new TaskOrphanRecovery({
       tasks: stores.tasks,

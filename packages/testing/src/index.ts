@@ -24,3 +24,4 @@ export { ListenerConnection } from "./listenerConnection";
 export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
 export { columnsContaining } from "./secretScan";
 export { countingResolver } from "./countingResolver";
+export { TcpProxy } from "./tcpProxy";

@@ -1,6 +1,7 @@
 import { type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { Pool, type PoolConfig } from "pg";
+import type { Pool, PoolConfig } from "pg";
+import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
@@ -19,11 +20,11 @@ import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
 import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
 export interface PgStoreConfigOptions {
-  /** Pool settings besides the connection string (size, timeouts, application_name). */
+  /** Pool settings besides the connection string (size, timeouts, application_name); unset ones take createPool's defaults. */
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
   queueCapacity?: number;
-  /** Where the stores' LISTEN connections report trouble; default: the process-wide logger. */
+  /** Where the pool and the stores' LISTEN connections report trouble; default: the process-wide logger. */
   logger?: Logger;
   /** Seals stored secrets (provider and assistant keys, MCP headers and env); default: the public development key. */
   keyring?: SecretKeyring;
@@ -65,7 +66,7 @@ export interface PgStoreConfig {
  * take turns, and whoever comes first creates everything once.
  */
 export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
-  const pool = new Pool({ ...options.poolConfig, connectionString });
+  const pool = createPool({ ...options.poolConfig, connectionString }, options.logger);
   try {
     const checkpoint = new PostgresSaver(pool);
     const { applied } = await runMigrations(pool, { afterMigrate: () => checkpoint.setup() });
