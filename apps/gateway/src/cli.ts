@@ -8,6 +8,7 @@ import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
 import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
+import { DatabaseStartupTimeoutError } from "./startup/databaseWait";
 import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "./version";
 
@@ -205,6 +206,10 @@ async function main(): Promise<void> {
     if (error instanceof RefusedError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);
       process.exit(3);
+    }
+    if (error instanceof DatabaseStartupTimeoutError) {
+      process.stderr.write(`lattice-gateway: failed to start: ${error.message}\n`);
+      process.exit(1);
     }
     if (error instanceof IncompleteError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);

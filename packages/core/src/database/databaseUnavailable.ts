@@ -31,6 +31,7 @@ const SOCKET_ERROR_CODES = new Set(["ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "
 // node-postgres and pg-pool raise these as plain Errors, without a code.
 const DRIVER_MESSAGES = [
   /^Connection terminated/, // "... unexpectedly", "... due to connection timeout"
+  /^timeout expired$/, // node-postgres' connectionTimeoutMillis, connecting a client
   /^timeout exceeded when trying to connect$/, // pg-pool's connectionTimeoutMillis
   /^Query read timeout$/, // node-postgres' query_timeout: the answer never came
   /is not queryable$/, // a client that already lost its connection

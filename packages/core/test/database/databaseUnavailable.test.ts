@@ -16,6 +16,7 @@ describe("isDatabaseUnavailable", () => {
     ["broken pipe", withCode("EPIPE")],
     ["pg: connection terminated", new Error("Connection terminated unexpectedly")],
     ["pg: connect timeout", new Error("Connection terminated due to connection timeout")],
+    ["pg: a client's connect timeout", new Error("timeout expired")],
     ["pg-pool: connect timeout", new Error("timeout exceeded when trying to connect")],
     ["pg: query_timeout", new Error("Query read timeout")],
     ["pg: a client that lost its connection", new Error("Client has encountered a connection error and is not queryable")],
