@@ -20,7 +20,7 @@ export const DB_STARTUP_FIRST_RETRY_MS = 500;
 export const DB_STARTUP_MAX_RETRY_MS = 5_000;
 /** `Retry-After` of a request refused because this replica or its database is not serving: a blip, a failover, a restart under way. */
 export const RETRY_AFTER_UNAVAILABLE_S = 2;
-/** `/ready` answers within this, even when the database does not (a partition): a probe must not hang. */
+/** `/ready` (and a `/metrics` scrape) answers within this, even when the database does not (a partition): a probe must not hang. */
 export const READINESS_TIMEOUT_MS = 800;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;

@@ -85,6 +85,11 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ success: false, code: "NOT_READY", failures: { database: expect.any(String) } });
     expect((await get("/health")).status).toBe(200);
+    startedAt = Date.now();
+    const metrics = await get("/metrics");
+    expect(Date.now() - startedAt).toBeLessThan(2_000);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^lattice_db_pool_connections \d+$/m);
 
     startedAt = Date.now();
     const refused = await get("/api/threads");

@@ -1,26 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { setTimeout as delay } from "node:timers/promises";
+import { answerWithin } from "../answerWithin";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";
 
 /** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
-
-/** The check, failed when it has not answered within {@link READINESS_TIMEOUT_MS} (a partitioned database never answers). */
-async function promptly(check: () => Promise<void>): Promise<void> {
-  const abandoned = new AbortController();
-  const timeout = delay(READINESS_TIMEOUT_MS, undefined, { signal: abandoned.signal }).then(() => {
-    throw new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`);
-  });
-  try {
-    await Promise.race([check(), timeout]);
-  } finally {
-    abandoned.abort();
-    timeout.catch(() => undefined);
-  }
-}
 
 const tags = ["health"];
 
@@ -48,7 +34,8 @@ export const healthRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }
       await Promise.all(
         readiness.map(async ({ name, check }) => {
           try {
-            await promptly(check);
+            // A partitioned database never answers: the probe must, within a second.
+            await answerWithin(READINESS_TIMEOUT_MS, check());
           } catch (error) {
             failures[name] = error instanceof Error ? error.message : String(error);
           }
