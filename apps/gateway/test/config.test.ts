@@ -17,6 +17,19 @@ describe("loadConfig", () => {
     });
   });
 
+  it("reads the database pool's size and timeouts and the startup wait, with production defaults", () => {
+    expect(loadConfig({}).database).toEqual({ poolMax: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 15_000, idleTimeoutMs: 30_000, startupTimeoutMs: 60_000 });
+    expect(
+      loadConfig({
+        DATABASE_POOL_MAX: "20",
+        DATABASE_CONNECT_TIMEOUT_MS: "2000",
+        DATABASE_STATEMENT_TIMEOUT_MS: "0",
+        DATABASE_IDLE_TIMEOUT_MS: "60000",
+        AXIOM_DB_STARTUP_TIMEOUT_MS: "0",
+      }).database,
+    ).toEqual({ poolMax: 20, connectTimeoutMs: 2_000, statementTimeoutMs: 0, idleTimeoutMs: 60_000, startupTimeoutMs: 0 });
+  });
+
   it("switches task orphan recovery on with AXIOM_TASK_ORPHAN_RECOVERY=true", () => {
     expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "true" }).taskOrphanRecovery).toBe(true);
     expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "false" }).taskOrphanRecovery).toBe(false);
@@ -41,6 +54,9 @@ describe("loadConfig", () => {
     ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
     ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
     ["AXIOM_TASK_ORPHAN_RECOVERY", "yes"],
+    ["DATABASE_POOL_MAX", "0"],
+    ["DATABASE_CONNECT_TIMEOUT_MS", "fast"],
+    ["DATABASE_IDLE_TIMEOUT_MS", "10"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
