@@ -8,7 +8,7 @@ import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
 import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
-import { DatabaseStartupTimeoutError } from "./startup/databaseWait";
+import { DatabaseStartupError } from "./startup/databaseWait";
 import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "./version";
 
@@ -207,7 +207,7 @@ async function main(): Promise<void> {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);
       process.exit(3);
     }
-    if (error instanceof DatabaseStartupTimeoutError) {
+    if (error instanceof DatabaseStartupError) {
       process.stderr.write(`lattice-gateway: failed to start: ${error.message}\n`);
       process.exit(1);
     }

@@ -1,8 +1,9 @@
+import { execa } from "execa";
 import { TcpProxy, createTestDatabase, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
-import { type CliGateway, startCli } from "./cliProcess";
+import { CLI, type CliGateway, startCli } from "./cliProcess";
 
 // Real gateway processes whose database is reached through a TCP proxy the test breaks: an error
 // they failed to handle would end them, which an in-process gateway would not show.
@@ -131,6 +132,16 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     await eventually("the gateway to exit", () => gateway!.exitCode() !== undefined, { timeoutMs: 15_000 });
     expect(gateway.exitCode()).toBe(1);
     expect(gateway.stderr()).toMatch(/^lattice-gateway: failed to start: the database did not answer within 2000 ms \(AXIOM_DB_STARTUP_TIMEOUT_MS\); last: .+\n$/);
+  });
+
+  it("stops at once, with a clear message and exit code 1, when the database refuses it (no such database)", async () => {
+    const url = new URL(proxy.url(db.url));
+    url.pathname = "/lattice_no_such_database";
+    const startedAt = Date.now();
+    const result = await execa(process.execPath, [CLI], { env: env({ DATABASE_URL: url.toString() }), extendEnv: false, reject: false, timeout: 20_000 });
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^lattice-gateway: failed to start: the database refused the connection: database "lattice_no_such_database" does not exist$/);
   });
 });
 

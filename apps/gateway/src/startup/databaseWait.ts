@@ -4,11 +4,11 @@ import { checkConnection } from "@axiom-lattice/pg-stores";
 import type { DatabaseSettings } from "../config";
 import { DB_STARTUP_FIRST_RETRY_MS, DB_STARTUP_MAX_RETRY_MS } from "../defaults";
 
-/** The database did not answer within `AXIOM_DB_STARTUP_TIMEOUT_MS`: startup gives up. */
-export class DatabaseStartupTimeoutError extends Error {
-  constructor(timeoutMs: number, reason: string) {
-    super(`the database did not answer within ${timeoutMs} ms (AXIOM_DB_STARTUP_TIMEOUT_MS); last: ${reason}`);
-    this.name = "DatabaseStartupTimeoutError";
+/** Startup gives up on the database: it refused (credentials, no such database) or did not answer in time. */
+export class DatabaseStartupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DatabaseStartupError";
   }
 }
 
@@ -18,7 +18,7 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
  * Resolves once the database answers. While it is unavailable, retries with backoff (doubling, capped)
  * until `startupTimeoutMs` has passed, logging one line per failed attempt (the reason, no stack) and
  * telling `onWaiting` why (the first call is the moment to start answering `/ready` with 503). An error
- * that waiting cannot cure (bad credentials, an unknown database) is thrown at once.
+ * that waiting cannot cure (bad credentials, an unknown database) ends the wait at once.
  */
 export async function waitForDatabase(
   databaseUrl: string,
@@ -33,10 +33,12 @@ export async function waitForDatabase(
       if (attempt > 1) logger.info({ phase: "startup", attempt }, "database available");
       return;
     } catch (error) {
-      if (!isDatabaseUnavailable(error)) throw error;
       const reason = reasonOf(error);
+      if (!isDatabaseUnavailable(error)) throw new DatabaseStartupError(`the database refused the connection: ${reason}`, { cause: error });
       const retryInMs = Math.min(DB_STARTUP_MAX_RETRY_MS, DB_STARTUP_FIRST_RETRY_MS * 2 ** (attempt - 1));
-      if (Date.now() + retryInMs > deadline) throw new DatabaseStartupTimeoutError(settings.startupTimeoutMs, reason);
+      if (Date.now() + retryInMs > deadline) {
+        throw new DatabaseStartupError(`the database did not answer within ${settings.startupTimeoutMs} ms (AXIOM_DB_STARTUP_TIMEOUT_MS); last: ${reason}`, { cause: error });
+      }
       logger.warn({ phase: "startup", attempt, retryInMs, reason }, `database unavailable (${reason}); retrying in ${retryInMs} ms`);
       await onWaiting(reason);
       await delay(retryInMs);
