@@ -8,6 +8,7 @@ import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
 import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
+import { DatabaseStartupError } from "./startup/databaseWait";
 import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "./version";
 
@@ -111,7 +112,7 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "task:recover works on the database the replicas share; set it");
   // Logs go to stderr: stdout carries only the result line.
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
-  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.databaseListenUrl);
+  const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
   try {
     const recovery = new TaskOrphanRecovery({
       tasks: stores.tasks,
@@ -150,7 +151,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
   const pg = await createPgStoreConfig(config.databaseUrl, {
     poolConfig: { application_name: "lattice-gateway keys:rotate" },
-    directConnectionString: config.databaseListenUrl,
+    directConnectionString: config.database.listenUrl,
     logger,
     keyring,
   });
@@ -210,6 +211,10 @@ async function main(): Promise<void> {
     if (error instanceof RefusedError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);
       process.exit(3);
+    }
+    if (error instanceof DatabaseStartupError) {
+      process.stderr.write(`lattice-gateway: failed to start: ${error.message}\n`);
+      process.exit(1);
     }
     if (error instanceof IncompleteError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);

@@ -12,9 +12,11 @@ import {
   keyringFromEnvironment,
   parseEgressAllowList,
 } from "@axiom-lattice/core";
+import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "@axiom-lattice/pg-stores";
 import { z } from "zod";
 import {
   DEFAULT_AFFINITY_GRACE_MS,
+  DEFAULT_DB_STARTUP_TIMEOUT_MS,
   DEFAULT_HOST,
   DEFAULT_OUTBOX_RETENTION_HOURS,
   DEFAULT_PORT,
@@ -40,8 +42,8 @@ export interface GatewayConfig {
   port: number;
   host: string;
   databaseUrl?: string;
-  /** A direct connection for LISTEN and migrations; set, it declares `databaseUrl` a transaction pooler (PgBouncer). */
-  databaseListenUrl?: string;
+  /** The database pool's size and timeouts, and how long startup waits for the database. */
+  database: DatabaseSettings;
   /** This replica's identity: `AXIOM_REPLICA_ID`, else `hostname:pid`. */
   replicaId: string;
   /** `AXIOM_REPLICA_ID` is set: replicas have stable, distinct names, so affinity answers make sense. */
@@ -103,6 +105,25 @@ export interface TenantLimits {
   maxStreams: number;
 }
 
+/**
+ * A replica holds up to `poolMax` pooled connections plus the pg-stores LISTEN connections (2). The
+ * timeouts bound every wait on the database, so an outage answers 503 rather than hanging.
+ */
+export interface DatabaseSettings {
+  /** `DATABASE_POOL_MAX`: pooled connections of this replica. */
+  poolMax: number;
+  /** `DATABASE_CONNECT_TIMEOUT_MS`: opening a connection, or waiting for a free one. */
+  connectTimeoutMs: number;
+  /** `DATABASE_STATEMENT_TIMEOUT_MS`: a statement's longest run (0: none; migrations are exempt). */
+  statementTimeoutMs: number;
+  /** `DATABASE_IDLE_TIMEOUT_MS`: an idle pooled connection is closed after this. */
+  idleTimeoutMs: number;
+  /** `AXIOM_DB_STARTUP_TIMEOUT_MS`: how long startup waits for the database before giving up. */
+  startupTimeoutMs: number;
+  /** `DATABASE_LISTEN_URL`: a direct connection for LISTEN and migrations; set, it declares `DATABASE_URL` a transaction pooler (PgBouncer). */
+  listenUrl?: string;
+}
+
 /** How requests prove who they are. Without auth the tenant is the `x-tenant-id` header. */
 export type AuthConfig =
   | { required: false }
@@ -139,6 +160,12 @@ const envSchema = z.object({
   HOST: z.string().trim().min(1, "must not be empty").default(DEFAULT_HOST),
   DATABASE_URL: postgresUrl,
   DATABASE_LISTEN_URL: postgresUrl,
+  // The database pool and startup (see DatabaseSettings).
+  DATABASE_POOL_MAX: integer(1, 1_000).default(POOL_MAX),
+  DATABASE_CONNECT_TIMEOUT_MS: integer(100, 600_000).default(CONNECT_TIMEOUT_MS),
+  DATABASE_STATEMENT_TIMEOUT_MS: integer(0, 86_400_000).default(STATEMENT_TIMEOUT_MS),
+  DATABASE_IDLE_TIMEOUT_MS: integer(1_000, 86_400_000).default(IDLE_TIMEOUT_MS),
+  AXIOM_DB_STARTUP_TIMEOUT_MS: integer(0, 86_400_000).default(DEFAULT_DB_STARTUP_TIMEOUT_MS),
   AXIOM_REPLICA_ID: z
     .string()
     .trim()
@@ -207,7 +234,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    databaseListenUrl: e.DATABASE_LISTEN_URL,
+    database: {
+      poolMax: e.DATABASE_POOL_MAX,
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleTimeoutMs: e.DATABASE_IDLE_TIMEOUT_MS,
+      startupTimeoutMs: e.AXIOM_DB_STARTUP_TIMEOUT_MS,
+      listenUrl: e.DATABASE_LISTEN_URL,
+    },
     replicaId: e.AXIOM_REPLICA_ID ?? getReplicaId(),
     replicaAffinity: e.AXIOM_REPLICA_ID !== undefined,
     affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,

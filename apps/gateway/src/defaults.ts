@@ -10,6 +10,18 @@ export const DEFAULT_AFFINITY_GRACE_MS = 500;
 export const DEFAULT_OUTBOX_RETENTION_HOURS = 24;
 /** Run history is what users look back at ("what ran over the weekend?"): a week of it. */
 export const DEFAULT_RUN_RETENTION_HOURS = 7 * 24;
+/**
+ * Startup waits this long for the database (a server restarting or failing over takes seconds to a
+ * minute) before the process exits non-zero, for its supervisor to restart it.
+ */
+export const DEFAULT_DB_STARTUP_TIMEOUT_MS = 60_000;
+/** Startup's retries of the database: from the first delay, doubling up to the cap. */
+export const DB_STARTUP_FIRST_RETRY_MS = 500;
+export const DB_STARTUP_MAX_RETRY_MS = 5_000;
+/** `Retry-After` of a request refused because this replica or its database is not serving: a blip, a failover, a restart under way. */
+export const RETRY_AFTER_UNAVAILABLE_S = 2;
+/** `/ready` (and a `/metrics` scrape) answers within this, even when the database does not (a partition): a probe must not hang. */
+export const READINESS_TIMEOUT_MS = 800;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */

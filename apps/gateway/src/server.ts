@@ -9,6 +9,7 @@ import { createTokenVerifier } from "./auth/tokenVerifier";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
+import { refuseWhileClosing } from "./http/closing";
 import { HttpError, installErrorHandling } from "./http/errors";
 import { installHttpMetrics } from "./metrics/httpMetrics";
 import { zodValidatorCompiler } from "./http/validation";
@@ -53,6 +54,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     bodyLimit: BODY_LIMIT_BYTES,
     // Ids in routes are bounded; long URLs are never legitimate here.
     routerOptions: { maxParamLength: 256 },
+    // Requests arriving while closing are refused by refuseWhileClosing, in the API's error shape.
+    return503OnClosing: false,
   });
 
   // Routes declare zod schemas: they validate requests and document the API (/openapi.json). Answers
@@ -87,6 +90,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   installErrorHandling(app);
+  refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   await registerApiReference(app);
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });

@@ -1,8 +1,11 @@
 import closeWithGrace from "close-with-grace";
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
 import { buildGateway, createGatewayLogger } from "./server";
+import { waitForDatabase } from "./startup/databaseWait";
+import { listeningUrl } from "./startup/listeningUrl";
+import { type StartingServer, listenWhileStarting } from "./startup/startingServer";
 import { logStartupSummary } from "./startupSummary";
 
 export interface RunningGateway {
@@ -21,23 +24,49 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
       "LATTICE_ENCRYPTION_KEY is not set: stored secrets are sealed with the public development key; set it outside development",
     );
   }
-  const context = await createGatewayContext(config, logger);
-  const app = await buildGateway(config, { context, logger });
-  // Server first (stop accepting, finish responses), then the context (hand runs back, close the pool).
-  app.addHook("onClose", () => context.close());
-  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
-    if (err) app.log.error({ err, phase: "shutdown" }, "shutting down after a fatal error");
-    else app.log.info({ signal, phase: "shutdown" }, "shutting down");
-    await app.close();
-  });
-  app.addHook("onClose", async () => grace.uninstall());
+  const starting = await awaitDatabase(config, logger);
+  try {
+    const context = await createGatewayContext(config, logger);
+    const app = await buildGateway(config, { context, logger });
+    // Server first (stop accepting, finish responses), then the context (hand runs back, close the pool).
+    app.addHook("onClose", () => context.close());
+    const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+      if (err) app.log.error({ err, phase: "shutdown" }, "shutting down after a fatal error");
+      else app.log.info({ signal, phase: "shutdown" }, "shutting down");
+      await app.close();
+    });
+    app.addHook("onClose", async () => grace.uninstall());
 
-  await context.recover();
-  await app.listen({ port: config.port, host: config.host });
-  await context.startBackground();
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logStartupSummary(logger, context, url);
-  return { app, url, close: () => app.close() };
+    await context.recover();
+    // The port changes hands here, for the moment between one server closing and the other listening.
+    await starting?.close();
+    await app.listen({ port: starting?.port ?? config.port, host: config.host });
+    await context.startBackground();
+    const url = listeningUrl(app, config.host);
+    logStartupSummary(logger, context, url);
+    return { app, url, close: () => app.close() };
+  } catch (error) {
+    await starting?.close();
+    throw error;
+  }
+}
+
+/**
+ * Waits for the database (`AXIOM_DB_STARTUP_TIMEOUT_MS`). Should it not answer at once, the port is
+ * served meanwhile (`/ready` 503): that server is returned, for the gateway to take its port over.
+ */
+async function awaitDatabase(config: GatewayConfig, logger: FastifyBaseLogger): Promise<StartingServer | undefined> {
+  if (!config.databaseUrl) return undefined;
+  let starting: StartingServer | undefined;
+  try {
+    await waitForDatabase(config.databaseUrl, config.database, logger, async (reason) => {
+      if (starting) return void (starting.reason = reason);
+      starting = await listenWhileStarting({ port: config.port, host: config.host, logger, reason });
+      logger.info({ phase: "startup", url: starting.url }, `waiting for the database; answering at ${starting.url} with /ready 503 meanwhile`);
+    });
+    return starting;
+  } catch (error) {
+    await starting?.close();
+    throw error;
+  }
 }

@@ -1,9 +1,10 @@
+import { LISTEN_CONNECTIONS } from "@axiom-lattice/pg-stores";
 import type { FastifyBaseLogger } from "fastify";
 import type { GatewayContext } from "./context/gatewayContext";
 import { GATEWAY_VERSION } from "./version";
 
 /**
- * Logs the line that says what started: version, store mode, schema, URL (the replica is on every
+ * Logs the line that says what started: version, store mode, schema, database connections, URL (the replica is on every
  * line). Written at info even under LOG_LEVEL=warn, as servers always print where they listen;
  * only `silent` hides it.
  */
@@ -16,6 +17,8 @@ export function logStartupSummary(logger: FastifyBaseLogger, context: GatewayCon
       version: GATEWAY_VERSION,
       storeMode: context.describeReplica().storeMode,
       ...(migrations ? { migrationsApplied: migrations.applied, schemaVersion: migrations.schemaVersion } : {}),
+      // The most this replica holds open on the database: its pool and its LISTEN connections.
+      ...(context.stores.kind === "postgres" ? { databaseConnections: context.config.database.poolMax + LISTEN_CONNECTIONS } : {}),
       url,
     },
     `gateway ready at ${url}`,

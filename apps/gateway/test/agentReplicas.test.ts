@@ -150,6 +150,16 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     await eventually("replica B to run the message", async () => (await runStatus(id)) === "success", { timeoutMs: 5_000 });
   });
 
+  it("a replica whose LISTEN connection was terminated listens again, and a message its peer queued and notified runs there within seconds", async () => {
+    // A replica of its own: no earlier test's LISTEN connection, still closing, to mistake for its own.
+    manager(await replica("c")); // Listens; runs no sweep: only the re-established LISTEN can wake it.
+    await listening("c");
+    await new ListenerConnection(a.stores.pool, "wakeup-c").killAndAwaitRelisten();
+    const { id } = await queue().addMessage({ threadId: "relistened", scope, content: { message: "wake up again" } });
+    await a.wakeup.notify(thread("relistened"));
+    await eventually("replica C to run the message", async () => (await runStatus(id)) === "success", { timeoutMs: 5_000 });
+  });
+
   it("the sweep runs a message whose enqueuing replica died, and one whose runner crashed", async () => {
     const orphan = await queue().addMessage({ threadId: "orphan", scope, content: { message: "nobody woke me" } });
     const crashed = await queue().addMessage({ threadId: "crashed", scope, content: { message: "my runner died" } });

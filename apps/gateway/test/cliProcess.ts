@@ -8,28 +8,39 @@ export interface CliGateway {
   url: string;
   /** Everything printed on stdout so far. */
   stdout(): string;
+  /** Everything printed on stderr so far. */
+  stderr(): string;
+  /** The exit code once the process has ended; undefined while it runs. */
+  exitCode(): number | null | undefined;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | undefined>;
 }
 
 /** Starts `lattice-gateway` with exactly `env` and resolves once its startup line names the URL. */
-export function startCli(env: Record<string, string>, timeoutMs = 30_000): Promise<CliGateway> {
-  return startGatewayProcess(process.execPath, [CLI], { env, timeoutMs });
+export function startCli(env: Record<string, string>, timeoutMs = 30_000, until?: RegExp): Promise<CliGateway> {
+  return startGatewayProcess(process.execPath, [CLI], { env, timeoutMs, until });
 }
 
-/** Starts a command that runs the gateway and resolves once the startup line names the URL. */
+/** The startup line that names the listening URL. */
+const READY_LINE = /ready at (http:\/\/[^\s"]+)/;
+
+/** Starts a command that runs the gateway and resolves once a line matching `until` (default: the startup line) names the URL. */
 export async function startGatewayProcess(
   file: string,
   args: string[],
-  { env, cwd, timeoutMs = 30_000 }: { env: Record<string, string>; cwd?: string; timeoutMs?: number },
+  { env, cwd, timeoutMs = 30_000, until = READY_LINE }: { env: Record<string, string>; cwd?: string; timeoutMs?: number; until?: RegExp },
 ): Promise<CliGateway> {
   const child: ResultPromise = execa(file, args, { env, cwd, extendEnv: false, reject: false, timeout: timeoutMs * 2 });
   const chunks: string[] = [];
+  const errorChunks: string[] = [];
+  let exitCode: number | null | undefined;
   child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => errorChunks.push(chunk.toString()));
+  child.once("exit", (code) => (exitCode = code));
   const url = await new Promise<string>((resolveUrl, rejectUrl) => {
     const timer = setTimeout(() => rejectUrl(new Error(`no startup line within ${timeoutMs} ms:\n${chunks.join("")}`)), timeoutMs);
     child.stdout?.on("data", () => {
-      const match = /ready at (http:\/\/[^\s"]+)/.exec(chunks.join(""));
+      const match = until.exec(chunks.join(""));
       if (match) {
         clearTimeout(timer);
         resolveUrl(match[1]);
@@ -43,6 +54,8 @@ export async function startGatewayProcess(
   return {
     url,
     stdout: () => chunks.join(""),
+    stderr: () => errorChunks.join(""),
+    exitCode: () => exitCode,
     async stop() {
       child.kill("SIGTERM");
       return (await child).exitCode;

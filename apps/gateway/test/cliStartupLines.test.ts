@@ -60,7 +60,9 @@ describe("lattice-gateway startup lines", () => {
   it("on PostgreSQL: the line lists the migrations this replica applied and the schema version; a second start applied none", async () => {
     const versions = allMigrations.map((migration) => migration.version);
     const first = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
-    expect(first).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), version })]);
+    expect(first).toEqual([
+      expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), databaseConnections: 12, version }),
+    ]);
     const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
     expect(second).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
   });

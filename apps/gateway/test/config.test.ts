@@ -17,6 +17,19 @@ describe("loadConfig", () => {
     });
   });
 
+  it("reads the database pool's size and timeouts and the startup wait, with production defaults", () => {
+    expect(loadConfig({}).database).toEqual({ poolMax: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 15_000, idleTimeoutMs: 30_000, startupTimeoutMs: 60_000 });
+    expect(
+      loadConfig({
+        DATABASE_POOL_MAX: "20",
+        DATABASE_CONNECT_TIMEOUT_MS: "2000",
+        DATABASE_STATEMENT_TIMEOUT_MS: "0",
+        DATABASE_IDLE_TIMEOUT_MS: "60000",
+        AXIOM_DB_STARTUP_TIMEOUT_MS: "0",
+      }).database,
+    ).toEqual({ poolMax: 20, connectTimeoutMs: 2_000, statementTimeoutMs: 0, idleTimeoutMs: 60_000, startupTimeoutMs: 0 });
+  });
+
   it("switches task orphan recovery on with AXIOM_TASK_ORPHAN_RECOVERY=true", () => {
     expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "true" }).taskOrphanRecovery).toBe(true);
     expect(loadConfig({ AXIOM_TASK_ORPHAN_RECOVERY: "false" }).taskOrphanRecovery).toBe(false);
@@ -42,6 +55,9 @@ describe("loadConfig", () => {
     ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
     ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
     ["AXIOM_TASK_ORPHAN_RECOVERY", "yes"],
+    ["DATABASE_POOL_MAX", "0"],
+    ["DATABASE_CONNECT_TIMEOUT_MS", "fast"],
+    ["DATABASE_IDLE_TIMEOUT_MS", "10"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -49,8 +65,8 @@ describe("loadConfig", () => {
 
   it("reads DATABASE_LISTEN_URL, the direct connection beside a pooler, only with DATABASE_URL", () => {
     const direct = "postgres://app@db:5432/lattice";
-    expect(loadConfig({ DATABASE_URL: "postgres://app@pgbouncer:6432/lattice", DATABASE_LISTEN_URL: direct })).toMatchObject({ databaseListenUrl: direct });
-    expect(loadConfig({ DATABASE_URL: direct }).databaseListenUrl).toBeUndefined();
+    expect(loadConfig({ DATABASE_URL: "postgres://app@pgbouncer:6432/lattice", DATABASE_LISTEN_URL: direct })).toMatchObject({ database: { listenUrl: direct } });
+    expect(loadConfig({ DATABASE_URL: direct }).database.listenUrl).toBeUndefined();
     expect(() => loadConfig({ DATABASE_LISTEN_URL: direct })).toThrow(/^DATABASE_LISTEN_URL: .*set DATABASE_URL too/);
   });
 

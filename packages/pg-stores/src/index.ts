@@ -29,4 +29,6 @@ export { PostgreSQLTaskStore } from "./tasks/postgresqlTaskStore";
 export { createPgStoreConfig, type PgStoreConfig, type PgStoreConfigOptions } from "./config/createPgStoreConfig";
 export { PostgreSQLScheduleStorage } from "./schedule/postgresqlScheduleStorage";
 export { PostgreSQLQueueWakeup, QUEUE_WAKEUP_CHANNEL, type PostgreSQLQueueWakeupOptions } from "./wakeup/postgresqlQueueWakeup";
-export { Pool, type PoolConfig } from "pg";
+export { Pool, type PoolConfig, type QueryConfig } from "pg";
+export { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, LISTEN_CONNECTIONS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "./defaults";
+export { checkConnection } from "./db/connectionCheck";

@@ -21,6 +21,8 @@ export type ErrorCode =
   | "AFFINITY_MISS"
   | "NOT_READY"
   | "INTERNAL_ERROR"
+  // The database cannot be reached or is not serving (restart, failover, partition): retry later.
+  | "DATABASE_UNAVAILABLE"
   // Stores: arguments no store may act on, and records that exist already.
   | "INVALID_STORE_ARGUMENT"
   | "ALREADY_EXISTS"

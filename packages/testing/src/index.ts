@@ -26,3 +26,4 @@ export { columnsContaining } from "./secretScan";
 export { countingResolver } from "./countingResolver";
 export { freePort } from "./freePort";
 export { PgBouncer, findPgBouncer, type PgBouncerOptions } from "./pgBouncer";
+export { TcpProxy } from "./tcpProxy";

@@ -32,6 +32,7 @@ import { McpServerManager } from "../mcp/mcpServerManager";
 import { PluginCatalog } from "../plugins/pluginCatalog";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
+import { registerPoolGauges } from "../metrics/poolGauges";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { registerTenantGauges } from "../metrics/tenantGauges";
 import { TenantStreams } from "../http/tenantStreams";
@@ -103,7 +104,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const { replicaId } = config;
   const startedAt = new Date();
   const metrics = new GatewayMetrics();
-  const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.databaseListenUrl);
+  const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
   // Every component gets the counted stores, so each acquisition and append anywhere is seen.
   const stores: GatewayStores = { ...created, lease: observeLeaseStore(created.lease, metrics), outbox: observeOutboxStore(created.outbox, metrics) };
   const { outbox, queue } = stores;
@@ -266,6 +267,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
 
   const outboxStats = () => poller.stats();
   registerStateGauges(metrics, { agents, queue, outboxStats });
+  if (stores.pool) registerPoolGauges(metrics, stores.pool);
   const streams = new TenantStreams(config.tenantLimits.maxStreams, (tenant) => metrics.tenantRefusals.inc({ tenant, reason: "too_many_streams" }));
   registerTenantGauges(metrics, { agents, streams });
   const describeReplica = (): ReplicaAnnouncement => {

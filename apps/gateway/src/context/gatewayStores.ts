@@ -18,7 +18,7 @@ import {
   type QueueWakeup,
   type SecretKeyring,
 } from "@axiom-lattice/core";
-import { allMigrations, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
+import { type QueryConfig, allMigrations, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import type {
   AssistantStore,
   LeaseStore,
@@ -35,6 +35,9 @@ import type {
   ThreadStore,
 } from "@axiom-lattice/protocols";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
+import type { DatabaseSettings } from "../config";
+import { READINESS_TIMEOUT_MS } from "../defaults";
+import type { PoolCounts } from "../metrics/poolGauges";
 import type { ReadinessCheck } from "../routes/health";
 
 /** The stores one gateway runs on: its own instances, handed to every component that needs them. */
@@ -67,19 +70,22 @@ export interface GatewayStores {
   /** Cross-replica queue wake-ups (PostgreSQL NOTIFY); in one process the runtime's own suffice. */
   queueWakeup?: QueueWakeup;
   readiness: ReadinessCheck[];
+  /** PostgreSQL only: the shared pool's counts (`/metrics`). */
+  pool?: PoolCounts;
   dispose(): Promise<void>;
 }
 
 /**
  * PostgreSQL stores on one pool when `databaseUrl` is set (migrated and with LangGraph's checkpoint
- * tables set up before this returns), fresh in-memory stores otherwise. `keyring` seals stored secrets.
- * `databaseListenUrl` (direct) declares `databaseUrl` a transaction pooler: LISTEN and migrations use it.
+ * tables set up before this returns), fresh in-memory stores otherwise. `keyring` seals stored secrets;
+ * `database` sizes the pool and bounds its waits (pg-stores' defaults when absent), and its `listenUrl`
+ * (direct) declares `databaseUrl` a transaction pooler: LISTEN and migrations use it.
  */
 export async function createGatewayStores(
   databaseUrl: string | undefined,
   logger: Logger,
   keyring: SecretKeyring,
-  databaseListenUrl?: string,
+  database?: DatabaseSettings,
 ): Promise<GatewayStores> {
   if (!databaseUrl) {
     const projects = new InMemoryProjectStore();
@@ -106,9 +112,15 @@ export async function createGatewayStores(
     };
   }
 
+  const poolConfig = database && {
+    max: database.poolMax,
+    connectionTimeoutMillis: database.connectTimeoutMs,
+    statement_timeout: database.statementTimeoutMs,
+    idleTimeoutMillis: database.idleTimeoutMs,
+  };
   const pg = await createPgStoreConfig(databaseUrl, {
-    poolConfig: { application_name: "lattice-gateway" },
-    directConnectionString: databaseListenUrl,
+    poolConfig: { ...poolConfig, application_name: "lattice-gateway" },
+    directConnectionString: database?.listenUrl,
     logger,
     keyring,
   });
@@ -130,10 +142,14 @@ export async function createGatewayStores(
   const migrationsApplied: ReadinessCheck = {
     name: "database",
     check: async () => {
-      const { rows } = await pg.pool.query<{ applied: number }>(
-        "SELECT count(*)::int AS applied FROM lattice_schema_migrations WHERE version = ANY($1::int[])",
-        [allMigrations.map((migration) => migration.version)],
-      );
+      // A connection that does not answer is given up (and discarded) as soon as the probe is; node-postgres
+      // reads a query's own query_timeout, which its types leave out.
+      const probe: QueryConfig & { query_timeout: number } = {
+        text: "SELECT count(*)::int AS applied FROM lattice_schema_migrations WHERE version = ANY($1::int[])",
+        values: [allMigrations.map((migration) => migration.version)],
+        query_timeout: READINESS_TIMEOUT_MS,
+      };
+      const { rows } = await pg.pool.query<{ applied: number }>(probe);
       if (rows[0].applied !== allMigrations.length) {
         throw new Error(`${allMigrations.length - rows[0].applied} migration(s) not applied`);
       }
@@ -159,6 +175,7 @@ export async function createGatewayStores(
     checkpoint: pg.checkpoint,
     queueWakeup: pg.queueWakeup,
     readiness: [migrationsApplied],
+    pool: pg.pool,
     dispose: () => pg.dispose(),
   };
 }

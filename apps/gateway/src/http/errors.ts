@@ -1,6 +1,7 @@
+import { isDatabaseUnavailable } from "@axiom-lattice/core";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
-import { RETRY_AFTER_BUSY_S } from "../defaults";
+import { RETRY_AFTER_BUSY_S, RETRY_AFTER_UNAVAILABLE_S } from "../defaults";
 
 /**
  * The HTTP status of every error code. Checked against the `ErrorCode` union: a new code without a
@@ -24,6 +25,7 @@ export const ERROR_STATUS = {
   AFFINITY_MISS: 409,
   NOT_READY: 503,
   INTERNAL_ERROR: 500,
+  DATABASE_UNAVAILABLE: 503,
   INVALID_STORE_ARGUMENT: 400,
   ALREADY_EXISTS: 409,
   STORE_NOT_REGISTERED: 500,
@@ -85,7 +87,15 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 };
 
 // Refusals of work a tenant has too much of: worth retrying once some of it has finished.
-const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = { QUEUE_FULL: RETRY_AFTER_BUSY_S, TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S, TASK_MACHINE_BUSY: RETRY_AFTER_BUSY_S };
+// and of work this replica or its database could not take just now (starting or shutting down, a
+// database restart, failover or partition).
+const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = {
+  QUEUE_FULL: RETRY_AFTER_BUSY_S,
+  TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S,
+  TASK_MACHINE_BUSY: RETRY_AFTER_BUSY_S,
+  DATABASE_UNAVAILABLE: RETRY_AFTER_UNAVAILABLE_S,
+  NOT_READY: RETRY_AFTER_UNAVAILABLE_S,
+};
 
 const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
 
@@ -121,6 +131,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     // Errors of the packages carry a code of the union; those that are not the request's fault are 500s.
     if (isErrorCode(error.code) && ERROR_STATUS[error.code] < 500) {
       return replyFor(reply, error.code).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
+    }
+    // Not a fault of this server nor of the request: the client retries, here or on another replica.
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, "request failed: the database is unavailable");
+      return replyFor(reply, "DATABASE_UNAVAILABLE").send({ success: false, code: "DATABASE_UNAVAILABLE", error: "The database is unavailable; retry shortly" });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

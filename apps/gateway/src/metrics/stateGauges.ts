@@ -1,6 +1,8 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import type { IMessageQueueStore, OutboxPollerStats } from "@axiom-lattice/core";
 import { Gauge } from "prom-client";
+import { answerWithin } from "../answerWithin";
+import { READINESS_TIMEOUT_MS } from "../defaults";
 import type { GatewayMetrics } from "./gatewayMetrics";
 
 export interface GaugedState {
@@ -41,8 +43,10 @@ export function registerStateGauges(metrics: GatewayMetrics, { agents, queue, ou
     help: "Pending messages across all threads (the shared queue, as seen from this replica)",
     registers,
     async collect() {
-      const threads = await queue.getThreadsWithPendingMessages();
-      this.set(threads.reduce((sum, thread) => sum + thread.pendingCount, 0));
+      // Read from the database: during an outage the scrape still answers promptly (the pool gauges
+      // say why), this gauge keeping its last value.
+      const threads = await answerWithin(READINESS_TIMEOUT_MS, queue.getThreadsWithPendingMessages()).catch(() => undefined);
+      if (threads) this.set(threads.reduce((sum, thread) => sum + thread.pendingCount, 0));
     },
   });
   new Gauge({

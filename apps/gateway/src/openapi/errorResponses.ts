@@ -2,8 +2,20 @@ import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { ERROR_STATUS } from "../http/errors";
 
-/** What every `/api` route may answer: a refused token or scope, a bad tenant header, a fault of the server. */
-const API_CODES: readonly ErrorCode[] = ["INVALID_TENANT", "UNAUTHENTICATED", "TOKEN_EXPIRED", "TENANT_MISMATCH", "FORBIDDEN", "INTERNAL_ERROR"];
+/**
+ * What every `/api` route may answer: a refused token or scope, a bad tenant header, a fault of the
+ * server, a database it cannot reach just now, a replica starting or shutting down.
+ */
+const API_CODES: readonly ErrorCode[] = [
+  "INVALID_TENANT",
+  "UNAUTHENTICATED",
+  "TOKEN_EXPIRED",
+  "TENANT_MISMATCH",
+  "FORBIDDEN",
+  "INTERNAL_ERROR",
+  "DATABASE_UNAVAILABLE",
+  "NOT_READY",
+];
 
 /** What a route with declared input may answer about it (path, query, headers). */
 export const INPUT_CODES: readonly ErrorCode[] = ["INVALID_REQUEST"];

@@ -1,12 +1,13 @@
 import { type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Pool, PoolConfig } from "pg";
+import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
-import { type PoolerOptions, createStorePool, withSessionPool } from "../db/pooler";
+import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
@@ -21,11 +22,11 @@ import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
 /** `directConnectionString` declares that `connectionString` goes through a transaction pooler. */
 export interface PgStoreConfigOptions extends PoolerOptions {
-  /** Pool settings besides the connection string (size, timeouts, application_name). */
+  /** Pool settings besides the connection string (size, timeouts, application_name); unset ones take createPool's defaults. */
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
   queueCapacity?: number;
-  /** Where the stores' LISTEN connections report trouble; default: the process-wide logger. */
+  /** Where the pool and the stores' LISTEN connections report trouble; default: the process-wide logger. */
   logger?: Logger;
   /** Seals stored secrets (provider and assistant keys, MCP headers and env); default: the public development key. */
   keyring?: SecretKeyring;
@@ -67,7 +68,7 @@ export interface PgStoreConfig {
  * take turns, and whoever comes first creates everything once.
  */
 export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
-  const pool = createStorePool({ ...options.poolConfig, connectionString }, options);
+  const pool = createPool({ ...options.poolConfig, connectionString }, options, options.logger);
   try {
     const checkpoint = new PostgresSaver(pool);
     // Behind a pooler, on direct connections: the migration lock is a session lock.

@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import { Client, type Pool } from "pg";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { allMigrations } from "./index";
 import type { Migration } from "./migration";
@@ -38,9 +38,12 @@ export async function runMigrations(
   options: { migrations?: Migration[]; afterMigrate?: () => Promise<void> } = {},
 ): Promise<MigrationResult> {
   const migrations = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version);
-  const client = await pool.connect();
+  // Its own connection, without the pool's statement timeouts: it may wait its turn behind a peer's
+  // migration and build indexes on large tables, legitimately longer than any request's statement.
+  const client = new Client({ ...pool.options, statement_timeout: undefined, query_timeout: undefined });
+  client.on("error", () => undefined); // a lost connection fails the query in progress, which is reported
+  await client.connect();
   let applied: Migration[] = [];
-  let broken: unknown;
   try {
     // Session lock (not transaction-scoped) so it also covers afterMigrate; hence never run through a
     // transaction pooler, where the unlock could reach another server session (see db/pooler.ts).
@@ -66,21 +69,17 @@ export async function runMigrations(
         await client.query("COMMIT");
       } catch (error) {
         // The migration's own error is the one to report; a connection that cannot roll back is
-        // destroyed below, which aborts the transaction server-side.
-        await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-          broken = rollbackError;
-        });
+        // closed below, which aborts the transaction server-side.
+        await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       }
       await options.afterMigrate?.();
     } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch((error: unknown) => {
-        broken ??= error;
-      });
+      await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
-    // A connection that could not roll back or unlock is destroyed, which also drops its session lock.
-    client.release(broken === undefined ? undefined : true);
+    // Closing the connection also drops the session lock, should unlocking have failed.
+    await client.end().catch(() => undefined);
   }
   return { applied };
 }
