@@ -10,6 +10,8 @@ export const DEFAULT_AFFINITY_GRACE_MS = 500;
 export const DEFAULT_OUTBOX_RETENTION_HOURS = 24;
 /** Run history is what users look back at ("what ran over the weekend?"): a week of it. */
 export const DEFAULT_RUN_RETENTION_HOURS = 7 * 24;
+/** A run's logged events serve clients resuming its stream, soon after it ran; a row per token is too bulky for a week. */
+export const DEFAULT_RUN_EVENT_RETENTION_HOURS = 24;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */

@@ -153,6 +153,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     threads: stores.threads,
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,
+    // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is logged.
+    runEvents: config.streamRelay ? stores.runEvents : undefined,
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
@@ -246,6 +248,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     retentionHours: config.runRetentionHours,
     log: logger,
   });
+  // A run's events serve clients resuming its stream; its outcome stays on its run record.
+  const runEventRetention = new RetentionJob({
+    subject: "run_event",
+    prune: (olderThanMs) => stores.runEvents.pruneOlderThan(olderThanMs),
+    retentionHours: config.runEventRetentionHours,
+    log: logger,
+  });
   // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
   // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
   // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
@@ -253,6 +262,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...schedules.maintenanceTasks(),
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
+    ...runEventRetention.maintenanceTasks(),
     projectTasks.maintenanceTask(config.runLeaseMs),
     ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
