@@ -12,8 +12,11 @@ describe("run event log", () => {
     const ref = { ...thread("rerun"), messageId: "m-rerun" };
     await runEvents.append(ref, [0, 1, 2].map((index) => ({ type: "message_chunk" as const, data: { content: `lost ${index}` }, index })));
 
-    const result = await manager(stores, { runEvents }).getAgent(thread("rerun")).addMessage({ message: "again" }, { mode: "stream", messageId: "m-rerun" });
-    const chunks = await collect(result.stream);
+    const agent = manager(stores, { runEvents }).getAgent(thread("rerun"));
+    const chunks = await collect((await agent.addMessage({ message: "again" }, { mode: "stream", messageId: "m-rerun" })).stream);
+    // Its buffer holds the re-run only: the stream from the start finds the earlier attempt in the log.
+    expect(await collect(agent.chunkStream("m-rerun"))).toEqual(chunks);
+    expect(await collect(agent.chunkStream("m-rerun", 1))).toEqual(chunks.slice(2));
 
     // The stream from the start replays the earlier attempt's events from the log, then the re-run's.
     expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));

@@ -148,7 +148,17 @@ export class Agent {
         return;
       }
       const key = bufferKey(this.scope, message);
-      if (buffers.has(key)) {
+      const buffered = buffers.firstIndex(key);
+      if (buffered !== undefined) {
+        // The buffer holds the run from its first kept chunk on; what came before (an earlier attempt
+        // on another replica, chunks dropped beyond the buffer's bounds) is in the log.
+        if (runEvents && cursor + 1 < buffered) {
+          for (const event of await runEvents.log.read(run, cursor, buffered - cursor - 1)) {
+            cursor = event.index;
+            yield { type: event.type, data: event.data, messageId, index: event.index };
+            if (endsStream(event)) return;
+          }
+        }
         yield* buffers.follow(key, cursor);
         return;
       }

@@ -95,6 +95,12 @@ export class ChunkBuffers {
     return this.logs.has(key);
   }
 
+  /** The index of the buffer's oldest kept chunk (its next one when it holds none); undefined without a buffer. */
+  firstIndex(key: string): number | undefined {
+    const log = this.logs.get(key);
+    return log && (log.chunks[0]?.index ?? log.nextIndex);
+  }
+
   /** Chunks after `afterIndex`, then live ones until the message ends (or its buffer is dropped). */
   async *follow(key: string, afterIndex = -1): AsyncGenerator<StreamChunk> {
     let cursor = afterIndex;
