@@ -42,6 +42,7 @@ describe("loadConfig", () => {
     ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
     ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
     ["AXIOM_TASK_ORPHAN_RECOVERY", "yes"],
+    ["AXIOM_STREAM_RELAY", "false"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -71,6 +72,10 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_RETENTION_HOURS", "2.5", { runRetentionHours: 0 }],
     ["AXIOM_RUN_RETENTION_HOURS", "a week", { runRetentionHours: 0 }],
     ["AXIOM_OUTBOX_RETENTION_HOURS", "6", { outboxRetentionHours: 6, runRetentionHours: 168 }],
+    ["AXIOM_RUN_EVENT_RETENTION_HOURS", "2", { runEventRetentionHours: 2, runRetentionHours: 168 }],
+    ["AXIOM_RUN_EVENT_RETENTION_HOURS", "0", { runEventRetentionHours: 0 }],
+    ["AXIOM_STREAM_RELAY", "off", { streamRelay: false, runEventRetentionHours: 24 }],
+    ["AXIOM_STREAM_RELAY", "on", { streamRelay: true }],
   ])("reads %s=%s on its own", (name, value, expected) => {
     expect(loadConfig({ [name]: value })).toMatchObject(expected);
   });

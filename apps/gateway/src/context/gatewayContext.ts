@@ -75,6 +75,8 @@ export interface GatewayContext {
   resumeTask(tenantId: string, taskId: string, value: unknown): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
+  /** Deletes runs' logged events older than `AXIOM_RUN_EVENT_RETENTION_HOURS`; a task of the maintenance loop. */
+  runEventRetention: RetentionJob;
   /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
   orphanRecovery: TaskOrphanRecovery;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -312,6 +314,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     resumeTask: (tenantId, taskId, value) =>
       resumeTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId, value),
     runRetention,
+    runEventRetention,
     orphanRecovery,
     maintenance,
     metrics,
