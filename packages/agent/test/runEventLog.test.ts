@@ -1,6 +1,7 @@
 // The runtime's side of the run event log: what a run writes (ids continuing across a re-run), and
 // how a replica without the run's buffer follows it from the log.
 import { InMemoryRunEventLog } from "@axiom-lattice/core";
+import type { RunEventLog } from "@axiom-lattice/protocols";
 import { describe, expect, it } from "vitest";
 import { collect, manager, thread, useSharedStores } from "./support";
 
@@ -37,5 +38,24 @@ describe("run event log", () => {
 
     await runEvents.deleteThread(thread("elsewhere"));
     expect(await collect(peer.chunkStream("m-1", 2))).toEqual([{ messageId: "m-1", index: 3, type: "message_completed", data: { status: "success" } }]);
+  });
+
+  it("a follower that hears no notification (its LISTEN connection down) still follows the run, reading every streamPollMs", async () => {
+    const runEvents = new InMemoryRunEventLog();
+    const deaf: RunEventLog = {
+      append: runEvents.append.bind(runEvents),
+      read: runEvents.read.bind(runEvents),
+      lastIndex: runEvents.lastIndex.bind(runEvents),
+      deleteThread: runEvents.deleteThread.bind(runEvents),
+      pruneOlderThan: runEvents.pruneOlderThan.bind(runEvents),
+      subscribe: () => () => {},
+    };
+    const owner = manager(stores, { runEvents }).getAgent(thread("deaf"));
+    const running = owner.addMessage({ message: "/sleep 300" }, { mode: "stream", messageId: "m-deaf" });
+    const followed = collect(manager(stores, { runEvents: deaf, streamPollMs: 50 }).getAgent(thread("deaf")).chunkStream("m-deaf"));
+
+    const ran = await collect((await running).stream);
+    expect(ran.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(await followed).toEqual(ran);
   });
 });
