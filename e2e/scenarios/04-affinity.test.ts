@@ -9,7 +9,8 @@ describe("scenario 4: thread ownership and affinity", () => {
   const cluster = useCluster();
 
   it("answers affinity_miss naming the owner after the grace period; the owner still processes the message", async () => {
-    const replicas = await cluster.start(2, { env: { AXIOM_AFFINITY_GRACE_MS: String(GRACE_MS) } });
+    // Strict affinity: by default a non-owner follows the run through the run event log instead.
+    const replicas = await cluster.start(2, { env: { AXIOM_AFFINITY_GRACE_MS: String(GRACE_MS), AXIOM_STREAM_RELAY: "off" } });
     await createThreads(replicas[0].url, ["owned"]);
     const ownerId = await startLongRun(replicas[0].url, "owned", "long", 4_000);
     const owner = replicas.find((replica) => replica.replicaId === ownerId)!;

@@ -129,6 +129,17 @@ CREATE TABLE public.lattice_replica_presence (
     CONSTRAINT lattice_replica_presence_store_mode_check CHECK ((store_mode = ANY (ARRAY['memory'::text, 'postgresql'::text])))
 );
 
+CREATE TABLE public.lattice_run_events (
+    tenant_id text NOT NULL,
+    assistant_id text NOT NULL,
+    thread_id text NOT NULL,
+    message_id text NOT NULL,
+    event_index integer NOT NULL,
+    type text NOT NULL,
+    data jsonb,
+    logged_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.lattice_scheduled_tasks (
     task_id text NOT NULL,
     tenant_id text NOT NULL,
@@ -265,6 +276,9 @@ ALTER TABLE ONLY public.lattice_projects
 ALTER TABLE ONLY public.lattice_replica_presence
     ADD CONSTRAINT lattice_replica_presence_pkey PRIMARY KEY (replica_id);
 
+ALTER TABLE ONLY public.lattice_run_events
+    ADD CONSTRAINT lattice_run_events_pkey PRIMARY KEY (tenant_id, assistant_id, thread_id, message_id, event_index);
+
 ALTER TABLE ONLY public.lattice_scheduled_tasks
     ADD CONSTRAINT lattice_scheduled_tasks_pkey PRIMARY KEY (task_id);
 
@@ -295,6 +309,8 @@ CREATE UNIQUE INDEX lattice_project_room_messages_idempotency ON public.lattice_
 CREATE INDEX lattice_project_rooms_by_creation ON public.lattice_project_rooms USING btree (tenant_id, project_id, created_at);
 
 CREATE INDEX lattice_projects_by_creation ON public.lattice_projects USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_run_events_logged_at ON public.lattice_run_events USING btree (logged_at);
 
 CREATE INDEX lattice_scheduled_tasks_by_status ON public.lattice_scheduled_tasks USING btree (status, updated_at);
 

@@ -20,6 +20,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_OUTBOX_RETENTION_HOURS,
   DEFAULT_PORT,
+  DEFAULT_RUN_EVENT_RETENTION_HOURS,
   DEFAULT_RUN_RETENTION_HOURS,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_TENANT_MAX_QUEUED_MESSAGES,
@@ -52,6 +53,10 @@ export interface GatewayConfig {
   outboxRetentionHours: number;
   /** How long completed runs (their run records and messages) are kept; 0 keeps them forever. */
   runRetentionHours: number;
+  /** Streams of runs on other replicas are followed through the run event log (`AXIOM_STREAM_RELAY`, default on); off: affinity_miss. */
+  streamRelay: boolean;
+  /** How long runs' logged events are kept (`AXIOM_RUN_EVENT_RETENTION_HOURS`); 0 keeps them until their thread is deleted. */
+  runEventRetentionHours: number;
   logLevel: string;
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
@@ -175,6 +180,8 @@ const envSchema = z.object({
   // Retention accepts anything: 0, negative or non-integer values disable it (documented behaviour).
   AXIOM_OUTBOX_RETENTION_HOURS: z.string().optional(),
   AXIOM_RUN_RETENTION_HOURS: z.string().optional(),
+  AXIOM_RUN_EVENT_RETENTION_HOURS: z.string().optional(),
+  AXIOM_STREAM_RELAY: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
@@ -247,6 +254,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     affinityGraceMs: e.AXIOM_AFFINITY_GRACE_MS,
     outboxRetentionHours: parseRetentionHours(e.AXIOM_OUTBOX_RETENTION_HOURS, DEFAULT_OUTBOX_RETENTION_HOURS),
     runRetentionHours: parseRetentionHours(e.AXIOM_RUN_RETENTION_HOURS, DEFAULT_RUN_RETENTION_HOURS),
+    streamRelay: e.AXIOM_STREAM_RELAY === "on",
+    runEventRetentionHours: parseRetentionHours(e.AXIOM_RUN_EVENT_RETENTION_HOURS, DEFAULT_RUN_EVENT_RETENTION_HOURS),
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,

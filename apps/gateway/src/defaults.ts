@@ -22,6 +22,8 @@ export const DB_STARTUP_MAX_RETRY_MS = 5_000;
 export const RETRY_AFTER_UNAVAILABLE_S = 2;
 /** `/ready` (and a `/metrics` scrape) answers within this, even when the database does not (a partition): a probe must not hang. */
 export const READINESS_TIMEOUT_MS = 800;
+/** A run's logged events serve clients resuming its stream, soon after it ran; a row per token is too bulky for a week. */
+export const DEFAULT_RUN_EVENT_RETENTION_HOURS = 24;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */

@@ -58,6 +58,7 @@ describe("loadConfig", () => {
     ["DATABASE_POOL_MAX", "0"],
     ["DATABASE_CONNECT_TIMEOUT_MS", "fast"],
     ["DATABASE_IDLE_TIMEOUT_MS", "10"],
+    ["AXIOM_STREAM_RELAY", "false"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -87,6 +88,10 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_RETENTION_HOURS", "2.5", { runRetentionHours: 0 }],
     ["AXIOM_RUN_RETENTION_HOURS", "a week", { runRetentionHours: 0 }],
     ["AXIOM_OUTBOX_RETENTION_HOURS", "6", { outboxRetentionHours: 6, runRetentionHours: 168 }],
+    ["AXIOM_RUN_EVENT_RETENTION_HOURS", "2", { runEventRetentionHours: 2, runRetentionHours: 168 }],
+    ["AXIOM_RUN_EVENT_RETENTION_HOURS", "0", { runEventRetentionHours: 0 }],
+    ["AXIOM_STREAM_RELAY", "off", { streamRelay: false, runEventRetentionHours: 24 }],
+    ["AXIOM_STREAM_RELAY", "on", { streamRelay: true }],
   ])("reads %s=%s on its own", (name, value, expected) => {
     expect(loadConfig({ [name]: value })).toMatchObject(expected);
   });

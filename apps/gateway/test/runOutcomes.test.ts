@@ -125,26 +125,31 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
     });
   });
 
-  describe("while a peer replica runs the thread", () => {
+  describe("while a peer replica runs the thread, with AXIOM_STREAM_RELAY=off", () => {
+    // On PostgreSQL stores it shares the database, where the assistant exists already.
+    const strict = useGateway(
+      async ({ post }) => expect([201, 409]).toContain((await post("/api/assistants", { id: ASSISTANT, name: "Echo", tools: ["echo"] })).statusCode),
+      () => ({ AXIOM_REPLICA_ID: "replica-strict", AXIOM_AFFINITY_GRACE_MS: "20", AXIOM_STREAM_RELAY: "off", ...storeEnv() }),
+    );
     let peerLease: ThreadRunHandle | null = null;
     afterAll(() => peerLease?.release());
 
     it("streams affinity_miss naming the owner and the queued message, whose id the client did not choose", async () => {
-      await newThread("peer-run");
+      expect((await strict.post("/api/threads", { thread_id: "peer-run", assistant_id: ASSISTANT })).statusCode).toBe(201);
       const scope = { tenantId: "default", assistantId: ASSISTANT, threadId: "peer-run" };
-      peerLease = await tryAcquireThreadRun(scope, { store: gateway.context.stores.lease, ttlMs: 60_000, replicaId: "replica-peer" });
+      peerLease = await tryAcquireThreadRun(scope, { store: strict.context.stores.lease, ttlMs: 60_000, replicaId: "replica-peer" });
       expect(peerLease).not.toBeNull();
 
-      const response = await post("/api/runs", run("peer-run", { message: "who runs me?" }));
+      const response = await strict.post("/api/runs", run("peer-run", { message: "who runs me?" }));
       const [event, ...rest] = parseSse(response.body);
       expect(rest).toEqual([]);
       expect(event).toMatchObject({ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: "replica-peer", threadId: "peer-run", messageId: expect.any(String) } });
       const { messageId } = event.data as { messageId: string };
       // The id is the queued message's: the client can follow it on the owner.
-      const { pending } = (await get("/api/threads/peer-run/queue")).json<{ pending: Array<{ id: string }> }>();
+      const { pending } = (await strict.get("/api/threads/peer-run/queue")).json<{ pending: Array<{ id: string }> }>();
       expect(pending.map((message) => message.id)).toEqual([messageId]);
 
-      const resumed = parseSse((await post("/api/runs/resume_stream", run("peer-run", { message_id: messageId }))).body);
+      const resumed = parseSse((await strict.post("/api/runs/resume_stream", run("peer-run", { message_id: messageId }))).body);
       expect(resumed).toMatchObject([{ type: "affinity_miss", data: { owner: "replica-peer", messageId } }]);
     });
   });

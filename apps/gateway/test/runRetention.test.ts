@@ -51,4 +51,18 @@ describe("run retention in the gateway runtime", () => {
     expect(await runRetention.runOnce()).toBe(0);
     expect(prune).not.toHaveBeenCalled();
   });
+
+  it("prunes the run event log with AXIOM_RUN_EVENT_RETENTION_HOURS (a day by default), as a task of the maintenance loop", async () => {
+    expect((await runtimeWith({})).runEventRetention.retentionMs).toBe(24 * HOUR);
+    await runtime!.close();
+
+    const {
+      runEventRetention,
+      stores: { runEvents },
+    } = await runtimeWith({ AXIOM_RUN_EVENT_RETENTION_HOURS: "3" });
+    const prune = vi.spyOn(runEvents, "pruneOlderThan");
+    expect(runEventRetention.maintenanceTasks()).toEqual([runEventRetention]);
+    await runEventRetention.runOnce();
+    expect(prune).toHaveBeenCalledWith(3 * HOUR);
+  });
 });

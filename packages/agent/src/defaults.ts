@@ -17,6 +17,13 @@ export const PEER_WAKE_DELAY_MS = 100;
  * run (it looks at the queue once more), while a delete during a run is refused without a long wait.
  */
 export const DELETE_LEASE_WAIT_MS = 500;
+/**
+ * How long a run's events wait to be written to the run event log together: a streaming run costs a
+ * few writes a second, not one per token, and a follower on another replica lags by about this much.
+ */
+export const RUN_EVENT_FLUSH_MS = 150;
+/** Events read from the run event log per query by a follower catching up. */
+export const RUN_EVENT_READ_PAGE = 500;
 /** Stream buffers: chunks kept per message and in total, and how long after the message ends. */
 export const DEFAULT_CHUNK_BUFFER_LIMITS = {
   maxChunksPerMessage: 2_000,

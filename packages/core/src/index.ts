@@ -68,6 +68,7 @@ export {
   type ValidMcpServerConfig,
 } from "./mcp/mcpConfigArguments";
 export { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore";
+export { InMemoryRunEventLog } from "./runs/inMemoryRunEventLog";
 export { validatePluginSetting } from "./plugins/pluginSettingArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 export {

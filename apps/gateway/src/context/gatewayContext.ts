@@ -76,6 +76,8 @@ export interface GatewayContext {
   resumeTask(tenantId: string, taskId: string, value: unknown): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
+  /** Deletes runs' logged events older than `AXIOM_RUN_EVENT_RETENTION_HOURS`; a task of the maintenance loop. */
+  runEventRetention: RetentionJob;
   /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
   orphanRecovery: TaskOrphanRecovery;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -154,6 +156,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     threads: stores.threads,
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,
+    // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is logged.
+    runEvents: config.streamRelay ? stores.runEvents : undefined,
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
@@ -247,6 +251,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     retentionHours: config.runRetentionHours,
     log: logger,
   });
+  // A run's events serve clients resuming its stream; its outcome stays on its run record.
+  const runEventRetention = new RetentionJob({
+    subject: "run_event",
+    prune: (olderThanMs) => stores.runEvents.pruneOlderThan(olderThanMs),
+    retentionHours: config.runEventRetentionHours,
+    log: logger,
+  });
   // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
   // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
   // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
@@ -254,6 +265,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...schedules.maintenanceTasks(),
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
+    ...runEventRetention.maintenanceTasks(),
     projectTasks.maintenanceTask(config.runLeaseMs),
     ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
@@ -304,6 +316,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     resumeTask: (tenantId, taskId, value) =>
       resumeTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId, value),
     runRetention,
+    runEventRetention,
     orphanRecovery,
     maintenance,
     metrics,

@@ -10,6 +10,7 @@ import {
   InMemoryProjectRoomStore,
   InMemoryProjectStore,
   InMemoryReplicaPresenceStore,
+  InMemoryRunEventLog,
   InMemoryMcpServerConfigStore,
   InMemoryPluginSettingStore,
   InMemoryTaskStore,
@@ -31,6 +32,7 @@ import type {
   ScheduleStorage,
   McpServerConfigStore,
   PluginSettingStore,
+  RunEventLog,
   TaskStore,
   ThreadStore,
 } from "@axiom-lattice/protocols";
@@ -65,6 +67,8 @@ export interface GatewayStores {
   /** Each tenant's plugin settings (the tools it switched off). */
   pluginSettings: PluginSettingStore;
   schedules: ScheduleStorage;
+  /** Every run's stream, replayable and followed on any replica. */
+  runEvents: RunEventLog;
   /** LangGraph's checkpointer: where conversations live. */
   checkpoint: BaseCheckpointSaver;
   /** Cross-replica queue wake-ups (PostgreSQL NOTIFY); in one process the runtime's own suffice. */
@@ -106,6 +110,7 @@ export async function createGatewayStores(
       mcp: new InMemoryMcpServerConfigStore(),
       pluginSettings: new InMemoryPluginSettingStore(),
       schedules: new MemoryScheduleStorage(),
+      runEvents: new InMemoryRunEventLog(),
       checkpoint: new MemorySaver(),
       readiness: [],
       dispose: async () => {},
@@ -172,6 +177,7 @@ export async function createGatewayStores(
     mcp: pg.mcp,
     pluginSettings: pg.pluginSetting,
     schedules: pg.schedule,
+    runEvents: pg.runEvents,
     checkpoint: pg.checkpoint,
     queueWakeup: pg.queueWakeup,
     readiness: [migrationsApplied],

@@ -46,7 +46,7 @@ const threadOnlySchema = z.strictObject(threadRef);
 
 const sseStream = z.string().describe(
   "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed` (`data.code`: the failure's stable code, when it has one, such as `UPSTREAM_TIMEOUT`), `interrupt` or `error`; " +
-    "or a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
+    "or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
 );
 
 const runResultView = z.object({
@@ -86,6 +86,12 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     const owner = await getThreadRunOwner(scope, { store: stores.lease });
     return owner && owner !== replicaId ? owner : null;
   };
+
+  /**
+   * The peer to send a stream's client to instead of serving it, with strict affinity only
+   * (`AXIOM_STREAM_RELAY=off`): by default any replica follows a peer's run through the run event log.
+   */
+  const streamPeerOwner = (scope: ThreadRunScope): Promise<string | null> => (config.streamRelay ? Promise.resolve(null) : peerOwner(scope));
 
   const resolveScope = async (tenantId: string, body: { assistant_id: string; thread_id: string }) => {
     await requireAssistant(context, tenantId, body.assistant_id);
@@ -162,9 +168,9 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         if (body.mode === "wait") return reply.send(await result.completion!);
 
         // The message is queued either way; when a peer runs the thread, it processes it.
-        if (await peerOwner(scope)) {
+        if (await streamPeerOwner(scope)) {
           await sleep(config.affinityGraceMs);
-          const owner = await peerOwner(scope);
+          const owner = await streamPeerOwner(scope);
           if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place!);
         }
         return await streamChunks(reply, result.stream!, place!);
@@ -198,7 +204,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!message || message.threadId !== scope.threadId) {
         throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
       }
-      const owner = await peerOwner(scope);
+      const owner = await streamPeerOwner(scope);
       // Opened at once, without an await in between: the stream's close gives its place back.
       const place = streams.take(tenantId);
       if (owner) return streamAffinityMiss(reply, owner, scope, messageId, place);

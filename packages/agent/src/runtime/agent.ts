@@ -1,7 +1,8 @@
 import type { AddMessageParams, FinishedRunStatus, PendingMessage, QueueScope, ThreadRunScope } from "@axiom-lattice/core";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MessageChunkTypes } from "@axiom-lattice/protocols";
+import { type MessageChunk, MessageChunkTypes, TERMINAL_CHUNK_TYPES } from "@axiom-lattice/protocols";
+import { RUN_EVENT_READ_PAGE } from "../defaults";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
 import { messagesOfRun } from "../graph/runBoundaries";
@@ -11,6 +12,9 @@ import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
 import { type RuntimeContext, bufferKey, queueScopeOf, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
+
+/** The last event of a run's stream: its outcome, or the error it was stopped with on its replica. */
+const endsStream = (chunk: MessageChunk) => chunk.type === MessageChunkTypes.ERROR || TERMINAL_CHUNK_TYPES.includes(chunk.type);
 
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
 export type RunMode = "stream" | "queue" | "wait";
@@ -122,35 +126,64 @@ export class Agent {
   }
 
   /**
-   * A message's chunks after `afterChunkIndex`, then live ones until it ends. For a message this
-   * replica is not running, waits for it to start here or end anywhere (then yields its final chunk).
+   * A message's chunks after `afterChunkIndex`, then live ones until it ends. A message this replica
+   * runs (or ran lately) is followed in its buffer; any other in the run event log, under the ids its
+   * replica gave, woken by the log's notifications (or every `streamPollMs`, should one be lost).
    * The queue store is asked first, every time: a buffer can outlive its message in this replica's
    * memory (its thread deleted, maybe by a peer), and must not replay an answer that no longer exists.
    */
   async *chunkStream(messageId: string, afterChunkIndex = -1): AsyncGenerator<StreamChunk> {
-    const { buffers, queue, streamPollMs } = this.context;
+    const { buffers, queue, streamPollMs, runEvents } = this.context;
+    const run = { ...this.scope, messageId };
+    let cursor = afterChunkIndex;
+    // A completed message's final event is logged just after it completes: look for it once more.
+    let completedSeen = false;
     for (;;) {
       const message = await queue.getMessage(messageId, this.queueScope);
       if (!message || message.threadId !== this.scope.threadId) {
-        yield this.unbuffered(messageId, afterChunkIndex, {
+        yield this.unbuffered(messageId, cursor, {
           type: MessageChunkTypes.ERROR,
           data: { code: "MESSAGE_NOT_FOUND", error: `Message ${messageId} not found on this thread` },
         });
         return;
       }
       const key = bufferKey(this.scope, message);
-      if (buffers.has(key)) {
-        yield* buffers.follow(key, afterChunkIndex);
+      const buffered = buffers.firstIndex(key);
+      if (buffered !== undefined) {
+        // The buffer holds the run from its first kept chunk on; what came before (an earlier attempt
+        // on another replica, chunks dropped beyond the buffer's bounds) is in the log.
+        if (runEvents && cursor + 1 < buffered) {
+          for (const event of await runEvents.log.read(run, cursor, buffered - cursor - 1)) {
+            cursor = event.index;
+            yield { type: event.type, data: event.data, messageId, index: event.index };
+            if (endsStream(event)) return;
+          }
+        }
+        yield* buffers.follow(key, cursor);
         return;
       }
-      if (message.status === "completed") {
-        const { runStatus, error } = message;
-        // A completed message always carries a finished status; the guard only narrows the type.
-        const status = runStatus === "pending" || runStatus === "running" ? "error" : runStatus;
-        yield this.unbuffered(messageId, afterChunkIndex, terminalChunk({ status, error }));
-        return;
+      // Waits taken before reading, so an append or an opening in between still wakes this one.
+      const opened = buffers.waitForOpen(key, streamPollMs);
+      const changed = runEvents ? Promise.race([opened, runEvents.waits.nextAppend(run, streamPollMs)]) : opened;
+      const logged = runEvents ? await runEvents.log.read(run, cursor, RUN_EVENT_READ_PAGE) : [];
+      for (const event of logged) {
+        cursor = event.index;
+        yield { type: event.type, data: event.data, messageId, index: event.index };
+        if (endsStream(event)) return;
       }
-      await buffers.waitForOpen(key, streamPollMs);
+      if (logged.length === RUN_EVENT_READ_PAGE) continue;
+      if (message.status === "completed" && logged.length === 0) {
+        if (completedSeen || !runEvents) {
+          // Its log is gone (retention) or was never written: its outcome is all there is.
+          const { runStatus, error } = message;
+          // A completed message always carries a finished status; the guard only narrows the type.
+          const status = runStatus === "pending" || runStatus === "running" ? "error" : runStatus;
+          yield this.unbuffered(messageId, cursor, terminalChunk({ status, error }));
+          return;
+        }
+        completedSeen = true;
+      }
+      await changed;
     }
   }
 

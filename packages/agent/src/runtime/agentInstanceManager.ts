@@ -14,7 +14,7 @@ import {
   threadRunLeaseKey,
   withLease,
 } from "@axiom-lattice/core";
-import type { AssistantStore, LeaseStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { checkpointThreadId } from "../graph/checkpointThread";
 import { Agent } from "./agent";
@@ -25,10 +25,18 @@ import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } fr
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
+import { RunEventWaits } from "./runEventWaits";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
 import type { UpstreamPolicy } from "../models/modelRegistry";
-import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, DELETE_LEASE_WAIT_MS, PEER_WAKE_DELAY_MS, STREAM_POLL_MS } from "../defaults";
+import {
+  DEFAULT_MAX_CONCURRENT_RUNS,
+  DEFAULT_UPSTREAM_POLICY,
+  DELETE_LEASE_WAIT_MS,
+  PEER_WAKE_DELAY_MS,
+  RUN_EVENT_FLUSH_MS,
+  STREAM_POLL_MS,
+} from "../defaults";
 
 export interface AgentRuntimeOptions {
   /** Default: the registered `threadMessageQueue` store. */
@@ -52,6 +60,13 @@ export interface AgentRuntimeOptions {
   /** How often a stream of a message running elsewhere checks whether it ended (default 1 s). */
   streamPollMs?: number;
   chunkBuffers?: Partial<ChunkBufferLimits>;
+  /**
+   * Where every run's stream is logged, so a stream of a run on another replica (or of one whose
+   * buffer expired) is replayed and followed from it. Default: none (streams live in buffers only).
+   */
+  runEvents?: RunEventLog;
+  /** How long run events wait to be logged together (default `RUN_EVENT_FLUSH_MS`, 150 ms). */
+  runEventFlushMs?: number;
   /**
    * Delay before acting on a wake-up from the wake-up channel (default 100 ms). The enqueuing replica
    * wakes its own processor directly, so it normally takes the thread; peers step in only when it
@@ -108,6 +123,8 @@ export class AgentInstanceManager {
       checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
+      runEvents: options.runEvents ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents) } : undefined,
+      runEventFlushMs: options.runEventFlushMs ?? RUN_EVENT_FLUSH_MS,
       // A claim lives as long as the lease it is taken under, and is renewed at the same pace.
       claimLeaseMs: options.claimLeaseMs ?? threadRunTtlMs,
       threadRunTtlMs,
@@ -178,12 +195,12 @@ export class AgentInstanceManager {
 
   /**
    * Deletes a thread and everything of it: its messages of every status (run records included), its
-   * checkpoints, this replica's chunk buffers of its messages, and last its record. It holds the
+   * checkpoints, this replica's chunk buffers of its messages, its runs' event logs, and last its record. It holds the
    * thread's run lease meanwhile, which every run on every replica needs, so no run can start or
    * write a checkpoint in between. While a run keeps the lease, it throws {@link ThreadBusyError}.
    */
   async deleteThread(scope: ThreadRunScope): Promise<void> {
-    const { queue, leases, checkpointer, buffers, threadRunTtlMs, replicaId } = this.context;
+    const { queue, leases, checkpointer, buffers, runEvents, threadRunTtlMs, replicaId } = this.context;
     const deleteEverything = async () => {
       // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
       // gone first, nothing can run and write checkpoints again; with its record deleted last, the
@@ -191,6 +208,7 @@ export class AgentInstanceManager {
       await queue.deleteThreadMessages(scope.threadId, queueScopeOf(scope));
       await checkpointer.deleteThread(checkpointThreadId(scope));
       buffers.deleteWithPrefix(threadBufferPrefix(scope));
+      await runEvents?.log.deleteThread(scope);
       await this.threads.deleteThread(scope.tenantId, scope.threadId);
     };
     try {
@@ -218,5 +236,6 @@ export class AgentInstanceManager {
     await Promise.all([...this.sweeps].map((sweep) => sweep.stop()));
     this.sweeps.clear();
     await this.processors.closeAll();
+    this.context.runEvents?.waits.close();
   }
 }

@@ -1,5 +1,6 @@
 import type { MessageChunk } from "@axiom-lattice/protocols";
 import { DEFAULT_CHUNK_BUFFER_LIMITS } from "../defaults";
+import { KeyedWaiters } from "./keyedWaiters";
 
 /** A chunk as subscribers see it: `index` counts from 0 per message (SSE id `<messageId>:<index>`). */
 export interface StreamChunk extends MessageChunk {
@@ -45,33 +46,39 @@ class ChunkLog {
 export class ChunkBuffers {
   private readonly limits: ChunkBufferLimits;
   private readonly logs = new Map<string, ChunkLog>();
-  private readonly openWaiters = new Map<string, Set<() => void>>();
+  private readonly openWaiters = new KeyedWaiters();
   private total = 0;
 
   constructor(limits: Partial<ChunkBufferLimits> = {}) {
     this.limits = { ...DEFAULT_CHUNK_BUFFER_LIMITS, ...limits };
   }
 
-  /** Starts (or, for a re-run of the same message, reopens) the buffer under `key`. */
-  open(key: string, messageId: string): void {
+  /**
+   * Starts (or, for a re-run of the same message, reopens) the buffer under `key`; indexes continue
+   * from `firstIndex` at least (where a re-run's events on another replica ended).
+   */
+  open(key: string, messageId: string, firstIndex = 0): void {
     const log = this.logs.get(key) ?? new ChunkLog(messageId);
     clearTimeout(log.expiry);
     log.ended = false;
+    log.nextIndex = Math.max(log.nextIndex, firstIndex);
     // Re-inserting keeps the map in open order, which is the eviction order.
     this.logs.delete(key);
     this.logs.set(key, log);
-    for (const resolve of this.openWaiters.get(key) ?? []) resolve();
-    this.openWaiters.delete(key);
+    this.openWaiters.wake(key);
   }
 
-  push(key: string, chunk: MessageChunk): void {
+  /** Appends the chunk under the next index; returns it as streamed (nothing when the buffer is gone or ended). */
+  push(key: string, chunk: MessageChunk): StreamChunk | undefined {
     const log = this.logs.get(key);
-    if (!log || log.ended) return;
-    log.chunks.push({ ...chunk, messageId: log.messageId, index: log.nextIndex++ });
+    if (!log || log.ended) return undefined;
+    const streamed = { ...chunk, messageId: log.messageId, index: log.nextIndex++ };
+    log.chunks.push(streamed);
     this.total++;
     if (log.chunks.length > this.limits.maxChunksPerMessage) this.dropOldest(log);
     while (this.total > this.limits.maxTotalChunks) this.evictOne();
     log.notify();
+    return streamed;
   }
 
   /** Marks the message ended: followers finish, and the buffer expires after `retainMs`. */
@@ -86,6 +93,12 @@ export class ChunkBuffers {
 
   has(key: string): boolean {
     return this.logs.has(key);
+  }
+
+  /** The index of the buffer's oldest kept chunk (its next one when it holds none); undefined without a buffer. */
+  firstIndex(key: string): number | undefined {
+    const log = this.logs.get(key);
+    return log && (log.chunks[0]?.index ?? log.nextIndex);
   }
 
   /** Chunks after `afterIndex`, then live ones until the message ends (or its buffer is dropped). */
@@ -108,18 +121,7 @@ export class ChunkBuffers {
   /** Resolves when a buffer is opened under `key`, or after `timeoutMs`. */
   waitForOpen(key: string, timeoutMs: number): Promise<void> {
     if (this.logs.has(key)) return Promise.resolve();
-    return new Promise((resolve) => {
-      let waiters = this.openWaiters.get(key);
-      if (!waiters) this.openWaiters.set(key, (waiters = new Set()));
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.openWaiters.get(key) === waiters) this.openWaiters.delete(key);
-        resolve();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      waiters.add(done);
-    });
+    return this.openWaiters.wait(key, timeoutMs);
   }
 
   /** Drops every buffer whose key starts with `prefix` (a deleted thread's); their followers end. */

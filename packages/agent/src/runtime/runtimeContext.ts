@@ -8,7 +8,7 @@ import {
   type ThreadRunScope,
   threadRunLeaseKey,
 } from "@axiom-lattice/core";
-import type { AssistantStore, LeaseStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { StateSnapshot } from "@langchain/langgraph";
@@ -18,6 +18,7 @@ import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalog
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
+import type { RunEventWaits } from "./runEventWaits";
 import type { RunSlots } from "./runSlots";
 import type { TaskRunRef } from "../tasks/taskRunPlace";
 import { createTaskTool } from "../tasks/taskTool";
@@ -33,6 +34,10 @@ export interface RuntimeContext {
   checkpointer: BaseCheckpointSaver;
   wakeup: QueueWakeup;
   buffers: ChunkBuffers;
+  /** Every run's stream, durable and readable on any replica. Absent: streams live in this replica's buffers only. */
+  runEvents?: { log: RunEventLog; waits: RunEventWaits };
+  /** How long a run's events wait to be written to the run event log together. */
+  runEventFlushMs: number;
   claimLeaseMs: number;
   threadRunTtlMs: number;
   /** How often a stream of a message not running here checks the store for its end. */

@@ -15,6 +15,7 @@ import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";
 import { RetryBackoff } from "./retryBackoff";
 import { executeRun } from "./runExecution";
@@ -174,28 +175,33 @@ export class ThreadProcessor {
 
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
-    const { buffers } = this.context;
-    const key = bufferKey(this.scope, message);
+    const { buffers, runEvents, runEventFlushMs } = this.context;
     const claimedAt = Date.now();
     const run = new ActiveRun(message.id);
     this.active = run;
-    buffers.open(key, message.id);
+    const output = await RunOutput.open(
+      { buffers, runEvents: runEvents?.log, runEventFlushMs, logger: this.logger },
+      bufferKey(this.scope, message),
+      { ...this.scope, messageId: message.id },
+    );
     const onLeaseLost = () => run.stop("lease_lost");
     lease.signal.addEventListener("abort", onLeaseLost, { once: true });
     const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
     try {
       const taskId = taskMarkerOf(message.content)?.taskId;
-      const executed = await this.execute(message, run, key, claimedAt, taskId);
+      const executed = await this.execute(message, run, output, claimedAt, taskId);
       const result = "handOver" in executed || !taskId ? executed : await this.settle(message, taskId, executed);
-      if ("handOver" in result) return await this.handOver(result.handOver, key);
+      if ("handOver" in result) return await this.handOver(result.handOver, output);
+      // Every event is logged before the message completes: a follower elsewhere that sees it completed finds them all.
+      await output.flush();
       const unrecorded = await this.complete(message, lease.holder, result, claimedAt);
-      if (unrecorded) return await this.handOver(unrecorded, key);
-      buffers.push(key, terminalChunk(result));
+      if (unrecorded) return await this.handOver(unrecorded, output);
+      output.push(terminalChunk(result));
       return undefined;
     } finally {
       stopClaimHeartbeat();
       lease.signal.removeEventListener("abort", onLeaseLost);
-      buffers.end(key);
+      await output.end();
       this.active = undefined;
       run.finish();
     }
@@ -237,7 +243,7 @@ export class ThreadProcessor {
   private async execute(
     message: PendingMessage,
     run: ActiveRun,
-    key: string,
+    output: RunOutput,
     claimedAt: number,
     taskId: string | undefined,
   ): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
@@ -247,7 +253,7 @@ export class ThreadProcessor {
         firstChunk = false;
         this.context.observer.runFirstChunk?.({ delayMs: Date.now() - claimedAt });
       }
-      this.context.buffers.push(key, chunk);
+      output.push(chunk);
     };
     try {
       return await executeRun({
@@ -277,10 +283,10 @@ export class ThreadProcessor {
    * shutdown the lease is still ours, so no peer can hold the thread's claims: hand the message back
    * to the queue at once.
    */
-  private async handOver(reason: HandOverReason, key: string): Promise<HandOverReason> {
+  private async handOver(reason: HandOverReason, output: RunOutput): Promise<HandOverReason> {
     this.context.observer.runHandedOver?.({ reason });
     if (reason === "shutdown") await this.context.queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
-    this.context.buffers.push(key, stoppedChunk(HAND_OVER_CODES[reason], `Run stopped on this replica: ${reason}`));
+    output.push(stoppedChunk(HAND_OVER_CODES[reason], `Run stopped on this replica: ${reason}`));
     return reason;
   }
 

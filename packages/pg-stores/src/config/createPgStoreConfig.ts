@@ -14,6 +14,7 @@ import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
 import { PostgreSQLProjectRoomMessageStore } from "../rooms/postgresqlProjectRoomMessageStore";
 import { PostgreSQLProjectRoomStore } from "../rooms/postgresqlProjectRoomStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
+import { PostgreSQLRunEventLog } from "../runs/postgresqlRunEventLog";
 import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
 import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
@@ -56,6 +57,8 @@ export interface PgStoreConfig {
   pluginSetting: PostgreSQLPluginSettingStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
+  /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
+  runEvents: PostgreSQLRunEventLog;
   /** LangGraph's checkpointer, its tables set up. */
   checkpoint: PostgresSaver;
   /** Stops the stores, then ends the pool. */
@@ -93,6 +96,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSetting: new PostgreSQLPluginSettingStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ ...shared, logger: options.logger }),
+      runEvents: new PostgreSQLRunEventLog({ ...shared, logger: options.logger }),
     };
     let disposed: Promise<void> | undefined;
     return {

@@ -15,6 +15,7 @@ import { modelProvidersMigration } from "./195_model_providers";
 import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
 import { pluginSettingsMigration } from "./197_plugin_settings";
 import { queueTenantOpenMigration } from "./198_queue_tenant_open";
+import { runEventsMigration } from "./199_run_events";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -36,4 +37,5 @@ export const allMigrations: readonly Migration[] = [
   mcpServerConfigsMigration,
   pluginSettingsMigration,
   queueTenantOpenMigration,
+  runEventsMigration,
 ];

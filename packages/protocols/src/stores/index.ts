@@ -11,3 +11,4 @@ export * from "./replicaPresence";
 export * from "./project";
 export * from "./modelProvider";
 export * from "./pluginSetting";
+export * from "./runEventLog";

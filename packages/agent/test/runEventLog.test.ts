@@ -1,0 +1,61 @@
+// The runtime's side of the run event log: what a run writes (ids continuing across a re-run), and
+// how a replica without the run's buffer follows it from the log.
+import { InMemoryRunEventLog } from "@axiom-lattice/core";
+import type { RunEventLog } from "@axiom-lattice/protocols";
+import { describe, expect, it } from "vitest";
+import { collect, manager, thread, useSharedStores } from "./support";
+
+describe("run event log", () => {
+  const stores = useSharedStores();
+
+  it("a re-run of a message continues its indexes after the last one logged (by a replica that died)", async () => {
+    const runEvents = new InMemoryRunEventLog();
+    const ref = { ...thread("rerun"), messageId: "m-rerun" };
+    await runEvents.append(ref, [0, 1, 2].map((index) => ({ type: "message_chunk" as const, data: { content: `lost ${index}` }, index })));
+
+    const agent = manager(stores, { runEvents }).getAgent(thread("rerun"));
+    const chunks = await collect((await agent.addMessage({ message: "again" }, { mode: "stream", messageId: "m-rerun" })).stream);
+    // Its buffer holds the re-run only: the stream from the start finds the earlier attempt in the log.
+    expect(await collect(agent.chunkStream("m-rerun"))).toEqual(chunks);
+    expect(await collect(agent.chunkStream("m-rerun", 1))).toEqual(chunks.slice(2));
+
+    // The stream from the start replays the earlier attempt's events from the log, then the re-run's.
+    expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));
+    expect(chunks[3]).toMatchObject({ type: "message_chunk" });
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(await runEvents.read(ref, -1, 1_000)).toEqual(chunks.map(({ type, data, index }) => ({ type, data, index })));
+    expect(chunks.slice(0, 3).map((chunk) => chunk.data)).toEqual([0, 1, 2].map((index) => ({ content: `lost ${index}` })));
+  });
+
+  it("a replica without the run's buffer replays it from the log, and only its outcome once the log is pruned", async () => {
+    const runEvents = new InMemoryRunEventLog();
+    const owner = manager(stores, { runEvents });
+    const ran = await collect((await owner.getAgent(thread("elsewhere")).addMessage({ message: "one two three" }, { mode: "stream", messageId: "m-1" })).stream);
+    const peer = manager(stores, { runEvents, streamPollMs: 20 }).getAgent(thread("elsewhere"));
+
+    expect(await collect(peer.chunkStream("m-1"))).toEqual(ran);
+    expect(await collect(peer.chunkStream("m-1", 2))).toEqual(ran.slice(3));
+
+    await runEvents.deleteThread(thread("elsewhere"));
+    expect(await collect(peer.chunkStream("m-1", 2))).toEqual([{ messageId: "m-1", index: 3, type: "message_completed", data: { status: "success" } }]);
+  });
+
+  it("a follower that hears no notification (its LISTEN connection down) still follows the run, reading every streamPollMs", async () => {
+    const runEvents = new InMemoryRunEventLog();
+    const deaf: RunEventLog = {
+      append: runEvents.append.bind(runEvents),
+      read: runEvents.read.bind(runEvents),
+      lastIndex: runEvents.lastIndex.bind(runEvents),
+      deleteThread: runEvents.deleteThread.bind(runEvents),
+      pruneOlderThan: runEvents.pruneOlderThan.bind(runEvents),
+      subscribe: () => () => {},
+    };
+    const owner = manager(stores, { runEvents }).getAgent(thread("deaf"));
+    const running = owner.addMessage({ message: "/sleep 300" }, { mode: "stream", messageId: "m-deaf" });
+    const followed = collect(manager(stores, { runEvents: deaf, streamPollMs: 50 }).getAgent(thread("deaf")).chunkStream("m-deaf"));
+
+    const ran = await collect((await running).stream);
+    expect(ran.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(await followed).toEqual(ran);
+  });
+});
