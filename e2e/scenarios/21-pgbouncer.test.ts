@@ -10,7 +10,11 @@ const pgBouncerMissing = findPgBouncer() === undefined && process.env.CI !== "tr
 if (pgBouncerMissing) console.warn("SKIPPED: scenario 21 needs pgbouncer, which is not installed (e.g. `apt-get install pgbouncer`); CI installs it");
 
 const REPLICAS = 4;
-/** node-postgres's default pool size, which the gateway keeps, and each replica's two LISTEN connections. */
+/**
+ * node-postgres's default pool size, which the gateway keeps, and each replica's two LISTEN connections
+ * from the start (queue wake-ups, outbox; the third, run events, opens only when a replica follows a
+ * peer's run, which this scenario's queued runs never make it do).
+ */
 const POOL_MAX = 10;
 const LISTENERS = 2;
 /** Server connections pgbouncer keeps for the whole cluster. */

@@ -111,7 +111,7 @@ export interface TenantLimits {
 }
 
 /**
- * A replica holds up to `poolMax` pooled connections plus the pg-stores LISTEN connections (2). The
+ * A replica holds up to `poolMax` pooled connections plus the pg-stores LISTEN connections (3). The
  * timeouts bound every wait on the database, so an outage answers 503 rather than hanging.
  */
 export interface DatabaseSettings {

@@ -61,7 +61,7 @@ describe("lattice-gateway startup lines", () => {
     const versions = allMigrations.map((migration) => migration.version);
     const first = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
     expect(first).toEqual([
-      expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), databaseConnections: 12, version }),
+      expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), databaseConnections: 13, version }),
     ]);
     const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
     expect(second).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);

@@ -13,8 +13,11 @@ export const LISTENER_MAX_RETRY_MS = 10_000;
  * replica's run slots and requests; a replica also holds {@link LISTEN_CONNECTIONS} outside the pool.
  */
 export const POOL_MAX = 10;
-/** LISTEN connections per replica, outside the pool: queue wake-ups and the outbox. */
-export const LISTEN_CONNECTIONS = 2;
+/**
+ * LISTEN connections per replica, outside the pool, at most: queue wake-ups and the outbox from the
+ * start, and run events once the replica follows a run another replica runs.
+ */
+export const LISTEN_CONNECTIONS = 3;
 /**
  * Opening a connection, or waiting for a free one in a full pool, fails after this: long enough for a
  * loaded server across a network, short enough that a request in an outage answers 503 promptly.
