@@ -156,8 +156,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     threads: stores.threads,
     checkpointer: stores.checkpoint,
     wakeup: stores.queueWakeup,
-    // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is logged.
-    runEvents: config.streamRelay ? stores.runEvents : undefined,
+    // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is
+    // logged. In memory there is no other replica to serve, and a log would only hold every token for a day.
+    runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
