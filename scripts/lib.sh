@@ -54,47 +54,25 @@ ensure_postgres() {
   pg_answers "$DATABASE_URL" || { echo "PostgreSQL does not answer on 127.0.0.1:5432" >&2; exit 1; }
 }
 
-nginx_installed() {
-  command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]
-}
-
-# The e2e suite runs the documented nginx.conf in front of three replicas. Only in CI (CI=true, which
-# .ci/run sets: a throw-away machine without nginx where those scenarios must run) is nginx
-# installed; anywhere else this script changes nothing on the system, and the load-balancer
-# scenarios are skipped with a message when nginx is missing.
-ensure_nginx() {
-  nginx_installed && return
-  if [ "${CI:-}" != "true" ]; then
-    echo "==> nginx is not installed: the load-balancer scenarios will be skipped (install nginx to run them)"
+# A Debian package some suites need, which they start themselves on free ports: nginx (the
+# load-balancer scenarios run the documented nginx.conf in front of three replicas) and pgbouncer (the
+# pooler tests, pg-stores behindPgBouncer and e2e scenario 21). Only in CI (CI=true, which .ci/run
+# sets: a throw-away machine where those tests must run) is a missing one installed, its packaged
+# service stopped since only the binary is needed; anywhere else this script changes nothing on the
+# system, and those tests are skipped with a message.
+ensure_test_package() {
+  local package="$1" tests="$2"
+  if command -v "$package" >/dev/null 2>&1 || [ -x "/usr/sbin/$package" ]; then
     return
   fi
-  echo "==> CI: installing nginx (Debian package)"
+  if [ "${CI:-}" != "true" ]; then
+    echo "==> $package is not installed: $tests will be skipped (install $package to run them)"
+    return
+  fi
+  echo "==> CI: installing $package (Debian package)"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends nginx >/dev/null
-  # Only the binary is needed; the suite starts its own instance on a free port.
-  $sudo systemctl disable --now nginx >/dev/null 2>&1 || $sudo service nginx stop >/dev/null 2>&1 || true
-}
-
-pgbouncer_installed() {
-  command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ]
-}
-
-# The pooler tests (pg-stores behindPgBouncer, e2e scenario 21) start their own pgbouncer in
-# transaction mode. As with nginx, it is installed in CI only; elsewhere they are skipped with a
-# message when pgbouncer is missing.
-ensure_pgbouncer() {
-  pgbouncer_installed && return
-  if [ "${CI:-}" != "true" ]; then
-    echo "==> pgbouncer is not installed: the pooler tests will be skipped (install pgbouncer to run them)"
-    return
-  fi
-  echo "==> CI: installing pgbouncer (Debian package)"
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends pgbouncer >/dev/null
-  # Only the binary is needed; the packaged service would hold port 6432 for nothing.
-  $sudo systemctl disable --now pgbouncer >/dev/null 2>&1 || $sudo service pgbouncer stop >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$package" >/dev/null
+  $sudo systemctl disable --now "$package" >/dev/null 2>&1 || $sudo service "$package" stop >/dev/null 2>&1 || true
 }

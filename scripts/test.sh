@@ -11,8 +11,8 @@ export TURBO_TELEMETRY_DISABLED=1
 ensure_pnpm
 install_dependencies
 ensure_postgres
-ensure_nginx
-ensure_pgbouncer
+ensure_test_package nginx "the load-balancer scenarios"
+ensure_test_package pgbouncer "the pooler tests"
 export PATH="$PATH:/usr/sbin"
 echo "==> DATABASE_URL=$DATABASE_URL"
 
