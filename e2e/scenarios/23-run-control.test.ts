@@ -40,6 +40,15 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
     balancer = undefined;
   };
 
+  /** THREADS threads, each running a long message `<thread>-long`; answers who runs each. */
+  const startLongRuns = async (lb: string, prefix: string) => {
+    const threadIds = Array.from({ length: THREADS }, (_, i) => `${prefix}-${i}`);
+    await createThreads(lb, threadIds);
+    const owners = new Map<string, string>();
+    for (const threadId of threadIds) owners.set(threadId, await startLongRun(lb, threadId, `${threadId}-long`, 600_000));
+    return { threadIds, owners };
+  };
+
   const runsOf = async (url: string, threadId: string) => (await expectOk<{ runs: RunRecord[] }>(call(url, "GET", `/api/threads/${threadId}/runs`))).runs;
   const statesOf = async (url: string, threadId: string) =>
     (await expectOk<{ messages: Array<{ type: string; content: string }> }>(call(url, "GET", `/api/threads/${threadId}/state`))).messages;
@@ -47,10 +56,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
   it("with the default settings, aborts sent through the balancer stop each run where it runs; its record says aborted", async () => {
     try {
       const { lb } = await startBehindBalancer();
-      const threadIds = Array.from({ length: THREADS }, (_, i) => `abort-${i}`);
-      await createThreads(lb, threadIds);
-      const owners = new Map<string, string>();
-      for (const threadId of threadIds) owners.set(threadId, await startLongRun(lb, threadId, `${threadId}-long`, 600_000));
+      const { threadIds, owners } = await startLongRuns(lb, "abort");
 
       const servedByNonOwner: string[] = [];
       await Promise.all(
@@ -82,10 +88,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
   it("interrupt-strategy messages sent through the balancer abort each run where it runs, then run first", async () => {
     try {
       const { lb } = await startBehindBalancer();
-      const threadIds = Array.from({ length: THREADS }, (_, i) => `interrupt-${i}`);
-      await createThreads(lb, threadIds);
-      const owners = new Map<string, string>();
-      for (const threadId of threadIds) owners.set(threadId, await startLongRun(lb, threadId, `${threadId}-long`, 600_000));
+      const { threadIds, owners } = await startLongRuns(lb, "interrupt");
 
       await Promise.all(
         threadIds.map(async (threadId) => {

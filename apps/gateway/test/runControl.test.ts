@@ -2,10 +2,8 @@
 // database (issue 23): any replica takes the abort, the replica running the run applies it, and the
 // answer says how the run ended.
 import { threadRunLeaseKey } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
+import { eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GatewayContext } from "../src/context/gatewayContext";
 import { buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 const ASSISTANT = "echo";
@@ -15,14 +13,10 @@ const run = (threadId: string, fields: Record<string, unknown> = {}) => ({ assis
 /** The shortest lease the gateway accepts: an abort then waits half a second at most. */
 const RUN_LEASE_MS = 1_000;
 
-interface Replica {
-  post(url: string, payload: unknown): Promise<LightMyRequestResponse>;
-  get(url: string): Promise<LightMyRequestResponse>;
-}
-
 interface RunRecordView {
   messageId: string;
   status: string;
+  replicaId: string | null;
   abortRequestedAt: string | null;
 }
 
@@ -33,13 +27,30 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
       expect((await post("/api/assistants", { id: ASSISTANT, name: "Echo" })).statusCode).toBe(201);
       expect((await post("/api/threads", run("bad-input"))).statusCode).toBe(201);
     },
-    () => ({ AXIOM_RUN_LEASE_MS: String(RUN_LEASE_MS), ...storeEnv() }),
+    () => ({ AXIOM_REPLICA_ID: "gw-here", AXIOM_RUN_LEASE_MS: String(RUN_LEASE_MS), ...storeEnv() }),
   );
   const { post, get } = gateway;
+  // On PostgreSQL, a second replica on the same database: where the controls are sent.
+  let peer: Awaited<ReturnType<typeof buildTestGateway>> | undefined;
+  beforeAll(async () => {
+    if (stores === "postgresql") peer = await buildTestGateway({ AXIOM_REPLICA_ID: "gw-peer", ...storeEnv() });
+  });
+  afterAll(async () => {
+    await peer?.app.close();
+    await peer?.context.close();
+  });
+  const postToPeer = (url: string, payload: unknown) =>
+    peer!.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
   const newThread = async (threadId: string) => expect((await post("/api/threads", run(threadId))).statusCode).toBe(201);
   const runs = async (threadId: string) => (await get(`/api/threads/${threadId}/runs`)).json<{ runs: RunRecordView[] }>().runs;
   const running = (threadId: string, messageId: string) =>
     eventually(`${messageId} running`, async () => (await runs(threadId)).some((listed) => listed.messageId === messageId && listed.status === "running"));
+  /** A new thread running a long message `<thread>-1` on this gateway. */
+  const startLongRun = async (threadId: string) => {
+    await newThread(threadId);
+    expect((await post("/api/runs", run(threadId, { message: "/sleep 600000", message_id: `${threadId}-1`, mode: "queue" }))).statusCode).toBe(202);
+    await running(threadId, `${threadId}-1`);
+  };
 
   it("answers aborted: false when no run is in progress", async () => {
     await newThread("idle");
@@ -49,9 +60,7 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
   });
 
   it("stops the run in progress and answers once it ended aborted; its record shows the request", async () => {
-    await newThread("stopped");
-    expect((await post("/api/runs", run("stopped", { message: "/sleep 600000", message_id: "stopped-1", mode: "queue" }))).statusCode).toBe(202);
-    await running("stopped", "stopped-1");
+    await startLongRun("stopped");
 
     const response = await post("/api/runs/abort", run("stopped"));
     expect(response.statusCode).toBe(200);
@@ -87,9 +96,7 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
 
   it("answers 404 NOT_FOUND for a message that is not on the thread, and records nothing", async () => {
     await newThread("mine");
-    await newThread("theirs");
-    expect((await post("/api/runs", run("theirs", { message: "/sleep 600000", message_id: "theirs-1", mode: "queue" }))).statusCode).toBe(202);
-    await running("theirs", "theirs-1");
+    await startLongRun("theirs");
     for (const messageId of ["theirs-1", "no-such-message"]) {
       const response = await post("/api/runs/abort", run("mine", { message_id: messageId }));
       expect(response.statusCode).toBe(404);
@@ -124,6 +131,24 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
     });
   });
 
+  it.runIf(stores === "postgresql")("an abort sent to the replica not running the thread stops the run where it runs", async () => {
+    await startLongRun("across");
+    const response = await postToPeer("/api/runs/abort", run("across"));
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ success: true, aborted: true, messageId: "across-1", status: "aborted" });
+    expect(await runs("across")).toEqual([expect.objectContaining({ messageId: "across-1", status: "aborted", replicaId: "gw-here" })]);
+  });
+
+  it.runIf(stores === "postgresql")("the interrupt strategy sent to the replica not running the thread aborts the run there, then runs the new message", async () => {
+    await startLongRun("interrupted");
+    const urgent = await postToPeer("/api/runs", run("interrupted", { message: "urgent", message_id: "interrupted-2", mode: "wait", multitask_strategy: "interrupt" }));
+    expect(urgent.json()).toMatchObject({ messageId: "interrupted-2", status: "success" });
+    expect((await runs("interrupted")).map((listed) => [listed.messageId, listed.status, listed.replicaId])).toEqual([
+      ["interrupted-1", "aborted", "gw-here"],
+      ["interrupted-2", "success", expect.any(String)],
+    ]);
+  });
+
   it.each<[string, Record<string, unknown>]>([
     ["a message id of the wrong type", { message_id: 42 }],
     ["a message id with characters ids may not have", { message_id: "a b" }],
@@ -137,58 +162,3 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
   });
 });
 
-describe("run control across two gateways on one database", () => {
-  let database: TestDatabase;
-  const gateways: Array<{ app: FastifyInstance; context: GatewayContext }> = [];
-  let a: Replica;
-  let b: Replica;
-
-  const replica = async (replicaId: string): Promise<Replica> => {
-    const built = await buildTestGateway({ DATABASE_URL: database.url, AXIOM_REPLICA_ID: replicaId });
-    gateways.push(built);
-    return {
-      post: (url, payload) => built.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) }),
-      get: (url) => built.app.inject({ method: "GET", url }),
-    };
-  };
-
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    a = await replica("gw-a");
-    b = await replica("gw-b");
-    expect((await a.post("/api/assistants", { id: ASSISTANT, name: "Echo" })).statusCode).toBe(201);
-  });
-
-  afterAll(async () => {
-    for (const { app, context } of gateways) {
-      await app.close();
-      await context.close();
-    }
-    await database.drop();
-  });
-
-  const runsOn = async (threadId: string) => (await a.get(`/api/threads/${threadId}/runs`)).json<{ runs: Array<RunRecordView & { replicaId: string }> }>().runs;
-  const startOnA = async (threadId: string, messageId: string) => {
-    expect((await a.post("/api/threads", run(threadId))).statusCode).toBe(201);
-    expect((await a.post("/api/runs", run(threadId, { message: "/sleep 600000", message_id: messageId, mode: "queue" }))).statusCode).toBe(202);
-    await eventually(`${messageId} running on A`, async () => (await runsOn(threadId)).some((listed) => listed.status === "running" && listed.replicaId === "gw-a"));
-  };
-
-  it("an abort sent to the replica not running the thread stops the run where it runs", async () => {
-    await startOnA("across", "across-1");
-    const response = await b.post("/api/runs/abort", run("across"));
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, aborted: true, messageId: "across-1", status: "aborted" });
-    expect(await runsOn("across")).toEqual([expect.objectContaining({ messageId: "across-1", status: "aborted", replicaId: "gw-a" })]);
-  });
-
-  it("the interrupt strategy sent to the replica not running the thread aborts the run there, then runs the new message", async () => {
-    await startOnA("interrupted", "interrupted-1");
-    const urgent = await b.post("/api/runs", run("interrupted", { message: "urgent", message_id: "interrupted-2", mode: "wait", multitask_strategy: "interrupt" }));
-    expect(urgent.json()).toMatchObject({ messageId: "interrupted-2", status: "success" });
-    expect((await runsOn("interrupted")).map((listed) => [listed.messageId, listed.status])).toEqual([
-      ["interrupted-1", "aborted"],
-      ["interrupted-2", "success"],
-    ]);
-  });
-});
