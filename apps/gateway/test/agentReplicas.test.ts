@@ -181,7 +181,7 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "busy", leaseContended: true });
     expect(await runStatus(messageId)).toBe("running");
 
-    expect(await agentA.abort()).toBe(true);
+    expect(await agentA.abort()).toEqual({ messageId, status: "aborted" });
     expect(await runStatus(messageId)).toBe("aborted");
     await released(thread("contended"));
     expect(await managerB.getAgent(thread("contended")).resumeTask()).toEqual({ status: "idle", leaseContended: false });

@@ -24,8 +24,8 @@ afterAll(async () => {
 });
 
 /** A gateway on in-memory stores with its background work running, as `start()` leaves it. */
-async function gateway(replicaId: string): Promise<Gateway> {
-  const { app, context } = await buildTestGateway({ AXIOM_REPLICA_ID: replicaId }, { started: true });
+async function gateway(replicaId: string, env: Record<string, string> = {}): Promise<Gateway> {
+  const { app, context } = await buildTestGateway({ AXIOM_REPLICA_ID: replicaId, ...env }, { started: true });
   const created: Gateway = {
     app,
     context,
@@ -119,16 +119,21 @@ describe("GET /metrics", () => {
   });
 
   it("counts affinity misses, and the SSE streams open now", async () => {
-    expect((await gw.post("/api/threads", { thread_id: "peer-runs-it", assistant_id: "echo" })).statusCode).toBe(201);
+    // Strict affinity: by default a replica follows a peer's run instead of answering a miss.
+    const strict = await gateway("gw-metrics-strict", { AXIOM_STREAM_RELAY: "off" });
+    expect((await strict.post("/api/assistants", { id: "echo", name: "Echo" })).statusCode).toBe(201);
+    expect((await strict.post("/api/threads", { thread_id: "peer-runs-it", assistant_id: "echo" })).statusCode).toBe(201);
     const peer = await tryAcquireThreadRun(
       { tenantId: "default", assistantId: "echo", threadId: "peer-runs-it" },
-      { store: gw.context.stores.lease, replicaId: "gw-peer" },
+      { store: strict.context.stores.lease, replicaId: "gw-peer" },
     );
-    const before = await gw.scrape();
-    const abort = await gw.post("/api/runs/abort", { assistant_id: "echo", thread_id: "peer-runs-it" });
-    expect(abort.statusCode).toBe(409);
+    const queued = await strict.post("/api/runs", { assistant_id: "echo", thread_id: "peer-runs-it", message: "later", message_id: "later", mode: "queue" });
+    expect(queued.statusCode).toBe(202);
+    const before = await strict.scrape();
+    const miss = await strict.post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "peer-runs-it", message_id: "later" });
+    expect(miss.body).toContain("affinity_miss");
     await peer!.release();
-    const moved = delta(before, await gw.scrape());
+    const moved = delta(before, await strict.scrape());
     expect(moved("lattice_affinity_misses_total")).toBe(1);
 
     await gw.app.listen({ port: 0, host: "127.0.0.1" });

@@ -70,9 +70,9 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
     await eventually("the run to start", async () => (await runs()).length === 2);
     expect(await runs()).toEqual([
       expect.objectContaining({ messageId: "listed-1", status: "success" }),
-      { messageId: "listed-2", status: "running", replicaId: "replica-here", startedAt: expect.any(String), finishedAt: null, error: null },
+      { messageId: "listed-2", status: "running", replicaId: "replica-here", startedAt: expect.any(String), finishedAt: null, error: null, abortRequestedAt: null },
     ]);
-    expect((await post("/api/runs/abort", run("listed", {}))).json()).toEqual({ success: true, aborted: true });
+    expect((await post("/api/runs/abort", run("listed", {}))).json()).toEqual({ success: true, aborted: true, messageId: "listed-2", status: "aborted" });
     await eventually("the abort to be recorded", async () => (await runs()).at(-1)?.status === "aborted");
     expect((await runs()).map((listed) => [listed.messageId, listed.status])).toEqual([
       ["listed-1", "success"],

@@ -19,6 +19,8 @@ export { checkpointThreadId } from "./graph/checkpointThread";
 export type { PlainMessage } from "./graph/plainMessage";
 export {
   Agent,
+  type AbortOptions,
+  type AbortResult,
   type AddMessageOptions,
   type AddMessageResult,
   type MultitaskStrategy,

@@ -19,6 +19,7 @@ export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob
 export {
   DuplicateMessageError,
   QueueFullError,
+  ABORTED_RUN_ERROR,
   type QueueBound,
   type AddMessageParams,
   type ClaimMessagesOptions,
@@ -32,11 +33,12 @@ export {
   type ThreadInfo,
 } from "./queue/messageQueueStore";
 export { InMemoryMessageQueueStore, type InMemoryMessageQueueStoreOptions } from "./queue/inMemoryMessageQueueStore";
-export { asThreadRunScope, type QueueWakeup, type QueueWakeupListener } from "./queue/queueWakeup";
+export { asQueueNotice, type QueueNotice, type QueueWakeup, type QueueWakeupListener } from "./queue/queueWakeup";
 export { InProcessQueueWakeup } from "./queue/inProcessQueueWakeup";
 // The argument checks are exported for the PostgreSQL stores, so both implementations refuse alike.
 export {
   validateAddMessage,
+  validateAbortTarget,
   validateCapacity,
   validateClaimOptions,
   validateMessageId,

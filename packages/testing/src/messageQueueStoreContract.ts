@@ -482,6 +482,179 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second, third]);
     });
 
+    it("records an abort request on the thread's run in progress, for its claim's holder to apply", async () => {
+      const threadId = freshThread();
+      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      const [running, waiting] = await fill(store, threadId, 2);
+      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      expect(await store.getMessage(waiting, scope)).not.toHaveProperty("abortRequestedAt");
+
+      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      const flagged = await store.requestAbort(threadId, scope);
+      expect(flagged).toMatchObject({ id: running, status: "processing", runStatus: "running", lockedBy: "holder#1" });
+      expect(flagged!.abortRequestedAt).toBeInstanceOf(Date);
+      expect(await store.getMessage(running, scope)).toEqual(flagged);
+      // Asked again: the first request's time stands. Another scope's thread of the id is not touched.
+      await sleep(20);
+      expect((await store.requestAbort(threadId, scope))!.abortRequestedAt).toEqual(flagged!.abortRequestedAt);
+      expect(await store.requestAbort(threadId, { tenantId: scope.tenantId })).toBeNull();
+      expect(await store.getMessage(waiting, scope)).toMatchObject({ status: "pending" });
+      expect(await store.getMessage(waiting, scope)).not.toHaveProperty("abortRequestedAt");
+
+      // The claim stays its holder's: renewed, and completed only by it, with the outcome it reports.
+      expect(await store.renewClaim([running], "holder#1", 60_000)).toBe(1);
+      expect(await store.completeMessage(running, "intruder#1", { status: "aborted" })).toBe(false);
+      expect(await store.completeMessage(running, "holder#1", { status: "aborted", error: "Run aborted" })).toBe(true);
+      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id: running, runStatus: "aborted", error: "Run aborted", abortRequestedAt: flagged!.abortRequestedAt }]);
+      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 }))).toEqual([waiting]);
+    });
+
+    it("aborts a named message: a pending one at once, a processing one by its holder, a completed one not at all", async () => {
+      const threadId = freshThread();
+      const [done, running, waiting, behind] = await fill(store, threadId, 4);
+      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.completeMessage(done, "holder#1", { status: "success" });
+      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+
+      const neverRan = await store.requestAbort(threadId, scope, { messageId: waiting });
+      expect(neverRan).toMatchObject({ id: waiting, status: "completed", runStatus: "aborted", error: "Run aborted" });
+      expect(neverRan!.abortRequestedAt).toBeInstanceOf(Date);
+      expect(neverRan!.finishedAt).toBeInstanceOf(Date);
+      expect(neverRan).not.toHaveProperty("startedAt");
+      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+
+      const flagged = await store.requestAbort(threadId, scope, { messageId: running });
+      expect(flagged).toMatchObject({ id: running, status: "processing", lockedBy: "holder#1" });
+      expect(flagged!.abortRequestedAt).toBeInstanceOf(Date);
+      const ended = await store.requestAbort(threadId, scope, { messageId: done });
+      expect(ended).toMatchObject({ id: done, status: "completed", runStatus: "success" });
+      expect(ended).not.toHaveProperty("abortRequestedAt");
+      // Asked again, an aborted one answers as it ended.
+      expect(await store.requestAbort(threadId, scope, { messageId: waiting })).toEqual(neverRan);
+
+      // Not a message of this thread, in this scope: nothing to abort.
+      const [elsewhere] = await fill(store, freshThread(), 1);
+      expect(await store.requestAbort(threadId, scope, { messageId: elsewhere })).toBeNull();
+      expect(await store.requestAbort(threadId, { tenantId: scope.tenantId }, { messageId: behind })).toBeNull();
+      expect(await store.requestAbort(threadId, scope, { messageId: "no-such-message" })).toBeNull();
+      expect(await store.getMessage(elsewhere, scope)).toMatchObject({ status: "pending" });
+      expect(await store.getMessage(behind, scope)).not.toHaveProperty("abortRequestedAt");
+
+      // A claim never hands out what was aborted; the holder's outcome stands for its own run.
+      expect(await store.completeMessage(running, "holder#1", { status: "success" })).toBe(true);
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
+      expect((await store.listRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+        [done, "success"],
+        [waiting, "aborted"],
+        [running, "success"],
+      ]);
+    });
+
+    it("completes a flagged claim as aborted when it is released, by reclaim or reset, never returning it to pending", async () => {
+      const threadId = freshThread();
+      const [expiring, live, waiting] = await fill(store, threadId, 3);
+      await store.claimPendingMessages(threadId, scope, { owner: "dead#1", leaseMs: 100 });
+      await store.requestAbort(threadId, scope);
+      await sleep(250);
+      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(1);
+      expect(await store.getMessage(expiring, scope)).toMatchObject({ status: "completed", runStatus: "aborted", error: "Run aborted", replicaId: "dead" });
+      expect(await store.completeMessage(expiring, "dead#1", { status: "success" })).toBe(false);
+
+      await store.claimPendingMessages(threadId, scope, { owner: "gone#1", leaseMs: 60_000 });
+      await store.requestAbort(threadId, scope, { messageId: live });
+      expect(await store.resetProcessingToPending(threadId, scope)).toBe(1);
+      expect(await store.getMessage(live, scope)).toMatchObject({ status: "completed", runStatus: "aborted" });
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "next#1", leaseMs: 60_000, limit: 10 }))).toEqual([waiting]);
+      expect((await store.listRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+        [expiring, "aborted"],
+        [live, "aborted"],
+      ]);
+    });
+
+    it("keeps no control record beyond its message: deleted with the thread, pruned with the run", async () => {
+      const threadId = freshThread();
+      const [flagged, aborted] = await fill(store, threadId, 2);
+      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      await store.requestAbort(threadId, scope);
+      await store.requestAbort(threadId, scope, { messageId: aborted });
+      expect(await store.deleteThreadMessages(threadId, scope)).toBe(2);
+      for (const id of [flagged, aborted]) expect(await store.getMessage(id, scope)).toBeNull();
+      expect(await store.requestAbort(threadId, scope)).toBeNull();
+
+      const [pruned] = await fill(store, threadId, 1);
+      await store.requestAbort(threadId, scope, { messageId: pruned });
+      await sleep(50);
+      expect(await store.pruneRunsOlderThan(10)).toBeGreaterThanOrEqual(1);
+      expect(await store.getMessage(pruned, scope)).toBeNull();
+    });
+
+    it("applies an abort racing the run's claim, completion and takeover exactly once; no report of it contradicts the outcome", async () => {
+      const rounds = 40;
+      const jitter = () => sleep(Math.floor(Math.random() * 4));
+      const outcomes = await Promise.all(
+        Array.from({ length: rounds }, async (_, round) => {
+          const [holder, requester, taker, watcher] = [0, 1, 2, 3].map((n) => peers[(round + n) % peers.length]);
+          const threadId = freshThread();
+          const [id] = await fill(holder, threadId, 1);
+          const completions: Array<{ by: string; status: string }> = [];
+          const complete = async (by: string, owner: string, via: IMessageQueueStore, status: "success" | "aborted") => {
+            if (await via.completeMessage(id, owner, { status })) completions.push({ by, status });
+          };
+          // The run's holder: claims, runs briefly, and completes it as the runtime would: aborted if
+          // it learned of the request in time (half the rounds it looks), else with its own outcome.
+          const hold = async () => {
+            await jitter();
+            const [claimed] = await holder.claimPendingMessages(threadId, scope, { owner: `h#${round}`, leaseMs: 60_000 });
+            if (!claimed) return;
+            await jitter();
+            const flagged = round % 2 === 0 && (await holder.getMessage(id, scope))?.abortRequestedAt !== undefined;
+            await complete("holder", `h#${round}`, holder, flagged ? "aborted" : "success");
+          };
+          // A replica taking the thread over in some rounds (its holder presumed gone): releases every
+          // claim (applying a request on it), then runs what it claims to success.
+          const takeOver = async () => {
+            if (round % 3 !== 0) return;
+            await jitter();
+            await taker.resetProcessingToPending(threadId, scope);
+            const [claimed] = await taker.claimPendingMessages(threadId, scope, { owner: `t#${round}`, leaseMs: 60_000 });
+            if (claimed) await complete("taker", `t#${round}`, taker, "success");
+          };
+          // The abort, and what its caller would report: the message as first seen completed.
+          const abort = async () => {
+            await jitter();
+            return requester.requestAbort(threadId, scope, { messageId: id });
+          };
+          const [answer] = await Promise.all([abort(), hold(), takeOver()]);
+          // Whatever is left open, the next holder takes back (applying the request) or runs.
+          if ((await watcher.getMessage(id, scope))?.status !== "completed") {
+            await watcher.resetProcessingToPending(threadId, scope);
+            const [claimed] = await watcher.claimPendingMessages(threadId, scope, { owner: `n#${round}`, leaseMs: 60_000 });
+            if (claimed) await complete("next holder", `n#${round}`, watcher, "success");
+          }
+          return { answer, completions, final: (await watcher.getMessage(id, scope))! };
+        }),
+      );
+      for (const { answer, completions, final } of outcomes) {
+        expect(final.status).toBe("completed");
+        // The abort's answer, when the message was completed already (by it, or before it), is final:
+        // a run record never changes once completed, so a caller's report from it always holds.
+        if (answer?.status === "completed") expect(final).toEqual(answer);
+        // Completed once: by a claimer, or by the abort itself (it never ran), or, neither of those
+        // having done it, by releasing its flagged claim (then it ended aborted).
+        const abortedAtOnce = answer?.status === "completed" && answer.runStatus === "aborted";
+        expect(completions.length + (abortedAtOnce ? 1 : 0)).toBeLessThanOrEqual(1);
+        if (completions.length === 1) expect(final.runStatus).toBe(completions[0].status);
+        else expect(final.runStatus).toBe("aborted");
+        // The request is on the record unless it came after the run had ended.
+        expect(final.abortRequestedAt === undefined).toBe(answer?.status === "completed" && answer.abortRequestedAt === undefined);
+      }
+      // The race is real: it ended in more than one way.
+      const endings = new Set(outcomes.map(({ completions, final }) => `${completions[0]?.by ?? "abort"}:${final.runStatus}`));
+      expect(endings.size).toBeGreaterThan(2);
+    }, 30_000);
+
     it("lists the latest runs, oldest first", async () => {
       const threadId = freshThread();
       const added = await fill(store, threadId, 5);
@@ -566,6 +739,10 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
       ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
       ["a runs limit of 0", (s, t) => s.listRuns(t, scope, { limit: 0 })],
+      ["an abort without thread id", (s) => s.requestAbort("", scope)],
+      ["an abort with a non-object target", (s, t) => s.requestAbort(t, scope, "m1" as unknown as { messageId: string })],
+      ["an abort naming an empty message id", (s, t) => s.requestAbort(t, scope, { messageId: "" })],
+      ["an abort naming a non-string message id", (s, t) => s.requestAbort(t, scope, { messageId: 7 as unknown as string })],
       ["a thread delete without thread id", (s) => s.deleteThreadMessages("", scope)],
       ["a thread delete with a non-object scope", (s, t) => s.deleteThreadMessages(t, "tenant" as unknown as QueueScope)],
       ["a negative run age", (s) => s.pruneRunsOlderThan(-1)],

@@ -10,7 +10,7 @@ import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
 import type { StreamPlace } from "../http/tenantStreams";
-import { BODY_CODES, apiErrors, errorBody } from "../openapi/errorResponses";
+import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { parseStreamEventId, streamEventId } from "./streamEventIds";
@@ -44,6 +44,24 @@ const resumeStreamHeaders = z.looseObject({
 
 const threadOnlySchema = z.strictObject(threadRef);
 
+const abortSchema = z.strictObject({
+  ...threadRef,
+  message_id: idSchema.optional().describe("Abort this message's run only (running: it is stopped; pending: it never runs). Default: the thread's run in progress"),
+});
+
+const finishedRunStatus = z.enum(["success", "error", "interrupted", "aborted"]);
+
+const abortOutcome = z.object({
+  success: z.literal(true),
+  aborted: z.boolean().describe("true: the run ended aborted (stopped, or never started); false: no run was in progress, or it ended otherwise first"),
+  messageId: z.string().optional().describe("The run the abort was for; absent when no run was in progress"),
+  status: finishedRunStatus.optional().describe("How that run ended: `aborted`, or how it ended before the abort reached it"),
+});
+
+const abortRequested = z
+  .object({ success: z.literal(true), aborted: z.literal(false), requested: z.literal(true), messageId: z.string() })
+  .describe("The run did not end within the wait (its replica is gone, or has not stopped it yet): the request is recorded on its message, and whichever replica holds or takes over the run applies it");
+
 const sseStream = z.string().describe(
   "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed` (`data.code`: the failure's stable code, when it has one, such as `UPSTREAM_TIMEOUT`), `interrupt` or `error`; " +
     "or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
@@ -51,7 +69,7 @@ const sseStream = z.string().describe(
 
 const runResultView = z.object({
   messageId: z.string(),
-  status: z.enum(["success", "error", "interrupted", "aborted"]).describe("How the run ended; the request succeeded either way"),
+  status: finishedRunStatus.describe("How the run ended; the request succeeded either way"),
   error: z.string().optional().describe(RUN_ERROR_DESCRIPTION),
   interrupts: z.array(interruptView).optional().describe("interrupted: what the run asks; answer with a resume command"),
   messages: z.array(messageView).describe("The messages this run added to the thread"),
@@ -217,23 +235,26 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: "Stop the thread's run in progress (its message ends as aborted)",
-        body: threadOnlySchema,
-        response: {
-          200: z.object({ success: z.literal(true), aborted: z.boolean().describe("false: no run was in progress on this replica") }),
-          ...runErrors(),
-          409: errorBody(["AFFINITY_MISS"], { owner: z.string().describe("The replica running the thread"), threadId: z.string() }),
-        },
+        summary: "Abort the thread's run in progress, or one message's run, on whichever replica runs it",
+        description:
+          "Any replica takes it: the request is recorded on the run's message and the replica running it stops it (told at once; a lost notice is " +
+          "found at its next claim renewal; a replica taking the thread over from a dead one applies it without running the message). " +
+          "The answer waits for the run to end, at most half of `AXIOM_RUN_LEASE_MS`: 200 with `aborted: true` once it ended aborted, " +
+          "`aborted: false` with its `status` when it ended otherwise first, or `aborted: false` alone when no run was in progress; 202 when it did not end within the wait.",
+        body: abortSchema,
+        response: { 200: abortOutcome, 202: abortRequested, ...runErrors() },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const scope = await resolveScope(tenantOf(request), request.body);
-      const owner = await peerOwner(scope);
-      if (owner) {
-        context.metrics.affinityMisses.inc();
-        throw new HttpError("AFFINITY_MISS", `Replica ${owner} runs thread ${scope.threadId}`, { owner, threadId: scope.threadId });
+      const named = request.body.message_id;
+      const { messageId, status } = await agents.getAgent(scope).abort(named);
+      if (messageId === undefined) {
+        if (named !== undefined) throw new HttpError("NOT_FOUND", `Message ${named} not found on thread ${scope.threadId}`);
+        return { success: true as const, aborted: false };
       }
-      return { success: true as const, aborted: await agents.getAgent(scope).abort() };
+      if (status === undefined) return reply.status(202).send({ success: true as const, aborted: false as const, requested: true as const, messageId });
+      return { success: true as const, aborted: status === "aborted", messageId, status };
     },
   );
 

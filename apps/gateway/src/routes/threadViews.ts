@@ -37,6 +37,7 @@ export const queuedMessageView = z.object({
   startedAt: z.date().optional(),
   finishedAt: z.date().optional(),
   error: z.string().optional(),
+  abortRequestedAt: z.date().optional().describe("When an abort of its run was requested; the replica running it applies it"),
 });
 
 /** What a run's `error` holds; clients may rely on its leading code. */
@@ -52,6 +53,7 @@ export const runRecordView = z.object({
   startedAt: z.date().nullable(),
   finishedAt: z.date().nullable(),
   error: z.string().nullable().describe(RUN_ERROR_DESCRIPTION),
+  abortRequestedAt: z.date().nullable().describe("When an abort was requested: on a run still `running`, its replica is stopping it (or the next one will)"),
 });
 
 export const toRunRecord = (run: PendingMessage): z.input<typeof runRecordView> => ({
@@ -61,4 +63,5 @@ export const toRunRecord = (run: PendingMessage): z.input<typeof runRecordView> 
   startedAt: run.startedAt ?? null,
   finishedAt: run.finishedAt ?? null,
   error: run.error ?? null,
+  abortRequestedAt: run.abortRequestedAt ?? null,
 });

@@ -49,15 +49,16 @@ export async function cancelTask({ tasks, runs, lifecycle }: Omit<TaskCancellati
 }
 
 /**
- * On this replica, stops the run of every task cancelled anywhere (its lifecycle event, heard
- * directly or from a peer through the outbox). The task is read again, and only the run of the
- * cancelled dispatch is stopped: a task dispatched again since runs on. Returns the unsubscribe.
+ * Aborts the run of every task cancelled anywhere (its lifecycle event, heard directly or from a peer
+ * through the outbox), wherever it runs. The task is read again, and only the run of the cancelled
+ * dispatch is aborted: a task dispatched again since runs on. Returns the unsubscribe.
  */
 export function stopRunsOfCancelledTasks({ tasks, agents, lifecycle }: Omit<TaskCancellationDeps, "runs">): () => void {
   return lifecycle.subscribe(async (event) => {
     if (event.status !== TaskStatus.CANCELLED) return;
     const task = await tasks.store.getTask(event.tenantId, event.taskId);
     const thread = task?.status === TaskStatus.CANCELLED ? taskRunThreadOf(task) : null;
-    if (task && thread) await agents.getAgent(thread).abort(taskRunMessageId(task));
+    // Every replica hears the event: each records the request (once is enough) and none waits on it.
+    if (task && thread) await agents.getAgent(thread).abort(taskRunMessageId(task), { waitMs: 0 });
   });
 }

@@ -10,8 +10,11 @@ import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, bufferKey, queueScopeOf, readThreadState } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, notifyPeers, queueScopeOf, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
+
+/** A completed message's outcome (it always carries a finished status; the guard only narrows the type). */
+const finishedStatusOf = ({ runStatus }: PendingMessage): FinishedRunStatus => (runStatus === "pending" || runStatus === "running" ? "error" : runStatus);
 
 /** The last event of a run's stream: its outcome, or the error it was stopped with on its replica. */
 const endsStream = (chunk: MessageChunk) => chunk.type === MessageChunkTypes.ERROR || TERMINAL_CHUNK_TYPES.includes(chunk.type);
@@ -57,6 +60,28 @@ export interface RunResult {
   messages: PlainMessage[];
 }
 
+/** What an abort request came to. */
+export interface AbortResult {
+  /** The run it was for: the thread's run in progress, or the named message. Absent: there was none. */
+  messageId?: string;
+  /**
+   * How that run ended, once it did within the wait: `aborted` when the abort stopped it (or it never
+   * started), another status when it ended so first. Absent: it has not ended yet; the request is
+   * recorded on its message, and whoever holds (or next takes) the run applies it.
+   */
+  status?: FinishedRunStatus;
+}
+
+export interface AbortOptions {
+  /**
+   * How long to wait for the run to end. Default: half the claim lease. A live holder stops the run
+   * on the abort's notice at once, or at its next claim renewal (every third of the lease) should the
+   * notice be lost; past half the lease, the holder is gone (or partitioned), and the replica taking
+   * the thread over applies the request, which may take up to the lease again.
+   */
+  waitMs?: number;
+}
+
 /** `busy`: messages queued or running; `interrupted`: waiting for a resume command. */
 export type ThreadStatus = "idle" | "busy" | "interrupted";
 
@@ -99,7 +124,7 @@ export class Agent {
     const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
-    if (strategy === "interrupt") void this.processors.get(this.scope)?.stop("aborted");
+    if (strategy === "interrupt") await this.interruptRunsFor(message.id);
     const result: AddMessageResult = { messageId: message.id, queued: true };
     if (options.mode === "stream") result.stream = this.chunkStream(message.id);
     if (options.mode === "wait") result.completion = this.waitForRun(message.id);
@@ -118,11 +143,20 @@ export class Agent {
   }
 
   /**
-   * Stops this replica's current run of the thread (only a run of `messageId`, when given); its
-   * message is completed as `aborted`.
+   * Aborts the thread's run in progress, or the run of `messageId` (a pending message is completed as
+   * aborted at once), wherever it runs: the request is recorded on its message and the replica holding
+   * the run applies it (told at once; or it finds it at its next claim renewal, or when it takes the
+   * thread over). Then waits, at most `waitMs`, for the run to end and reports how it did.
    */
-  async abort(messageId?: string): Promise<boolean> {
-    return (await this.processors.get(this.scope)?.stop("aborted", messageId)) ?? false;
+  async abort(messageId?: string, options: AbortOptions = {}): Promise<AbortResult> {
+    const { queue, claimLeaseMs } = this.context;
+    const target = await queue.requestAbort(this.scope.threadId, this.queueScope, messageId === undefined ? undefined : { messageId });
+    if (!target) return {};
+    if (target.status !== "completed") await this.signalAbort();
+    const ended = await this.completedWithin(target.id, options.waitMs ?? claimLeaseMs / 2);
+    // Deleted with its thread meanwhile: it ends unfinished, as waitForRun counts it.
+    if (!ended) return { messageId: target.id, status: "aborted" };
+    return ended.status === "completed" ? { messageId: target.id, status: finishedStatusOf(ended) } : { messageId: target.id };
   }
 
   /**
@@ -195,8 +229,7 @@ export class Agent {
     const run = await this.finishedRun(messageId);
     if (!run) return { messageId, status: "aborted", error: `Message ${messageId} was deleted with its thread`, messages: [] };
     const snapshot = await this.snapshot();
-    // A completed message always carries a finished status; the guard only narrows the type.
-    const status = run.runStatus === "pending" || run.runStatus === "running" ? "error" : run.runStatus;
+    const status = finishedStatusOf(run);
     const result: RunResult = { messageId, status, messages: messagesOfRun(snapshot.values, messageId).map(toPlainMessage) };
     if (run.error !== undefined) result.error = run.error;
     if (status === "interrupted") result.interrupts = pendingInterrupts(snapshot);
@@ -226,6 +259,39 @@ export class Agent {
       // This replica stopped the run unfinished (its lease or claim was lost): it goes on where it runs next.
       await sleep(this.context.streamPollMs);
     }
+  }
+
+  /**
+   * The message's record once it completed, or as it stands after `waitMs`; `null` once it no longer
+   * exists. Woken by the run's events (its final one is logged right after it completes) where they
+   * are logged, else by polling.
+   */
+  private async completedWithin(messageId: string, waitMs: number): Promise<PendingMessage | null> {
+    const { queue, runEvents, streamPollMs } = this.context;
+    const run = { ...this.scope, messageId };
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const step = Math.min(deadline - Date.now(), streamPollMs);
+      // Taken before reading, so an event logged in between still wakes this one.
+      const changed = step <= 0 ? undefined : runEvents ? runEvents.waits.nextAppend(run, step) : sleep(step, undefined, { ref: false });
+      const record = await queue.getMessage(messageId, this.queueScope);
+      if (!record || record.status === "completed" || !changed) return record;
+      await changed;
+    }
+  }
+
+  /** Gets the abort requested on the thread's run applied: by this replica's processor now (awaited), by the peers' on notice. */
+  private async signalAbort(): Promise<void> {
+    await Promise.all([this.processors.get(this.scope)?.applyAbortRequest(), notifyPeers(this.context, { ...this.scope, abortRequested: true })]);
+  }
+
+  /** The `interrupt` strategy: requests the abort of every run in progress on the thread but the new message's. */
+  private async interruptRunsFor(messageId: string): Promise<void> {
+    const { queue } = this.context;
+    const running = (await queue.getProcessingMessages(this.scope.threadId, this.queueScope)).filter((message) => message.id !== messageId);
+    const requested = await Promise.all(running.map((message) => queue.requestAbort(this.scope.threadId, this.queueScope, { messageId: message.id })));
+    // Not awaited: the new message is queued, and the stop is the holder's to make.
+    if (requested.some((message) => message?.status === "processing")) void this.signalAbort();
   }
 
   private async enqueue(params: AddMessageParams, strategy: MultitaskStrategy): Promise<PendingMessage> {

@@ -143,7 +143,9 @@ export class AgentInstanceManager {
     this.threads = options.threads ?? getStoreLattice("default", "thread");
     this.processors = new ThreadProcessors(this.context);
     const peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
-    this.unsubscribe = this.context.wakeup.subscribe((scope) => {
+    this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, ...scope }) => {
+      // An abort concerns only the replica running the thread now, and at once.
+      if (abortRequested) return void this.processors.get(scope)?.applyAbortRequest();
       const timer = setTimeout(() => {
         this.peerWakes.delete(timer);
         void this.processors.wake(scope);

@@ -3,6 +3,7 @@ import {
   type LatticeObserver,
   type Logger,
   type PendingMessage,
+  type QueueNotice,
   type QueueScope,
   type QueueWakeup,
   type ThreadRunScope,
@@ -105,11 +106,14 @@ export const threadBufferPrefix = (scope: ThreadRunScope) => `${threadRunLeaseKe
 export const bufferKey = (scope: ThreadRunScope, message: Pick<PendingMessage, "id" | "sequence">) =>
   `${threadBufferPrefix(scope)}${message.id}\u0000${message.sequence}`;
 
-/** Tells the peers the thread has pending messages; a failure only delays them until their sweep. */
-export async function notifyPeers(context: RuntimeContext, scope: ThreadRunScope): Promise<void> {
+/**
+ * Tells the peers the thread has pending messages, or (`abortRequested`) that an abort of its run was
+ * recorded; a failure only delays them until their sweep, or the run's next claim renewal.
+ */
+export async function notifyPeers(context: RuntimeContext, notice: QueueNotice): Promise<void> {
   try {
-    await context.wakeup.notify(scope);
+    await context.wakeup.notify(notice);
   } catch (error) {
-    context.logger.warn({ err: error, threadId: scope.threadId }, "queue wake-up not sent; peers find the message on their sweep");
+    context.logger.warn({ err: error, threadId: notice.threadId }, "queue notice not sent; peers find it on their sweep or claim renewal");
   }
 }

@@ -1,4 +1,5 @@
 import {
+  ABORTED_RUN_ERROR,
   type Logger,
   type PendingMessage,
   type QueueScope,
@@ -10,7 +11,7 @@ import type { MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
-import { ActiveRun, type HandOverReason, type StopReason } from "./activeRun";
+import { ActiveRun, type HandOverReason } from "./activeRun";
 import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks";
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
@@ -75,13 +76,22 @@ export class ThreadProcessor {
     return this.draining;
   }
 
-  /** Stops the current run (only a run of `messageId`, when given); settles once its message is dealt with. */
-  async stop(reason: StopReason, messageId?: string): Promise<boolean> {
+  /**
+   * Stops the current run as aborted when its message's control record asks for it (an abort was
+   * requested, on any replica); settles once its message is dealt with. Never rejects: a failed look
+   * is left to the claim renewal's.
+   */
+  async applyAbortRequest(): Promise<void> {
     const run = this.active;
-    if (!run || (messageId !== undefined && run.messageId !== messageId)) return false;
-    run.stop(reason);
+    if (!run) return;
+    try {
+      if (!(await this.abortRequested(run.messageId))) return;
+    } catch (error) {
+      this.logger.warn({ messageId: run.messageId, err: error }, "abort request not read; the claim renewal looks again");
+      return;
+    }
+    run.stop("aborted");
     await run.finished;
-    return true;
   }
 
   /** Stops taking work: the current run is stopped and its message handed back to the queue. */
@@ -266,7 +276,7 @@ export class ThreadProcessor {
       });
     } catch (error) {
       const reason = run.stopReason;
-      if (reason === "aborted") return { status: "aborted", error: "Run aborted" };
+      if (reason === "aborted") return { status: "aborted", error: ABORTED_RUN_ERROR };
       if (reason) return { handOver: reason };
       if (isDatabaseOutage(error)) {
         this.logger.warn({ messageId: message.id, err: error }, "run interrupted: the database is unavailable; the message runs again from its checkpoint");
@@ -290,7 +300,16 @@ export class ThreadProcessor {
     return reason;
   }
 
-  /** Renews the message's claim while it runs; a refused renewal stops the run. */
+  /** Whether an abort of the message's run was requested. */
+  private async abortRequested(messageId: string): Promise<boolean> {
+    return (await this.context.queue.getMessage(messageId, this.queueScope))?.abortRequestedAt !== undefined;
+  }
+
+  /**
+   * Renews the message's claim while it runs; a refused renewal stops the run. Each renewal also
+   * looks at the message's control record, so an abort whose notice was lost stops the run within a
+   * third of the claim's lease anyway.
+   */
   private keepClaim(messageId: string, owner: string, run: ActiveRun): () => void {
     const { queue, claimLeaseMs } = this.context;
     let renewing = false;
@@ -299,6 +318,7 @@ export class ThreadProcessor {
       renewing = true;
       try {
         if ((await queue.renewClaim([messageId], owner, claimLeaseMs)) === 0) run.stop("claim_lost");
+        else if (await this.abortRequested(messageId)) run.stop("aborted");
       } catch (error) {
         this.logger.warn({ messageId, err: error }, "claim renewal failed; retrying");
       } finally {

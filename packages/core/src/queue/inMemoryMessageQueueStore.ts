@@ -10,10 +10,11 @@ import type {
 import { holderLabel } from "../coordination/holder";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
-import { DuplicateMessageError, QueueFullError } from "./messageQueueStore";
+import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
 import {
   type StrictScope,
   type ValidMessage,
+  validateAbortTarget,
   validateAddMessage,
   validateCapacity,
   validateClaimOptions,
@@ -175,6 +176,24 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return this.release(this.withStatus(this.queue(threadId, scope), "processing").filter((message) => isExpired(message, now)));
   }
 
+  async requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null> {
+    const queue = this.queue(threadId, scope);
+    const messageId = validateAbortTarget(target);
+    if (!queue) return null;
+    const requestedAt = new Date(this.now());
+    if (messageId === undefined) {
+      const processing = this.withStatus(queue, "processing");
+      for (const message of processing) message.abortRequestedAt ??= requestedAt;
+      return processing.length > 0 ? toMessage(processing[0]) : null;
+    }
+    const message = this.message(messageId, queue.scope.tenantId);
+    if (!message || message.threadId !== queue.threadId || (message.assistantId ?? null) !== queue.scope.assistantId) return null;
+    if (message.status !== "completed") message.abortRequestedAt ??= requestedAt;
+    // It never ran: nobody holds a claim to apply the request, so it is applied here.
+    if (message.status === "pending") this.finish(message, "aborted", ABORTED_RUN_ERROR);
+    return toMessage(message);
+  }
+
   async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
     const renewal = validateRenewal(ids, owner, leaseMs);
     const now = this.now();
@@ -194,21 +213,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const { status, error } = validateRunOutcome(outcome);
     const message = this.claimed(messageId, claimer);
     if (!message) return false;
-    Object.assign(message, {
-      status: "completed",
-      runStatus: status,
-      error: error ?? undefined,
-      finishedAt: new Date(this.now()),
-      lockedBy: undefined,
-      lockedAt: undefined,
-      leaseExpiresAt: undefined,
-    });
-    const queue = this.queues.get(queueKey(message.threadId, strictScope(message)))!;
-    queue.open.delete(message.id);
-    queue.runs.push(message.id);
-    for (const dropped of queue.runs.splice(0, Math.max(0, queue.runs.length - this.retainedRuns))) {
-      this.forget(dropped, queue.scope.tenantId);
-    }
+    this.finish(message, status, error);
     return true;
   }
 
@@ -305,9 +310,35 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return queue ? this.openMessages(queue).filter((message) => message.status === status).sort(inClaimOrder) : [];
   }
 
-  /** Returns processing messages to pending, keeping their queue position. */
+  /** Completes an open message: it becomes one of the queue's run records. */
+  private finish(message: StoredMessage, status: RunOutcome["status"], error: string | null | undefined): void {
+    Object.assign(message, {
+      status: "completed",
+      runStatus: status,
+      error: error ?? undefined,
+      finishedAt: new Date(this.now()),
+      lockedBy: undefined,
+      lockedAt: undefined,
+      leaseExpiresAt: undefined,
+    });
+    const queue = this.queues.get(queueKey(message.threadId, strictScope(message)))!;
+    queue.open.delete(message.id);
+    queue.runs.push(message.id);
+    for (const dropped of queue.runs.splice(0, Math.max(0, queue.runs.length - this.retainedRuns))) {
+      this.forget(dropped, queue.scope.tenantId);
+    }
+  }
+
+  /**
+   * Returns processing messages to pending, keeping their queue position; one whose abort was
+   * requested is completed as aborted instead (the caller takes its claim over, and applies it).
+   */
   private release(messages: StoredMessage[]): number {
     for (const message of messages) {
+      if (message.abortRequestedAt) {
+        this.finish(message, "aborted", ABORTED_RUN_ERROR);
+        continue;
+      }
       Object.assign(message, {
         status: "pending",
         runStatus: "pending",
@@ -343,7 +374,7 @@ const publicScope = (scope: StrictScope): QueueScope => ({
 function toMessage(stored: StoredMessage): PendingMessage {
   const message: Record<string, unknown> = { ...stored, content: JSON.parse(stored.content), sequence: String(stored.sequence) };
   for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key];
-  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt"]) {
+  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt", "abortRequestedAt"]) {
     if (message[key] instanceof Date) message[key] = new Date((message[key] as Date).getTime());
   }
   return message as unknown as PendingMessage;

@@ -1,6 +1,5 @@
-import type { ThreadRunScope } from "../coordination/threadRun";
 import { type Logger, getLogger } from "../logging/logger";
-import type { QueueWakeup, QueueWakeupListener } from "./queueWakeup";
+import type { QueueNotice, QueueWakeup, QueueWakeupListener } from "./queueWakeup";
 
 /** Wake-ups within one process (one replica, or several managers sharing in-memory stores). */
 export class InProcessQueueWakeup implements QueueWakeup {
@@ -9,12 +8,12 @@ export class InProcessQueueWakeup implements QueueWakeup {
   /** `logger` (default: the process-wide one) hears of listeners that fail. */
   constructor(private readonly options: { logger?: Logger } = {}) {}
 
-  async notify(scope: ThreadRunScope): Promise<void> {
+  async notify(notice: QueueNotice): Promise<void> {
     // Delivered on a later tick, like a database notification: never re-entrant into the sender.
     setImmediate(() => {
       for (const listener of [...this.listeners]) {
         try {
-          listener(scope);
+          listener(notice);
         } catch (error) {
           (this.options.logger ?? getLogger()).error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
         }

@@ -15,6 +15,9 @@ export type {
   ThreadInfo,
 } from "@axiom-lattice/protocols";
 
+/** The `error` of a run record completed as `aborted`, wherever the abort was applied. */
+export const ABORTED_RUN_ERROR = "Run aborted";
+
 /** Whose queued messages reached their bound: the thread's, or its tenant's on all its threads. */
 export type QueueBound = "thread" | "tenant";
 

@@ -103,6 +103,13 @@ export function validateRunOutcome(outcome: RunOutcome): { status: FinishedRunSt
   return { status: checked.status as FinishedRunStatus, error: optionalString(checked.error, "Run outcome error") ?? null };
 }
 
+/** Which run an abort request names: a message of the thread, or (`undefined`) the one in progress. */
+export function validateAbortTarget(target: unknown): string | undefined {
+  if (target === undefined) return undefined;
+  const { messageId } = requireObject(target, "Abort target");
+  return messageId === undefined ? undefined : validateMessageId(messageId);
+}
+
 export function validateRunsLimit(options: { limit?: number } | undefined): number {
   const limit = options === undefined ? undefined : requireObject(options, "List options").limit;
   return limit === undefined ? 100 : requireInteger(limit, "Runs limit", 1, MAX_QUEUE_BATCH);

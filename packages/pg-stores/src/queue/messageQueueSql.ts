@@ -4,7 +4,8 @@
 // sequence stays bigint (node-postgres reads it as a decimal string) so every ORDER BY is numeric.
 const COLUMNS = `
   id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, created_at,
-  locked_by, locked_at, lease_expires_at, run_status, replica_id, started_at, finished_at, error`;
+  locked_by, locked_at, lease_expires_at, run_status, replica_id, started_at, finished_at, error,
+  abort_requested_at`;
 
 // "IS NOT DISTINCT FROM", spelled out: the planner folds each pair to `= value` or `IS NULL` once the
 // parameters are known, and estimates both well; for `IS NOT DISTINCT FROM NULL` it guesses one row
@@ -20,10 +21,20 @@ const IN_QUEUE = `
 
 const CLAIM_ORDER = "priority DESC, sequence";
 
-/** Clears a claim and its run start, leaving the row where it was in the queue. */
+/**
+ * Clears a claim and its run start, leaving the row where it was in the queue; a row whose abort was
+ * requested is completed as aborted instead ($4: the error text), since whoever releases a claim takes
+ * it over. One assignment per column, each judged on the row as it is when locked: an abort request
+ * committed just before is applied, never lost between two statements.
+ */
 const RELEASE_CLAIM = `
-  status = 'pending', run_status = 'pending', locked_by = NULL, locked_at = NULL, lease_expires_at = NULL,
-  replica_id = NULL, started_at = NULL`;
+  status = CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'completed' END,
+  run_status = CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'aborted' END,
+  error = CASE WHEN abort_requested_at IS NULL THEN error ELSE $4 END,
+  finished_at = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE now() END,
+  replica_id = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE replica_id END,
+  started_at = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE started_at END,
+  locked_by = NULL, locked_at = NULL, lease_expires_at = NULL`;
 
 // Advisory locks with two int4 keys never collide with single-bigint keys (the migration lock).
 const QUEUE_LOCK_SPACE = 186;
@@ -117,6 +128,7 @@ export const CLAIM_MESSAGES: PreparedStatement = {
   SELECT * FROM claimed ORDER BY ${CLAIM_ORDER}`,
 };
 
+/** $4: the error of a flagged row, completed as aborted. */
 export const RECLAIM_EXPIRED = `
   UPDATE lattice_thread_message_queue
      SET ${RELEASE_CLAIM}
@@ -124,11 +136,45 @@ export const RECLAIM_EXPIRED = `
      AND status = 'processing'
      AND lease_expires_at <= now()`;
 
+/** $4: the error of a flagged row, completed as aborted. */
 export const RESET_PROCESSING = `
   UPDATE lattice_thread_message_queue
      SET ${RELEASE_CLAIM}
    WHERE ${IN_QUEUE}
      AND status = 'processing'`;
+
+/**
+ * Flags the thread's processing rows for abort (the first request's time is kept) and returns them,
+ * in claim order. Their holders apply it.
+ */
+export const REQUEST_THREAD_ABORT = `
+  WITH flagged AS (
+    UPDATE lattice_thread_message_queue
+       SET abort_requested_at = COALESCE(abort_requested_at, now())
+     WHERE ${IN_QUEUE}
+       AND status = 'processing'
+    RETURNING ${COLUMNS}
+  )
+  SELECT * FROM flagged ORDER BY ${CLAIM_ORDER}`;
+
+/**
+ * Requests the abort of message $4 of the thread ($5: the error text): a processing row is flagged, a
+ * pending one (it never ran; nobody holds a claim to apply it) completed as aborted at once; returns
+ * the row as it is after. The CASEs are judged on the row once locked: a claim that took it
+ * meanwhile makes it a flagged processing row, never a run completed under its claimer. No row: the
+ * message is completed already (or not the thread's), which the store then reads.
+ */
+export const REQUEST_MESSAGE_ABORT = `
+  UPDATE lattice_thread_message_queue
+     SET abort_requested_at = COALESCE(abort_requested_at, now()),
+         status = CASE WHEN status = 'pending' THEN 'completed' ELSE status END,
+         run_status = CASE WHEN status = 'pending' THEN 'aborted' ELSE run_status END,
+         error = CASE WHEN status = 'pending' THEN $5 ELSE error END,
+         finished_at = CASE WHEN status = 'pending' THEN now() ELSE finished_at END
+   WHERE id = $4
+     AND ${IN_QUEUE}
+     AND status IN ('pending', 'processing')
+  RETURNING ${COLUMNS}`;
 
 // A claim is named by id and owner, without its tenant: an owner claims within one tenant, whose ids
 // are unique, so the pair names at most one row, found through the id index of migration 189.

@@ -1,9 +1,11 @@
 import {
+  ABORTED_RUN_ERROR,
   DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
   QueueFullError,
   holderLabel,
   requireText,
+  validateAbortTarget,
   validateAddMessage,
   validateCapacity,
   validateClaimOptions,
@@ -45,6 +47,8 @@ import {
   QUEUE_SIZE,
   RECLAIM_EXPIRED,
   RENEW_CLAIMS,
+  REQUEST_MESSAGE_ABORT,
+  REQUEST_THREAD_ABORT,
   RESET_PROCESSING,
   TENANT_QUEUE_SIZE,
   THREADS_WITH_WORK,
@@ -74,6 +78,7 @@ interface MessageRow {
   started_at: Date | null;
   finished_at: Date | null;
   error: string | null;
+  abort_requested_at: Date | null;
 }
 
 /** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
@@ -109,6 +114,7 @@ const toMessage = (row: MessageRow): PendingMessage =>
       startedAt: row.started_at,
       finishedAt: row.finished_at,
       error: row.error,
+      abortRequestedAt: row.abort_requested_at,
     },
   );
 
@@ -197,7 +203,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
   }
 
   async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.count(RESET_PROCESSING, queueParams(threadId, scope));
+    return this.count(RESET_PROCESSING, [...queueParams(threadId, scope), ABORTED_RUN_ERROR]);
   }
 
   async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
@@ -233,7 +239,18 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
   }
 
   async reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.count(RECLAIM_EXPIRED, queueParams(threadId, scope));
+    return this.count(RECLAIM_EXPIRED, [...queueParams(threadId, scope), ABORTED_RUN_ERROR]);
+  }
+
+  async requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null> {
+    const params = queueParams(threadId, scope);
+    const messageId = validateAbortTarget(target);
+    if (messageId === undefined) return (await this.rows(REQUEST_THREAD_ABORT, params)).map(toMessage)[0] ?? null;
+    const [requested] = await this.rows(REQUEST_MESSAGE_ABORT, [...params, messageId, ABORTED_RUN_ERROR]);
+    if (requested) return toMessage(requested);
+    // Completed already, or not a message of this thread.
+    const [found] = await this.rows(GET_MESSAGE, [messageId, params[1], params[2]]);
+    return found?.thread_id === params[0] ? toMessage(found) : null;
   }
 
   async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {

@@ -1,4 +1,4 @@
-import { type Logger, type QueueWakeup, type QueueWakeupListener, type ThreadRunScope, asThreadRunScope, getLogger } from "@axiom-lattice/core";
+import { type Logger, type QueueNotice, type QueueWakeup, type QueueWakeupListener, asQueueNotice, getLogger } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import { NotificationListener } from "../db/notificationListener";
 import { listenConnection } from "../db/pooler";
@@ -14,9 +14,10 @@ export interface PostgreSQLQueueWakeupOptions extends Omit<PgStoreOptions, "auto
 }
 
 /**
- * Queue wake-ups across replicas: `notify` is a `pg_notify` on `lattice_queue` carrying the thread's
- * scope as JSON; subscribers LISTEN on a dedicated connection, re-established whenever it drops.
- * Notifications sent while it is down are lost, which the queue sweep makes up for.
+ * Queue notices across replicas: `notify` is a `pg_notify` on `lattice_queue` carrying the notice
+ * (the thread's scope, and whether it tells of an abort request) as JSON; subscribers LISTEN on a
+ * dedicated connection, re-established whenever it drops. Notifications sent while it is down are
+ * lost, which the queue sweep and the claim renewal's look at the control record make up for.
  */
 export class PostgreSQLQueueWakeup implements QueueWakeup {
   private readonly pool: Pool;
@@ -35,17 +36,17 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
     });
   }
 
-  async notify(scope: ThreadRunScope): Promise<void> {
-    const { tenantId, assistantId, threadId } = scope;
-    await this.pool.query("SELECT pg_notify($1, $2)", [QUEUE_WAKEUP_CHANNEL, JSON.stringify({ tenantId, assistantId, threadId })]);
+  async notify(notice: QueueNotice): Promise<void> {
+    // Only the notice's own fields: a caller may pass a larger object (a thread's whole scope).
+    await this.pool.query("SELECT pg_notify($1, $2)", [QUEUE_WAKEUP_CHANNEL, JSON.stringify(asQueueNotice(notice))]);
   }
 
   subscribe(listener: QueueWakeupListener): () => void {
     return this.listener.subscribe((payload) => {
-      // No payload: the connection is listening (again); what it missed, the sweep finds.
+      // No payload: the connection is listening (again); what it missed, the sweep (an abort: the claim renewal) finds.
       if (payload === undefined) return;
-      const scope = parseScope(payload);
-      if (scope) listener(scope);
+      const notice = parseNotice(payload);
+      if (notice) listener(notice);
       else (this.logger ?? getLogger()).warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
     });
   }
@@ -57,9 +58,9 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
   }
 }
 
-function parseScope(payload: string): ThreadRunScope | null {
+function parseNotice(payload: string): QueueNotice | null {
   try {
-    return asThreadRunScope(JSON.parse(payload));
+    return asQueueNotice(JSON.parse(payload));
   } catch {
     return null;
   }

@@ -1,6 +1,6 @@
-// Queue wake-ups through LISTEN/NOTIFY: delivered across pools, malformed payloads ignored, and
-// delivered again after the LISTEN connection was killed server-side.
-import type { ThreadRunScope } from "@axiom-lattice/core";
+// Queue notices through LISTEN/NOTIFY: delivered across pools (wake-ups and abort notices), malformed
+// payloads ignored, and delivered again after the LISTEN connection was killed server-side.
+import type { QueueNotice } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgreSQLQueueWakeup, QUEUE_WAKEUP_CHANNEL } from "../../src";
@@ -11,7 +11,7 @@ const LISTENER_APP = "queue-wakeup-test";
 const db = useListenerDatabase(LISTENER_APP);
 let sender: PostgreSQLQueueWakeup;
 let receiver: PostgreSQLQueueWakeup;
-const received: ThreadRunScope[] = [];
+const received: QueueNotice[] = [];
 
 beforeAll(async () => {
   // Separate pools, as on two replicas.
@@ -34,6 +34,12 @@ describe("PostgreSQLQueueWakeup", () => {
     await sender.notify(scope("t1"));
     await arrived("t1");
     expect(received.find((got) => got.threadId === "t1")).toEqual(scope("t1"));
+  });
+
+  it("carries an abort notice, and only a notice's own fields", async () => {
+    await sender.notify({ ...scope("t2"), abortRequested: true, extra: "not sent" } as QueueNotice);
+    await arrived("t2");
+    expect(received.find((got) => got.threadId === "t2")).toEqual({ ...scope("t2"), abortRequested: true });
   });
 
   it("ignores malformed payloads", async () => {

@@ -44,6 +44,12 @@ export interface PendingMessage {
   startedAt?: Date;
   finishedAt?: Date;
   error?: string;
+  /**
+   * The control record: when an abort of this message's run was requested (by any replica). The
+   * claim's holder stops the run and completes it as `aborted`; a holder taking the claim back from
+   * one that is gone completes it so without running it. Kept on the run record once it completed.
+   */
+  abortRequestedAt?: Date;
 }
 
 export interface AddMessageParams {
@@ -135,12 +141,31 @@ export interface IMessageQueueStore {
   listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
   /** Removes the thread's pending messages; returns how many. */
   clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Returns every processing row of the thread to pending (use only when no replica can hold them). */
+  /**
+   * Returns every processing row of the thread to pending (use only when no replica can hold them),
+   * except those whose abort was requested: the caller takes their claims over, so it applies the
+   * request, completing them as `aborted`. Returns how many claims it released, both kinds.
+   */
   resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
   /** Atomically moves up to `limit` pending rows to `processing` under `owner`'s lease; disjoint across callers. */
   claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
-  /** Returns only expired processing rows to pending, in their old queue position; a live claim is never touched. */
+  /**
+   * Returns only expired processing rows to pending, in their old queue position (a flagged one is
+   * completed as `aborted` instead, as by {@link resetProcessingToPending}); a live claim is never touched.
+   */
   reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number>;
+  /**
+   * Records a request to abort a run, for whichever replica holds (or next takes) its claim, and
+   * returns the message as it stands after the request; `null` when there is nothing to abort.
+   * - Without `messageId`: the thread's processing messages (normally one) are flagged
+   *   (`abortRequestedAt`, kept from the first request); the first, in claim order, is returned.
+   * - With `messageId`: that message of the thread. Processing: flagged. Pending: it never ran, so it
+   *   is completed as `aborted` at once (with `abortRequestedAt`). Completed: left as it is, and
+   *   returned, so the caller learns how it ended. Not a message of the thread: `null`.
+   * A pending message never carries the flag: releasing a flagged claim completes it (see
+   * {@link resetProcessingToPending}), so a claim never hands out a message whose abort was requested.
+   */
+  requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null>;
   /** Extends `owner`'s live claims; returns how many were extended. */
   renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
   /**
