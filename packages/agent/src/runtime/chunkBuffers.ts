@@ -95,6 +95,12 @@ export class ChunkBuffers {
     return this.logs.has(key);
   }
 
+  /** Whether following the buffer after `afterIndex` yields anything: a run streams into it, or it holds chunks after that index. */
+  follows(key: string, afterIndex: number): boolean {
+    const log = this.logs.get(key);
+    return log !== undefined && (!log.ended || log.nextIndex - 1 > afterIndex);
+  }
+
   /** The index of the buffer's oldest kept chunk (its next one when it holds none); undefined without a buffer. */
   firstIndex(key: string): number | undefined {
     const log = this.logs.get(key);
@@ -118,9 +124,9 @@ export class ChunkBuffers {
     }
   }
 
-  /** Resolves when a buffer is opened under `key`, or after `timeoutMs`. */
+  /** Resolves when a run streams into the buffer under `key` (at once if one does), or after `timeoutMs`. */
   waitForOpen(key: string, timeoutMs: number): Promise<void> {
-    if (this.logs.has(key)) return Promise.resolve();
+    if (this.logs.get(key)?.ended === false) return Promise.resolve();
     return this.openWaiters.wait(key, timeoutMs);
   }
 

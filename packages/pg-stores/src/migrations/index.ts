@@ -16,6 +16,7 @@ import { mcpServerConfigsMigration } from "./196_mcp_server_configs";
 import { pluginSettingsMigration } from "./197_plugin_settings";
 import { queueTenantOpenMigration } from "./198_queue_tenant_open";
 import { runEventsMigration } from "./199_run_events";
+import { queueAttemptsMigration } from "./200_queue_attempts";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -38,4 +39,5 @@ export const allMigrations: readonly Migration[] = [
   pluginSettingsMigration,
   queueTenantOpenMigration,
   runEventsMigration,
+  queueAttemptsMigration,
 ];
