@@ -29,7 +29,7 @@ const indexes = (chunks: StreamChunk[]) => chunks.map((chunk) => chunk.index);
 const increasing = (values: number[]) => values.every((value, i) => i === 0 || value > values[i - 1]);
 
 /** The run's text as the attempt that finished it streamed it: its tokens after its `run_resumed`. */
-const lastAttemptText = (chunks: StreamChunk[]) => tokens(chunks.slice(chunks.findLastIndex((chunk) => chunk.type === "run_resumed") + 1)).join("");
+const lastAttemptText = (chunks: StreamChunk[]) => tokens(chunks.slice(chunks.map((chunk) => chunk.type).lastIndexOf("run_resumed") + 1)).join("");
 
 describe("a hand-over mid-stream", () => {
   it("lease lost: the owner's own stream goes on with the peer's attempt, after run_handed_over and run_resumed", async () => {

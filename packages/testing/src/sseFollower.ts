@@ -29,7 +29,7 @@ export function followPostedSse(url: string, body: unknown, headers: Record<stri
   return follow(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 }
 
-async function follow(url: string, init: RequestInit, readyType: string | undefined, timeoutMs = 10_000): Promise<SseFollower> {
+async function follow(url: string, init: RequestInit, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
   const controller = new AbortController();
   const response = await fetch(url, { ...init, signal: controller.signal });
   if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
