@@ -3,12 +3,20 @@
 // sees the run go on. Each is killed at an aimed moment, with the run event log in memory and in
 // PostgreSQL: right before anything was logged, and right after a batch was.
 import { AgentInstanceManager, type StreamChunk } from "@axiom-lattice/agent";
-import { InMemoryAssistantStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryRunEventLog, type Logger, type QueueWakeup, setLogger } from "@axiom-lattice/core";
+import {
+  type IMessageQueueStore,
+  InMemoryAssistantStore,
+  InMemoryLeaseStore,
+  InMemoryMessageQueueStore,
+  InMemoryRunEventLog,
+  type Logger,
+  type QueueWakeup,
+  setLogger,
+} from "@axiom-lattice/core";
 import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, LeaseStore, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
-import type { IMessageQueueStore } from "@axiom-lattice/core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const TENANT = "tenant-a";
