@@ -139,15 +139,24 @@ describe.skipIf(nginxMissing)("scenario 22: streams behind a round-robin balance
     return { held, rest: carried(rest), logged };
   }
 
-  it("kill -9 of the owner right after a batch was logged: the follower's stream goes on with the new owner after run_resumed", async () => {
-    const { replicas, lb, pool } = await behindBalancer({ AXIOM_RUN_LEASE_MS: RUN_LEASE_MS });
-    const run = { threadId: "killed-after-flush", messageId: "after-flush", text: dripping(40, 80) };
+  /**
+   * Posts the run through the balancer, then opens the owner's own client (routed to it by affinity:
+   * it reads the owner's buffer) and a follower that round-robin landed on another replica.
+   */
+  async function followedRun(lb: string, pool: Pool, replicas: Replica[], run: { threadId: string; messageId: string; text: string }) {
     await createThreads(lb, [run.threadId]);
     const posted = await streamRun(lb, run.threadId, run.messageId, run.text);
     const ownerId = await runningReplica(pool, run.messageId);
-    const owner = replicas.find((replica) => replica.replicaId === ownerId)!;
     const ownerClient = await resumeRun(lb, run, { "x-axiom-affinity": ownerId });
+    expect(ownerClient.replicaId).toBe(ownerId);
     const follower = await resumeElsewhere(lb, run, ownerId);
+    return { posted, owner: replicas.find((replica) => replica.replicaId === ownerId)!, ownerClient, follower };
+  }
+
+  it("kill -9 of the owner right after a batch was logged: the follower's stream goes on with the new owner after run_resumed", async () => {
+    const { replicas, lb, pool } = await behindBalancer({ AXIOM_RUN_LEASE_MS: RUN_LEASE_MS });
+    const run = { threadId: "killed-after-flush", messageId: "after-flush", text: dripping(40, 80) };
+    const { posted, owner, ownerClient, follower } = await followedRun(lb, pool, replicas, run);
 
     const loggedAtKill = await killRightAfterRunEventFlush({ pool, log }, owner, run.messageId);
     const { rest } = await expectTakenOver(lb, pool, run, { killed: owner, follower, ownerClient });
@@ -160,13 +169,7 @@ describe.skipIf(nginxMissing)("scenario 22: streams behind a round-robin balance
     // Batches every 2 s: the owner's buffer runs well ahead of the log, and the kill lands in between.
     const { replicas, lb, pool } = await behindBalancer({ AXIOM_RUN_LEASE_MS: RUN_LEASE_MS, AXIOM_RUN_EVENT_FLUSH_MS: "2000" });
     const run = { threadId: "killed-before-flush", messageId: "before-flush", text: dripping(40, 80) };
-    await createThreads(lb, [run.threadId]);
-    const posted = await streamRun(lb, run.threadId, run.messageId, run.text);
-    const ownerId = await runningReplica(pool, run.messageId);
-    const owner = replicas.find((replica) => replica.replicaId === ownerId)!;
-    const ownerClient = await resumeRun(lb, run, { "x-axiom-affinity": ownerId });
-    expect(ownerClient.replicaId).toBe(ownerId);
-    const follower = await resumeElsewhere(lb, run, ownerId);
+    const { posted, owner, ownerClient, follower } = await followedRun(lb, pool, replicas, run);
 
     const lastIndex = () => (ownerClient.follower.events.length > 0 ? indexOf(ownerClient.follower.events.at(-1)!) : -1);
     const loggedAtKill = await killBeforeRunEventFlush({ pool, log }, owner, run.messageId, { lastIndex }, 10);
