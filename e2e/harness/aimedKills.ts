@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CheckpointBlocker } from "./checkpointBlocker";
 import { eventually } from "./client";
 import type { ThreadFeed } from "./messageFeeds";
+import type { Replica } from "./replica";
 import type { ReplicaFleet } from "./replicaFleet";
 import { type HeldRun, checkpointThreadId, holderReplicaId, isHeld, readRunLeases } from "./runLeases";
 
@@ -129,5 +130,63 @@ async function wakePeersWhileClaimLives({ pool }: AimContext, feed: ThreadFeed, 
     if (!run || run.nowMs > until || run.status !== "processing" || run.claimReplicaId !== killed.claimReplicaId) return;
     if (run.nowMs >= from) await feed.send();
     await sleep(WAKE_INTERVAL_MS);
+  }
+}
+
+/** Polling the run event log: the kill must land well within one batching interval (150 ms by default). */
+const RUN_LOG_POLL_MS = 2;
+
+/** The highest index logged for the message, or -1. */
+async function lastLoggedIndex(pool: Pool, messageId: string): Promise<number> {
+  const { rows } = await pool.query<{ last: number }>("SELECT COALESCE(max(event_index), -1) AS last FROM lattice_run_events WHERE message_id = $1", [messageId]);
+  return rows[0].last;
+}
+
+/**
+ * SIGKILLs `owner`, which runs `messageId`, right after a batch of its events was logged: a new row
+ * of the run in `lattice_run_events`, after the first. Returns the last index logged before the kill.
+ */
+export async function killRightAfterRunEventFlush({ pool, log }: Pick<AimContext, "pool" | "log">, owner: Replica, messageId: string): Promise<number> {
+  const first = await eventually(
+    async () => {
+      const last = await lastLoggedIndex(pool, messageId);
+      return last >= 0 ? last : undefined;
+    },
+    30_000,
+    `a first batch of ${messageId} logged`,
+  );
+  for (;;) {
+    const last = await lastLoggedIndex(pool, messageId);
+    if (last > first) {
+      await owner.stop("SIGKILL");
+      log(`aimed (right after a flush): ${owner.replicaId} killed running ${messageId}, index ${last} logged`);
+      return last;
+    }
+    await sleep(RUN_LOG_POLL_MS);
+  }
+}
+
+/**
+ * SIGKILLs `owner`, which runs `messageId`, while `client` (reading the owner's buffer) holds at least
+ * `streamed` events and more than the log does: events streamed that were never logged. Returns the
+ * last index logged before the kill.
+ */
+export async function killBeforeRunEventFlush(
+  { pool, log }: Pick<AimContext, "pool" | "log">,
+  owner: Replica,
+  messageId: string,
+  client: { lastIndex(): number },
+  streamed: number,
+): Promise<number> {
+  for (;;) {
+    const last = await lastLoggedIndex(pool, messageId);
+    if (client.lastIndex() >= streamed - 1 && client.lastIndex() > last) {
+      await owner.stop("SIGKILL");
+      // Whatever the owner logged in between is counted: its client's events beyond it were never logged.
+      const logged = await lastLoggedIndex(pool, messageId);
+      log(`aimed (before a flush): ${owner.replicaId} killed running ${messageId}, its client at ${client.lastIndex()}, index ${logged} logged`);
+      return logged;
+    }
+    await sleep(RUN_LOG_POLL_MS);
   }
 }

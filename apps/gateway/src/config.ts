@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, type UpstreamPolicy } from "@axiom-lattice/agent";
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, RUN_EVENT_FLUSH_MS, type UpstreamPolicy } from "@axiom-lattice/agent";
 import {
   type EgressPolicy,
   type KeyringFromEnvironment,
@@ -57,6 +57,8 @@ export interface GatewayConfig {
   streamRelay: boolean;
   /** How long runs' logged events are kept (`AXIOM_RUN_EVENT_RETENTION_HOURS`); 0 keeps them until their thread is deleted. */
   runEventRetentionHours: number;
+  /** How long a run's events wait to be logged together (`AXIOM_RUN_EVENT_FLUSH_MS`): followers on other replicas lag about this much. */
+  runEventFlushMs: number;
   logLevel: string;
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
@@ -182,6 +184,7 @@ const envSchema = z.object({
   AXIOM_RUN_RETENTION_HOURS: z.string().optional(),
   AXIOM_RUN_EVENT_RETENTION_HOURS: z.string().optional(),
   AXIOM_STREAM_RELAY: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  AXIOM_RUN_EVENT_FLUSH_MS: integer(10, 60_000).default(RUN_EVENT_FLUSH_MS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
@@ -256,6 +259,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     runRetentionHours: parseRetentionHours(e.AXIOM_RUN_RETENTION_HOURS, DEFAULT_RUN_RETENTION_HOURS),
     streamRelay: e.AXIOM_STREAM_RELAY === "on",
     runEventRetentionHours: parseRetentionHours(e.AXIOM_RUN_EVENT_RETENTION_HOURS, DEFAULT_RUN_EVENT_RETENTION_HOURS),
+    runEventFlushMs: e.AXIOM_RUN_EVENT_FLUSH_MS,
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,

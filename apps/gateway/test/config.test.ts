@@ -9,6 +9,7 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       databaseUrl: undefined,
       affinityGraceMs: 500,
+      runEventFlushMs: 150,
       outboxRetentionHours: 24,
       runRetentionHours: 168,
       scheduleHeartbeatMs: 2_000,
@@ -59,6 +60,9 @@ describe("loadConfig", () => {
     ["DATABASE_CONNECT_TIMEOUT_MS", "fast"],
     ["DATABASE_IDLE_TIMEOUT_MS", "10"],
     ["AXIOM_STREAM_RELAY", "false"],
+    ["AXIOM_RUN_EVENT_FLUSH_MS", "9"],
+    ["AXIOM_RUN_EVENT_FLUSH_MS", "60001"],
+    ["AXIOM_RUN_EVENT_FLUSH_MS", "soon"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -92,6 +96,7 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_EVENT_RETENTION_HOURS", "0", { runEventRetentionHours: 0 }],
     ["AXIOM_STREAM_RELAY", "off", { streamRelay: false, runEventRetentionHours: 24 }],
     ["AXIOM_STREAM_RELAY", "on", { streamRelay: true }],
+    ["AXIOM_RUN_EVENT_FLUSH_MS", "1000", { runEventFlushMs: 1_000, streamRelay: true }],
   ])("reads %s=%s on its own", (name, value, expected) => {
     expect(loadConfig({ [name]: value })).toMatchObject(expected);
   });

@@ -54,6 +54,7 @@ function replica() {
     leases: stores.lease,
     assistants: stores.assistant,
     checkpointer: stores.checkpoint,
+    runEvents: stores.runEvents,
     wakeup: noPeers,
     tasks: { store: stores.task },
     logger: logger as Logger,
@@ -132,9 +133,13 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     expect(await lock.terminateWaiter()).toMatch(/^insert into .*checkpoints/i);
     await lock.release();
 
-    const attempt = [];
-    for await (const chunk of stream) attempt.push(chunk);
-    expect(attempt.at(-1)).toMatchObject({ type: "error", data: { code: "DATABASE_UNAVAILABLE" } });
+    // One stream: the interrupted attempt, why it stopped, the next attempt from the checkpoint.
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    const types = chunks.map((chunk) => chunk.type);
+    expect(chunks[types.indexOf("run_handed_over")]).toMatchObject({ data: { code: "DATABASE_UNAVAILABLE" } });
+    expect(types.indexOf("run_resumed")).toBeGreaterThan(types.indexOf("run_handed_over"));
+    expect(types.at(-1)).toBe("message_completed");
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "/sleep 1500" }, { content: "echo: /sleep 1500" }] });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
     expect((await stores.threadMessageQueue.listRuns("answered", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);

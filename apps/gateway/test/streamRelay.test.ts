@@ -3,7 +3,7 @@
 // from the log; a client sees no difference.
 import { getThreadRunOwner } from "@axiom-lattice/core";
 import type { RunEvent } from "@axiom-lattice/protocols";
-import { type SseEvent, type TestDatabase, createTestDatabase, eventually, parseSse } from "@axiom-lattice/testing";
+import { type SseEvent, type TestDatabase, createTestDatabase, eventually, followPostedSse, parseSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
@@ -132,6 +132,39 @@ describe("streams of a run on another replica, through the run event log", { tim
     expect(fromB.at(-1)).toMatchObject({ type: "message_completed" });
     // A, the owner, serves it from its buffer.
     expect(events(await a.post("/api/runs/resume_stream", run("busy", { message_id: "busy-2" })))).toEqual(fromB);
+  });
+
+  it("a replica shutting down closes its streams; the client resumes on a peer with Last-Event-ID and sees the run handed over and resumed there", async () => {
+    const leaving = await replica("gw-c");
+    const url = await leaving.app.listen({ port: 0, host: "127.0.0.1" });
+    await newThread("leaving");
+    const text = `/drip 30 ${fiftyWords}`;
+    const stream = await followPostedSse(`${url}/api/runs`, run("leaving", { message: text, message_id: "leaving-1" }));
+    await eventually("a few words streamed", () => stream.ofType("message_chunk").length >= 5);
+
+    // As SIGTERM does: the server closes (its streams end at once), then the runs are handed over.
+    await leaving.app.close();
+    await stream.ended;
+    await leaving.context.close();
+    const received = stream.events;
+    expect(received.map((event) => event.type)).not.toContain("message_completed");
+
+    const rest = events(await b.app.inject({
+      method: "POST",
+      url: "/api/runs/resume_stream",
+      headers: { "content-type": "application/json", "last-event-id": received.at(-1)!.id! },
+      payload: JSON.stringify(run("leaving", {})),
+    }));
+    const types = rest.map((event) => event.type);
+    expect(rest[types.indexOf("run_handed_over")]).toMatchObject({ data: { code: "REPLICA_SHUTDOWN", replica: "gw-c" } });
+    expect(rest[types.indexOf("run_resumed")]).toMatchObject({ data: { replica: expect.stringMatching(/^gw-[ab]$/), attempt: 2 } });
+    expect(types.indexOf("run_resumed")).toBe(types.indexOf("run_handed_over") + 1);
+    expect(types.at(-1)).toBe("message_completed");
+    // Together, the run's log, each event once, ids increasing (its final event is logged just after the run completed).
+    const whole = [...received, ...rest].map(indexOf);
+    const logged = async () => (await loggedEvents("leaving", "leaving-1")).map((event) => event.index);
+    await eventually("the final event logged", async () => (await logged()).length >= whole.length);
+    expect(whole).toEqual(await logged());
   });
 
   it("deletes a thread's run events with the thread", async () => {

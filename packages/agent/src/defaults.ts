@@ -22,6 +22,15 @@ export const DELETE_LEASE_WAIT_MS = 500;
  * few writes a second, not one per token, and a follower on another replica lags by about this much.
  */
 export const RUN_EVENT_FLUSH_MS = 150;
+/**
+ * At most this many of a run's events are streamed from its replica's buffer beyond the last one
+ * logged: the run waits for its events to be logged before streaming more. A re-run of the message
+ * starts its ids this far past the last logged one, so it never reuses an id an attempt that died
+ * before logging may have streamed. Not a setting: every replica must use the same bound. Far above
+ * what a flush interval holds at any model's speed, so in practice only a stalled database makes a
+ * run wait.
+ */
+export const RUN_EVENT_UNLOGGED_LIMIT = 1_000;
 /** Events read from the run event log per query by a follower catching up. */
 export const RUN_EVENT_READ_PAGE = 500;
 /** Stream buffers: chunks kept per message and in total, and how long after the message ends. */

@@ -2,7 +2,7 @@ import { eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { type QueueWakeup, threadRunLeaseKey } from "@axiom-lattice/core";
 import { ThreadBusyError } from "../src";
-import { collect, manager, runStatus, scope, thread, useSharedStores } from "./support";
+import { collect, collectUntil, manager, runStatus, scope, thread, useSharedStores } from "./support";
 
 const stores = useSharedStores();
 
@@ -167,7 +167,8 @@ describe("losing ownership", () => {
     await stores.leases.release(key, lease!.holder);
     expect(await stores.leases.acquire(key, "peer-replica#1", 60_000)).not.toBeNull();
 
-    expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "LEASE_LOST" } });
+    // Not the end of the stream: the run goes on where the thread runs next (nowhere here).
+    expect((await collectUntil(stream, "run_handed_over")).at(-1)).toMatchObject({ data: { code: "LEASE_LOST", replica: expect.any(String) } });
     expect(await stores.queue.getMessage(messageId, scope)).toMatchObject({ status: "processing", runStatus: "running" });
   });
 
@@ -178,7 +179,8 @@ describe("losing ownership", () => {
     const peer = manager(stores);
 
     await leaving.shutdown();
-    expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "REPLICA_SHUTDOWN" } });
+    // The leaving replica's stream says why it stops there, and ends: its client resumes on a peer.
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: "run_handed_over", data: { code: "REPLICA_SHUTDOWN" } });
     // The peer runs no sweep: the leaving replica's wake-up is what starts it.
     await eventually("the peer to finish the message", async () => (await runStatus(stores, messageId)) === "success", { timeoutMs: 5_000 });
     expect((await peer.getAgent(thread("t1")).getState()).messages.map((message) => [message.id, message.content])).toEqual([

@@ -72,6 +72,21 @@ describe("ChunkBuffers", () => {
     expect((await collect(buffers.follow("m"))).map((chunk) => chunk.index)).toEqual([0, 1, 2]);
   });
 
+  it("follows a buffer whose ids jump (a re-run here after a takeover) from any position, the jump included", async () => {
+    const buffers = new ChunkBuffers();
+    filled(buffers, "m", 3, { end: true });
+    buffers.open("m", "m", 1_000);
+    for (let i = 0; i < 3; i++) buffers.push("m", token(`again ${i}`));
+    buffers.end("m");
+    const after = async (index: number) => (await collect(buffers.follow("m", index))).map((chunk) => chunk.index);
+    expect(await after(-1)).toEqual([0, 1, 2, 1_000, 1_001, 1_002]);
+    expect(await after(2)).toEqual([1_000, 1_001, 1_002]);
+    expect(await after(500)).toEqual([1_000, 1_001, 1_002]);
+    expect(await after(1_000)).toEqual([1_001, 1_002]);
+    expect(await after(1_002)).toEqual([]);
+    expect([buffers.follows("m", 1_001), buffers.follows("m", 1_002)]).toEqual([true, false]);
+  });
+
   it("bounds an agent's buffers too: a late subscriber gets the newest chunks and the end", async () => {
     const stores = await sharedStores();
     const runtime = manager(stores, { chunkBuffers: { maxChunksPerMessage: 3 } });

@@ -55,8 +55,13 @@ describe("a run the database interrupted", () => {
     const agent = manager({ ...stores, ...fault(stores) }).getAgent(thread("t1"));
     const { messageId, stream } = await agent.addMessage({ message: "remember me" }, { mode: "stream" });
 
-    // This replica's stream of the attempt says why it stopped; it is no failure of the message.
-    expect((await collect(stream)).at(-1)).toMatchObject({ type: "error", data: { code: "DATABASE_UNAVAILABLE" } });
+    // The stream says why the attempt stopped, and goes on with the next (here, on this replica again).
+    const chunks = await collect(stream);
+    const handedOver = chunks.findIndex((chunk) => chunk.type === "run_handed_over");
+    expect(chunks[handedOver]).toMatchObject({ data: { code: "DATABASE_UNAVAILABLE" } });
+    expect(chunks[handedOver + 1]).toMatchObject({ type: "run_resumed", data: { attempt: 2 } });
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
     expect((await stores.queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect(await conversation("t1")).toEqual(["remember me", "echo: remember me"]);

@@ -3,28 +3,30 @@
 import { InMemoryRunEventLog } from "@axiom-lattice/core";
 import type { RunEventLog } from "@axiom-lattice/protocols";
 import { describe, expect, it } from "vitest";
-import { collect, manager, thread, useSharedStores } from "./support";
+import { RUN_EVENT_UNLOGGED_LIMIT } from "../src/defaults";
+import { collect, manager, scope, thread, tokens, useSharedStores } from "./support";
 
 describe("run event log", () => {
   const stores = useSharedStores();
 
-  it("a re-run of a message continues its indexes after the last one logged (by a replica that died)", async () => {
+  it("a re-run of a message (claimed before by a replica that died) starts with run_resumed, its ids past any the dead one may have streamed", async () => {
     const runEvents = new InMemoryRunEventLog();
     const ref = { ...thread("rerun"), messageId: "m-rerun" };
+    await stores.queue.addMessage({ id: "m-rerun", threadId: "rerun", scope, content: { message: "again" } });
+    await stores.queue.claimPendingMessages("rerun", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
     await runEvents.append(ref, [0, 1, 2].map((index) => ({ type: "message_chunk" as const, data: { content: `lost ${index}` }, index })));
 
-    const agent = manager(stores, { runEvents }).getAgent(thread("rerun"));
-    const chunks = await collect((await agent.addMessage({ message: "again" }, { mode: "stream", messageId: "m-rerun" })).stream);
-    // Its buffer holds the re-run only: the stream from the start finds the earlier attempt in the log.
-    expect(await collect(agent.chunkStream("m-rerun"))).toEqual(chunks);
-    expect(await collect(agent.chunkStream("m-rerun", 1))).toEqual(chunks.slice(2));
-
-    // The stream from the start replays the earlier attempt's events from the log, then the re-run's.
-    expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));
-    expect(chunks[3]).toMatchObject({ type: "message_chunk" });
+    const agent = manager(stores, { runEvents, replicaId: "replica-b" }).getAgent(thread("rerun"));
+    await agent.resumeTask();
+    const chunks = await collect(agent.chunkStream("m-rerun"));
+    // The earlier attempt's logged events, then the re-run's from 2 + RUN_EVENT_UNLOGGED_LIMIT + 1.
+    expect(chunks.map((chunk) => chunk.index)).toEqual([0, 1, 2, ...chunks.slice(3).map((_, i) => 3 + RUN_EVENT_UNLOGGED_LIMIT + i)]);
+    expect(chunks[3]).toMatchObject({ type: "run_resumed", data: { replica: "replica-b", attempt: 2 } });
+    expect(tokens(chunks.slice(4)).join("")).toBe("echo: again");
     expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
     expect(await runEvents.read(ref, -1, 1_000)).toEqual(chunks.map(({ type, data, index }) => ({ type, data, index })));
-    expect(chunks.slice(0, 3).map((chunk) => chunk.data)).toEqual([0, 1, 2].map((index) => ({ content: `lost ${index}` })));
+    // Resuming inside the jump loses nothing.
+    expect(await collect(agent.chunkStream("m-rerun", 500))).toEqual(chunks.slice(3));
   });
 
   it("a replica without the run's buffer replays it from the log, and only its outcome once the log is pruned", async () => {

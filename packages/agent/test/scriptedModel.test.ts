@@ -10,6 +10,7 @@ describe("parseDirective", () => {
     expect(parseDirective('/tool echo {"text":"hi"}')).toEqual({ kind: "tool", name: "echo", args: { text: "hi" } });
     expect(parseDirective("/tool clock")).toEqual({ kind: "tool", name: "clock", args: {} });
     expect(parseDirective("/sleep 250")).toEqual({ kind: "sleep", ms: 250 });
+    expect(parseDirective("/drip 20 one two")).toEqual({ kind: "drip", ms: 20 });
     expect(parseDirective("/interrupt What is your name?")).toEqual({ kind: "interrupt", question: "What is your name?" });
     expect(parseDirective("/fail disk on fire")).toEqual({ kind: "fail", reason: "disk on fire" });
     expect(parseDirective("/task helper-bot /sleep 50")).toEqual({ kind: "task", assistant: "helper-bot", description: "/sleep 50" });
@@ -19,6 +20,7 @@ describe("parseDirective", () => {
     expect(() => parseDirective("/tool echo {not json")).toThrow(/expects JSON arguments/);
     expect(() => parseDirective("/tool echo [1]")).toThrow(/JSON object/);
     expect(() => parseDirective("/sleep soon")).toThrow(/whole number of milliseconds/);
+    expect(() => parseDirective("/drip fast one two")).toThrow(/drip expects a whole number of milliseconds/);
     expect(() => parseDirective("/interrupt")).toThrow(/expects a question/);
     expect(() => parseDirective("/task helper-bot")).toThrow(/assistant id and the task's text/);
   });
@@ -32,6 +34,19 @@ describe("ScriptedChatModel", () => {
     for await (const chunk of await model.stream([new HumanMessage("hello big world")])) parts.push(chunk.text);
     expect(parts).toEqual(["echo:", " hello", " big", " world"]);
     expect((await model.invoke([new HumanMessage("hello big world")])).text).toBe("echo: hello big world");
+  });
+
+  it("/drip streams the echo one word every given milliseconds", async () => {
+    const arrivals: number[] = [];
+    const startedAt = Date.now();
+    const parts: string[] = [];
+    for await (const chunk of await model.stream([new HumanMessage("/drip 60 a b")])) {
+      parts.push(chunk.text);
+      arrivals.push(Date.now() - startedAt);
+    }
+    expect(parts).toEqual(["echo:", " /drip", " 60", " a", " b"]);
+    // Four pauses of 60 ms between five words (timers never fire early).
+    expect(arrivals.at(-1)! - arrivals[0]).toBeGreaterThanOrEqual(4 * 60 - 5);
   });
 
   it("calls the named tool with the JSON arguments", async () => {

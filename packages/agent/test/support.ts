@@ -75,6 +75,16 @@ export async function collect(stream: AsyncIterable<StreamChunk> | undefined): P
   return chunks;
 }
 
+/** The stream's chunks up to the first of `type` (included); the stream is left there. */
+export async function collectUntil(stream: AsyncIterable<StreamChunk>, type: string): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of stream) {
+    chunks.push(chunk);
+    if (chunk.type === type) break;
+  }
+  return chunks;
+}
+
 /** The streamed text of a message's model tokens. */
 export const tokens = (chunks: StreamChunk[]) =>
   chunks.filter((chunk) => chunk.type === "message_chunk").map((chunk) => (chunk.data as { content: string }).content);

@@ -1,36 +1,17 @@
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
-import { Pool } from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { ThreadMessageQueueStore, allMigrations, runMigrations } from "../src";
+import { expect, it } from "vitest";
+import { useQueueStoreMigratedFrom } from "./queueStoreMigratedFrom";
 
 // Migration 189 on a database that already holds messages: they stay, and their ids become per tenant.
-let database: TestDatabase;
-let store: ThreadMessageQueueStore;
-
-beforeAll(async () => {
-  database = await createTestDatabase("lattice_message_ids");
-  const pool = new Pool({ connectionString: database.url, max: 1 });
-  try {
-    await runMigrations(pool, { migrations: allMigrations.filter((migration) => migration.version < 189) });
-    await pool.query(
-      `INSERT INTO lattice_thread_message_queue (id, thread_id, tenant_id, content, sequence, status, run_status)
-       VALUES ('before-189', 'th', 'acme', '"acme"', nextval('lattice_thread_message_queue_sequence'), 'pending', 'pending'),
-              ('no-tenant', 'th', NULL, '"none"', nextval('lattice_thread_message_queue_sequence'), 'pending', 'pending')`,
-    );
-  } finally {
-    await pool.end();
-  }
-  // Its first use migrates the rest.
-  store = new ThreadMessageQueueStore({ poolConfig: database.url });
-  await store.initialize();
-});
-
-afterAll(async () => {
-  await store?.dispose();
-  await database?.drop();
+const queueStore = useQueueStoreMigratedFrom(189, "lattice_message_ids", async (pool) => {
+  await pool.query(
+    `INSERT INTO lattice_thread_message_queue (id, thread_id, tenant_id, content, sequence, status, run_status)
+     VALUES ('before-189', 'th', 'acme', '"acme"', nextval('lattice_thread_message_queue_sequence'), 'pending', 'pending'),
+            ('no-tenant', 'th', NULL, '"none"', nextval('lattice_thread_message_queue_sequence'), 'pending', 'pending')`,
+  );
 });
 
 it("keeps the queued messages and lets another tenant use their ids, never the same tenant or no tenant again", async () => {
+  const store = queueStore();
   expect((await store.getMessage("before-189", { tenantId: "acme" }))?.content).toBe("acme");
   expect((await store.getMessage("no-tenant", {}))?.content).toBe("none");
 
@@ -44,6 +25,7 @@ it("keeps the queued messages and lets another tenant use their ids, never the s
 });
 
 it("refuses an empty tenant id in the table itself, so '' in the key can only mean no tenant", async () => {
+  const store = queueStore();
   const insert = store["pool"].query(
     `INSERT INTO lattice_thread_message_queue (id, thread_id, tenant_id, content, sequence)
      VALUES ('no-tenant', 'th', '', '1', nextval('lattice_thread_message_queue_sequence'))`,

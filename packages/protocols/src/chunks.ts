@@ -10,6 +10,8 @@ export const MessageChunkTypes = {
   MESSAGE_FAILED: "message_failed",
   ERROR: "error",
   AFFINITY_MISS: "affinity_miss",
+  RUN_HANDED_OVER: "run_handed_over",
+  RUN_RESUMED: "run_resumed",
 } as const;
 
 export type MessageChunkType = (typeof MessageChunkTypes)[keyof typeof MessageChunkTypes];
@@ -27,6 +29,36 @@ export const TERMINAL_CHUNK_TYPES: readonly MessageChunkType[] = [
   MessageChunkTypes.INTERRUPT,
   MessageChunkTypes.AFFINITY_MISS,
 ];
+
+/** Why a replica stopped running a message before it ended (the `code` of a `run_handed_over` event). */
+export type HandOverCode = "LEASE_LOST" | "CLAIM_LOST" | "REPLICA_SHUTDOWN" | "DATABASE_UNAVAILABLE" | "TASK_SETTLEMENT_FAILED";
+
+/**
+ * A replica stopped running the message without ending it: the run continues where its thread runs
+ * next (a peer, or this replica again), and the stream goes on with a `run_resumed` event. Not the end
+ * of the stream.
+ */
+export interface RunHandedOverData {
+  code: HandOverCode;
+  /** What happened, in English. */
+  reason: string;
+  /** The replica that stopped running it. */
+  replica: string;
+}
+
+/**
+ * The message runs again, on `replica`, from its last checkpoint: events after this one are that
+ * attempt's. Its index jumps past every id an earlier attempt may have sent, so some ids are never
+ * used. Text the earlier attempt streamed for a step it did not checkpoint is streamed again: a
+ * client showing a partial answer discards what came after the last completed step (for the built-in
+ * graph: after the last `tool_result`) and shows the new text instead.
+ */
+export interface RunResumedData {
+  /** The replica running the message now. */
+  replica: string;
+  /** Which attempt this is: 2 for the first re-run. */
+  attempt: number;
+}
 
 export interface AffinityMissData {
   code: typeof AFFINITY_MISS_CODE;

@@ -17,7 +17,7 @@ export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";
-export { followSse, type SseFollower } from "./sseFollower";
+export { followPostedSse, followSse, type SseFollower } from "./sseFollower";
 export { SimulatedCrash, crashAfterModelAnswer, interruptAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";

@@ -109,8 +109,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const threadId = freshThread();
       const [id] = await fill(store, threadId, 1);
       const before = Date.now();
+      expect(await store.getMessage(id, scope)).toMatchObject({ attempts: 0 });
       const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "replica-1#abc", leaseMs: 60_000 });
-      expect(claimed).toMatchObject({ id, status: "processing", runStatus: "running", lockedBy: "replica-1#abc", replicaId: "replica-1" });
+      expect(claimed).toMatchObject({ id, status: "processing", runStatus: "running", attempts: 1, lockedBy: "replica-1#abc", replicaId: "replica-1" });
       expect(claimed.leaseExpiresAt!.getTime()).toBeGreaterThan(before + 50_000);
       expect(claimed.lockedAt).toBeInstanceOf(Date);
       expect(claimed.startedAt).toBeInstanceOf(Date);
@@ -121,7 +122,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.completeMessage(id, "replica-1#abc", { status: "error", error: "model failed" })).toBe(true);
       expect(await store.completeMessage(id, "replica-1#abc", { status: "success" })).toBe(false);
       const [run] = await store.listRuns(threadId, scope);
-      expect(run).toMatchObject({ id, status: "completed", runStatus: "error", error: "model failed", replicaId: "replica-1" });
+      expect(run).toMatchObject({ id, status: "completed", runStatus: "error", error: "model failed", replicaId: "replica-1", attempts: 1 });
       expect(run.lockedBy).toBeUndefined();
       expect(run.leaseExpiresAt).toBeUndefined();
       expect(run.finishedAt).toBeInstanceOf(Date);
@@ -162,7 +163,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       await a.claimPendingMessages(threadId, scope, { owner: "replica-a#1", leaseMs: 100 });
       await sleep(250);
       expect(await b.reclaimExpiredProcessing(threadId, scope)).toBe(1);
-      expect(ids(await b.claimPendingMessages(threadId, scope, { owner: "replica-b#1", leaseMs: 60_000 }))).toEqual([id]);
+      expect(await b.claimPendingMessages(threadId, scope, { owner: "replica-b#1", leaseMs: 60_000 })).toMatchObject([{ id, attempts: 2 }]);
       expect(await a.renewClaim([id], "replica-a#1", 60_000)).toBe(0);
       expect(await a.completeMessage(id, "replica-a#1", { status: "success" })).toBe(false);
       expect(await b.completeMessage(id, "replica-b#1", { status: "success" })).toBe(true);
@@ -480,6 +481,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.resetProcessingToPending(threadId, scope)).toBe(2);
       expect(await store.renewClaim([first], "a#1", 60_000)).toBe(0);
       expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second, third]);
+      // A message handed back keeps count of its claims: the next one is its second attempt.
+      expect((await store.getPendingMessages(threadId, scope)).map((message) => message.attempts)).toEqual([1, 1, 0]);
+      expect(await store.claimPendingMessages(threadId, scope, { owner: "c#1", leaseMs: 60_000 })).toMatchObject([{ id: first, attempts: 2 }]);
     });
 
     it("records an abort request on the thread's run in progress, for its claim's holder to apply", async () => {

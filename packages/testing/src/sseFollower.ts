@@ -4,6 +4,8 @@ import { sseFrames } from "./sseFrames";
 
 /** A live server-sent event stream being read: the events so far, in arrival order. */
 export interface SseFollower {
+  /** The response's headers (which replica answered, say). */
+  readonly headers: Headers;
   readonly events: SseEvent[];
   /** Events of `type` received so far. */
   ofType(type: string): SseEvent[];
@@ -18,9 +20,18 @@ export interface SseFollower {
  * `readyType` arrived (a stream that announces its subscription), so what happens after it is seen;
  * without `readyType`, once the head arrived (a stream that subscribes before it answers).
  */
-export async function followSse(url: string, headers: Record<string, string>, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
+export function followSse(url: string, headers: Record<string, string>, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
+  return follow(url, { headers }, readyType, timeoutMs);
+}
+
+/** As {@link followSse}, for a stream answered to a POST of `body` as JSON (a run's), once its head arrived. */
+export function followPostedSse(url: string, body: unknown, headers: Record<string, string> = {}): Promise<SseFollower> {
+  return follow(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+}
+
+async function follow(url: string, init: RequestInit, readyType?: string, timeoutMs = 10_000): Promise<SseFollower> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers, signal: controller.signal });
+  const response = await fetch(url, { ...init, signal: controller.signal });
   if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
   const events: SseEvent[] = [];
   const reading = (async () => {
@@ -32,6 +43,7 @@ export async function followSse(url: string, headers: Record<string, string>, re
   })();
   const ofType = (type: string) => events.filter((event) => event.type === type);
   const follower: SseFollower = {
+    headers: response.headers,
     events,
     ofType,
     ended: reading,

@@ -159,6 +159,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is
     // logged. In memory there is no other replica to serve, and a log would only hold every token for a day.
     runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
+    runEventFlushMs: config.runEventFlushMs,
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { gatewaySseOptions, openSseStream } from "../http/sse";
+import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { StreamPlace } from "../http/tenantStreams";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "./ids";
@@ -63,8 +63,11 @@ const abortRequested = z
   .describe("The run did not end within the wait (its replica is gone, or has not stopped it yet): the request is recorded on its message, and whichever replica holds or takes over the run applies it");
 
 const sseStream = z.string().describe(
-  "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed` (`data.code`: the failure's stable code, when it has one, such as `UPSTREAM_TIMEOUT`), `interrupt` or `error`; " +
-    "or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
+  "Server-sent events `id: <message_id>:<index>` / `data: {\"type\", \"data\"}`, ending with `message_completed`, `message_failed` (`data.code`: the failure's stable code, when it has one, such as `UPSTREAM_TIMEOUT`), `interrupt` or `error` (`MESSAGE_NOT_FOUND`). " +
+    "When the replica running the message stops before it ends, `run_handed_over` (`data`: `code` such as `LEASE_LOST` or `REPLICA_SHUTDOWN`, `reason`, `replica`) says so, and the stream goes on with the attempt that takes the run over: `run_resumed` (`data`: `replica`, `attempt`), " +
+    "whose id jumps past every id the earlier attempt may have sent; the text streamed since the earlier attempt's last completed step is streamed again. " +
+    "A replica that dies sends nothing: its clients resume elsewhere with `Last-Event-ID` and meet `run_resumed`. A replica shutting down closes its streams (after its `run_handed_over` when it ran the message); resume elsewhere. Ids increase, none names two events. " +
+    "Or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
 );
 
 const runResultView = z.object({
@@ -116,14 +119,26 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
     return threadScope(await requireThread(context, tenantId, body.thread_id, body.assistant_id));
   };
 
+  // A run's stream follows it wherever it runs, so it ends only with the run: closing the server would
+  // wait for each. They end when it starts closing; their clients resume on a replica that stays.
+  const open = new Set<SseStream>();
+  app.addHook("preClose", async () => {
+    for (const sse of open) sse.end();
+  });
+
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace) => {
     const sse = openSseStream(reply, gatewaySseOptions(context, place));
+    open.add(sse);
     try {
       for await (const chunk of chunks) {
         // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
         if (!sse.send(streamEventId(chunk.messageId, chunk.index), { type: chunk.type, data: chunk.data })) break;
       }
+    } catch (error) {
+      // A stream closed under it (the replica shutting down): whatever its source does then is nobody's concern.
+      if (!sse.closed) throw error;
     } finally {
+      open.delete(sse);
       sse.end();
     }
   };

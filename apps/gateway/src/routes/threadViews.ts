@@ -33,6 +33,7 @@ export const queuedMessageView = z.object({
   lockedAt: z.date().optional(),
   leaseExpiresAt: z.date().optional(),
   runStatus,
+  attempts: z.number().int().describe("How many times the message was claimed: above 1 once it runs again after a replica stopped (or died) running it"),
   replicaId: z.string().optional(),
   startedAt: z.date().optional(),
   finishedAt: z.date().optional(),

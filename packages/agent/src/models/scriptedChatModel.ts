@@ -8,7 +8,7 @@ import { ASK_HUMAN_TOOL } from "../tools/askHuman";
 import { TASK_TOOL } from "../tasks/taskTool";
 import { parseDirective } from "./scriptedDirectives";
 
-type ScriptedReply = { text: string } | { toolCall: { name: string; args: Record<string, unknown> } };
+type ScriptedReply = { text: string; wordDelayMs?: number } | { toolCall: { name: string; args: Record<string, unknown> } };
 
 /**
  * The built-in deterministic model (provider `"scripted"`). It answers `echo: <text>` to the last
@@ -49,7 +49,8 @@ export class ScriptedChatModel extends BaseChatModel {
       });
       return;
     }
-    for (const token of reply.text.match(/\s*\S+/g) ?? [reply.text]) {
+    for (const [i, token] of (reply.text.match(/\s*\S+/g) ?? [reply.text]).entries()) {
+      if (i > 0 && reply.wordDelayMs) await sleep(reply.wordDelayMs, undefined, { signal: options.signal });
       options.signal?.throwIfAborted();
       const chunk = new ChatGenerationChunk({ text: token, message: new AIMessageChunk({ content: token }) });
       yield chunk;
@@ -87,6 +88,8 @@ export class ScriptedChatModel extends BaseChatModel {
       case "sleep":
         await sleep(directive.ms, undefined, { signal });
         return { text: `echo: ${text}` };
+      case "drip":
+        return { text: `echo: ${text}`, wordDelayMs: directive.ms };
       default:
         return { text: `echo: ${text}` };
     }

@@ -8,6 +8,7 @@ export type ScriptedDirective =
   | { kind: "echo" }
   | { kind: "tool"; name: string; args: Record<string, unknown> }
   | { kind: "sleep"; ms: number }
+  | { kind: "drip"; ms: number }
   | { kind: "interrupt"; question: string }
   | { kind: "task"; assistant: string; description: string }
   | { kind: "fail"; reason: string };
@@ -23,22 +24,21 @@ export class ScriptedDirectiveError extends Error {
 }
 
 /**
- * Parses `/tool <name> <json-args>`, `/sleep <ms>`, `/interrupt <question>`, `/task <assistant> <text>`
- * and `/fail <reason>`.
+ * Parses `/tool <name> <json-args>`, `/sleep <ms>`, `/drip <ms> <text>` (the echo streamed one word
+ * every `ms`), `/interrupt <question>`, `/task <assistant> <text>` and `/fail <reason>`.
  * Unknown `/words` are echoed like plain text, so a user may still type a slash.
  */
 export function parseDirective(text: string): ScriptedDirective {
-  const match = /^\/(tool|sleep|interrupt|task|fail)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  const match = /^\/(tool|sleep|drip|interrupt|task|fail)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match) return { kind: "echo" };
   const rest = (match[2] ?? "").trim();
   switch (match[1]) {
     case "tool":
       return parseToolDirective(rest);
-    case "sleep": {
-      const ms = Number(rest);
-      if (!Number.isInteger(ms) || ms < 0) throw new ScriptedDirectiveError(`/sleep expects a whole number of milliseconds, got "${rest}"`);
-      return { kind: "sleep", ms };
-    }
+    case "sleep":
+      return { kind: "sleep", ms: milliseconds("sleep", rest) };
+    case "drip":
+      return { kind: "drip", ms: milliseconds("drip", rest.split(/\s+/)[0]) };
     case "interrupt":
       if (!rest) throw new ScriptedDirectiveError("/interrupt expects a question");
       return { kind: "interrupt", question: rest };
@@ -50,6 +50,12 @@ export function parseDirective(text: string): ScriptedDirective {
     default:
       return { kind: "fail", reason: rest || "failed on request" };
   }
+}
+
+function milliseconds(directive: string, text: string): number {
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 0) throw new ScriptedDirectiveError(`/${directive} expects a whole number of milliseconds, got "${text}"`);
+  return ms;
 }
 
 function parseToolDirective(rest: string): ScriptedDirective {

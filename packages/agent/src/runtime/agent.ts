@@ -16,7 +16,7 @@ import type { ThreadProcessors } from "./threadProcessors";
 /** A completed message's outcome (it always carries a finished status; the guard only narrows the type). */
 const finishedStatusOf = ({ runStatus }: PendingMessage): FinishedRunStatus => (runStatus === "pending" || runStatus === "running" ? "error" : runStatus);
 
-/** The last event of a run's stream: its outcome, or the error it was stopped with on its replica. */
+/** The last event of a message's stream: the run's outcome (or an error about the stream itself). A hand-over is not one. */
 const endsStream = (chunk: MessageChunk) => chunk.type === MessageChunkTypes.ERROR || TERMINAL_CHUNK_TYPES.includes(chunk.type);
 
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
@@ -163,6 +163,10 @@ export class Agent {
    * A message's chunks after `afterChunkIndex`, then live ones until it ends. A message this replica
    * runs (or ran lately) is followed in its buffer; any other in the run event log, under the ids its
    * replica gave, woken by the log's notifications (or every `streamPollMs`, should one be lost).
+   * A run handed over (`run_handed_over`) is followed on: its buffer ends without an outcome, and the
+   * stream goes on in the log (or the buffer again) with the next attempt's `run_resumed`, wherever it
+   * runs. Once this runtime shut down it ends, without an outcome, where it would wait: the client
+   * resumes elsewhere.
    * The queue store is asked first, every time: a buffer can outlive its message in this replica's
    * memory (its thread deleted, maybe by a peer), and must not replay an answer that no longer exists.
    */
@@ -182,10 +186,10 @@ export class Agent {
         return;
       }
       const key = bufferKey(this.scope, message);
-      const buffered = buffers.firstIndex(key);
-      if (buffered !== undefined) {
+      if (buffers.follows(key, cursor)) {
         // The buffer holds the run from its first kept chunk on; what came before (an earlier attempt
         // on another replica, chunks dropped beyond the buffer's bounds) is in the log.
+        const buffered = buffers.firstIndex(key)!;
         if (runEvents && cursor + 1 < buffered) {
           for (const event of await runEvents.log.read(run, cursor, buffered - cursor - 1)) {
             cursor = event.index;
@@ -193,10 +197,16 @@ export class Agent {
             if (endsStream(event)) return;
           }
         }
-        yield* buffers.follow(key, cursor);
-        return;
+        for await (const chunk of buffers.follow(key, cursor)) {
+          cursor = chunk.index;
+          yield chunk;
+          if (endsStream(chunk)) return;
+        }
+        // Ended without an outcome: handed over, the run goes on where its thread runs next.
+        if (this.context.isClosed()) return;
+        continue;
       }
-      // Waits taken before reading, so an append or an opening in between still wakes this one.
+      // Waits taken before reading, so an append or a run starting here in between still wakes this one.
       const opened = buffers.waitForOpen(key, streamPollMs);
       const changed = runEvents ? Promise.race([opened, runEvents.waits.nextAppend(run, streamPollMs)]) : opened;
       const logged = runEvents ? await runEvents.log.read(run, cursor, RUN_EVENT_READ_PAGE) : [];
@@ -217,6 +227,8 @@ export class Agent {
         }
         completedSeen = true;
       }
+      // This runtime shut down: it serves what it has and follows no further.
+      if (this.context.isClosed()) return;
       await changed;
     }
   }
@@ -256,7 +268,7 @@ export class Agent {
       for await (const chunk of this.chunkStream(messageId)) void chunk;
       const run = await this.context.queue.getMessage(messageId, this.queueScope);
       if (!run || run.status === "completed") return run;
-      // This replica stopped the run unfinished (its lease or claim was lost): it goes on where it runs next.
+      // The stream stopped unfinished, this runtime shutting down: the run goes on where it runs next.
       await sleep(this.context.streamPollMs);
     }
   }

@@ -38,6 +38,18 @@ class ChunkLog {
   }
 }
 
+/** Where the chunks after `index` start in `chunks` (in index order; a re-run's ids jump, so not contiguous). */
+function positionAfter(chunks: StreamChunk[], index: number): number {
+  let low = 0;
+  let high = chunks.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (chunks[middle].index <= index) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /**
  * The replay buffers of the messages this process runs: chunks are appended while a message runs,
  * replayed to late subscribers, and dropped `retainMs` after the message ended. Memory is bounded
@@ -95,6 +107,12 @@ export class ChunkBuffers {
     return this.logs.has(key);
   }
 
+  /** Whether following the buffer after `afterIndex` yields anything: a run streams into it, or it holds chunks after that index. */
+  follows(key: string, afterIndex: number): boolean {
+    const log = this.logs.get(key);
+    return log !== undefined && (!log.ended || (log.chunks.at(-1)?.index ?? -1) > afterIndex);
+  }
+
   /** The index of the buffer's oldest kept chunk (its next one when it holds none); undefined without a buffer. */
   firstIndex(key: string): number | undefined {
     const log = this.logs.get(key);
@@ -108,19 +126,20 @@ export class ChunkBuffers {
       const log = this.logs.get(key);
       if (!log) return;
       const changed = log.changed();
-      const first = log.chunks[0]?.index ?? log.nextIndex;
-      for (const chunk of log.chunks.slice(Math.max(0, cursor + 1 - first))) {
+      const fresh = log.chunks.slice(positionAfter(log.chunks, cursor));
+      for (const chunk of fresh) {
         cursor = chunk.index;
         yield chunk;
       }
-      if (log.ended && cursor >= log.nextIndex - 1) return;
-      if (cursor >= log.nextIndex - 1) await changed;
+      if (fresh.length > 0) continue;
+      if (log.ended) return;
+      await changed;
     }
   }
 
-  /** Resolves when a buffer is opened under `key`, or after `timeoutMs`. */
+  /** Resolves when a run streams into the buffer under `key` (at once if one does), or after `timeoutMs`. */
   waitForOpen(key: string, timeoutMs: number): Promise<void> {
-    if (this.logs.has(key)) return Promise.resolve();
+    if (this.logs.get(key)?.ended === false) return Promise.resolve();
     return this.openWaiters.wait(key, timeoutMs);
   }
 

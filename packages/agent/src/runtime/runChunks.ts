@@ -1,5 +1,5 @@
 import type { FinishedRunStatus } from "@axiom-lattice/core";
-import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import { type MessageChunk, MessageChunkTypes, type RunHandedOverData, type RunResumedData } from "@axiom-lattice/protocols";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { runFailureCode } from "./runFailure";
 
@@ -23,7 +23,12 @@ export function terminalChunk({ status, error, interrupts = [] }: RunOutcomeDeta
   }
 }
 
-/** The chunk a stream ends with when this replica stopped a run without finishing it. */
-export function stoppedChunk(code: string, error: string): MessageChunk {
-  return { type: MessageChunkTypes.ERROR, data: { code, error } };
+/** Marks where a replica stopped running a message without ending it: the stream goes on where it runs next. */
+export function handedOverChunk(data: RunHandedOverData): MessageChunk<RunHandedOverData> {
+  return { type: MessageChunkTypes.RUN_HANDED_OVER, data };
+}
+
+/** The first event of a re-run of a message, on `replica`. */
+export function resumedChunk(replica: string, attempt: number): MessageChunk<RunResumedData> {
+  return { type: MessageChunkTypes.RUN_RESUMED, data: { replica, attempt } };
 }

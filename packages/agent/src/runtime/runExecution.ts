@@ -23,7 +23,8 @@ export interface RunExecution {
   messageId: string;
   content: RunContent;
   signal: AbortSignal;
-  emit(chunk: MessageChunk): void;
+  /** Streams a chunk; the run waits while it settles (the run's output holds it back until its events are logged). */
+  emit(chunk: MessageChunk): Promise<void>;
 }
 
 export type ExecutedRun = { status: "success" } | { status: "interrupted"; interrupts: PendingInterrupt[] };
@@ -37,8 +38,8 @@ export async function executeRun({ graph, config, messageId, content, signal, em
   if (input !== ALREADY_RAN) {
     const stream = await graph.stream(input, { ...config, streamMode: ["messages", "updates"], signal });
     for await (const [mode, payload] of stream) {
-      if (mode === "messages") emitToken(payload, emit);
-      else emitUpdates(payload as NodeUpdates, emit);
+      const chunks = mode === "messages" ? tokenChunks(payload) : updateChunks(payload as NodeUpdates);
+      for (const chunk of chunks) await emit(chunk);
     }
   }
   const interrupts = pendingInterrupts(await graph.getState(config));
@@ -81,29 +82,31 @@ async function planInput(
   return unfinished && !waiting ? null : ALREADY_RAN;
 }
 
-function emitToken([message, metadata]: [BaseMessage, Record<string, unknown>], emit: (chunk: MessageChunk) => void) {
-  if (metadata.langgraph_node !== AGENT_NODE || !AIMessageChunk.isInstance(message) || !message.text) return;
-  emit({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } });
+function tokenChunks([message, metadata]: [BaseMessage, Record<string, unknown>]): MessageChunk[] {
+  if (metadata.langgraph_node !== AGENT_NODE || !AIMessageChunk.isInstance(message) || !message.text) return [];
+  return [{ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } }];
 }
 
 type NodeUpdates = Record<string, { messages?: BaseMessage[] } | undefined> & { __metadata__?: { cached?: boolean } };
 
-function emitUpdates(updates: NodeUpdates, emit: (chunk: MessageChunk) => void) {
+function updateChunks(updates: NodeUpdates): MessageChunk[] {
+  const chunks: MessageChunk[] = [];
   // A node's output replayed from pending writes (its replica died before the checkpoint): the model
   // did not run here, so its answer was never streamed token by token. Stream it whole.
   const replayed = updates.__metadata__?.cached === true;
   for (const message of updates[AGENT_NODE]?.messages ?? []) {
     if (!AIMessage.isInstance(message) && !AIMessageChunk.isInstance(message)) continue;
-    if (replayed && message.text) emit({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } });
+    if (replayed && message.text) chunks.push({ type: MessageChunkTypes.MESSAGE_CHUNK, data: { id: message.id, content: message.text } });
     for (const call of message.tool_calls ?? []) {
-      emit({ type: MessageChunkTypes.TOOL_CALL, data: { id: call.id, name: call.name, args: call.args } });
+      chunks.push({ type: MessageChunkTypes.TOOL_CALL, data: { id: call.id, name: call.name, args: call.args } });
     }
   }
   for (const message of updates[TOOLS_NODE]?.messages ?? []) {
     if (!ToolMessage.isInstance(message)) continue;
-    emit({
+    chunks.push({
       type: MessageChunkTypes.TOOL_RESULT,
       data: { toolCallId: message.tool_call_id, name: message.name, content: message.text, status: message.status },
     });
   }
+  return chunks;
 }

@@ -1,19 +1,33 @@
 import type { Logger } from "@axiom-lattice/core";
 import type { MessageChunk, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import { setTimeout as sleep } from "node:timers/promises";
+import { RUN_EVENT_UNLOGGED_LIMIT } from "../defaults";
 import type { ChunkBuffers } from "./chunkBuffers";
+import { resumedChunk } from "./runChunks";
 
 /** Where a run's events go: this replica's buffer, and the run event log when there is one. */
 export interface RunOutputDeps {
   buffers: ChunkBuffers;
   runEvents?: RunEventLog;
   runEventFlushMs: number;
+  /** Named in a re-run's `run_resumed` event. */
+  replicaId: string;
   logger: Logger;
 }
 
 /**
- * One run's output. Each chunk gets its index in this replica's buffer (the owner's fast path) and is
- * written to the run event log in batches, every `runEventFlushMs` and when asked, one batch at a time
- * in index order: a follower reading after its position never skips an event still being written.
+ * One attempt's output. Each chunk gets its index in this replica's buffer (the owner's fast path:
+ * its own streams get the chunk at once) and is written to the run event log in batches, every
+ * `runEventFlushMs` and when asked, one batch at a time in index order: a follower reading after its
+ * position never skips an event still being written.
+ *
+ * Ids across attempts. An attempt may die with events streamed from its buffer but not logged; the
+ * next attempt must not give those ids to other events, or a client that saw them and resumes (with
+ * `Last-Event-ID`) would skip the new ones. So an attempt streams at most `RUN_EVENT_UNLOGGED_LIMIT`
+ * events beyond the last logged one (`room` holds the run back), and a re-run starts that far past
+ * the last logged index: ids jump, and never collide. A re-run is known from the message's claim count
+ * (`attempts`), read with the claim, so a first attempt starts at 0 without reading the log: nothing
+ * stands between the claim and its first chunk.
  */
 export class RunOutput {
   private pending: RunEvent[] = [];
@@ -24,31 +38,61 @@ export class RunOutput {
     private readonly deps: RunOutputDeps,
     private readonly key: string,
     private readonly run: RunEventRef,
+    /** The highest index known to be logged. */
+    private logged: number,
+    /** The highest index this attempt streamed. */
+    private streamed: number,
   ) {}
 
   /**
-   * Opens the run's buffer under `key`. A re-run of the message continues after the last index
-   * logged (by whichever replica ran it before), so ids stay unique and increasing across re-runs.
+   * Opens the buffer for attempt `attempt` (the message's claim count) of the run. A re-run starts
+   * with a `run_resumed` event, logged before anything of the attempt is streamed: were it streamed
+   * first and this attempt died, the next would reuse its id. Throws when the log cannot be read or
+   * written (the database is unavailable): the attempt must not start.
    */
-  static async open(deps: RunOutputDeps, key: string, run: RunEventRef): Promise<RunOutput> {
-    let firstIndex = 0;
-    try {
-      firstIndex = deps.runEvents ? (await deps.runEvents.lastIndex(run)) + 1 : 0;
-    } catch (error) {
-      deps.logger.warn({ messageId: run.messageId, err: error }, "run event log unreadable; the run's indexes start from this replica's buffer");
+  static async open(deps: RunOutputDeps, key: string, run: RunEventRef, attempt: number): Promise<RunOutput> {
+    const { buffers, runEvents } = deps;
+    if (attempt <= 1) {
+      buffers.open(key, run.messageId, 0);
+      return new RunOutput(deps, key, run, -1, -1);
     }
-    deps.buffers.open(key, run.messageId, firstIndex);
-    return new RunOutput(deps, key, run);
+    const resumed = resumedChunk(deps.replicaId, attempt);
+    if (!runEvents) {
+      // One process, no log: its buffer alone numbers the run's events.
+      buffers.open(key, run.messageId);
+      const output = new RunOutput(deps, key, run, -1, -1);
+      output.push(resumed);
+      return output;
+    }
+    const first = (await runEvents.lastIndex(run)) + RUN_EVENT_UNLOGGED_LIMIT + 1;
+    await runEvents.append(run, [{ ...resumed, index: first }]);
+    buffers.open(key, run.messageId, first);
+    buffers.push(key, resumed);
+    return new RunOutput(deps, key, run, first, first);
   }
 
   push(chunk: MessageChunk): void {
     const streamed = this.deps.buffers.push(this.key, chunk);
     if (!streamed || !this.deps.runEvents) return;
+    this.streamed = streamed.index;
     this.pending.push({ type: streamed.type, data: streamed.data, index: streamed.index });
     this.timer ??= setTimeout(() => void this.flush(), this.deps.runEventFlushMs);
   }
 
-  /** Writes every event pushed so far; never rejects (a failed batch is retried by the next flush). */
+  /**
+   * Settles once one more event may be streamed: fewer than `RUN_EVENT_UNLOGGED_LIMIT - 1` beyond the
+   * last logged, the last place kept for the event that ends the attempt (its outcome or hand-over),
+   * which is pushed whatever the log's state. Meanwhile it writes what is pending, again every
+   * `runEventFlushMs` while the log fails. Rejects when `signal` aborts (the run is stopped).
+   */
+  async room(signal: AbortSignal): Promise<void> {
+    while (this.streamed - this.logged >= RUN_EVENT_UNLOGGED_LIMIT - 1) {
+      await untilAborted(this.flush(), signal);
+      if (this.streamed - this.logged >= RUN_EVENT_UNLOGGED_LIMIT - 1) await sleep(this.deps.runEventFlushMs, undefined, { signal });
+    }
+  }
+
+  /** Writes every event pushed so far; never rejects (a failed batch is retried after `runEventFlushMs`). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -60,6 +104,7 @@ export class RunOutput {
   async end(): Promise<void> {
     this.deps.buffers.end(this.key);
     await this.flush();
+    clearTimeout(this.timer);
     if (this.pending.length > 0) {
       this.deps.logger.warn({ messageId: this.run.messageId, dropped: this.pending.length }, "run events not logged: followers on other replicas miss them");
       this.pending = [];
@@ -72,10 +117,22 @@ export class RunOutput {
     this.pending = [];
     try {
       await this.deps.runEvents.append(this.run, batch);
+      this.logged = batch.at(-1)!.index;
     } catch (error) {
       // Kept first in line: the next batch must not be written before it, or followers would skip it.
       this.pending = [...batch, ...this.pending];
-      this.deps.logger.warn({ messageId: this.run.messageId, err: error }, "run events not logged yet; retrying at the next flush");
+      this.timer ??= setTimeout(() => void this.flush(), this.deps.runEventFlushMs);
+      this.deps.logger.warn({ messageId: this.run.messageId, err: error }, "run events not logged yet; retrying");
     }
   }
+}
+
+/** `promise`, or a rejection with the signal's reason once `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

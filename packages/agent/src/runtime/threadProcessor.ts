@@ -7,12 +7,12 @@ import {
   type ThreadRunScope,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
-import type { MessageChunk } from "@axiom-lattice/protocols";
+import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { ActiveRun, type HandOverReason } from "./activeRun";
-import { type RunOutcomeDetails, stoppedChunk, terminalChunk } from "./runChunks";
+import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
@@ -27,12 +27,13 @@ export interface DrainResult {
   leaseContended: boolean;
 }
 
-const HAND_OVER_CODES: Record<HandOverReason, string> = {
-  lease_lost: "LEASE_LOST",
-  claim_lost: "CLAIM_LOST",
-  settlement_failed: "TASK_SETTLEMENT_FAILED",
-  shutdown: "REPLICA_SHUTDOWN",
-  database_unavailable: "DATABASE_UNAVAILABLE",
+/** What a `run_handed_over` event says of each reason. */
+const HAND_OVERS: Record<HandOverReason, { code: HandOverCode; reason: string }> = {
+  lease_lost: { code: "LEASE_LOST", reason: "This replica lost the thread's run lease" },
+  claim_lost: { code: "CLAIM_LOST", reason: "This replica lost its claim on the message" },
+  settlement_failed: { code: "TASK_SETTLEMENT_FAILED", reason: "The run's task could not be settled" },
+  shutdown: { code: "REPLICA_SHUTDOWN", reason: "This replica is shutting down" },
+  database_unavailable: { code: "DATABASE_UNAVAILABLE", reason: "The database was unavailable" },
 };
 
 /** Pauses before running a message again after the database interrupted it: 250 ms, doubling to 8 s. */
@@ -185,16 +186,21 @@ export class ThreadProcessor {
 
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
   private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
-    const { buffers, runEvents, runEventFlushMs } = this.context;
     const claimedAt = Date.now();
     const run = new ActiveRun(message.id);
     this.active = run;
-    const output = await RunOutput.open(
-      { buffers, runEvents: runEvents?.log, runEventFlushMs, logger: this.logger },
-      bufferKey(this.scope, message),
-      { ...this.scope, messageId: message.id },
-    );
+    try {
+      const output = await this.openOutput(message);
+      return output ? await this.runAttempt(message, lease, run, output, claimedAt) : "database_unavailable";
+    } finally {
+      this.active = undefined;
+      run.finish();
+    }
+  }
+
+  private async runAttempt(message: PendingMessage, lease: ThreadRunHandle, run: ActiveRun, output: RunOutput, claimedAt: number): Promise<HandOverReason | undefined> {
     const onLeaseLost = () => run.stop("lease_lost");
+    if (lease.signal.aborted) onLeaseLost();
     lease.signal.addEventListener("abort", onLeaseLost, { once: true });
     const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
     try {
@@ -212,8 +218,20 @@ export class ThreadProcessor {
       stopClaimHeartbeat();
       lease.signal.removeEventListener("abort", onLeaseLost);
       await output.end();
-      this.active = undefined;
-      run.finish();
+    }
+  }
+
+  /** The output of this attempt of the message; none when the database keeps it from starting (a re-run must log its start first). */
+  private async openOutput(message: PendingMessage): Promise<RunOutput | undefined> {
+    const { buffers, runEvents, runEventFlushMs, replicaId, observer } = this.context;
+    const deps = { buffers, runEvents: runEvents?.log, runEventFlushMs, replicaId, logger: this.logger };
+    try {
+      return await RunOutput.open(deps, bufferKey(this.scope, message), { ...this.scope, messageId: message.id }, message.attempts);
+    } catch (error) {
+      if (!isDatabaseOutage(error)) throw error;
+      observer.runHandedOver?.({ reason: "database_unavailable" });
+      this.logger.warn({ messageId: message.id, err: error }, "re-run not started: the database is unavailable; the message runs again");
+      return undefined;
     }
   }
 
@@ -258,7 +276,8 @@ export class ThreadProcessor {
     taskId: string | undefined,
   ): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
     let firstChunk = true;
-    const emit = (chunk: MessageChunk) => {
+    const emit = async (chunk: MessageChunk) => {
+      await output.room(run.signal);
       if (firstChunk) {
         firstChunk = false;
         this.context.observer.runFirstChunk?.({ delayMs: Date.now() - claimedAt });
@@ -288,15 +307,20 @@ export class ThreadProcessor {
   }
 
   /**
-   * Leaves the message unfinished and tells its stream why. A lost lease means a peer may own the
-   * message now: leave it alone (as with a lost claim, the next holder of the lease takes it back). On
-   * shutdown the lease is still ours, so no peer can hold the thread's claims: hand the message back
-   * to the queue at once.
+   * Leaves the message unfinished and tells its stream why; the stream goes on with the next attempt,
+   * which starts with `run_resumed`. A lost lease means a peer may own the message now: leave it alone
+   * (as with a lost claim, the next holder of the lease takes it back). On shutdown the lease is still
+   * ours, so no peer can hold the thread's claims: hand the message back to the queue at once, after
+   * the event is logged (the next attempt's events must follow it).
    */
   private async handOver(reason: HandOverReason, output: RunOutput): Promise<HandOverReason> {
-    this.context.observer.runHandedOver?.({ reason });
-    if (reason === "shutdown") await this.context.queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
-    output.push(stoppedChunk(HAND_OVER_CODES[reason], `Run stopped on this replica: ${reason}`));
+    const { observer, replicaId, queue } = this.context;
+    observer.runHandedOver?.({ reason });
+    output.push(handedOverChunk({ ...HAND_OVERS[reason], replica: replicaId }));
+    if (reason === "shutdown") {
+      await output.flush();
+      await queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
+    }
     return reason;
   }
 

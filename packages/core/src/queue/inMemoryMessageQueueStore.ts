@@ -164,6 +164,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
         lockedAt: new Date(now),
         leaseExpiresAt: new Date(now + leaseMs),
         runStatus: "running",
+        attempts: message.attempts + 1,
         replicaId: holderLabel(owner),
         startedAt: new Date(now),
       });
@@ -259,6 +260,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       sequence: atHead ? -++this.lastHead : ++this.lastTail,
       status: "pending",
       runStatus: "pending",
+      attempts: 0,
       createdAt: new Date(this.now()),
     };
     const tenants = this.messages.get(message.id) ?? new Map<string | null, StoredMessage>();

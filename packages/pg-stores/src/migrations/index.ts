@@ -17,6 +17,7 @@ import { pluginSettingsMigration } from "./197_plugin_settings";
 import { queueTenantOpenMigration } from "./198_queue_tenant_open";
 import { runEventsMigration } from "./199_run_events";
 import { queueAbortRequestMigration } from "./200_queue_abort_request";
+import { queueAttemptsMigration } from "./201_queue_attempts";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -40,4 +41,5 @@ export const allMigrations: readonly Migration[] = [
   queueTenantOpenMigration,
   runEventsMigration,
   queueAbortRequestMigration,
+  queueAttemptsMigration,
 ];

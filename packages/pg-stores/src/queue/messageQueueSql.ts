@@ -4,7 +4,7 @@
 // sequence stays bigint (node-postgres reads it as a decimal string) so every ORDER BY is numeric.
 const COLUMNS = `
   id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, created_at,
-  locked_by, locked_at, lease_expires_at, run_status, replica_id, started_at, finished_at, error,
+  locked_by, locked_at, lease_expires_at, run_status, attempts, replica_id, started_at, finished_at, error,
   abort_requested_at`;
 
 // "IS NOT DISTINCT FROM", spelled out: the planner folds each pair to `= value` or `IS NULL` once the
@@ -113,6 +113,7 @@ export const CLAIM_MESSAGES: PreparedStatement = {
            locked_at = now(),
            lease_expires_at = now() + $5 * interval '1 millisecond',
            run_status = 'running',
+           attempts = attempts + 1,
            replica_id = $6,
            started_at = now()
      WHERE sequence = ANY(ARRAY(
@@ -123,7 +124,7 @@ export const CLAIM_MESSAGES: PreparedStatement = {
               ORDER BY ${CLAIM_ORDER}
               LIMIT $7
                 FOR UPDATE SKIP LOCKED))
-    RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at
+    RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts
   )
   SELECT * FROM claimed ORDER BY ${CLAIM_ORDER}`,
 };

@@ -74,6 +74,7 @@ interface MessageRow {
   locked_at: Date | null;
   lease_expires_at: Date | null;
   run_status: RunStatus;
+  attempts: number;
   replica_id: string | null;
   started_at: Date | null;
   finished_at: Date | null;
@@ -82,7 +83,7 @@ interface MessageRow {
 }
 
 /** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
-type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at">;
+type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts">;
 
 /** `fields` plus those of `nullable` that are not null: an unset field is absent, as in every store. */
 function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
@@ -103,6 +104,7 @@ const toMessage = (row: MessageRow): PendingMessage =>
       status: row.status,
       createdAt: row.created_at,
       runStatus: row.run_status,
+      attempts: row.attempts,
     },
     {
       tenantId: row.tenant_id,
@@ -229,6 +231,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           lockedAt: row.locked_at,
           leaseExpiresAt: row.lease_expires_at,
           runStatus: "running",
+          attempts: row.attempts,
           replicaId,
           // The claim stamps both with the same now().
           startedAt: new Date(row.locked_at!.getTime()),

@@ -39,6 +39,11 @@ export interface PendingMessage {
   leaseExpiresAt?: Date;
   /** The run record. */
   runStatus: RunStatus;
+  /**
+   * How many times the message was claimed, this claim included: 0 while never claimed, above 1 for a
+   * message run again after its claimer stopped (or died) before completing it.
+   */
+  attempts: number;
   /** The replica that ran (or runs) it: the label of the claim's owner. */
   replicaId?: string;
   startedAt?: Date;
