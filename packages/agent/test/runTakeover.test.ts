@@ -136,7 +136,7 @@ describe("a run whose events cannot be logged", () => {
     const local = reading(stream);
     await eventually("the run to stop at its bound", () => local.chunks.length === RUN_EVENT_UNLOGGED_LIMIT - 1, { timeoutMs: 10_000 });
 
-    expect(await agent.abort()).toBe(true);
+    expect(await agent.abort()).toMatchObject({ status: "aborted" });
     await local.done;
     expect(local.chunks).toHaveLength(RUN_EVENT_UNLOGGED_LIMIT);
     expect(local.chunks.at(-1)).toMatchObject({ type: "message_failed", index: RUN_EVENT_UNLOGGED_LIMIT - 1, data: { status: "aborted" } });
