@@ -17,6 +17,8 @@ export interface FigureResult {
   ok: boolean;
   /** Raw repetitions and anything else worth keeping in results/latest.json. */
   raw: Record<string, unknown>;
+  /** Lines printed under the figure's line, for what one value cannot say (e.g. B10's several figures). */
+  details?: string[];
 }
 
 export function median(values: number[]): number {

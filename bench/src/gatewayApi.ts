@@ -24,9 +24,12 @@ export class GatewayApi {
     readonly headers: Record<string, string> = {},
   ) {}
 
-  /** An assistant on the built-in scripted model (it echoes `echo: <message>` token by token). */
-  async createAssistant(id: string): Promise<void> {
-    await this.send("POST", "/api/assistants", { id, name: `bench ${id}` });
+  /**
+   * An assistant on `model` (an assistant's model setting), by default the built-in scripted model
+   * (it echoes `echo: <message>` token by token).
+   */
+  async createAssistant(id: string, model?: Record<string, string>): Promise<void> {
+    await this.send("POST", "/api/assistants", { id, name: `bench ${id}`, ...(model ? { model } : {}) });
   }
 
   /** Creates threads `<prefix>-0` … of the assistant and returns their ids. */

@@ -1,5 +1,5 @@
 // `pnpm bench [ID ...]`: runs the figures (all, or those named), prints one line per figure ending in
-// `ratio=<x> target=<y> ok|SHORT`, and writes results/latest.json.
+// `ratio=<x> target=<y> ok|SHORT` (and the figure's detail lines, indented), and writes results/latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FigureResult } from "./figure";
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
     if (result.baseline !== undefined) parts.push(`baseline=${format(result.baseline)}${result.unit}`);
     parts.push(`ratio=${result.ratio === undefined ? "n/a" : format(result.ratio)}`, `target=${result.target}`, result.ok ? "ok" : "SHORT");
     console.log(parts.join(" "));
+    for (const line of result.details ?? []) console.log(`  ${line}`);
   }
   const dir = join(__dirname, "..", "results");
   mkdirSync(dir, { recursive: true });
