@@ -10,6 +10,11 @@ export const MessageChunkTypes = {
   MESSAGE_FAILED: "message_failed",
   ERROR: "error",
   AFFINITY_MISS: "affinity_miss",
+  /**
+   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `custom`), emitted
+   * only by runs queued with LangGraph stream modes (the LangGraph-compatible API's runs).
+   */
+  GRAPH_EVENT: "graph_event",
 } as const;
 
 export type MessageChunkType = (typeof MessageChunkTypes)[keyof typeof MessageChunkTypes];
