@@ -12,7 +12,7 @@ import { idParams, idSchema, noContent } from "./ids";
 /** What reads show in place of an assistant's API key. */
 const API_KEY_MASK = "***";
 
-const modelSchema = z.strictObject({
+export const modelSchema = z.strictObject({
   provider: z
     .string()
     .min(1)
@@ -58,6 +58,9 @@ const tags = ["assistants"];
 // What a configuration naming something a run could not use is refused with, nothing written.
 const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 
+/** A model configuration as reads show it: the API key, when set, masked. */
+export const redactModel = (model: AssistantModelConfig): AssistantModelConfig => (model.apiKey ? { ...model, apiKey: API_KEY_MASK } : model);
+
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
   const { stores, config, mcp, plugins } = gatewayContextOf(app);
@@ -80,7 +83,9 @@ export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
     if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
     if (model?.baseUrl !== undefined) await checkEgressUrl(model.baseUrl, config.upstream.egress);
   };
-  const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: API_KEY_MASK } } : assistant);
+  // The fields of this API: description, metadata, version and the graph's config and context belong to the LangGraph API's view.
+  const redact = ({ description: _d, metadata: _m, version: _v, graphConfig: _c, graphContext: _x, ...assistant }: Assistant) =>
+    assistant.model.apiKey ? { ...assistant, model: redactModel(assistant.model) } : assistant;
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post(

@@ -17,6 +17,7 @@ import { pluginSettingsMigration } from "./197_plugin_settings";
 import { queueTenantOpenMigration } from "./198_queue_tenant_open";
 import { runEventsMigration } from "./199_run_events";
 import { queueAbortRequestMigration } from "./200_queue_abort_request";
+import { assistantGraphFieldsMigration } from "./201_assistant_graph_fields";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -40,4 +41,5 @@ export const allMigrations: readonly Migration[] = [
   queueTenantOpenMigration,
   runEventsMigration,
   queueAbortRequestMigration,
+  assistantGraphFieldsMigration,
 ];

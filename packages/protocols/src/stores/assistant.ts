@@ -16,6 +16,16 @@ export interface Assistant {
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools: string[];
+  /** What the assistant is for, in words. */
+  description?: string;
+  /** Free-form JSON its clients label and find it by (LangGraph's assistant metadata). */
+  metadata: Record<string, unknown>;
+  /** 1 when created; every update adds one. */
+  version: number;
+  /** LangGraph's assistant `config`, kept as given: the graph reads none of it. */
+  graphConfig: Record<string, unknown>;
+  /** LangGraph's assistant `context` beyond the graph's own settings (model, tools, system prompt), kept as given. */
+  graphContext: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -27,6 +37,10 @@ export interface CreateAssistantRequest {
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools?: string[];
+  description?: string;
+  metadata?: Record<string, unknown>;
+  graphConfig?: Record<string, unknown>;
+  graphContext?: Record<string, unknown>;
 }
 
 export type UpdateAssistantRequest = Partial<Omit<CreateAssistantRequest, "id">>;
