@@ -76,7 +76,7 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       expect(await store.deleteAssistant(tenant, "a")).toBe(false);
     });
 
-    it("keeps the LangGraph API's fields, and counts a version per update", async () => {
+    it("keeps the LangGraph API's fields, merges metadata on update, and counts a version per update", async () => {
       const tenant = fresh("tenant");
       const fields = {
         description: "Answers briefly",
@@ -93,8 +93,10 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
 
       const renamed = await store.updateAssistant(tenant, "lg", { name: "Renamed" });
       expect(renamed).toMatchObject({ ...fields, name: "Renamed", version: 2 });
-      const relabelled = await store.updateAssistant(tenant, "lg", { metadata: { team: "sales" }, graphContext: {} });
-      expect(relabelled).toMatchObject({ metadata: { team: "sales" }, graphContext: {}, graphConfig: fields.graphConfig, version: 3 });
+      const relabelled = await store.updateAssistant(tenant, "lg", { metadata: { team: "sales", added: true }, graphContext: {} });
+      // Metadata merged by top-level key; config and context replaced.
+      expect(relabelled?.metadata).toEqual({ ...fields.metadata, team: "sales", added: true });
+      expect(relabelled).toMatchObject({ graphContext: {}, graphConfig: fields.graphConfig, version: 3 });
       expect(await store.getAssistant(tenant, "lg")).toEqual(relabelled);
     });
 

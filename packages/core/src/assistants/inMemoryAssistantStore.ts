@@ -35,7 +35,8 @@ export class InMemoryAssistantStore implements AssistantStore {
     const assistant = this.find(tenantId, assistantId);
     const update = validateUpdateAssistant(request);
     if (!assistant) return null;
-    Object.assign(assistant, update, { version: assistant.version + 1, updatedAt: new Date() });
+    const metadata = update.metadata && { ...assistant.metadata, ...update.metadata };
+    Object.assign(assistant, update, { ...(metadata && { metadata }), version: assistant.version + 1, updatedAt: new Date() });
     return copy(assistant);
   }
 

@@ -23,7 +23,7 @@ export const LIST_ASSISTANTS = `
    WHERE tenant_id = $1
    ORDER BY created_at, id`;
 
-/** A NULL parameter keeps the column as it is; every update counts one more version. */
+/** A NULL parameter keeps the column as it is; metadata is merged (top-level keys); every update counts one more version. */
 export const UPDATE_ASSISTANT = `
   UPDATE lattice_assistants
      SET name = COALESCE($3, name),
@@ -32,7 +32,7 @@ export const UPDATE_ASSISTANT = `
          system_prompt = COALESCE($6, system_prompt),
          tools = COALESCE($7::text[], tools),
          description = COALESCE($8, description),
-         metadata = COALESCE($9::jsonb, metadata),
+         metadata = metadata || COALESCE($9::jsonb, '{}'),
          graph_config = COALESCE($10::jsonb, graph_config),
          graph_context = COALESCE($11::jsonb, graph_context),
          version = version + 1,

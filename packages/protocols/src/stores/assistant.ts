@@ -43,6 +43,7 @@ export interface CreateAssistantRequest {
   graphContext?: Record<string, unknown>;
 }
 
+/** The fields given replace the stored ones, but `metadata`, which is merged into the stored metadata (top-level keys). */
 export type UpdateAssistantRequest = Partial<Omit<CreateAssistantRequest, "id">>;
 
 export interface AssistantStore {
