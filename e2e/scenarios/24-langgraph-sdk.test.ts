@@ -1,5 +1,9 @@
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { execa } from "execa";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphConformance } from "../harness/langgraphConformance";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, refusal, say, sdkClient } from "../harness/langgraphSdk";
@@ -28,6 +32,22 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
   langgraphConformance(() => {
     printLogsOnFailure(() => [gateway]);
     return { url: gateway.url };
+  });
+
+  it("the README's LangGraph SDK example runs as written", async () => {
+    const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n## LangGraph SDK\n"));
+    const example = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example).toBeDefined();
+    // Resolved from this folder, where the SDK is installed; the one change: the gateway's port.
+    const result = await execa("node", ["--input-type=module", "-e", example!.replace("http://127.0.0.1:4001", gateway.url)], {
+      cwd: resolve(__dirname, ".."),
+      env: { ...process.env, GATEWAY_TOKEN: await tokenFor(freshTenant("readme")) },
+      reject: false,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('messages [{"content":"echo:"');
+    expect(result.stdout.trim().split("\n").at(-1)).toContain("ask_human returned: yes");
   });
 });
 

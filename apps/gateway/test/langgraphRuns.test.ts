@@ -73,7 +73,8 @@ describe("LangGraph API: threads", () => {
     expect(state.values).not.toHaveProperty("runStarts");
 
     const written = await post(`/threads/${thread}/state`, { values: { messages: [{ role: "user", content: "added" }] }, as_node: "agent" });
-    expect(written.json()).toEqual({ checkpoint: { thread_id: thread, checkpoint_ns: "", checkpoint_id: expect.any(String) } });
+    const checkpoint = { thread_id: thread, checkpoint_ns: "", checkpoint_id: expect.any(String) };
+    expect(written.json()).toEqual({ checkpoint, configurable: checkpoint });
     const history = (await post(`/threads/${thread}/history`, { limit: 2 })).json();
     expect(history.map((entry: { checkpoint: { checkpoint_id: string } }) => entry.checkpoint.checkpoint_id)[0]).toBe(written.json().checkpoint.checkpoint_id);
     expect(history[0].values.messages.at(-1)).toMatchObject({ type: "human", content: "added" });

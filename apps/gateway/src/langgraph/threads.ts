@@ -58,6 +58,8 @@ const updateStateSchema = z.strictObject({
 
 const HISTORY_UNSUPPORTED = { checkpoint: "the history of a subgraph's checkpoints" };
 
+const writtenCheckpoint = z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() });
+
 const historySchema = z.strictObject({
   limit: z.number().int().min(1).max(1000).default(10),
   before: z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().min(1).max(128) }) }).optional().describe("Only checkpoints older than this config's"),
@@ -196,7 +198,9 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
         params: threadParams,
         body: updateStateSchema,
         response: {
-          200: z.object({ checkpoint: z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() }) }),
+          200: z
+            .object({ checkpoint: writtenCheckpoint, configurable: writtenCheckpoint })
+            .describe("The new checkpoint, as LangGraph Platform answers it (`checkpoint`) and as the JS SDK's types read it (`configurable`)"),
           ...bodyErrors("NOT_FOUND", "THREAD_BUSY", "NOT_SUPPORTED"),
         },
       },
@@ -207,7 +211,8 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
       const { values, as_node } = request.body;
       checkMessages(values.messages);
       const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node);
-      return { checkpoint: { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId } };
+      const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };
+      return { checkpoint: written, configurable: written };
     },
   );
 
