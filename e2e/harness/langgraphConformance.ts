@@ -185,6 +185,25 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.runs.get(thread_id, first.run_id)).status).toBe("interrupted");
   });
 
+  it("a thread is not tied to an assistant: runs of two assistants share its queue and continue one history", async () => {
+    const { client, assistantId } = await setUp("two-assistants");
+    const { assistant_id: other } = await client.assistants.create({ graphId: GRAPH, name: "Other", context: { system_prompt: "Be other." } });
+    const { thread_id } = await client.threads.create();
+    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 1200") });
+    // One queue and one run lease per thread, whichever assistant runs: the second is refused, or waits its turn.
+    expect(await refusal(client.runs.create(thread_id, other, { input: say("mine now") }))).toMatchObject({ status: 409, body: { code: "THREAD_BUSY" } });
+    const second = await client.runs.create(thread_id, other, { input: say("mine now"), multitaskStrategy: "enqueue" });
+    expect((await client.runs.get(thread_id, second.run_id)).status).toBe("pending");
+    await client.runs.join(thread_id, second.run_id);
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 1200", "ai:echo: /sleep 1200", "human:mine now", "ai:echo: mine now"]);
+    const runs = await client.runs.list(thread_id);
+    expect(runs.map((run) => [run.run_id, run.assistant_id])).toEqual([
+      [second.run_id, other],
+      [first.run_id, assistantId],
+    ]);
+    expect((await client.threads.get(thread_id)).metadata).toMatchObject({ assistant_id: other, graph_id: GRAPH });
+  });
+
   it("state: read, written between runs, and its history, newest first, paged with before", async () => {
     const { client, assistantId } = await setUp("state");
     const { thread_id } = await client.threads.create();

@@ -115,9 +115,11 @@ describe("LangGraph API: runs", () => {
     expect(streamed.slice(1, -1).every((event) => event.id?.startsWith(`${runId}:`))).toBe(true);
     expect(streamed[2].data).toEqual([expect.objectContaining({ type: "ai", content: "echo:" }), expect.objectContaining({ langgraph_node: "agent", thread_id: thread, run_id: runId })]);
 
-    // The run again, from after its first graph event, as a reconnecting client asks (Last-Event-ID).
-    const resumed = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream?stream_mode=updates`, headers: { ...headers, "last-event-id": streamed[1].id! } });
-    expect(events(resumed).map((event) => event.event)).toEqual(["updates", "end"]);
+    // The run again, from after its first token, as a reconnecting client asks (Last-Event-ID): nothing twice.
+    const resumed = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": streamed[2].id! } });
+    expect(events(resumed).map((event) => event.id)).toEqual([...streamed.slice(3, -1).map((event) => event.id), undefined]);
+    const onlyUpdates = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream?stream_mode=updates`, headers: { ...headers, "last-event-id": streamed[1].id! } });
+    expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates", "end"]);
     const joined = await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=${encodeURIComponent('["values","updates"]')}`);
     expect(events(joined).map((event) => event.event)).toEqual(["metadata", "values", "updates", "values", "end"]);
   });
