@@ -1,7 +1,6 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { expect, it } from "vitest";
 import { tokenFor } from "./auth";
-import { call, eventually, expectOk } from "./client";
 import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, transcript } from "./langgraphSdk";
 
 /** Where the cases run: the URL SDK clients are given (one gateway, or nginx before replicas). */
@@ -160,7 +159,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
   });
 
   it("multitask strategies: reject answers 409, enqueue runs in order, interrupt stops the run in progress", async () => {
-    const { client, tenant, assistantId } = await setUp("multitask");
+    const { client, assistantId } = await setUp("multitask");
     const { thread_id } = await client.threads.create();
     const long = await client.runs.create(thread_id, assistantId, { input: say("/sleep 1500") });
     const busy = await refusal(client.runs.create(thread_id, assistantId, { input: say("rejected") }));
@@ -172,17 +171,27 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(order).toEqual(["human:/sleep 1500", "human:queued"]);
     expect((await client.runs.get(thread_id, long.run_id)).status).toBe("success");
 
-    // interrupt: sent to the replica running the thread, as a client of several replicas routes it
-    // (the affinity header; stopping a run on another replica comes with issue 23).
+    // interrupt: the run in progress stops, wherever it runs (behind round-robin, any replica takes the request).
     const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 5000") });
-    const { owner } = await eventually(async () => {
-      const queue = await expectOk<{ owner: string | null; processing: unknown[] }>(call(target().url, "GET", `/api/threads/${thread_id}/queue`, undefined, { "x-tenant-id": tenant }));
-      return queue.owner && queue.processing.length > 0 ? { owner: queue.owner } : undefined;
-    });
-    const pinned = await sdkClient(target().url, tenant, { headers: { "x-axiom-affinity": owner } });
-    const instead = await pinned.runs.wait(thread_id, assistantId, { input: say("instead"), multitaskStrategy: "interrupt" });
+    await expect.poll(async () => (await client.runs.get(thread_id, first.run_id)).status).toBe("running");
+    const instead = await client.runs.wait(thread_id, assistantId, { input: say("instead"), multitaskStrategy: "interrupt" });
     expect(transcript(instead).at(-1)).toBe("ai:echo: instead");
     expect((await client.runs.get(thread_id, first.run_id)).status).toBe("interrupted");
+  });
+
+  it("cancel: a queued run ends without running, a running one stops (wait), an ended one stays as it was", async () => {
+    const { client, assistantId } = await setUp("cancel");
+    const { thread_id } = await client.threads.create();
+    const running = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    const queued = await client.runs.create(thread_id, assistantId, { input: say("never"), multitaskStrategy: "enqueue" });
+    await client.runs.cancel(thread_id, queued.run_id);
+    expect((await client.runs.get(thread_id, queued.run_id)).status).toBe("interrupted");
+    await expect.poll(async () => (await client.runs.get(thread_id, running.run_id)).status).toBe("running");
+    await client.runs.cancel(thread_id, running.run_id, true);
+    expect((await client.runs.get(thread_id, running.run_id)).status).toBe("interrupted");
+    await client.runs.cancel(thread_id, running.run_id, true);
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 20000"]);
+    expect(await refusal(client.runs.cancel(thread_id, running.run_id, false, "rollback"))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
   });
 
   it("a thread is not tied to an assistant: runs of two assistants share its queue and continue one history", async () => {

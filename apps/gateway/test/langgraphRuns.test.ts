@@ -147,7 +147,7 @@ describe("LangGraph API: runs", () => {
     expect((await get(`/threads/${thread}/runs/${runs[1].run_id}/join`)).json().messages).toHaveLength(5);
   });
 
-  it("queues in the background, refuses a busy thread under reject, queues under enqueue, and cancels a run it is running", async () => {
+  it("queues in the background, refuses a busy thread under reject, queues under enqueue, and cancels runs", async () => {
     const thread = await newThread();
     const background = await post(`/threads/${thread}/runs`, say("/sleep 400", { metadata: { source: "test" } }));
     const run = background.json();
@@ -162,6 +162,9 @@ describe("LangGraph API: runs", () => {
     expect((await get(`/threads/${thread}/runs/${queued.run_id}/join`)).json().messages.at(-1)).toMatchObject({ content: "echo: second" });
 
     const long = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    const behind = (await post(`/threads/${thread}/runs`, say("never", { multitask_strategy: "enqueue" }))).json();
+    expect((await postEmpty(`/threads/${thread}/runs/${behind.run_id}/cancel`)).statusCode).toBe(202);
+    expect((await get(`/threads/${thread}/runs/${behind.run_id}`)).json().status).toBe("interrupted");
     await expect.poll(async () => (await get(`/threads/${thread}/runs/${long.run_id}`)).json().status).toBe("running");
     const cancelled = await postEmpty(`/threads/${thread}/runs/${long.run_id}/cancel?wait=1`);
     expect(cancelled.statusCode).toBe(204);

@@ -256,9 +256,10 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: "Stop a run this replica is running (LangGraph API)",
+        summary: "Stop a run, queued or running on any replica (LangGraph API)",
         description:
-          "A run that already ended is left as it is. Cancelling a run still queued, or running on another replica, answers `422 NOT_SUPPORTED` in this version.",
+          "The stop is run control (as `POST /api/runs/abort`): recorded on the run, applied by the replica running it, or by the one taking its thread over. " +
+          "A queued run ends at once without running; a run that already ended is left as it is.",
         params: runParams,
         querystring: cancelQuery,
         response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
@@ -268,15 +269,15 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
       const { wait, action } = request.query;
       if (action === "rollback") throw new HttpError("NOT_SUPPORTED", "action rollback is not supported by this gateway (use interrupt)");
       const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
-      if (run.status !== "completed" && !(await agents.getAgent(threadScope(thread)).abort(run.id))) {
-        // It may have ended meanwhile; otherwise it waits in the queue or runs on a peer.
-        const now = await stores.queue.getMessage(run.id, queueScopeOf(thread));
-        if (now && now.status !== "completed") {
-          throw new HttpError("NOT_SUPPORTED", `Run ${run.id} is ${now.status === "pending" ? "queued" : "running on another replica"}: only a run this replica is running can be cancelled in this version`);
-        }
+      const agent = agents.getAgent(threadScope(thread));
+      if (!truthy(wait)) {
+        await agent.abort(run.id, { waitMs: 0 });
+        return reply.status(202).send();
       }
-      // Stopping a run here returns once its message is completed as aborted: there is nothing more to wait for.
-      return reply.status(truthy(wait) ? 204 : 202).send();
+      // Within half a run lease when its replica lives; past it, once the replica taking the thread over applied it.
+      const { status } = await agent.abort(run.id);
+      if (status === undefined) await agent.waitForRun(run.id);
+      return reply.status(204).send();
     },
   );
 };
