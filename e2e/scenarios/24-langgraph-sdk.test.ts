@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphConformance } from "../harness/langgraphConformance";
-import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, refusal, say, sdkClient } from "../harness/langgraphSdk";
+import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
 
