@@ -7,7 +7,12 @@ CREATE TABLE public.lattice_assistants (
     system_prompt text,
     tools text[] DEFAULT '{}'::text[] NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    description text,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    version integer DEFAULT 1 NOT NULL,
+    graph_config jsonb DEFAULT '{}'::jsonb NOT NULL,
+    graph_context jsonb DEFAULT '{}'::jsonb NOT NULL
 );
 
 CREATE SEQUENCE public.lattice_lease_tokens

@@ -29,6 +29,8 @@ import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/sch
 import { taskEventRoutes } from "./routes/taskEvents";
 import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
+import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
+import { langgraphApi } from "./langgraph/langgraphApi";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
@@ -73,7 +75,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // Browsers on other origins are refused unless the operator lists them (same-origin by default).
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,
-    exposedHeaders: [REPLICA_HEADER, AFFINITY_ECHO_HEADER],
+    exposedHeaders: [REPLICA_HEADER, AFFINITY_ECHO_HEADER, ...LANGGRAPH_EXPOSED_HEADERS],
   });
   // Off for every route but those that opt in (run creation), keyed by the tenant once it is known.
   await app.register(rateLimit, {
@@ -106,6 +108,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(threadRoutes);
   await app.register(runRoutes);
   await app.register(clusterRoute);
+  await app.register(langgraphApi);
   registerScheduleRoutes(app, options.schedules ?? { client: context.schedules });
   return app;
 }

@@ -21,6 +21,7 @@ const token = (tenantId: string, scope: Scope = "write", expiresIn = "1h") => is
 
 let app: FastifyInstance;
 let scheduleId = "";
+let lgRunId = "";
 let tokenA = "";
 let tokenB = "";
 
@@ -70,6 +71,17 @@ beforeAll(async () => {
   });
   expect(schedule.statusCode).toBe(201);
   scheduleId = schedule.json<{ taskId: string }>().taskId;
+  // The same through the LangGraph API: an assistant, a thread and a run of tenant A.
+  const assistant = { assistant_id: "a-lg-assistant-only", graph_id: "react", name: "secret of A", metadata: { owner: "secret of A" } };
+  expect((await send("POST", "/assistants", { bearer: tokenA, body: assistant })).statusCode).toBe(200);
+  // Ids tenant B creates its own records under, in the cases below (ids are per tenant).
+  expect((await send("POST", "/assistants", { bearer: tokenA, body: { ...assistant, assistant_id: "a-lg-assistant" } })).statusCode).toBe(200);
+  expect((await send("POST", "/threads", { bearer: tokenA, body: { thread_id: "a-lg-thread", metadata: { owner: "secret of A" } } })).statusCode).toBe(200);
+  expect((await send("POST", "/threads", { bearer: tokenA, body: { thread_id: "a-lg-thread-only", metadata: { owner: "secret of A" } } })).statusCode).toBe(200);
+  const input = { messages: [{ role: "user", content: "secret of A" }] };
+  const waited = await send("POST", "/threads/a-lg-thread-only/runs/wait", { bearer: tokenA, body: { assistant_id: "a-lg-assistant-only", input } });
+  expect(waited.statusCode).toBe(200);
+  lgRunId = String(waited.headers["content-location"]).split("/").at(-1)!;
 });
 afterAll(() => app?.close());
 
@@ -93,6 +105,13 @@ const emptyList = (key: string) => (response: LightMyRequestResponse) => {
   expect(response.statusCode).toBe(200);
   expect(response.json<Record<string, unknown[]>>()[key]).toEqual([]);
 };
+
+const emptyArray = (response: LightMyRequestResponse) => {
+  expect(response.statusCode).toBe(200);
+  expect(response.json()).toEqual([]);
+};
+/** A LangGraph run of tenant A's assistant. */
+const lgRun = () => ({ assistant_id: "a-lg-assistant-only", input: { messages: [{ role: "user", content: "intrusion" }] }, multitask_strategy: "enqueue" });
 
 /** One isolation case per route: the completeness test below fails when a route has none. */
 const CASES: Record<string, RouteCase> = {
@@ -211,6 +230,52 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },
   "POST /api/schedules/:id/pause": { url: () => `/api/schedules/${scheduleId}/pause`, foreign: notFound },
   "POST /api/schedules/:id/resume": { url: () => `/api/schedules/${scheduleId}/resume`, foreign: notFound },
+  // The LangGraph API: the same records, the same isolation, in LangGraph's terms.
+  "POST /assistants": {
+    url: () => "/assistants",
+    body: () => ({ assistant_id: "a-lg-assistant", graph_id: "react", name: "B's own" }),
+    foreign: async (response) => {
+      expect(response.json()).toMatchObject({ name: "B's own", version: 1 });
+      expect((await send("GET", "/assistants/a-lg-assistant", { bearer: tokenA })).json()).toMatchObject({ name: "secret of A" });
+    },
+  },
+  "POST /assistants/search": { url: () => "/assistants/search", body: () => ({ metadata: { owner: "secret of A" } }), foreign: emptyArray },
+  "POST /assistants/count": {
+    url: () => "/assistants/count",
+    body: () => ({ metadata: { owner: "secret of A" } }),
+    foreign: (response) => expect(response.json()).toBe(0),
+  },
+  "GET /assistants/:assistant_id": { url: () => "/assistants/a-lg-assistant-only", foreign: notFound },
+  "PATCH /assistants/:assistant_id": { url: () => "/assistants/a-assistant-only", body: () => ({ name: "taken over" }), foreign: notFound },
+  "DELETE /assistants/:assistant_id": { url: () => "/assistants/a-assistant-only", foreign: notFound },
+  "GET /assistants/:assistant_id/graph": { url: () => "/assistants/a-assistant-only/graph", foreign: notFound },
+  "GET /assistants/:assistant_id/schemas": { url: () => "/assistants/a-assistant-only/schemas", foreign: notFound },
+  "POST /threads": {
+    url: () => "/threads",
+    body: () => ({ thread_id: "a-lg-thread", if_exists: "do_nothing" }),
+    foreign: (response) => {
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ thread_id: "a-lg-thread", metadata: {}, values: {} });
+    },
+  },
+  "POST /threads/search": { url: () => "/threads/search", body: () => ({ metadata: { owner: "secret of A" } }), foreign: emptyArray },
+  "GET /threads/:thread_id": { url: () => "/threads/a-thread", foreign: notFound },
+  "PATCH /threads/:thread_id": { url: () => "/threads/a-thread", body: () => ({ metadata: { owner: "B" } }), foreign: notFound },
+  "DELETE /threads/:thread_id": { url: () => "/threads/a-thread", foreign: notFound },
+  "GET /threads/:thread_id/state": { url: () => "/threads/a-thread/state", foreign: notFound },
+  "POST /threads/:thread_id/state": { url: () => "/threads/a-thread/state", body: () => ({ values: { messages: [{ role: "user", content: "x" }] } }), foreign: notFound },
+  "POST /threads/:thread_id/history": { url: () => "/threads/a-thread/history", body: () => ({}), foreign: notFound },
+  "POST /threads/:thread_id/runs": { url: () => "/threads/a-thread/runs", body: () => lgRun(), foreign: notFound },
+  "POST /threads/:thread_id/runs/stream": { url: () => "/threads/a-thread/runs/stream", body: () => lgRun(), foreign: notFound },
+  "POST /threads/:thread_id/runs/wait": { url: () => "/threads/a-thread/runs/wait", body: () => lgRun(), foreign: notFound },
+  "GET /threads/:thread_id/runs": { url: () => "/threads/a-lg-thread-only/runs", foreign: notFound },
+  "GET /threads/:thread_id/runs/:run_id": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}`, foreign: notFound },
+  "GET /threads/:thread_id/runs/:run_id/join": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/join`, foreign: notFound },
+  "GET /threads/:thread_id/runs/:run_id/stream": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/stream`, foreign: notFound },
+  "POST /threads/:thread_id/runs/:run_id/cancel": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/cancel`, foreign: notFound },
+  // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
+  "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
+  "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",
@@ -223,7 +288,7 @@ const CASES: Record<string, RouteCase> = {
 
 const routeKeys = () => apiRoutesOf(app).map(({ method, url }) => `${method} ${url}`);
 
-describe("every /api route with AUTH_REQUIRED=true", () => {
+describe("every protected route (/api and the LangGraph API) with AUTH_REQUIRED=true", () => {
   it("has an isolation case, and every case names a route that exists", () => {
     expect(routeKeys().sort()).toEqual(Object.keys(CASES).sort());
   });
@@ -324,6 +389,37 @@ describe("token claims", () => {
     } finally {
       await lenient.close();
     }
+  });
+});
+
+describe("the token in x-api-key, as LangGraph SDKs send their apiKey", () => {
+  it("authenticates like a bearer token, on the LangGraph API and on /api", async () => {
+    const viaApiKey = await send("GET", "/assistants/a-lg-assistant-only", { headers: { "x-api-key": tokenA } });
+    expect(viaApiKey.statusCode).toBe(200);
+    expect((await send("GET", "/api/threads/a-thread", { headers: { "x-api-key": tokenA } })).statusCode).toBe(200);
+    // Tenant B's key reaches tenant B's records only.
+    expect((await send("GET", "/assistants/a-lg-assistant-only", { headers: { "x-api-key": tokenB } })).statusCode).toBe(404);
+  });
+
+  it("is refused when forged, expired or malformed, and the Authorization header wins when both are sent", async () => {
+    const expired = await send("GET", "/threads/a-lg-thread-only", { headers: { "x-api-key": await token("tenant-a", "admin", "-1m") } });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json()).toMatchObject({ code: "TOKEN_EXPIRED", detail: expect.any(String) });
+    for (const apiKey of ["not a token", "abc.def", "x".repeat(10_000)]) {
+      const refused = await send("GET", "/threads/a-lg-thread-only", { headers: { "x-api-key": apiKey } });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers["www-authenticate"]).toMatch(/error="invalid_token"/);
+    }
+    const both = await send("GET", "/threads/a-lg-thread-only", { bearer: tokenB, headers: { "x-api-key": tokenA } });
+    expect(both.statusCode).toBe(404);
+  });
+
+  it("meets the route's scope like any token", async () => {
+    const reader = await token("tenant-a", "read");
+    expect((await send("POST", "/threads/search", { headers: { "x-api-key": reader }, body: {} })).statusCode).toBe(200);
+    const write = await send("POST", "/threads", { headers: { "x-api-key": reader }, body: {} });
+    expect(write.statusCode).toBe(403);
+    expect(write.json()).toMatchObject({ code: "FORBIDDEN" });
   });
 });
 

@@ -4,7 +4,9 @@ import type { FastifyInstance } from "fastify";
 import type { OpenAPIV3_1 } from "openapi-types";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { isProtectedRoute } from "../src/auth/authentication";
 import { ERROR_STATUS } from "../src/http/errors";
+import { langgraphStatus } from "../src/langgraph/errors";
 import { DOCS_PATH, OPENAPI_PATH } from "../src/openapi/apiReference";
 import { servedRoutesOf } from "../src/openapi/routeCatalog";
 import { openApiPath } from "./documentedResponses";
@@ -75,6 +77,27 @@ describe("the API reference", () => {
         expect(codes.length, `${where} ${status}`).toBeGreaterThan(0);
         // Each code documented under the status the gateway answers it with.
         for (const code of codes) expect(ERROR_STATUS[code], `${where}: ${code}`).toBe(Number(status));
+      }
+    }
+  });
+
+  it("gives every LangGraph API route a success answer, {detail, code} errors at the platform's statuses, and its scope", () => {
+    const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/"));
+    expect(langgraphRoutes.length).toBe(26);
+    for (const { method, url } of langgraphRoutes) {
+      const operation = operationOf(method, url)!;
+      const where = `${method} ${url}`;
+      expect(operation.tags, where).toEqual(["langgraph"]);
+      expect(operation.security, where).toEqual([{ bearerAuth: [] }]);
+      expect(operation.description, where).toMatch(/Needs the `(read|write|admin)` scope/);
+      const responses = operation.responses ?? {};
+      expect(Object.keys(responses).some((status) => status.startsWith("2")), where).toBe(true);
+      for (const status of ["401", "403", "500"]) expect(responses[status], `${where} ${status}`).toBeDefined();
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue;
+        const schema = (response as OpenAPIV3_1.ResponseObject).content?.["application/json"]?.schema as OpenAPIV3_1.SchemaObject;
+        expect(Object.keys(schema.properties ?? {}), `${where} ${status}`).toEqual(["detail", "code"]);
+        for (const code of (schema.properties?.code as OpenAPIV3_1.SchemaObject).enum as ErrorCode[]) expect(langgraphStatus(code), `${where}: ${code}`).toBe(Number(status));
       }
     }
   });

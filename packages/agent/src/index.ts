@@ -14,8 +14,10 @@ export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
-export { buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
+export { AGENT_NODE, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
+export { clientStateValues, toClientJson } from "./graph/clientJson";
+export { GRAPH_STREAM_MODES, type GraphEvent, type GraphStreamMode } from "./graph/graphStreamEvents";
 export type { PlainMessage } from "./graph/plainMessage";
 export {
   Agent,
@@ -34,7 +36,8 @@ export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentI
 export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
-export { InvalidRunInputError, type AgentInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
+export { InvalidRunInputError, type AgentInput, type GraphInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
+export type { ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";

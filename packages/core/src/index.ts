@@ -92,6 +92,7 @@ export { scanEveryTask } from "./tasks/taskScan";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export { jsonContains } from "./stores/jsonContainment";
 export * from "./defaults";
 export * from "./schedule";
 export { InMemoryProjectStore } from "./projects/inMemoryProjectStore";

@@ -12,6 +12,11 @@ export const MessageChunkTypes = {
   AFFINITY_MISS: "affinity_miss",
   RUN_HANDED_OVER: "run_handed_over",
   RUN_RESUMED: "run_resumed",
+  /**
+   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `custom`), emitted
+   * only by runs queued with LangGraph stream modes (the LangGraph-compatible API's runs).
+   */
+  GRAPH_EVENT: "graph_event",
 } as const;
 
 export type MessageChunkType = (typeof MessageChunkTypes)[keyof typeof MessageChunkTypes];

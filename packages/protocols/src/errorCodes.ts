@@ -21,6 +21,8 @@ export type ErrorCode =
   | "AFFINITY_MISS"
   | "NOT_READY"
   | "INTERNAL_ERROR"
+  // A part of the LangGraph API the gateway does not implement (a field value, a stream mode).
+  | "NOT_SUPPORTED"
   // The database cannot be reached or is not serving (restart, failover, partition): retry later.
   | "DATABASE_UNAVAILABLE"
   // Stores: arguments no store may act on, and records that exist already.

@@ -1,6 +1,7 @@
 import type { AssistantStore, CreateAssistantRequest } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { JSON_DEPTH_BOUND, nestedObject } from "./jsonShapes";
 
 const request = (id?: string): CreateAssistantRequest => ({
   ...(id === undefined ? {} : { id }),
@@ -75,6 +76,30 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       expect(await store.deleteAssistant(tenant, "a")).toBe(false);
     });
 
+    it("keeps the LangGraph API's fields, merges metadata on update, and counts a version per update", async () => {
+      const tenant = fresh("tenant");
+      const fields = {
+        description: "Answers briefly",
+        metadata: { team: "support", tags: ["a", "b"], nested: { level: 1 } },
+        graphConfig: { recursion_limit: 10, configurable: { region: "eu" } },
+        graphContext: { tone: "dry" },
+      };
+      const created = await store.createAssistant(tenant, { ...request("lg"), ...fields });
+      expect(created).toMatchObject({ ...fields, version: 1 });
+      expect(await store.getAssistant(tenant, "lg")).toEqual(created);
+      const plain = await store.createAssistant(tenant, request("plain"));
+      expect(plain).toMatchObject({ metadata: {}, graphConfig: {}, graphContext: {}, version: 1 });
+      expect(plain.description).toBeUndefined();
+
+      const renamed = await store.updateAssistant(tenant, "lg", { name: "Renamed" });
+      expect(renamed).toMatchObject({ ...fields, name: "Renamed", version: 2 });
+      const relabelled = await store.updateAssistant(tenant, "lg", { metadata: { team: "sales", added: true }, graphContext: {} });
+      // Metadata merged by top-level key; config and context replaced.
+      expect(relabelled?.metadata).toEqual({ ...fields.metadata, team: "sales", added: true });
+      expect(relabelled).toMatchObject({ graphContext: {}, graphConfig: fields.graphConfig, version: 3 });
+      expect(await store.getAssistant(tenant, "lg")).toEqual(relabelled);
+    });
+
     it.each<[string, (store: AssistantStore, tenant: string) => Promise<unknown>]>([
       ["an empty tenant", (s) => s.createAssistant("", request("x"))],
       ["an empty name", (s, t) => s.createAssistant(t, { ...request("x"), name: "" })],
@@ -84,6 +109,9 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       ["tools that are no list", (s, t) => s.createAssistant(t, { ...request("x"), tools: "search" as never })],
       ["an empty tool name", (s, t) => s.createAssistant(t, { ...request("x"), tools: [""] })],
       ["an update with an empty name", (s, t) => s.updateAssistant(t, "x", { name: "" })],
+      ["array metadata", (s, t) => s.createAssistant(t, { ...request("x"), metadata: [] as never })],
+      ["a graph context nested too deep", (s, t) => s.createAssistant(t, { ...request("x"), graphContext: nestedObject(JSON_DEPTH_BOUND + 1) })],
+      ["a graph config with a NUL", (s, t) => s.createAssistant(t, { ...request("x"), graphConfig: { v: "\u0000" } })],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });

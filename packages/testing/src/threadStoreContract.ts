@@ -62,6 +62,36 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       expect(await store.listThreads(tenant, { assistantId: "nobody" })).toEqual([]);
     });
 
+    it("lists by metadata containment (as jsonb @> judges it), by ids, and in any order", async () => {
+      const tenant = fresh("tenant");
+      const threads: Array<[string, Record<string, unknown>]> = [
+        ["b", { graph_id: "react", tags: ["x", "y"], owner: { name: "ann", team: "eu" } }],
+        ["a", { graph_id: "react", tags: ["y"] }],
+        ["c", { graph_id: "other", count: 1 }],
+        ["d", {}],
+      ];
+      for (const [id, metadata] of threads) await store.createThread(tenant, { id, assistantId: "any", metadata });
+      const ids = (filter: Parameters<ThreadStore["listThreads"]>[1]) => store.listThreads(tenant, filter).then((found) => found.map((thread) => thread.id));
+
+      expect(await ids({ metadata: { graph_id: "react" } })).toEqual(["a", "b"]);
+      expect(await ids({ metadata: { tags: ["y"] } })).toEqual(["a", "b"]);
+      expect(await ids({ metadata: { tags: ["x"] } })).toEqual(["b"]);
+      expect(await ids({ metadata: { owner: { team: "eu" } } })).toEqual(["b"]);
+      expect(await ids({ metadata: { count: 1 } })).toEqual(["c"]);
+      expect(await ids({ metadata: { count: "1" } })).toEqual([]);
+      expect(await ids({ metadata: { tags: "y" } })).toEqual([]);
+      expect(await ids({ metadata: {} })).toEqual(["d", "c", "a", "b"]);
+      expect(await ids({ ids: ["c", "a", "missing"] })).toEqual(["c", "a"]);
+      expect(await ids({ ids: [] })).toEqual([]);
+
+      expect(await ids({ sortOrder: "asc" })).toEqual(["b", "a", "c", "d"]);
+      expect(await ids({ sortBy: "id", sortOrder: "asc" })).toEqual(["a", "b", "c", "d"]);
+      expect(await ids({ sortBy: "id", limit: 2, offset: 1 })).toEqual(["c", "b"]);
+      await store.updateThread(tenant, "a", { touched: true });
+      expect((await ids({ sortBy: "updatedAt" }))[0]).toBe("a");
+      expect(await ids({ sortBy: "updatedAt", sortOrder: "asc", metadata: { touched: true } })).toEqual(["a"]);
+    });
+
     it("merges metadata on update and deletes", async () => {
       const tenant = fresh("tenant");
       const created = await store.createThread(tenant, { id: "t", assistantId: "a", metadata: { keep: 1, change: "old" } });
@@ -95,6 +125,10 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       ["an update with metadata nested too deep", (s, t) => s.updateThread(t, "x", { more: nestedObject(JSON_DEPTH_BOUND) })],
       ["a non-integer limit", (s, t) => s.listThreads(t, { limit: 2.5 })],
       ["a negative offset", (s, t) => s.listThreads(t, { offset: -1 })],
+      ["an unknown sort key", (s, t) => s.listThreads(t, { sortBy: "status" as never })],
+      ["an unknown sort order", (s, t) => s.listThreads(t, { sortOrder: "up" as never })],
+      ["metadata to match that is no object", (s, t) => s.listThreads(t, { metadata: ["x"] as never })],
+      ["ids that are no list", (s, t) => s.listThreads(t, { ids: "a" as never })],
       ["an update with null metadata", (s, t) => s.updateThread(t, "x", null as never)],
       ["a non-string tenant", (s) => s.getThread(5 as never, "x")],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {

@@ -14,20 +14,31 @@ export interface ApiRoute {
   url: string;
 }
 
-/** Every `/api` route `app` serves (HEAD aside), as registered. */
+/** Every protected route `app` serves (HEAD aside), as registered: `/api` and the LangGraph API's. */
 export const apiRoutesOf = (app: FastifyInstance): readonly ApiRoute[] => app.getDecorator<ApiRoute[]>(API_ROUTES);
+
+/**
+ * Routes that act on a tenant's data: `/api`, and the LangGraph-compatible API at the root
+ * (`/assistants`, `/threads`, `/runs`). Each needs a principal and the scope ROUTE_SCOPES gives it.
+ */
+const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs)(\/|$)/;
+export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(url);
+
+/** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token there too. */
+export const API_KEY_HEADER = "x-api-key";
 /** Longer headers are refused before any parsing: no real token comes close. */
 const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
 const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
-/** Who made an `/api` request, as established by {@link installAuthentication}. */
+/** Who made a protected request, as established by {@link installAuthentication}. */
 export function principalOf(request: FastifyRequest): Principal {
   const principal = request.getDecorator<Principal | null>(PRINCIPAL);
-  if (!principal) throw new Error(`No principal for ${request.method} ${request.url}: it is not an /api route`);
+  if (!principal) throw new Error(`No principal for ${request.method} ${request.url}: it is not a protected route`);
   return principal;
 }
 
-/** The tenant every query of an `/api` request is confined to. */
+/** The tenant every query of a protected request is confined to. */
 export const tenantOf = (request: FastifyRequest): string => principalOf(request).tenantId;
 
 /**
@@ -39,14 +50,30 @@ function challenge(reply: FastifyReply, error: HttpError, tokenPresented: boolea
   throw error;
 }
 
-async function authenticated(request: FastifyRequest, reply: FastifyReply, verify: TokenVerifier): Promise<Principal> {
+/**
+ * The bearer token a request presents: in `Authorization: Bearer <token>`, or, as LangGraph SDKs send
+ * their `apiKey`, in `x-api-key` (when there is no Authorization header).
+ */
+function presentedToken(request: FastifyRequest, reply: FastifyReply): string {
   const header = request.headers.authorization;
-  if (header === undefined) challenge(reply, new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <token> header is required"), false);
+  if (header === undefined) {
+    const apiKey = request.headers[API_KEY_HEADER];
+    if (apiKey === undefined) challenge(reply, new HttpError("UNAUTHENTICATED", `An Authorization: Bearer <token> (or ${API_KEY_HEADER}: <token>) header is required`), false);
+    if (typeof apiKey !== "string" || apiKey.length > MAX_AUTHORIZATION_LENGTH || !TOKEN.test(apiKey)) {
+      challenge(reply, new HttpError("UNAUTHENTICATED", `Invalid ${API_KEY_HEADER} header: expected a bearer token`), true);
+    }
+    return apiKey;
+  }
   const match = header.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(header) : null;
   if (!match) challenge(reply, new HttpError("UNAUTHENTICATED", "Invalid Authorization header: expected Bearer <token>"), true);
+  return match[1];
+}
+
+async function authenticated(request: FastifyRequest, reply: FastifyReply, verify: TokenVerifier): Promise<Principal> {
+  const token = presentedToken(request, reply);
   let principal: Principal;
   try {
-    principal = await verify(match[1]);
+    principal = await verify(token);
   } catch (error) {
     if (error instanceof HttpError && (error.code === "UNAUTHENTICATED" || error.code === "TOKEN_EXPIRED")) challenge(reply, error, true);
     throw error;
@@ -59,7 +86,7 @@ async function authenticated(request: FastifyRequest, reply: FastifyReply, verif
 }
 
 /**
- * Establishes every `/api` request's principal before its route runs: from the verified bearer token
+ * Establishes every protected request's principal before its route runs: from the verified bearer token
  * when `verify` is given (authentication on), else from the `x-tenant-id` header with every scope
  * (development mode). Then checks the route's scope; a route nobody classified is refused.
  */
@@ -68,7 +95,7 @@ export function installAuthentication(app: FastifyInstance, verify: TokenVerifie
   app.decorate(API_ROUTES, routes);
   // Refuse to start with a route nobody classified, rather than serve it to the wrong people.
   app.addHook("onRoute", ({ method, url }) => {
-    if (!url.startsWith("/api/")) return;
+    if (!isProtectedRoute(url)) return;
     for (const each of [method].flat()) {
       if (each === "HEAD") continue;
       if (!routeScope(each, url)) throw new Error(`${each} ${url} has no scope in ROUTE_SCOPES`);
@@ -78,7 +105,7 @@ export function installAuthentication(app: FastifyInstance, verify: TokenVerifie
   app.decorateRequest(PRINCIPAL, null);
   app.addHook("onRequest", async (request, reply) => {
     const route = request.routeOptions.url;
-    if (!route?.startsWith("/api/")) return;
+    if (!route || !isProtectedRoute(route)) return;
     const principal: Principal = verify
       ? await authenticated(request, reply, verify)
       : { tenantId: tenantHeader(request) ?? DEFAULT_TENANT, scope: "admin" };

@@ -1,7 +1,7 @@
 import type { Scope } from "./principal";
 
 /**
- * The scope every `/api` route needs, by method and route pattern. A route missing here is refused
+ * The scope every protected route (`/api`, and the LangGraph API's) needs, by method and route pattern. A route missing here is refused
  * to everyone (and a test fails), so no new route can go out unclassified.
  */
 export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
@@ -71,6 +71,33 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "PATCH /api/plugins/:name": "admin",
   // Cluster-wide: every tenant's replicas and lease counts.
   "GET /api/cluster": "admin",
+  // The LangGraph-compatible API (apps/gateway/src/langgraph): searches are POSTs that only read.
+  "POST /assistants": "write",
+  "POST /assistants/search": "read",
+  "POST /assistants/count": "read",
+  "GET /assistants/:assistant_id": "read",
+  "PATCH /assistants/:assistant_id": "write",
+  "DELETE /assistants/:assistant_id": "write",
+  "GET /assistants/:assistant_id/graph": "read",
+  "GET /assistants/:assistant_id/schemas": "read",
+  "POST /threads": "write",
+  "POST /threads/search": "read",
+  "GET /threads/:thread_id": "read",
+  "PATCH /threads/:thread_id": "write",
+  "DELETE /threads/:thread_id": "write",
+  "GET /threads/:thread_id/state": "read",
+  "POST /threads/:thread_id/state": "write",
+  "POST /threads/:thread_id/history": "read",
+  "POST /threads/:thread_id/runs": "write",
+  "POST /threads/:thread_id/runs/stream": "write",
+  "POST /threads/:thread_id/runs/wait": "write",
+  "GET /threads/:thread_id/runs": "read",
+  "GET /threads/:thread_id/runs/:run_id": "read",
+  "GET /threads/:thread_id/runs/:run_id/join": "read",
+  "GET /threads/:thread_id/runs/:run_id/stream": "read",
+  "POST /threads/:thread_id/runs/:run_id/cancel": "write",
+  "POST /runs/stream": "write",
+  "POST /runs/wait": "write",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "@axiom-lattice/core";
 import type { ErrorCode } from "@axiom-lattice/protocols";
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RETRY_AFTER_BUSY_S, RETRY_AFTER_UNAVAILABLE_S } from "../defaults";
 
 /**
@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   AFFINITY_MISS: 409,
   NOT_READY: 503,
   INTERNAL_ERROR: 500,
+  NOT_SUPPORTED: 422,
   DATABASE_UNAVAILABLE: 503,
   INVALID_STORE_ARGUMENT: 400,
   ALREADY_EXISTS: 409,
@@ -115,35 +116,47 @@ export class HttpError extends Error {
   }
 }
 
-/** The reply with its code's status, and a `Retry-After` header when retrying later helps. */
-function replyFor(reply: FastifyReply, code: ErrorCode): FastifyReply {
+/** How a failed request is answered, whatever the body's shape: its status, stable code and English message. */
+export interface ErrorAnswer {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  /** More fields of the answer (an `HttpError`'s details). */
+  details?: Record<string, unknown>;
+}
+
+/** The answer to a request that failed with `error`; anything unexpected is logged, and a 500. */
+export function errorAnswerOf(error: FastifyError | HttpError, request: FastifyRequest): ErrorAnswer {
+  if (error instanceof HttpError) return { status: error.statusCode, code: error.code, message: error.message, details: error.details };
+  // Errors of the packages carry a code of the union; those that are not the request's fault are 500s.
+  if (isErrorCode(error.code) && ERROR_STATUS[error.code] < 500) {
+    return { status: ERROR_STATUS[error.code], code: PUBLIC_CODE[error.code] ?? error.code, message: error.message };
+  }
+  // Not a fault of this server nor of the request: the client retries, here or on another replica.
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, "request failed: the database is unavailable");
+    return { status: ERROR_STATUS.DATABASE_UNAVAILABLE, code: "DATABASE_UNAVAILABLE", message: "The database is unavailable; retry shortly" };
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return { status, code: FASTIFY_CODES[error.code] ?? (status === 400 ? "INVALID_REQUEST" : "CLIENT_ERROR"), message: error.message };
+  }
+  request.log.error({ err: error }, "request failed");
+  return { status: 500, code: "INTERNAL_ERROR", message: "Internal server error" };
+}
+
+/** Sets the `Retry-After` header when retrying later helps with `code`. */
+export function adviseRetry(reply: FastifyReply, code: ErrorCode): FastifyReply {
   const retryAfter = RETRY_AFTER_S[code];
   if (retryAfter !== undefined) reply.header("retry-after", String(retryAfter));
-  return reply.status(ERROR_STATUS[code]);
+  return reply;
 }
 
 /** Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
-    if (error instanceof HttpError) {
-      return replyFor(reply, error.code).send({ success: false, code: error.code, error: error.message, ...error.details });
-    }
-    // Errors of the packages carry a code of the union; those that are not the request's fault are 500s.
-    if (isErrorCode(error.code) && ERROR_STATUS[error.code] < 500) {
-      return replyFor(reply, error.code).send({ success: false, code: PUBLIC_CODE[error.code] ?? error.code, error: error.message });
-    }
-    // Not a fault of this server nor of the request: the client retries, here or on another replica.
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, "request failed: the database is unavailable");
-      return replyFor(reply, "DATABASE_UNAVAILABLE").send({ success: false, code: "DATABASE_UNAVAILABLE", error: "The database is unavailable; retry shortly" });
-    }
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const code = FASTIFY_CODES[error.code] ?? (status === 400 ? "INVALID_REQUEST" : "CLIENT_ERROR");
-      return reply.status(status).send({ success: false, code, error: error.message });
-    }
-    request.log.error({ err: error }, "request failed");
-    return reply.status(500).send({ success: false, code: "INTERNAL_ERROR", error: "Internal server error" });
+    const { status, code, message, details } = errorAnswerOf(error, request);
+    return adviseRetry(reply, code).status(status).send({ success: false, code, error: message, ...details });
   });
 
   app.setNotFoundHandler((request, reply) => {

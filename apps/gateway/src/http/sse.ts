@@ -8,6 +8,8 @@ export interface SseStream {
   send(id: string | undefined, data: unknown): boolean;
   /** As {@link send}, with data already serialized as one line of JSON (sent as it is). */
   sendSerialized(id: string | undefined, json: string): boolean;
+  /** As {@link send}, naming the event (`event: <name>`), as the LangGraph API's streams do. */
+  sendEvent(event: string, id: string | undefined, data: unknown): boolean;
   /** Settles once the client has taken what was written (at once when nothing waits), or has gone. */
   drained(): Promise<void>;
   readonly closed: boolean;
@@ -62,14 +64,16 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     place?.();
   };
   raw.on("close", close);
-  const sendSerialized = (id: string | undefined, json: string) => {
+  const write = (event: string | undefined, id: string | undefined, json: string) => {
     if (closed) return false;
-    raw.write(`${id === undefined ? "" : `id: ${id}\n`}data: ${json}\n\n`);
+    raw.write(`${event === undefined ? "" : `event: ${event}\n`}${id === undefined ? "" : `id: ${id}\n`}data: ${json}\n\n`);
     return true;
   };
+  const sendSerialized = (id: string | undefined, json: string) => write(undefined, id, json);
   return {
     send: (id, data) => sendSerialized(id, JSON.stringify(data)),
     sendSerialized,
+    sendEvent: (event, id, data) => write(event, id, JSON.stringify(data)),
     drained() {
       if (closed || !raw.writableNeedDrain) return Promise.resolve();
       return new Promise<void>((resolve) => {

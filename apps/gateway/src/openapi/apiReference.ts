@@ -3,6 +3,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import { GATEWAY_VERSION } from "../version";
+import { isProtectedRoute } from "../auth/authentication";
 import { routeScope } from "../auth/routeScopes";
 
 export const OPENAPI_PATH = "/openapi.json";
@@ -10,8 +11,9 @@ export const DOCS_PATH = "/docs";
 
 const API_DESCRIPTION = `The axiom-lattice gateway: assistants, threads, runs (streamed as server-sent events), schedules.
 
-Every error answers \`{ "success": false, "code", "error" }\`; each response lists the codes its status may carry.
-With \`AUTH_REQUIRED=true\` every \`/api\` route needs \`Authorization: Bearer <JWT>\` with the scope it names;
+Every \`/api\` error answers \`{ "success": false, "code", "error" }\`; each response lists the codes its status may carry.
+The LangGraph-compatible API (\`/assistants\`, \`/threads\`, \`/runs\`, tag \`langgraph\`) answers as LangGraph Platform does, errors as \`{ "detail", "code" }\`.
+With \`AUTH_REQUIRED=true\` every such route needs \`Authorization: Bearer <JWT>\` (or the JWT in \`x-api-key\`, as LangGraph SDKs send their \`apiKey\`) with the scope it names;
 without it, requests belong to the tenant in \`x-tenant-id\` (default \`default\`).`;
 
 /**
@@ -28,8 +30,8 @@ export async function registerApiReference(app: FastifyInstance): Promise<void> 
     },
     transform: (document) => {
       const transformed = jsonSchemaTransform(document);
-      if (!document.url.startsWith("/api/")) return transformed;
-      // Each /api route says the scope it needs (apps/gateway/src/auth/routeScopes.ts).
+      if (!isProtectedRoute(document.url)) return transformed;
+      // Each protected route says the scope it needs (apps/gateway/src/auth/routeScopes.ts).
       const scopes = [document.route.method].flat().map((method) => routeScope(method, document.url));
       const scope = scopes.find((each) => each !== undefined);
       const description = [transformed.schema.description, scope && `Needs the \`${scope}\` scope when authentication is on.`].filter(Boolean).join("\n\n");

@@ -6,7 +6,7 @@ import { ERROR_STATUS } from "../http/errors";
  * What every `/api` route may answer: a refused token or scope, a bad tenant header, a fault of the
  * server, a database it cannot reach just now, a replica starting or shutting down.
  */
-const API_CODES: readonly ErrorCode[] = [
+export const API_CODES: readonly ErrorCode[] = [
   "INVALID_TENANT",
   "UNAUTHENTICATED",
   "TOKEN_EXPIRED",

@@ -1,5 +1,3 @@
-import { checkAssistantReferences, isRegisteredModelProvider } from "@axiom-lattice/agent";
-import { checkEgressUrl } from "@axiom-lattice/core";
 import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,12 +5,13 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
+import { REFERENCE_CODES, assistantReferenceCheck } from "./assistantReferences";
 import { idParams, idSchema, noContent } from "./ids";
 
 /** What reads show in place of an assistant's API key. */
 const API_KEY_MASK = "***";
 
-const modelSchema = z.strictObject({
+export const modelSchema = z.strictObject({
   provider: z
     .string()
     .min(1)
@@ -55,32 +54,18 @@ const assistantView = z.object({
 });
 
 const tags = ["assistants"];
-// What a configuration naming something a run could not use is refused with, nothing written.
-const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+
+/** A model configuration as reads show it: the API key, when set, masked. */
+export const redactModel = (model: AssistantModelConfig): AssistantModelConfig => (model.apiKey ? { ...model, apiKey: API_KEY_MASK } : model);
 
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
 export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, config, mcp, plugins } = gatewayContextOf(app);
-  const { assistants, modelProviders } = stores;
-  /**
-   * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
-   * A provider is built in, or one of the tenant's catalog providers (which stands for its kind); the
-   * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused.
-   */
-  const checkReferences = async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }) => {
-    let provider = model?.provider ?? "scripted";
-    if (!isRegisteredModelProvider(provider)) {
-      const catalogued = await modelProviders.getProvider(tenantId, provider);
-      if (!catalogued) throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${provider}": neither built in nor one of the tenant's model providers`);
-      provider = catalogued.kind;
-    }
-    checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
-    const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
-    const off = tools?.find((name) => disabled.has(name));
-    if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
-    if (model?.baseUrl !== undefined) await checkEgressUrl(model.baseUrl, config.upstream.egress);
-  };
-  const redact = (assistant: Assistant) => (assistant.model.apiKey ? { ...assistant, model: { ...assistant.model, apiKey: API_KEY_MASK } } : assistant);
+  const context = gatewayContextOf(app);
+  const { assistants } = context.stores;
+  const checkReferences = assistantReferenceCheck(context);
+  // The fields of this API: description, metadata, version and the graph's config and context belong to the LangGraph API's view.
+  const redact = ({ description: _d, metadata: _m, version: _v, graphConfig: _c, graphContext: _x, ...assistant }: Assistant) =>
+    assistant.model.apiKey ? { ...assistant, model: redactModel(assistant.model) } : assistant;
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post(

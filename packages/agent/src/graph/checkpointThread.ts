@@ -13,7 +13,8 @@ export function checkpointThreadId({ tenantId, threadId }: CheckpointThreadRef):
   return `${encodeURIComponent(tenantId)}:${encodeURIComponent(threadId)}`;
 }
 
-/** The graph config that addresses a thread's checkpoints. */
-export function checkpointConfig(ref: CheckpointThreadRef): LangGraphRunnableConfig {
-  return { configurable: { thread_id: checkpointThreadId(ref) } };
+/** The graph config that addresses a thread's checkpoints: its latest, or the one named. */
+export function checkpointConfig(ref: CheckpointThreadRef, checkpointId?: string): LangGraphRunnableConfig {
+  const configurable = { thread_id: checkpointThreadId(ref) };
+  return { configurable: checkpointId === undefined ? configurable : { ...configurable, checkpoint_id: checkpointId } };
 }

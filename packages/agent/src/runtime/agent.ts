@@ -6,11 +6,12 @@ import { RUN_EVENT_READ_PAGE } from "../defaults";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
 import { messagesOfRun } from "../graph/runBoundaries";
+import type { GraphStreamMode } from "../graph/graphStreamEvents";
 import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, bufferKey, notifyPeers, queueScopeOf, readThreadState } from "./runtimeContext";
+import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
 /** A completed message's outcome (it always carries a finished status; the guard only narrows the type). */
@@ -32,6 +33,12 @@ export interface AddMessageOptions {
   /** Resumes an interrupted run; `resume` is what the graph's `interrupt()` returns. */
   command?: ResumeCommand;
   multitaskStrategy?: MultitaskStrategy;
+  /** The assistant that runs the message, on a thread not tied to one (see `RunContent.assistantId`). */
+  assistantId?: string;
+  /** LangGraph stream modes the run also emits (`graph_event` chunks). */
+  streamModes?: GraphStreamMode[];
+  /** Kept with the run for the caller's own reads (see `RunContent.annotations`). */
+  annotations?: Record<string, unknown>;
   /**
    * At most this many queued messages of the tenant, on all its threads and replicas, once this one
    * is queued; beyond it `QueueFullError` (bound `tenant`) and nothing is queued. Absent: no bound.
@@ -119,7 +126,8 @@ export class Agent {
   addMessage(input: AgentInput, options: AddMessageOptions & { mode: "wait" }): Promise<AddMessageResult & { completion: Promise<RunResult> }>;
   addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
-    const content = parseRunContent({ message: input.message, command: options.command });
+    const { assistantId, streamModes, annotations } = options;
+    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations });
     const strategy = options.multitaskStrategy ?? "enqueue";
     const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
     const message = await this.enqueue(params, strategy);
@@ -258,8 +266,18 @@ export class Agent {
     };
   }
 
+  /** The thread's checkpointed state as LangGraph reads it: its latest checkpoint, or the one named. */
+  stateSnapshot(checkpointId?: string): Promise<StateSnapshot> {
+    return readThreadState(this.context, this.scope, checkpointId);
+  }
+
+  /** The thread's checkpoints, newest first. */
+  stateHistory(options: ThreadHistoryOptions): Promise<StateSnapshot[]> {
+    return readThreadHistory(this.context, this.scope, options);
+  }
+
   private snapshot(): Promise<StateSnapshot> {
-    return readThreadState(this.context, this.scope);
+    return this.stateSnapshot();
   }
 
   /** The message's record once it completed (`null` once it no longer exists). */

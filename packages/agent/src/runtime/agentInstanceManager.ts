@@ -21,7 +21,7 @@ import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
-import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix } from "./runtimeContext";
+import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
@@ -202,8 +202,8 @@ export class AgentInstanceManager {
    * write a checkpoint in between. While a run keeps the lease, it throws {@link ThreadBusyError}.
    */
   async deleteThread(scope: ThreadRunScope): Promise<void> {
-    const { queue, leases, checkpointer, buffers, runEvents, threadRunTtlMs, replicaId } = this.context;
-    const deleteEverything = async () => {
+    const { queue, checkpointer, buffers, runEvents } = this.context;
+    await this.betweenRuns(scope, async () => {
       // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
       // gone first, nothing can run and write checkpoints again; with its record deleted last, the
       // thread is still found, so retrying the delete finishes it.
@@ -212,10 +212,24 @@ export class AgentInstanceManager {
       buffers.deleteWithPrefix(threadBufferPrefix(scope));
       await runEvents?.log.deleteThread(scope);
       await this.threads.deleteThread(scope.tenantId, scope.threadId);
-    };
+    });
+  }
+
+  /**
+   * Writes `values` into the thread's state as node `asNode` (LangGraph's `updateState`); returns the
+   * new checkpoint's id. Like {@link deleteThread}, it holds the thread's run lease meanwhile, so no
+   * run writes in between; while a run keeps the lease, it throws {@link ThreadBusyError}.
+   */
+  updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string): Promise<string> {
+    return this.betweenRuns(scope, () => writeThreadState(this.context, scope, values, asNode));
+  }
+
+  /** Runs `work` holding the thread's run lease, which every run on every replica needs. */
+  private async betweenRuns<T>(scope: ThreadRunScope, work: () => Promise<T>): Promise<T> {
+    const { leases, threadRunTtlMs, replicaId, logger } = this.context;
     try {
-      await withLease(leases, threadRunLeaseKey(scope), replicaId, deleteEverything, {
-        logger: this.context.logger,
+      return await withLease(leases, threadRunLeaseKey(scope), replicaId, work, {
+        logger,
         ttlMs: threadRunTtlMs,
         acquireTimeoutMs: DELETE_LEASE_WAIT_MS,
         retryDelayMs: 25,

@@ -1,10 +1,23 @@
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
+import { GRAPH_STREAM_MODES, type GraphStreamMode } from "../graph/graphStreamEvents";
 
-/** What a user sends to a thread: a message, or a `command` that resumes an interrupted run. */
+/**
+ * What a user sends to a thread: a message, or LangGraph input (messages as LangGraph clients send
+ * them), or neither with a `command` that resumes an interrupted run.
+ */
 export interface AgentInput {
   message?: string;
+  input?: GraphInput;
+}
+
+/**
+ * LangGraph input: messages to add to the thread as given (any form LangChain reads: `{ role,
+ * content }`, `{ type, content, id }`, …).
+ */
+export interface GraphInput {
+  messages: unknown[];
 }
 
 /** LangGraph's resume command: `resume` becomes the value `interrupt()` returns. */
@@ -20,9 +33,22 @@ export interface TaskRunMarker {
 /** The JSON a queued message carries (`PendingMessage.content`). */
 export interface RunContent {
   message?: string;
+  input?: GraphInput;
   command?: ResumeCommand;
   /** The run executes this task: its end settles the task. */
   task?: TaskRunMarker;
+  /**
+   * The assistant that runs this message; absent: the thread's. A thread the LangGraph API created
+   * belongs to no assistant, and each of its runs names its own.
+   */
+  assistantId?: string;
+  /** The run also emits LangGraph stream events (`graph_event` chunks) of these modes. */
+  streamModes?: GraphStreamMode[];
+  /**
+   * What the API that queued the run keeps with it for its own reads of the run (the LangGraph API:
+   * its metadata, config, context, strategy). The runtime never reads it.
+   */
+  annotations?: Record<string, unknown>;
 }
 
 /** A message with neither text nor a command, or queued content this runtime cannot read. */
@@ -41,10 +67,17 @@ const taskMarkerSchema = z.object({ task: z.object({ taskId: z.string().min(1) }
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
+    input: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) })).optional(),
     command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
     task: taskMarkerSchema.shape.task.optional(),
+    assistantId: z.string().min(1).optional(),
+    streamModes: z.array(z.enum(GRAPH_STREAM_MODES)).optional(),
+    annotations: boundedJson(z.record(z.string(), z.unknown())).optional(),
   })
-  .refine((content) => content.message !== undefined || content.command !== undefined, "a message or a command is required");
+  .refine(
+    (content) => content.message !== undefined || content.input !== undefined || content.command !== undefined,
+    "a message, input or a command is required",
+  );
 
 /** The task a queued message runs, if it carries the task marker (read without validating the rest). */
 export function taskMarkerOf(content: unknown): TaskRunMarker | undefined {

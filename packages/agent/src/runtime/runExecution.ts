@@ -1,9 +1,10 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
-import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { Command, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
+import { Command, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
+import { graphEventChunks, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
-import { recordRunStart } from "../graph/runBoundaries";
+import { type ThreadGraphState, recordRunStart } from "../graph/runBoundaries";
 import type { RunContent } from "./runContent";
 
 /** A resume command arrived for a thread that is not waiting on an interrupt. */
@@ -20,6 +21,8 @@ export interface RunExecution {
   graph: AssistantGraph;
   /** Addresses the thread's checkpoints. */
   config: LangGraphRunnableConfig;
+  /** The thread's id as clients know it (LangGraph events name it). */
+  threadId: string;
   messageId: string;
   content: RunContent;
   signal: AbortSignal;
@@ -33,13 +36,17 @@ export type ExecutedRun = { status: "success" } | { status: "interrupted"; inter
  * Runs one queued message through the graph, streaming model tokens, tool calls and tool results.
  * Throws when the graph fails or `signal` aborts it.
  */
-export async function executeRun({ graph, config, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
+export async function executeRun({ graph, config, threadId, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
   const input = await planInput(graph, config, messageId, content);
   if (input !== ALREADY_RAN) {
-    const stream = await graph.stream(input, { ...config, streamMode: ["messages", "updates"], signal });
+    // A run queued with LangGraph stream modes also emits those events, from the same graph stream.
+    const modes = content.streamModes ?? [];
+    const streamMode = [...new Set<StreamMode>(["messages", "updates", ...graphModesFor(modes)])];
+    const graphEvents = { modes, threadId, runId: messageId };
+    const stream = await graph.stream(input, { ...config, streamMode, signal });
     for await (const [mode, payload] of stream) {
-      const chunks = mode === "messages" ? tokenChunks(payload) : updateChunks(payload as NodeUpdates);
-      for (const chunk of chunks) await emit(chunk);
+      const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
+      for (const chunk of [...chunks, ...graphEventChunks(mode, payload, graphEvents)]) await emit(chunk);
     }
   }
   const interrupts = pendingInterrupts(await graph.getState(config));
@@ -59,7 +66,9 @@ type GraphInput = Parameters<AssistantGraph["stream"]>[0];
  * checkpointer as pending writes, which only a resumed run (input `null`) applies; new input would
  * discard it.
  *
- * New input records where the run begins in the thread's messages (see `runBoundaries`).
+ * New input records where the run begins in the thread's messages (see `runBoundaries`). LangGraph
+ * input is added as given (its messages keep the ids their client chose): whether it was added is
+ * read from that record, written in the same checkpoint.
  */
 async function planInput(
   graph: AssistantGraph,
@@ -75,12 +84,21 @@ async function planInput(
     if (unfinished) return null;
     throw new NothingToResumeError();
   }
+  if (content.input) {
+    if (!runStarted(state.values, messageId)) return { messages: content.input.messages.map(asMessage), ...recordRunStart(state.values, messageId) };
+    return unfinished && !waiting ? null : ALREADY_RAN;
+  }
   const messages: BaseMessage[] = state.values.messages ?? [];
   if (!messages.some((message) => message.id === messageId)) {
     return { messages: [new HumanMessage({ id: messageId, content: content.message ?? "" })], ...recordRunStart(state.values, messageId) };
   }
   return unfinished && !waiting ? null : ALREADY_RAN;
 }
+
+const runStarted = (state: Partial<ThreadGraphState>, runId: string) => (state.runStarts ?? []).some((start) => start.runId === runId);
+
+// Checked when queued; a message LangChain cannot read fails the run.
+const asMessage = (message: unknown): BaseMessage => coerceMessageLikeToMessage(message as Parameters<typeof coerceMessageLikeToMessage>[0]);
 
 function tokenChunks([message, metadata]: [BaseMessage, Record<string, unknown>]): MessageChunk[] {
   if (metadata.langgraph_node !== AGENT_NODE || !AIMessageChunk.isInstance(message) || !message.text) return [];

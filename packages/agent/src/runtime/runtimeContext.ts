@@ -66,12 +66,18 @@ export interface RuntimeContext {
 export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
 
 /**
- * The thread's graph, built from its assistant's current configuration. A run of a task passes its
- * task and message: the tasks it delegates are that task's children, and resume that run.
+ * The thread's graph, built from its assistant's current configuration (or that of the assistant the
+ * run names, on a thread not tied to one). A run of a task passes its task and message: the tasks it
+ * delegates are that task's children, and resume that run.
  */
-export async function loadThreadGraph(context: RuntimeContext, scope: ThreadRunScope, run: { taskRun?: TaskRunRef | undefined } = {}): Promise<AssistantGraph> {
-  const assistant = await context.assistants.getAssistant(scope.tenantId, scope.assistantId);
-  if (!assistant) throw new AssistantNotFoundError(scope.tenantId, scope.assistantId);
+export async function loadThreadGraph(
+  context: RuntimeContext,
+  scope: ThreadRunScope,
+  run: { taskRun?: TaskRunRef | undefined; assistantId?: string | undefined } = {},
+): Promise<AssistantGraph> {
+  const assistantId = run.assistantId ?? scope.assistantId;
+  const assistant = await context.assistants.getAssistant(scope.tenantId, assistantId);
+  if (!assistant) throw new AssistantNotFoundError(scope.tenantId, assistantId);
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerRun: run.taskRun })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
@@ -88,13 +94,45 @@ const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();
  * because a tool or provider the assistant names is gone since its last run (an MCP server
  * disconnected, a provider removed), and it builds no model.
  */
-export function readThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope): Promise<StateSnapshot> {
+export function readThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, checkpointId?: string): Promise<StateSnapshot> {
+  return stateReaderOf(context).getState(checkpointConfig(scope, checkpointId));
+}
+
+export interface ThreadHistoryOptions {
+  /** At most this many checkpoints, newest first. */
+  limit: number;
+  /** Only checkpoints older than this one. */
+  before?: string;
+  /** Only checkpoints whose metadata holds these values. */
+  metadata?: Record<string, unknown>;
+}
+
+/** The thread's checkpoints, newest first (see {@link readThreadState} for the graph that reads them). */
+export async function readThreadHistory(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, options: ThreadHistoryOptions): Promise<StateSnapshot[]> {
+  const snapshots: StateSnapshot[] = [];
+  const before = options.before === undefined ? undefined : checkpointConfig(scope, options.before);
+  for await (const snapshot of stateReaderOf(context).getStateHistory(checkpointConfig(scope), { limit: options.limit, before, filter: options.metadata })) {
+    snapshots.push(snapshot);
+  }
+  return snapshots;
+}
+
+/**
+ * Writes `values` into the thread's state as if node `asNode` had returned them (LangGraph's
+ * `updateState`); returns the new checkpoint's id. The caller holds the thread's run lease.
+ */
+export async function writeThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string): Promise<string> {
+  const written = await stateReaderOf(context).updateState(checkpointConfig(scope), values, asNode);
+  return written.configurable?.checkpoint_id as string;
+}
+
+function stateReaderOf(context: Pick<RuntimeContext, "checkpointer">): AssistantGraph {
   let reader = stateReaders.get(context.checkpointer);
   if (!reader) {
     reader = buildReactGraph({ model: createChatModel({ provider: "scripted" }), tools: [] }, context.checkpointer);
     stateReaders.set(context.checkpointer, reader);
   }
-  return reader.getState(checkpointConfig(scope));
+  return reader;
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

@@ -285,11 +285,14 @@ export class ThreadProcessor {
       output.push(chunk);
     };
     try {
+      const content = parseRunContent(message.content);
+      const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { taskRun: taskId ? { taskId, messageId: message.id } : undefined }),
+        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId }),
         config: checkpointConfig(this.scope),
+        threadId: this.scope.threadId,
         messageId: message.id,
-        content: parseRunContent(message.content),
+        content,
         signal: run.signal,
         emit,
       });

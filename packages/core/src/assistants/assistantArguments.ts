@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantModelConfig, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, optionalText, requireObject, requireText } from "../stores/storeArguments";
+import { StoreArgumentError, optionalString, optionalText, requireBoundedJson, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every AssistantStore, so bad input is refused alike and before any write. Only
 // known keys are kept, so a store never persists stray input.
@@ -12,9 +12,18 @@ export interface ValidAssistant {
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools: string[];
+  description?: string;
+  metadata: Record<string, unknown>;
+  graphConfig: Record<string, unknown>;
+  graphContext: Record<string, unknown>;
 }
 
 export type ValidAssistantUpdate = Partial<Omit<ValidAssistant, "id">>;
+
+/** A free-form JSON object within the bounds every store keeps (a copy: the store never shares the caller's). */
+function validateJsonObject(value: unknown, what: string): Record<string, unknown> {
+  return JSON.parse(requireBoundedJson(requireObject(value, what), what)) as Record<string, unknown>;
+}
 
 function validateGraph(graph: unknown): "react" {
   if (graph !== "react") throw new StoreArgumentError(`Assistant graph must be "react", got ${String(graph)}`);
@@ -46,6 +55,7 @@ function validateTools(tools: unknown): string[] {
 export function validateCreateAssistant(request: CreateAssistantRequest): ValidAssistant {
   const checked = requireObject(request, "Assistant");
   const systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
+  const description = optionalString(checked.description, "Assistant description");
   return {
     id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Assistant id"),
     name: requireText(checked.name, "Assistant name"),
@@ -53,6 +63,10 @@ export function validateCreateAssistant(request: CreateAssistantRequest): ValidA
     model: validateModel(checked.model),
     ...(systemPrompt === undefined ? {} : { systemPrompt }),
     tools: validateTools(checked.tools ?? []),
+    ...(description === undefined ? {} : { description }),
+    metadata: validateJsonObject(checked.metadata ?? {}, "Assistant metadata"),
+    graphConfig: validateJsonObject(checked.graphConfig ?? {}, "Assistant graphConfig"),
+    graphContext: validateJsonObject(checked.graphContext ?? {}, "Assistant graphContext"),
   };
 }
 
@@ -64,5 +78,9 @@ export function validateUpdateAssistant(request: UpdateAssistantRequest): ValidA
   if (checked.model !== undefined) update.model = validateModel(checked.model);
   if (checked.systemPrompt !== undefined) update.systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
   if (checked.tools !== undefined) update.tools = validateTools(checked.tools);
+  if (checked.description !== undefined) update.description = optionalString(checked.description, "Assistant description");
+  if (checked.metadata !== undefined) update.metadata = validateJsonObject(checked.metadata, "Assistant metadata");
+  if (checked.graphConfig !== undefined) update.graphConfig = validateJsonObject(checked.graphConfig, "Assistant graphConfig");
+  if (checked.graphContext !== undefined) update.graphContext = validateJsonObject(checked.graphContext, "Assistant graphContext");
   return update;
 }

@@ -16,7 +16,7 @@ export class InMemoryAssistantStore implements AssistantStore {
     const assistants = this.tenants.get(tenant) ?? new Map<string, Assistant>();
     if (assistants.has(valid.id)) throw new RecordExistsError("assistant", tenant, valid.id);
     const now = new Date();
-    const assistant: Assistant = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
+    const assistant: Assistant = { ...valid, tenantId: tenant, version: 1, createdAt: now, updatedAt: now };
     assistants.set(valid.id, assistant);
     this.tenants.set(tenant, assistants);
     return copy(assistant);
@@ -35,7 +35,8 @@ export class InMemoryAssistantStore implements AssistantStore {
     const assistant = this.find(tenantId, assistantId);
     const update = validateUpdateAssistant(request);
     if (!assistant) return null;
-    Object.assign(assistant, update, { updatedAt: new Date() });
+    const metadata = update.metadata && { ...assistant.metadata, ...update.metadata };
+    Object.assign(assistant, update, { ...(metadata && { metadata }), version: assistant.version + 1, updatedAt: new Date() });
     return copy(assistant);
   }
 

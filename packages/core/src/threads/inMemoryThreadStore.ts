@@ -1,7 +1,8 @@
-import type { CreateThreadRequest, Thread, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Thread, ThreadFilter, ThreadStore } from "@axiom-lattice/protocols";
+import { jsonContains } from "../stores/jsonContainment";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId, requireText } from "../stores/storeArguments";
-import { validateCreateThread, validateMetadata, validateThreadFilter } from "./threadArguments";
+import { type ValidThreadFilter, validateCreateThread, validateMetadata, validateThreadFilter } from "./threadArguments";
 
 /** Metadata held as JSON text, so callers never share objects with the store. */
 interface StoredThread extends Omit<Thread, "metadata"> {
@@ -14,6 +15,9 @@ const toThread = (stored: StoredThread): Thread => ({
   createdAt: new Date(stored.createdAt.getTime()),
   updatedAt: new Date(stored.updatedAt.getTime()),
 });
+
+const compareBy = (a: Thread, b: Thread, key: ValidThreadFilter["sortBy"]) =>
+  key === "id" ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a[key].getTime() - b[key].getTime();
 
 /** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryThreadStore implements ThreadStore {
@@ -37,14 +41,20 @@ export class InMemoryThreadStore implements ThreadStore {
     return stored ? toThread(stored) : null;
   }
 
-  async listThreads(tenantId: string, filter?: { assistantId?: string; limit?: number; offset?: number }): Promise<Thread[]> {
+  async listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
     const tenant = requireTenantId(tenantId);
-    const { assistantId, limit, offset } = validateThreadFilter(filter);
-    const newestFirst = [...(this.tenants.get(tenant)?.values() ?? [])].reverse();
-    return newestFirst
+    const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
+    const wanted = ids && new Set(ids);
+    const direction = sortOrder === "asc" ? 1 : -1;
+    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])].map(toThread);
+    // Sorting is stable: threads stamped within one millisecond keep their creation order, as the
+    // database's microsecond timestamps order them.
+    return (sortOrder === "asc" ? inCreationOrder : inCreationOrder.reverse())
       .filter((thread) => assistantId === undefined || thread.assistantId === assistantId)
-      .slice(offset, offset + limit)
-      .map(toThread);
+      .filter((thread) => !wanted || wanted.has(thread.id))
+      .filter((thread) => metadata === undefined || jsonContains(thread.metadata, metadata))
+      .sort((a, b) => direction * compareBy(a, b, sortBy))
+      .slice(offset, offset + limit);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>): Promise<Thread | null> {

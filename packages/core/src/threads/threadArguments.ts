@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CreateThreadRequest } from "@axiom-lattice/protocols";
-import { optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { StoreArgumentError, optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every ThreadStore, so bad input is refused alike and before any write.
 
@@ -13,8 +13,21 @@ export interface ValidThread {
 
 export interface ValidThreadFilter {
   assistantId?: string;
+  metadata?: Record<string, unknown>;
+  ids?: string[];
+  sortBy: "createdAt" | "updatedAt" | "id";
+  sortOrder: "asc" | "desc";
   limit: number;
   offset: number;
+}
+
+const SORT_KEYS = ["createdAt", "updatedAt", "id"] as const;
+const SORT_ORDERS = ["asc", "desc"] as const;
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], what: string, fallback: T): T {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value as T)) throw new StoreArgumentError(`${what} must be one of ${allowed.join(", ")}, got ${String(value)}`);
+  return value as T;
 }
 
 /** A metadata object, within the bounds of free-form JSON, as JSON text. */
@@ -33,8 +46,14 @@ export function validateCreateThread(request: CreateThreadRequest): ValidThread 
 
 export function validateThreadFilter(filter: unknown): ValidThreadFilter {
   const checked = filter === undefined ? {} : requireObject(filter, "Thread filter");
+  const ids = checked.ids;
+  if (ids !== undefined && (!Array.isArray(ids) || ids.length > 1000)) throw new StoreArgumentError("Thread filter ids must be an array of at most 1000 ids");
   return {
     assistantId: optionalText(checked.assistantId, "Thread filter assistantId"),
+    metadata: checked.metadata === undefined ? undefined : (JSON.parse(validateMetadata(checked.metadata)) as Record<string, unknown>),
+    ids: ids?.map((id) => requireText(id, "Thread filter id")),
+    sortBy: oneOf(checked.sortBy, SORT_KEYS, "Thread filter sortBy", "createdAt"),
+    sortOrder: oneOf(checked.sortOrder, SORT_ORDERS, "Thread filter sortOrder", "desc"),
     limit: checked.limit === undefined ? 100 : requireInteger(checked.limit, "Thread filter limit", 1, 1000),
     offset: checked.offset === undefined ? 0 : requireInteger(checked.offset, "Thread filter offset", 0),
   };

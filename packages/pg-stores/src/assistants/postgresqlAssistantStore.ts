@@ -19,6 +19,11 @@ interface AssistantRow {
   model: AssistantModelConfig;
   system_prompt: string | null;
   tools: string[];
+  description: string | null;
+  metadata: Record<string, unknown>;
+  version: number;
+  graph_config: Record<string, unknown>;
+  graph_context: Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,6 +32,8 @@ export interface PostgreSQLAssistantStoreOptions extends PgStoreOptions {
   /** Seals `model.apiKey` before it is written and opens it when read; default: the development key. */
   keyring?: SecretKeyring;
 }
+
+const jsonOrNull = (value: Record<string, unknown> | undefined) => (value === undefined ? null : JSON.stringify(value));
 
 /**
  * {@link AssistantStore} on `lattice_assistants`; every statement is scoped to one tenant. A
@@ -51,6 +58,10 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       JSON.stringify(this.sealed(valid.model)),
       valid.systemPrompt ?? null,
       valid.tools,
+      valid.description ?? null,
+      JSON.stringify(valid.metadata),
+      JSON.stringify(valid.graphConfig),
+      JSON.stringify(valid.graphContext),
     ]);
     if (!row) throw new RecordExistsError("assistant", tenant, valid.id);
     return this.toAssistant(row);
@@ -75,6 +86,10 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       update.model === undefined ? null : JSON.stringify(this.sealed(update.model)),
       update.systemPrompt ?? null,
       update.tools ?? null,
+      update.description ?? null,
+      jsonOrNull(update.metadata),
+      jsonOrNull(update.graphConfig),
+      jsonOrNull(update.graphContext),
     ]);
     return row ? this.toAssistant(row) : null;
   }
@@ -99,6 +114,11 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       model: model.apiKey !== undefined && SecretKeyring.isSealed(model.apiKey) ? { ...model, apiKey: this.keyring.open(model.apiKey) } : model,
       ...(row.system_prompt === null ? {} : { systemPrompt: row.system_prompt }),
       tools: row.tools,
+      ...(row.description === null ? {} : { description: row.description }),
+      metadata: row.metadata,
+      version: row.version,
+      graphConfig: row.graph_config,
+      graphContext: row.graph_context,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

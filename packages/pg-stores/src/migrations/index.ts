@@ -18,6 +18,7 @@ import { queueTenantOpenMigration } from "./198_queue_tenant_open";
 import { runEventsMigration } from "./199_run_events";
 import { queueAbortRequestMigration } from "./200_queue_abort_request";
 import { queueAttemptsMigration } from "./201_queue_attempts";
+import { assistantGraphFieldsMigration } from "./202_assistant_graph_fields";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -42,4 +43,5 @@ export const allMigrations: readonly Migration[] = [
   runEventsMigration,
   queueAbortRequestMigration,
   queueAttemptsMigration,
+  assistantGraphFieldsMigration,
 ];

@@ -1,7 +1,7 @@
 import { RecordExistsError, requireTenantId, requireText, validateCreateThread, validateMetadata, validateThreadFilter } from "@axiom-lattice/core";
-import type { CreateThreadRequest, Thread, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Thread, ThreadFilter, ThreadStore } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
-import { DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, UPDATE_THREAD_METADATA } from "./threadSql";
+import { DELETE_THREAD, GET_THREAD, INSERT_THREAD, UPDATE_THREAD_METADATA, listThreads } from "./threadSql";
 
 interface ThreadRow {
   tenant_id: string;
@@ -36,10 +36,11 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
     return row ? toThread(row) : null;
   }
 
-  async listThreads(tenantId: string, filter?: { assistantId?: string; limit?: number; offset?: number }): Promise<Thread[]> {
+  async listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
     const tenant = requireTenantId(tenantId);
-    const { assistantId, limit, offset } = validateThreadFilter(filter);
-    return (await this.rows(LIST_THREADS, [tenant, assistantId ?? null, limit, offset])).map(toThread);
+    const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
+    const params = [tenant, assistantId ?? null, metadata === undefined ? null : JSON.stringify(metadata), ids ?? null, limit, offset];
+    return (await this.rows(listThreads(sortBy, sortOrder), params)).map(toThread);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>): Promise<Thread | null> {

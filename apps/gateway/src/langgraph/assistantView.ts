@@ -1,0 +1,58 @@
+import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
+import { z } from "zod";
+import { redactModel } from "../routes/assistants";
+import type { reactContextSchema } from "./graphs";
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** An assistant as the LangGraph API shows it. */
+export const assistantView = z.object({
+  assistant_id: z.string(),
+  graph_id: z.string(),
+  config: jsonObject.describe("As given: the graph reads none of it"),
+  context: jsonObject.describe('The graph\'s settings (`model` with its API key shown as "***", `tools`, `system_prompt`) and the assistant\'s own keys'),
+  metadata: jsonObject,
+  name: z.string(),
+  description: z.string().nullable(),
+  version: z.number().int().describe("1 when created; every update adds one"),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
+
+export type AssistantView = z.input<typeof assistantView>;
+
+/** How a stored assistant reads in LangGraph's terms: its graph settings shown in its `context`. */
+export function toAssistantView(assistant: Assistant): AssistantView {
+  return {
+    assistant_id: assistant.id,
+    graph_id: assistant.graph,
+    config: assistant.graphConfig,
+    context: {
+      ...assistant.graphContext,
+      model: redactModel(assistant.model),
+      tools: assistant.tools,
+      ...(assistant.systemPrompt ? { system_prompt: assistant.systemPrompt } : {}),
+    },
+    metadata: assistant.metadata,
+    name: assistant.name,
+    description: assistant.description ?? null,
+    version: assistant.version,
+    created_at: assistant.createdAt,
+    updated_at: assistant.updatedAt,
+  };
+}
+
+/** An assistant's `context`, split into the graph's settings (stored as such) and the assistant's own keys. */
+export interface AssistantSettings {
+  model: AssistantModelConfig;
+  tools: string[];
+  /** `""` when the context names none: an update clears the stored prompt. */
+  systemPrompt: string;
+  graphContext: Record<string, unknown>;
+}
+
+/** The settings in a validated context; what it leaves out takes the graph's default. */
+export function settingsOf(context: z.output<typeof reactContextSchema> = {}): AssistantSettings {
+  const { model, tools, system_prompt: systemPrompt, ...graphContext } = context;
+  return { model: model ?? { provider: "scripted" }, tools: tools ?? [], systemPrompt: systemPrompt ?? "", graphContext };
+}

@@ -1,0 +1,268 @@
+import { boundedJson, jsonContains } from "@axiom-lattice/core";
+import type { Assistant } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
+import { idSchema, noContent } from "../routes/ids";
+import { type AssistantView, assistantView, settingsOf, toAssistantView } from "./assistantView";
+import { bodyErrors, inputErrors } from "./errors";
+import { GRAPH_IDS, reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
+import { paginate, paginationQuery } from "./pagination";
+
+const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
+const graphId = z.string().min(1).max(128).describe(`The graph: ${GRAPH_IDS.join(", ")} (the built-in ReAct agent)`);
+const context = boundedJson(reactContextSchema).describe("The graph's settings (`model`, `tools`, `system_prompt`) and any keys of the assistant's own");
+const config = jsonObject.describe("Kept and shown as given; the graph reads its settings from `context`");
+
+const createSchema = z.strictObject({
+  assistant_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
+  graph_id: graphId,
+  config: config.optional(),
+  context: context.optional(),
+  metadata: jsonObject.optional(),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise").describe("raise: 409 when the id is taken; do_nothing: answer the existing assistant"),
+  name: z.string().trim().min(1).max(200).optional(),
+  description: z.string().max(10_000).nullable().optional(),
+});
+
+const updateSchema = z.strictObject({
+  graph_id: graphId.optional(),
+  config: config.optional().describe("Replaces the stored config"),
+  context: context.optional().describe("Replaces the stored context, settings included: what it leaves out takes the graph's default"),
+  metadata: jsonObject.optional().describe("Merged into the stored metadata (top-level keys)"),
+  name: z.string().trim().min(1).max(200).optional(),
+  description: z.string().max(10_000).nullable().optional(),
+});
+
+const SORT_KEYS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
+const SELECT_FIELDS = Object.keys(assistantView.shape) as [keyof AssistantView, ...(keyof AssistantView)[]];
+
+const filterSchema = {
+  graph_id: graphId.optional(),
+  name: z.string().max(200).optional().describe("Part of the name, any case"),
+  metadata: jsonObject.optional().describe("Only assistants whose metadata contains this object"),
+};
+
+const searchSchema = z.strictObject({
+  ...filterSchema,
+  ...paginationQuery,
+  sort_by: z.enum(SORT_KEYS).default("created_at"),
+  sort_order: z.enum(["asc", "desc"]).default("desc"),
+  select: z.array(z.enum(SELECT_FIELDS)).min(1).optional().describe("Only these fields of each assistant"),
+});
+
+const assistantParams = z.object({ assistant_id: idSchema });
+const deleteQuery = z.object({
+  delete_threads: z.enum(["true", "false"]).default("false").describe("Not supported: only false"),
+});
+const graphQuery = z.object({ xray: z.union([z.enum(["true", "false"]), z.coerce.number().int().min(0).max(10)]).optional().describe("The graph has no subgraphs: no effect") });
+
+const tags = ["langgraph"];
+
+const sortValue = (view: AssistantView, key: (typeof SORT_KEYS)[number]) => {
+  const value = view[key];
+  return value instanceof Date ? value.getTime() : value;
+};
+
+/**
+ * The LangGraph API's assistants: the gateway's own, read and written in LangGraph's terms. Every
+ * assistant runs the built-in ReAct graph (`graph_id` "react"), its model, tools and system prompt
+ * in its `context`.
+ */
+export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
+  const gateway = gatewayContextOf(app);
+  const { assistants } = gateway.stores;
+  const checkReferences = assistantReferenceCheck(gateway);
+  const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
+
+  const requireGraph = (id: string | undefined) => {
+    if (id !== undefined && !(GRAPH_IDS as readonly string[]).includes(id)) {
+      throw new HttpError("NOT_FOUND", `Graph ${id} not found: this gateway serves ${GRAPH_IDS.join(", ")}`);
+    }
+  };
+
+  const requireAssistant = async (tenantId: string, id: string): Promise<Assistant> => {
+    const assistant = await assistants.getAssistant(tenantId, id);
+    if (!assistant) throw notFound(id);
+    return assistant;
+  };
+
+  /** The tenant's assistants a search or count matches (assistants are few per tenant: filtered here). */
+  const matching = async (tenantId: string, filter: { graph_id?: string; name?: string; metadata?: Record<string, unknown> }) => {
+    const name = filter.name?.toLowerCase();
+    return (await assistants.listAssistants(tenantId)).filter(
+      (assistant) =>
+        (filter.graph_id === undefined || assistant.graph === filter.graph_id) &&
+        (name === undefined || assistant.name.toLowerCase().includes(name)) &&
+        (filter.metadata === undefined || jsonContains(assistant.metadata, filter.metadata)),
+    );
+  };
+
+  app.post(
+    "/assistants",
+    {
+      schema: {
+        tags,
+        summary: "Create an assistant (LangGraph API)",
+        body: createSchema,
+        response: { 200: assistantView, ...bodyErrors(...REFERENCE_CODES, "NOT_FOUND", "ALREADY_EXISTS") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { body } = request;
+      requireGraph(body.graph_id);
+      if (body.if_exists === "do_nothing" && body.assistant_id !== undefined) {
+        const existing = await assistants.getAssistant(tenantId, body.assistant_id);
+        if (existing) return toAssistantView(existing);
+      }
+      const { model, tools, systemPrompt, graphContext } = settingsOf(body.context);
+      await checkReferences(tenantId, { model, tools });
+      const created = await assistants.createAssistant(tenantId, {
+        id: body.assistant_id,
+        name: body.name ?? "Untitled",
+        model,
+        tools,
+        ...(systemPrompt ? { systemPrompt } : {}),
+        ...(body.description ? { description: body.description } : {}),
+        metadata: body.metadata,
+        graphConfig: body.config,
+        graphContext,
+      });
+      return toAssistantView(created);
+    },
+  );
+
+  app.post(
+    "/assistants/search",
+    {
+      schema: {
+        tags,
+        summary: "Search the tenant's assistants (LangGraph API)",
+        description: "Answers the page; `X-Pagination-Next` gives the next page's offset when there is one, `X-Pagination-Total` the number of matches.",
+        body: searchSchema,
+        response: { 200: z.array(assistantView.partial()), ...bodyErrors() },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const direction = body.sort_order === "asc" ? 1 : -1;
+      const views = (await matching(tenantOf(request), body))
+        .map(toAssistantView)
+        .sort((a, b) => {
+          const [x, y] = [sortValue(a, body.sort_by), sortValue(b, body.sort_by)];
+          return direction * (x < y ? -1 : x > y ? 1 : 0);
+        });
+      const page = paginate(reply, views, body);
+      const select = body.select;
+      return select ? page.map((view) => Object.fromEntries(select.map((field) => [field, view[field]]))) : page;
+    },
+  );
+
+  app.post(
+    "/assistants/count",
+    { schema: { tags, summary: "Count the tenant's assistants that match (LangGraph API)", body: z.strictObject(filterSchema), response: { 200: z.number().int(), ...bodyErrors() } } },
+    async (request) => (await matching(tenantOf(request), request.body)).length,
+  );
+
+  app.get(
+    "/assistants/:assistant_id",
+    { schema: { tags, summary: "Read an assistant (LangGraph API)", params: assistantParams, response: { 200: assistantView, ...inputErrors("NOT_FOUND") } } },
+    async (request) => toAssistantView(await requireAssistant(tenantOf(request), request.params.assistant_id)),
+  );
+
+  app.patch(
+    "/assistants/:assistant_id",
+    {
+      schema: {
+        tags,
+        summary: "Change an assistant (LangGraph API); its version goes up by one",
+        params: assistantParams,
+        body: updateSchema,
+        response: { 200: assistantView, ...bodyErrors(...REFERENCE_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { body } = request;
+      const { assistant_id: id } = request.params;
+      requireGraph(body.graph_id);
+      const settings = body.context === undefined ? undefined : settingsOf(body.context);
+      if (settings) await checkReferences(tenantId, settings);
+      const updated = await assistants.updateAssistant(tenantId, id, {
+        ...(body.name === undefined ? {} : { name: body.name }),
+        ...(body.description === undefined ? {} : { description: body.description ?? "" }),
+        ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+        ...(body.config === undefined ? {} : { graphConfig: body.config }),
+        ...(settings ? { model: settings.model, tools: settings.tools, systemPrompt: settings.systemPrompt, graphContext: settings.graphContext } : {}),
+      });
+      if (!updated) throw notFound(id);
+      return toAssistantView(updated);
+    },
+  );
+
+  app.delete(
+    "/assistants/:assistant_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete an assistant (LangGraph API); its threads stay",
+        params: assistantParams,
+        querystring: deleteQuery,
+        response: { 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
+      },
+    },
+    async (request, reply) => {
+      if (request.query.delete_threads === "true") throw new HttpError("NOT_SUPPORTED", "delete_threads=true is not supported: delete the assistant's threads one by one");
+      const { assistant_id: id } = request.params;
+      if (!(await assistants.deleteAssistant(tenantOf(request), id))) throw notFound(id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    "/assistants/:assistant_id/graph",
+    {
+      schema: {
+        tags,
+        summary: "The assistant's graph: its nodes and edges (LangGraph API)",
+        params: assistantParams,
+        querystring: graphQuery,
+        response: { 200: z.object({ nodes: z.array(z.record(z.string(), z.unknown())), edges: z.array(z.record(z.string(), z.unknown())) }), ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      await requireAssistant(tenantOf(request), request.params.assistant_id);
+      return reactGraphDrawing() as Promise<{ nodes: Record<string, unknown>[]; edges: Record<string, unknown>[] }>;
+    },
+  );
+
+  app.get(
+    "/assistants/:assistant_id/schemas",
+    {
+      schema: {
+        tags,
+        summary: "The JSON schemas of the assistant's graph: input, output, state, config, context (LangGraph API)",
+        params: assistantParams,
+        response: {
+          200: z.object({
+            graph_id: z.string(),
+            input_schema: z.unknown(),
+            output_schema: z.unknown(),
+            state_schema: z.unknown(),
+            config_schema: z.unknown(),
+            context_schema: z.unknown(),
+          }),
+          ...inputErrors("NOT_FOUND"),
+        },
+      },
+    },
+    async (request) => {
+      const assistant = await requireAssistant(tenantOf(request), request.params.assistant_id);
+      return reactGraphSchemas(assistant.graph);
+    },
+  );
+};

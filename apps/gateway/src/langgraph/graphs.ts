@@ -1,0 +1,46 @@
+import { buildAssistantGraph } from "@axiom-lattice/agent";
+import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import { z } from "zod";
+import { modelSchema } from "../routes/assistants";
+
+/** The graph ids the LangGraph API serves: the built-in ReAct agent, which every assistant runs. */
+export const GRAPH_IDS = ["react"] as const;
+export type GraphId = (typeof GRAPH_IDS)[number];
+
+/**
+ * The settings the ReAct graph reads from an assistant's `context`. Other keys are the assistant's
+ * own, kept and shown as given.
+ */
+export const reactContextSchema = z.looseObject({
+  model: modelSchema.optional().describe('The model: `{ provider, model?, baseUrl?, apiKey?, temperature? }`; default the built-in `{ "provider": "scripted" }`'),
+  system_prompt: z.string().max(100_000).optional(),
+  tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
+});
+
+const messageSchema = z.looseObject({
+  type: z.string().describe("human, ai, tool or system"),
+  content: z.union([z.string(), z.array(z.record(z.string(), z.unknown()))]),
+  id: z.string().optional(),
+});
+const stateSchema = z.object({ messages: z.array(messageSchema) });
+
+/** The JSON schemas of the ReAct graph, as `GET /assistants/{id}/schemas` answers them. */
+export const reactGraphSchemas = (graphId: GraphId) => ({
+  graph_id: graphId,
+  input_schema: z.toJSONSchema(stateSchema, { io: "input" }),
+  output_schema: z.toJSONSchema(stateSchema),
+  state_schema: z.toJSONSchema(stateSchema),
+  // The graph reads nothing from `config.configurable`: its settings are in `context`.
+  config_schema: null,
+  context_schema: z.toJSONSchema(reactContextSchema, { io: "input" }),
+});
+
+let drawing: Promise<unknown> | undefined;
+
+/** The ReAct graph's nodes and edges (`GET /assistants/{id}/graph`): the same for every assistant. */
+export function reactGraphDrawing(): Promise<unknown> {
+  drawing ??= buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver())
+    .getGraphAsync()
+    .then((graph) => graph.toJSON());
+  return drawing;
+}

@@ -1,0 +1,129 @@
+import { GRAPH_STREAM_MODES, type GraphInput, type GraphStreamMode, type MultitaskStrategy, type ResumeCommand } from "@axiom-lattice/agent";
+import { boundedJson } from "@axiom-lattice/core";
+import { z } from "zod";
+import { HttpError } from "../http/errors";
+import { idSchema } from "../routes/ids";
+import { checkMessages } from "./messageInput";
+import { refuseUnsupported, unsupportedShape } from "./unsupported";
+
+const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
+
+/** What LangGraph runs may ask that this gateway does not do; refused with NOT_SUPPORTED. */
+const RUN_UNSUPPORTED = {
+  interrupt_before: "pausing before nodes",
+  interrupt_after: "pausing after nodes",
+  webhook: "a webhook called when the run ends",
+  checkpoint: "running from an earlier checkpoint",
+  checkpoint_id: "running from an earlier checkpoint",
+  after_seconds: "delayed runs",
+  feedback_keys: "LangSmith feedback",
+  langsmith_tracer: "LangSmith tracing",
+};
+
+/** The ReAct graph's settings: an assistant's, never a run's own. */
+const ASSISTANT_SETTINGS = ["model", "tools", "system_prompt"];
+
+/** The body of every LangGraph run creation (`/threads/{id}/runs…` and the stateless `/runs…`). */
+export const runCreateSchema = z.strictObject({
+  assistant_id: idSchema.describe("The assistant that runs it: any of the tenant's, whichever ran the thread before"),
+  input: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
+    .nullable()
+    .optional(),
+  command: z
+    .strictObject({
+      resume: z.unknown().optional().describe("What the interrupt the thread waits on returns"),
+      update: z.unknown().optional().describe("Not supported"),
+      goto: z.unknown().optional().describe("Not supported"),
+    })
+    .nullable()
+    .optional(),
+  config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` and the graph's settings are not supported"),
+  context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) are the assistant's"),
+  metadata: jsonObject.optional(),
+  stream_mode: z
+    .union([z.string(), z.array(z.string()).max(10)])
+    .optional()
+    .describe(`${GRAPH_STREAM_MODES.join(", ")}; default values`),
+  stream_subgraphs: z.boolean().optional().describe("The graph has no subgraphs: no effect"),
+  stream_resumable: z.boolean().optional().describe("Every run's stream is resumable here: no effect"),
+  multitask_strategy: z
+    .enum(["reject", "enqueue", "interrupt", "rollback"])
+    .default("reject")
+    .describe("When the thread is busy: refuse (409), queue behind, or stop the run in progress (on this replica); rollback is not supported"),
+  if_not_exists: z.enum(["create", "reject"]).default("reject").describe("create: a missing thread is created; reject: 404"),
+  on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("continue only: a client that leaves never stops the run"),
+  on_completion: z.enum(["delete", "keep"]).default("delete").describe("Stateless runs: delete their thread once they end, or keep it"),
+  durability: z.enum(["exit", "async", "sync"]).optional().describe("Every step is checkpointed here: no effect"),
+  checkpoint_during: z.boolean().optional().describe("Every step is checkpointed here: no effect"),
+  ...unsupportedShape(RUN_UNSUPPORTED),
+});
+
+export type RunCreateBody = z.output<typeof runCreateSchema>;
+
+/** What a valid run creation queues. */
+export interface RunPlan {
+  input?: GraphInput;
+  command?: ResumeCommand;
+  streamModes: GraphStreamMode[];
+  multitaskStrategy: MultitaskStrategy;
+  /** Kept with the run for its reads (`RunContent.annotations`). */
+  annotations: RunAnnotations;
+}
+
+/** What the LangGraph API keeps with a queued run, for `GET /threads/{id}/runs…`. */
+export type RunAnnotations = {
+  metadata: Record<string, unknown>;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+  stream_mode: GraphStreamMode[];
+  multitask_strategy: MultitaskStrategy;
+};
+
+const notSupported = (message: string) => new HttpError("NOT_SUPPORTED", message);
+
+function streamModesOf(requested: string | string[] | undefined): GraphStreamMode[] {
+  const modes = requested === undefined ? ["values"] : [requested].flat();
+  for (const mode of modes) {
+    if (!(GRAPH_STREAM_MODES as readonly string[]).includes(mode)) {
+      throw notSupported(`stream_mode ${mode} is not supported by this gateway (it streams ${GRAPH_STREAM_MODES.join(", ")})`);
+    }
+  }
+  return [...new Set(modes as GraphStreamMode[])];
+}
+
+function refuseSettings(where: string, values: Record<string, unknown> | undefined): void {
+  const named = ASSISTANT_SETTINGS.find((key) => values?.[key] !== undefined);
+  if (named) throw notSupported(`${where}.${named} is not supported on a run: the graph's settings are the assistant's (PATCH /assistants/{id})`);
+}
+
+/**
+ * Checks a run creation and says what to queue: refuses what the gateway does not do with 422
+ * `NOT_SUPPORTED`, and input LangChain could not read with 422 `INVALID_REQUEST`, before anything is written.
+ */
+export function planRun(body: RunCreateBody): RunPlan {
+  refuseUnsupported(body, RUN_UNSUPPORTED);
+  if (body.multitask_strategy === "rollback") throw notSupported("multitask_strategy rollback is not supported by this gateway (use interrupt)");
+  if (body.on_disconnect === "cancel") throw notSupported("on_disconnect cancel is not supported by this gateway: a run goes on when its client leaves");
+  const config = body.config ?? {};
+  if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
+  refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);
+  refuseSettings("context", body.context);
+  const { input, command } = body;
+  if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
+  if (command) {
+    if (command.update !== undefined || command.goto !== undefined) throw notSupported("command update and goto are not supported by this gateway (resume only)");
+    if (!("resume" in command)) throw new HttpError("INVALID_REQUEST", "A command needs resume");
+  } else if (!input) {
+    throw new HttpError("INVALID_REQUEST", "input (with messages) or a command is required");
+  }
+  if (input) checkMessages(input.messages);
+  const streamModes = streamModesOf(body.stream_mode);
+  const multitaskStrategy = body.multitask_strategy;
+  return {
+    ...(input ? { input } : {}),
+    ...(command ? { command: { resume: command.resume } } : {}),
+    streamModes,
+    multitaskStrategy,
+    annotations: { metadata: body.metadata ?? {}, config, context: body.context ?? {}, stream_mode: streamModes, multitask_strategy: multitaskStrategy },
+  };
+}

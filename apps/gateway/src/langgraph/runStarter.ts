@@ -1,0 +1,78 @@
+import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
+import { QueueFullError } from "@axiom-lattice/core";
+import type { Thread } from "@axiom-lattice/protocols";
+import type { GatewayContext } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { requireAssistant, threadScope } from "../routes/lookups";
+import type { RunCreateBody, RunPlan } from "./runRequest";
+import { ANY_ASSISTANT } from "./threadView";
+
+/** LangGraph Platform's words for a busy thread under `multitask_strategy: reject`. */
+const THREAD_BUSY_DETAIL = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
+
+export interface StartedRun<M extends RunMode> {
+  agent: Agent;
+  result: AddMessageResult & (M extends "stream" ? { stream: NonNullable<AddMessageResult["stream"]> } : M extends "wait" ? { completion: NonNullable<AddMessageResult["completion"]> } : object);
+}
+
+/**
+ * Starts LangGraph runs: the run is a message queued on the thread, through the same queue, run lease
+ * and processors as `/api/runs`, carrying its assistant, input, stream modes and what the run's reads
+ * show. The thread is labelled with the assistant and graph that ran it last (as LangGraph Platform
+ * labels its threads, which clients search by).
+ */
+export function langgraphRunStarter(gateway: GatewayContext) {
+  const { agents, stores, config, metrics, logger } = gateway;
+  const { maxQueuedMessages } = config.tenantLimits;
+
+  /** The thread a run goes to; with `if_not_exists: create`, created when missing. */
+  const threadForRun = async (tenantId: string, threadId: string, ifNotExists: RunCreateBody["if_not_exists"]): Promise<Thread> => {
+    const thread = await stores.threads.getThread(tenantId, threadId);
+    if (thread) return thread;
+    if (ifNotExists === "create") {
+      try {
+        return await stores.threads.createThread(tenantId, { id: threadId, assistantId: ANY_ASSISTANT });
+      } catch (error) {
+        // A concurrent run created it first.
+        const created = await stores.threads.getThread(tenantId, threadId);
+        if (created) return created;
+        throw error;
+      }
+    }
+    throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
+  };
+
+  const labelThread = async (thread: Thread, assistantId: string, graphId: string) => {
+    if (thread.metadata.assistant_id === assistantId && thread.metadata.graph_id === graphId) return;
+    try {
+      await stores.threads.updateThread(thread.tenantId, thread.id, { graph_id: graphId, assistant_id: assistantId });
+    } catch (error) {
+      // The run is queued: a label that could not be written only keeps the thread out of some searches.
+      logger.warn({ err: error, threadId: thread.id }, "LangGraph thread not labelled with its assistant");
+    }
+  };
+
+  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, plan: RunPlan, mode: M): Promise<StartedRun<M>> => {
+    const assistant = await requireAssistant(gateway, thread.tenantId, body.assistant_id);
+    const agent = agents.getAgent(threadScope(thread));
+    try {
+      const result = await agent.addMessage(plan.input ? { input: plan.input } : {}, {
+        mode,
+        command: plan.command,
+        assistantId: assistant.id,
+        streamModes: plan.streamModes,
+        annotations: plan.annotations,
+        multitaskStrategy: plan.multitaskStrategy,
+        tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
+      });
+      await labelThread(thread, assistant.id, assistant.graph);
+      return { agent, result: result as StartedRun<M>["result"] };
+    } catch (error) {
+      if (error instanceof ThreadBusyError) throw new HttpError("THREAD_BUSY", THREAD_BUSY_DETAIL);
+      if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: thread.tenantId, reason: "queue_full" });
+      throw error;
+    }
+  };
+
+  return { threadForRun, startRun };
+}

@@ -1,0 +1,64 @@
+import type { GraphEvent, StreamChunk } from "@axiom-lattice/agent";
+import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import type { FastifyReply } from "fastify";
+import { type SseStreamOptions, openSseStream } from "../http/sse";
+import { streamEventId } from "../routes/streamEventIds";
+import { runErrorOf } from "./runOutcome";
+
+/** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's). */
+const MODE_OF_EVENT: Record<string, string> = { values: "values", updates: "updates", messages: "messages-tuple", custom: "custom" };
+
+/**
+ * The SSE event a run's chunk becomes in a LangGraph stream of `modes`: its graph events of those
+ * modes, and `error` when the run failed or its replica stopped it; nothing for the rest (the /api
+ * dialect's chunks, and the run's happy end, which the stream's `end` event closes).
+ */
+export function sseEventOf(chunk: MessageChunk, modes: readonly string[]): GraphEvent | undefined {
+  switch (chunk.type) {
+    case MessageChunkTypes.GRAPH_EVENT: {
+      const event = chunk.data as GraphEvent;
+      return modes.includes(MODE_OF_EVENT[event.event] ?? event.event) ? event : undefined;
+    }
+    case MessageChunkTypes.MESSAGE_FAILED: {
+      const { status, error, code } = chunk.data as { status: "error" | "aborted"; error?: string; code?: string };
+      return { event: "error", data: runErrorOf(status, error, code) };
+    }
+    case MessageChunkTypes.ERROR: {
+      const { code, error } = chunk.data as { code: string; error: string };
+      return { event: "error", data: { error: code, message: error } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export interface RunStreamOptions {
+  runId: string;
+  threadId: string;
+  /** The run's chunks, from where the client is. */
+  chunks: AsyncIterable<StreamChunk>;
+  /** The stream modes the client follows. */
+  modes: readonly string[];
+  /** Open with the `metadata` event naming the run (not when resuming after a `Last-Event-ID`). */
+  announce: boolean;
+  sse: SseStreamOptions;
+}
+
+/**
+ * Streams a run as LangGraph clients read it: `metadata` first, then one event per chunk of the modes
+ * followed (ids `<run_id>:<index>`, which `Last-Event-ID` resumes after), `error` if it failed, and
+ * `end`. A client that leaves does not stop the run.
+ */
+export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options }: RunStreamOptions): Promise<void> {
+  const sse = openSseStream(reply, options);
+  try {
+    if (announce) sse.sendEvent("metadata", undefined, { run_id: runId, thread_id: threadId });
+    for await (const chunk of chunks) {
+      const event = sseEventOf(chunk, modes);
+      if (event && !sse.sendEvent(event.event, streamEventId(runId, chunk.index), event.data)) return;
+    }
+    sse.sendEvent("end", undefined, null);
+  } finally {
+    sse.end();
+  }
+}

@@ -1,0 +1,88 @@
+import type { PendingMessage, RunStatus, Thread } from "@axiom-lattice/protocols";
+import { z } from "zod";
+
+/** LangGraph's run statuses (this gateway never answers `timeout`: its runs have no time limit). */
+export const RUN_STATUSES = ["pending", "running", "error", "success", "timeout", "interrupted"] as const;
+export type LanggraphRunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * A run's status in LangGraph's terms. A run that paused on `interrupt()` ended well (`success`; the
+ * thread is `interrupted`); one stopped by a cancel or an `interrupt` strategy is `interrupted`.
+ */
+export const LANGGRAPH_RUN_STATUS: Record<RunStatus, LanggraphRunStatus> = {
+  pending: "pending",
+  running: "running",
+  success: "success",
+  interrupted: "success",
+  error: "error",
+  aborted: "interrupted",
+};
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A run as the LangGraph API shows it: `run_id` is the id of the queued message that is the run. */
+export const runView = z.object({
+  run_id: z.string(),
+  thread_id: z.string(),
+  assistant_id: z.string(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  status: z.enum(RUN_STATUSES),
+  metadata: jsonObject,
+  multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).nullable(),
+  kwargs: z.object({
+    input: z.unknown(),
+    command: z.unknown(),
+    config: jsonObject,
+    context: jsonObject,
+    stream_mode: z.array(z.string()),
+  }),
+});
+
+export type RunView = z.input<typeof runView>;
+
+// Content is read back from the shared queue: a run queued by /api (a `message`) has none of this.
+const runContentSchema = z.looseObject({
+  assistantId: z.string().optional(),
+  input: z.unknown().optional(),
+  command: z.unknown().optional(),
+  annotations: z
+    .looseObject({
+      metadata: jsonObject.optional(),
+      config: jsonObject.optional(),
+      context: jsonObject.optional(),
+      stream_mode: z.array(z.string()).optional(),
+      multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).optional(),
+    })
+    .optional(),
+});
+
+/** The stream modes a run was queued with (none for a run queued by `/api`). */
+export function streamModesOfRun(message: PendingMessage): string[] {
+  const content = runContentSchema.safeParse(message.content);
+  return content.success ? (content.data.annotations?.stream_mode ?? []) : [];
+}
+
+/** A queued message of `thread` as a LangGraph run. */
+export function toRunView(message: PendingMessage, thread: Thread): RunView {
+  const parsed = runContentSchema.safeParse(message.content);
+  const content = parsed.success ? parsed.data : {};
+  const annotations = content.annotations ?? {};
+  return {
+    run_id: message.id,
+    thread_id: thread.id,
+    assistant_id: content.assistantId ?? thread.assistantId,
+    created_at: message.createdAt,
+    updated_at: message.finishedAt ?? message.startedAt ?? message.createdAt,
+    status: LANGGRAPH_RUN_STATUS[message.runStatus],
+    metadata: annotations.metadata ?? {},
+    multitask_strategy: annotations.multitask_strategy ?? null,
+    kwargs: {
+      input: content.input ?? null,
+      command: content.command ?? null,
+      config: annotations.config ?? {},
+      context: annotations.context ?? {},
+      stream_mode: annotations.stream_mode ?? [],
+    },
+  };
+}

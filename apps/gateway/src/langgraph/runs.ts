@@ -1,0 +1,283 @@
+import type { PendingMessage, Thread } from "@axiom-lattice/protocols";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { gatewaySseOptions } from "../http/sse";
+import { idSchema, noContent } from "../routes/ids";
+import { requireThread, threadScope } from "../routes/lookups";
+import { parseStreamEventId } from "../routes/streamEventIds";
+import { bodyErrors, inputErrors } from "./errors";
+import { locateRun } from "./runHeaders";
+import { runOutcomeValues } from "./runOutcome";
+import { runRateLimit } from "./runRateLimit";
+import { runCreateSchema, planRun } from "./runRequest";
+import { langgraphRunStarter } from "./runStarter";
+import { streamRun } from "./runStream";
+import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
+
+const threadParams = z.object({ thread_id: idSchema });
+const runParams = z.object({ thread_id: idSchema, run_id: idSchema });
+
+/** A list in a query, as LangGraph SDKs send one: a single value as it is, several as a JSON array. */
+const listParam = <T extends z.ZodType<string>>(item: T) =>
+  z
+    .string()
+    .max(2048)
+    .transform((value, context) => {
+      if (!value.startsWith("[")) return [value];
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        context.addIssue({ code: "custom", message: "must be a value or a JSON array of values" });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(item).max(20));
+
+const SELECT_FIELDS = Object.keys(runView.shape) as [keyof RunView, ...(keyof RunView)[]];
+
+const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(10),
+  offset: z.coerce.number().int().min(0).default(0),
+  status: z.enum(RUN_STATUSES).optional(),
+  select: listParam(z.enum(SELECT_FIELDS)).optional(),
+});
+
+const joinStreamQuery = z.object({
+  stream_mode: listParam(z.string().max(32)).optional().describe("Follow only these of the run's stream modes"),
+  cancel_on_disconnect: z.enum(["0", "1", "true", "false"]).default("0").describe("Only 0: a client that leaves never stops the run"),
+});
+
+const lastEventIdHeader = z.looseObject({
+  "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it"),
+});
+
+const cancelQuery = z.object({
+  wait: z.enum(["0", "1", "true", "false"]).default("0").describe("1: answer once the run has stopped (204); 0: answer at once (202)"),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt").describe("interrupt only: rollback is not supported"),
+});
+
+const sseStream = z.string().describe(
+  "Server-sent events as LangGraph streams them: `metadata` (`{ run_id, thread_id }`), then one event per graph event of the modes followed " +
+    "(`values`, `updates`, `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
+);
+const outcome = z.record(z.string(), z.unknown()).describe("The thread's values once the run ended; with `__interrupt__` when it waits on one, or `__error__` when the run failed");
+const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
+
+const tags = ["langgraph"];
+const truthy = (flag: string) => flag === "1" || flag === "true";
+
+/**
+ * The LangGraph API's runs of a thread. A run is a message queued on the thread (`run_id` is its id),
+ * run by whichever replica holds the thread's run lease, streamed from that replica's buffer or, on
+ * any other, from the run event log.
+ */
+export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
+  const gateway = gatewayContextOf(app);
+  const { agents, stores, streams } = gateway;
+  const { threadForRun, startRun } = langgraphRunStarter(gateway);
+  const rateLimit = runRateLimit(gateway.config);
+
+  const queueScopeOf = (thread: Thread) => ({ tenantId: thread.tenantId, assistantId: thread.assistantId });
+
+  const requireRun = async (tenantId: string, threadId: string, runId: string): Promise<{ thread: Thread; run: PendingMessage }> => {
+    const thread = await requireThread(gateway, tenantId, threadId);
+    const run = await stores.queue.getMessage(runId, queueScopeOf(thread));
+    if (!run || run.threadId !== thread.id) throw new HttpError("NOT_FOUND", `Run ${runId} not found on thread ${threadId}`);
+    return { thread, run };
+  };
+
+  app.post(
+    "/threads/:thread_id/runs",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Queue a run on the thread and answer at once (LangGraph API)",
+        params: threadParams,
+        body: runCreateSchema,
+        response: { 200: runView, ...bodyErrors(...RUN_CREATE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const plan = planRun(request.body);
+      const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
+      const { result } = await startRun(thread, request.body, plan, "queue");
+      const run = await stores.queue.getMessage(result.messageId, queueScopeOf(thread));
+      if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
+      locateRun(reply, thread.id, run.id);
+      return toRunView(run, thread);
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/runs/stream",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Queue a run on the thread and stream it (LangGraph API)",
+        description: "The stream's `Location` header is where it resumes (`GET …/runs/{run_id}/stream` with `Last-Event-ID`), on any replica.",
+        params: threadParams,
+        body: runCreateSchema,
+        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...bodyErrors(...RUN_CREATE_ERRORS, "TOO_MANY_STREAMS") },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      const plan = planRun(request.body);
+      const thread = await threadForRun(tenantId, request.params.thread_id, request.body.if_not_exists);
+      // Taken before the run is queued: a refused stream queues nothing.
+      const place = streams.take(tenantId);
+      try {
+        const { result } = await startRun(thread, request.body, plan, "stream");
+        locateRun(reply, thread.id, result.messageId, { resumable: true });
+        const sse = gatewaySseOptions(gateway, place);
+        return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse });
+      } catch (error) {
+        // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
+        place();
+        throw error;
+      }
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/runs/wait",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Queue a run on the thread and answer once it ended (LangGraph API)",
+        description: "A run that failed still answers 200, its failure in `__error__` (LangGraph's shape).",
+        params: threadParams,
+        body: runCreateSchema,
+        response: { 200: outcome, ...bodyErrors(...RUN_CREATE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const plan = planRun(request.body);
+      const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
+      const { agent, result } = await startRun(thread, request.body, plan, "wait");
+      locateRun(reply, thread.id, result.messageId);
+      return runOutcomeValues(agent, await result.completion);
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id/runs",
+    {
+      schema: {
+        tags,
+        summary: "The thread's runs, newest first: queued, running and the latest 1,000 that ended (LangGraph API)",
+        params: threadParams,
+        querystring: listQuery,
+        response: { 200: z.array(runView.partial()), ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const scope = queueScopeOf(thread);
+      const { limit, offset, status, select } = request.query;
+      // Running ones first: one that ends between the reads is then found ended, never missed.
+      const [pending, processing] = await Promise.all([stores.queue.getPendingMessages(thread.id, scope), stores.queue.getProcessingMessages(thread.id, scope)]);
+      const ended = await stores.queue.listRuns(thread.id, scope, { limit: 1000 });
+      const endedIds = new Set(ended.map((run) => run.id));
+      const runs = [...ended, ...processing.filter((run) => !endedIds.has(run.id)), ...pending.filter((run) => !endedIds.has(run.id))]
+        .map((run) => toRunView(run, thread))
+        .filter((run) => status === undefined || run.status === status)
+        .sort((a, b) => b.created_at.getTime() - a.created_at.getTime())
+        .slice(offset, offset + limit);
+      return select ? runs.map((run) => Object.fromEntries(select.map((field) => [field, run[field]]))) : runs;
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id/runs/:run_id",
+    { schema: { tags, summary: "Read a run (LangGraph API)", params: runParams, response: { 200: runView, ...inputErrors("NOT_FOUND") } } },
+    async (request) => {
+      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      return toRunView(run, thread);
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id/runs/:run_id/join",
+    {
+      schema: {
+        tags,
+        summary: "Wait for a run to end, wherever it runs, and answer the thread's values (LangGraph API)",
+        params: runParams,
+        response: { 200: outcome, ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      const agent = agents.getAgent(threadScope(thread));
+      return runOutcomeValues(agent, await agent.waitForRun(run.id));
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id/runs/:run_id/stream",
+    {
+      schema: {
+        tags,
+        summary: "Follow a run's stream, wherever it runs: from its start, or after `Last-Event-ID` (LangGraph API)",
+        params: runParams,
+        querystring: joinStreamQuery,
+        headers: lastEventIdHeader,
+        response: {
+          200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } },
+          ...inputErrors("NOT_FOUND", "NOT_SUPPORTED", "TOO_MANY_STREAMS"),
+        },
+      },
+    },
+    async (request, reply) => {
+      const tenantId = tenantOf(request);
+      if (truthy(request.query.cancel_on_disconnect)) throw new HttpError("NOT_SUPPORTED", "cancel_on_disconnect is not supported by this gateway: a run goes on when its client leaves");
+      const { thread, run } = await requireRun(tenantId, request.params.thread_id, request.params.run_id);
+      const lastEventId = request.headers["last-event-id"];
+      const position = lastEventId === undefined ? undefined : parseStreamEventId(lastEventId);
+      if (position && position.messageId !== run.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${position.messageId}, not ${run.id}`);
+      const runModes = streamModesOfRun(run);
+      const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;
+      const place = streams.take(tenantId);
+      locateRun(reply, thread.id, run.id, { resumable: true });
+      const chunks = agents.getAgent(threadScope(thread)).chunkStream(run.id, position?.index ?? -1);
+      return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place) });
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/runs/:run_id/cancel",
+    {
+      schema: {
+        tags,
+        summary: "Stop a run, queued or running on any replica (LangGraph API)",
+        description:
+          "The stop is run control (as `POST /api/runs/abort`): recorded on the run, applied by the replica running it, or by the one taking its thread over. " +
+          "A queued run ends at once without running; a run that already ended is left as it is.",
+        params: runParams,
+        querystring: cancelQuery,
+        response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
+      },
+    },
+    async (request, reply) => {
+      const { wait, action } = request.query;
+      if (action === "rollback") throw new HttpError("NOT_SUPPORTED", "action rollback is not supported by this gateway (use interrupt)");
+      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      const agent = agents.getAgent(threadScope(thread));
+      if (!truthy(wait)) {
+        await agent.abort(run.id, { waitMs: 0 });
+        return reply.status(202).send();
+      }
+      // Within half a run lease when its replica lives; past it, once the replica taking the thread over applied it.
+      const { status } = await agent.abort(run.id);
+      if (status === undefined) await agent.waitForRun(run.id);
+      return reply.status(204).send();
+    },
+  );
+};

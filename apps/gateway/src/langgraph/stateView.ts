@@ -1,0 +1,77 @@
+import { type Agent, clientStateValues, toClientJson } from "@axiom-lattice/agent";
+import { z } from "zod";
+
+/** A checkpointed state as LangGraph reads it (the runtime's `StateSnapshot`). */
+export type StateSnapshot = Awaited<ReturnType<Agent["stateSnapshot"]>>;
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** An `interrupt()` the thread waits on, as LangGraph shows it. */
+export const interruptView = z.object({ id: z.string().optional(), value: z.unknown() });
+
+/** Where a state was checkpointed: the client's thread id, never the checkpointer's. */
+const checkpointView = z.object({
+  thread_id: z.string(),
+  checkpoint_ns: z.string(),
+  checkpoint_id: z.string().nullable(),
+  checkpoint_map: z.null(),
+});
+
+/** A thread's state at one checkpoint, as LangGraph's `ThreadState`. */
+export const threadStateView = z.object({
+  values: jsonObject.describe("The state's channels: `messages` (the runtime's own bookkeeping left out)"),
+  next: z.array(z.string()).describe("Nodes due next: non-empty while a run is unfinished or interrupted"),
+  tasks: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      error: z.string().nullable(),
+      interrupts: z.array(interruptView),
+      checkpoint: z.null(),
+      state: z.null(),
+      result: z.unknown().optional(),
+    }),
+  ),
+  metadata: jsonObject.nullable(),
+  created_at: z.string().nullable(),
+  checkpoint: checkpointView,
+  parent_checkpoint: checkpointView.nullable(),
+});
+
+export type ThreadStateView = z.input<typeof threadStateView>;
+
+type CheckpointConfig = StateSnapshot["config"] | undefined;
+
+const checkpointOf = (threadId: string, config: CheckpointConfig) => ({
+  thread_id: threadId,
+  checkpoint_ns: (config?.configurable?.checkpoint_ns as string | undefined) ?? "",
+  checkpoint_id: (config?.configurable?.checkpoint_id as string | undefined) ?? null,
+  checkpoint_map: null,
+});
+
+/** The interrupts a state waits on, grouped by the task that raised them (as a LangGraph thread lists them). */
+export function interruptsByTask(snapshot: StateSnapshot): Record<string, Array<z.input<typeof interruptView>>> {
+  return Object.fromEntries(snapshot.tasks.filter((task) => task.interrupts.length > 0).map((task) => [task.id, task.interrupts.map(({ id, value }) => ({ id, value }))]));
+}
+
+/** A checkpointed state of thread `threadId` as LangGraph clients read it. */
+export function toThreadState(threadId: string, snapshot: StateSnapshot): ThreadStateView {
+  return {
+    values: clientStateValues(snapshot.values as Record<string, unknown>),
+    next: [...snapshot.next],
+    tasks: snapshot.tasks.map((task) => ({
+      id: task.id,
+      name: task.name,
+      error: task.error === undefined || task.error === null ? null : String((task.error as { message?: unknown }).message ?? task.error),
+      interrupts: task.interrupts.map(({ id, value }) => ({ id, value })),
+      checkpoint: null,
+      state: null,
+      ...(task.result === undefined ? {} : { result: toClientJson(task.result) }),
+    })),
+    // The checkpointer's thread id is tenant-qualified: clients know the thread by its own.
+    metadata: snapshot.metadata ? (toClientJson({ ...snapshot.metadata, thread_id: threadId }) as Record<string, unknown>) : null,
+    created_at: snapshot.createdAt ?? null,
+    checkpoint: checkpointOf(threadId, snapshot.config),
+    parent_checkpoint: snapshot.parentConfig ? checkpointOf(threadId, snapshot.parentConfig) : null,
+  };
+}

@@ -1,0 +1,60 @@
+import { clientStateValues } from "@axiom-lattice/agent";
+import type { Thread } from "@axiom-lattice/protocols";
+import { z } from "zod";
+import type { GatewayContext } from "../context/gatewayContext";
+import { threadScope } from "../routes/lookups";
+import { interruptView, interruptsByTask } from "./stateView";
+
+/**
+ * The assistant id of the threads the LangGraph API creates: they belong to no assistant (each run
+ * names its own), and this id, outside the ids any assistant may take, keeps one queue, run lease and
+ * run history per thread whichever assistants run on it.
+ */
+export const ANY_ASSISTANT = "*";
+
+export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;
+export type ThreadStatus = (typeof THREAD_STATUSES)[number];
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** A thread as the LangGraph API shows it. */
+export const threadView = z.object({
+  thread_id: z.string(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  state_updated_at: z.date().describe("When its state was last checkpointed (its creation, before any)"),
+  metadata: jsonObject,
+  status: z.enum(THREAD_STATUSES).describe("busy: runs queued or running; interrupted: waiting on an interrupt; error: its last run failed; else idle"),
+  values: jsonObject,
+  interrupts: z.record(z.string(), z.array(interruptView)).describe("The interrupts it waits on, by task id"),
+  config: jsonObject,
+  error: z.string().nullable().describe("status error: why its last run failed"),
+});
+
+export type ThreadView = z.input<typeof threadView>;
+
+/** A stored thread with its status and state, read now from its queue and its checkpoints. */
+export async function toThreadView({ agents, stores }: Pick<GatewayContext, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
+  const scope = threadScope(thread);
+  const queueScope = { tenantId: scope.tenantId, assistantId: scope.assistantId };
+  const [queued, snapshot, [lastRun]] = await Promise.all([
+    stores.queue.getQueueSize(thread.id, queueScope),
+    agents.getAgent(scope).stateSnapshot(),
+    stores.queue.listRuns(thread.id, queueScope, { limit: 1 }),
+  ]);
+  const interrupts = interruptsByTask(snapshot);
+  const failed = lastRun?.runStatus === "error";
+  const status: ThreadStatus = queued > 0 ? "busy" : Object.keys(interrupts).length > 0 ? "interrupted" : failed ? "error" : "idle";
+  return {
+    thread_id: thread.id,
+    created_at: thread.createdAt,
+    updated_at: thread.updatedAt,
+    state_updated_at: snapshot.createdAt ? new Date(snapshot.createdAt) : thread.createdAt,
+    metadata: thread.metadata,
+    status,
+    values: clientStateValues(snapshot.values as Record<string, unknown>),
+    interrupts,
+    config: {},
+    error: status === "error" ? (lastRun?.error ?? null) : null,
+  };
+}

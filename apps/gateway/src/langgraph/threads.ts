@@ -1,0 +1,238 @@
+import { AGENT_NODE, TOOLS_NODE } from "@axiom-lattice/agent";
+import { boundedJson, jsonContains } from "@axiom-lattice/core";
+import type { Thread, ThreadFilter } from "@axiom-lattice/protocols";
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { tenantOf } from "../auth/authentication";
+import { gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { idSchema, noContent } from "../routes/ids";
+import { requireThread, threadScope } from "../routes/lookups";
+import { bodyErrors, inputErrors } from "./errors";
+import { checkMessages } from "./messageInput";
+import { paginationQuery } from "./pagination";
+import { threadStateView, toThreadState } from "./stateView";
+import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, threadView, toThreadView } from "./threadView";
+import { refuseUnsupported, unsupportedShape } from "./unsupported";
+
+const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
+const TTL = { ttl: "threads deleted after a time" };
+const CREATE_UNSUPPORTED = { ...TTL, supersteps: "a thread created with prior state" };
+
+const createSchema = z.strictObject({
+  thread_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
+  metadata: jsonObject.optional(),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise").describe("raise: 409 when the id is taken; do_nothing: answer the existing thread"),
+  ...unsupportedShape(CREATE_UNSUPPORTED),
+});
+
+const patchSchema = z.strictObject({ metadata: jsonObject.optional().describe("Merged into the stored metadata (top-level keys)"), ...unsupportedShape(TTL) });
+
+// The store orders by these; `status` and `state_updated_at` are read from each thread's run state, not stored.
+const STORE_SORT = { thread_id: "id", created_at: "createdAt", updated_at: "updatedAt" } as const;
+const SELECT_FIELDS = Object.keys(threadView.shape) as [keyof ThreadView, ...(keyof ThreadView)[]];
+
+const searchSchema = z.strictObject({
+  metadata: jsonObject.optional().describe("Only threads whose metadata contains this object"),
+  ids: z.array(idSchema).max(1000).optional(),
+  status: z.enum(THREAD_STATUSES).optional().describe("Read from each thread's queue and checkpoints: the search reads threads until the page is full"),
+  values: jsonObject.optional().describe("Only threads whose state values contain this object (read like status)"),
+  ...paginationQuery,
+  sort_by: z.enum(["thread_id", "created_at", "updated_at"]).default("created_at"),
+  sort_order: z.enum(["asc", "desc"]).default("desc"),
+  select: z.array(z.enum(SELECT_FIELDS)).min(1).optional().describe("Only these fields of each thread"),
+});
+
+/** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
+const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
+
+const EARLIER_CHECKPOINT = "updating from an earlier checkpoint";
+const UPDATE_UNSUPPORTED = { checkpoint_id: EARLIER_CHECKPOINT, checkpoint: EARLIER_CHECKPOINT };
+
+const updateStateSchema = z.strictObject({
+  values: stateValues,
+  as_node: z.enum([AGENT_NODE, TOOLS_NODE]).optional().describe("Write as if this node had returned the values"),
+  ...unsupportedShape(UPDATE_UNSUPPORTED),
+});
+
+const HISTORY_UNSUPPORTED = { checkpoint: "the history of a subgraph's checkpoints" };
+
+const writtenCheckpoint = z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() });
+
+const historySchema = z.strictObject({
+  limit: z.number().int().min(1).max(1000).default(10),
+  before: z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().min(1).max(128) }) }).optional().describe("Only checkpoints older than this config's"),
+  metadata: jsonObject.optional().describe("Only checkpoints whose metadata holds these values"),
+  ...unsupportedShape(HISTORY_UNSUPPORTED),
+});
+
+const threadParams = z.object({ thread_id: idSchema });
+const stateQuery = z.object({ subgraphs: z.enum(["true", "false"]).optional().describe("The graph has no subgraphs: no effect") });
+
+/** How many threads a status or values search reads at once. */
+const SCAN_PAGE = 100;
+
+const tags = ["langgraph"];
+
+/**
+ * The LangGraph API's threads: the gateway's threads, read with their status and state. A thread it
+ * creates belongs to no assistant ({@link ANY_ASSISTANT}); one created by `/api` is served too.
+ */
+export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
+  const gateway = gatewayContextOf(app);
+  const { threads } = gateway.stores;
+  const view = (thread: Thread) => toThreadView(gateway, thread);
+
+  /** A page of matches; a status or values filter reads threads page after page until it is full. */
+  const search = async (tenantId: string, body: z.output<typeof searchSchema>): Promise<ThreadView[]> => {
+    const filter: ThreadFilter = { metadata: body.metadata, ids: body.ids, sortBy: STORE_SORT[body.sort_by], sortOrder: body.sort_order };
+    const { status, values, limit, offset } = body;
+    if (status === undefined && values === undefined) return Promise.all((await threads.listThreads(tenantId, { ...filter, limit, offset })).map(view));
+    const matches: ThreadView[] = [];
+    for (let read = 0; matches.length < offset + limit; read += SCAN_PAGE) {
+      const batch = await threads.listThreads(tenantId, { ...filter, limit: SCAN_PAGE, offset: read });
+      for (const candidate of await Promise.all(batch.map(view))) {
+        if ((status === undefined || candidate.status === status) && (values === undefined || jsonContains(candidate.values, values))) matches.push(candidate);
+      }
+      if (batch.length < SCAN_PAGE) break;
+    }
+    return matches.slice(offset, offset + limit);
+  };
+
+  app.post(
+    "/threads",
+    { schema: { tags, summary: "Create a thread (LangGraph API); it belongs to no assistant", body: createSchema, response: { 200: threadView, ...bodyErrors("ALREADY_EXISTS", "NOT_SUPPORTED") } } },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      refuseUnsupported(request.body, CREATE_UNSUPPORTED);
+      const { thread_id: id = randomUUID(), metadata, if_exists } = request.body;
+      if (if_exists === "do_nothing") {
+        const existing = await threads.getThread(tenantId, id);
+        if (existing) return view(existing);
+      }
+      return view(await threads.createThread(tenantId, { id, assistantId: ANY_ASSISTANT, metadata }));
+    },
+  );
+
+  app.post(
+    "/threads/search",
+    {
+      schema: {
+        tags,
+        summary: "Search the tenant's threads (LangGraph API)",
+        body: searchSchema,
+        response: { 200: z.array(threadView.partial()), ...bodyErrors() },
+      },
+    },
+    async (request) => {
+      const page = await search(tenantOf(request), request.body);
+      const select = request.body.select;
+      return select ? page.map((thread) => Object.fromEntries(select.map((field) => [field, thread[field]]))) : page;
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id",
+    { schema: { tags, summary: "Read a thread with its status and state (LangGraph API)", params: threadParams, response: { 200: threadView, ...inputErrors("NOT_FOUND") } } },
+    async (request) => view(await requireThread(gateway, tenantOf(request), request.params.thread_id)),
+  );
+
+  app.patch(
+    "/threads/:thread_id",
+    {
+      schema: { tags, summary: "Change a thread's metadata (LangGraph API)", params: threadParams, body: patchSchema, response: { 200: threadView, ...bodyErrors("NOT_FOUND", "NOT_SUPPORTED") } },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      refuseUnsupported(request.body, TTL);
+      const { thread_id: id } = request.params;
+      const thread = request.body.metadata === undefined ? await threads.getThread(tenantId, id) : await threads.updateThread(tenantId, id, request.body.metadata);
+      if (!thread) throw new HttpError("NOT_FOUND", `Thread ${id} not found`);
+      return view(thread);
+    },
+  );
+
+  app.delete(
+    "/threads/:thread_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a thread with its state, queued runs and run history (LangGraph API)",
+        description: "Answers `409 THREAD_BUSY` while a run of the thread is in progress.",
+        params: threadParams,
+        response: { 204: noContent, ...inputErrors("NOT_FOUND", "THREAD_BUSY") },
+      },
+    },
+    async (request, reply) => {
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      await gateway.agents.deleteThread(threadScope(thread));
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    "/threads/:thread_id/state",
+    {
+      schema: {
+        tags,
+        summary: "The thread's latest state (LangGraph API)",
+        params: threadParams,
+        querystring: stateQuery,
+        response: { 200: threadStateView, ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot());
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/state",
+    {
+      schema: {
+        tags,
+        summary: "Write values into the thread's state between runs (LangGraph API)",
+        description: "Answers `409 THREAD_BUSY` while a run of the thread is in progress: the update never interleaves with a run.",
+        params: threadParams,
+        body: updateStateSchema,
+        response: {
+          200: z
+            .object({ checkpoint: writtenCheckpoint, configurable: writtenCheckpoint })
+            .describe("The new checkpoint, as LangGraph Platform answers it (`checkpoint`) and as the JS SDK's types read it (`configurable`)"),
+          ...bodyErrors("NOT_FOUND", "THREAD_BUSY", "NOT_SUPPORTED"),
+        },
+      },
+    },
+    async (request) => {
+      refuseUnsupported(request.body, UPDATE_UNSUPPORTED);
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const { values, as_node } = request.body;
+      checkMessages(values.messages);
+      const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node);
+      const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };
+      return { checkpoint: written, configurable: written };
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/history",
+    {
+      schema: {
+        tags,
+        summary: "The thread's past states, newest first (LangGraph API)",
+        params: threadParams,
+        body: historySchema,
+        response: { 200: z.array(threadStateView), ...bodyErrors("NOT_FOUND", "NOT_SUPPORTED") },
+      },
+    },
+    async (request) => {
+      refuseUnsupported(request.body, HISTORY_UNSUPPORTED);
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const { limit, before, metadata } = request.body;
+      const history = await gateway.agents.getAgent(threadScope(thread)).stateHistory({ limit, before: before?.configurable.checkpoint_id, metadata });
+      return history.map((snapshot) => toThreadState(thread.id, snapshot));
+    },
+  );
+};

@@ -1,0 +1,30 @@
+import { checkAssistantReferences, isRegisteredModelProvider } from "@axiom-lattice/agent";
+import { checkEgressUrl } from "@axiom-lattice/core";
+import type { AssistantModelConfig } from "@axiom-lattice/protocols";
+import type { GatewayContext } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+
+/** What a configuration naming something a run could not use is refused with, nothing written. */
+export const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+
+/**
+ * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
+ * A provider is built in, or one of the tenant's catalog providers (which stands for its kind); the
+ * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused.
+ * Both APIs that write assistants (`/api` and the LangGraph API) check through it.
+ */
+export function assistantReferenceCheck({ stores, config, mcp, plugins }: Pick<GatewayContext, "stores" | "config" | "mcp" | "plugins">) {
+  return async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }): Promise<void> => {
+    let provider = model?.provider ?? "scripted";
+    if (!isRegisteredModelProvider(provider)) {
+      const catalogued = await stores.modelProviders.getProvider(tenantId, provider);
+      if (!catalogued) throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${provider}": neither built in nor one of the tenant's model providers`);
+      provider = catalogued.kind;
+    }
+    checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
+    const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
+    const off = tools?.find((name) => disabled.has(name));
+    if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);
+    if (model?.baseUrl !== undefined) await checkEgressUrl(model.baseUrl, config.upstream.egress);
+  };
+}

@@ -1,0 +1,234 @@
+import type { LightMyRequestResponse } from "fastify";
+import { describe, expect, it } from "vitest";
+import { useGateway } from "./support";
+
+// The LangGraph API's threads, state and runs through HTTP, every answer checked against the OpenAPI
+// document. The SDK-driven suite (e2e/scenarios/24-langgraph-sdk.test.ts) drives the same routes
+// through @langchain/langgraph-sdk, on one gateway and on replicas; this file pins shapes and refusals.
+const ASSISTANT = "lg-runner";
+const headers = { "x-tenant-id": "lg-runs" };
+const gateway = useGateway(async ({ post }) => {
+  expect((await post("/assistants", { assistant_id: ASSISTANT, graph_id: "react", context: { tools: ["echo"] } }, headers)).statusCode).toBe(200);
+});
+
+const post = (url: string, body: unknown) => gateway.post(url, body, headers);
+/** A POST without a body, as the SDK sends a cancel. */
+const postEmpty = (url: string) => gateway.app.inject({ method: "POST", url, headers });
+const get = (url: string) => gateway.get(url, headers);
+const say = (content: string, extra: Record<string, unknown> = {}) => ({ assistant_id: ASSISTANT, input: { messages: [{ role: "user", content }] }, ...extra });
+const newThread = async (metadata: Record<string, unknown> = {}) => (await post("/threads", { metadata })).json<{ thread_id: string }>().thread_id;
+
+/** The events of a LangGraph stream: `event: <name>` lines, as the SDK reads them. */
+function events(response: LightMyRequestResponse): Array<{ event: string; id?: string; data: unknown }> {
+  return response.body
+    .split("\n\n")
+    .filter((block) => block.includes("event: "))
+    .map((block) => {
+      const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
+      return { event: field("event")!, id: field("id"), data: JSON.parse(field("data") ?? "null") };
+    });
+}
+
+describe("LangGraph API: threads", () => {
+  it("creates threads that belong to no assistant, honours if_exists, and patches and deletes them", async () => {
+    const created = await post("/threads", { thread_id: "lg-t1", metadata: { user: "ann" } });
+    expect(created.json()).toMatchObject({ thread_id: "lg-t1", status: "idle", metadata: { user: "ann" }, values: {}, interrupts: {} });
+    const again = await post("/threads", { thread_id: "lg-t1" });
+    expect([again.statusCode, again.json().code]).toEqual([409, "ALREADY_EXISTS"]);
+    expect((await post("/threads", { thread_id: "lg-t1", if_exists: "do_nothing" })).json()).toMatchObject({ metadata: { user: "ann" } });
+    // In the /api dialect it is a thread of no assistant.
+    expect((await get("/api/threads/lg-t1")).json()).toMatchObject({ assistantId: "*" });
+
+    const patched = await gateway.app.inject({ method: "PATCH", url: "/threads/lg-t1", headers: { ...headers, "content-type": "application/json" }, payload: { metadata: { plan: "pro" } } });
+    expect(patched.json().metadata).toEqual({ user: "ann", plan: "pro" });
+    expect((await gateway.del("/threads/lg-t1", headers)).statusCode).toBe(204);
+    expect((await get("/threads/lg-t1")).json()).toEqual({ detail: "Thread lg-t1 not found", code: "NOT_FOUND" });
+  });
+
+  it("searches by metadata, ids, status and values, sorted, with a selection of fields", async () => {
+    const [a, b, c] = [await newThread({ app: "search", n: 1 }), await newThread({ app: "search", n: 2 }), await newThread({ app: "search", n: 3 })];
+    await post(`/threads/${b}/runs/wait`, say("/interrupt ready?"));
+    await post(`/threads/${c}/runs/wait`, say("hello"));
+    const ids = async (body: Record<string, unknown>) => (await post("/threads/search", { metadata: { app: "search" }, ...body })).json().map((thread: { thread_id: string }) => thread.thread_id);
+
+    expect(await ids({})).toEqual([c, b, a]);
+    expect(await ids({ sort_order: "asc", limit: 2 })).toEqual([a, b]);
+    expect(await ids({ ids: [a, c] })).toEqual([c, a]);
+    expect(await ids({ status: "interrupted" })).toEqual([b]);
+    expect(await ids({ status: "idle", offset: 1 })).toEqual([a]);
+    expect(await ids({ values: { messages: [{ content: "echo: hello" }] } })).toEqual([c]);
+    // A run labels its thread with its assistant and graph, which clients search by.
+    expect(await ids({ metadata: { app: "search", assistant_id: ASSISTANT, graph_id: "react" } })).toEqual([c, b]);
+    const selected = (await post("/threads/search", { ids: [b], select: ["thread_id", "status"] })).json();
+    expect(selected).toEqual([{ thread_id: b, status: "interrupted" }]);
+  });
+
+  it("reads its state and history, and writes values between runs", async () => {
+    const thread = await newThread();
+    expect((await get(`/threads/${thread}/state`)).json()).toMatchObject({ values: {}, next: [], tasks: [], checkpoint: { thread_id: thread, checkpoint_id: null } });
+    await post(`/threads/${thread}/runs/wait`, say("first"));
+    const state = (await get(`/threads/${thread}/state`)).json();
+    expect(state).toMatchObject({ next: [], metadata: { source: "loop", thread_id: thread }, checkpoint: { thread_id: thread, checkpoint_ns: "" }, parent_checkpoint: { thread_id: thread } });
+    expect(state.values.messages.map((message: { type: string; content: string }) => [message.type, message.content])).toEqual([["human", "first"], ["ai", "echo: first"]]);
+    expect(state.values).not.toHaveProperty("runStarts");
+
+    const written = await post(`/threads/${thread}/state`, { values: { messages: [{ role: "user", content: "added" }] }, as_node: "agent" });
+    const checkpoint = { thread_id: thread, checkpoint_ns: "", checkpoint_id: expect.any(String) };
+    expect(written.json()).toEqual({ checkpoint, configurable: checkpoint });
+    const history = (await post(`/threads/${thread}/history`, { limit: 2 })).json();
+    expect(history.map((entry: { checkpoint: { checkpoint_id: string } }) => entry.checkpoint.checkpoint_id)[0]).toBe(written.json().checkpoint.checkpoint_id);
+    expect(history[0].values.messages.at(-1)).toMatchObject({ type: "human", content: "added" });
+    const older = (await post(`/threads/${thread}/history`, { limit: 1, before: { configurable: { checkpoint_id: history[0].checkpoint.checkpoint_id } } })).json();
+    expect(older[0].checkpoint.checkpoint_id).toBe(history[1].checkpoint.checkpoint_id);
+  });
+
+  it("refuses what it does not do, and bad input, with 422 and nothing written", async () => {
+    const thread = await newThread();
+    for (const [url, body, code] of [
+      ["/threads", { ttl: 60 }, "NOT_SUPPORTED"],
+      ["/threads", { supersteps: [] }, "NOT_SUPPORTED"],
+      ["/threads", { thread_id: "bad id" }, "INVALID_REQUEST"],
+      ["/threads/search", { sort_by: "status" }, "INVALID_REQUEST"],
+      [`/threads/${thread}/state`, { values: { runStarts: [] } }, "INVALID_REQUEST"],
+      [`/threads/${thread}/state`, { values: { messages: [{ role: "nobody", content: "x" }] } }, "INVALID_REQUEST"],
+      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint_id: "c1" }, "NOT_SUPPORTED"],
+      [`/threads/${thread}/history`, { checkpoint: { checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
+    ] as const) {
+      const answer = await post(url, body);
+      expect([answer.statusCode, answer.json().code], `${url} ${JSON.stringify(body)}`).toEqual([422, code]);
+    }
+    expect((await get(`/threads/${thread}/state`)).json().values).toEqual({});
+  });
+});
+
+describe("LangGraph API: runs", () => {
+  it("streams a run: metadata first, the modes asked for with resumable ids, then end; locates the run", async () => {
+    const thread = await newThread();
+    const answer = await post(`/threads/${thread}/runs/stream`, say("hi there", { stream_mode: ["values", "updates", "messages-tuple", "custom"] }));
+    expect(answer.headers["content-type"]).toMatch(/^text\/event-stream/);
+    const streamed = events(answer);
+    const runId = (streamed[0].data as { run_id: string }).run_id;
+    expect(streamed[0]).toEqual({ event: "metadata", data: { run_id: runId, thread_id: thread } });
+    expect(answer.headers["content-location"]).toBe(`/threads/${thread}/runs/${runId}`);
+    expect(answer.headers.location).toBe(`/threads/${thread}/runs/${runId}/stream`);
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "messages", "messages", "messages", "updates", "values", "end"]);
+    expect(streamed.slice(1, -1).every((event) => event.id?.startsWith(`${runId}:`))).toBe(true);
+    expect(streamed[2].data).toEqual([expect.objectContaining({ type: "ai", content: "echo:" }), expect.objectContaining({ langgraph_node: "agent", thread_id: thread, run_id: runId })]);
+
+    // The run again, from after its first token, as a reconnecting client asks (Last-Event-ID): nothing twice.
+    const resumed = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": streamed[2].id! } });
+    expect(events(resumed).map((event) => event.id)).toEqual([...streamed.slice(3, -1).map((event) => event.id), undefined]);
+    const onlyUpdates = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream?stream_mode=updates`, headers: { ...headers, "last-event-id": streamed[1].id! } });
+    expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates", "end"]);
+    const joined = await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=${encodeURIComponent('["values","updates"]')}`);
+    expect(events(joined).map((event) => event.event)).toEqual(["metadata", "values", "updates", "values", "end"]);
+  });
+
+  it("waits, joins and lists runs with LangGraph's statuses; a paused run succeeded and its thread is interrupted", async () => {
+    const thread = await newThread();
+    const asked = await post(`/threads/${thread}/runs/wait`, say("/interrupt which colour?"));
+    expect(asked.json().__interrupt__).toEqual([{ id: expect.any(String), value: "which colour?" }]);
+    const thread1 = (await get(`/threads/${thread}`)).json();
+    expect(thread1).toMatchObject({ status: "interrupted", interrupts: expect.any(Object) });
+    expect(Object.values(thread1.interrupts)).toEqual([[{ id: expect.any(String), value: "which colour?" }]]);
+
+    const answered = await post(`/threads/${thread}/runs/wait`, { assistant_id: ASSISTANT, command: { resume: "blue" } });
+    expect(answered.json().messages.at(-1)).toMatchObject({ type: "ai", content: "ask_human returned: blue" });
+    const failed = await post(`/threads/${thread}/runs/wait`, say("/fail out of ideas"));
+    expect(failed.json()).toEqual({ __error__: { error: "Error", message: "out of ideas" } });
+    expect((await get(`/threads/${thread}`)).json()).toMatchObject({ status: "error", error: "out of ideas" });
+
+    const runs = (await get(`/threads/${thread}/runs`)).json();
+    expect(runs.map((run: { status: string }) => run.status)).toEqual(["error", "success", "success"]);
+    expect(runs[2]).toMatchObject({ thread_id: thread, assistant_id: ASSISTANT, multitask_strategy: "reject", kwargs: { input: { messages: [{ role: "user", content: "/interrupt which colour?" }] }, stream_mode: ["values"] } });
+    expect((await get(`/threads/${thread}/runs?status=error&select=${encodeURIComponent('["run_id","status"]')}`)).json()).toEqual([{ run_id: runs[0].run_id, status: "error" }]);
+    expect((await get(`/threads/${thread}/runs/${runs[1].run_id}`)).json()).toMatchObject({ run_id: runs[1].run_id, kwargs: { command: { resume: "blue" } } });
+    // Join answers the thread's values now: after the failed run too.
+    expect((await get(`/threads/${thread}/runs/${runs[1].run_id}/join`)).json().messages).toHaveLength(5);
+  });
+
+  it("queues in the background, refuses a busy thread under reject, queues under enqueue, and cancels runs", async () => {
+    const thread = await newThread();
+    const background = await post(`/threads/${thread}/runs`, say("/sleep 400", { metadata: { source: "test" } }));
+    const run = background.json();
+    expect(run).toMatchObject({ status: "pending", thread_id: thread, metadata: { source: "test" } });
+    expect(background.headers["content-location"]).toBe(`/threads/${thread}/runs/${run.run_id}`);
+
+    const busy = await post(`/threads/${thread}/runs`, say("second"));
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json()).toEqual({ detail: "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.", code: "THREAD_BUSY" });
+    const queued = (await post(`/threads/${thread}/runs`, say("second", { multitask_strategy: "enqueue" }))).json();
+    expect((await get(`/threads/${thread}`)).json().status).toBe("busy");
+    expect((await get(`/threads/${thread}/runs/${queued.run_id}/join`)).json().messages.at(-1)).toMatchObject({ content: "echo: second" });
+
+    const long = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    const behind = (await post(`/threads/${thread}/runs`, say("never", { multitask_strategy: "enqueue" }))).json();
+    expect((await postEmpty(`/threads/${thread}/runs/${behind.run_id}/cancel`)).statusCode).toBe(202);
+    expect((await get(`/threads/${thread}/runs/${behind.run_id}`)).json().status).toBe("interrupted");
+    await expect.poll(async () => (await get(`/threads/${thread}/runs/${long.run_id}`)).json().status).toBe("running");
+    const cancelled = await postEmpty(`/threads/${thread}/runs/${long.run_id}/cancel?wait=1`);
+    expect(cancelled.statusCode).toBe(204);
+    expect((await get(`/threads/${thread}/runs/${long.run_id}`)).json().status).toBe("interrupted");
+    // Cancelling a run that ended leaves it as it is.
+    expect((await postEmpty(`/threads/${thread}/runs/${run.run_id}/cancel`)).statusCode).toBe(202);
+  });
+
+  it("under interrupt, stops the run in progress and runs the new one", async () => {
+    const thread = await newThread();
+    const first = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    await expect.poll(async () => (await get(`/threads/${thread}/runs/${first.run_id}`)).json().status).toBe("running");
+    const next = await post(`/threads/${thread}/runs/wait`, say("instead", { multitask_strategy: "interrupt" }));
+    expect(next.json().messages.at(-1)).toMatchObject({ content: "echo: instead" });
+    expect((await get(`/threads/${thread}/runs/${first.run_id}`)).json().status).toBe("interrupted");
+  });
+
+  it("creates the thread under if_not_exists: create, and runs statelessly on a thread of its own, deleted afterwards", async () => {
+    const created = await post("/threads/lg-made-by-run/runs/wait", say("hello", { if_not_exists: "create" }));
+    expect(created.statusCode).toBe(200);
+    expect((await get("/threads/lg-made-by-run")).json()).toMatchObject({ status: "idle", metadata: { assistant_id: ASSISTANT } });
+    expect((await post("/threads/lg-missing/runs/wait", say("hello"))).json()).toEqual({ detail: "Thread lg-missing not found", code: "NOT_FOUND" });
+
+    const streamed = events(await post("/runs/stream", say("alone", { stream_mode: "updates" })));
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "updates", "end"]);
+    const { thread_id: ownThread } = streamed[0].data as { thread_id: string };
+    await expect.poll(async () => (await get(`/threads/${ownThread}`)).statusCode, { timeout: 10_000 }).toBe(404);
+    const waited = await post("/runs/wait", say("alone again", { on_completion: "keep" }));
+    expect(waited.json().messages.map((message: { content: string }) => message.content)).toEqual(["alone again", "echo: alone again"]);
+  });
+
+  it("refuses what it does not do, and bad input, with 422, queueing nothing", async () => {
+    const thread = await newThread();
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [say("x", { stream_mode: "events" }), "NOT_SUPPORTED"],
+      [say("x", { stream_mode: ["values", "debug"] }), "NOT_SUPPORTED"],
+      [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
+      [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
+      [say("x", { webhook: "https://example.test/hook" }), "NOT_SUPPORTED"],
+      [say("x", { on_disconnect: "cancel" }), "NOT_SUPPORTED"],
+      [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
+      [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
+      [{ assistant_id: ASSISTANT, command: { goto: "agent" } }, "NOT_SUPPORTED"],
+      [{ assistant_id: ASSISTANT }, "INVALID_REQUEST"],
+      [{ assistant_id: ASSISTANT, input: { messages: [{ role: "wizard", content: "x" }] } }, "INVALID_REQUEST"],
+      [{ assistant_id: ASSISTANT, input: { messages: [], topic: "x" } }, "INVALID_REQUEST"],
+      [{ ...say("x"), command: { resume: 1 } }, "INVALID_REQUEST"],
+      [{ ...say("x"), surprise: 1 }, "INVALID_REQUEST"],
+    ];
+    for (const [body, code] of refusals) {
+      const answer = await post(`/threads/${thread}/runs`, body);
+      expect([answer.statusCode, answer.json().code], `${JSON.stringify(body)}: ${answer.body}`).toEqual([422, code]);
+    }
+    const unknownAssistant = await post(`/threads/${thread}/runs`, { ...say("x"), assistant_id: "nobody" });
+    expect([unknownAssistant.statusCode, unknownAssistant.json().code]).toEqual([404, "NOT_FOUND"]);
+    expect((await get(`/threads/${thread}/runs`)).json()).toEqual([]);
+    expect((await get(`/threads/${thread}/runs/no-such-run`)).statusCode).toBe(404);
+    expect((await postEmpty(`/threads/${thread}/runs/no-such-run/cancel?action=rollback`)).json().code).toBe("NOT_SUPPORTED");
+  });
+
+  it("streams a failure as an error event before the end", async () => {
+    const thread = await newThread();
+    const streamed = events(await post(`/threads/${thread}/runs/stream`, say("/fail broke", { stream_mode: "updates" })));
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "error", "end"]);
+    expect(streamed[1].data).toEqual({ error: "Error", message: "broke" });
+  });
+});

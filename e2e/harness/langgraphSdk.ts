@@ -1,0 +1,70 @@
+import { Client } from "@langchain/langgraph-sdk";
+import { expect } from "vitest";
+import { tokenFor } from "./auth";
+
+/** The graph every assistant of the gateway runs. */
+export const GRAPH = "react";
+
+let tenants = 0;
+
+/** A tenant of its own for each case: cases on a shared gateway never meet each other's records. */
+export const freshTenant = (name: string) => `lg-${name}-${++tenants}-${process.pid}`;
+
+export interface ClientOptions {
+  /** More headers on every request (`x-axiom-affinity`, an `authorization` of its own). */
+  headers?: Record<string, string>;
+  /** Sends no `apiKey` (the SDK would otherwise read one from LANGGRAPH_API_KEY and the like). */
+  anonymous?: boolean;
+  /** Sees every answer (which replica served it). */
+  onResponse?: (response: Response) => void;
+}
+
+/** The unmodified LangGraph SDK client, authenticated as `tenant` through its `apiKey`, as users configure it. */
+export async function sdkClient(apiUrl: string, tenant: string, options: ClientOptions = {}): Promise<Client> {
+  const { onResponse } = options;
+  return new Client({
+    apiUrl,
+    apiKey: options.anonymous ? null : await tokenFor(tenant),
+    defaultHeaders: options.headers,
+    callerOptions: onResponse
+      ? {
+          fetch: async (...args: Parameters<typeof fetch>) => {
+            const response = await fetch(...args);
+            onResponse(response);
+            return response;
+          },
+        }
+      : undefined,
+  });
+}
+
+/** A user message as LangGraph input. */
+export const say = (content: string) => ({ messages: [{ role: "user", content }] });
+
+export interface StreamedEvent {
+  event: string;
+  id?: string;
+  data: unknown;
+}
+
+/** Every event of an SDK stream, as the SDK hands them out. */
+export async function collect(stream: AsyncIterable<{ event: string; data: unknown; id?: string }>): Promise<StreamedEvent[]> {
+  const events: StreamedEvent[] = [];
+  for await (const { event, data, id } of stream) events.push({ event, data, ...(id === undefined ? {} : { id }) });
+  return events;
+}
+
+export const eventNames = (events: StreamedEvent[]) => events.map((event) => event.event);
+
+/** The text of each message of LangGraph values, `type:content`. */
+export const transcript = (values: unknown) => ((values as { messages?: Array<{ type: string; content: unknown }> }).messages ?? []).map((message) => `${message.type}:${String(message.content)}`);
+
+/** How the SDK reports a refused request: the status and the body it carried. */
+export async function refusal(promise: Promise<unknown>): Promise<{ status: number; body: { detail: string; code: string } }> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown as { status?: number; text?: string },
+  );
+  expect(error, "the request was refused").toBeDefined();
+  return { status: error!.status!, body: JSON.parse(error!.text!) as { detail: string; code: string } };
+}
