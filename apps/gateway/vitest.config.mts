@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+// Many tests here start CLI processes or create PostgreSQL databases: on a busy two-core CI machine
+// those take longer than vitest's 5 s default without anything being wrong. A hang still fails.
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
