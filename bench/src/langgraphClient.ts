@@ -2,23 +2,10 @@
 // same calls to the gateway and to the reference server, so both are measured on one client's terms.
 import { Client } from "@langchain/langgraph-sdk";
 import { performance } from "node:perf_hooks";
+import { forEachConcurrently } from "./concurrently";
 
 /** How many set-up requests are in flight at once. */
 const SETUP_CONCURRENCY = 10;
-
-/** Runs `work` over `items` with `concurrency` workers, each taking the next item when done. */
-export async function forEachConcurrently<T, R>(items: T[], concurrency: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
 
 export interface StreamTiming {
   /** Request sent → the first event the run produced (the first after `metadata`). */

@@ -23,7 +23,8 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Figure, median, percentile } from "../figure";
 import { startGateway } from "../gatewayProcess";
-import { LangGraphClient, forEachConcurrently } from "../langgraphClient";
+import { forEachConcurrently } from "../concurrently";
+import { LangGraphClient } from "../langgraphClient";
 import { startLangGraphPeer } from "../langgraphPeerProcess";
 import type { ServerProcess } from "../serverProcess";
 
