@@ -1,21 +1,9 @@
 // The gateway's HTTP API as the figures use it around their measurements: set-up and observing the
 // queue. The measured requests themselves are sent by the figures (autocannon, timed fetches).
+import { forEachConcurrently } from "./concurrently";
 
 /** How many set-up or polling requests are in flight at once: enough to be quick, few enough not to be a load. */
 const CONCURRENCY = 10;
-
-async function forEachConcurrently<T, R>(items: T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  return results;
-}
 
 export class GatewayApi {
   /** `headers`: sent with every request (a tenant's bearer token). */
@@ -35,7 +23,7 @@ export class GatewayApi {
   /** Creates threads `<prefix>-0` … of the assistant and returns their ids. */
   createThreads(assistantId: string, prefix: string, count: number): Promise<string[]> {
     const ids = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
-    return forEachConcurrently(ids, async (threadId) => {
+    return forEachConcurrently(ids, CONCURRENCY, async (threadId) => {
       await this.send("POST", "/api/threads", { thread_id: threadId, assistant_id: assistantId });
       return threadId;
     });
@@ -43,7 +31,7 @@ export class GatewayApi {
 
   /** Messages pending or processing on each thread. */
   queueSizes(threadIds: string[]): Promise<number[]> {
-    return forEachConcurrently(threadIds, async (threadId) => {
+    return forEachConcurrently(threadIds, CONCURRENCY, async (threadId) => {
       const queue = (await this.send("GET", `/api/threads/${threadId}/queue`)) as { size: number };
       return queue.size;
     });

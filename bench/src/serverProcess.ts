@@ -14,6 +14,13 @@ export interface ServerProcessOptions {
   env: Record<string, string>;
   /** A path answering 200 once the server can serve; without it, printing the URL is enough. */
   readyPath?: string;
+  /** The server's URL when known beforehand, for servers that print no `ready at <url>` line. */
+  url?: string;
+  /**
+   * Runs the process in a process group of its own and signals the whole group: for launchers whose
+   * server is a grandchild (the LangGraph CLI runs `tsx watch`, which runs the server).
+   */
+  processGroup?: boolean;
   timeoutMs?: number;
 }
 
@@ -22,11 +29,12 @@ const READY_LINE = /ready at (http:\/\/[^\s"]+)/;
 
 export class ServerProcess {
   private readonly output: string[] = [];
-  private announcedUrl = "";
 
   private constructor(
     readonly name: string,
     private readonly child: ChildProcess,
+    private readonly processGroup: boolean,
+    private announcedUrl: string,
   ) {
     const collect = (chunk: Buffer) => this.output.push(chunk.toString());
     child.stdout!.on("data", collect);
@@ -36,8 +44,9 @@ export class ServerProcess {
   }
 
   /** Starts the process and resolves once it printed its URL and, when asked, `readyPath` answers 200. */
-  static async start({ name, nodeArgs, env, readyPath, timeoutMs = 30_000 }: ServerProcessOptions): Promise<ServerProcess> {
-    const server = new ServerProcess(name, spawn(process.execPath, nodeArgs, { env, stdio: ["ignore", "pipe", "pipe"] }));
+  static async start({ name, nodeArgs, env, readyPath, url = "", processGroup = false, timeoutMs = 30_000 }: ServerProcessOptions): Promise<ServerProcess> {
+    const child = spawn(process.execPath, nodeArgs, { env, stdio: ["ignore", "pipe", "pipe"], detached: processGroup });
+    const server = new ServerProcess(name, child, processGroup, url);
     try {
       await server.waitReady(readyPath, Date.now() + timeoutMs);
     } catch (error) {
@@ -90,21 +99,30 @@ export class ServerProcess {
     return Number(kilobytes) * 1024;
   }
 
-  /** Sends `signal` to this process. */
+  /** Sends `signal` to this process (to its process group when it has one of its own). */
   signal(signal: NodeJS.Signals): void {
-    this.child.kill(signal);
+    if (!this.processGroup) this.child.kill(signal);
+    else if (this.child.pid !== undefined) {
+      try {
+        process.kill(-this.child.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    }
   }
 
   /** Asks the process to stop (SIGTERM), and kills it when it has not within `graceMs`. */
   async stop(graceMs = 20_000): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = once(this.child, "exit");
-    this.child.kill("SIGTERM");
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), graceMs);
+    this.signal("SIGTERM");
+    const timer = setTimeout(() => this.signal("SIGKILL"), graceMs);
     try {
       await exited;
     } finally {
       clearTimeout(timer);
     }
+    // The launcher may exit before the server it started: what is left of its group goes now.
+    if (this.processGroup) this.signal("SIGKILL");
   }
 }
