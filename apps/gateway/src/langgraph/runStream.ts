@@ -1,5 +1,5 @@
 import type { GraphEvent, StreamChunk } from "@axiom-lattice/agent";
-import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import { type MessageChunk, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import { type SseStreamOptions, openSseStream } from "../http/sse";
 import { streamEventId } from "../routes/streamEventIds";
@@ -47,16 +47,22 @@ export interface RunStreamOptions {
 /**
  * Streams a run as LangGraph clients read it: `metadata` first, then one event per chunk of the modes
  * followed (ids `<run_id>:<index>`, which `Last-Event-ID` resumes after), `error` if it failed, and
- * `end`. A client that leaves does not stop the run.
+ * `end`. A client that leaves does not stop the run. The run's hand-overs are followed within the
+ * stream (`run_handed_over`/`run_resumed` are not LangGraph events: the next attempt's events follow).
+ * Chunks that stop before the run's end (this replica shutting down) cut the connection instead of
+ * sending `end`: the SDK reconnects at `Location` with `Last-Event-ID`, on a replica that follows on.
  */
 export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options }: RunStreamOptions): Promise<void> {
   const sse = openSseStream(reply, options);
   try {
     if (announce) sse.sendEvent("metadata", undefined, { run_id: runId, thread_id: threadId });
+    let ended = false;
     for await (const chunk of chunks) {
+      ended = endsChunkStream(chunk);
       const event = sseEventOf(chunk, modes);
       if (event && !sse.sendEvent(event.event, streamEventId(runId, chunk.index), event.data)) return;
     }
+    if (!ended) return sse.abort();
     sse.sendEvent("end", undefined, null);
   } finally {
     sse.end();
