@@ -194,6 +194,34 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(await refusal(client.runs.cancel(thread_id, running.run_id, false, "rollback"))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
   });
 
+  it("on_disconnect cancel: a stream's client that leaves cancels the run (also a join stream with cancelOnDisconnect); by default the run goes on", async () => {
+    const { client, assistantId } = await setUp("disconnect");
+    const { thread_id } = await client.threads.create();
+    /** Streams `stream` up to its first `values`, then leaves (aborts the request); answers the run's id. */
+    const leaveAfterFirstValues = async (stream: (signal: AbortSignal) => AsyncIterable<{ event: string; data: unknown }>) => {
+      const controller = new AbortController();
+      let runId: string | undefined;
+      for await (const { event, data } of stream(controller.signal)) {
+        if (event === "metadata") runId = (data as { run_id: string }).run_id;
+        if (event === "values") break;
+      }
+      controller.abort();
+      return runId!;
+    };
+    const finalStatus = (runId: string) => expect.poll(async () => (await client.runs.get(thread_id, runId)).status, { timeout: 20_000 });
+
+    const cancelled = await leaveAfterFirstValues((signal) => client.runs.stream(thread_id, assistantId, { input: say("/sleep 20000"), onDisconnect: "cancel", signal }));
+    await finalStatus(cancelled).toBe("interrupted");
+
+    const kept = await leaveAfterFirstValues((signal) => client.runs.stream(thread_id, assistantId, { input: say("/sleep 1000"), signal }));
+    await finalStatus(kept).toBe("success");
+
+    const background = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    await leaveAfterFirstValues((signal) => client.runs.joinStream(thread_id, background.run_id, { cancelOnDisconnect: true, signal }));
+    await finalStatus(background.run_id).toBe("interrupted");
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 20000", "human:/sleep 1000", "ai:echo: /sleep 1000", "human:/sleep 20000"]);
+  });
+
   it("a thread is not tied to an assistant: runs of two assistants share its queue and continue one history", async () => {
     const { client, assistantId } = await setUp("two-assistants");
     const { assistant_id: other } = await client.assistants.create({ graphId: GRAPH, name: "Other", context: { system_prompt: "Be other." } });

@@ -204,7 +204,6 @@ describe("LangGraph API: runs", () => {
       [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
       [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
       [say("x", { webhook: "https://example.test/hook" }), "NOT_SUPPORTED"],
-      [say("x", { on_disconnect: "cancel" }), "NOT_SUPPORTED"],
       [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
       [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
       [{ assistant_id: ASSISTANT, command: { goto: "agent" } }, "NOT_SUPPORTED"],

@@ -51,7 +51,7 @@ export const runCreateSchema = z.strictObject({
     .default("reject")
     .describe("When the thread is busy: refuse (409), queue behind, or stop the run in progress (on this replica); rollback is not supported"),
   if_not_exists: z.enum(["create", "reject"]).default("reject").describe("create: a missing thread is created; reject: 404"),
-  on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("continue only: a client that leaves never stops the run"),
+  on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("Streams: cancel stops the run when its client leaves before the end (as a cancel does, wherever it runs); continue lets it run"),
   on_completion: z.enum(["delete", "keep"]).default("delete").describe("Stateless runs: delete their thread once they end, or keep it"),
   durability: z.enum(["exit", "async", "sync"]).optional().describe("Every step is checkpointed here: no effect"),
   checkpoint_during: z.boolean().optional().describe("Every step is checkpointed here: no effect"),
@@ -66,6 +66,8 @@ export interface RunPlan {
   command?: ResumeCommand;
   streamModes: GraphStreamMode[];
   multitaskStrategy: MultitaskStrategy;
+  /** Whether a stream of it cancels it when its client leaves (`on_disconnect: cancel`). */
+  cancelOnDisconnect: boolean;
   /** Kept with the run for its reads (`RunContent.annotations`). */
   annotations: RunAnnotations;
 }
@@ -103,7 +105,6 @@ function refuseSettings(where: string, values: Record<string, unknown> | undefin
 export function planRun(body: RunCreateBody): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
   if (body.multitask_strategy === "rollback") throw notSupported("multitask_strategy rollback is not supported by this gateway (use interrupt)");
-  if (body.on_disconnect === "cancel") throw notSupported("on_disconnect cancel is not supported by this gateway: a run goes on when its client leaves");
   const config = body.config ?? {};
   if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
   refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);
@@ -124,6 +125,7 @@ export function planRun(body: RunCreateBody): RunPlan {
     ...(command ? { command: { resume: command.resume } } : {}),
     streamModes,
     multitaskStrategy,
+    cancelOnDisconnect: body.on_disconnect === "cancel",
     annotations: { metadata: body.metadata ?? {}, config, context: body.context ?? {}, stream_mode: streamModes, multitask_strategy: multitaskStrategy },
   };
 }

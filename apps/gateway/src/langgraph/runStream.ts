@@ -1,4 +1,4 @@
-import type { GraphEvent, StreamChunk } from "@axiom-lattice/agent";
+import type { Agent, GraphEvent, StreamChunk } from "@axiom-lattice/agent";
 import { type MessageChunk, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import { type SseStreamOptions, openSseStream } from "../http/sse";
@@ -32,6 +32,9 @@ export function sseEventOf(chunk: MessageChunk, modes: readonly string[]): Graph
   }
 }
 
+/** Cancels the run, wherever it runs: the stop is recorded on it (run control), without waiting for it to apply. */
+export const cancelRun = (agent: Agent, runId: string) => () => agent.abort(runId, { waitMs: 0 });
+
 export interface RunStreamOptions {
   runId: string;
   threadId: string;
@@ -42,6 +45,8 @@ export interface RunStreamOptions {
   /** Open with the `metadata` event naming the run (not when resuming after a `Last-Event-ID`). */
   announce: boolean;
   sse: SseStreamOptions;
+  /** Called when the client leaves before the stream's end (`on_disconnect: cancel`: cancels the run). */
+  onDisconnect?: () => Promise<unknown>;
 }
 
 /**
@@ -52,8 +57,15 @@ export interface RunStreamOptions {
  * Chunks that stop before the run's end (this replica shutting down) cut the connection instead of
  * sending `end`: the SDK reconnects at `Location` with `Last-Event-ID`, on a replica that follows on.
  */
-export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options }: RunStreamOptions): Promise<void> {
+export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options, onDisconnect }: RunStreamOptions): Promise<void> {
   const sse = openSseStream(reply, options);
+  let finished = false;
+  if (onDisconnect) {
+    reply.raw.once("close", () => {
+      if (finished) return;
+      onDisconnect().catch((error: unknown) => reply.log.warn({ err: error, runId }, "the run whose client left was not cancelled"));
+    });
+  }
   try {
     if (announce) sse.sendEvent("metadata", undefined, { run_id: runId, thread_id: threadId });
     let ended = false;
@@ -62,6 +74,7 @@ export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, 
       const event = sseEventOf(chunk, modes);
       if (event && !sse.sendEvent(event.event, streamEventId(runId, chunk.index), event.data)) return;
     }
+    finished = true;
     if (!ended) return sse.abort();
     sse.sendEvent("end", undefined, null);
   } finally {

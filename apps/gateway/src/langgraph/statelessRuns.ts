@@ -12,7 +12,7 @@ import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
 import { type RunCreateBody, runCreateSchema, planRun } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
-import { streamRun } from "./runStream";
+import { cancelRun, streamRun } from "./runStream";
 import { ANY_ASSISTANT } from "./threadView";
 
 /** How often, and how long apart, a stateless run's thread deletion is tried while its processor lets go of it. */
@@ -82,7 +82,8 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
         const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream");
         reply.header("content-location", `/runs/${result.messageId}`);
         try {
-          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place) });
+          const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
+          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
         } finally {
           // After the stream: deleting the thread drops its buffers, which would cut a slow reader short.
           if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
