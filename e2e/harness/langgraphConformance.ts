@@ -107,6 +107,29 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("quiet"), streamMode: "custom" })))).toEqual(["metadata", "end"]);
   });
 
+  it("stream mode messages: LangGraph Platform's messages/metadata, messages/partial (the message so far) and messages/complete (each message once)", async () => {
+    const { client, assistantId } = await setUp("messages-mode");
+    const { thread_id } = await client.threads.create();
+    const events = await collect(client.runs.stream(thread_id, assistantId, { input: say("hello big world"), streamMode: "messages" }));
+    expect(eventNames(events)).toEqual(["metadata", "messages/complete", "messages/metadata", ...Array(4).fill("messages/partial"), "messages/complete", "end"]);
+    const [human] = events[1].data as Array<{ type: string; content: string; id: string }>;
+    expect(human).toMatchObject({ type: "human", content: "hello big world" });
+    const answerId = Object.keys(events[2].data as object)[0];
+    expect((events[2].data as Record<string, { metadata: unknown }>)[answerId].metadata).toMatchObject({ langgraph_node: "agent", thread_id, run_id: (events[0].data as { run_id: string }).run_id });
+    // Each partial is the message so far, under one id; the complete one is the message as the state keeps it.
+    const partials = events.slice(3, 7).map((event) => (event.data as Array<{ id: string; content: string }>)[0]);
+    expect(partials.map((message) => message.id)).toEqual(Array(4).fill(answerId));
+    expect(partials.map((message) => message.content)).toEqual(["echo:", "echo: hello", "echo: hello big", "echo: hello big world"]);
+    expect(events[7].data).toEqual([expect.objectContaining({ type: "ai", id: answerId, content: "echo: hello big world" })]);
+
+    // A tool's answer comes whole; a run's first values send the thread's messages it had not sent (as the platform does, each run afresh).
+    const withTool = await collect(client.runs.stream(thread_id, assistantId, { input: say('/tool echo {"text":"ping"}'), streamMode: ["messages", "updates"] }));
+    const completed = withTool.filter((event) => event.event === "messages/complete").flatMap((event) => event.data as Array<{ type: string }>);
+    expect(completed.map((message) => message.type)).toEqual(["human", "ai", "human", "ai", "tool", "ai"]);
+    expect(new Set(completed.map((message) => (message as { id: string }).id)).size).toBe(completed.length);
+    expect(eventNames(withTool).filter((name) => name === "updates")).toHaveLength(3);
+  });
+
   it("waits for runs, runs in the background joined by join and joinStream (whole, and after a Last-Event-ID), and lists and reads them", async () => {
     const { client, assistantId } = await setUp("background");
     const { thread_id } = await client.threads.create();
@@ -280,9 +303,9 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.threads.get(thread_id)).status).toBe("error");
 
     expect(await refusal(client.runs.wait("no-such-thread", assistantId, { input: say("x") }))).toEqual({ status: 404, body: { detail: "Thread no-such-thread not found", code: "NOT_FOUND" } });
-    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "events" })));
+    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "debug" })));
     expect(unsupported).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
-    expect(unsupported.body.detail).toContain("stream_mode events");
+    expect(unsupported.body.detail).toContain("stream_mode debug");
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), multitaskStrategy: "rollback" }))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.assistants.create({ graphId: "planner" }))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });

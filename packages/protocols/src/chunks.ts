@@ -13,7 +13,7 @@ export const MessageChunkTypes = {
   RUN_HANDED_OVER: "run_handed_over",
   RUN_RESUMED: "run_resumed",
   /**
-   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `custom`), emitted
+   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `messages/partial`…, `custom`), emitted
    * only by runs queued with LangGraph stream modes (the LangGraph-compatible API's runs).
    */
   GRAPH_EVENT: "graph_event",

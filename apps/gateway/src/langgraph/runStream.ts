@@ -5,8 +5,9 @@ import { type SseStreamOptions, openSseStream } from "../http/sse";
 import { streamEventId } from "../routes/streamEventIds";
 import { runErrorOf } from "./runOutcome";
 
-/** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's). */
+/** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's, `messages/…` the `messages` mode's). */
 const MODE_OF_EVENT: Record<string, string> = { values: "values", updates: "updates", messages: "messages-tuple", custom: "custom" };
+const modeOfEvent = (event: string) => (event.startsWith("messages/") ? "messages" : (MODE_OF_EVENT[event] ?? event));
 
 /**
  * The SSE event a run's chunk becomes in a LangGraph stream of `modes`: its graph events of those
@@ -17,7 +18,7 @@ export function sseEventOf(chunk: MessageChunk, modes: readonly string[]): Graph
   switch (chunk.type) {
     case MessageChunkTypes.GRAPH_EVENT: {
       const event = chunk.data as GraphEvent;
-      return modes.includes(MODE_OF_EVENT[event.event] ?? event.event) ? event : undefined;
+      return modes.includes(modeOfEvent(event.event)) ? event : undefined;
     }
     case MessageChunkTypes.MESSAGE_FAILED: {
       const { status, error, code } = chunk.data as { status: "error" | "aborted"; error?: string; code?: string };

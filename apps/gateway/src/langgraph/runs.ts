@@ -61,7 +61,7 @@ const cancelQuery = z.object({
 
 const sseStream = z.string().describe(
   "Server-sent events as LangGraph streams them: `metadata` (`{ run_id, thread_id }`), then one event per graph event of the modes followed " +
-    "(`values`, `updates`, `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
+    "(`values`, `updates`, `messages` for `messages-tuple`, `messages/metadata`, `messages/partial` and `messages/complete` for `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
 );
 const outcome = z.record(z.string(), z.unknown()).describe("The thread's values once the run ended; with `__interrupt__` when it waits on one, or `__error__` when the run failed");
 const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
