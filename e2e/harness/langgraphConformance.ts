@@ -307,6 +307,8 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(unsupported).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
     expect(unsupported.body.detail).toContain("stream_mode debug");
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), multitaskStrategy: "rollback" }))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
+    // A webhook is held to the egress policy when written: with authentication on, loopback is refused.
+    expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), webhook: "http://127.0.0.1:9/hook" }))).toMatchObject({ status: 400, body: { code: "BASE_URL_NOT_ALLOWED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.assistants.create({ graphId: "planner" }))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     // A route of the platform's the gateway lacks answers 404 in LangGraph's shape.

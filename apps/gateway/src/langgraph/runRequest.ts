@@ -12,7 +12,6 @@ const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 const RUN_UNSUPPORTED = {
   interrupt_before: "pausing before nodes",
   interrupt_after: "pausing after nodes",
-  webhook: "a webhook called when the run ends",
   checkpoint: "running from an earlier checkpoint",
   checkpoint_id: "running from an earlier checkpoint",
   after_seconds: "delayed runs",
@@ -40,6 +39,7 @@ export const runCreateSchema = z.strictObject({
   config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` and the graph's settings are not supported"),
   context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) are the assistant's"),
   metadata: jsonObject.optional(),
+  webhook: z.string().max(2048).optional().describe("POSTed the run, its thread's values and its error once it ended; refused when the egress policy refuses its host (as a model's base URL)"),
   stream_mode: z
     .union([z.string(), z.array(z.string()).max(10)])
     .optional()
@@ -79,6 +79,8 @@ export type RunAnnotations = {
   context: Record<string, unknown>;
   stream_mode: GraphStreamMode[];
   multitask_strategy: MultitaskStrategy;
+  /** Called with the run once it ended (`runWebhooks`). */
+  webhook?: string;
 };
 
 const notSupported = (message: string) => new HttpError("NOT_SUPPORTED", message);
@@ -126,6 +128,13 @@ export function planRun(body: RunCreateBody): RunPlan {
     streamModes,
     multitaskStrategy,
     cancelOnDisconnect: body.on_disconnect === "cancel",
-    annotations: { metadata: body.metadata ?? {}, config, context: body.context ?? {}, stream_mode: streamModes, multitask_strategy: multitaskStrategy },
+    annotations: {
+      metadata: body.metadata ?? {},
+      config,
+      context: body.context ?? {},
+      stream_mode: streamModes,
+      multitask_strategy: multitaskStrategy,
+      ...(body.webhook ? { webhook: body.webhook } : {}),
+    },
   };
 }

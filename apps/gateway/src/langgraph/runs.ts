@@ -64,7 +64,7 @@ const sseStream = z.string().describe(
     "(`values`, `updates`, `messages` for `messages-tuple`, `messages/metadata`, `messages/partial` and `messages/complete` for `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
 );
 const outcome = z.record(z.string(), z.unknown()).describe("The thread's values once the run ended; with `__interrupt__` when it waits on one, or `__error__` when the run failed");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
+const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 
 const tags = ["langgraph"];
 const truthy = (flag: string) => flag === "1" || flag === "true";

@@ -20,7 +20,7 @@ const DELETE_ATTEMPTS = 20;
 const DELETE_RETRY_MS = 250;
 
 const sseStream = z.string().describe("Server-sent events, as `POST /threads/{thread_id}/runs/stream` streams them");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
+const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 const tags = ["langgraph"];
 
 /**
