@@ -124,9 +124,9 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
 
     // A tool's answer comes whole; a run's first values send the thread's messages it had not sent (as the platform does, each run afresh).
     const withTool = await collect(client.runs.stream(thread_id, assistantId, { input: say('/tool echo {"text":"ping"}'), streamMode: ["messages", "updates"] }));
-    const completed = withTool.filter((event) => event.event === "messages/complete").flatMap((event) => event.data as Array<{ type: string }>);
+    const completed = withTool.filter((event) => event.event === "messages/complete").flatMap((event) => event.data as Array<{ type: string; id: string }>);
     expect(completed.map((message) => message.type)).toEqual(["human", "ai", "human", "ai", "tool", "ai"]);
-    expect(new Set(completed.map((message) => (message as { id: string }).id)).size).toBe(completed.length);
+    expect(new Set(completed.map((message) => message.id)).size).toBe(completed.length);
     expect(eventNames(withTool).filter((name) => name === "updates")).toHaveLength(3);
   });
 

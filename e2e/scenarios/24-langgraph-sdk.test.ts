@@ -126,12 +126,12 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   });
 
   it("a stream served by a replica that shuts down is never ended early: cut once the shutdown's grace is over, the SDK resumes it at Location (through nginx) to the run's end", async () => {
-    const { tenant, client, threadId, runId } = await backgroundRun("server-leaves", "/sleep 3000");
     // A fourth replica on the same database, outside nginx: the stream starts there, its resumption goes through nginx.
-    // Its shutdown grace is shorter than the run: its open streams are cut, not finished.
+    // Its shutdown grace is far shorter than the run: its open streams are cut, not finished.
     const leaving = new Replica({ replicaId: "leaving", databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_SHUTDOWN_TIMEOUT_MS: "300" } });
     try {
       await leaving.waitReady();
+      const { tenant, client, threadId, runId } = await backgroundRun("server-leaves", "/sleep 6000");
       const served: string[] = [];
       const viaLeaving = new Client({
         apiUrl: leaving.url,
@@ -156,7 +156,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
       for await (const { event, data } of { [Symbol.asyncIterator]: () => stream }) events.push({ event, data });
       expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values", "end"]);
       expect(served).toEqual(["leaving", "nginx"]);
-      expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 3000", "ai:echo: /sleep 3000"]);
+      expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 6000", "ai:echo: /sleep 6000"]);
       expect((await client.runs.get(threadId, runId)).status).toBe("success");
     } finally {
       await leaving.stop("SIGKILL");
