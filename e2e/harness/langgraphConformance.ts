@@ -181,6 +181,21 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(transcript(resumed).at(-1)).toBe("ai:ask_human returned: green");
   });
 
+  it("Command update and goto: messages added to the state, then the node named runs (none without goto)", async () => {
+    const { client, assistantId } = await setUp("command");
+    const { thread_id } = await client.threads.create();
+    await client.runs.wait(thread_id, assistantId, { input: say("first") });
+    const updated = await client.runs.wait(thread_id, assistantId, { command: { update: { messages: [{ role: "user", content: "added" }] }, goto: "agent" } });
+    expect(transcript(updated)).toEqual(["human:first", "ai:echo: first", "human:added", "ai:echo: added"]);
+    // Without goto the graph has nothing to run: the state is updated, no node runs.
+    const streamed = await collect(client.runs.stream(thread_id, assistantId, { command: { update: { messages: [{ role: "user", content: "noted" }] } }, streamMode: "updates" }));
+    expect(eventNames(streamed)).toEqual(["metadata", "end"]);
+    expect(transcript((await client.threads.getState(thread_id)).values).slice(-2)).toEqual(["ai:echo: added", "human:noted"]);
+    expect(await refusal(client.runs.create(thread_id, assistantId, { command: { goto: "planner" } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
+    expect(await refusal(client.runs.create(thread_id, assistantId, { command: { update: { messages: [{ role: "wizard", content: "x" }] } } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
+    expect(await client.runs.list(thread_id)).toHaveLength(3);
+  });
+
   it("multitask strategies: reject answers 409, enqueue runs in order, interrupt stops the run in progress", async () => {
     const { client, assistantId } = await setUp("multitask");
     const { thread_id } = await client.threads.create();

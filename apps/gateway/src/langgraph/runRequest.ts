@@ -31,8 +31,10 @@ export const runCreateSchema = z.strictObject({
   command: z
     .strictObject({
       resume: z.unknown().optional().describe("What the interrupt the thread waits on returns"),
-      update: z.unknown().optional().describe("Not supported"),
-      goto: z.unknown().optional().describe("Not supported"),
+      update: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
+        .optional()
+        .describe("Added to the thread's state before the graph goes on"),
+      goto: z.enum(["agent", "tools"]).optional().describe("The node that runs next"),
     })
     .nullable()
     .optional(),
@@ -100,6 +102,13 @@ function refuseSettings(where: string, values: Record<string, unknown> | undefin
   if (named) throw notSupported(`${where}.${named} is not supported on a run: the graph's settings are the assistant's (PATCH /assistants/{id})`);
 }
 
+/** The command as queued: the fields given, nothing else. */
+const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["command"]>): ResumeCommand => ({
+  ...(resume === undefined ? {} : { resume }),
+  ...(update ? { update } : {}),
+  ...(goto ? { goto } : {}),
+});
+
 /**
  * Checks a run creation and says what to queue: refuses what the gateway does not do with 422
  * `NOT_SUPPORTED`, and input LangChain could not read with 422 `INVALID_REQUEST`, before anything is written.
@@ -114,8 +123,8 @@ export function planRun(body: RunCreateBody): RunPlan {
   const { input, command } = body;
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
   if (command) {
-    if (command.update !== undefined || command.goto !== undefined) throw notSupported("command update and goto are not supported by this gateway (resume only)");
-    if (!("resume" in command)) throw new HttpError("INVALID_REQUEST", "A command needs resume");
+    if (command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
+    if (command.update) checkMessages(command.update.messages);
   } else if (!input) {
     throw new HttpError("INVALID_REQUEST", "input (with messages) or a command is required");
   }
@@ -124,7 +133,7 @@ export function planRun(body: RunCreateBody): RunPlan {
   const multitaskStrategy = body.multitask_strategy;
   return {
     ...(input ? { input } : {}),
-    ...(command ? { command: { resume: command.resume } } : {}),
+    ...(command ? { command: resumeCommandOf(command) } : {}),
     streamModes,
     multitaskStrategy,
     cancelOnDisconnect: body.on_disconnect === "cancel",

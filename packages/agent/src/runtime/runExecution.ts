@@ -80,9 +80,21 @@ async function planInput(
   const waiting = pendingInterrupts(state).length > 0;
   const unfinished = state.tasks.length > 0;
   if (content.command) {
-    if (waiting) return new Command({ resume: content.command.resume, update: recordRunStart(state.values, messageId) });
-    if (unfinished) return null;
-    throw new NothingToResumeError();
+    const { resume, update, goto } = content.command;
+    // The update is applied with the record of the run's start: once, whichever attempt applies it.
+    const command = (recorded: boolean) =>
+      new Command({
+        ...(resume === undefined ? {} : { resume }),
+        ...(recorded ? {} : { update: { ...(update ? { messages: update.messages.map(asMessage) } : {}), ...recordRunStart(state.values, messageId) } }),
+        ...(goto ? { goto } : {}),
+      });
+    if (resume !== undefined) {
+      if (waiting) return command(false);
+      if (unfinished) return null;
+      throw new NothingToResumeError();
+    }
+    if (!runStarted(state.values, messageId)) return command(false);
+    return unfinished && !waiting ? null : ALREADY_RAN;
   }
   if (content.input) {
     if (!runStarted(state.values, messageId)) return { messages: content.input.messages.map(asMessage), ...recordRunStart(state.values, messageId) };
