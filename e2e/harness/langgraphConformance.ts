@@ -107,6 +107,29 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("quiet"), streamMode: "custom" })))).toEqual(["metadata", "end"]);
   });
 
+  it("stream mode messages: LangGraph Platform's messages/metadata, messages/partial (the message so far) and messages/complete (each message once)", async () => {
+    const { client, assistantId } = await setUp("messages-mode");
+    const { thread_id } = await client.threads.create();
+    const events = await collect(client.runs.stream(thread_id, assistantId, { input: say("hello big world"), streamMode: "messages" }));
+    expect(eventNames(events)).toEqual(["metadata", "messages/complete", "messages/metadata", ...Array(4).fill("messages/partial"), "messages/complete", "end"]);
+    const [human] = events[1].data as Array<{ type: string; content: string; id: string }>;
+    expect(human).toMatchObject({ type: "human", content: "hello big world" });
+    const answerId = Object.keys(events[2].data as object)[0];
+    expect((events[2].data as Record<string, { metadata: unknown }>)[answerId].metadata).toMatchObject({ langgraph_node: "agent", thread_id, run_id: (events[0].data as { run_id: string }).run_id });
+    // Each partial is the message so far, under one id; the complete one is the message as the state keeps it.
+    const partials = events.slice(3, 7).map((event) => (event.data as Array<{ id: string; content: string }>)[0]);
+    expect(partials.map((message) => message.id)).toEqual(Array(4).fill(answerId));
+    expect(partials.map((message) => message.content)).toEqual(["echo:", "echo: hello", "echo: hello big", "echo: hello big world"]);
+    expect(events[7].data).toEqual([expect.objectContaining({ type: "ai", id: answerId, content: "echo: hello big world" })]);
+
+    // A tool's answer comes whole; a run's first values send the thread's messages it had not sent (as the platform does, each run afresh).
+    const withTool = await collect(client.runs.stream(thread_id, assistantId, { input: say('/tool echo {"text":"ping"}'), streamMode: ["messages", "updates"] }));
+    const completed = withTool.filter((event) => event.event === "messages/complete").flatMap((event) => event.data as Array<{ type: string; id: string }>);
+    expect(completed.map((message) => message.type)).toEqual(["human", "ai", "human", "ai", "tool", "ai"]);
+    expect(new Set(completed.map((message) => message.id)).size).toBe(completed.length);
+    expect(eventNames(withTool).filter((name) => name === "updates")).toHaveLength(3);
+  });
+
   it("waits for runs, runs in the background joined by join and joinStream (whole, and after a Last-Event-ID), and lists and reads them", async () => {
     const { client, assistantId } = await setUp("background");
     const { thread_id } = await client.threads.create();
@@ -160,6 +183,21 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(transcript(resumed).at(-1)).toBe("ai:ask_human returned: green");
   });
 
+  it("Command update and goto: messages added to the state, then the node named runs (none without goto)", async () => {
+    const { client, assistantId } = await setUp("command");
+    const { thread_id } = await client.threads.create();
+    await client.runs.wait(thread_id, assistantId, { input: say("first") });
+    const updated = await client.runs.wait(thread_id, assistantId, { command: { update: { messages: [{ role: "user", content: "added" }] }, goto: "agent" } });
+    expect(transcript(updated)).toEqual(["human:first", "ai:echo: first", "human:added", "ai:echo: added"]);
+    // Without goto the graph has nothing to run: the state is updated, no node runs.
+    const streamed = await collect(client.runs.stream(thread_id, assistantId, { command: { update: { messages: [{ role: "user", content: "noted" }] } }, streamMode: "updates" }));
+    expect(eventNames(streamed)).toEqual(["metadata", "end"]);
+    expect(transcript((await client.threads.getState(thread_id)).values).slice(-2)).toEqual(["ai:echo: added", "human:noted"]);
+    expect(await refusal(client.runs.create(thread_id, assistantId, { command: { goto: "planner" } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
+    expect(await refusal(client.runs.create(thread_id, assistantId, { command: { update: { messages: [{ role: "wizard", content: "x" }] } } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
+    expect(await client.runs.list(thread_id)).toHaveLength(3);
+  });
+
   it("multitask strategies: reject answers 409, enqueue runs in order, interrupt stops the run in progress", async () => {
     const { client, assistantId } = await setUp("multitask");
     const { thread_id } = await client.threads.create();
@@ -194,6 +232,34 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     await client.runs.cancel(thread_id, running.run_id, true);
     expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 20000"]);
     expect(await refusal(client.runs.cancel(thread_id, running.run_id, false, "rollback"))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
+  });
+
+  it("on_disconnect cancel: a stream's client that leaves cancels the run (also a join stream with cancelOnDisconnect); by default the run goes on", async () => {
+    const { client, assistantId } = await setUp("disconnect");
+    const { thread_id } = await client.threads.create();
+    /** Streams `stream` up to its first `values`, then leaves (aborts the request); answers the run's id. */
+    const leaveAfterFirstValues = async (stream: (signal: AbortSignal) => AsyncIterable<{ event: string; data: unknown }>) => {
+      const controller = new AbortController();
+      let runId: string | undefined;
+      for await (const { event, data } of stream(controller.signal)) {
+        if (event === "metadata") runId = (data as { run_id: string }).run_id;
+        if (event === "values") break;
+      }
+      controller.abort();
+      return runId!;
+    };
+    const finalStatus = (runId: string) => expect.poll(async () => (await client.runs.get(thread_id, runId)).status, { timeout: 20_000 });
+
+    const cancelled = await leaveAfterFirstValues((signal) => client.runs.stream(thread_id, assistantId, { input: say("/sleep 20000"), onDisconnect: "cancel", signal }));
+    await finalStatus(cancelled).toBe("interrupted");
+
+    const kept = await leaveAfterFirstValues((signal) => client.runs.stream(thread_id, assistantId, { input: say("/sleep 1000"), signal }));
+    await finalStatus(kept).toBe("success");
+
+    const background = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    await leaveAfterFirstValues((signal) => client.runs.joinStream(thread_id, background.run_id, { cancelOnDisconnect: true, signal }));
+    await finalStatus(background.run_id).toBe("interrupted");
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 20000", "human:/sleep 1000", "ai:echo: /sleep 1000", "human:/sleep 20000"]);
   });
 
   it("a thread is not tied to an assistant: runs of two assistants share its queue and continue one history", async () => {
@@ -254,12 +320,16 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.threads.get(thread_id)).status).toBe("error");
 
     expect(await refusal(client.runs.wait("no-such-thread", assistantId, { input: say("x") }))).toEqual({ status: 404, body: { detail: "Thread no-such-thread not found", code: "NOT_FOUND" } });
-    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "events" })));
+    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "debug" })));
     expect(unsupported).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
-    expect(unsupported.body.detail).toContain("stream_mode events");
+    expect(unsupported.body.detail).toContain("stream_mode debug");
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), multitaskStrategy: "rollback" }))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
+    // A webhook is held to the egress policy when written: with authentication on, loopback is refused.
+    expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), webhook: "http://127.0.0.1:9/hook" }))).toMatchObject({ status: 400, body: { code: "BASE_URL_NOT_ALLOWED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.assistants.create({ graphId: "planner" }))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    // A route of the platform's the gateway lacks answers 404 in LangGraph's shape.
+    expect(await refusal(client.threads.copy(thread_id))).toEqual({ status: 404, body: { detail: `Route POST /threads/${thread_id}/copy not found`, code: "NOT_FOUND" } });
     // Nothing was queued by the refused runs.
     expect(await client.runs.list(thread_id)).toHaveLength(2);
   });

@@ -2,11 +2,12 @@ import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphConformance } from "../harness/langgraphConformance";
-import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient } from "../harness/langgraphSdk";
+import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
 
@@ -122,6 +123,72 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
     const elsewhere = replicas.find((replica) => replica.replicaId !== owner)!;
     await (await sdkClient(elsewhere.url, tenant)).runs.cancel(threadId, runId, true);
     expect((await client.runs.get(threadId, runId)).status).toBe("interrupted");
+  });
+
+  it("a stream served by a replica that shuts down is never ended early: cut once the shutdown's grace is over, the SDK resumes it at Location (through nginx) to the run's end", async () => {
+    // A fourth replica on the same database, outside nginx: the stream starts there, its resumption goes through nginx.
+    // Its shutdown grace is far shorter than the run: its open streams are cut, not finished.
+    const leaving = new Replica({ replicaId: "leaving", databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_SHUTDOWN_TIMEOUT_MS: "300" } });
+    try {
+      await leaving.waitReady();
+      const { tenant, client, threadId, runId } = await backgroundRun("server-leaves", "/sleep 6000");
+      const served: string[] = [];
+      const viaLeaving = new Client({
+        apiUrl: leaving.url,
+        apiKey: await tokenFor(tenant),
+        callerOptions: {
+          fetch: (input: string | URL | Request, init?: RequestInit) => {
+            const resuming = new Headers(init?.headers).has("last-event-id");
+            const url = resuming ? String(input).replace(leaving.url, balancer.url) : String(input);
+            served.push(resuming ? "nginx" : "leaving");
+            return fetch(url, init);
+          },
+        },
+      });
+      const stream = viaLeaving.runs.joinStream(threadId, runId) as AsyncGenerator<{ event: string; data: unknown; id?: string }>;
+      const events: StreamedEvent[] = [];
+      for (;;) {
+        const { value } = await stream.next();
+        events.push({ event: value.event, data: value.data });
+        if (value.event === "values") break;
+      }
+      await leaving.stop("SIGTERM");
+      for await (const { event, data } of { [Symbol.asyncIterator]: () => stream }) events.push({ event, data });
+      expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values", "end"]);
+      expect(served).toEqual(["leaving", "nginx"]);
+      expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 6000", "ai:echo: /sleep 6000"]);
+      expect((await client.runs.get(threadId, runId)).status).toBe("success");
+    } finally {
+      await leaving.stop("SIGKILL");
+    }
+  });
+
+  // Kills the replica running a run: the next case still has two replicas.
+  it("a stream followed on another replica goes on across the run's takeover when its running replica dies: the new owner's events, then end, no id twice", async () => {
+    const { tenant, client, threadId, runId } = await backgroundRun("owner-dies", "/sleep 4000");
+    const owner = await runningReplica(tenant, threadId);
+    const follower = replicas.find((replica) => replica.replicaId !== owner)!;
+    const stream = (await sdkClient(follower.url, tenant)).runs.joinStream(threadId, runId) as AsyncGenerator<{ event: string; data: unknown; id?: string }>;
+    const events: StreamedEvent[] = [];
+    for (;;) {
+      const { value } = await stream.next();
+      events.push({ event: value.event, data: value.data, ...(value.id === undefined ? {} : { id: value.id }) });
+      if (value.event === "values") break;
+    }
+    // The run is in its sleep, unfinished: its replica dies, a peer takes the thread over once the lease lapses.
+    await replicas.find((replica) => replica.replicaId === owner)!.stop("SIGKILL");
+    for await (const { event, data, id } of { [Symbol.asyncIterator]: () => stream }) events.push({ event, data, ...(id === undefined ? {} : { id }) });
+
+    // One stream, from the follower, to the run's end, no error: the re-run's events follow (its first
+    // values again: the state it resumed from), under ids past every id the dead attempt could have sent.
+    expect(eventNames(events)).toEqual(["metadata", "values", "values", "updates", "values", "end"]);
+    expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 4000", "ai:echo: /sleep 4000"]);
+    // The SDK hands `end` the last id it saw: the graph events' ids are the run's, increasing across the takeover.
+    const ids = events.filter((event) => event.event !== "end" && event.id).map((event) => Number(event.id!.split(":")[1]));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[1]).toBeGreaterThan(ids[0] + 1);
+    expect((await client.runs.get(threadId, runId)).status).toBe("success");
   });
 
   // Last: it kills a replica of the block's cluster.

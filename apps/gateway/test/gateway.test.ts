@@ -50,10 +50,15 @@ describe("gateway HTTP basics", () => {
     expect(response.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
-  it("answers unknown routes with a JSON 404", async () => {
-    const response = await app.inject({ method: "GET", url: "/no/such/route" });
-    expect(response.statusCode).toBe(404);
-    expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
+  it("answers unknown routes with a JSON 404: in the /api shape under /api, in LangGraph's { detail } elsewhere", async () => {
+    for (const url of ["/api/no/such/route", "/api", "/api?x=1"]) {
+      const response = await app.inject({ method: "GET", url });
+      expect([response.statusCode, response.json()]).toEqual([404, { success: false, code: "NOT_FOUND", error: `Route GET ${url} not found` }]);
+    }
+    for (const url of ["/no/such/route", "/apix", "/threads/t1/copy"]) {
+      const response = await app.inject({ method: "POST", url });
+      expect([response.statusCode, response.json()]).toEqual([404, { detail: `Route POST ${url} not found`, code: "NOT_FOUND" }]);
+    }
   });
 
   it("refuses malformed JSON with 400 INVALID_JSON", async () => {

@@ -1,4 +1,6 @@
 import type { LightMyRequestResponse } from "fastify";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { useGateway } from "./support";
 
@@ -203,11 +205,10 @@ describe("LangGraph API: runs", () => {
       [say("x", { stream_mode: ["values", "debug"] }), "NOT_SUPPORTED"],
       [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
       [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
-      [say("x", { webhook: "https://example.test/hook" }), "NOT_SUPPORTED"],
-      [say("x", { on_disconnect: "cancel" }), "NOT_SUPPORTED"],
       [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
       [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
-      [{ assistant_id: ASSISTANT, command: { goto: "agent" } }, "NOT_SUPPORTED"],
+      [{ assistant_id: ASSISTANT, command: { goto: "planner" } }, "INVALID_REQUEST"],
+      [{ assistant_id: ASSISTANT, command: {} }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, input: { messages: [{ role: "wizard", content: "x" }] } }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, input: { messages: [], topic: "x" } }, "INVALID_REQUEST"],
@@ -230,5 +231,53 @@ describe("LangGraph API: runs", () => {
     const streamed = events(await post(`/threads/${thread}/runs/stream`, say("/fail broke", { stream_mode: "updates" })));
     expect(streamed.map((event) => event.event)).toEqual(["metadata", "error", "end"]);
     expect(streamed[1].data).toEqual({ error: "Error", message: "broke" });
+  });
+});
+
+describe("LangGraph API: webhooks", () => {
+  /** A local HTTP receiver (authentication is off, so the egress policy lets loopback through). */
+  async function receiver() {
+    const received: Array<Record<string, unknown>> = [];
+    const server = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/hook`, received, close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+
+  it("POSTs the run, the thread's values and its error to the webhook once it ended; a URL the egress policy refuses is refused when written", async () => {
+    const hook = await receiver();
+    try {
+      const thread = await newThread();
+      const waited = await post(`/threads/${thread}/runs/wait`, say("hooked", { webhook: hook.url, metadata: { source: "test" } }));
+      expect(waited.statusCode).toBe(200);
+      await expect.poll(() => hook.received.length).toBe(1);
+      const [sent] = hook.received;
+      expect(sent).toMatchObject({ thread_id: thread, assistant_id: ASSISTANT, status: "success", metadata: { source: "test" }, kwargs: { input: { messages: [{ role: "user", content: "hooked" }] } } });
+      expect((sent.values as { messages: Array<{ content: string }> }).messages.map((message) => message.content)).toEqual(["hooked", "echo: hooked"]);
+      expect(Date.parse(sent.webhook_sent_at as string)).toBeGreaterThanOrEqual(Date.parse(sent.run_started_at as string));
+      const [run] = (await get(`/threads/${thread}/runs`)).json<Array<{ run_id: string }>>();
+      expect(sent.run_id).toBe(run.run_id);
+
+      await post(`/threads/${thread}/runs/wait`, say("/fail broke", { webhook: hook.url }));
+      await expect.poll(() => hook.received.length).toBe(2);
+      expect(hook.received[1]).toMatchObject({ status: "error", error: "broke" });
+      // A run without a webhook calls none.
+      await post(`/threads/${thread}/runs/wait`, say("quiet"));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(hook.received).toHaveLength(2);
+
+      const refused = await post(`/threads/${thread}/runs`, say("x", { webhook: "ftp://127.0.0.1/hook" }));
+      expect([refused.statusCode, refused.json().code]).toEqual([400, "INVALID_BASE_URL"]);
+      expect((await get(`/threads/${thread}/runs`)).json()).toHaveLength(3);
+    } finally {
+      await hook.close();
+    }
   });
 });

@@ -37,7 +37,7 @@ export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { InvalidRunInputError, type AgentInput, type GraphInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
-export type { ThreadHistoryOptions } from "./runtime/runtimeContext";
+export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";

@@ -13,7 +13,7 @@ export const MessageChunkTypes = {
   RUN_HANDED_OVER: "run_handed_over",
   RUN_RESUMED: "run_resumed",
   /**
-   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `custom`), emitted
+   * A LangGraph stream event `{ event, data }` (`values`, `updates`, `messages`, `messages/partial`…, `custom`), emitted
    * only by runs queued with LangGraph stream modes (the LangGraph-compatible API's runs).
    */
   GRAPH_EVENT: "graph_event",
@@ -34,6 +34,10 @@ export const TERMINAL_CHUNK_TYPES: readonly MessageChunkType[] = [
   MessageChunkTypes.INTERRUPT,
   MessageChunkTypes.AFFINITY_MISS,
 ];
+
+/** Whether a message's stream ends with `chunk`: its outcome, or an error that ends the stream. */
+export const endsChunkStream = (chunk: Pick<MessageChunk, "type">): boolean =>
+  chunk.type === MessageChunkTypes.ERROR || TERMINAL_CHUNK_TYPES.includes(chunk.type);
 
 /** Why a replica stopped running a message before it ended (the `code` of a `run_handed_over` event). */
 export type HandOverCode = "LEASE_LOST" | "CLAIM_LOST" | "REPLICA_SHUTDOWN" | "DATABASE_UNAVAILABLE" | "TASK_SETTLEMENT_FAILED";

@@ -1,3 +1,4 @@
+import { runWebhooks } from "../langgraph/runWebhooks";
 import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
@@ -148,7 +149,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     },
   });
   const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
-  const agents = new AgentInstanceManager({
+  const agents: AgentInstanceManager = new AgentInstanceManager({
     queue,
     leases: stores.lease,
     assistants: stores.assistants,
@@ -168,6 +169,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     replicaId,
     logger,
     observer: metrics.observer,
+    onRunCompleted: runWebhooks({ agents: (): AgentInstanceManager => agents, threads: stores.threads, egress: config.upstream.egress, logger }),
     tasks: taskOptions,
     tenantTools: (tenantId) => mcp.tenantTools(tenantId),
     disabledTools: (tenantId) => plugins.disabled(tenantId),

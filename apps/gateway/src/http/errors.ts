@@ -152,7 +152,15 @@ export function adviseRetry(reply: FastifyReply, code: ErrorCode): FastifyReply 
   return reply;
 }
 
-/** Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. */
+/** Whether `url` is under `/api`; the rest of the root is the LangGraph API's. */
+const isApiUrl = (url: string) => url === "/api" || /^\/api[/?]/.test(url);
+
+/**
+ * Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. An
+ * unknown route under `/api` answers 404 in that shape too; one elsewhere at the root answers as
+ * LangGraph Platform does, `{ detail }` (with the code beside it), for the LangGraph clients that call
+ * there (a route of the platform's this gateway lacks).
+ */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     const { status, code, message, details } = errorAnswerOf(error, request);
@@ -160,6 +168,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ success: false, code: "NOT_FOUND", error: `Route ${request.method} ${request.url} not found` });
+    const message = `Route ${request.method} ${request.url} not found`;
+    if (isApiUrl(request.url)) return reply.status(404).send({ success: false, code: "NOT_FOUND", error: message });
+    return reply.status(404).send({ detail: message, code: "NOT_FOUND" });
   });
 }

@@ -14,6 +14,8 @@ export interface SseStream {
   drained(): Promise<void>;
   readonly closed: boolean;
   end(): void;
+  /** Cuts the connection without the stream's clean end: the client sees a broken stream and resumes it elsewhere. */
+  abort(): void;
 }
 
 export interface SseStreamOptions {
@@ -91,6 +93,10 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     },
     end() {
       if (!closed) raw.end();
+      close();
+    },
+    abort() {
+      if (!closed) raw.destroy();
       close();
     },
   };

@@ -12,7 +12,6 @@ const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 const RUN_UNSUPPORTED = {
   interrupt_before: "pausing before nodes",
   interrupt_after: "pausing after nodes",
-  webhook: "a webhook called when the run ends",
   checkpoint: "running from an earlier checkpoint",
   checkpoint_id: "running from an earlier checkpoint",
   after_seconds: "delayed runs",
@@ -32,14 +31,17 @@ export const runCreateSchema = z.strictObject({
   command: z
     .strictObject({
       resume: z.unknown().optional().describe("What the interrupt the thread waits on returns"),
-      update: z.unknown().optional().describe("Not supported"),
-      goto: z.unknown().optional().describe("Not supported"),
+      update: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
+        .optional()
+        .describe("Added to the thread's state before the graph goes on"),
+      goto: z.enum(["agent", "tools"]).optional().describe("The node that runs next"),
     })
     .nullable()
     .optional(),
   config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` and the graph's settings are not supported"),
   context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) are the assistant's"),
   metadata: jsonObject.optional(),
+  webhook: z.string().max(2048).optional().describe("POSTed the run, its thread's values and its error once it ended; refused when the egress policy refuses its host (as a model's base URL)"),
   stream_mode: z
     .union([z.string(), z.array(z.string()).max(10)])
     .optional()
@@ -51,7 +53,7 @@ export const runCreateSchema = z.strictObject({
     .default("reject")
     .describe("When the thread is busy: refuse (409), queue behind, or stop the run in progress (on this replica); rollback is not supported"),
   if_not_exists: z.enum(["create", "reject"]).default("reject").describe("create: a missing thread is created; reject: 404"),
-  on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("continue only: a client that leaves never stops the run"),
+  on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("Streams: cancel stops the run when its client leaves before the end (as a cancel does, wherever it runs); continue lets it run"),
   on_completion: z.enum(["delete", "keep"]).default("delete").describe("Stateless runs: delete their thread once they end, or keep it"),
   durability: z.enum(["exit", "async", "sync"]).optional().describe("Every step is checkpointed here: no effect"),
   checkpoint_during: z.boolean().optional().describe("Every step is checkpointed here: no effect"),
@@ -66,6 +68,8 @@ export interface RunPlan {
   command?: ResumeCommand;
   streamModes: GraphStreamMode[];
   multitaskStrategy: MultitaskStrategy;
+  /** Whether a stream of it cancels it when its client leaves (`on_disconnect: cancel`). */
+  cancelOnDisconnect: boolean;
   /** Kept with the run for its reads (`RunContent.annotations`). */
   annotations: RunAnnotations;
 }
@@ -77,6 +81,8 @@ export type RunAnnotations = {
   context: Record<string, unknown>;
   stream_mode: GraphStreamMode[];
   multitask_strategy: MultitaskStrategy;
+  /** Called with the run once it ended (`runWebhooks`). */
+  webhook?: string;
 };
 
 const notSupported = (message: string) => new HttpError("NOT_SUPPORTED", message);
@@ -96,6 +102,13 @@ function refuseSettings(where: string, values: Record<string, unknown> | undefin
   if (named) throw notSupported(`${where}.${named} is not supported on a run: the graph's settings are the assistant's (PATCH /assistants/{id})`);
 }
 
+/** The command as queued: the fields given, nothing else. */
+const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["command"]>): ResumeCommand => ({
+  ...(resume === undefined ? {} : { resume }),
+  ...(update ? { update } : {}),
+  ...(goto ? { goto } : {}),
+});
+
 /**
  * Checks a run creation and says what to queue: refuses what the gateway does not do with 422
  * `NOT_SUPPORTED`, and input LangChain could not read with 422 `INVALID_REQUEST`, before anything is written.
@@ -103,7 +116,6 @@ function refuseSettings(where: string, values: Record<string, unknown> | undefin
 export function planRun(body: RunCreateBody): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
   if (body.multitask_strategy === "rollback") throw notSupported("multitask_strategy rollback is not supported by this gateway (use interrupt)");
-  if (body.on_disconnect === "cancel") throw notSupported("on_disconnect cancel is not supported by this gateway: a run goes on when its client leaves");
   const config = body.config ?? {};
   if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
   refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);
@@ -111,8 +123,8 @@ export function planRun(body: RunCreateBody): RunPlan {
   const { input, command } = body;
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
   if (command) {
-    if (command.update !== undefined || command.goto !== undefined) throw notSupported("command update and goto are not supported by this gateway (resume only)");
-    if (!("resume" in command)) throw new HttpError("INVALID_REQUEST", "A command needs resume");
+    if (command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
+    if (command.update) checkMessages(command.update.messages);
   } else if (!input) {
     throw new HttpError("INVALID_REQUEST", "input (with messages) or a command is required");
   }
@@ -121,9 +133,17 @@ export function planRun(body: RunCreateBody): RunPlan {
   const multitaskStrategy = body.multitask_strategy;
   return {
     ...(input ? { input } : {}),
-    ...(command ? { command: { resume: command.resume } } : {}),
+    ...(command ? { command: resumeCommandOf(command) } : {}),
     streamModes,
     multitaskStrategy,
-    annotations: { metadata: body.metadata ?? {}, config, context: body.context ?? {}, stream_mode: streamModes, multitask_strategy: multitaskStrategy },
+    cancelOnDisconnect: body.on_disconnect === "cancel",
+    annotations: {
+      metadata: body.metadata ?? {},
+      config,
+      context: body.context ?? {},
+      stream_mode: streamModes,
+      multitask_strategy: multitaskStrategy,
+      ...(body.webhook ? { webhook: body.webhook } : {}),
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
-import { QueueFullError } from "@axiom-lattice/core";
+import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { GatewayContext } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
@@ -54,6 +54,8 @@ export function langgraphRunStarter(gateway: GatewayContext) {
 
   const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, plan: RunPlan, mode: M): Promise<StartedRun<M>> => {
     const assistant = await requireAssistant(gateway, thread.tenantId, body.assistant_id);
+    // Checked when written, as every URL a tenant names; every connection is checked again.
+    if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
     const agent = agents.getAgent(threadScope(thread));
     try {
       const result = await agent.addMessage(plan.input ? { input: plan.input } : {}, {

@@ -1,12 +1,13 @@
-import type { GraphEvent, StreamChunk } from "@axiom-lattice/agent";
-import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import type { Agent, GraphEvent, StreamChunk } from "@axiom-lattice/agent";
+import { type MessageChunk, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import { type SseStreamOptions, openSseStream } from "../http/sse";
 import { streamEventId } from "../routes/streamEventIds";
 import { runErrorOf } from "./runOutcome";
 
-/** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's). */
+/** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's, `messages/…` the `messages` mode's). */
 const MODE_OF_EVENT: Record<string, string> = { values: "values", updates: "updates", messages: "messages-tuple", custom: "custom" };
+const modeOfEvent = (event: string) => (event.startsWith("messages/") ? "messages" : (MODE_OF_EVENT[event] ?? event));
 
 /**
  * The SSE event a run's chunk becomes in a LangGraph stream of `modes`: its graph events of those
@@ -17,7 +18,7 @@ export function sseEventOf(chunk: MessageChunk, modes: readonly string[]): Graph
   switch (chunk.type) {
     case MessageChunkTypes.GRAPH_EVENT: {
       const event = chunk.data as GraphEvent;
-      return modes.includes(MODE_OF_EVENT[event.event] ?? event.event) ? event : undefined;
+      return modes.includes(modeOfEvent(event.event)) ? event : undefined;
     }
     case MessageChunkTypes.MESSAGE_FAILED: {
       const { status, error, code } = chunk.data as { status: "error" | "aborted"; error?: string; code?: string };
@@ -32,6 +33,9 @@ export function sseEventOf(chunk: MessageChunk, modes: readonly string[]): Graph
   }
 }
 
+/** Cancels the run, wherever it runs: the stop is recorded on it (run control), without waiting for it to apply. */
+export const cancelRun = (agent: Agent, runId: string) => () => agent.abort(runId, { waitMs: 0 });
+
 export interface RunStreamOptions {
   runId: string;
   threadId: string;
@@ -42,21 +46,37 @@ export interface RunStreamOptions {
   /** Open with the `metadata` event naming the run (not when resuming after a `Last-Event-ID`). */
   announce: boolean;
   sse: SseStreamOptions;
+  /** Called when the client leaves before the stream's end (`on_disconnect: cancel`: cancels the run). */
+  onDisconnect?: () => Promise<unknown>;
 }
 
 /**
  * Streams a run as LangGraph clients read it: `metadata` first, then one event per chunk of the modes
  * followed (ids `<run_id>:<index>`, which `Last-Event-ID` resumes after), `error` if it failed, and
- * `end`. A client that leaves does not stop the run.
+ * `end`. A client that leaves does not stop the run. The run's hand-overs are followed within the
+ * stream (`run_handed_over`/`run_resumed` are not LangGraph events: the next attempt's events follow).
+ * Chunks that stop before the run's end (this replica shutting down) cut the connection instead of
+ * sending `end`: the SDK reconnects at `Location` with `Last-Event-ID`, on a replica that follows on.
  */
-export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options }: RunStreamOptions): Promise<void> {
+export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, modes, announce, sse: options, onDisconnect }: RunStreamOptions): Promise<void> {
   const sse = openSseStream(reply, options);
+  let finished = false;
+  if (onDisconnect) {
+    reply.raw.once("close", () => {
+      if (finished) return;
+      onDisconnect().catch((error: unknown) => reply.log.warn({ err: error, runId }, "the run whose client left was not cancelled"));
+    });
+  }
   try {
     if (announce) sse.sendEvent("metadata", undefined, { run_id: runId, thread_id: threadId });
+    let ended = false;
     for await (const chunk of chunks) {
+      ended = endsChunkStream(chunk);
       const event = sseEventOf(chunk, modes);
       if (event && !sse.sendEvent(event.event, streamEventId(runId, chunk.index), event.data)) return;
     }
+    finished = true;
+    if (!ended) return sse.abort();
     sse.sendEvent("end", undefined, null);
   } finally {
     sse.end();

@@ -14,7 +14,7 @@ import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
 import { runCreateSchema, planRun } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
-import { streamRun } from "./runStream";
+import { cancelRun, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
 
 const threadParams = z.object({ thread_id: idSchema });
@@ -47,7 +47,7 @@ const listQuery = z.object({
 
 const joinStreamQuery = z.object({
   stream_mode: listParam(z.string().max(32)).optional().describe("Follow only these of the run's stream modes"),
-  cancel_on_disconnect: z.enum(["0", "1", "true", "false"]).default("0").describe("Only 0: a client that leaves never stops the run"),
+  cancel_on_disconnect: z.enum(["0", "1", "true", "false"]).default("0").describe("1: the run is cancelled (wherever it runs) when this client leaves before the end"),
 });
 
 const lastEventIdHeader = z.looseObject({
@@ -61,10 +61,10 @@ const cancelQuery = z.object({
 
 const sseStream = z.string().describe(
   "Server-sent events as LangGraph streams them: `metadata` (`{ run_id, thread_id }`), then one event per graph event of the modes followed " +
-    "(`values`, `updates`, `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
+    "(`values`, `updates`, `messages` for `messages-tuple`, `messages/metadata`, `messages/partial` and `messages/complete` for `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
 );
 const outcome = z.record(z.string(), z.unknown()).describe("The thread's values once the run ended; with `__interrupt__` when it waits on one, or `__error__` when the run failed");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
+const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 
 const tags = ["langgraph"];
 const truthy = (flag: string) => flag === "1" || flag === "true";
@@ -132,10 +132,11 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
       // Taken before the run is queued: a refused stream queues nothing.
       const place = streams.take(tenantId);
       try {
-        const { result } = await startRun(thread, request.body, plan, "stream");
+        const { agent, result } = await startRun(thread, request.body, plan, "stream");
         locateRun(reply, thread.id, result.messageId, { resumable: true });
         const sse = gatewaySseOptions(gateway, place);
-        return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse });
+        const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
+        return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse, onDisconnect });
       } catch (error) {
         // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
         place();
@@ -231,13 +232,12 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         headers: lastEventIdHeader,
         response: {
           200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } },
-          ...inputErrors("NOT_FOUND", "NOT_SUPPORTED", "TOO_MANY_STREAMS"),
+          ...inputErrors("NOT_FOUND", "TOO_MANY_STREAMS"),
         },
       },
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      if (truthy(request.query.cancel_on_disconnect)) throw new HttpError("NOT_SUPPORTED", "cancel_on_disconnect is not supported by this gateway: a run goes on when its client leaves");
       const { thread, run } = await requireRun(tenantId, request.params.thread_id, request.params.run_id);
       const lastEventId = request.headers["last-event-id"];
       const position = lastEventId === undefined ? undefined : parseStreamEventId(lastEventId);
@@ -246,8 +246,10 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
       const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;
       const place = streams.take(tenantId);
       locateRun(reply, thread.id, run.id, { resumable: true });
-      const chunks = agents.getAgent(threadScope(thread)).chunkStream(run.id, position?.index ?? -1);
-      return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place) });
+      const agent = agents.getAgent(threadScope(thread));
+      const chunks = agent.chunkStream(run.id, position?.index ?? -1);
+      const onDisconnect = truthy(request.query.cancel_on_disconnect) ? cancelRun(agent, run.id) : undefined;
+      return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place), onDisconnect });
     },
   );
 
@@ -271,7 +273,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
       const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
       const agent = agents.getAgent(threadScope(thread));
       if (!truthy(wait)) {
-        await agent.abort(run.id, { waitMs: 0 });
+        await cancelRun(agent, run.id)();
         return reply.status(202).send();
       }
       // Within half a run lease when its replica lives; past it, once the replica taking the thread over applied it.

@@ -12,7 +12,7 @@ import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
 import { type RunCreateBody, runCreateSchema, planRun } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
-import { streamRun } from "./runStream";
+import { cancelRun, streamRun } from "./runStream";
 import { ANY_ASSISTANT } from "./threadView";
 
 /** How often, and how long apart, a stateless run's thread deletion is tried while its processor lets go of it. */
@@ -20,7 +20,7 @@ const DELETE_ATTEMPTS = 20;
 const DELETE_RETRY_MS = 250;
 
 const sseStream = z.string().describe("Server-sent events, as `POST /threads/{thread_id}/runs/stream` streams them");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT"] as const;
+const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 const tags = ["langgraph"];
 
 /**
@@ -82,7 +82,8 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
         const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream");
         reply.header("content-location", `/runs/${result.messageId}`);
         try {
-          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place) });
+          const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
+          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
         } finally {
           // After the stream: deleting the thread drops its buffers, which would cut a slow reader short.
           if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);

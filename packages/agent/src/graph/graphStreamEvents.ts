@@ -1,9 +1,10 @@
 import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
+import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { StreamMode } from "@langchain/langgraph";
 import { clientStateValues, toClientJson } from "./clientJson";
 
 /** The LangGraph stream modes a run can emit (as the LangGraph API names them). */
-export const GRAPH_STREAM_MODES = ["values", "updates", "messages-tuple", "custom"] as const;
+export const GRAPH_STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom"] as const;
 export type GraphStreamMode = (typeof GRAPH_STREAM_MODES)[number];
 
 /** What a LangGraph stream event carries: its SSE event name and its JSON data. */
@@ -12,9 +13,14 @@ export interface GraphEvent {
   data: unknown;
 }
 
-/** The graph's own stream modes that serve `modes` (`messages-tuple` is the graph's `messages`). */
+/**
+ * The graph's own stream modes that serve `modes`: `messages-tuple` is the graph's `messages`;
+ * `messages` (LangGraph Platform's `messages/*` events) is made of its `messages` (tokens) and its
+ * `values` (whole messages).
+ */
 export function graphModesFor(modes: readonly GraphStreamMode[]): StreamMode[] {
-  return modes.map((mode) => (mode === "messages-tuple" ? "messages" : mode));
+  const graphModes = modes.flatMap((mode): StreamMode[] => (mode === "messages-tuple" ? ["messages"] : mode === "messages" ? ["messages", "values"] : [mode]));
+  return [...new Set(graphModes)];
 }
 
 export interface GraphEventRun {
@@ -25,15 +31,49 @@ export interface GraphEventRun {
 }
 
 /**
- * The chunks of one item of the graph's stream, for the modes the run asked for: none for a mode it
- * did not ask for. Data is plain JSON, ready for the run's log and for any replica's client.
+ * The LangGraph events of one run's graph stream, for the modes the run asked for. Data is plain
+ * JSON, ready for the run's log and for any replica's client. `messages` mode keeps what it saw, as
+ * LangGraph Platform does: each streamed message's chunks so far (`messages/metadata` the first time,
+ * then `messages/partial` with the message as it grew) and the ids of the messages already sent whole
+ * (`messages/complete`, each message once, from the state's values).
  */
-export function graphEventChunks(mode: StreamMode, payload: unknown, run: GraphEventRun): MessageChunk<GraphEvent>[] {
-  const event = graphEventOf(mode, payload, run);
-  return event ? [{ type: MessageChunkTypes.GRAPH_EVENT, data: event }] : [];
+export class GraphEvents {
+  private readonly partial = new Map<string, AIMessageChunk>();
+  private readonly completed = new Set<string>();
+
+  constructor(private readonly run: GraphEventRun) {}
+
+  /** The chunks of one item of the graph's stream: none for a mode the run did not ask for. */
+  chunksOf(mode: StreamMode, payload: unknown): MessageChunk<GraphEvent>[] {
+    const events = [graphEventOf(mode, payload, this.run), ...(this.run.modes.includes("messages") ? this.messageEventsOf(mode, payload) : [])];
+    return events.filter((event) => event !== undefined).map((event) => ({ type: MessageChunkTypes.GRAPH_EVENT, data: event }));
+  }
+
+  private messageEventsOf(mode: StreamMode, payload: unknown): GraphEvent[] {
+    if (mode === "messages") {
+      const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];
+      // Whole messages (a tool's answer) come complete with the values; only the model's tokens are partial.
+      if (!AIMessageChunk.isInstance(message) || !message.id) return [];
+      const known = this.partial.get(message.id);
+      this.partial.set(message.id, known ? known.concat(message) : message);
+      const partial = { event: "messages/partial", data: [toClientJson(this.partial.get(message.id))] };
+      if (known) return [partial];
+      return [{ event: "messages/metadata", data: { [message.id]: { metadata: clientMetadataOf(metadata, this.run) } } }, partial];
+    }
+    if (mode === "values") {
+      const messages = ((payload as { messages?: BaseMessage[] }).messages ?? []).filter((message) => message.id && !this.completed.has(message.id));
+      for (const message of messages) this.completed.add(message.id!);
+      return messages.length > 0 ? [{ event: "messages/complete", data: messages.map((message) => toClientJson(message)) }] : [];
+    }
+    return [];
+  }
 }
 
-function graphEventOf(mode: StreamMode, payload: unknown, { modes, threadId, runId }: GraphEventRun): GraphEvent | undefined {
+/** A message's metadata as clients read it: the graph's thread id is the checkpointer's (tenant-qualified), clients know the thread by its own id. */
+const clientMetadataOf = (metadata: Record<string, unknown>, { threadId, runId }: GraphEventRun) => toClientJson({ ...metadata, thread_id: threadId, run_id: runId });
+
+function graphEventOf(mode: StreamMode, payload: unknown, run: GraphEventRun): GraphEvent | undefined {
+  const { modes } = run;
   switch (mode) {
     case "values":
       return modes.includes("values") ? { event: "values", data: clientStateValues(payload as Record<string, unknown>) } : undefined;
@@ -46,8 +86,7 @@ function graphEventOf(mode: StreamMode, payload: unknown, { modes, threadId, run
     case "messages": {
       if (!modes.includes("messages-tuple")) return undefined;
       const [message, metadata] = payload as [unknown, Record<string, unknown>];
-      // The graph's thread id is the checkpointer's (tenant-qualified): clients know the thread by its own id.
-      return { event: "messages", data: [toClientJson(message), toClientJson({ ...metadata, thread_id: threadId, run_id: runId })] };
+      return { event: "messages", data: [toClientJson(message), clientMetadataOf(metadata, run)] };
     }
     case "custom":
       return modes.includes("custom") ? { event: "custom", data: toClientJson(payload) } : undefined;

@@ -1,7 +1,7 @@
 import type { AddMessageParams, FinishedRunStatus, PendingMessage, QueueScope, ThreadRunScope } from "@axiom-lattice/core";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type MessageChunk, MessageChunkTypes, TERMINAL_CHUNK_TYPES } from "@axiom-lattice/protocols";
+import { MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import { RUN_EVENT_READ_PAGE } from "../defaults";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
@@ -18,7 +18,6 @@ import type { ThreadProcessors } from "./threadProcessors";
 const finishedStatusOf = ({ runStatus }: PendingMessage): FinishedRunStatus => (runStatus === "pending" || runStatus === "running" ? "error" : runStatus);
 
 /** The last event of a message's stream: the run's outcome (or an error about the stream itself). A hand-over is not one. */
-const endsStream = (chunk: MessageChunk) => chunk.type === MessageChunkTypes.ERROR || TERMINAL_CHUNK_TYPES.includes(chunk.type);
 
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
 export type RunMode = "stream" | "queue" | "wait";
@@ -202,13 +201,13 @@ export class Agent {
           for (const event of await runEvents.log.read(run, cursor, buffered - cursor - 1)) {
             cursor = event.index;
             yield { type: event.type, data: event.data, messageId, index: event.index };
-            if (endsStream(event)) return;
+            if (endsChunkStream(event)) return;
           }
         }
         for await (const chunk of buffers.follow(key, cursor)) {
           cursor = chunk.index;
           yield chunk;
-          if (endsStream(chunk)) return;
+          if (endsChunkStream(chunk)) return;
         }
         // Ended without an outcome: handed over, the run goes on where its thread runs next.
         if (this.context.isClosed()) return;
@@ -221,7 +220,7 @@ export class Agent {
       for (const event of logged) {
         cursor = event.index;
         yield { type: event.type, data: event.data, messageId, index: event.index };
-        if (endsStream(event)) return;
+        if (endsChunkStream(event)) return;
       }
       if (logged.length === RUN_EVENT_READ_PAGE) continue;
       if (message.status === "completed" && logged.length === 0) {

@@ -21,7 +21,7 @@ import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
-import { type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
+import { type CompletedRun, type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
@@ -88,6 +88,8 @@ export interface AgentRuntimeOptions {
   logger?: Logger;
   /** Told about runs, their first chunks, and queue claims and reclaims (metrics). */
   observer?: LatticeObserver;
+  /** Told of each run this replica recorded an outcome of, once it is recorded (a webhook, say). Default: none. */
+  onRunCompleted?: (run: CompletedRun) => void;
   /** Tasks: gives every assistant the `task` tool and settles the runs of tasks. Default: no tasks. */
   tasks?: TaskRuntimeOptions;
   /** Each tenant's own tools (its MCP servers'), looked up when a run builds its graph. Default: none. */
@@ -132,6 +134,7 @@ export class AgentInstanceManager {
       replicaId: options.replicaId ?? getReplicaId(),
       logger,
       observer: options.observer ?? NO_OBSERVER,
+      onRunCompleted: options.onRunCompleted,
       upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
       runSlots: runSlotsOf(options),
       tasks: options.tasks,

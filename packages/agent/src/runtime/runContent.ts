@@ -20,9 +20,14 @@ export interface GraphInput {
   messages: unknown[];
 }
 
-/** LangGraph's resume command: `resume` becomes the value `interrupt()` returns. */
+/**
+ * LangGraph's command: `resume` becomes the value the `interrupt()` the thread waits on returns;
+ * `update` adds messages to the thread's state; `goto` runs that node next. At least one is given.
+ */
 export interface ResumeCommand {
-  resume: unknown;
+  resume?: unknown;
+  update?: GraphInput;
+  goto?: "agent" | "tools";
 }
 
 /** A run that executes a task: set only by the task runtime, never taken from a request. */
@@ -68,7 +73,14 @@ const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
     input: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) })).optional(),
-    command: z.object({ resume: boundedJson(z.unknown()) }).optional(),
+    command: z
+      .object({
+        resume: boundedJson(z.unknown()).optional(),
+        update: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) })).optional(),
+        goto: z.enum(["agent", "tools"]).optional(),
+      })
+      .refine((command) => command.resume !== undefined || command.update !== undefined || command.goto !== undefined, "a command needs resume, update or goto")
+      .optional(),
     task: taskMarkerSchema.shape.task.optional(),
     assistantId: z.string().min(1).optional(),
     streamModes: z.array(z.enum(GRAPH_STREAM_MODES)).optional(),

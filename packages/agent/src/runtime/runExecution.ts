@@ -1,7 +1,7 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { Command, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
-import { graphEventChunks, graphModesFor } from "../graph/graphStreamEvents";
+import { GraphEvents, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type ThreadGraphState, recordRunStart } from "../graph/runBoundaries";
@@ -42,11 +42,11 @@ export async function executeRun({ graph, config, threadId, messageId, content, 
     // A run queued with LangGraph stream modes also emits those events, from the same graph stream.
     const modes = content.streamModes ?? [];
     const streamMode = [...new Set<StreamMode>(["messages", "updates", ...graphModesFor(modes)])];
-    const graphEvents = { modes, threadId, runId: messageId };
+    const graphEvents = new GraphEvents({ modes, threadId, runId: messageId });
     const stream = await graph.stream(input, { ...config, streamMode, signal });
     for await (const [mode, payload] of stream) {
       const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
-      for (const chunk of [...chunks, ...graphEventChunks(mode, payload, graphEvents)]) await emit(chunk);
+      for (const chunk of [...chunks, ...graphEvents.chunksOf(mode, payload)]) await emit(chunk);
     }
   }
   const interrupts = pendingInterrupts(await graph.getState(config));
@@ -80,9 +80,21 @@ async function planInput(
   const waiting = pendingInterrupts(state).length > 0;
   const unfinished = state.tasks.length > 0;
   if (content.command) {
-    if (waiting) return new Command({ resume: content.command.resume, update: recordRunStart(state.values, messageId) });
-    if (unfinished) return null;
-    throw new NothingToResumeError();
+    const { resume, update, goto } = content.command;
+    // The update is applied with the record of the run's start: once, whichever attempt applies it.
+    const command = (recorded: boolean) =>
+      new Command({
+        ...(resume === undefined ? {} : { resume }),
+        ...(recorded ? {} : { update: { ...(update ? { messages: update.messages.map(asMessage) } : {}), ...recordRunStart(state.values, messageId) } }),
+        ...(goto ? { goto } : {}),
+      });
+    if (resume !== undefined) {
+      if (waiting) return command(false);
+      if (unfinished) return null;
+      throw new NothingToResumeError();
+    }
+    if (!runStarted(state.values, messageId)) return command(false);
+    return unfinished && !waiting ? null : ALREADY_RAN;
   }
   if (content.input) {
     if (!runStarted(state.values, messageId)) return { messages: content.input.messages.map(asMessage), ...recordRunStart(state.values, messageId) };

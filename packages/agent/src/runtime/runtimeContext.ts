@@ -1,4 +1,5 @@
 import {
+  type FinishedRunStatus,
   type IMessageQueueStore,
   type LatticeObserver,
   type Logger,
@@ -26,6 +27,14 @@ import { createTaskTool } from "../tasks/taskTool";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
 
 /** What the agents and thread processors of one manager share. */
+/** A run whose outcome a replica recorded: its thread, its message as it was claimed, and the outcome. */
+export interface CompletedRun {
+  scope: ThreadRunScope;
+  message: PendingMessage;
+  status: FinishedRunStatus;
+  error?: string;
+}
+
 export interface RuntimeContext {
   queue: IMessageQueueStore;
   leases: LeaseStore;
@@ -47,6 +56,8 @@ export interface RuntimeContext {
   replicaId: string;
   logger: Logger;
   observer: LatticeObserver;
+  /** Told of each run whose outcome this replica recorded. */
+  onRunCompleted?: (run: CompletedRun) => void;
   /** Bounds each model API call of a run. */
   upstream: UpstreamPolicy;
   /** Bounds the threads this replica runs at once. */

@@ -241,6 +241,7 @@ export class ThreadProcessor {
     try {
       if (await queue.completeMessage(message.id, holder, outcome)) {
         observer.runFinished?.({ status: outcome.status, durationMs: Date.now() - claimedAt });
+        this.context.onRunCompleted?.({ scope: this.scope, message, status: outcome.status, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       } else {
         observer.runHandedOver?.({ reason: "claim_lost" });
         this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
