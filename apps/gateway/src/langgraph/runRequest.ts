@@ -62,6 +62,9 @@ export const runCreateSchema = z.strictObject({
 
 export type RunCreateBody = z.output<typeof runCreateSchema>;
 
+/** What creating a run may answer besides success, on a thread of the caller's or a stateless one (which is never busy). */
+export const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+
 /** What a valid run creation queues. */
 export interface RunPlan {
   input?: GraphInput;

@@ -12,7 +12,7 @@ import { bodyErrors, inputErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
-import { runCreateSchema, planRun } from "./runRequest";
+import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
@@ -64,7 +64,7 @@ const sseStream = z.string().describe(
     "(`values`, `updates`, `messages` for `messages-tuple`, `messages/metadata`, `messages/partial` and `messages/complete` for `messages`, `custom`), each with id `<run_id>:<index>`; `error` (`{ error, message }`) if the run failed; then `end`.",
 );
 const outcome = z.record(z.string(), z.unknown()).describe("The thread's values once the run ended; with `__interrupt__` when it waits on one, or `__error__` when the run failed");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+const THREAD_RUN_ERRORS = [...RUN_CREATE_ERRORS, "THREAD_BUSY"] as const;
 
 const tags = ["langgraph"];
 const truthy = (flag: string) => flag === "1" || flag === "true";
@@ -98,7 +98,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Queue a run on the thread and answer at once (LangGraph API)",
         params: threadParams,
         body: runCreateSchema,
-        response: { 200: runView, ...bodyErrors(...RUN_CREATE_ERRORS) },
+        response: { 200: runView, ...bodyErrors(...THREAD_RUN_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -122,7 +122,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         description: "The stream's `Location` header is where it resumes (`GET …/runs/{run_id}/stream` with `Last-Event-ID`), on any replica.",
         params: threadParams,
         body: runCreateSchema,
-        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...bodyErrors(...RUN_CREATE_ERRORS, "TOO_MANY_STREAMS") },
+        response: { 200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } }, ...bodyErrors(...THREAD_RUN_ERRORS, "TOO_MANY_STREAMS") },
       },
     },
     async (request, reply) => {
@@ -155,7 +155,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         description: "A run that failed still answers 200, its failure in `__error__` (LangGraph's shape).",
         params: threadParams,
         body: runCreateSchema,
-        response: { 200: outcome, ...bodyErrors(...RUN_CREATE_ERRORS) },
+        response: { 200: outcome, ...bodyErrors(...THREAD_RUN_ERRORS) },
       },
     },
     async (request, reply) => {

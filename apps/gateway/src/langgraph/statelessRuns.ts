@@ -10,7 +10,7 @@ import { threadScope } from "../routes/lookups";
 import { bodyErrors } from "./errors";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
-import { type RunCreateBody, runCreateSchema, planRun } from "./runRequest";
+import { RUN_CREATE_ERRORS, type RunCreateBody, planRun, runCreateSchema } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { ANY_ASSISTANT } from "./threadView";
@@ -20,7 +20,6 @@ const DELETE_ATTEMPTS = 20;
 const DELETE_RETRY_MS = 250;
 
 const sseStream = z.string().describe("Server-sent events, as `POST /threads/{thread_id}/runs/stream` streams them");
-const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
 const tags = ["langgraph"];
 
 /**
