@@ -226,10 +226,7 @@ export class Agent {
       if (message.status === "completed" && logged.length === 0) {
         if (completedSeen || !runEvents) {
           // Its log is gone (retention) or was never written: its outcome is all there is.
-          const { runStatus, error } = message;
-          // A completed message always carries a finished status; the guard only narrows the type.
-          const status = runStatus === "pending" || runStatus === "running" ? "error" : runStatus;
-          yield this.unbuffered(messageId, cursor, terminalChunk({ status, error }));
+          yield this.unbuffered(messageId, cursor, terminalChunk({ status: finishedStatusOf(message), error: message.error }));
           return;
         }
         completedSeen = true;
