@@ -1,5 +1,7 @@
+import { eventually } from "@axiom-lattice/testing";
+import { Pool } from "@axiom-lattice/pg-stores";
 import { describe, expect, it } from "vitest";
-import { useGateway, useStoreEnv } from "./support";
+import { buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 // The LangGraph API's store (each tenant's long-term memory) through HTTP, every answer checked
 // against the OpenAPI document, on both stores; and the same items read by a run's tool through
@@ -71,5 +73,30 @@ describe.each(["memory", "postgresql"])("LangGraph API: the store, on %s stores"
     await send("PUT", "/store/items", { namespace: ["users", "u1"], key: "profile", value: { name: "Ada", likes: "tea" } }, as("store-run"));
     expect(await memoryRun(as("store-run"))).toBe('{"name":"Ada","likes":"tea"}');
     expect(await memoryRun(as("store-run-other"))).toBe('No item "profile" in namespace ["users","u1"].');
+  });
+});
+
+describe("the store's expiry sweep", () => {
+  const env = useStoreEnv("postgresql");
+
+  it("runs on the maintenance leader: expired rows leave the table, live ones stay", async () => {
+    const { app, context } = await buildTestGateway(env());
+    const admin = new Pool({ connectionString: env().DATABASE_URL, max: 1 });
+    try {
+      const { items } = context.stores;
+      await items.put("sweep", ["mem"], "expired", { v: 1 }, { ttlMinutes: 1 });
+      await items.put("sweep", ["mem"], "live", { v: 2 }, { ttlMinutes: 1 });
+      await admin.query("UPDATE lattice_store_items SET expires_at = now() - interval '1 second' WHERE key = 'expired'");
+      // Leading, the maintenance loop runs its tasks at once.
+      await context.recover();
+      await context.startBackground();
+      const keys = async () => (await admin.query<{ key: string }>("SELECT key FROM lattice_store_items ORDER BY key")).rows.map((row) => row.key);
+      await eventually("the sweep", async () => (await keys()).length === 1);
+      expect(await keys()).toEqual(["live"]);
+    } finally {
+      await admin.end();
+      await app.close();
+      await context.close();
+    }
   });
 });
