@@ -25,6 +25,9 @@ export function Chat({ client, assistantId }: { client: Client; assistantId: str
       writeLocation({ threadId: id });
     },
     reconnectOnMount: true,
+    // A listener here makes the hook read the thread again once a run ended; without one it keeps the
+    // state it read when the page loaded, and with it an interrupt already answered.
+    onFinish: () => undefined,
     // Typed as a ReAct agent's stream (with its tool calls): the gateway's graph is one, which the
     // hook cannot know from a state type alone.
   }) as UseAgentStream<ChatState>;
