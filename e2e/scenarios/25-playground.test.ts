@@ -103,10 +103,12 @@ function playgroundJourney(target: () => { url: string; name: string }, browser:
     expect(await interrupt.count()).toBe(0);
 
     // A reload in the middle of a run: the page rejoins it (reconnectOnMount) and shows it to its end, once.
-    const slow = "/drip 400 still going after the reload";
+    const slow = "/drip 250 still going after the reload";
     await say(page, slow);
     await showing(answers.last(), (shown) => shown.startsWith("echo: /drip"));
+    const rejoined = page.waitForRequest((request) => request.method() === "GET" && /\/threads\/[^/]+\/runs\/[^/]+\/stream/.test(request.url()));
     await page.reload();
+    await rejoined;
     await showing(answers.last(), (shown) => shown === `echo: ${slow}`);
     await settled(page);
 

@@ -65,7 +65,7 @@ export function Chat({ client, assistantId }: { client: Client; assistantId: str
           {describe(stream.error)}
         </p>
       )}
-      <TextForm label="Message" placeholder="Say something; /tool echo {&quot;text&quot;:&quot;hi&quot;} calls a tool, /interrupt a question? asks you" action="Send" onSubmit={send} disabled={stream.isLoading || interrupt !== undefined} />
+      <TextForm label="Message" placeholder="Message (the scripted model: /tool echo {&quot;text&quot;:&quot;hi&quot;}, /interrupt Sure?)" action="Send" onSubmit={send} disabled={stream.isLoading || interrupt !== undefined} />
       {stream.isLoading && (
         <button type="button" className="stop" onClick={() => void stream.stop()}>
           Stop

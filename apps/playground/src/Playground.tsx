@@ -59,8 +59,8 @@ export function Playground() {
       <header>
         <h1>axiom-lattice playground</h1>
         <form className="credentials" onSubmit={connect}>
-          <input name="token" type="password" autoComplete="off" aria-label="Token" placeholder="Bearer token (authentication on)" defaultValue={credentials.token} />
-          <input name="tenant" aria-label="Tenant" placeholder="Tenant (x-tenant-id)" defaultValue={credentials.tenant} />
+          <input name="token" type="password" autoComplete="off" aria-label="Token" placeholder="Bearer token" defaultValue={credentials.token} />
+          <input name="tenant" aria-label="Tenant" placeholder="Tenant" defaultValue={credentials.tenant} />
           <button type="submit">Connect</button>
         </form>
         <select aria-label="Assistant" value={assistantId ?? ""} onChange={(event) => choose(event.target.value)} disabled={assistants.length === 0}>
