@@ -20,14 +20,14 @@ export const launchChromium = (): Promise<Browser> => chromium.launch({ executab
 export async function openPage(browser: Browser, name: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1000, height: 760 } });
   const page = await context.newPage();
-  const console: string[] = [];
-  page.on("console", (message) => console.push(`${message.type()}: ${message.text()}`));
-  page.on("pageerror", (error) => console.push(`pageerror: ${error.message}`));
+  const logged: string[] = [];
+  page.on("console", (message) => logged.push(`${message.type()}: ${message.text()}`));
+  page.on("pageerror", (error) => logged.push(`pageerror: ${error.message}`));
   onTestFailed(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const path = resolve(SCREENSHOTS, `${name}.png`);
-    await page.screenshot({ path, fullPage: true }).catch((error: unknown) => console.push(`no screenshot: ${String(error)}`));
-    process.stderr.write(`----- ${name}: screenshot ${path}; the page's console -----\n${console.join("\n")}\n`);
+    await page.screenshot({ path, fullPage: true }).catch((error: unknown) => logged.push(`no screenshot: ${String(error)}`));
+    process.stderr.write(`----- ${name}: screenshot ${path}; the page's console -----\n${logged.join("\n")}\n`);
   });
   return page;
 }

@@ -45,20 +45,20 @@ const showing = (locator: Locator, check: (shown: string) => boolean) =>
 /** Waits until no run streams and the thread is loaded. */
 const settled = (page: Page) => showing(ui(page).status, (shown) => shown === "");
 
-/** Every text the last answer showed from now until `until` resolved (a MutationObserver in the page). */
-async function answerTextsWhile(page: Page, until: () => Promise<unknown>): Promise<string[]> {
-  await page.evaluate(() => {
-    const seen: string[] = [];
-    (window as unknown as { seen: string[] }).seen = seen;
-    const record = () => {
-      const answers = document.querySelectorAll('.messages [data-role="ai"]');
-      const text = answers.item(answers.length - 1)?.textContent ?? "";
-      if (seen.at(-1) !== text) seen.push(text);
-    };
-    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
-  });
-  await until();
-  return page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+/** Every text the last answer showed, polled from now until it shows what `done` accepts. */
+async function lastAnswerUntil(page: Page, done: (shown: string) => boolean): Promise<string[]> {
+  const seen: string[] = [];
+  await expect
+    .poll(
+      async () => {
+        const shown = (await texts(ui(page).answers.last())).join("");
+        if (seen.at(-1) !== shown) seen.push(shown);
+        return done(shown);
+      },
+      { timeout: FINISHED, interval: 20 },
+    )
+    .toBe(true);
+  return seen;
 }
 
 function playgroundJourney(target: () => { url: string; name: string }, browser: () => Browser): void {
@@ -75,10 +75,8 @@ function playgroundJourney(target: () => { url: string; name: string }, browser:
 
     // Tokens arrive one by one: the answer is seen growing, word by word, to its end.
     const dripped = "/drip 150 tokens arrive one by one";
-    const seen = await answerTextsWhile(page, async () => {
-      await say(page, dripped);
-      await showing(answers.last(), (shown) => shown === `echo: ${dripped}`);
-    });
+    await say(page, dripped);
+    const seen = await lastAnswerUntil(page, (shown) => shown === `echo: ${dripped}`);
     expect(seen.filter((text) => text.startsWith("echo:")).length).toBeGreaterThan(2);
     expect(page.url()).toMatch(/[?&]thread=[0-9a-f-]{36}/);
     await settled(page);
