@@ -1,11 +1,11 @@
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { chromiumInstalled, launchChromium, openPage } from "../harness/browser";
 import { freshTenant } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
-import { Replica, startReplicas } from "../harness/replica";
+import { Replica, printLogsOnFailure, startReplicas } from "../harness/replica";
 
 // Issue 25: the chat page the gateway serves at /playground, in a real browser (Debian's Chromium,
 // driven by playwright-core). The page is the SDK's useStream hook on the gateway's LangGraph API:
@@ -143,7 +143,7 @@ describe.skipIf(chromiumMissing)("scenario 25: the playground page in Chromium",
     afterAll(() => gateway?.stop("SIGKILL"));
 
     playgroundJourney(() => {
-      onTestFailed(() => console.error(`----- logs of ${gateway.replicaId} -----\n${gateway.logs}`));
+      printLogsOnFailure(() => [gateway]);
       return { url: gateway.url, name: "solo" };
     }, () => browser);
   });
@@ -164,9 +164,7 @@ describe.skipIf(chromiumMissing)("scenario 25: the playground page in Chromium",
     });
 
     playgroundJourney(() => {
-      onTestFailed(() => {
-        for (const replica of replicas) console.error(`----- logs of ${replica.replicaId} -----\n${replica.logs}`);
-      });
+      printLogsOnFailure(() => replicas);
       return { url: balancer.url, name: "replicas" };
     }, () => browser);
   });
