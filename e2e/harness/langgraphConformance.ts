@@ -1,7 +1,6 @@
-import type { Client } from "@langchain/langgraph-sdk";
 import { expect, it } from "vitest";
 import { tokenFor } from "./auth";
-import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, transcript } from "./langgraphSdk";
+import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, tenantWithAssistant, transcript } from "./langgraphSdk";
 
 /** Where the cases run: the URL SDK clients are given (one gateway, or nginx before replicas). */
 export interface LanggraphTarget {
@@ -14,13 +13,7 @@ export interface LanggraphTarget {
  * otherwise than LangGraph Platform, the case says so (and docs/langgraph-api.md lists it).
  */
 export function langgraphConformance(target: () => LanggraphTarget): void {
-  /** A client of a fresh tenant, with an assistant of the built-in graph (scripted model, the echo tool). */
-  const setUp = async (name: string): Promise<{ client: Client; tenant: string; assistantId: string }> => {
-    const tenant = freshTenant(name);
-    const client = await sdkClient(target().url, tenant);
-    const { assistant_id } = await client.assistants.create({ graphId: GRAPH, name: "Echo", context: { tools: ["echo"] } });
-    return { client, tenant, assistantId: assistant_id };
-  };
+  const setUp = (name: string) => tenantWithAssistant(target().url, name);
 
   it("assistants: create (if_exists), read, update with versions, search with pagination, count, graph, schemas, delete", async () => {
     const { client } = await setUp("assistants");

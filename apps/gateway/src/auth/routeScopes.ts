@@ -93,6 +93,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /threads/:thread_id/runs/wait": "write",
   "GET /threads/:thread_id/runs": "read",
   "GET /threads/:thread_id/runs/:run_id": "read",
+  "DELETE /threads/:thread_id/runs/:run_id": "write",
   "GET /threads/:thread_id/runs/:run_id/join": "read",
   "GET /threads/:thread_id/runs/:run_id/stream": "read",
   "POST /threads/:thread_id/runs/:run_id/cancel": "write",

@@ -204,6 +204,28 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.delete(
+    "/threads/:thread_id/runs/:run_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a queued or ended run (LangGraph API)",
+        description:
+          "A queued run is deleted and never runs; an ended one loses its record and its events. A run in progress answers `409 RUN_IN_PROGRESS` (cancel it first), " +
+          "judged with the claim: a run is either deleted and never runs, or runs and is kept. The thread's state (its checkpoints) stays as it is.",
+        params: runParams,
+        response: { 204: noContent, ...inputErrors("NOT_FOUND", "RUN_IN_PROGRESS") },
+      },
+    },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params;
+      const thread = await requireThread(gateway, tenantOf(request), thread_id);
+      const deleted = await agents.getAgent(threadScope(thread)).deleteRun(run_id);
+      if (!deleted) throw new HttpError("NOT_FOUND", `Run ${run_id} not found on thread ${thread_id}`);
+      return reply.status(204).send();
+    },
+  );
+
   app.get(
     "/threads/:thread_id/runs/:run_id/join",
     {

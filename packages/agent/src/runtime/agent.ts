@@ -8,7 +8,7 @@ import { type PlainMessage, toPlainMessage } from "../graph/plainMessage";
 import { messagesOfRun } from "../graph/runBoundaries";
 import type { GraphStreamMode } from "../graph/graphStreamEvents";
 import type { StreamChunk } from "./chunkBuffers";
-import { ThreadBusyError } from "./errors";
+import { RunInProgressError, ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
 import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
@@ -164,6 +164,23 @@ export class Agent {
     // Deleted with its thread meanwhile: it ends unfinished, as waitForRun counts it.
     if (!ended) return { messageId: target.id, status: "aborted" };
     return ended.status === "completed" ? { messageId: target.id, status: finishedStatusOf(ended) } : { messageId: target.id };
+  }
+
+  /**
+   * Deletes the run of `messageId` unless it is in progress: a queued one (it never runs) or an ended
+   * one (its record), with its event log and this replica's buffer of it; its checkpoints stay, the
+   * thread's state as it is. Answers the run as it stood, `null` when the thread has no such run; a run
+   * a replica holds throws {@link RunInProgressError} (judged with the claim: never deleted once claimed).
+   */
+  async deleteRun(messageId: string): Promise<PendingMessage | null> {
+    const { queue, runEvents, buffers } = this.context;
+    const run = await queue.deleteMessage(this.scope.threadId, this.queueScope, messageId);
+    if (!run) return null;
+    if (run.status === "processing") throw new RunInProgressError(messageId);
+    // A run's final events are logged just after it completes: any logged after this are left to retention.
+    await runEvents?.log.deleteRun({ ...this.scope, messageId });
+    buffers.deleteWithPrefix(bufferKey(this.scope, run));
+    return run;
   }
 
   /**

@@ -187,12 +187,26 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       for (const message of processing) message.abortRequestedAt ??= requestedAt;
       return processing.length > 0 ? toMessage(processing[0]) : null;
     }
-    const message = this.message(messageId, queue.scope.tenantId);
-    if (!message || message.threadId !== queue.threadId || (message.assistantId ?? null) !== queue.scope.assistantId) return null;
+    const message = this.ofQueue(queue, messageId);
+    if (!message) return null;
     if (message.status !== "completed") message.abortRequestedAt ??= requestedAt;
     // It never ran: nobody holds a claim to apply the request, so it is applied here.
     if (message.status === "pending") this.finish(message, "aborted", ABORTED_RUN_ERROR);
     return toMessage(message);
+  }
+
+  async deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null> {
+    const queue = this.queue(threadId, scope);
+    const id = validateMessageId(messageId);
+    const message = queue && this.ofQueue(queue, id);
+    if (!queue || !message) return null;
+    const found = toMessage(message);
+    if (message.status === "processing") return found;
+    this.forget(id, queue.scope.tenantId);
+    queue.open.delete(id);
+    queue.runs = queue.runs.filter((run) => run !== id);
+    this.forgetIfEmpty(queue);
+    return found;
   }
 
   async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
@@ -283,6 +297,12 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 
   private message(id: string, tenantId: string | null): StoredMessage | undefined {
     return this.messages.get(id)?.get(tenantId);
+  }
+
+  /** The message with this id if it is one of the queue's. */
+  private ofQueue(queue: Queue, id: string): StoredMessage | undefined {
+    const message = this.message(id, queue.scope.tenantId);
+    return message && message.threadId === queue.threadId && (message.assistantId ?? null) === queue.scope.assistantId ? message : undefined;
   }
 
   /** A message of the queue: every id in it belongs to the queue's tenant. */

@@ -177,6 +177,19 @@ export const REQUEST_MESSAGE_ABORT = `
      AND status IN ('pending', 'processing')
   RETURNING ${COLUMNS}`;
 
+/**
+ * Deletes message $4 of the thread unless a claim holds it. A claim locks the rows it takes (SKIP
+ * LOCKED skips one this locks first), and this re-checks the status on a row a claim changed
+ * meanwhile: either the row is deleted and never claimed, or claimed and kept. No row: it is
+ * processing, or not the thread's, which the store then reads.
+ */
+export const DELETE_MESSAGE = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE id = $4
+     AND ${IN_QUEUE}
+     AND status IN ('pending', 'completed')
+  RETURNING ${COLUMNS}`;
+
 // A claim is named by id and owner, without its tenant: an owner claims within one tenant, whose ids
 // are unique, so the pair names at most one row, found through the id index of migration 189.
 

@@ -171,6 +171,13 @@ export interface IMessageQueueStore {
    * {@link resetProcessingToPending}), so a claim never hands out a message whose abort was requested.
    */
   requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null>;
+  /**
+   * Deletes one message of the thread unless a claim holds it: a pending one (it never runs) or a
+   * completed one (its run record). Returns the message as it stood: deleted unless its status is
+   * `processing` (then it is left as it is); `null` when it is not a message of the thread. Judged
+   * atomically against claims: a message is either deleted and never claimed, or claimed and kept.
+   */
+  deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null>;
   /** Extends `owner`'s live claims; returns how many were extended. */
   renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
   /**

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { useGateway } from "./support";
+
+// The LangGraph API's run deletion and rollback through HTTP, every answer checked against the OpenAPI
+// document (the SDK drives the same through e2e/harness/langgraphRunControlCases.ts, on replicas too).
+const ASSISTANT = "lg-control";
+const headers = { "x-tenant-id": "lg-control" };
+const gateway = useGateway(async ({ post }) => {
+  expect((await post("/assistants", { assistant_id: ASSISTANT, graph_id: "react", context: { tools: ["echo"] } }, headers)).statusCode).toBe(200);
+});
+
+const post = (url: string, body: unknown) => gateway.post(url, body, headers);
+const postEmpty = (url: string) => gateway.app.inject({ method: "POST", url, headers });
+const get = (url: string) => gateway.get(url, headers);
+const del = (url: string) => gateway.del(url, headers);
+const say = (content: string, extra: Record<string, unknown> = {}) => ({ assistant_id: ASSISTANT, input: { messages: [{ role: "user", content }] }, ...extra });
+const newThread = async () => (await post("/threads", {})).json<{ thread_id: string }>().thread_id;
+const contents = async (thread: string) =>
+  ((await get(`/threads/${thread}/state`)).json().values.messages ?? []).map((message: { content: string }) => message.content);
+const runStatus = async (thread: string, run: string) => (await get(`/threads/${thread}/runs/${run}`)).json().status;
+
+describe("LangGraph API: run deletion", () => {
+  it("deletes an ended run and a queued one (which never runs); refuses one in progress with 409", async () => {
+    const thread = await newThread();
+    const ended = (await post(`/threads/${thread}/runs`, say("first"))).json();
+    await get(`/threads/${thread}/runs/${ended.run_id}/join`);
+
+    const running = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    const queued = (await post(`/threads/${thread}/runs`, say("never", { multitask_strategy: "enqueue" }))).json();
+    await expect.poll(() => runStatus(thread, running.run_id)).toBe("running");
+
+    const refused = await del(`/threads/${thread}/runs/${running.run_id}`);
+    expect([refused.statusCode, refused.json()]).toEqual([409, { detail: `Run ${running.run_id} is in progress: cancel it before deleting it`, code: "RUN_IN_PROGRESS" }]);
+    for (const run of [ended.run_id, queued.run_id]) {
+      const deleted = await del(`/threads/${thread}/runs/${run}`);
+      expect([deleted.statusCode, deleted.body]).toEqual([204, ""]);
+      expect((await get(`/threads/${thread}/runs/${run}`)).json()).toEqual({ detail: `Run ${run} not found on thread ${thread}`, code: "NOT_FOUND" });
+    }
+    expect((await get(`/threads/${thread}/runs`)).json().map((run: { run_id: string }) => run.run_id)).toEqual([running.run_id]);
+    // The thread's state stays as the deleted run left it.
+    expect(await contents(thread)).toEqual(["first", "echo: first", "/sleep 5000"]);
+
+    expect((await postEmpty(`/threads/${thread}/runs/${running.run_id}/cancel?wait=1`)).statusCode).toBe(204);
+    expect((await del(`/threads/${thread}/runs/${running.run_id}`)).statusCode).toBe(204);
+    expect((await get(`/threads/${thread}/runs`)).json()).toEqual([]);
+    expect(await contents(thread)).not.toContain("never");
+
+    const missing = await del(`/threads/${thread}/runs/${ended.run_id}`);
+    expect([missing.statusCode, missing.json().code]).toEqual([404, "NOT_FOUND"]);
+    expect((await del(`/threads/no-such-thread/runs/${ended.run_id}`)).json()).toEqual({ detail: "Thread no-such-thread not found", code: "NOT_FOUND" });
+  });
+});

@@ -1,0 +1,38 @@
+import { expect, it } from "vitest";
+import type { LanggraphTarget } from "./langgraphConformance";
+import { refusal, say, tenantWithAssistant, transcript } from "./langgraphSdk";
+
+/**
+ * The SDK conformance cases of run control beyond cancel: deleting runs. Same targets as
+ * {@link langgraphConformance} (one gateway in memory; replicas behind nginx, where each request may
+ * reach another replica than the one running the run).
+ */
+export function langgraphRunControlConformance(target: () => LanggraphTarget): void {
+  const setUp = (name: string) => tenantWithAssistant(target().url, name);
+
+  it("runs.delete: an ended run and a queued one (never run) are deleted; one in progress answers 409 until cancelled", async () => {
+    const { client, assistantId } = await setUp("run-delete");
+    const { thread_id } = await client.threads.create();
+    const ended = await client.runs.create(thread_id, assistantId, { input: say("first") });
+    await client.runs.join(thread_id, ended.run_id);
+    const running = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    const queued = await client.runs.create(thread_id, assistantId, { input: say("never"), multitaskStrategy: "enqueue" });
+    await expect.poll(async () => (await client.runs.get(thread_id, running.run_id)).status).toBe("running");
+
+    expect(await refusal(client.runs.delete(thread_id, running.run_id))).toEqual({
+      status: 409,
+      body: { detail: `Run ${running.run_id} is in progress: cancel it before deleting it`, code: "RUN_IN_PROGRESS" },
+    });
+    await client.runs.delete(thread_id, ended.run_id);
+    await client.runs.delete(thread_id, queued.run_id);
+    expect(await refusal(client.runs.get(thread_id, queued.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect((await client.runs.list(thread_id)).map((run) => run.run_id)).toEqual([running.run_id]);
+
+    await client.runs.cancel(thread_id, running.run_id, true);
+    await client.runs.delete(thread_id, running.run_id);
+    expect(await client.runs.list(thread_id)).toEqual([]);
+    // Deleting runs leaves the thread's state; the queued one never ran.
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:first", "ai:echo: first", "human:/sleep 20000"]);
+    expect(await refusal(client.runs.delete(thread_id, ended.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+}
