@@ -224,7 +224,6 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.runs.get(thread_id, running.run_id)).status).toBe("interrupted");
     await client.runs.cancel(thread_id, running.run_id, true);
     expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 20000"]);
-    expect(await refusal(client.runs.cancel(thread_id, running.run_id, false, "rollback"))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
   });
 
   it("on_disconnect cancel: a stream's client that leaves cancels the run (also a join stream with cancelOnDisconnect); by default the run goes on", async () => {
@@ -316,7 +315,6 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "debug" })));
     expect(unsupported).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
     expect(unsupported.body.detail).toContain("stream_mode debug");
-    expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), multitaskStrategy: "rollback" }))).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
     // A webhook is held to the egress policy when written: with authentication on, loopback is refused.
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), webhook: "http://127.0.0.1:9/hook" }))).toMatchObject({ status: 400, body: { code: "BASE_URL_NOT_ALLOWED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });

@@ -3,7 +3,7 @@ import type { LanggraphTarget } from "./langgraphConformance";
 import { refusal, say, tenantWithAssistant, transcript } from "./langgraphSdk";
 
 /**
- * The SDK conformance cases of run control beyond cancel: deleting runs. Same targets as
+ * The SDK conformance cases of run control beyond cancel: deleting runs, rollback. Same targets as
  * {@link langgraphConformance} (one gateway in memory; replicas behind nginx, where each request may
  * reach another replica than the one running the run).
  */
@@ -34,5 +34,22 @@ export function langgraphRunControlConformance(target: () => LanggraphTarget): v
     // Deleting runs leaves the thread's state; the queued one never ran.
     expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:first", "ai:echo: first", "human:/sleep 20000"]);
     expect(await refusal(client.runs.delete(thread_id, ended.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+
+  it("rollback: multitaskStrategy rollback deletes the stopped run (on whichever replica it ran) before the new one runs; cancel with action rollback deletes it too", async () => {
+    const { client, assistantId } = await setUp("rollback");
+    const { thread_id } = await client.threads.create();
+    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    await expect.poll(async () => (await client.runs.get(thread_id, first.run_id)).status).toBe("running");
+    const instead = await client.runs.wait(thread_id, assistantId, { input: say("instead"), multitaskStrategy: "rollback" });
+    expect(transcript(instead).at(-1)).toBe("ai:echo: instead");
+    expect(await refusal(client.runs.get(thread_id, first.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect((await client.runs.list(thread_id)).map((run) => run.status)).toEqual(["success"]);
+
+    const second = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
+    await expect.poll(async () => (await client.runs.get(thread_id, second.run_id)).status).toBe("running");
+    await client.runs.cancel(thread_id, second.run_id, true, "rollback");
+    expect(await refusal(client.runs.get(thread_id, second.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    expect((await client.threads.get(thread_id)).status).toBe("idle");
   });
 }

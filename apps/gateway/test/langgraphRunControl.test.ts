@@ -50,3 +50,35 @@ describe("LangGraph API: run deletion", () => {
     expect((await del(`/threads/no-such-thread/runs/${ended.run_id}`)).json()).toEqual({ detail: "Thread no-such-thread not found", code: "NOT_FOUND" });
   });
 });
+
+describe("LangGraph API: rollback", () => {
+  it("multitask_strategy rollback stops the run in progress, deletes it and the queued ones, then runs the new one", async () => {
+    const thread = await newThread();
+    const first = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    const queued = (await post(`/threads/${thread}/runs`, say("never", { multitask_strategy: "enqueue" }))).json();
+    await expect.poll(() => runStatus(thread, first.run_id)).toBe("running");
+    const instead = await post(`/threads/${thread}/runs/wait`, say("instead", { multitask_strategy: "rollback" }));
+    expect(instead.json().messages.at(-1)).toMatchObject({ content: "echo: instead" });
+    const runs = (await get(`/threads/${thread}/runs`)).json();
+    expect(runs).toMatchObject([{ status: "success", multitask_strategy: "rollback" }]);
+    for (const run of [first.run_id, queued.run_id]) expect((await get(`/threads/${thread}/runs/${run}`)).statusCode).toBe(404);
+    // The stopped run's checkpoints stay: what it had added is still in the thread's messages.
+    expect(await contents(thread)).toEqual(["/sleep 5000", "instead", "echo: instead"]);
+  });
+
+  it("cancel action=rollback deletes the run once it stopped (waited, or in the background), a queued one at once; an ended one is kept", async () => {
+    const thread = await newThread();
+    const running = (await post(`/threads/${thread}/runs`, say("/sleep 5000"))).json();
+    const queued = (await post(`/threads/${thread}/runs`, say("never", { multitask_strategy: "enqueue" }))).json();
+    expect((await postEmpty(`/threads/${thread}/runs/${queued.run_id}/cancel?action=rollback&wait=1`)).statusCode).toBe(204);
+    expect((await get(`/threads/${thread}/runs/${queued.run_id}`)).statusCode).toBe(404);
+    await expect.poll(() => runStatus(thread, running.run_id)).toBe("running");
+    expect((await postEmpty(`/threads/${thread}/runs/${running.run_id}/cancel?action=rollback`)).statusCode).toBe(202);
+    await expect.poll(async () => (await get(`/threads/${thread}/runs/${running.run_id}`)).statusCode).toBe(404);
+
+    const ended = (await post(`/threads/${thread}/runs`, say("kept"))).json();
+    await get(`/threads/${thread}/runs/${ended.run_id}/join`);
+    expect((await postEmpty(`/threads/${thread}/runs/${ended.run_id}/cancel?action=rollback&wait=1`)).statusCode).toBe(204);
+    expect(await runStatus(thread, ended.run_id)).toBe("success");
+  });
+});

@@ -51,7 +51,9 @@ export const runCreateSchema = z.strictObject({
   multitask_strategy: z
     .enum(["reject", "enqueue", "interrupt", "rollback"])
     .default("reject")
-    .describe("When the thread is busy: refuse (409), queue behind, or stop the run in progress (on this replica); rollback is not supported"),
+    .describe(
+      "When the thread is busy: refuse (409), queue behind, stop the run in progress (wherever it runs), or rollback: stop every queued and running run and delete them before this one runs",
+    ),
   if_not_exists: z.enum(["create", "reject"]).default("reject").describe("create: a missing thread is created; reject: 404"),
   on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("Streams: cancel stops the run when its client leaves before the end (as a cancel does, wherever it runs); continue lets it run"),
   on_completion: z.enum(["delete", "keep"]).default("delete").describe("Stateless runs: delete their thread once they end, or keep it"),
@@ -118,7 +120,6 @@ const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["co
  */
 export function planRun(body: RunCreateBody): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
-  if (body.multitask_strategy === "rollback") throw notSupported("multitask_strategy rollback is not supported by this gateway (use interrupt)");
   const config = body.config ?? {};
   if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
   refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);

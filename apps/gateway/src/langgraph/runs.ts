@@ -56,7 +56,7 @@ const lastEventIdHeader = z.looseObject({
 
 const cancelQuery = z.object({
   wait: z.enum(["0", "1", "true", "false"]).default("0").describe("1: answer once the run has stopped (204); 0: answer at once (202)"),
-  action: z.enum(["interrupt", "rollback"]).default("interrupt").describe("interrupt only: rollback is not supported"),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt").describe("interrupt: the run ends `interrupted`; rollback: it is deleted once it stopped (a queued one at once)"),
 });
 
 const sseStream = z.string().describe(
@@ -283,20 +283,25 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Stop a run, queued or running on any replica (LangGraph API)",
         description:
           "The stop is run control (as `POST /api/runs/abort`): recorded on the run, applied by the replica running it, or by the one taking its thread over. " +
-          "A queued run ends at once without running; a run that already ended is left as it is.",
+          "A queued run ends at once without running; a run that already ended is left as it is. With `action=rollback` the stopped run is then deleted (its record and events; its checkpoints stay).",
         params: runParams,
         querystring: cancelQuery,
-        response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND") },
       },
     },
     async (request, reply) => {
       const { wait, action } = request.query;
-      if (action === "rollback") throw new HttpError("NOT_SUPPORTED", "action rollback is not supported by this gateway (use interrupt)");
       const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
       const agent = agents.getAgent(threadScope(thread));
       if (!truthy(wait)) {
         await cancelRun(agent, run.id)();
+        // The stop is recorded; the deletion follows the run's end, here (a replica dying first leaves the run interrupted).
+        if (action === "rollback") void agent.rollback(run.id).catch((error: unknown) => request.log.warn({ err: error, runId: run.id }, "rolled-back run not deleted"));
         return reply.status(202).send();
+      }
+      if (action === "rollback") {
+        await agent.rollback(run.id);
+        return reply.status(204).send();
       }
       // Within half a run lease when its replica lives; past it, once the replica taking the thread over applied it.
       const { status } = await agent.abort(run.id);

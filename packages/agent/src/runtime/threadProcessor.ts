@@ -14,6 +14,7 @@ import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { ActiveRun, type HandOverReason } from "./activeRun";
 import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
 import { parseRunContent, taskMarkerOf } from "./runContent";
+import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
 import { RunOutput } from "./runOutput";
@@ -287,6 +288,7 @@ export class ThreadProcessor {
     };
     try {
       const content = parseRunContent(message.content);
+      if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
         graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId }),
