@@ -453,6 +453,30 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       }
     }, 30_000);
 
+    it("passes over a delayed message until it is due, keeping it pending, counted and in its queue position", async () => {
+      const threadId = freshThread();
+      const later = await store.addMessage({ threadId, scope, content: content(0), delayMs: 3_600_000 });
+      expect(later).toMatchObject({ status: "pending", runStatus: "pending" });
+      expect(later.availableAt!.getTime()).toBeGreaterThan(later.createdAt.getTime() + 3_500_000);
+      expect(await store.getMessage(later.id, scope)).toEqual(later);
+      const soon = await store.addMessage({ threadId, scope, content: content(1), delayMs: 1 });
+      const now = await store.addMessage({ threadId, scope, content: content(2) });
+      expect(now).not.toHaveProperty("availableAt");
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([later.id, soon.id, now.id]);
+      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+      expect(await store.addMessageIfCapacity({ threadId, scope, content: "busy", capacity: 3 })).toBeNull();
+
+      await sleep(50);
+      // Due ones in queue order; the one not due yet stays, and its thread is no work for the sweep.
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000, limit: 10 }))).toEqual([soon.id, now.id]);
+      expect(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 })).toEqual([]);
+      expect((await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId)).toBeUndefined();
+      expect(await store.getPendingMessages(threadId, scope)).toEqual([later]);
+      // Aborted or deleted like any queued one.
+      expect(await store.requestAbort(threadId, scope, { messageId: later.id })).toMatchObject({ status: "completed", runStatus: "aborted" });
+      await expect(store.addMessage({ threadId, scope, content: "x", delayMs: -1 })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+
     it("lists threads with pending work", async () => {
       const [busy, idle] = [freshThread(), freshThread()];
       await fill(store, busy, 2);

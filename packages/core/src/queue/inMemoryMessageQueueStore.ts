@@ -120,7 +120,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       let pendingCount = 0;
       let expiredCount = 0;
       for (const message of this.openMessages(queue)) {
-        if (message.status === "pending") pendingCount += 1;
+        if (message.status === "pending") pendingCount += isDue(message, now) ? 1 : 0;
         else if (isExpired(message, now)) expiredCount += 1;
       }
       if (pendingCount || expiredCount) {
@@ -156,7 +156,9 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const queue = this.queue(threadId, scope);
     const { owner, leaseMs, limit } = validateClaimOptions(options);
     const now = this.now();
-    const claimed = this.withStatus(queue, "pending").slice(0, limit);
+    const claimed = this.withStatus(queue, "pending")
+      .filter((message) => isDue(message, now))
+      .slice(0, limit);
     for (const message of claimed) {
       Object.assign(message, {
         status: "processing",
@@ -276,6 +278,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       runStatus: "pending",
       attempts: 0,
       createdAt: new Date(this.now()),
+      ...(valid.delayMs > 0 ? { availableAt: new Date(this.now() + valid.delayMs) } : {}),
     };
     const tenants = this.messages.get(message.id) ?? new Map<string | null, StoredMessage>();
     this.messages.set(message.id, tenants.set(scope.tenantId, message));
@@ -382,6 +385,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 const isExpired = (message: StoredMessage, now: number) =>
   message.leaseExpiresAt !== undefined && message.leaseExpiresAt.getTime() <= now;
 
+const isDue = (message: StoredMessage, now: number) => message.availableAt === undefined || message.availableAt.getTime() <= now;
+
 const strictScope = (message: StoredMessage): StrictScope => ({
   tenantId: message.tenantId ?? null,
   assistantId: message.assistantId ?? null,
@@ -396,7 +401,7 @@ const publicScope = (scope: StrictScope): QueueScope => ({
 function toMessage(stored: StoredMessage): PendingMessage {
   const message: Record<string, unknown> = { ...stored, content: JSON.parse(stored.content), sequence: String(stored.sequence) };
   for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key];
-  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt", "abortRequestedAt"]) {
+  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt", "abortRequestedAt", "availableAt"]) {
     if (message[key] instanceof Date) message[key] = new Date((message[key] as Date).getTime());
   }
   return message as unknown as PendingMessage;

@@ -81,10 +81,11 @@ interface MessageRow {
   finished_at: Date | null;
   error: string | null;
   abort_requested_at: Date | null;
+  available_at: Date | null;
 }
 
 /** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
-type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts">;
+type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts" | "available_at">;
 
 /** `fields` plus those of `nullable` that are not null: an unset field is absent, as in every store. */
 function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
@@ -118,6 +119,7 @@ const toMessage = (row: MessageRow): PendingMessage =>
       finishedAt: row.finished_at,
       error: row.error,
       abortRequestedAt: row.abort_requested_at,
+      availableAt: row.available_at,
     },
   );
 
@@ -237,7 +239,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           // The claim stamps both with the same now().
           startedAt: new Date(row.locked_at!.getTime()),
         },
-        { tenantId, assistantId },
+        { tenantId, assistantId, availableAt: row.available_at },
       ),
     );
   }
@@ -306,6 +308,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           valid.priority,
           valid.capacity,
           atHead,
+          valid.delayMs,
         ]);
         return rows[0];
       });
