@@ -3,7 +3,7 @@ import type { LanggraphTarget } from "./langgraphConformance";
 import { refusal, say, tenantWithAssistant, transcript } from "./langgraphSdk";
 
 /**
- * The SDK conformance cases of run control beyond cancel: deleting runs, rollback. Same targets as
+ * The SDK conformance cases of run control beyond cancel: deleting runs, rollback, delayed runs. Same targets as
  * {@link langgraphConformance} (one gateway in memory; replicas behind nginx, where each request may
  * reach another replica than the one running the run).
  */
@@ -51,5 +51,21 @@ export function langgraphRunControlConformance(target: () => LanggraphTarget): v
     await client.runs.cancel(thread_id, second.run_id, true, "rollback");
     expect(await refusal(client.runs.get(thread_id, second.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     expect((await client.threads.get(thread_id)).status).toBe("idle");
+  });
+
+  it("afterSeconds: the run is created now, pending, and runs once due on whichever replica takes it; runs due behind it go first", async () => {
+    const { client, assistantId } = await setUp("after-seconds");
+    const { thread_id } = await client.threads.create();
+    const later = await client.runs.create(thread_id, assistantId, { input: say("later"), afterSeconds: 3600 });
+    expect(later).toMatchObject({ status: "pending", thread_id });
+    const now = await client.runs.create(thread_id, assistantId, { input: say("now"), multitaskStrategy: "enqueue" });
+    await client.runs.join(thread_id, now.run_id);
+    expect((await client.runs.get(thread_id, later.run_id)).status).toBe("pending");
+    await client.runs.cancel(thread_id, later.run_id);
+
+    const soon = await client.runs.create(thread_id, assistantId, { input: say("soon"), afterSeconds: 1 });
+    expect(soon.status).toBe("pending");
+    expect(transcript(await client.runs.join(thread_id, soon.run_id)).at(-1)).toBe("ai:echo: soon");
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:now", "ai:echo: now", "human:soon", "ai:echo: soon"]);
   });
 }

@@ -82,3 +82,26 @@ describe("LangGraph API: rollback", () => {
     expect(await runStatus(thread, ended.run_id)).toBe("success");
   });
 });
+
+describe("LangGraph API: delayed runs (after_seconds)", () => {
+  it("creates the run now, pending; due runs behind it go first; it runs once due", async () => {
+    const thread = await newThread();
+    const later = await post(`/threads/${thread}/runs`, say("later", { after_seconds: 3600 }));
+    expect(later.json()).toMatchObject({ status: "pending", run_id: expect.any(String), thread_id: thread });
+    // A delayed run keeps the thread busy: reject refuses, enqueue runs what is due first.
+    expect((await post(`/threads/${thread}/runs`, say("refused"))).json().code).toBe("THREAD_BUSY");
+    const now = (await post(`/threads/${thread}/runs`, say("now", { multitask_strategy: "enqueue" }))).json();
+    await get(`/threads/${thread}/runs/${now.run_id}/join`);
+    expect(await runStatus(thread, later.json().run_id)).toBe("pending");
+    expect(await contents(thread)).toEqual(["now", "echo: now"]);
+    expect((await postEmpty(`/threads/${thread}/runs/${later.json().run_id}/cancel`)).statusCode).toBe(202);
+
+    const soon = (await post(`/threads/${thread}/runs`, say("soon", { after_seconds: 0.5 }))).json();
+    expect(soon.status).toBe("pending");
+    expect((await get(`/threads/${thread}/runs/${soon.run_id}/join`)).json().messages.at(-1)).toMatchObject({ content: "echo: soon" });
+    expect(await runStatus(thread, soon.run_id)).toBe("success");
+
+    const refused = await post(`/threads/${thread}/runs`, say("x", { after_seconds: -1 }));
+    expect([refused.statusCode, refused.json().code]).toEqual([422, "INVALID_REQUEST"]);
+  });
+});

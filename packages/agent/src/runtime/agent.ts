@@ -47,6 +47,11 @@ export interface AddMessageOptions {
    * is queued; beyond it `QueueFullError` (bound `tenant`) and nothing is queued. Absent: no bound.
    */
   tenantQueueLimit?: number;
+  /**
+   * Runnable only this many milliseconds from now (by the queue store's clock), on whichever replica
+   * then takes the thread; queued (and `pending`) until then. Runs due meanwhile run first.
+   */
+  delayMs?: number;
 }
 
 export interface AddMessageResult {
@@ -134,7 +139,7 @@ export class Agent {
     // Read before this one is queued: every run it replaces, whichever replica claims one meanwhile.
     const rollback = strategy === "rollback" ? await this.openRunIds() : undefined;
     const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations, rollback });
-    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
+    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit, delayMs: options.delayMs };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
     if (strategy === "interrupt") await this.interruptRunsFor(message.id);
