@@ -1,9 +1,10 @@
+import type { Client } from "@langchain/langgraph-sdk";
 import { expect, it } from "vitest";
 import type { LanggraphTarget } from "./langgraphConformance";
 import { refusal, say, tenantWithAssistant, transcript } from "./langgraphSdk";
 
 /**
- * The SDK conformance cases of run control beyond cancel: deleting runs, rollback, delayed runs. Same targets as
+ * The SDK conformance cases of run control beyond cancel (deleting runs, rollback, delayed runs) and of stateless background runs. Same targets as
  * {@link langgraphConformance} (one gateway in memory; replicas behind nginx, where each request may
  * reach another replica than the one running the run).
  */
@@ -67,5 +68,25 @@ export function langgraphRunControlConformance(target: () => LanggraphTarget): v
     expect(soon.status).toBe("pending");
     expect(transcript(await client.runs.join(thread_id, soon.run_id)).at(-1)).toBe("ai:echo: soon");
     expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:now", "ai:echo: now", "human:soon", "ai:echo: soon"]);
+  });
+
+  it("stateless background runs: runs.create(null, …) and createBatch run each on a thread of its own; threads.count counts", async () => {
+    const { client, assistantId } = await setUp("background");
+    // The SDK's create sends no on_completion: the run's thread is deleted once it ended, as on the platform.
+    const run = await client.runs.create(null, assistantId, { input: say("alone") });
+    expect(run).toMatchObject({ run_id: expect.any(String), thread_id: expect.any(String), assistant_id: assistantId });
+    await expect.poll(async () => (await refusal(client.threads.get(run.thread_id))).status, { timeout: 15_000 }).toBe(404);
+
+    // createBatch sends each payload's keys as given (camelCase, assistant_id beside assistantId).
+    const batch = await client.runs.createBatch([
+      { assistantId, input: say("one"), onCompletion: "keep" },
+      { assistantId, input: say("two"), onCompletion: "keep" },
+    ] as Parameters<Client["runs"]["createBatch"]>[0]);
+    expect(batch).toHaveLength(2);
+    for (const [index, each] of batch.entries()) {
+      expect(transcript(await client.runs.join(each.thread_id, each.run_id)).at(-1)).toBe(`ai:echo: ${["one", "two"][index]}`);
+    }
+    expect(await client.threads.count()).toBe(2);
+    expect(await client.threads.count({ metadata: { assistant_id: assistantId }, status: "idle" })).toBe(2);
   });
 }

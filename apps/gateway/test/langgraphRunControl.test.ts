@@ -105,3 +105,38 @@ describe("LangGraph API: delayed runs (after_seconds)", () => {
     expect([refused.statusCode, refused.json().code]).toEqual([422, "INVALID_REQUEST"]);
   });
 });
+
+describe("LangGraph API: stateless background runs and thread counts", () => {
+  it("queues a run on a thread of its own (POST /runs), and a batch (POST /runs/batch); a batch with a bad run queues nothing", async () => {
+    const created = await post("/runs", say("alone", { on_completion: "keep" }));
+    const run = created.json();
+    expect(run).toMatchObject({ run_id: expect.any(String), thread_id: expect.any(String), assistant_id: ASSISTANT });
+    expect(created.headers["content-location"]).toBe(`/threads/${run.thread_id}/runs/${run.run_id}`);
+    expect((await get(`/threads/${run.thread_id}/runs/${run.run_id}/join`)).json().messages.at(-1)).toMatchObject({ content: "echo: alone" });
+
+    const batch = (await post("/runs/batch", [say("one"), say("two", { on_completion: "keep" })])).json();
+    expect(batch).toHaveLength(2);
+    expect(new Set(batch.map((each: { thread_id: string }) => each.thread_id)).size).toBe(2);
+    expect((await get(`/threads/${batch[1].thread_id}/runs/${batch[1].run_id}/join`)).json().messages.at(-1)).toMatchObject({ content: "echo: two" });
+    // The default deletes the run's thread once it ended.
+    await expect.poll(async () => (await get(`/threads/${batch[0].thread_id}`)).statusCode, { timeout: 10_000 }).toBe(404);
+
+    const threadsBefore = (await post("/threads/count", {})).json();
+    for (const refused of [[say("ok"), { ...say("bad"), assistant_id: "nobody" }], [say("ok"), say("x", { stream_mode: "debug" })], []]) {
+      const answer = await post("/runs/batch", refused);
+      expect(answer.statusCode, answer.body).toBeGreaterThanOrEqual(400);
+    }
+    expect((await post("/threads/count", {})).json()).toBe(threadsBefore);
+  });
+
+  it("counts threads by metadata, status and values", async () => {
+    for (const n of [1, 2, 3]) await post("/threads", { metadata: { app: "count", n } });
+    const interrupted = (await post("/threads", { metadata: { app: "count" } })).json().thread_id;
+    await post(`/threads/${interrupted}/runs/wait`, say("/interrupt ready?"));
+    const count = async (body: Record<string, unknown>) => (await post("/threads/count", body)).json();
+    expect(await count({ metadata: { app: "count" } })).toBe(4);
+    expect(await count({ metadata: { app: "count", n: 2 } })).toBe(1);
+    expect(await count({ metadata: { app: "count" }, status: "interrupted" })).toBe(1);
+    expect(await count({ metadata: { app: "count" }, values: { messages: [{ content: "/interrupt ready?" }] } })).toBe(1);
+  });
+});

@@ -82,6 +82,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "GET /assistants/:assistant_id/schemas": "read",
   "POST /threads": "write",
   "POST /threads/search": "read",
+  "POST /threads/count": "read",
   "GET /threads/:thread_id": "read",
   "PATCH /threads/:thread_id": "write",
   "DELETE /threads/:thread_id": "write",
@@ -97,6 +98,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "GET /threads/:thread_id/runs/:run_id/join": "read",
   "GET /threads/:thread_id/runs/:run_id/stream": "read",
   "POST /threads/:thread_id/runs/:run_id/cancel": "write",
+  "POST /runs": "write",
+  "POST /runs/batch": "write",
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
 };
