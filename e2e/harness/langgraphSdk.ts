@@ -38,6 +38,14 @@ export async function sdkClient(apiUrl: string, tenant: string, options: ClientO
   });
 }
 
+/** A client of a fresh tenant, with an assistant of the built-in graph (scripted model, the echo tool). */
+export async function tenantWithAssistant(apiUrl: string, name: string): Promise<{ client: Client; tenant: string; assistantId: string }> {
+  const tenant = freshTenant(name);
+  const client = await sdkClient(apiUrl, tenant);
+  const { assistant_id } = await client.assistants.create({ graphId: GRAPH, name: "Echo", context: { tools: ["echo"] } });
+  return { client, tenant, assistantId: assistant_id };
+}
+
 /** A user message as LangGraph input. */
 export const say = (content: string) => ({ messages: [{ role: "user", content }] });
 

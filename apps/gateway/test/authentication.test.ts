@@ -262,6 +262,11 @@ const CASES: Record<string, RouteCase> = {
     },
   },
   "POST /threads/search": { url: () => "/threads/search", body: () => ({ metadata: { owner: "secret of A" } }), foreign: emptyArray },
+  "POST /threads/count": {
+    url: () => "/threads/count",
+    body: () => ({ metadata: { owner: "secret of A" } }),
+    foreign: (response) => expect(response.json()).toBe(0),
+  },
   "GET /threads/:thread_id": { url: () => "/threads/a-thread", foreign: notFound },
   "PATCH /threads/:thread_id": { url: () => "/threads/a-thread", body: () => ({ metadata: { owner: "B" } }), foreign: notFound },
   "DELETE /threads/:thread_id": { url: () => "/threads/a-thread", foreign: notFound },
@@ -276,6 +281,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /threads/:thread_id/runs/:run_id/join": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/join`, foreign: notFound },
   "GET /threads/:thread_id/runs/:run_id/stream": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/stream`, foreign: notFound },
   "POST /threads/:thread_id/runs/:run_id/cancel": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}/cancel`, foreign: notFound },
+  "DELETE /threads/:thread_id/runs/:run_id": { url: () => `/threads/a-lg-thread-only/runs/${lgRunId}`, foreign: notFound },
   // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
@@ -302,6 +308,8 @@ const CASES: Record<string, RouteCase> = {
   },
   "POST /store/items/search": { url: () => "/store/items/search", body: () => ({ namespace_prefix: ["a-memory-only"] }), foreign: emptyList("items") },
   "POST /store/namespaces": { url: () => "/store/namespaces", body: () => ({ prefix: ["a-memory-only"] }), foreign: emptyList("namespaces") },
+  "POST /runs": { url: () => "/runs", body: () => lgRun(), foreign: notFound },
+  "POST /runs/batch": { url: () => "/runs/batch", body: () => [lgRun()], foreign: notFound },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",

@@ -206,7 +206,6 @@ describe("LangGraph API: runs", () => {
     const refusals: Array<[Record<string, unknown>, string]> = [
       [say("x", { stream_mode: "events" }), "NOT_SUPPORTED"],
       [say("x", { stream_mode: ["values", "debug"] }), "NOT_SUPPORTED"],
-      [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
       [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
       [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
       [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
@@ -226,7 +225,6 @@ describe("LangGraph API: runs", () => {
     expect([unknownAssistant.statusCode, unknownAssistant.json().code]).toEqual([404, "NOT_FOUND"]);
     expect((await get(`/threads/${thread}/runs`)).json()).toEqual([]);
     expect((await get(`/threads/${thread}/runs/no-such-run`)).statusCode).toBe(404);
-    expect((await postEmpty(`/threads/${thread}/runs/no-such-run/cancel?action=rollback`)).json().code).toBe("NOT_SUPPORTED");
   });
 
   it("streams a failure as an error event before the end", async () => {

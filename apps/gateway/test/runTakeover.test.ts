@@ -78,6 +78,7 @@ function ownerLog(log: RunEventLog, crash: SimulatedCrash, afterAppend: () => vo
     },
     read: (...args) => cut.read(...args),
     lastIndex: (...args) => cut.lastIndex(...args),
+    deleteRun: (...args) => cut.deleteRun(...args),
     deleteThread: (...args) => cut.deleteThread(...args),
     pruneOlderThan: (...args) => cut.pruneOlderThan(...args),
     subscribe: (listener) => log.subscribe(listener),

@@ -62,4 +62,4 @@ export {
 } from "./tasks/taskRunPlace";
 export type { PendingInterrupt } from "./graph/pendingInterrupts";
 export { NothingToResumeError } from "./runtime/runExecution";
-export { AssistantNotFoundError, ThreadBusyError } from "./runtime/errors";
+export { AssistantNotFoundError, RunInProgressError, ThreadBusyError } from "./runtime/errors";

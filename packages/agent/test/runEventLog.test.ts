@@ -48,6 +48,7 @@ describe("run event log", () => {
       append: runEvents.append.bind(runEvents),
       read: runEvents.read.bind(runEvents),
       lastIndex: runEvents.lastIndex.bind(runEvents),
+      deleteRun: runEvents.deleteRun.bind(runEvents),
       deleteThread: runEvents.deleteThread.bind(runEvents),
       pruneOlderThan: runEvents.pruneOlderThan.bind(runEvents),
       subscribe: () => () => {},

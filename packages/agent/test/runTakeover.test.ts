@@ -97,6 +97,7 @@ function failingLog(log: RunEventLog) {
     },
     read: log.read.bind(log),
     lastIndex: log.lastIndex.bind(log),
+    deleteRun: log.deleteRun.bind(log),
     deleteThread: log.deleteThread.bind(log),
     pruneOlderThan: log.pruneOlderThan.bind(log),
     subscribe: log.subscribe.bind(log),

@@ -53,6 +53,7 @@ export type ErrorCode =
   // Agents and runs.
   | "ASSISTANT_NOT_FOUND"
   | "THREAD_BUSY"
+  | "RUN_IN_PROGRESS"
   | "NOTHING_TO_RESUME"
   | "INVALID_RUN_INPUT"
   | "INVALID_DIRECTIVE"

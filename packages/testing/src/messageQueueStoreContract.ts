@@ -453,6 +453,30 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       }
     }, 30_000);
 
+    it("passes over a delayed message until it is due, keeping it pending, counted and in its queue position", async () => {
+      const threadId = freshThread();
+      const later = await store.addMessage({ threadId, scope, content: content(0), delayMs: 3_600_000 });
+      expect(later).toMatchObject({ status: "pending", runStatus: "pending" });
+      expect(later.availableAt!.getTime()).toBeGreaterThan(later.createdAt.getTime() + 3_500_000);
+      expect(await store.getMessage(later.id, scope)).toEqual(later);
+      const soon = await store.addMessage({ threadId, scope, content: content(1), delayMs: 1 });
+      const now = await store.addMessage({ threadId, scope, content: content(2) });
+      expect(now).not.toHaveProperty("availableAt");
+      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([later.id, soon.id, now.id]);
+      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+      expect(await store.addMessageIfCapacity({ threadId, scope, content: "busy", capacity: 3 })).toBeNull();
+
+      await sleep(50);
+      // Due ones in queue order; the one not due yet stays, and its thread is no work for the sweep.
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000, limit: 10 }))).toEqual([soon.id, now.id]);
+      expect(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 })).toEqual([]);
+      expect((await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId)).toBeUndefined();
+      expect(await store.getPendingMessages(threadId, scope)).toEqual([later]);
+      // Aborted or deleted like any queued one.
+      expect(await store.requestAbort(threadId, scope, { messageId: later.id })).toMatchObject({ status: "completed", runStatus: "aborted" });
+      await expect(store.addMessage({ threadId, scope, content: "x", delayMs: -1 })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+
     it("lists threads with pending work", async () => {
       const [busy, idle] = [freshThread(), freshThread()];
       await fill(store, busy, 2);
@@ -657,6 +681,67 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       // The race is real: it ended in more than one way.
       const endings = new Set(outcomes.map(({ completions, final }) => `${completions[0]?.by ?? "abort"}:${final.runStatus}`));
       expect(endings.size).toBeGreaterThan(2);
+    }, 30_000);
+
+    it("deletes a named message of the thread unless a claim holds it: a pending one, a run record, never a processing one", async () => {
+      const threadId = freshThread();
+      const [done, running, waiting, behind] = await fill(store, threadId, 4);
+      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.completeMessage(done, "holder#1", { status: "success" });
+      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      const [elsewhere] = await fill(store, freshThread(), 1);
+
+      // As it stood: the record, gone after; the pending one, never claimed.
+      expect(await store.deleteMessage(threadId, scope, done)).toMatchObject({ id: done, status: "completed", runStatus: "success" });
+      expect(await store.deleteMessage(threadId, scope, waiting)).toMatchObject({ id: waiting, status: "pending" });
+      expect(await store.getMessage(done, scope)).toBeNull();
+      expect(await store.getMessage(waiting, scope)).toBeNull();
+      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(await store.deleteMessage(threadId, scope, done)).toBeNull();
+
+      // A claimed one is kept, with its claim; another thread's or scope's is not this thread's.
+      expect(await store.deleteMessage(threadId, scope, running)).toMatchObject({ id: running, status: "processing", lockedBy: "holder#1" });
+      expect(await store.deleteMessage(threadId, scope, elsewhere)).toBeNull();
+      expect(await store.deleteMessage(threadId, { tenantId: scope.tenantId }, behind)).toBeNull();
+      expect(await store.getMessage(elsewhere, scope)).toMatchObject({ status: "pending" });
+      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+      expect(await store.completeMessage(running, "holder#1", { status: "success" })).toBe(true);
+      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
+      await expect(store.deleteMessage(threadId, scope, "")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+
+    it("settles a delete racing a claim one way: deleted and never claimed, or claimed and kept", async () => {
+      const rounds = 60;
+      const jitter = () => sleep(Math.floor(Math.random() * 4));
+      const outcomes = await Promise.all(
+        Array.from({ length: rounds }, async (_, round) => {
+          const [claimer, deleter, watcher] = [0, 1, 2].map((n) => peers[(round + n) % peers.length]);
+          const threadId = freshThread();
+          const [id] = await fill(claimer, threadId, 1);
+          const [claimed, deleted] = await Promise.all([
+            jitter().then(() => claimer.claimPendingMessages(threadId, scope, { owner: `c#${round}`, leaseMs: 60_000 })),
+            jitter().then(() => deleter.deleteMessage(threadId, scope, id)),
+          ]);
+          return { claimed: claimed.length === 1, kept: deleted?.status === "processing", after: await watcher.getMessage(id, scope) };
+        }),
+      );
+      let deletedCount = 0;
+      let claimedCount = 0;
+      for (const { claimed, kept, after } of outcomes) {
+        // Exactly one of the two won, and the record agrees with the answers.
+        expect(claimed).toBe(kept);
+        if (claimed) {
+          claimedCount += 1;
+          expect(after).toMatchObject({ status: "processing" });
+        } else {
+          deletedCount += 1;
+          expect(after).toBeNull();
+        }
+      }
+      expect(deletedCount + claimedCount).toBe(rounds);
+      // The race is real: it ended both ways.
+      expect(deletedCount).toBeGreaterThan(0);
+      expect(claimedCount).toBeGreaterThan(0);
     }, 30_000);
 
     it("lists the latest runs, oldest first", async () => {

@@ -63,6 +63,17 @@ export function runEventLogContract(name: string, makeStore: () => Promise<RunEv
       expect(await store.read(otherThread, -1, 100)).toHaveLength(2);
     });
 
+    it("deletes one run's log, and only it", async () => {
+      const run = freshRun();
+      const sibling = { ...run, messageId: fresh("message") };
+      for (const each of [run, sibling]) await store.append(each, words(0, 2));
+      await store.deleteRun(run);
+      expect(await store.read(run, -1, 100)).toEqual([]);
+      expect(await store.lastIndex(run)).toBe(-1);
+      expect(await store.read(sibling, -1, 100)).toHaveLength(2);
+      await store.deleteRun(run);
+    });
+
     it("prunes events logged longer ago than the retention", async () => {
       const old = freshRun();
       const recent = freshRun();

@@ -14,10 +14,12 @@ const RUN_UNSUPPORTED = {
   interrupt_after: "pausing after nodes",
   checkpoint: "running from an earlier checkpoint",
   checkpoint_id: "running from an earlier checkpoint",
-  after_seconds: "delayed runs",
   feedback_keys: "LangSmith feedback",
   langsmith_tracer: "LangSmith tracing",
 };
+
+/** The longest delay a run may ask (`after_seconds`): 14 days. */
+const MAX_AFTER_SECONDS = 14 * 24 * 3600;
 
 /** The ReAct graph's settings: an assistant's, never a run's own. */
 const ASSISTANT_SETTINGS = ["model", "tools", "system_prompt"];
@@ -51,9 +53,17 @@ export const runCreateSchema = z.strictObject({
   multitask_strategy: z
     .enum(["reject", "enqueue", "interrupt", "rollback"])
     .default("reject")
-    .describe("When the thread is busy: refuse (409), queue behind, or stop the run in progress (on this replica); rollback is not supported"),
+    .describe(
+      "When the thread is busy: refuse (409), queue behind, stop the run in progress (wherever it runs), or rollback: stop every queued and running run and delete them before this one runs",
+    ),
   if_not_exists: z.enum(["create", "reject"]).default("reject").describe("create: a missing thread is created; reject: 404"),
   on_disconnect: z.enum(["cancel", "continue"]).default("continue").describe("Streams: cancel stops the run when its client leaves before the end (as a cancel does, wherever it runs); continue lets it run"),
+  after_seconds: z
+    .number()
+    .min(0)
+    .max(MAX_AFTER_SECONDS)
+    .optional()
+    .describe("Run no sooner than this many seconds from now, on whichever replica then takes the thread: created now (pending, with its run_id), runnable once due"),
   on_completion: z.enum(["delete", "keep"]).default("delete").describe("Stateless runs: delete their thread once they end, or keep it"),
   durability: z.enum(["exit", "async", "sync"]).optional().describe("Every step is checkpointed here: no effect"),
   checkpoint_during: z.boolean().optional().describe("Every step is checkpointed here: no effect"),
@@ -75,6 +85,8 @@ export interface RunPlan {
   cancelOnDisconnect: boolean;
   /** Kept with the run for its reads (`RunContent.annotations`). */
   annotations: RunAnnotations;
+  /** `after_seconds`, in ms: runnable no sooner. */
+  delayMs?: number;
 }
 
 /** What the LangGraph API keeps with a queued run, for `GET /threads/{id}/runs…`. */
@@ -118,7 +130,6 @@ const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["co
  */
 export function planRun(body: RunCreateBody): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
-  if (body.multitask_strategy === "rollback") throw notSupported("multitask_strategy rollback is not supported by this gateway (use interrupt)");
   const config = body.config ?? {};
   if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
   refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);
@@ -140,6 +151,7 @@ export function planRun(body: RunCreateBody): RunPlan {
     streamModes,
     multitaskStrategy,
     cancelOnDisconnect: body.on_disconnect === "cancel",
+    ...(body.after_seconds ? { delayMs: Math.round(body.after_seconds * 1000) } : {}),
     annotations: {
       metadata: body.metadata ?? {},
       config,

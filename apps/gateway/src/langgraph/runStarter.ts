@@ -65,6 +65,7 @@ export function langgraphRunStarter(gateway: GatewayContext) {
         streamModes: plan.streamModes,
         annotations: plan.annotations,
         multitaskStrategy: plan.multitaskStrategy,
+        delayMs: plan.delayMs,
         tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
       });
       await labelThread(thread, assistant.id, assistant.graph);

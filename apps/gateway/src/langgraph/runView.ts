@@ -52,7 +52,7 @@ const runContentSchema = z.looseObject({
       config: jsonObject.optional(),
       context: jsonObject.optional(),
       stream_mode: z.array(z.string()).optional(),
-      multitask_strategy: z.enum(["reject", "enqueue", "interrupt"]).optional(),
+      multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).optional(),
     })
     .optional(),
 });

@@ -59,7 +59,7 @@ const lastEventIdHeader = z.looseObject({
 
 const cancelQuery = z.object({
   wait: z.enum(["0", "1", "true", "false"]).default("0").describe("1: answer once the run has stopped (204); 0: answer at once (202)"),
-  action: z.enum(["interrupt", "rollback"]).default("interrupt").describe("interrupt only: rollback is not supported"),
+  action: z.enum(["interrupt", "rollback"]).default("interrupt").describe("interrupt: the run ends `interrupted`; rollback: it is deleted once it stopped (a queued one at once)"),
 });
 
 const sseStream = z.string().describe(
@@ -207,6 +207,28 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.delete(
+    "/threads/:thread_id/runs/:run_id",
+    {
+      schema: {
+        tags,
+        summary: "Delete a queued or ended run (LangGraph API)",
+        description:
+          "A queued run is deleted and never runs; an ended one loses its record and its events. A run in progress answers `409 RUN_IN_PROGRESS` (cancel it first), " +
+          "judged with the claim: a run is either deleted and never runs, or runs and is kept. The thread's state (its checkpoints) stays as it is.",
+        params: runParams,
+        response: { 204: noContent, ...inputErrors("NOT_FOUND", "RUN_IN_PROGRESS") },
+      },
+    },
+    async (request, reply) => {
+      const { thread_id, run_id } = request.params;
+      const thread = await requireThread(gateway, tenantOf(request), thread_id);
+      const deleted = await agents.getAgent(threadScope(thread)).deleteRun(run_id);
+      if (!deleted) throw new HttpError("NOT_FOUND", `Run ${run_id} not found on thread ${thread_id}`);
+      return reply.status(204).send();
+    },
+  );
+
   app.get(
     "/threads/:thread_id/runs/:run_id/join",
     {
@@ -264,20 +286,25 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Stop a run, queued or running on any replica (LangGraph API)",
         description:
           "The stop is run control (as `POST /api/runs/abort`): recorded on the run, applied by the replica running it, or by the one taking its thread over. " +
-          "A queued run ends at once without running; a run that already ended is left as it is.",
+          "A queued run ends at once without running; a run that already ended is left as it is. With `action=rollback` the stopped run is then deleted (its record and events; its checkpoints stay).",
         params: runParams,
         querystring: cancelQuery,
-        response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 202: noContent, 204: noContent, ...inputErrors("NOT_FOUND") },
       },
     },
     async (request, reply) => {
       const { wait, action } = request.query;
-      if (action === "rollback") throw new HttpError("NOT_SUPPORTED", "action rollback is not supported by this gateway (use interrupt)");
       const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
       const agent = agents.getAgent(threadScope(thread));
       if (!truthy(wait)) {
         await cancelRun(agent, run.id)();
+        // The stop is recorded; the deletion follows the run's end, here (a replica dying first leaves the run interrupted).
+        if (action === "rollback") void agent.rollback(run.id).catch((error: unknown) => request.log.warn({ err: error, runId: run.id }, "rolled-back run not deleted"));
         return reply.status(202).send();
+      }
+      if (action === "rollback") {
+        await agent.rollback(run.id);
+        return reply.status(204).send();
       }
       // Within half a run lease when its replica lives; past it, once the replica taking the thread over applied it.
       const { status } = await agent.abort(run.id);

@@ -1,19 +1,36 @@
-import { type Agent, ThreadBusyError } from "@axiom-lattice/agent";
+import { type Agent, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
-import { threadScope } from "../routes/lookups";
+import { requireAssistant, threadScope } from "../routes/lookups";
 import { bodyErrors } from "./errors";
+import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
-import { RUN_CREATE_ERRORS, type RunCreateBody, planRun, runCreateSchema } from "./runRequest";
+import { RUN_CREATE_ERRORS, type RunCreateBody, type RunPlan, planRun, runCreateSchema } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
+import { runView, toRunView } from "./runView";
 import { ANY_ASSISTANT } from "./threadView";
+
+/**
+ * A run of a batch. The JS SDK's `createBatch` sends each payload's keys as its caller wrote them
+ * (`streamMode`, `onCompletion`, `assistantId` beside `assistant_id`): camelCase keys are read as
+ * their snake_case names, a name given both ways once.
+ */
+const batchRunSchema = z.preprocess((item) => {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return item;
+  const entries = Object.entries(item).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value] as const);
+  return Object.fromEntries(entries.filter(([key], index) => entries.findIndex(([other]) => other === key) === index));
+}, runCreateSchema);
+
+/** Most runs one batch queues. */
+const MAX_BATCH_RUNS = 100;
 
 /** How often, and how long apart, a stateless run's thread deletion is tried while its processor lets go of it. */
 const DELETE_ATTEMPTS = 20;
@@ -52,8 +69,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
   const rateLimit = runRateLimit(gateway.config);
 
   /** A thread for one run; deleted again when the run could not be queued. */
-  const startOnOwnThread = async <M extends "stream" | "wait">(tenantId: string, body: RunCreateBody, mode: M) => {
-    const plan = planRun(body);
+  const startOnOwnThread = async <M extends RunMode>(tenantId: string, body: RunCreateBody, mode: M, plan = planRun(body)) => {
     const thread = await gateway.stores.threads.createThread(tenantId, { assistantId: ANY_ASSISTANT });
     try {
       return { thread, plan, ...(await startRun(thread, body, plan, mode)) };
@@ -62,6 +78,67 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
       throw error;
     }
   };
+
+  /** A background run on a thread of its own; the thread goes once the run ended (unless `on_completion: keep`). */
+  const startInBackground = async (tenantId: string, body: RunCreateBody, plan: RunPlan) => {
+    const { thread, agent, result } = await startOnOwnThread(tenantId, body, "queue", plan);
+    if (body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
+    const run = await gateway.stores.queue.getMessage(result.messageId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
+    /** Stops the run (still queued, it never runs) and deletes its thread: for a batch refused part-way. */
+    const withdraw = async () => {
+      await agent.abort(run.id);
+      await deleteWhenEnded(gateway, agent, thread, run.id);
+    };
+    return { view: toRunView(run, thread), withdraw };
+  };
+
+  app.post(
+    "/runs",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Queue a run on a thread of its own and answer at once (LangGraph API)",
+        description: "The run's thread is in the answer (`thread_id`): read, join or stream the run there. It is deleted once the run ended, unless `on_completion: keep`.",
+        body: runCreateSchema,
+        response: { 200: runView, ...bodyErrors(...RUN_CREATE_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const { view } = await startInBackground(tenantOf(request), request.body, planRun(request.body));
+      locateRun(reply, view.thread_id, view.run_id);
+      return view;
+    },
+  );
+
+  app.post(
+    "/runs/batch",
+    {
+      config: { rateLimit },
+      schema: {
+        tags,
+        summary: "Queue several runs, each on a thread of its own (LangGraph API)",
+        description:
+          "Every run is checked before any is queued: a refused batch queues nothing. A queue that fills part-way (`429 QUEUE_FULL`) stops the runs the batch had queued, which never run, and deletes their threads.",
+        body: z.array(batchRunSchema).min(1).max(MAX_BATCH_RUNS),
+        response: { 200: z.array(runView), ...bodyErrors(...RUN_CREATE_ERRORS) },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const plans = request.body.map((body) => planRun(body));
+      for (const { assistant_id } of request.body) await requireAssistant(gateway, tenantId, assistant_id);
+      const started: Array<Awaited<ReturnType<typeof startInBackground>>> = [];
+      try {
+        for (const [index, body] of request.body.entries()) started.push(await startInBackground(tenantId, body, plans[index]));
+      } catch (error) {
+        await Promise.all(started.map(({ withdraw }) => withdraw()));
+        throw error;
+      }
+      return started.map(({ view }) => view);
+    },
+  );
 
   app.post(
     "/runs/stream",

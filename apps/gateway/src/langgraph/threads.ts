@@ -44,6 +44,11 @@ const searchSchema = z.strictObject({
   select: z.array(z.enum(SELECT_FIELDS)).min(1).optional().describe("Only these fields of each thread"),
 });
 
+const countSchema = searchSchema.pick({ metadata: true, status: true, values: true });
+
+/** What a search or count reads from each thread's state, not from the store. */
+type StateFilter = Pick<z.output<typeof searchSchema>, "status" | "values">;
+
 /** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
 const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
 
@@ -84,20 +89,25 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
   const { threads } = gateway.stores;
   const view = (thread: Thread) => toThreadView(gateway, thread);
 
-  /** A page of matches; a status or values filter reads threads page after page until it is full. */
-  const search = async (tenantId: string, body: z.output<typeof searchSchema>): Promise<ThreadView[]> => {
-    const filter: ThreadFilter = { metadata: body.metadata, ids: body.ids, sortBy: STORE_SORT[body.sort_by], sortOrder: body.sort_order };
-    const { status, values, limit, offset } = body;
-    if (status === undefined && values === undefined) return Promise.all((await threads.listThreads(tenantId, { ...filter, limit, offset })).map(view));
+  /** Matches in the filter's order, `wanted` at most: a status or values filter reads threads page after page until it has them. */
+  const scan = async (tenantId: string, filter: ThreadFilter, { status, values }: StateFilter, wanted: number): Promise<ThreadView[]> => {
     const matches: ThreadView[] = [];
-    for (let read = 0; matches.length < offset + limit; read += SCAN_PAGE) {
+    for (let read = 0; matches.length < wanted; read += SCAN_PAGE) {
       const batch = await threads.listThreads(tenantId, { ...filter, limit: SCAN_PAGE, offset: read });
       for (const candidate of await Promise.all(batch.map(view))) {
         if ((status === undefined || candidate.status === status) && (values === undefined || jsonContains(candidate.values, values))) matches.push(candidate);
       }
       if (batch.length < SCAN_PAGE) break;
     }
-    return matches.slice(offset, offset + limit);
+    return matches;
+  };
+
+  /** A page of matches. */
+  const search = async (tenantId: string, body: z.output<typeof searchSchema>): Promise<ThreadView[]> => {
+    const filter: ThreadFilter = { metadata: body.metadata, ids: body.ids, sortBy: STORE_SORT[body.sort_by], sortOrder: body.sort_order };
+    const { status, values, limit, offset } = body;
+    if (status === undefined && values === undefined) return Promise.all((await threads.listThreads(tenantId, { ...filter, limit, offset })).map(view));
+    return (await scan(tenantId, filter, body, offset + limit)).slice(offset, offset + limit);
   };
 
   app.post(
@@ -129,6 +139,30 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
       const page = await search(tenantOf(request), request.body);
       const select = request.body.select;
       return select ? page.map((thread) => Object.fromEntries(select.map((field) => [field, thread[field]]))) : page;
+    },
+  );
+
+  app.post(
+    "/threads/count",
+    {
+      schema: {
+        tags,
+        summary: "Count the tenant's threads that match (LangGraph API)",
+        description: "Counted by reading the matching threads (with their status and values when filtered by them).",
+        body: countSchema,
+        response: { 200: z.number().int(), ...bodyErrors() },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { metadata, status, values } = request.body;
+      if (status !== undefined || values !== undefined) return (await scan(tenantId, { metadata }, request.body, Number.POSITIVE_INFINITY)).length;
+      let counted = 0;
+      for (let read = 0; ; read += SCAN_PAGE) {
+        const batch = await threads.listThreads(tenantId, { metadata, limit: SCAN_PAGE, offset: read });
+        counted += batch.length;
+        if (batch.length < SCAN_PAGE) return counted;
+      }
     },
   );
 

@@ -9,6 +9,7 @@ import { messagesOfRun } from "../graph/runBoundaries";
 import type { GraphStreamMode } from "../graph/graphStreamEvents";
 import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
+import { deleteRolledBackRuns, deleteRun } from "./runDeletion";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
 import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
@@ -22,8 +23,11 @@ const finishedStatusOf = ({ runStatus }: PendingMessage): FinishedRunStatus => (
 /** How the caller follows the run: `stream` (chunks), `wait` (final result) or `queue` (nothing). */
 export type RunMode = "stream" | "queue" | "wait";
 
-/** What to do when the thread is busy: queue behind (default), refuse, or abort the active run. */
-export type MultitaskStrategy = "enqueue" | "reject" | "interrupt";
+/**
+ * What to do when the thread is busy: queue behind (default), refuse, abort the active run, or
+ * `rollback`: abort every run queued or in progress and delete them before the new one runs.
+ */
+export type MultitaskStrategy = "enqueue" | "reject" | "interrupt" | "rollback";
 
 export interface AddMessageOptions {
   mode?: RunMode;
@@ -43,6 +47,11 @@ export interface AddMessageOptions {
    * is queued; beyond it `QueueFullError` (bound `tenant`) and nothing is queued. Absent: no bound.
    */
   tenantQueueLimit?: number;
+  /**
+   * Runnable only this many milliseconds from now (by the queue store's clock), on whichever replica
+   * then takes the thread; queued (and `pending`) until then. Runs due meanwhile run first.
+   */
+  delayMs?: number;
 }
 
 export interface AddMessageResult {
@@ -126,12 +135,15 @@ export class Agent {
   addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
     const { assistantId, streamModes, annotations } = options;
-    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations });
     const strategy = options.multitaskStrategy ?? "enqueue";
-    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
+    // Read before this one is queued: every run it replaces, whichever replica claims one meanwhile.
+    const rollback = strategy === "rollback" ? await this.openRunIds() : undefined;
+    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations, rollback });
+    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit, delayMs: options.delayMs };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
     if (strategy === "interrupt") await this.interruptRunsFor(message.id);
+    if (rollback) await this.abortRuns(rollback);
     const result: AddMessageResult = { messageId: message.id, queued: true };
     if (options.mode === "stream") result.stream = this.chunkStream(message.id);
     if (options.mode === "wait") result.completion = this.waitForRun(message.id);
@@ -164,6 +176,24 @@ export class Agent {
     // Deleted with its thread meanwhile: it ends unfinished, as waitForRun counts it.
     if (!ended) return { messageId: target.id, status: "aborted" };
     return ended.status === "completed" ? { messageId: target.id, status: finishedStatusOf(ended) } : { messageId: target.id };
+  }
+
+  /** Deletes the run of `messageId` unless it is in progress (see {@link deleteRun}). */
+  deleteRun(messageId: string): Promise<PendingMessage | null> {
+    return deleteRun(this.context, this.scope, messageId);
+  }
+
+  /**
+   * Cancel with `action: rollback`: stops the run of `messageId` as {@link abort} does, wherever it
+   * runs, and deletes it once it ended stopped (a queued one at once). A run that ended on its own
+   * first is kept. Settles once it is deleted (or kept); `false` when the thread has no such run.
+   */
+  async rollback(messageId: string): Promise<boolean> {
+    const { messageId: target, status } = await this.abort(messageId);
+    if (!target) return false;
+    if (status === undefined) await this.finishedRun(messageId);
+    await deleteRolledBackRuns(this.context, this.scope, [messageId]);
+    return true;
   }
 
   /**
@@ -313,9 +343,21 @@ export class Agent {
 
   /** The `interrupt` strategy: requests the abort of every run in progress on the thread but the new message's. */
   private async interruptRunsFor(messageId: string): Promise<void> {
+    const running = (await this.context.queue.getProcessingMessages(this.scope.threadId, this.queueScope)).filter((message) => message.id !== messageId);
+    await this.abortRuns(running.map((message) => message.id));
+  }
+
+  /** The thread's queued and running runs. */
+  private async openRunIds(): Promise<string[]> {
     const { queue } = this.context;
-    const running = (await queue.getProcessingMessages(this.scope.threadId, this.queueScope)).filter((message) => message.id !== messageId);
-    const requested = await Promise.all(running.map((message) => queue.requestAbort(this.scope.threadId, this.queueScope, { messageId: message.id })));
+    const [processing, pending] = await Promise.all([queue.getProcessingMessages(this.scope.threadId, this.queueScope), queue.getPendingMessages(this.scope.threadId, this.queueScope)]);
+    return [...processing, ...pending].map((message) => message.id);
+  }
+
+  /** Requests the abort of these runs: a queued one ends at once, a running one by its holder. */
+  private async abortRuns(runIds: readonly string[]): Promise<void> {
+    const { queue } = this.context;
+    const requested = await Promise.all(runIds.map((messageId) => queue.requestAbort(this.scope.threadId, this.queueScope, { messageId })));
     // Not awaited: the new message is queued, and the stop is the holder's to make.
     if (requested.some((message) => message?.status === "processing")) void this.signalAbort();
   }
@@ -329,7 +371,7 @@ export class Agent {
       if (!message) throw new ThreadBusyError(this.scope);
       return message;
     }
-    return strategy === "interrupt" ? queue.addMessageAtHead(params) : queue.addMessage(params);
+    return strategy === "interrupt" || strategy === "rollback" ? queue.addMessageAtHead(params) : queue.addMessage(params);
   }
 
   private async status(): Promise<ThreadStatus> {

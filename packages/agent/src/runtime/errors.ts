@@ -17,6 +17,16 @@ export class ThreadBusyError extends Error {
   }
 }
 
+/** A run to delete is in progress (a replica holds its claim): cancel it first. */
+export class RunInProgressError extends Error {
+  readonly code = "RUN_IN_PROGRESS" satisfies ErrorCode;
+
+  constructor(readonly messageId: string) {
+    super(`Run ${messageId} is in progress: cancel it before deleting it`);
+    this.name = "RunInProgressError";
+  }
+}
+
 /** The thread's assistant does not exist (for its tenant). */
 export class AssistantNotFoundError extends Error {
   readonly code = "ASSISTANT_NOT_FOUND" satisfies ErrorCode;

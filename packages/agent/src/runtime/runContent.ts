@@ -54,6 +54,11 @@ export interface RunContent {
    * its metadata, config, context, strategy). The runtime never reads it.
    */
   annotations?: Record<string, unknown>;
+  /**
+   * `multitask_strategy: rollback`: the runs this one replaces (queued or running when it was
+   * queued, each asked to stop). Those that were stopped are deleted before this one runs.
+   */
+  rollback?: string[];
 }
 
 /** A message with neither text nor a command, or queued content this runtime cannot read. */
@@ -85,6 +90,7 @@ const runContentSchema = z
     assistantId: z.string().min(1).optional(),
     streamModes: z.array(z.enum(GRAPH_STREAM_MODES)).optional(),
     annotations: boundedJson(z.record(z.string(), z.unknown())).optional(),
+    rollback: z.array(z.string().min(1)).max(1000).optional(),
   })
   .refine(
     (content) => content.message !== undefined || content.input !== undefined || content.command !== undefined,

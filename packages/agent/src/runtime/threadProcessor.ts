@@ -15,6 +15,7 @@ import { TenantStore } from "../graph/tenantStore";
 import { ActiveRun, type HandOverReason } from "./activeRun";
 import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
 import { parseRunContent, taskMarkerOf } from "./runContent";
+import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
 import { RunOutput } from "./runOutput";
@@ -40,6 +41,9 @@ const HAND_OVERS: Record<HandOverReason, { code: HandOverCode; reason: string }>
 /** Pauses before running a message again after the database interrupted it: 250 ms, doubling to 8 s. */
 const DATABASE_RETRY_FIRST_MS = 250;
 const DATABASE_RETRY_MAX_MS = 8_000;
+
+/** The least wait before looking again for a delayed message that should be due by now. */
+const DELAYED_RECHECK_MS = 100;
 
 /**
  * Drains one thread's queue on this replica: claim → run → complete → claim the next, one message at
@@ -178,11 +182,25 @@ export class ThreadProcessor {
     // A message queued after the last empty claim, whose wake-up found the lease still held, would
     // otherwise wait for the sweep: look once more now that the lease is free. A replica shutting
     // down leaves it to its peers, woken now rather than at their next sweep.
-    if ((await queue.getPendingMessages(threadId, this.queueScope)).length > 0) {
+    const pending = await queue.getPendingMessages(threadId, this.queueScope);
+    if (pending.some((message) => message.availableAt === undefined)) {
       if (this.context.isClosed()) await notifyPeers(this.context, this.scope);
       else this.wanted = true;
+    } else {
+      this.wakeWhenDue(pending);
     }
     return { leaseContended: false };
+  }
+
+  /**
+   * Delayed messages only: wakes this thread's processing when the first comes due, by this replica's
+   * clock (at least {@link DELAYED_RECHECK_MS} on, so a clock ahead of the database's cannot spin
+   * claims that find nothing). Should this replica stop first, a peer's sweep finds it once due.
+   */
+  private wakeWhenDue(pending: PendingMessage[]): void {
+    if (pending.length === 0 || this.context.isClosed()) return;
+    const due = Math.min(...pending.map((message) => message.availableAt!.getTime()));
+    setTimeout(() => void this.context.wake(this.scope), Math.max(due - Date.now(), DELAYED_RECHECK_MS)).unref();
   }
 
   /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
@@ -288,6 +306,7 @@ export class ThreadProcessor {
     };
     try {
       const content = parseRunContent(message.content);
+      if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
         graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId }),

@@ -120,7 +120,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       let pendingCount = 0;
       let expiredCount = 0;
       for (const message of this.openMessages(queue)) {
-        if (message.status === "pending") pendingCount += 1;
+        if (message.status === "pending") pendingCount += isDue(message, now) ? 1 : 0;
         else if (isExpired(message, now)) expiredCount += 1;
       }
       if (pendingCount || expiredCount) {
@@ -156,7 +156,9 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     const queue = this.queue(threadId, scope);
     const { owner, leaseMs, limit } = validateClaimOptions(options);
     const now = this.now();
-    const claimed = this.withStatus(queue, "pending").slice(0, limit);
+    const claimed = this.withStatus(queue, "pending")
+      .filter((message) => isDue(message, now))
+      .slice(0, limit);
     for (const message of claimed) {
       Object.assign(message, {
         status: "processing",
@@ -187,12 +189,26 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       for (const message of processing) message.abortRequestedAt ??= requestedAt;
       return processing.length > 0 ? toMessage(processing[0]) : null;
     }
-    const message = this.message(messageId, queue.scope.tenantId);
-    if (!message || message.threadId !== queue.threadId || (message.assistantId ?? null) !== queue.scope.assistantId) return null;
+    const message = this.ofQueue(queue, messageId);
+    if (!message) return null;
     if (message.status !== "completed") message.abortRequestedAt ??= requestedAt;
     // It never ran: nobody holds a claim to apply the request, so it is applied here.
     if (message.status === "pending") this.finish(message, "aborted", ABORTED_RUN_ERROR);
     return toMessage(message);
+  }
+
+  async deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null> {
+    const queue = this.queue(threadId, scope);
+    const id = validateMessageId(messageId);
+    const message = queue && this.ofQueue(queue, id);
+    if (!queue || !message) return null;
+    const found = toMessage(message);
+    if (message.status === "processing") return found;
+    this.forget(id, queue.scope.tenantId);
+    queue.open.delete(id);
+    queue.runs = queue.runs.filter((run) => run !== id);
+    this.forgetIfEmpty(queue);
+    return found;
   }
 
   async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
@@ -262,6 +278,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
       runStatus: "pending",
       attempts: 0,
       createdAt: new Date(this.now()),
+      ...(valid.delayMs > 0 ? { availableAt: new Date(this.now() + valid.delayMs) } : {}),
     };
     const tenants = this.messages.get(message.id) ?? new Map<string | null, StoredMessage>();
     this.messages.set(message.id, tenants.set(scope.tenantId, message));
@@ -283,6 +300,12 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 
   private message(id: string, tenantId: string | null): StoredMessage | undefined {
     return this.messages.get(id)?.get(tenantId);
+  }
+
+  /** The message with this id if it is one of the queue's. */
+  private ofQueue(queue: Queue, id: string): StoredMessage | undefined {
+    const message = this.message(id, queue.scope.tenantId);
+    return message && message.threadId === queue.threadId && (message.assistantId ?? null) === queue.scope.assistantId ? message : undefined;
   }
 
   /** A message of the queue: every id in it belongs to the queue's tenant. */
@@ -362,6 +385,8 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
 const isExpired = (message: StoredMessage, now: number) =>
   message.leaseExpiresAt !== undefined && message.leaseExpiresAt.getTime() <= now;
 
+const isDue = (message: StoredMessage, now: number) => message.availableAt === undefined || message.availableAt.getTime() <= now;
+
 const strictScope = (message: StoredMessage): StrictScope => ({
   tenantId: message.tenantId ?? null,
   assistantId: message.assistantId ?? null,
@@ -376,7 +401,7 @@ const publicScope = (scope: StrictScope): QueueScope => ({
 function toMessage(stored: StoredMessage): PendingMessage {
   const message: Record<string, unknown> = { ...stored, content: JSON.parse(stored.content), sequence: String(stored.sequence) };
   for (const key of Object.keys(message)) if (message[key] === undefined) delete message[key];
-  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt", "abortRequestedAt"]) {
+  for (const key of ["createdAt", "lockedAt", "leaseExpiresAt", "startedAt", "finishedAt", "abortRequestedAt", "availableAt"]) {
     if (message[key] instanceof Date) message[key] = new Date((message[key] as Date).getTime());
   }
   return message as unknown as PendingMessage;

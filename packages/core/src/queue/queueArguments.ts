@@ -30,6 +30,8 @@ export interface ValidMessage extends StrictScope {
   capacity: number;
   /** Most queued messages of the tenant after this add; `null`: no bound. */
   tenantCapacity: number | null;
+  /** Claimable this many ms after the add; 0: at once. */
+  delayMs: number;
 }
 
 export interface ValidClaim {
@@ -72,6 +74,7 @@ export function validateAddMessage(params: AddMessageParams, storeCapacity: numb
     priority: checked.priority === undefined ? 0 : requireInteger(checked.priority, "Message priority"),
     capacity: Math.min(capacity, storeCapacity),
     tenantCapacity: checked.tenantCapacity === undefined ? null : requireInteger(checked.tenantCapacity, "Message tenantCapacity", 1),
+    delayMs: checked.delayMs === undefined ? 0 : requireInteger(checked.delayMs, "Message delayMs", 0),
   };
 }
 

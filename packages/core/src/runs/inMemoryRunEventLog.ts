@@ -41,6 +41,12 @@ export class InMemoryRunEventLog implements RunEventLog {
     return this.log(run, false)?.at(-1)?.index ?? -1;
   }
 
+  async deleteRun(run: RunEventRef): Promise<void> {
+    const messages = this.threads.get(threadKey(run));
+    messages?.delete(run.messageId);
+    if (messages?.size === 0) this.threads.delete(threadKey(run));
+  }
+
   async deleteThread(thread: Omit<RunEventRef, "messageId">): Promise<void> {
     this.threads.delete(threadKey(thread));
   }

@@ -5,7 +5,7 @@
 const COLUMNS = `
   id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, created_at,
   locked_by, locked_at, lease_expires_at, run_status, attempts, replica_id, started_at, finished_at, error,
-  abort_requested_at`;
+  abort_requested_at, available_at`;
 
 // "IS NOT DISTINCT FROM", spelled out: the planner folds each pair to `= value` or `IS NULL` once the
 // parameters are known, and estimates both well; for `IS NOT DISTINCT FROM NULL` it guesses one row
@@ -61,10 +61,13 @@ export const TENANT_QUEUE_SIZE = `
    WHERE COALESCE(tenant_id, '') = COALESCE($1::text, '')
      AND status IN ('pending', 'processing')`;
 
+/** A pending row a claim may take: not delayed, or due by the database clock. */
+const DUE = "(available_at IS NULL OR available_at <= now())";
+
 /**
  * Adds a message unless the queue is at capacity (then no row). $4 id, $5 content, $6 priority,
  * $7 capacity (the smaller of the store's and the add's own), $8 at head: ahead of every pending row,
- * with at least the highest pending priority.
+ * with at least the highest pending priority; $9 delay in ms (0: claimable at once).
  * Pending and processing rows are counted apart, each through its own partial index.
  */
 export const ENQUEUE_MESSAGE = `
@@ -80,12 +83,13 @@ export const ENQUEUE_MESSAGE = `
        AND status = 'processing'
   )
   INSERT INTO lattice_thread_message_queue
-         (id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, run_status, created_at)
+         (id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, run_status, created_at, available_at)
   SELECT $4, $1, $2, $3, $5::jsonb,
          CASE WHEN $8::boolean THEN GREATEST($6::integer, pending.top_priority) ELSE $6::integer END,
          CASE WHEN $8::boolean THEN -nextval('lattice_thread_message_queue_sequence')
               ELSE nextval('lattice_thread_message_queue_sequence') END,
-         'pending', 'pending', now()
+         'pending', 'pending', now(),
+         CASE WHEN $9::integer > 0 THEN now() + $9::integer * interval '1 millisecond' END
     FROM pending, processing
    WHERE pending.size + processing.size < $7
   RETURNING ${COLUMNS}`;
@@ -121,10 +125,11 @@ export const CLAIM_MESSAGES: PreparedStatement = {
                FROM lattice_thread_message_queue
               WHERE ${IN_QUEUE}
                 AND status = 'pending'
+                AND ${DUE}
               ORDER BY ${CLAIM_ORDER}
               LIMIT $7
                 FOR UPDATE SKIP LOCKED))
-    RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts
+    RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
   )
   SELECT * FROM claimed ORDER BY ${CLAIM_ORDER}`,
 };
@@ -175,6 +180,19 @@ export const REQUEST_MESSAGE_ABORT = `
    WHERE id = $4
      AND ${IN_QUEUE}
      AND status IN ('pending', 'processing')
+  RETURNING ${COLUMNS}`;
+
+/**
+ * Deletes message $4 of the thread unless a claim holds it. A claim locks the rows it takes (SKIP
+ * LOCKED skips one this locks first), and this re-checks the status on a row a claim changed
+ * meanwhile: either the row is deleted and never claimed, or claimed and kept. No row: it is
+ * processing, or not the thread's, which the store then reads.
+ */
+export const DELETE_MESSAGE = `
+  DELETE FROM lattice_thread_message_queue
+   WHERE id = $4
+     AND ${IN_QUEUE}
+     AND status IN ('pending', 'completed')
   RETURNING ${COLUMNS}`;
 
 // A claim is named by id and owner, without its tenant: an owner claims within one tenant, whose ids
@@ -233,6 +251,7 @@ export const THREADS_WITH_WORK = `
     FROM (SELECT thread_id, tenant_id, assistant_id, 1 AS pending, 0 AS expired
             FROM lattice_thread_message_queue
            WHERE status = 'pending'
+             AND ${DUE}
           UNION ALL
           SELECT thread_id, tenant_id, assistant_id, 0, 1
             FROM lattice_thread_message_queue

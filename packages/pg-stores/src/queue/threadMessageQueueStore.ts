@@ -36,6 +36,7 @@ import {
   CLAIM_MESSAGES,
   CLEAR_PENDING,
   COMPLETE_MESSAGE,
+  DELETE_MESSAGE,
   DELETE_THREAD_MESSAGES,
   ENQUEUE_MESSAGE,
   GET_MESSAGE,
@@ -80,10 +81,11 @@ interface MessageRow {
   finished_at: Date | null;
   error: string | null;
   abort_requested_at: Date | null;
+  available_at: Date | null;
 }
 
 /** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
-type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts">;
+type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts" | "available_at">;
 
 /** `fields` plus those of `nullable` that are not null: an unset field is absent, as in every store. */
 function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
@@ -117,6 +119,7 @@ const toMessage = (row: MessageRow): PendingMessage =>
       finishedAt: row.finished_at,
       error: row.error,
       abortRequestedAt: row.abort_requested_at,
+      availableAt: row.available_at,
     },
   );
 
@@ -236,7 +239,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           // The claim stamps both with the same now().
           startedAt: new Date(row.locked_at!.getTime()),
         },
-        { tenantId, assistantId },
+        { tenantId, assistantId, availableAt: row.available_at },
       ),
     );
   }
@@ -252,8 +255,16 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     const [requested] = await this.rows(REQUEST_MESSAGE_ABORT, [...params, messageId, ABORTED_RUN_ERROR]);
     if (requested) return toMessage(requested);
     // Completed already, or not a message of this thread.
-    const [found] = await this.rows(GET_MESSAGE, [messageId, params[1], params[2]]);
-    return found?.thread_id === params[0] ? toMessage(found) : null;
+    return this.messageOfThread(params, messageId);
+  }
+
+  async deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null> {
+    const params = queueParams(threadId, scope);
+    const id = validateMessageId(messageId);
+    const [deleted] = await this.rows(DELETE_MESSAGE, [...params, id]);
+    if (deleted) return toMessage(deleted);
+    // Processing (kept), or not a message of this thread.
+    return this.messageOfThread(params, id);
   }
 
   async renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number> {
@@ -297,6 +308,7 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
           valid.priority,
           valid.capacity,
           atHead,
+          valid.delayMs,
         ]);
         return rows[0];
       });
@@ -305,6 +317,12 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
       if (isUniqueViolation(error, MESSAGE_ID_KEY)) throw new DuplicateMessageError(valid.id);
       throw error;
     }
+  }
+
+  /** Message `id` if it is one of the thread's queue ($1 thread, $2 tenant, $3 assistant). */
+  private async messageOfThread([threadId, tenantId, assistantId]: [string, string | null, string | null], id: string): Promise<PendingMessage | null> {
+    const [found] = await this.rows(GET_MESSAGE, [id, tenantId, assistantId]);
+    return found?.thread_id === threadId ? toMessage(found) : null;
   }
 
   private async rows(statement: Statement, values: unknown[]): Promise<MessageRow[]> {

@@ -4,7 +4,7 @@ import { NotificationListener } from "../db/notificationListener";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { listenConnection } from "../db/pooler";
-import { APPEND_RUN_EVENTS, DELETE_THREAD_RUN_EVENTS, LAST_RUN_EVENT_INDEX, PRUNE_RUN_EVENTS, READ_RUN_EVENTS, RUN_EVENTS_CHANNEL } from "./runEventSql";
+import { APPEND_RUN_EVENTS, DELETE_RUN_EVENTS, DELETE_THREAD_RUN_EVENTS, LAST_RUN_EVENT_INDEX, PRUNE_RUN_EVENTS, READ_RUN_EVENTS, RUN_EVENTS_CHANNEL } from "./runEventSql";
 
 export interface PostgreSQLRunEventLogOptions extends PgStoreOptions {
   /** application_name of the LISTEN connection (default "lattice-run-events"). */
@@ -64,6 +64,11 @@ export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
     await this.initialize();
     const { rows } = await this.pool.query<{ last_index: number }>(LAST_RUN_EVENT_INDEX, runKey(run));
     return rows[0].last_index;
+  }
+
+  async deleteRun(run: RunEventRef): Promise<void> {
+    await this.initialize();
+    await this.pool.query(DELETE_RUN_EVENTS, runKey(run));
   }
 
   async deleteThread(thread: Omit<RunEventRef, "messageId">): Promise<void> {

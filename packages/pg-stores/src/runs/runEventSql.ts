@@ -25,6 +25,10 @@ export const LAST_RUN_EVENT_INDEX = `
     FROM lattice_run_events
    WHERE tenant_id = $1 AND assistant_id = $2 AND thread_id = $3 AND message_id = $4`;
 
+export const DELETE_RUN_EVENTS = `
+  DELETE FROM lattice_run_events
+   WHERE tenant_id = $1 AND assistant_id = $2 AND thread_id = $3 AND message_id = $4`;
+
 export const DELETE_THREAD_RUN_EVENTS = `
   DELETE FROM lattice_run_events
    WHERE tenant_id = $1 AND assistant_id = $2 AND thread_id = $3`;

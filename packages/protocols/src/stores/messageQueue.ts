@@ -55,6 +55,8 @@ export interface PendingMessage {
    * one that is gone completes it so without running it. Kept on the run record once it completed.
    */
   abortRequestedAt?: Date;
+  /** A delayed message: claimable only from this time on (by the store's clock). Absent: at once. */
+  availableAt?: Date;
 }
 
 export interface AddMessageParams {
@@ -82,6 +84,12 @@ export interface AddMessageParams {
    * `null` answers the thread's capacity only). An integer of at least 1; absent: no bound per tenant.
    */
   tenantCapacity?: number;
+  /**
+   * Claimable only this many milliseconds after the add (by the store's clock; an integer of at least
+   * 0, default 0). Until then the message is pending, counts toward capacity and keeps its queue
+   * position, but claims pass over it: messages behind it that are due run first.
+   */
+  delayMs?: number;
 }
 
 export interface ClaimMessagesOptions {
@@ -106,7 +114,7 @@ export interface ThreadInfo {
   threadId: string;
   tenantId?: string;
   assistantId?: string;
-  /** Pending messages. */
+  /** Pending messages that are due. */
   pendingCount: number;
   /** Processing messages whose claim has expired (their claimer is gone); `reclaimExpiredProcessing` frees them. */
   expiredCount: number;
@@ -140,7 +148,7 @@ export interface IMessageQueueStore {
   getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
   /** Pending plus processing messages of the thread. */
   getQueueSize(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Threads with pending messages or expired claims. */
+  /** Threads with due pending messages (a delayed one once it is due) or expired claims. */
   getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
   /** Completed messages of the thread (its run records): the latest `limit` (default 100), oldest first. */
   listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
@@ -152,7 +160,7 @@ export interface IMessageQueueStore {
    * request, completing them as `aborted`. Returns how many claims it released, both kinds.
    */
   resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Atomically moves up to `limit` pending rows to `processing` under `owner`'s lease; disjoint across callers. */
+  /** Atomically moves up to `limit` due pending rows to `processing` under `owner`'s lease; disjoint across callers. */
   claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
   /**
    * Returns only expired processing rows to pending, in their old queue position (a flagged one is
@@ -171,6 +179,13 @@ export interface IMessageQueueStore {
    * {@link resetProcessingToPending}), so a claim never hands out a message whose abort was requested.
    */
   requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null>;
+  /**
+   * Deletes one message of the thread unless a claim holds it: a pending one (it never runs) or a
+   * completed one (its run record). Returns the message as it stood: deleted unless its status is
+   * `processing` (then it is left as it is); `null` when it is not a message of the thread. Judged
+   * atomically against claims: a message is either deleted and never claimed, or claimed and kept.
+   */
+  deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null>;
   /** Extends `owner`'s live claims; returns how many were extended. */
   renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
   /**

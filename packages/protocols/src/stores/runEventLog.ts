@@ -27,6 +27,8 @@ export interface RunEventLog {
   read(run: RunEventRef, afterIndex: number, limit: number): Promise<RunEvent[]>;
   /** The run's highest logged index, or -1: a re-run of the message continues after it. */
   lastIndex(run: RunEventRef): Promise<number>;
+  /** Deletes the log of one run. */
+  deleteRun(run: RunEventRef): Promise<void>;
   /** Deletes the logs of every run of the thread. */
   deleteThread(run: Omit<RunEventRef, "messageId">): Promise<void>;
   /** Deletes events logged more than `olderThanMs` ago (by the store's clock); resolves to how many. */
