@@ -98,6 +98,12 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /threads/:thread_id/runs/:run_id/cancel": "write",
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
+  "POST /threads/:thread_id/runs/crons": "write",
+  "POST /runs/crons": "write",
+  "POST /runs/crons/search": "read",
+  "POST /runs/crons/count": "read",
+  "PATCH /runs/crons/:cron_id": "write",
+  "DELETE /runs/crons/:cron_id": "write",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from "fastify";
 import { langgraphAssistantRoutes } from "./assistants";
+import { langgraphCronRoutes } from "./crons";
 import { installLanggraphErrors } from "./errors";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
@@ -16,4 +17,5 @@ export const langgraphApi: FastifyPluginAsync = async (app) => {
   await app.register(langgraphThreadRoutes);
   await app.register(langgraphRunRoutes);
   await app.register(langgraphStatelessRunRoutes);
+  await app.register(langgraphCronRoutes);
 };

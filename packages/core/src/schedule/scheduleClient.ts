@@ -172,7 +172,7 @@ export class DefaultScheduleClient {
    */
   async changeCron(taskId: string, tenantId: string | undefined, change: CronScheduleChange): Promise<ScheduledTaskDefinition> {
     const task = await this.owned(taskId, tenantId);
-    const changeable = [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING, ScheduledTaskStatus.PAUSED];
+    const changeable: ScheduledTaskStatus[] = [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING, ScheduledTaskStatus.PAUSED];
     if (!isCronTask(task) || !changeable.includes(task.status)) throw new ScheduleStateError(taskId, task.status, "changed");
     return this.transition(taskId, tenantId, "changed", changeable, (current) => parseCronChange(current, change, { now: Date.now() }));
   }
