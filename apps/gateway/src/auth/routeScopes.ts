@@ -98,6 +98,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /threads/:thread_id/runs/:run_id/cancel": "write",
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
+  "POST /threads/:thread_id/copy": "write",
   "POST /threads/:thread_id/runs/crons": "write",
   "POST /runs/crons": "write",
   "POST /runs/crons/search": "read",

@@ -4,6 +4,7 @@ import { langgraphCronRoutes } from "./crons";
 import { installLanggraphErrors } from "./errors";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
+import { langgraphThreadCopyRoutes } from "./threadCopy";
 import { langgraphThreadRoutes } from "./threads";
 
 /**
@@ -18,4 +19,5 @@ export const langgraphApi: FastifyPluginAsync = async (app) => {
   await app.register(langgraphRunRoutes);
   await app.register(langgraphStatelessRunRoutes);
   await app.register(langgraphCronRoutes);
+  await app.register(langgraphThreadCopyRoutes);
 };
