@@ -22,6 +22,7 @@ const token = (tenantId: string, scope: Scope = "write", expiresIn = "1h") => is
 let app: FastifyInstance;
 let scheduleId = "";
 let lgRunId = "";
+let lgCronId = "";
 let tokenA = "";
 let tokenB = "";
 
@@ -82,6 +83,9 @@ beforeAll(async () => {
   const waited = await send("POST", "/threads/a-lg-thread-only/runs/wait", { bearer: tokenA, body: { assistant_id: "a-lg-assistant-only", input } });
   expect(waited.statusCode).toBe(200);
   lgRunId = String(waited.headers["content-location"]).split("/").at(-1)!;
+  const cron = await send("POST", "/threads/a-lg-thread-only/runs/crons", { bearer: tokenA, body: { assistant_id: "a-lg-assistant-only", schedule: "0 * * * *", input, metadata: { owner: "secret of A" } } });
+  expect(cron.statusCode).toBe(200);
+  lgCronId = cron.json<{ cron_id: string }>().cron_id;
 });
 afterAll(() => app?.close());
 
@@ -276,6 +280,13 @@ const CASES: Record<string, RouteCase> = {
   // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
+  "POST /threads/:thread_id/copy": { url: () => "/threads/a-lg-thread-only/copy", foreign: notFound },
+  "POST /threads/:thread_id/runs/crons": { url: () => "/threads/a-lg-thread-only/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
+  "POST /runs/crons": { url: () => "/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
+  "POST /runs/crons/search": { url: () => "/runs/crons/search", body: () => ({}), foreign: emptyArray },
+  "POST /runs/crons/count": { url: () => "/runs/crons/count", body: () => ({}), foreign: (response) => expect(response.json()).toBe(0) },
+  "PATCH /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, body: () => ({ enabled: false }), foreign: notFound },
+  "DELETE /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, foreign: notFound },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",
