@@ -6,6 +6,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
+import { langgraphCronConformance } from "../harness/langgraphCronCases";
 import { langgraphConformance } from "../harness/langgraphConformance";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
@@ -34,6 +35,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
     printLogsOnFailure(() => [gateway]);
     return { url: gateway.url };
   });
+  langgraphCronConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -78,6 +80,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   };
 
   langgraphConformance(target);
+  langgraphCronConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {
