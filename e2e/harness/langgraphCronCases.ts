@@ -19,8 +19,8 @@ export async function runsByFire(client: Client, threadId: string, cronId: strin
 }
 
 /**
- * The conformance cases of the LangGraph API's crons and thread copy, driven by the real
- * `@langchain/langgraph-sdk` client (`client.crons`, `threads.copy`), on every target. Each case uses a
+ * The conformance cases of the LangGraph API's crons, thread copy and thread stream, driven by the real
+ * `@langchain/langgraph-sdk` client (`client.crons`, `threads.copy`, `threads.joinStream`), on every target. Each case uses a
  * tenant of its own. The reference server (`@langchain/langgraph-api` 2.0) answers every cron route
  * with an error, so these follow the SDK's client and types.
  */
@@ -88,5 +88,31 @@ export function langgraphCronConformance(target: () => LanggraphTarget): void {
     await client.runs.wait(copy.thread_id, assistantId, { input: say("two") });
     expect(transcript((await client.threads.getState(copy.thread_id)).values)).toHaveLength(4);
     expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:one", "ai:echo: one"]);
+  });
+
+  it("threads: joinStream follows the thread's runs one after the other as they come, each opened by its metadata", async () => {
+    const { client, assistantId } = await setUp("thread-stream");
+    const { thread_id } = await client.threads.create();
+    // A thread stream has no end: the client leaves by aborting it.
+    const leave = new AbortController();
+    const stream = client.threads.joinStream(thread_id, { signal: leave.signal }) as AsyncGenerator<{ event: string; data: unknown }>;
+    // Asked before the run exists: the first event arrives once the run below runs.
+    const head = stream.next();
+    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 500") });
+    const events: Array<{ event: string; data: unknown }> = [(await head).value];
+    const untilAnswered = async (text: string) => {
+      for (;;) {
+        const { value } = await stream.next();
+        events.push(value);
+        if (value.event === "values" && transcript(value.data).includes(`ai:echo: ${text}`)) return;
+      }
+    };
+    await untilAnswered("/sleep 500");
+    const second = await client.runs.create(thread_id, assistantId, { input: say("again") });
+    await untilAnswered("again");
+    leave.abort();
+    await stream.return(undefined).catch(() => undefined);
+    expect(events.filter((event) => event.event === "metadata").map((event) => (event.data as { run_id: string }).run_id)).toEqual([first.run_id, second.run_id]);
+    expect(new Set(events.map((event) => event.event))).toEqual(new Set(["metadata", "values"]));
   });
 }

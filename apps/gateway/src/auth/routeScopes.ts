@@ -99,6 +99,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
   "POST /threads/:thread_id/copy": "write",
+  "GET /threads/:thread_id/stream": "read",
   "POST /threads/:thread_id/runs/crons": "write",
   "POST /runs/crons": "write",
   "POST /runs/crons/search": "read",

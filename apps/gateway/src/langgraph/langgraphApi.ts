@@ -5,6 +5,7 @@ import { installLanggraphErrors } from "./errors";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
 import { langgraphThreadCopyRoutes } from "./threadCopy";
+import { langgraphThreadStreamRoutes } from "./threadStream";
 import { langgraphThreadRoutes } from "./threads";
 
 /**
@@ -20,4 +21,5 @@ export const langgraphApi: FastifyPluginAsync = async (app) => {
   await app.register(langgraphStatelessRunRoutes);
   await app.register(langgraphCronRoutes);
   await app.register(langgraphThreadCopyRoutes);
+  await app.register(langgraphThreadStreamRoutes);
 };

@@ -21,7 +21,7 @@ const threadParams = z.object({ thread_id: idSchema });
 const runParams = z.object({ thread_id: idSchema, run_id: idSchema });
 
 /** A list in a query, as LangGraph SDKs send one: a single value as it is, several as a JSON array. */
-const listParam = <T extends z.ZodType<string>>(item: T) =>
+export const listParam = <T extends z.ZodType<string>>(item: T) =>
   z
     .string()
     .max(2048)
@@ -50,7 +50,7 @@ const joinStreamQuery = z.object({
   cancel_on_disconnect: z.enum(["0", "1", "true", "false"]).default("0").describe("1: the run is cancelled (wherever it runs) when this client leaves before the end"),
 });
 
-const lastEventIdHeader = z.looseObject({
+export const lastEventIdHeader = z.looseObject({
   "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it"),
 });
 
