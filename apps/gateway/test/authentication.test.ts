@@ -281,7 +281,7 @@ const CASES: Record<string, RouteCase> = {
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
   "POST /threads/:thread_id/copy": { url: () => "/threads/a-lg-thread-only/copy", foreign: notFound },
-  "GET /threads/:thread_id/stream": { url: () => "/threads/a-lg-thread-only/stream", stream: true, foreign: notFound },
+  "GET /threads/:thread_id/stream": { url: () => "/threads/a-lg-thread-only/stream", foreign: notFound },
   "POST /threads/:thread_id/runs/crons": { url: () => "/threads/a-lg-thread-only/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
   "POST /runs/crons": { url: () => "/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
   "POST /runs/crons/search": { url: () => "/runs/crons/search", body: () => ({}), foreign: emptyArray },
