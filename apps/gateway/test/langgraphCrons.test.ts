@@ -21,7 +21,7 @@ const EVERY_SECOND = "* * * * * *";
 
 /** Polls `read` until it answers something defined (a bounded wait, never a timed assertion). */
 async function eventually<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 300; attempt++) {
     const value = await read();
     if (value !== undefined) return value;
     await sleep(100);
