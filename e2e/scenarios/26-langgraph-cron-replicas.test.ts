@@ -21,9 +21,9 @@ const settledFires = (replica: Replica, cronId: string) =>
   replica.logLines().filter((line) => line.phase === "schedule" && line.taskId === cronId && line.event === "fire-settled").map((line) => Number(line.runAt));
 
 const nginxMissing = findNginx() === undefined && process.env.CI !== "true";
-if (nginxMissing) console.warn("SKIPPED: scenario 25 needs nginx, which is not installed; CI installs it");
+if (nginxMissing) console.warn("SKIPPED: scenario 26 needs nginx, which is not installed; CI installs it");
 
-describe.skipIf(nginxMissing)("scenario 25: a LangGraph cron on three replicas behind nginx", () => {
+describe.skipIf(nginxMissing)("scenario 26: a LangGraph cron on three replicas behind nginx", () => {
   const cluster = useCluster();
   let balancer: LoadBalancer | undefined;
   afterEach(async () => {
