@@ -6,6 +6,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
+import { langgraphCronConformance } from "../harness/langgraphCronCases";
 import { langgraphConformance } from "../harness/langgraphConformance";
 import { langgraphStoreConformance } from "../harness/langgraphStoreCases";
 import { langgraphRunControlConformance } from "../harness/langgraphRunControlCases";
@@ -38,6 +39,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
   });
   langgraphStoreConformance(() => ({ url: gateway.url }));
   langgraphRunControlConformance(() => ({ url: gateway.url }));
+  langgraphCronConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -84,6 +86,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   langgraphConformance(target);
   langgraphStoreConformance(target);
   langgraphRunControlConformance(target);
+  langgraphCronConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {

@@ -22,6 +22,7 @@ const token = (tenantId: string, scope: Scope = "write", expiresIn = "1h") => is
 let app: FastifyInstance;
 let scheduleId = "";
 let lgRunId = "";
+let lgCronId = "";
 let tokenA = "";
 let tokenB = "";
 
@@ -85,6 +86,9 @@ beforeAll(async () => {
   for (const namespace of [["a-memory"], ["a-memory-only"]]) {
     expect((await send("PUT", "/store/items", { bearer: tokenA, body: { namespace, key: "a-item", value: { owner: "secret of A" } } })).statusCode).toBe(204);
   }
+  const cron = await send("POST", "/threads/a-lg-thread-only/runs/crons", { bearer: tokenA, body: { assistant_id: "a-lg-assistant-only", schedule: "0 * * * *", input, metadata: { owner: "secret of A" } } });
+  expect(cron.statusCode).toBe(200);
+  lgCronId = cron.json<{ cron_id: string }>().cron_id;
 });
 afterAll(() => app?.close());
 
@@ -310,6 +314,14 @@ const CASES: Record<string, RouteCase> = {
   "POST /store/namespaces": { url: () => "/store/namespaces", body: () => ({ prefix: ["a-memory-only"] }), foreign: emptyList("namespaces") },
   "POST /runs": { url: () => "/runs", body: () => lgRun(), foreign: notFound },
   "POST /runs/batch": { url: () => "/runs/batch", body: () => [lgRun()], foreign: notFound },
+  "POST /threads/:thread_id/copy": { url: () => "/threads/a-lg-thread-only/copy", foreign: notFound },
+  "GET /threads/:thread_id/stream": { url: () => "/threads/a-lg-thread-only/stream", foreign: notFound },
+  "POST /threads/:thread_id/runs/crons": { url: () => "/threads/a-lg-thread-only/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
+  "POST /runs/crons": { url: () => "/runs/crons", body: () => ({ ...lgRun(), schedule: "0 * * * *" }), foreign: notFound },
+  "POST /runs/crons/search": { url: () => "/runs/crons/search", body: () => ({}), foreign: emptyArray },
+  "POST /runs/crons/count": { url: () => "/runs/crons/count", body: () => ({}), foreign: (response) => expect(response.json()).toBe(0) },
+  "PATCH /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, body: () => ({ enabled: false }), foreign: notFound },
+  "DELETE /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, foreign: notFound },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",

@@ -55,7 +55,7 @@ describe("gateway HTTP basics", () => {
       const response = await app.inject({ method: "GET", url });
       expect([response.statusCode, response.json()]).toEqual([404, { success: false, code: "NOT_FOUND", error: `Route GET ${url} not found` }]);
     }
-    for (const url of ["/no/such/route", "/apix", "/threads/t1/copy"]) {
+    for (const url of ["/no/such/route", "/apix", "/threads/t1/nothing"]) {
       const response = await app.inject({ method: "POST", url });
       expect([response.statusCode, response.json()]).toEqual([404, { detail: `Route POST ${url} not found`, code: "NOT_FOUND" }]);
     }

@@ -107,6 +107,14 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /store/items": "write",
   "POST /store/items/search": "read",
   "POST /store/namespaces": "read",
+  "POST /threads/:thread_id/copy": "write",
+  "GET /threads/:thread_id/stream": "read",
+  "POST /threads/:thread_id/runs/crons": "write",
+  "POST /runs/crons": "write",
+  "POST /runs/crons/search": "read",
+  "POST /runs/crons/count": "read",
+  "PATCH /runs/crons/:cron_id": "write",
+  "DELETE /runs/crons/:cron_id": "write",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

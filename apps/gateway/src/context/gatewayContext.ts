@@ -42,6 +42,8 @@ import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
 import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
+import { langgraphCronFire } from "../langgraph/cronFire";
+import { LANGGRAPH_CRON_TASK_TYPE } from "../langgraph/cronRequest";
 import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
 import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
 import { cancelTask, stopRunsOfCancelledTasks } from "../tasks/taskCancellation";
@@ -305,7 +307,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   let started = false;
   let presence: PresenceHeartbeat | undefined;
   let closed: Promise<void> | undefined;
-  return {
+  const context: GatewayContext = {
     config,
     replicaId,
     logger,
@@ -378,6 +380,9 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       return closed;
     },
   };
+  // Registered before any replica arms its schedules (recover): a cron's fire finds its handler.
+  schedules.registerHandler(LANGGRAPH_CRON_TASK_TYPE, langgraphCronFire(context));
+  return context;
 }
 
 // Read through a function rather than a typed `app.gateway`: augmenting Fastify's types from our

@@ -10,7 +10,7 @@ import { idSchema, noContent } from "../routes/ids";
 import { type AssistantView, assistantView, settingsOf, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";
 import { GRAPH_IDS, reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
-import { paginate, paginationQuery } from "./pagination";
+import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 const graphId = z.string().min(1).max(128).describe(`The graph: ${GRAPH_IDS.join(", ")} (the built-in ReAct agent)`);
@@ -61,11 +61,6 @@ const deleteQuery = z.object({
 const graphQuery = z.object({ xray: z.union([z.enum(["true", "false"]), z.coerce.number().int().min(0).max(10)]).optional().describe("The graph has no subgraphs: no effect") });
 
 const tags = ["langgraph"];
-
-const sortValue = (view: AssistantView, key: (typeof SORT_KEYS)[number]) => {
-  const value = view[key];
-  return value instanceof Date ? value.getTime() : value;
-};
 
 /**
  * The LangGraph API's assistants: the gateway's own, read and written in LangGraph's terms. Every
@@ -149,16 +144,8 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { body } = request;
-      const direction = body.sort_order === "asc" ? 1 : -1;
-      const views = (await matching(tenantOf(request), body))
-        .map(toAssistantView)
-        .sort((a, b) => {
-          const [x, y] = [sortValue(a, body.sort_by), sortValue(b, body.sort_by)];
-          return direction * (x < y ? -1 : x > y ? 1 : 0);
-        });
-      const page = paginate(reply, views, body);
-      const select = body.select;
-      return select ? page.map((view) => Object.fromEntries(select.map((field) => [field, view[field]]))) : page;
+      const views = sortedBy((await matching(tenantOf(request), body)).map(toAssistantView), body.sort_by, body.sort_order);
+      return selected(paginate(reply, views, body), body.select);
     },
   );
 

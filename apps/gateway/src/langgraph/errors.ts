@@ -5,7 +5,7 @@ import { ERROR_STATUS, type HttpError, adviseRetry, errorAnswerOf } from "../htt
 import { API_CODES, BODY_CODES, INPUT_CODES } from "../openapi/errorResponses";
 
 /** Input the API cannot use answers 422, as LangGraph Platform does; every other code its own status. */
-const UNPROCESSABLE: readonly ErrorCode[] = ["INVALID_REQUEST", "INVALID_JSON", "INVALID_STORE_ARGUMENT", "INVALID_RUN_INPUT"];
+const UNPROCESSABLE: readonly ErrorCode[] = ["INVALID_REQUEST", "INVALID_JSON", "INVALID_STORE_ARGUMENT", "INVALID_RUN_INPUT", "INVALID_CRON"];
 
 /** The status a LangGraph API route answers `code` with. */
 export const langgraphStatus = (code: ErrorCode): number => (UNPROCESSABLE.includes(code) ? 422 : ERROR_STATUS[code]);

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsync } from "fastify";
 import { langgraphAssistantRoutes } from "./assistants";
+import { langgraphCronRoutes } from "./crons";
 import { installLanggraphErrors } from "./errors";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
 import { langgraphStoreRoutes } from "./store";
+import { langgraphThreadCopyRoutes } from "./threadCopy";
+import { langgraphThreadStreamRoutes } from "./threadStream";
 import { langgraphThreadRoutes } from "./threads";
 
 /**
@@ -18,4 +21,7 @@ export const langgraphApi: FastifyPluginAsync = async (app) => {
   await app.register(langgraphRunRoutes);
   await app.register(langgraphStatelessRunRoutes);
   await app.register(langgraphStoreRoutes);
+  await app.register(langgraphCronRoutes);
+  await app.register(langgraphThreadCopyRoutes);
+  await app.register(langgraphThreadStreamRoutes);
 };

@@ -21,7 +21,7 @@ const threadParams = z.object({ thread_id: idSchema });
 const runParams = z.object({ thread_id: idSchema, run_id: idSchema });
 
 /** A list in a query, as LangGraph SDKs send one: a single value as it is, several as a JSON array. */
-const listParam = <T extends z.ZodType<string>>(item: T) =>
+export const listParam = <T extends z.ZodType<string>>(item: T) =>
   z
     .string()
     .max(2048)
@@ -53,7 +53,7 @@ const joinStreamQuery = z.object({
 /** The `Last-Event-ID` LangGraph Platform reads as "every event from the run's start" (the SDK's `useStream` rejoins a run with it). */
 const FROM_THE_START = "-1";
 
-const lastEventIdHeader = z.looseObject({
+export const lastEventIdHeader = z.looseObject({
   "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it; `-1`: from the run's start"),
 });
 

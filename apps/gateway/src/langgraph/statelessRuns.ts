@@ -43,7 +43,7 @@ const tags = ["langgraph"];
  * Deletes a stateless run's thread once the run ended (`on_completion: delete`, the default), retrying
  * while the thread's processor still holds its run lease. A replica that dies first leaves the thread.
  */
-async function deleteWhenEnded(gateway: GatewayContext, agent: Agent, thread: Thread, runId: string): Promise<void> {
+export async function deleteWhenEnded(gateway: GatewayContext, agent: Agent, thread: Thread, runId: string): Promise<void> {
   try {
     await agent.waitForRun(runId);
     for (let attempt = 1; ; attempt++) {

@@ -16,7 +16,8 @@ import {
 } from "@axiom-lattice/core";
 import type { AssistantStore, ItemStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { checkpointThreadId } from "../graph/checkpointThread";
+import { copyCheckpoints } from "../graph/checkpointCopy";
+import { type CheckpointThreadRef, checkpointThreadId } from "../graph/checkpointThread";
 import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
@@ -228,6 +229,15 @@ export class AgentInstanceManager {
    */
   updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string): Promise<string> {
     return this.betweenRuns(scope, () => writeThreadState(this.context, scope, values, asNode));
+  }
+
+  /**
+   * Gives thread `to` (new, without checkpoints) the state and checkpoint history of thread `from`.
+   * It takes no lease: a run of `from` may go on meanwhile, and what it checkpoints after the copy
+   * read its history stays `from`'s.
+   */
+  copyThreadState(from: CheckpointThreadRef, to: CheckpointThreadRef): Promise<number> {
+    return copyCheckpoints(this.context.checkpointer, from, to);
   }
 
   /** Runs `work` holding the thread's run lease, which every run on every replica needs. */

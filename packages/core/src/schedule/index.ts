@@ -6,7 +6,7 @@ export {
   type ScheduleFire,
   type ScheduleHandler,
 } from "./scheduleClient";
-export { scheduleFieldRules, type ScheduleCronInput, type ScheduleOnceInput } from "./scheduleRequest";
+export { scheduleFieldRules, type CronScheduleChange, type ScheduleCronInput, type ScheduleOnceInput } from "./scheduleRequest";
 export type { RetryBackoffOptions } from "./scheduleSettlement";
 export {
   validateAgeThreshold,

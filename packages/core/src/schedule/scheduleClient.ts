@@ -13,9 +13,11 @@ import { type LatticeObserver, NO_OBSERVER } from "../observability/latticeObser
 import { nextCronRunAt } from "./cronSchedule";
 import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
 import {
+  type CronScheduleChange,
   type ScheduleCronInput,
   type ScheduleOnceInput,
   type ScheduleRequestContext,
+  parseCronChange,
   parseScheduleCronInput,
   parseScheduleOnceInput,
 } from "./scheduleRequest";
@@ -161,6 +163,26 @@ export class DefaultScheduleClient {
       [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING, ScheduledTaskStatus.PAUSED],
       () => ({ status: ScheduledTaskStatus.CANCELLED }),
     );
+  }
+
+  /**
+   * Changes a cron schedule that is not finished: its payload, its expression, or whether it fires
+   * (`active`); a refused change rejects with a `ScheduleRequestError` and stores nothing. Every
+   * replica re-arms for it.
+   */
+  async changeCron(taskId: string, tenantId: string | undefined, change: CronScheduleChange): Promise<ScheduledTaskDefinition> {
+    const task = await this.owned(taskId, tenantId);
+    const changeable: ScheduledTaskStatus[] = [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.RUNNING, ScheduledTaskStatus.PAUSED];
+    if (!isCronTask(task) || !changeable.includes(task.status)) throw new ScheduleStateError(taskId, task.status, "changed");
+    return this.transition(taskId, tenantId, "changed", changeable, (current) => parseCronChange(current, change, { now: Date.now() }));
+  }
+
+  /** Deletes a schedule for good; a fire in progress finishes, and no replica fires it again. */
+  async delete(taskId: string, tenantId?: string): Promise<void> {
+    await this.owned(taskId, tenantId);
+    await this.storage.delete(taskId);
+    this.disarm(taskId);
+    await this.notify(taskId);
   }
 
   /**

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { ScheduleExecutionType, ScheduledTaskStatus, type NewScheduledTask, type ScheduleCatchUpPolicy } from "@axiom-lattice/protocols";
+import {
+  ScheduleExecutionType,
+  ScheduledTaskStatus,
+  type NewScheduledTask,
+  type ScheduleCatchUpPolicy,
+  type ScheduledTaskDefinition,
+  type ScheduledTaskUpdate,
+} from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { boundedJson } from "../stores/jsonBounds";
 import { DEFAULT_TIMEZONE, parseCron } from "./cronSchedule";
@@ -107,6 +114,38 @@ export function parseScheduleCronInput(input: ScheduleCronInput, context: Schedu
     timezone,
     nextRunAt,
     maxRuns: fields.maxRuns,
+  };
+}
+
+/** A change of a cron schedule (`DefaultScheduleClient.changeCron`). */
+export interface CronScheduleChange {
+  payload?: Record<string, unknown>;
+  cronExpression?: string;
+  /** false: stop firing (paused); true: fire again (a paused schedule resumes). */
+  active?: boolean;
+}
+
+const changeFields = z.object({ payload: rules.payload.optional() });
+
+/**
+ * The update that makes `task` (a cron schedule, not finished) what `change` asks. A new expression,
+ * or resuming, moves the next fire to the first after `context.now`; a fire in progress keeps its time
+ * (its settlement moves on). Throws {@link ScheduleRequestError} for a bad payload or an expression
+ * that is invalid or never fires again.
+ */
+export function parseCronChange(task: ScheduledTaskDefinition, change: CronScheduleChange, context: Pick<ScheduleRequestContext, "now">): ScheduledTaskUpdate {
+  const { payload } = checkFields(changeFields, change);
+  const cronExpression = change.cronExpression ?? task.cronExpression ?? "";
+  const nextRunAt = parseCron(cronExpression, task.timezone ?? DEFAULT_TIMEZONE).nextAfter(context.now);
+  if (nextRunAt === undefined) throw new ScheduleRequestError("INVALID_CRON", `Cron expression "${cronExpression}" never fires`);
+  const resumes = change.active === true && task.status === ScheduledTaskStatus.PAUSED;
+  const pauses = change.active === false && task.status !== ScheduledTaskStatus.PAUSED;
+  const moves = task.status !== ScheduledTaskStatus.RUNNING && (resumes || change.cronExpression !== undefined);
+  return {
+    ...(payload ? { payload } : {}),
+    ...(change.cronExpression !== undefined ? { cronExpression } : {}),
+    ...(moves ? { nextRunAt, retryCount: 0 } : {}),
+    ...(pauses ? { status: ScheduledTaskStatus.PAUSED } : resumes ? { status: ScheduledTaskStatus.PENDING } : {}),
   };
 }
 

@@ -453,6 +453,43 @@ describe("DefaultScheduleClient: requests and state changes", () => {
     await expect(client.cancel(theirs.taskId, "other")).rejects.toMatchObject({ code: "INVALID_SCHEDULE_STATE" });
   });
 
+  it("changes a cron schedule's payload, expression and pausing, on every notified replica; refuses a bad change", async () => {
+    const storage = new MemoryScheduleStorage();
+    const runs: Run[] = [];
+    const peer = replica(storage, "peer", runs);
+    const origin = replica(storage, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const task = await origin.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * *", tenantId: "acme" });
+    await expect(origin.changeCron(task.taskId, "other", { active: false })).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
+    await expect(origin.changeCron(task.taskId, "acme", { cronExpression: "61 * * * *" })).rejects.toMatchObject({ code: "INVALID_CRON" });
+
+    expect(await origin.changeCron(task.taskId, "acme", { active: false })).toMatchObject({ status: "paused" });
+    await vi.advanceTimersByTimeAsync(30 * MINUTE);
+    expect(runs).toHaveLength(0);
+    const changed = await origin.changeCron(task.taskId, "acme", { active: true, cronExpression: "*/15 * * * *", payload: { n: 2 } });
+    expect(changed).toMatchObject({ status: "pending", cronExpression: "*/15 * * * *", payload: { n: 2 }, nextRunAt: START + 45 * MINUTE });
+    await origin.stop();
+    await vi.advanceTimersByTimeAsync(30 * MINUTE);
+    expect(runs.map((run) => [at(run.scheduledAt), run.replicaId])).toEqual([
+      ["2031-01-01T08:45:00.000Z", "peer"],
+      ["2031-01-01T09:00:00.000Z", "peer"],
+    ]);
+    const once = await peer.scheduleOnce({ taskType: "record", delayMs: MINUTE });
+    await expect(peer.changeCron(once.taskId, undefined, { active: false })).rejects.toMatchObject({ code: "INVALID_SCHEDULE_STATE" });
+  });
+
+  it("deletes a schedule within its tenant, disarming it on every notified replica", async () => {
+    const storage = new MemoryScheduleStorage();
+    const runs: Run[] = [];
+    const peer = replica(storage, "peer", runs);
+    const origin = replica(storage, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const task = await origin.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * *", tenantId: "acme" });
+    await expect(origin.delete(task.taskId, "other")).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
+    await origin.delete(task.taskId, "acme");
+    await vi.advanceTimersByTimeAsync(30 * MINUTE);
+    expect(runs).toHaveLength(0);
+    expect(await storage.get(task.taskId)).toBeNull();
+  });
+
   it("refuses a second handler for one task type", () => {
     const client = replica(new MemoryScheduleStorage(), "a", []);
     expect(() => client.registerHandler("record", () => {})).toThrow(/already registered/);
