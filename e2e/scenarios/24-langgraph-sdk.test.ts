@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphConformance } from "../harness/langgraphConformance";
+import { langgraphRunOptionsConformance } from "../harness/langgraphRunOptionsCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
@@ -34,6 +35,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
     printLogsOnFailure(() => [gateway]);
     return { url: gateway.url };
   });
+  langgraphRunOptionsConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -78,6 +80,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   };
 
   langgraphConformance(target);
+  langgraphRunOptionsConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {

@@ -201,8 +201,7 @@ describe("LangGraph API: runs", () => {
   it("refuses what it does not do, and bad input, with 422, queueing nothing", async () => {
     const thread = await newThread();
     const refusals: Array<[Record<string, unknown>, string]> = [
-      [say("x", { stream_mode: "events" }), "NOT_SUPPORTED"],
-      [say("x", { stream_mode: ["values", "debug"] }), "NOT_SUPPORTED"],
+      [say("x", { stream_mode: ["values", "tools"] }), "NOT_SUPPORTED"],
       [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
       [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
       [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],

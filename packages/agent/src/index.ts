@@ -14,9 +14,10 @@ export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
-export { AGENT_NODE, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
+export { AGENT_NODE, GRAPH_NODES, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph, type NodeInterrupt } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
+export { clientCheckpointOf } from "./graph/clientCheckpoints";
 export { GRAPH_STREAM_MODES, type GraphEvent, type GraphStreamMode } from "./graph/graphStreamEvents";
 export type { PlainMessage } from "./graph/plainMessage";
 export {

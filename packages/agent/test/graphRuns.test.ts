@@ -34,6 +34,46 @@ describe("runs queued with LangGraph input and stream modes", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
   });
 
+  it("emit LangGraph's own modes debug, tasks and checkpoints from the same graph stream, as clients read them", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-debug"));
+    const { stream } = await agent.addMessage({ input: { messages: [{ role: "user", content: "hi" }] } }, { mode: "stream", assistantId: ASSISTANT, streamModes: ["debug", "tasks", "checkpoints"] });
+    const events = graphEvents(await collect(stream));
+    const debug = events.filter((event) => event.event === "debug").map((event) => event.data as { type: string; step: number; timestamp: string; payload: Record<string, unknown> });
+    expect(debug.map((event) => event.type)).toEqual(["checkpoint", "checkpoint", "task", "task_result", "checkpoint"]);
+    expect(debug[0]).toMatchObject({ step: -1, timestamp: expect.any(String) });
+    const checkpoint = debug.at(-1)!.payload;
+    // The client's thread id everywhere, never the checkpointer's tenant-qualified one; values without the runtime's bookkeeping.
+    expect(checkpoint.checkpoint).toEqual({ thread_id: "lg-debug", checkpoint_ns: "", checkpoint_id: expect.any(String), checkpoint_map: null });
+    expect(checkpoint.parent_checkpoint).toMatchObject({ thread_id: "lg-debug" });
+    expect(checkpoint.config).toMatchObject({ configurable: { thread_id: "lg-debug" } });
+    expect(checkpoint.values).toEqual({ messages: [expect.objectContaining({ type: "human", content: "hi" }), expect.objectContaining({ type: "ai", content: "echo: hi" })] });
+    expect(JSON.stringify(events)).not.toContain(TENANT);
+    const tasks = events.filter((event) => event.event === "tasks").map((event) => event.data as Record<string, unknown>);
+    expect(tasks).toEqual([
+      expect.objectContaining({ name: "agent", input: { messages: [expect.objectContaining({ type: "human" })] }, triggers: expect.any(Array) }),
+      expect.objectContaining({ name: "agent", result: { messages: [expect.objectContaining({ content: "echo: hi" })] }, error: null }),
+    ]);
+    expect(events.filter((event) => event.event === "checkpoints").map((event) => (event.data as { next: string[] }).next)).toEqual([["__start__"], ["agent"], []]);
+  });
+
+  it("emit LangChain's stream events (mode events) beside the graph's own modes, the root run named by the run's id, hidden steps left out", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-events"));
+    const { messageId, stream } = await agent.addMessage({ input: { messages: [{ role: "user", content: "hello world" }] } }, { mode: "stream", assistantId: ASSISTANT, streamModes: ["events", "values"] });
+    const chunks = await collect(stream);
+    const events = graphEvents(chunks);
+    expect(events.filter((event) => event.event === "values")).toHaveLength(2);
+    const streamed = events.filter((event) => event.event === "events").map((event) => event.data as { event: string; name: string; run_id: string; metadata: Record<string, unknown>; data: Record<string, unknown>; tags: string[] });
+    expect(streamed[0]).toMatchObject({ event: "on_chain_start", name: "LangGraph", run_id: messageId, tags: [] });
+    expect(streamed.at(-1)).toMatchObject({ event: "on_chain_end", name: "LangGraph", run_id: messageId });
+    expect(streamed.at(-1)!.data.output).toEqual({ messages: [expect.objectContaining({ type: "human" }), expect.objectContaining({ type: "ai", content: "echo: hello world" })] });
+    const tokens = streamed.filter((event) => event.event === "on_chat_model_stream");
+    expect(tokens.map((event) => (event.data.chunk as { content: string }).content).join("")).toBe("echo: hello world");
+    expect(tokens[0].metadata).toMatchObject({ langgraph_node: "agent", thread_id: "lg-events" });
+    expect(streamed.some((event) => event.name === "__start__" || event.event === "on_chain_stream")).toBe(false);
+    // The /api dialect's chunks come from the same stream.
+    expect(chunks.filter((chunk) => chunk.type === "message_chunk").map((chunk) => (chunk.data as { content: string }).content).join("")).toBe("echo: hello world");
+  });
+
   it("emit nothing of LangGraph's without stream modes (the /api dialect's runs are unchanged)", async () => {
     const agent = manager(stores).getAgent(unboundThread("lg-2"));
     const chunks = await collect((await agent.addMessage({ input: { messages: [{ role: "user", content: "hi" }] } }, { mode: "stream", assistantId: ASSISTANT })).stream);

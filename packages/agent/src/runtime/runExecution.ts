@@ -1,6 +1,7 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { Command, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
+import { graphStream } from "../graph/graphStream";
 import { GraphEvents, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
@@ -43,7 +44,7 @@ export async function executeRun({ graph, config, threadId, messageId, content, 
     const modes = content.streamModes ?? [];
     const streamMode = [...new Set<StreamMode>(["messages", "updates", ...graphModesFor(modes)])];
     const graphEvents = new GraphEvents({ modes, threadId, runId: messageId });
-    const stream = await graph.stream(input, { ...config, streamMode, signal });
+    const stream = graphStream(graph, input, { config, streamMode, signal, events: modes.includes("events"), runId: messageId });
     for await (const [mode, payload] of stream) {
       const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
       for (const chunk of [...chunks, ...graphEvents.chunksOf(mode, payload)]) await emit(chunk);
