@@ -93,7 +93,7 @@ describe("LangGraph API: threads", () => {
       ["/threads/search", { sort_by: "status" }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { runStarts: [] } }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { messages: [{ role: "nobody", content: "x" }] } }, "INVALID_REQUEST"],
-      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint_id: "c1" }, "NOT_SUPPORTED"],
+      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint: { checkpoint_id: "c1", checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
       [`/threads/${thread}/history`, { checkpoint: { checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
     ] as const) {
       const answer = await post(url, body);
@@ -203,9 +203,6 @@ describe("LangGraph API: runs", () => {
     const refusals: Array<[Record<string, unknown>, string]> = [
       [say("x", { stream_mode: ["values", "tools"] }), "NOT_SUPPORTED"],
       [say("x", { multitask_strategy: "rollback" }), "NOT_SUPPORTED"],
-      [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
-      [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
-      [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
       [{ assistant_id: ASSISTANT, command: { goto: "planner" } }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, command: {} }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT }, "INVALID_REQUEST"],

@@ -37,7 +37,7 @@ export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentI
 export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
-export { InvalidRunInputError, type AgentInput, type GraphInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
+export { InvalidRunInputError, type AgentInput, type GraphInput, type GraphRunOptions, type ResumeCommand, type RunContent, type RunGraphSettings, type TaskRunMarker } from "./runtime/runContent";
 export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
@@ -60,5 +60,5 @@ export {
   taskThreadId,
 } from "./tasks/taskRunPlace";
 export type { PendingInterrupt } from "./graph/pendingInterrupts";
-export { NothingToResumeError } from "./runtime/runExecution";
+export { NothingToResumeError, RecursionLimitError } from "./runtime/runExecution";
 export { AssistantNotFoundError, ThreadBusyError } from "./runtime/errors";

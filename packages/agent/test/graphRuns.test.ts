@@ -112,6 +112,70 @@ describe("runs queued with LangGraph input and stream modes", () => {
     expect(graphEvents(replayed).map((event) => event.event)).toEqual(["values", "values"]);
   });
 
+  it("pauses before or after the nodes a run names (interrupted, the thread waiting on its next node), and input null goes on from there", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-pause"));
+    const say = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
+    const paused = await (await agent.addMessage(say('/tool echo {"text":"ping"}'), { mode: "wait", assistantId: ASSISTANT, graph: { interruptBefore: ["tools"] } })).completion;
+    expect(paused.status).toBe("interrupted");
+    expect((await agent.stateSnapshot()).next).toEqual(["tools"]);
+
+    const after = await (await agent.addMessage({ input: null }, { mode: "wait", assistantId: ASSISTANT, graph: { interruptAfter: "*" } })).completion;
+    expect(after.status).toBe("interrupted");
+    const afterTools = await agent.stateSnapshot();
+    expect(afterTools.next).toEqual(["agent"]);
+    expect((afterTools.values.messages as Array<{ content: string }>).at(-1)!.content).toBe("ping");
+
+    const { stream } = await agent.addMessage({ input: null }, { mode: "stream", assistantId: ASSISTANT, streamModes: ["updates"] });
+    const chunks = await collect(stream);
+    expect(graphEvents(chunks).map((event) => Object.keys(event.data as object)[0])).toEqual(["agent"]);
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
+    expect((await agent.stateSnapshot()).next).toEqual([]);
+    // Nothing left to go on with: input null runs nothing.
+    expect((await (await agent.addMessage({ input: null }, { mode: "wait", assistantId: ASSISTANT })).completion).status).toBe("success");
+  });
+
+  it("a run beyond its recursion limit fails with GRAPH_RECURSION_LIMIT", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-recursion"));
+    const { stream } = await agent.addMessage({ input: { messages: [{ role: "user", content: '/tool echo {"text":"loop"}' }] } }, { mode: "stream", assistantId: ASSISTANT, graph: { recursionLimit: 2 } });
+    expect((await collect(stream)).at(-1)).toMatchObject({ type: "message_failed", data: { code: "GRAPH_RECURSION_LIMIT", error: "GRAPH_RECURSION_LIMIT: Recursion limit of 2 reached without hitting a stop condition" } });
+    const other = manager(stores).getAgent(unboundThread("lg-recursion-2"));
+    const enough = await other.addMessage({ input: { messages: [{ role: "user", content: '/tool echo {"text":"loop"}' }] } }, { mode: "wait", assistantId: ASSISTANT, graph: { recursionLimit: 4 } });
+    expect((await enough.completion).status).toBe("success");
+  });
+
+  it("runs from an earlier checkpoint the run names: the thread goes on from there (a fork)", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-fork"));
+    const say = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
+    await (await agent.addMessage(say("first"), { mode: "wait", assistantId: ASSISTANT })).completion;
+    const afterFirst = (await agent.stateSnapshot()).config.configurable!.checkpoint_id as string;
+    await (await agent.addMessage(say("second"), { mode: "wait", assistantId: ASSISTANT })).completion;
+    await (await agent.addMessage(say("instead"), { mode: "wait", assistantId: ASSISTANT, graph: { checkpointId: afterFirst } })).completion;
+    const state = await agent.stateSnapshot();
+    expect((state.values.messages as Array<{ content: string }>).map((message) => message.content)).toEqual(["first", "echo: first", "instead", "echo: instead"]);
+    // The abandoned branch stays in the history.
+    const history = await agent.stateHistory({ limit: 50 });
+    expect(history.some((snapshot) => (snapshot.values.messages as Array<{ content: string }> | undefined)?.some((message) => message.content === "second"))).toBe(true);
+  });
+
+  it("a run's own graph settings replace its assistant's for that run only", async () => {
+    const agent = manager(stores).getAgent(unboundThread("lg-settings"));
+    const say = (content: string) => ({ input: { messages: [{ role: "user", content }] } });
+    const { stream } = await agent.addMessage(say('/tool echo {"text":"ping"}'), { mode: "stream", assistantId: ASSISTANT, streamModes: ["events"], graph: { settings: { systemPrompt: "Be terse.", tools: ["clock"] } } });
+    const events = graphEvents(await collect(stream)).map((event) => event.data as { event: string; data: { input?: { messages?: Array<Array<{ type: string; content: string }>> } } });
+    const prompt = events.find((event) => event.event === "on_chat_model_start")!.data.input!.messages![0];
+    expect(prompt[0]).toMatchObject({ type: "system", content: "Be terse." });
+    const refused = (await agent.stateSnapshot()).values.messages as Array<{ type: string; content: string }>;
+    // echo is not among this run's tools.
+    expect(refused.find((message) => message.type === "tool")!.content).toContain("echo");
+    expect(refused.find((message) => message.type === "tool")!.content).not.toBe("ping");
+
+    const failed = await agent.addMessage(say("x"), { mode: "stream", assistantId: ASSISTANT, graph: { settings: { model: { provider: "nowhere" } } } });
+    expect((await collect(failed.stream)).at(-1)).toMatchObject({ type: "message_failed", data: { code: "UNKNOWN_MODEL_PROVIDER" } });
+    // The next run has the assistant's settings again.
+    const { stream: plain } = await agent.addMessage(say('/tool echo {"text":"pong"}'), { mode: "stream", assistantId: ASSISTANT });
+    expect((await collect(plain)).find((chunk) => chunk.type === "tool_result")).toMatchObject({ data: { content: "pong" } });
+  });
+
   it("updates the state between runs under the thread's run lease, refused while a run holds it", async () => {
     const runtime = manager(stores);
     const scope = unboundThread("lg-6");

@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   ASSISTANT_NOT_FOUND: 404,
   THREAD_BUSY: 409,
   NOTHING_TO_RESUME: 409,
+  // Only a run's error: the graph took more steps than the run allowed.
+  GRAPH_RECURSION_LIMIT: 422,
   INVALID_RUN_INPUT: 400,
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,

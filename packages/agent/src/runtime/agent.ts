@@ -10,7 +10,7 @@ import type { GraphStreamMode } from "../graph/graphStreamEvents";
 import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { terminalChunk } from "./runChunks";
-import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
+import { type AgentInput, type GraphRunOptions, type ResumeCommand, parseRunContent } from "./runContent";
 import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
@@ -36,6 +36,8 @@ export interface AddMessageOptions {
   assistantId?: string;
   /** LangGraph stream modes the run also emits (`graph_event` chunks). */
   streamModes?: GraphStreamMode[];
+  /** LangGraph's options of the run (see `RunContent.graph`). */
+  graph?: GraphRunOptions;
   /** Kept with the run for the caller's own reads (see `RunContent.annotations`). */
   annotations?: Record<string, unknown>;
   /**
@@ -125,8 +127,8 @@ export class Agent {
   addMessage(input: AgentInput, options: AddMessageOptions & { mode: "wait" }): Promise<AddMessageResult & { completion: Promise<RunResult> }>;
   addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
-    const { assistantId, streamModes, annotations } = options;
-    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations });
+    const { assistantId, streamModes, graph, annotations } = options;
+    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, graph, annotations });
     const strategy = options.multitaskStrategy ?? "enqueue";
     const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit };
     const message = await this.enqueue(params, strategy);

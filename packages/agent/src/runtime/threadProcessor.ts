@@ -289,7 +289,7 @@ export class ThreadProcessor {
       const content = parseRunContent(message.content);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId }),
+        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId, settings: content.graph?.settings }),
         config: checkpointConfig(this.scope),
         threadId: this.scope.threadId,
         messageId: message.id,
