@@ -1,5 +1,5 @@
-import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
+import { sseEvents as events } from "./langgraphSse";
 import { useGateway } from "./support";
 
 // What a LangGraph run may ask beyond its input: the stream modes events, debug, tasks and
@@ -16,17 +16,6 @@ const post = (url: string, body: unknown) => gateway.post(url, body, headers);
 const get = (url: string) => gateway.get(url, headers);
 const say = (content: string, extra: Record<string, unknown> = {}) => ({ assistant_id: ASSISTANT, input: { messages: [{ role: "user", content }] }, ...extra });
 const newThread = async () => (await post("/threads", {})).json<{ thread_id: string }>().thread_id;
-
-/** The events of a LangGraph stream: `event: <name>` lines, as the SDK reads them. */
-function events(response: LightMyRequestResponse): Array<{ event: string; id?: string; data: unknown }> {
-  return response.body
-    .split("\n\n")
-    .filter((block) => block.includes("event: "))
-    .map((block) => {
-      const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-      return { event: field("event")!, id: field("id"), data: JSON.parse(field("data") ?? "null") };
-    });
-}
 
 describe("LangGraph API: stream modes events, debug, tasks, checkpoints", () => {
   it("streams each mode's events from the run's output, and a join stream follows a subset of them", async () => {

@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from "fastify";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { sseEvents as events } from "./langgraphSse";
 import { useGateway } from "./support";
 
 // The LangGraph API's threads, state and runs through HTTP, every answer checked against the OpenAPI
@@ -19,17 +19,6 @@ const postEmpty = (url: string) => gateway.app.inject({ method: "POST", url, hea
 const get = (url: string) => gateway.get(url, headers);
 const say = (content: string, extra: Record<string, unknown> = {}) => ({ assistant_id: ASSISTANT, input: { messages: [{ role: "user", content }] }, ...extra });
 const newThread = async (metadata: Record<string, unknown> = {}) => (await post("/threads", { metadata })).json<{ thread_id: string }>().thread_id;
-
-/** The events of a LangGraph stream: `event: <name>` lines, as the SDK reads them. */
-function events(response: LightMyRequestResponse): Array<{ event: string; id?: string; data: unknown }> {
-  return response.body
-    .split("\n\n")
-    .filter((block) => block.includes("event: "))
-    .map((block) => {
-      const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-      return { event: field("event")!, id: field("id"), data: JSON.parse(field("data") ?? "null") };
-    });
-}
 
 describe("LangGraph API: threads", () => {
   it("creates threads that belong to no assistant, honours if_exists, and patches and deletes them", async () => {
