@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite from a fresh clone: installs what is missing, makes sure PostgreSQL is up,
 # builds, runs every package's tests and the e2e suite, then prints "N passed, N failed". nginx (for the
-# load-balancer scenarios) and pgbouncer (for the pooler tests) are installed in CI only; elsewhere
-# those tests are skipped without them.
+# load-balancer scenarios), pgbouncer (for the pooler tests) and chromium (for the browser tests) are
+# installed in CI only; elsewhere those tests are skipped without them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -13,6 +13,7 @@ install_dependencies
 ensure_postgres
 ensure_test_package nginx "the load-balancer scenarios"
 ensure_test_package pgbouncer "the pooler tests"
+ensure_test_package chromium "the browser tests"
 export PATH="$PATH:/usr/sbin"
 echo "==> DATABASE_URL=$DATABASE_URL"
 

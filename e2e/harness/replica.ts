@@ -1,5 +1,6 @@
 import { execa, type ResultPromise } from "execa";
 import { resolve } from "node:path";
+import { onTestFailed } from "vitest";
 import { AUTH_ENV } from "./auth";
 
 const CLI = resolve(__dirname, "../../apps/gateway/dist/cli.js");
@@ -102,4 +103,11 @@ export async function startReplicas(
     throw error;
   }
   return replicas;
+}
+
+/** Prints the replicas' logs when the running test fails (call it from the test). */
+export function printLogsOnFailure(replicas: () => Replica[]): void {
+  onTestFailed(() => {
+    for (const replica of replicas()) console.error(`----- logs of ${replica.replicaId} -----\n${replica.logs}`);
+  });
 }

@@ -3,12 +3,15 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalRegistry } from "./localRegistry";
-import { listWorkspaceProjects, publishedPackages } from "./workspace";
+import { listWorkspaceProjects, publishedPackages, turboCacheDir } from "./workspace";
 import { copyTrackedWorkspace } from "./workspaceCopy";
 
 // `pnpm release` to a private registry, as the README says to run it: on a fresh copy of the
 // workspace (its own install and build), with only `npm_config_registry` naming a local verdaccio.
 // Then `@axiom-lattice/gateway` is installed from that registry into an empty project and started.
+// The copy's build reads the checkout's turbo cache: its sources are the same files, so turbo replays
+// the dist/ the checkout's build made instead of compiling them again (turboCache.test.ts proves the
+// replay; what this file checks is what the release does with them).
 
 let registry: LocalRegistry | undefined;
 let copy: string | undefined;
@@ -29,7 +32,7 @@ beforeAll(async () => {
   await execa("git", ["-c", "user.name=release-test", "-c", "user.email=release@test.invalid", "commit", "-qm", "release"], { cwd: copy });
   release = await execa("pnpm", ["release"], {
     cwd: copy,
-    env: { npm_config_registry: registry.url, TURBO_TELEMETRY_DISABLED: "1" },
+    env: { npm_config_registry: registry.url, TURBO_TELEMETRY_DISABLED: "1", TURBO_CACHE_DIR: await turboCacheDir() },
     reject: false,
     all: true,
     timeout: 300_000,

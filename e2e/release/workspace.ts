@@ -5,6 +5,15 @@ import { execa } from "execa";
 /** The monorepo checkout these tests run in. */
 export const workspaceRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/**
+ * The turbo cache `pnpm build` in this checkout fills: `.turbo/cache` of the main working tree (turbo
+ * shares it between a repository's git worktrees).
+ */
+export async function turboCacheDir(): Promise<string> {
+  const { stdout } = await execa("git", ["rev-parse", "--path-format=absolute", "--git-common-dir"], { cwd: workspaceRoot });
+  return path.join(path.dirname(stdout.trim()), ".turbo", "cache");
+}
+
 /** The packages `changeset publish` releases, with their folders in the workspace. */
 export const publishedPackages = [
   { name: "@axiom-lattice/protocols", dir: "packages/protocols" },

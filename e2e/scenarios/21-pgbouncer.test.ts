@@ -1,5 +1,6 @@
-import { PgBouncer, findPgBouncer } from "@axiom-lattice/testing";
+import { PgBouncer, adminDatabaseUrl, findPgBouncer } from "@axiom-lattice/testing";
 import { randomBytes } from "node:crypto";
+import { Client } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunRecord, call, eventually, expectOk } from "../harness/client";
 import { useCluster } from "../harness/cluster";
@@ -35,8 +36,15 @@ describe.skipIf(pgBouncerMissing)("scenario 21: replicas behind PgBouncer (trans
 
   afterAll(async () => {
     await bouncer?.stop();
-    const admin = await cluster.sql().catch(() => undefined);
-    await admin?.query(`DROP ROLE IF EXISTS ${role}`).catch(() => undefined);
+    // On the server's admin database: the cluster's own went after the test (asking the cluster for
+    // SQL here would create a database nothing drops).
+    const admin = new Client({ connectionString: adminDatabaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    } finally {
+      await admin.end();
+    }
   });
 
   it(`runs ${REPLICAS} replicas, ${REPLICAS * (POOL_MAX + LISTENERS)} connections' worth directly, within a limit of ${CONNECTION_LIMIT}`, async () => {

@@ -8,6 +8,7 @@ import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphConformance } from "../harness/langgraphConformance";
 import { langgraphRunOptionsConformance } from "../harness/langgraphRunOptionsCases";
+import { langgraphStoreConformance } from "../harness/langgraphStoreCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
@@ -36,6 +37,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
     return { url: gateway.url };
   });
   langgraphRunOptionsConformance(() => ({ url: gateway.url }));
+  langgraphStoreConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -81,6 +83,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
 
   langgraphConformance(target);
   langgraphRunOptionsConformance(target);
+  langgraphStoreConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {

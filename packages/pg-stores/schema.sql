@@ -178,6 +178,18 @@ CREATE TABLE public.lattice_schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.lattice_store_items (
+    tenant_id text NOT NULL,
+    namespace text[] NOT NULL COLLATE pg_catalog."C",
+    key text NOT NULL COLLATE pg_catalog."C",
+    value jsonb NOT NULL,
+    ttl_minutes double precision,
+    expires_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_store_items_namespace_check CHECK ((cardinality(namespace) > 0))
+);
+
 CREATE TABLE public.lattice_tasks (
     tenant_id text NOT NULL,
     id text NOT NULL,
@@ -292,6 +304,9 @@ ALTER TABLE ONLY public.lattice_scheduled_tasks
 ALTER TABLE ONLY public.lattice_schema_migrations
     ADD CONSTRAINT lattice_schema_migrations_pkey PRIMARY KEY (version);
 
+ALTER TABLE ONLY public.lattice_store_items
+    ADD CONSTRAINT lattice_store_items_pkey PRIMARY KEY (tenant_id, namespace, key);
+
 ALTER TABLE ONLY public.lattice_tasks
     ADD CONSTRAINT lattice_tasks_pkey PRIMARY KEY (tenant_id, id);
 
@@ -322,6 +337,8 @@ CREATE INDEX lattice_run_events_logged_at ON public.lattice_run_events USING btr
 CREATE INDEX lattice_scheduled_tasks_by_status ON public.lattice_scheduled_tasks USING btree (status, updated_at);
 
 CREATE INDEX lattice_scheduled_tasks_by_tenant ON public.lattice_scheduled_tasks USING btree (tenant_id, created_at);
+
+CREATE INDEX lattice_store_items_expiry ON public.lattice_store_items USING btree (expires_at) WHERE (expires_at IS NOT NULL);
 
 CREATE INDEX lattice_tasks_listing ON public.lattice_tasks USING btree (tenant_id, created_at, id COLLATE "C");
 

@@ -75,6 +75,11 @@ export interface GatewayConfig {
   corsOrigins: string[];
   /** Runs one tenant may create per minute on this replica; 0 means no limit. */
   runRateLimitPerMinute: number;
+  /**
+   * Serve the chat page at `/playground` (`AXIOM_PLAYGROUND`): on by default, off by default when
+   * `NODE_ENV=production`, where a page nobody asked for is surface nobody watches.
+   */
+  playground: boolean;
   /** How often this replica announces its presence (`GET /api/cluster`); it lapses after three missed. */
   presenceIntervalMs: number;
   /** Fail orphaned `in_progress` tasks (no replica runs them) at startup and on every maintenance pass. */
@@ -207,6 +212,7 @@ const envSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, "must be origins (scheme://host[:port]), comma-separated")))
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
+  AXIOM_PLAYGROUND: z.enum(["on", "off"], { error: "must be on or off" }).optional(),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
   AXIOM_TASK_ORPHAN_RECOVERY: flag,
   AXIOM_SSE_HEARTBEAT_MS: integer(100, 600_000).default(SSE_HEARTBEAT_MS),
@@ -269,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
+    playground: (e.AXIOM_PLAYGROUND ?? (env.NODE_ENV === "production" ? "off" : "on")) === "on",
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,

@@ -31,6 +31,7 @@ import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
 import { langgraphApi } from "./langgraph/langgraphApi";
+import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
@@ -44,6 +45,8 @@ export interface BuildGatewayOptions {
   context?: GatewayContext;
   /** Extra checks behind `/ready`. */
   readiness?: ReadinessCheck[];
+  /** The built chat page's folder, instead of the playground package's build (tests). */
+  playgroundRoot?: string;
   /** A scheduler to serve instead of the context's own (tests). */
   schedules?: ScheduleRoutesOptions;
 }
@@ -95,6 +98,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   await registerApiReference(app);
+  if (config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute);
   await app.register(assistantRoutes);

@@ -82,6 +82,9 @@ beforeAll(async () => {
   const waited = await send("POST", "/threads/a-lg-thread-only/runs/wait", { bearer: tokenA, body: { assistant_id: "a-lg-assistant-only", input } });
   expect(waited.statusCode).toBe(200);
   lgRunId = String(waited.headers["content-location"]).split("/").at(-1)!;
+  for (const namespace of [["a-memory"], ["a-memory-only"]]) {
+    expect((await send("PUT", "/store/items", { bearer: tokenA, body: { namespace, key: "a-item", value: { owner: "secret of A" } } })).statusCode).toBe(204);
+  }
 });
 afterAll(() => app?.close());
 
@@ -277,6 +280,29 @@ const CASES: Record<string, RouteCase> = {
   // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
+  // The store: B's items live beside A's under the same namespaces and keys, never reaching them.
+  "PUT /store/items": {
+    url: () => "/store/items",
+    body: () => ({ namespace: ["a-memory"], key: "a-item", value: { owner: "B" } }),
+    foreign: async (response) => {
+      expect(response.statusCode).toBe(204);
+      expect((await send("GET", "/store/items?namespace=a-memory&key=a-item", { bearer: tokenA })).json()).toMatchObject({ value: { owner: "secret of A" } });
+    },
+  },
+  "GET /store/items": {
+    url: () => "/store/items?namespace=a-memory-only&key=a-item",
+    foreign: (response) => expect([response.statusCode, response.json()]).toEqual([200, null]),
+  },
+  "DELETE /store/items": {
+    url: () => "/store/items",
+    body: () => ({ namespace: ["a-memory-only"], key: "a-item" }),
+    foreign: async (response) => {
+      expect(response.statusCode).toBe(204);
+      expect((await send("GET", "/store/items?namespace=a-memory-only&key=a-item", { bearer: tokenA })).json()).toMatchObject({ value: { owner: "secret of A" } });
+    },
+  },
+  "POST /store/items/search": { url: () => "/store/items/search", body: () => ({ namespace_prefix: ["a-memory-only"] }), foreign: emptyList("items") },
+  "POST /store/namespaces": { url: () => "/store/namespaces", body: () => ({ prefix: ["a-memory-only"] }), foreign: emptyList("namespaces") },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",

@@ -63,6 +63,7 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_EVENT_FLUSH_MS", "9"],
     ["AXIOM_RUN_EVENT_FLUSH_MS", "60001"],
     ["AXIOM_RUN_EVENT_FLUSH_MS", "soon"],
+    ["AXIOM_PLAYGROUND", "yes"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
@@ -73,6 +74,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATABASE_URL: "postgres://app@pgbouncer:6432/lattice", DATABASE_LISTEN_URL: direct })).toMatchObject({ database: { listenUrl: direct } });
     expect(loadConfig({ DATABASE_URL: direct }).database.listenUrl).toBeUndefined();
     expect(() => loadConfig({ DATABASE_LISTEN_URL: direct })).toThrow(/^DATABASE_LISTEN_URL: .*set DATABASE_URL too/);
+  });
+
+  it("serves the playground page unless told not to, and in production only when told to", () => {
+    expect(loadConfig({}).playground).toBe(true);
+    expect(loadConfig({ AXIOM_PLAYGROUND: "off" }).playground).toBe(false);
+    expect(loadConfig({ NODE_ENV: "production", LATTICE_ENCRYPTION_KEY: `v1:${Buffer.alloc(32, 1).toString("base64")}` }).playground).toBe(false);
+    expect(loadConfig({ NODE_ENV: "production", LATTICE_ENCRYPTION_KEY: `v1:${Buffer.alloc(32, 1).toString("base64")}`, AXIOM_PLAYGROUND: "on" }).playground).toBe(true);
   });
 
   it("treats retention 0, negative or non-integer as disabled", () => {

@@ -113,6 +113,9 @@ describe("LangGraph API: runs", () => {
     expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates", "end"]);
     const joined = await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=${encodeURIComponent('["values","updates"]')}`);
     expect(events(joined).map((event) => event.event)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    // -1: every event from the start, as LangGraph Platform reads it (useStream rejoins a run so).
+    const fromStart = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": "-1" } });
+    expect(events(fromStart)).toEqual(streamed);
   });
 
   it("waits, joins and lists runs with LangGraph's statuses; a paused run succeeded and its thread is interrupted", async () => {

@@ -9,6 +9,7 @@ import { ERROR_STATUS } from "../src/http/errors";
 import { langgraphStatus } from "../src/langgraph/errors";
 import { DOCS_PATH, OPENAPI_PATH } from "../src/openapi/apiReference";
 import { servedRoutesOf } from "../src/openapi/routeCatalog";
+import { PLAYGROUND_PATH } from "../src/playground/playgroundPage";
 import { openApiPath } from "./documentedResponses";
 
 // With authentication on, as production runs: the reference must still be public.
@@ -38,13 +39,13 @@ describe("the API reference", () => {
     expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
   });
 
-  it("documents every route the gateway serves, with its method; only the reference's pages and CORS preflights are left out", () => {
+  it("documents every route the gateway serves, with its method; only the reference's pages, the playground page and CORS preflights are left out", () => {
     const routes = servedRoutesOf(app);
     expect(routes.length).toBeGreaterThan(20);
     const missing = documentedRoutes().filter(({ method, url }) => !operationOf(method, url));
     expect(missing).toEqual([]);
-    const isReference = (url: string) => url === OPENAPI_PATH || url === DOCS_PATH || url.startsWith(`${DOCS_PATH}/`);
-    const hidden = routes.filter((route) => route.hidden && !isReference(route.url));
+    const isPage = (url: string) => url === OPENAPI_PATH || [DOCS_PATH, PLAYGROUND_PATH].some((page) => url === page || url.startsWith(`${page}/`));
+    const hidden = routes.filter((route) => route.hidden && !isPage(route.url));
     expect(hidden).toEqual([{ method: "OPTIONS", url: "*", hidden: true }]);
     // Nothing documented that the gateway does not serve.
     const served = new Set(documentedRoutes().map(({ method, url }) => `${method.toLowerCase()} ${openApiPath(url)}`));
@@ -83,7 +84,7 @@ describe("the API reference", () => {
 
   it("gives every LangGraph API route a success answer, {detail, code} errors at the platform's statuses, and its scope", () => {
     const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/"));
-    expect(langgraphRoutes.length).toBe(27);
+    expect(langgraphRoutes.length).toBe(32);
     for (const { method, url } of langgraphRoutes) {
       const operation = operationOf(method, url)!;
       const where = `${method} ${url}`;

@@ -22,6 +22,7 @@ describe.each(["memory", "postgresql"])("plugins on %s stores", (stores) => {
     expect(await catalog(tenant)).toEqual([
       { name: "clock", source: "builtin", description: "Returns the current time as an ISO 8601 string.", enabled: true },
       { name: "echo", source: "builtin", description: "Returns the given text unchanged.", enabled: true },
+      { name: "memory_read", source: "builtin", description: expect.stringContaining("long-term memory"), enabled: true },
     ]);
     const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selectedTools: ["add"] };
     expect((await post("/api/mcp-configs", calc, as(tenant))).statusCode).toBe(201);
@@ -32,7 +33,7 @@ describe.each(["memory", "postgresql"])("plugins on %s stores", (stores) => {
     expect((await post("/api/assistants", { name: "Adder", tools: ["calc__add"] }, as(tenant))).json()).toMatchObject({ code: "TOOL_DISABLED" });
     // Disconnected, the tool leaves the catalog; its setting stays for when the server comes back.
     expect((await post("/api/mcp-configs/calc/disconnect", {}, as(tenant))).statusCode).toBe(200);
-    expect((await catalog(tenant)).map((entry) => entry.name)).toEqual(["clock", "echo"]);
+    expect((await catalog(tenant)).map((entry) => entry.name)).toEqual(["clock", "echo", "memory_read"]);
     expect((await patch("/api/plugins/calc__add", { enabled: true }, as(tenant))).statusCode).toBe(404);
     expect((await post("/api/mcp-configs/calc/connect", {}, as(tenant))).statusCode).toBe(200);
     expect(await enabledOf(tenant, "calc__add")).toBe(false);

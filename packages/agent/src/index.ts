@@ -13,6 +13,8 @@ export {
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
+export { MEMORY_READ_TOOL } from "./tools/memoryRead";
+export { TenantStore } from "./graph/tenantStore";
 export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
 export { AGENT_NODE, GRAPH_NODES, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph, type NodeInterrupt } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";

@@ -96,3 +96,17 @@ export const TASK_LIST_MAX = 1_000;
 export const ROOM_MESSAGE_MAX_CHARS = 16_384;
 export const ROOM_MESSAGE_PAGE_SIZE = 50;
 export const ROOM_MESSAGE_MAX_PAGE_SIZE = 200;
+
+/**
+ * Long-term memory (the LangGraph store): an item's namespace labels and key together stay well
+ * within a PostgreSQL index entry (about 2.7 KB); a namespace this deep is already unusual.
+ */
+export const ITEM_ADDRESS_MAX_BYTES = 1_024;
+export const ITEM_NAMESPACE_MAX_LABELS = 20;
+/** A time-to-live of a century is "for ever" in practice; a larger one is a mistake. */
+export const ITEM_TTL_MAX_MINUTES = 100 * 365 * 24 * 60;
+/**
+ * How often the maintenance leader removes expired items. Reads never return an expired item, so
+ * this only bounds how long expired rows take room.
+ */
+export const ITEM_EXPIRY_SWEEP_INTERVAL_MS = 60_000;

@@ -70,6 +70,9 @@ export {
   type ValidMcpServerConfig,
 } from "./mcp/mcpConfigArguments";
 export { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore";
+export { InMemoryItemStore, type InMemoryItemStoreOptions } from "./items/inMemoryItemStore";
+export { type ItemCondition, type ValidItemSearch, type ValidNamespaceListing, validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "./items/itemArguments";
+export { itemExpirySweep } from "./items/itemExpirySweep";
 export { InMemoryRunEventLog } from "./runs/inMemoryRunEventLog";
 export { validatePluginSetting } from "./plugins/pluginSettingArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";

@@ -1,4 +1,5 @@
 import { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
+import { InMemoryItemStore } from "./items/inMemoryItemStore";
 import { InMemoryLeaseStore } from "./coordination/inMemoryLeaseStore";
 import { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
 import { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore";
@@ -23,6 +24,7 @@ registerDefaultStoreFactory("schedule", () => new MemoryScheduleStorage());
 registerDefaultStoreFactory("task", () => new InMemoryTaskStore());
 registerDefaultStoreFactory("mcp", () => new InMemoryMcpServerConfigStore());
 registerDefaultStoreFactory("pluginSetting", () => new InMemoryPluginSettingStore());
+registerDefaultStoreFactory("item", () => new InMemoryItemStore());
 // Rooms live in the default projects, messages in the default rooms.
 registerDefaultStoreFactory("projectRoom", () => new InMemoryProjectRoomStore(getStoreLattice("default", "project")));
 registerDefaultStoreFactory("projectRoomMessage", () => new InMemoryProjectRoomMessageStore(getStoreLattice("default", "projectRoom")));

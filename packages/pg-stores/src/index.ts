@@ -22,6 +22,7 @@ export {
   type UnreadableSecret,
 } from "./secrets/resealStoredSecrets";
 export { PostgreSQLPluginSettingStore } from "./plugins/postgresqlPluginSettingStore";
+export { PostgreSQLItemStore } from "./items/postgresqlItemStore";
 export { PostgreSQLRunEventLog } from "./runs/postgresqlRunEventLog";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";

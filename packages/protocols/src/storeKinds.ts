@@ -14,6 +14,7 @@ export const STORE_KINDS = [
   "pluginSetting",
   "projectRoom",
   "projectRoomMessage",
+  "item",
   "checkpoint",
 ] as const;
 

@@ -19,9 +19,9 @@ export const apiRoutesOf = (app: FastifyInstance): readonly ApiRoute[] => app.ge
 
 /**
  * Routes that act on a tenant's data: `/api`, and the LangGraph-compatible API at the root
- * (`/assistants`, `/threads`, `/runs`). Each needs a principal and the scope ROUTE_SCOPES gives it.
+ * (`/assistants`, `/threads`, `/runs`, `/store`). Each needs a principal and the scope ROUTE_SCOPES gives it.
  */
-const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs)(\/|$)/;
+const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store)(\/|$)/;
 export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(url);
 
 /** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token there too. */

@@ -99,6 +99,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /threads/:thread_id/runs/:run_id/cancel": "write",
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
+  "PUT /store/items": "write",
+  "GET /store/items": "read",
+  "DELETE /store/items": "write",
+  "POST /store/items/search": "read",
+  "POST /store/namespaces": "read",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

@@ -13,6 +13,7 @@ import {
   type PresenceHeartbeat,
   RetentionJob,
   TaskLifecycleNotifier,
+  itemExpirySweep,
   runAsLeader,
   startPresenceHeartbeat,
 } from "@axiom-lattice/core";
@@ -156,6 +157,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     modelProviders: stores.modelProviders,
     threads: stores.threads,
     checkpointer: stores.checkpoint,
+    items: stores.items,
     wakeup: stores.queueWakeup,
     // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is
     // logged. In memory there is no other replica to serve, and a log would only hold every token for a day.
@@ -271,6 +273,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...runRetention.maintenanceTasks(),
     ...runEventRetention.maintenanceTasks(),
     projectTasks.maintenanceTask(config.runLeaseMs),
+    itemExpirySweep(stores.items, { logger }),
     ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({

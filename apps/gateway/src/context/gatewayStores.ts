@@ -2,6 +2,7 @@ import {
   type IMessageQueueStore,
   type Logger,
   InMemoryAssistantStore,
+  InMemoryItemStore,
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryModelProviderStore,
@@ -22,6 +23,7 @@ import {
 import { type QueryConfig, allMigrations, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import type {
   AssistantStore,
+  ItemStore,
   LeaseStore,
   ModelProviderStore,
   OutboxStore,
@@ -66,6 +68,8 @@ export interface GatewayStores {
   mcp: McpServerConfigStore;
   /** Each tenant's plugin settings (the tools it switched off). */
   pluginSettings: PluginSettingStore;
+  /** Each tenant's long-term memory (the LangGraph API's `/store`, and its runs' `getStore()`). */
+  items: ItemStore;
   schedules: ScheduleStorage;
   /** Every run's stream, replayable and followed on any replica. */
   runEvents: RunEventLog;
@@ -109,6 +113,7 @@ export async function createGatewayStores(
       tasks: new InMemoryTaskStore(),
       mcp: new InMemoryMcpServerConfigStore(),
       pluginSettings: new InMemoryPluginSettingStore(),
+      items: new InMemoryItemStore(),
       schedules: new MemoryScheduleStorage(),
       runEvents: new InMemoryRunEventLog(),
       checkpoint: new MemorySaver(),
@@ -176,6 +181,7 @@ export async function createGatewayStores(
     tasks: pg.task,
     mcp: pg.mcp,
     pluginSettings: pg.pluginSetting,
+    items: pg.item,
     schedules: pg.schedule,
     runEvents: pg.runEvents,
     checkpoint: pg.checkpoint,

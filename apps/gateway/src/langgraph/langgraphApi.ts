@@ -3,6 +3,7 @@ import { langgraphAssistantRoutes } from "./assistants";
 import { installLanggraphErrors } from "./errors";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
+import { langgraphStoreRoutes } from "./store";
 import { langgraphThreadRoutes } from "./threads";
 
 /**
@@ -16,4 +17,5 @@ export const langgraphApi: FastifyPluginAsync = async (app) => {
   await app.register(langgraphThreadRoutes);
   await app.register(langgraphRunRoutes);
   await app.register(langgraphStatelessRunRoutes);
+  await app.register(langgraphStoreRoutes);
 };

@@ -50,8 +50,11 @@ const joinStreamQuery = z.object({
   cancel_on_disconnect: z.enum(["0", "1", "true", "false"]).default("0").describe("1: the run is cancelled (wherever it runs) when this client leaves before the end"),
 });
 
+/** The `Last-Event-ID` LangGraph Platform reads as "every event from the run's start" (the SDK's `useStream` rejoins a run with it). */
+const FROM_THE_START = "-1";
+
 const lastEventIdHeader = z.looseObject({
-  "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it"),
+  "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it; `-1`: from the run's start"),
 });
 
 const cancelQuery = z.object({
@@ -240,7 +243,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
       const tenantId = tenantOf(request);
       const { thread, run } = await requireRun(tenantId, request.params.thread_id, request.params.run_id);
       const lastEventId = request.headers["last-event-id"];
-      const position = lastEventId === undefined ? undefined : parseStreamEventId(lastEventId);
+      const position = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : parseStreamEventId(lastEventId);
       if (position && position.messageId !== run.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${position.messageId}, not ${run.id}`);
       const runModes = streamModesOfRun(run);
       const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;

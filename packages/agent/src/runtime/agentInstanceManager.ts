@@ -14,7 +14,7 @@ import {
   threadRunLeaseKey,
   withLease,
 } from "@axiom-lattice/core";
-import type { AssistantStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, ItemStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { checkpointThreadId } from "../graph/checkpointThread";
 import { Agent } from "./agent";
@@ -51,6 +51,8 @@ export interface AgentRuntimeOptions {
   threads?: Pick<ThreadStore, "deleteThread">;
   /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
   checkpointer?: BaseCheckpointSaver;
+  /** The tenants' long-term memory, each run's graph reading its own tenant's (`getStore()`). Default: the registered `item` store. */
+  items?: ItemStore;
   /** Default: wake-ups within this process only. */
   wakeup?: QueueWakeup;
   /** Claim lease of a running message, renewed every third of it (default: `threadRunTtlMs`). */
@@ -123,6 +125,7 @@ export class AgentInstanceManager {
       modelProviders: options.modelProviders,
       // The registry types checkpointers loosely (protocols has no LangGraph dependency).
       checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
+      items: options.items ?? getStoreLattice("default", "item"),
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
       runEvents: options.runEvents ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents) } : undefined,

@@ -10,7 +10,7 @@ import {
   type ThreadRunScope,
   threadRunLeaseKey,
 } from "@axiom-lattice/core";
-import type { AssistantStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
+import type { AssistantStore, ItemStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { StateSnapshot } from "@langchain/langgraph";
@@ -43,6 +43,8 @@ export interface RuntimeContext {
   /** The tenants' model providers, which assistants may name. Absent: only registered providers. */
   modelProviders?: ModelProviderCatalog;
   checkpointer: BaseCheckpointSaver;
+  /** The tenants' long-term memory: a run's graph has its tenant's as its LangGraph store. */
+  items: ItemStore;
   wakeup: QueueWakeup;
   buffers: ChunkBuffers;
   /** Every run's stream, durable and readable on any replica. Absent: streams live in this replica's buffers only. */

@@ -11,6 +11,7 @@ import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
+import { TenantStore } from "../graph/tenantStore";
 import { ActiveRun, type HandOverReason } from "./activeRun";
 import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
 import { parseRunContent, taskMarkerOf } from "./runContent";
@@ -290,7 +291,7 @@ export class ThreadProcessor {
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
         graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId, settings: content.graph?.settings }),
-        config: checkpointConfig(this.scope),
+        config: { ...checkpointConfig(this.scope), store: new TenantStore(this.context.items, this.scope.tenantId) },
         threadId: this.scope.threadId,
         messageId: message.id,
         content,

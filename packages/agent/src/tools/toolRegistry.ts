@@ -1,6 +1,7 @@
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { clockTool, echoTool } from "./builtinTools";
+import { memoryReadTool } from "./memoryRead";
 
 /** An assistant names a tool no one registered. */
 export class UnknownToolError extends Error {
@@ -15,6 +16,7 @@ export class UnknownToolError extends Error {
 const tools = new Map<string, StructuredToolInterface>([
   [clockTool.name, clockTool],
   [echoTool.name, echoTool],
+  [memoryReadTool.name, memoryReadTool],
 ]);
 
 /** Makes a tool available to assistants under its `name` (replacing one of the same name). */

@@ -1,4 +1,4 @@
-import type { AssistantStore, ErrorCode, LeaseStore, McpServerConfigStore, OutboxStore, PluginSettingStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, ThreadStore } from "@axiom-lattice/protocols";
+import type { AssistantStore, ErrorCode, ItemStore, LeaseStore, McpServerConfigStore, OutboxStore, PluginSettingStore, ProjectRoomMessageStore, ProjectRoomStore, ProjectStore, ScheduleStorage, StoreKind, TaskStore, ThreadStore } from "@axiom-lattice/protocols";
 import type { IMessageQueueStore } from "../queue/messageQueueStore";
 
 /** The interface each store kind implements. */
@@ -12,6 +12,7 @@ export interface StoreTypes {
   task: TaskStore;
   mcp: McpServerConfigStore;
   pluginSetting: PluginSettingStore;
+  item: ItemStore;
   projectRoom: ProjectRoomStore;
   projectRoomMessage: ProjectRoomMessageStore;
   threadMessageQueue: IMessageQueueStore;

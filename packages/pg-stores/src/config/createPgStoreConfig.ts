@@ -7,6 +7,7 @@ import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
+import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
@@ -56,6 +57,8 @@ export interface PgStoreConfig {
   mcp: PostgreSQLMcpServerConfigStore;
   /** The tenants' plugin settings (which tools each has switched off). */
   pluginSetting: PostgreSQLPluginSettingStore;
+  /** The tenants' long-term memory (the LangGraph store). */
+  item: PostgreSQLItemStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
@@ -96,6 +99,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       task: new PostgreSQLTaskStore(shared),
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSetting: new PostgreSQLPluginSettingStore(shared),
+      item: new PostgreSQLItemStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup({ ...shared, logger: options.logger }),
       runEvents: new PostgreSQLRunEventLog({ ...shared, logger: options.logger }),
     };

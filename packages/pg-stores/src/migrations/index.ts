@@ -19,6 +19,7 @@ import { runEventsMigration } from "./199_run_events";
 import { queueAbortRequestMigration } from "./200_queue_abort_request";
 import { queueAttemptsMigration } from "./201_queue_attempts";
 import { assistantGraphFieldsMigration } from "./202_assistant_graph_fields";
+import { storeItemsMigration } from "./204_store_items";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -44,4 +45,5 @@ export const allMigrations: readonly Migration[] = [
   queueAbortRequestMigration,
   queueAttemptsMigration,
   assistantGraphFieldsMigration,
+  storeItemsMigration,
 ];

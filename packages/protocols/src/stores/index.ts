@@ -12,3 +12,4 @@ export * from "./project";
 export * from "./modelProvider";
 export * from "./pluginSetting";
 export * from "./runEventLog";
+export * from "./item";

@@ -1,0 +1,44 @@
+/**
+ * Where the page finds the gateway and who it is there. The page needs no build-time setting: it is
+ * served at `<gateway>/playground/` and talks to the gateway it came from, under whatever prefix a
+ * proxy put before it.
+ */
+export const API_URL = new URL("..", window.location.href).href.replace(/\/$/, "");
+
+/** A bearer token (authentication on) and a tenant (`x-tenant-id`, authentication off); both optional. */
+export interface Credentials {
+  token: string;
+  tenant: string;
+}
+
+// Kept for the tab only: a reload keeps them, closing the tab forgets the token.
+const STORAGE_KEY = "axiom-playground:credentials";
+
+export function savedCredentials(): Credentials {
+  const saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? "{}") as Partial<Credentials>;
+  return { token: saved.token ?? "", tenant: saved.tenant ?? "" };
+}
+
+export function saveCredentials(credentials: Credentials): void {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
+}
+
+/** The SDK client's `apiKey` (sent as `x-api-key`) and headers for these credentials. */
+export function clientOptions({ token, tenant }: Credentials): { apiKey: string | null; defaultHeaders: Record<string, string> } {
+  return { apiKey: token.trim() || null, defaultHeaders: tenant.trim() ? { "x-tenant-id": tenant.trim() } : {} };
+}
+
+/** The page's address keeps the assistant and the thread, so a reload (or a shared link) opens the same conversation. */
+export function readLocation(): { assistantId?: string; threadId?: string } {
+  const params = new URLSearchParams(window.location.search);
+  return { assistantId: params.get("assistant") ?? undefined, threadId: params.get("thread") ?? undefined };
+}
+
+export function writeLocation(changes: { assistantId?: string | null; threadId?: string | null }): void {
+  const url = new URL(window.location.href);
+  for (const [param, value] of [["assistant", changes.assistantId], ["thread", changes.threadId]] as const) {
+    if (value === null) url.searchParams.delete(param);
+    else if (value !== undefined) url.searchParams.set(param, value);
+  }
+  window.history.replaceState(null, "", url);
+}
