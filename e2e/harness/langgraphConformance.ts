@@ -312,9 +312,9 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.threads.get(thread_id)).status).toBe("error");
 
     expect(await refusal(client.runs.wait("no-such-thread", assistantId, { input: say("x") }))).toEqual({ status: 404, body: { detail: "Thread no-such-thread not found", code: "NOT_FOUND" } });
-    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), streamMode: "debug" })));
+    const unsupported = await refusal(collect(client.runs.stream(thread_id, assistantId, { input: say("x"), feedbackKeys: ["helpful"] })));
     expect(unsupported).toMatchObject({ status: 422, body: { code: "NOT_SUPPORTED" } });
-    expect(unsupported.body.detail).toContain("stream_mode debug");
+    expect(unsupported.body.detail).toContain("feedback_keys");
     // A webhook is held to the egress policy when written: with authentication on, loopback is refused.
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), webhook: "http://127.0.0.1:9/hook" }))).toMatchObject({ status: 400, body: { code: "BASE_URL_NOT_ALLOWED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });

@@ -8,6 +8,7 @@ import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
 import { langgraphCronConformance } from "../harness/langgraphCronCases";
 import { langgraphConformance } from "../harness/langgraphConformance";
+import { langgraphRunOptionsConformance } from "../harness/langgraphRunOptionsCases";
 import { langgraphStoreConformance } from "../harness/langgraphStoreCases";
 import { langgraphRunControlConformance } from "../harness/langgraphRunControlCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
@@ -37,6 +38,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
     printLogsOnFailure(() => [gateway]);
     return { url: gateway.url };
   });
+  langgraphRunOptionsConformance(() => ({ url: gateway.url }));
   langgraphStoreConformance(() => ({ url: gateway.url }));
   langgraphRunControlConformance(() => ({ url: gateway.url }));
   langgraphCronConformance(() => ({ url: gateway.url }));
@@ -84,6 +86,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   };
 
   langgraphConformance(target);
+  langgraphRunOptionsConformance(target);
   langgraphStoreConformance(target);
   langgraphRunControlConformance(target);
   langgraphCronConformance(target);

@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from "fastify";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { sseEvents as events } from "./langgraphSse";
 import { useGateway } from "./support";
 
 // The LangGraph API's threads, state and runs through HTTP, every answer checked against the OpenAPI
@@ -19,17 +19,6 @@ const postEmpty = (url: string) => gateway.app.inject({ method: "POST", url, hea
 const get = (url: string) => gateway.get(url, headers);
 const say = (content: string, extra: Record<string, unknown> = {}) => ({ assistant_id: ASSISTANT, input: { messages: [{ role: "user", content }] }, ...extra });
 const newThread = async (metadata: Record<string, unknown> = {}) => (await post("/threads", { metadata })).json<{ thread_id: string }>().thread_id;
-
-/** The events of a LangGraph stream: `event: <name>` lines, as the SDK reads them. */
-function events(response: LightMyRequestResponse): Array<{ event: string; id?: string; data: unknown }> {
-  return response.body
-    .split("\n\n")
-    .filter((block) => block.includes("event: "))
-    .map((block) => {
-      const field = (name: string) => block.split("\n").find((line) => line.startsWith(`${name}: `))?.slice(name.length + 2);
-      return { event: field("event")!, id: field("id"), data: JSON.parse(field("data") ?? "null") };
-    });
-}
 
 describe("LangGraph API: threads", () => {
   it("creates threads that belong to no assistant, honours if_exists, and patches and deletes them", async () => {
@@ -93,7 +82,7 @@ describe("LangGraph API: threads", () => {
       ["/threads/search", { sort_by: "status" }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { runStarts: [] } }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { messages: [{ role: "nobody", content: "x" }] } }, "INVALID_REQUEST"],
-      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint_id: "c1" }, "NOT_SUPPORTED"],
+      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint: { checkpoint_id: "c1", checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
       [`/threads/${thread}/history`, { checkpoint: { checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
     ] as const) {
       const answer = await post(url, body);
@@ -204,11 +193,7 @@ describe("LangGraph API: runs", () => {
   it("refuses what it does not do, and bad input, with 422, queueing nothing", async () => {
     const thread = await newThread();
     const refusals: Array<[Record<string, unknown>, string]> = [
-      [say("x", { stream_mode: "events" }), "NOT_SUPPORTED"],
-      [say("x", { stream_mode: ["values", "debug"] }), "NOT_SUPPORTED"],
-      [say("x", { interrupt_before: ["tools"] }), "NOT_SUPPORTED"],
-      [say("x", { context: { model: { provider: "scripted" } } }), "NOT_SUPPORTED"],
-      [say("x", { config: { recursion_limit: 5 } }), "NOT_SUPPORTED"],
+      [say("x", { stream_mode: ["values", "tools"] }), "NOT_SUPPORTED"],
       [{ assistant_id: ASSISTANT, command: { goto: "planner" } }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, command: {} }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT }, "INVALID_REQUEST"],

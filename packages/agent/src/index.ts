@@ -16,9 +16,10 @@ export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { MEMORY_READ_TOOL } from "./tools/memoryRead";
 export { TenantStore } from "./graph/tenantStore";
 export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
-export { AGENT_NODE, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph } from "./graph/reactGraph";
+export { AGENT_NODE, GRAPH_NODES, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph, type NodeInterrupt } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
+export { clientCheckpointOf } from "./graph/clientCheckpoints";
 export { GRAPH_STREAM_MODES, type GraphEvent, type GraphStreamMode } from "./graph/graphStreamEvents";
 export type { PlainMessage } from "./graph/plainMessage";
 export {
@@ -38,7 +39,7 @@ export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentI
 export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
-export { InvalidRunInputError, type AgentInput, type GraphInput, type ResumeCommand, type RunContent, type TaskRunMarker } from "./runtime/runContent";
+export { InvalidRunInputError, type AgentInput, type GraphInput, type GraphRunOptions, type ResumeCommand, type RunContent, type RunGraphSettings, type TaskRunMarker } from "./runtime/runContent";
 export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
@@ -61,5 +62,5 @@ export {
   taskThreadId,
 } from "./tasks/taskRunPlace";
 export type { PendingInterrupt } from "./graph/pendingInterrupts";
-export { NothingToResumeError } from "./runtime/runExecution";
+export { NothingToResumeError, RecursionLimitError } from "./runtime/runExecution";
 export { AssistantNotFoundError, RunInProgressError, ThreadBusyError } from "./runtime/errors";

@@ -67,6 +67,28 @@ describe("a replica killed after the model answered, before the checkpoint", () 
   });
 });
 
+describe("a replica killed during a run from an earlier checkpoint (a fork)", () => {
+  it("leaves a peer to go on along the fork it began, not to fork again", async () => {
+    const first = manager(stores, { wakeup: lostWakeups });
+    const agent = first.getAgent(thread("t1"));
+    await (await agent.addMessage({ message: "first" }, { mode: "wait" })).completion;
+    const forkPoint = (await agent.stateSnapshot()).config.configurable!.checkpoint_id as string;
+    await (await agent.addMessage({ message: "second" }, { mode: "wait" })).completion;
+    await first.shutdown();
+
+    const dying = dyingReplica();
+    const { messageId } = await dying.agent.addMessage({ message: "instead" }, { graph: { checkpointId: forkPoint } });
+    await eventually("the replica to die", () => dying.crash.killed, { timeoutMs: 3_000 });
+    const chunks = await peerFinishing(messageId).chunks;
+    expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
+    expect(await conversation("t1")).toEqual(["first", "echo: first", "instead", "echo: instead"]);
+    // One branch holds the input: the peer went on from the dead attempt's checkpoint.
+    const history = await manager(stores).getAgent(thread("t1")).stateHistory({ limit: 100 });
+    const inputCheckpoints = history.filter((snapshot) => (snapshot.values.messages as Array<{ content: string }>).at(-1)?.content === "instead");
+    expect(inputCheckpoints).toHaveLength(1);
+  });
+});
+
 describe("a dead replica's claim that outlives its thread-run lease", () => {
   it("is taken back by the next lease holder before anything newer runs: per-thread order holds", async () => {
     const first = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "first" } });

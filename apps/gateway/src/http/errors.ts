@@ -52,6 +52,8 @@ export const ERROR_STATUS = {
   THREAD_BUSY: 409,
   RUN_IN_PROGRESS: 409,
   NOTHING_TO_RESUME: 409,
+  // Only a run's error: the graph took more steps than the run allowed.
+  GRAPH_RECURSION_LIMIT: 422,
   INVALID_RUN_INPUT: 400,
   INVALID_DIRECTIVE: 400,
   UNKNOWN_MODEL_PROVIDER: 400,

@@ -1,8 +1,21 @@
-import { GRAPH_STREAM_MODES, type GraphInput, type GraphStreamMode, type MultitaskStrategy, type ResumeCommand } from "@axiom-lattice/agent";
+import {
+  GRAPH_NODES,
+  GRAPH_STREAM_MODES,
+  type GraphInput,
+  type GraphRunOptions,
+  type GraphStreamMode,
+  type MultitaskStrategy,
+  type NodeInterrupt,
+  type ResumeCommand,
+  type RunGraphSettings,
+} from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
+import { REFERENCE_CODES } from "../routes/assistantReferences";
 import { idSchema } from "../routes/ids";
+import { checkpointIdOf, checkpointRefShape } from "./checkpointRefs";
+import { reactContextSchema } from "./graphs";
 import { checkMessages } from "./messageInput";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
@@ -10,10 +23,6 @@ const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 /** What LangGraph runs may ask that this gateway does not do; refused with NOT_SUPPORTED. */
 const RUN_UNSUPPORTED = {
-  interrupt_before: "pausing before nodes",
-  interrupt_after: "pausing after nodes",
-  checkpoint: "running from an earlier checkpoint",
-  checkpoint_id: "running from an earlier checkpoint",
   feedback_keys: "LangSmith feedback",
   langsmith_tracer: "LangSmith tracing",
 };
@@ -21,15 +30,18 @@ const RUN_UNSUPPORTED = {
 /** The longest delay a run may ask (`after_seconds`): 14 days. */
 const MAX_AFTER_SECONDS = 14 * 24 * 3600;
 
-/** The ReAct graph's settings: an assistant's, never a run's own. */
-const ASSISTANT_SETTINGS = ["model", "tools", "system_prompt"];
+const nodeInterrupt = z
+  .union([z.literal("*"), z.array(z.string().max(128)).max(10)])
+  .optional()
+  .describe(`Nodes to pause at (${GRAPH_NODES.join(", ")}), or * for every node: the run ends, its thread interrupted; a run with input null continues`);
 
 /** The body of every LangGraph run creation (`/threads/{id}/runs…` and the stateless `/runs…`). */
 export const runCreateSchema = z.strictObject({
   assistant_id: idSchema.describe("The assistant that runs it: any of the tenant's, whichever ran the thread before"),
   input: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
     .nullable()
-    .optional(),
+    .optional()
+    .describe("null: the thread goes on from its checkpoint (after a pause before or after a node)"),
   command: z
     .strictObject({
       resume: z.unknown().optional().describe("What the interrupt the thread waits on returns"),
@@ -40,8 +52,11 @@ export const runCreateSchema = z.strictObject({
     })
     .nullable()
     .optional(),
-  config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` and the graph's settings are not supported"),
-  context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) are the assistant's"),
+  config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` bounds its steps; `configurable` may carry the graph's settings, as `context`"),
+  context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) given here replace the assistant's for this run"),
+  interrupt_before: nodeInterrupt,
+  interrupt_after: nodeInterrupt,
+  ...checkpointRefShape,
   metadata: jsonObject.optional(),
   webhook: z.string().max(2048).optional().describe("POSTed the run, its thread's values and its error once it ended; refused when the egress policy refuses its host (as a model's base URL)"),
   stream_mode: z
@@ -73,13 +88,15 @@ export const runCreateSchema = z.strictObject({
 export type RunCreateBody = z.output<typeof runCreateSchema>;
 
 /** What creating a run may answer besides success, on a thread of the caller's or a stateless one (which is never busy). */
-export const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
+export const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", ...REFERENCE_CODES] as const;
 
 /** What a valid run creation queues. */
 export interface RunPlan {
-  input?: GraphInput;
+  /** `null`: the thread goes on from its checkpoint. */
+  input?: GraphInput | null;
   command?: ResumeCommand;
   streamModes: GraphStreamMode[];
+  graph: GraphRunOptions;
   multitaskStrategy: MultitaskStrategy;
   /** Whether a stream of it cancels it when its client leaves (`on_disconnect: cancel`). */
   cancelOnDisconnect: boolean;
@@ -112,9 +129,53 @@ function streamModesOf(requested: string | string[] | undefined): GraphStreamMod
   return [...new Set(modes as GraphStreamMode[])];
 }
 
-function refuseSettings(where: string, values: Record<string, unknown> | undefined): void {
-  const named = ASSISTANT_SETTINGS.find((key) => values?.[key] !== undefined);
-  if (named) throw notSupported(`${where}.${named} is not supported on a run: the graph's settings are the assistant's (PATCH /assistants/{id})`);
+function nodeInterruptOf(field: string, requested: "*" | string[] | undefined): NodeInterrupt | undefined {
+  if (requested === undefined || requested === "*") return requested;
+  const unknown = requested.find((node) => !(GRAPH_NODES as readonly string[]).includes(node));
+  if (unknown !== undefined) throw new HttpError("INVALID_REQUEST", `${field}: the graph has no node ${unknown} (it has ${GRAPH_NODES.join(", ")})`);
+  return requested as NodeInterrupt;
+}
+
+/**
+ * The graph's settings a run gives for itself, in `context` or (as LangGraph clients before context
+ * sent them) `config.configurable`; `context` wins. Checked as an assistant's; a model's API key is
+ * refused: a run's content is not sealed as an assistant's key is (a tenant's model provider keeps one).
+ */
+function runSettingsOf(configurable: unknown, context: Record<string, unknown> | undefined): RunGraphSettings | undefined {
+  const given = { ...(configurable !== null && typeof configurable === "object" ? configurable : {}), ...context } as Record<string, unknown>;
+  const picked = Object.fromEntries(["model", "tools", "system_prompt"].filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
+  if (Object.keys(picked).length === 0) return undefined;
+  const parsed = reactContextSchema.safeParse(picked);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
+  }
+  const { model, tools, system_prompt: systemPrompt } = parsed.data;
+  if (model?.apiKey !== undefined) throw notSupported("context.model.apiKey is not supported on a run: name a model provider of the tenant's, or set the key on the assistant");
+  return { ...(model ? { model } : {}), ...(tools ? { tools } : {}), ...(systemPrompt === undefined ? {} : { systemPrompt }) };
+}
+
+function recursionLimitOf(config: Record<string, unknown>): number | undefined {
+  const limit = config.recursion_limit;
+  if (limit === undefined) return undefined;
+  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new HttpError("INVALID_REQUEST", "config.recursion_limit: an integer from 1 to 10000");
+  return limit;
+}
+
+/** LangGraph's options of the run, checked. */
+function graphRunOptionsOf(body: RunCreateBody, config: Record<string, unknown>): GraphRunOptions {
+  const checkpointId = checkpointIdOf(body);
+  const interruptBefore = nodeInterruptOf("interrupt_before", body.interrupt_before);
+  const interruptAfter = nodeInterruptOf("interrupt_after", body.interrupt_after);
+  const recursionLimit = recursionLimitOf(config);
+  const settings = runSettingsOf(config.configurable, body.context);
+  return {
+    ...(interruptBefore === undefined ? {} : { interruptBefore }),
+    ...(interruptAfter === undefined ? {} : { interruptAfter }),
+    ...(recursionLimit === undefined ? {} : { recursionLimit }),
+    ...(checkpointId === undefined ? {} : { checkpointId }),
+    ...(settings ? { settings } : {}),
+  };
 }
 
 /** The command as queued: the fields given, nothing else. */
@@ -131,24 +192,22 @@ const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["co
 export function planRun(body: RunCreateBody): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
   const config = body.config ?? {};
-  if (config.recursion_limit !== undefined) throw notSupported("config.recursion_limit is not supported by this gateway");
-  refuseSettings("config.configurable", config.configurable as Record<string, unknown> | undefined);
-  refuseSettings("context", body.context);
+  const graph = graphRunOptionsOf(body, config);
   const { input, command } = body;
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
   if (command) {
     if (command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
     if (command.update) checkMessages(command.update.messages);
-  } else if (!input) {
-    throw new HttpError("INVALID_REQUEST", "input (with messages) or a command is required");
+  } else if (input === undefined) {
+    throw new HttpError("INVALID_REQUEST", "input (with messages; null to go on from the checkpoint) or a command is required");
   }
   if (input) checkMessages(input.messages);
   const streamModes = streamModesOf(body.stream_mode);
   const multitaskStrategy = body.multitask_strategy;
   return {
-    ...(input ? { input } : {}),
-    ...(command ? { command: resumeCommandOf(command) } : {}),
+    ...(command ? { command: resumeCommandOf(command) } : input === undefined ? {} : { input }),
     streamModes,
+    graph,
     multitaskStrategy,
     cancelOnDisconnect: body.on_disconnect === "cancel",
     ...(body.after_seconds ? { delayMs: Math.round(body.after_seconds * 1000) } : {}),

@@ -3,7 +3,9 @@ import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { GatewayContext } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
+import { assistantReferenceCheck } from "../routes/assistantReferences";
 import { requireAssistant, threadScope } from "../routes/lookups";
+import { requireCheckpoint } from "./checkpointRefs";
 import type { RunCreateBody, RunPlan } from "./runRequest";
 import { ANY_ASSISTANT } from "./threadView";
 
@@ -24,6 +26,7 @@ export interface StartedRun<M extends RunMode> {
 export function langgraphRunStarter(gateway: GatewayContext) {
   const { agents, stores, config, metrics, logger } = gateway;
   const { maxQueuedMessages } = config.tenantLimits;
+  const checkReferences = assistantReferenceCheck(gateway);
 
   /** The thread a run goes to; with `if_not_exists: create`, created when missing. */
   const threadForRun = async (tenantId: string, threadId: string, ifNotExists: RunCreateBody["if_not_exists"]): Promise<Thread> => {
@@ -56,13 +59,17 @@ export function langgraphRunStarter(gateway: GatewayContext) {
     const assistant = await requireAssistant(gateway, thread.tenantId, body.assistant_id);
     // Checked when written, as every URL a tenant names; every connection is checked again.
     if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
+    // The run's own settings are checked as an assistant's.
+    if (plan.graph.settings) await checkReferences(thread.tenantId, plan.graph.settings);
     const agent = agents.getAgent(threadScope(thread));
+    if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, plan.graph.checkpointId);
     try {
-      const result = await agent.addMessage(plan.input ? { input: plan.input } : {}, {
+      const result = await agent.addMessage(plan.input === undefined ? {} : { input: plan.input }, {
         mode,
         command: plan.command,
         assistantId: assistant.id,
         streamModes: plan.streamModes,
+        graph: plan.graph,
         annotations: plan.annotations,
         multitaskStrategy: plan.multitaskStrategy,
         delayMs: plan.delayMs,

@@ -1,4 +1,4 @@
-import { type Agent, clientStateValues, toClientJson } from "@axiom-lattice/agent";
+import { type Agent, clientCheckpointOf, clientStateValues, toClientJson } from "@axiom-lattice/agent";
 import { z } from "zod";
 
 /** A checkpointed state as LangGraph reads it (the runtime's `StateSnapshot`). */
@@ -40,15 +40,6 @@ export const threadStateView = z.object({
 
 export type ThreadStateView = z.input<typeof threadStateView>;
 
-type CheckpointConfig = StateSnapshot["config"] | undefined;
-
-const checkpointOf = (threadId: string, config: CheckpointConfig) => ({
-  thread_id: threadId,
-  checkpoint_ns: (config?.configurable?.checkpoint_ns as string | undefined) ?? "",
-  checkpoint_id: (config?.configurable?.checkpoint_id as string | undefined) ?? null,
-  checkpoint_map: null,
-});
-
 /** The interrupts a state waits on, grouped by the task that raised them (as a LangGraph thread lists them). */
 export function interruptsByTask(snapshot: StateSnapshot): Record<string, Array<z.input<typeof interruptView>>> {
   return Object.fromEntries(snapshot.tasks.filter((task) => task.interrupts.length > 0).map((task) => [task.id, task.interrupts.map(({ id, value }) => ({ id, value }))]));
@@ -71,7 +62,7 @@ export function toThreadState(threadId: string, snapshot: StateSnapshot): Thread
     // The checkpointer's thread id is tenant-qualified: clients know the thread by its own.
     metadata: snapshot.metadata ? (toClientJson({ ...snapshot.metadata, thread_id: threadId }) as Record<string, unknown>) : null,
     created_at: snapshot.createdAt ?? null,
-    checkpoint: checkpointOf(threadId, snapshot.config),
-    parent_checkpoint: snapshot.parentConfig ? checkpointOf(threadId, snapshot.parentConfig) : null,
+    checkpoint: clientCheckpointOf(threadId, snapshot.config),
+    parent_checkpoint: snapshot.parentConfig ? clientCheckpointOf(threadId, snapshot.parentConfig) : null,
   };
 }

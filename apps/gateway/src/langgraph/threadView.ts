@@ -24,7 +24,7 @@ export const threadView = z.object({
   updated_at: z.date(),
   state_updated_at: z.date().describe("When its state was last checkpointed (its creation, before any)"),
   metadata: jsonObject,
-  status: z.enum(THREAD_STATUSES).describe("busy: runs queued or running; interrupted: waiting on an interrupt; error: its last run failed; else idle"),
+  status: z.enum(THREAD_STATUSES).describe("busy: runs queued or running; interrupted: waiting on an interrupt, or paused before or after a node; error: its last run failed; else idle"),
   values: jsonObject,
   interrupts: z.record(z.string(), z.array(interruptView)).describe("The interrupts it waits on, by task id"),
   config: jsonObject,
@@ -44,7 +44,9 @@ export async function toThreadView({ agents, stores }: Pick<GatewayContext, "age
   ]);
   const interrupts = interruptsByTask(snapshot);
   const failed = lastRun?.runStatus === "error";
-  const status: ThreadStatus = queued > 0 ? "busy" : Object.keys(interrupts).length > 0 ? "interrupted" : failed ? "error" : "idle";
+  // A run paused before or after a node (`interrupt_before`/`interrupt_after`) waits on no interrupt, but on its next node.
+  const paused = Object.keys(interrupts).length > 0 || (lastRun?.runStatus === "interrupted" && snapshot.next.length > 0);
+  const status: ThreadStatus = queued > 0 ? "busy" : paused ? "interrupted" : failed ? "error" : "idle";
   return {
     thread_id: thread.id,
     created_at: thread.createdAt,

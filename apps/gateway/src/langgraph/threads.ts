@@ -10,6 +10,7 @@ import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../routes/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { bodyErrors, inputErrors } from "./errors";
+import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
 import { checkMessages } from "./messageInput";
 import { paginationQuery } from "./pagination";
 import { threadStateView, toThreadState } from "./stateView";
@@ -52,13 +53,10 @@ type StateFilter = Pick<z.output<typeof searchSchema>, "status" | "values">;
 /** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
 const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
 
-const EARLIER_CHECKPOINT = "updating from an earlier checkpoint";
-const UPDATE_UNSUPPORTED = { checkpoint_id: EARLIER_CHECKPOINT, checkpoint: EARLIER_CHECKPOINT };
-
 const updateStateSchema = z.strictObject({
   values: stateValues,
   as_node: z.enum([AGENT_NODE, TOOLS_NODE]).optional().describe("Write as if this node had returned the values"),
-  ...unsupportedShape(UPDATE_UNSUPPORTED),
+  ...checkpointRefShape,
 });
 
 const HISTORY_UNSUPPORTED = { checkpoint: "the history of a subgraph's checkpoints" };
@@ -73,6 +71,7 @@ const historySchema = z.strictObject({
 });
 
 const threadParams = z.object({ thread_id: idSchema });
+const checkpointParams = z.object({ thread_id: idSchema, checkpoint_id: z.string().min(1).max(128) });
 const stateQuery = z.object({ subgraphs: z.enum(["true", "false"]).optional().describe("The graph has no subgraphs: no effect") });
 
 /** How many threads a status or values search reads at once. */
@@ -222,13 +221,31 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.get(
+    "/threads/:thread_id/state/:checkpoint_id",
+    {
+      schema: {
+        tags,
+        summary: "The thread's state at one of its checkpoints (LangGraph API)",
+        params: checkpointParams,
+        querystring: stateQuery,
+        response: { 200: threadStateView, ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, request.params.checkpoint_id));
+    },
+  );
+
   app.post(
     "/threads/:thread_id/state",
     {
       schema: {
         tags,
         summary: "Write values into the thread's state between runs (LangGraph API)",
-        description: "Answers `409 THREAD_BUSY` while a run of the thread is in progress: the update never interleaves with a run.",
+        description:
+          "Answers `409 THREAD_BUSY` while a run of the thread is in progress: the update never interleaves with a run. With `checkpoint_id`, the values are written over that earlier checkpoint: the thread goes on from the new one (a fork).",
         params: threadParams,
         body: updateStateSchema,
         response: {
@@ -240,11 +257,12 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      refuseUnsupported(request.body, UPDATE_UNSUPPORTED);
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
       const { values, as_node } = request.body;
       checkMessages(values.messages);
-      const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node);
+      const from = checkpointIdOf(request.body);
+      if (from !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, from);
+      const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node, from);
       const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };
       return { checkpoint: written, configurable: written };
     },

@@ -1,10 +1,12 @@
 import { type MessageChunk, MessageChunkTypes } from "@axiom-lattice/protocols";
 import { AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { StreamMode } from "@langchain/langgraph";
+import { clientCheckpointPayload, clientTaskPayload } from "./clientCheckpoints";
 import { clientStateValues, toClientJson } from "./clientJson";
+import type { GraphStreamItemMode, GraphStreamEvent } from "./graphStream";
 
 /** The LangGraph stream modes a run can emit (as the LangGraph API names them). */
-export const GRAPH_STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom"] as const;
+export const GRAPH_STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "events", "debug", "tasks", "checkpoints"] as const;
 export type GraphStreamMode = (typeof GRAPH_STREAM_MODES)[number];
 
 /** What a LangGraph stream event carries: its SSE event name and its JSON data. */
@@ -16,10 +18,14 @@ export interface GraphEvent {
 /**
  * The graph's own stream modes that serve `modes`: `messages-tuple` is the graph's `messages`;
  * `messages` (LangGraph Platform's `messages/*` events) is made of its `messages` (tokens) and its
- * `values` (whole messages).
+ * `values` (whole messages); `events` is no mode of the graph's but its stream events (see `graphStream`).
  */
 export function graphModesFor(modes: readonly GraphStreamMode[]): StreamMode[] {
-  const graphModes = modes.flatMap((mode): StreamMode[] => (mode === "messages-tuple" ? ["messages"] : mode === "messages" ? ["messages", "values"] : [mode]));
+  const graphModes = modes.flatMap((mode): StreamMode[] => {
+    if (mode === "messages-tuple") return ["messages"];
+    if (mode === "messages") return ["messages", "values"];
+    return mode === "events" ? [] : [mode];
+  });
   return [...new Set(graphModes)];
 }
 
@@ -44,12 +50,12 @@ export class GraphEvents {
   constructor(private readonly run: GraphEventRun) {}
 
   /** The chunks of one item of the graph's stream: none for a mode the run did not ask for. */
-  chunksOf(mode: StreamMode, payload: unknown): MessageChunk<GraphEvent>[] {
+  chunksOf(mode: GraphStreamItemMode, payload: unknown): MessageChunk<GraphEvent>[] {
     const events = [graphEventOf(mode, payload, this.run), ...(this.run.modes.includes("messages") ? this.messageEventsOf(mode, payload) : [])];
     return events.filter((event) => event !== undefined).map((event) => ({ type: MessageChunkTypes.GRAPH_EVENT, data: event }));
   }
 
-  private messageEventsOf(mode: StreamMode, payload: unknown): GraphEvent[] {
+  private messageEventsOf(mode: GraphStreamItemMode, payload: unknown): GraphEvent[] {
     if (mode === "messages") {
       const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];
       // Whole messages (a tool's answer) come complete with the values; only the model's tokens are partial.
@@ -72,8 +78,8 @@ export class GraphEvents {
 /** A message's metadata as clients read it: the graph's thread id is the checkpointer's (tenant-qualified), clients know the thread by its own id. */
 const clientMetadataOf = (metadata: Record<string, unknown>, { threadId, runId }: GraphEventRun) => toClientJson({ ...metadata, thread_id: threadId, run_id: runId });
 
-function graphEventOf(mode: StreamMode, payload: unknown, run: GraphEventRun): GraphEvent | undefined {
-  const { modes } = run;
+function graphEventOf(mode: GraphStreamItemMode, payload: unknown, run: GraphEventRun): GraphEvent | undefined {
+  const { modes, threadId } = run;
   switch (mode) {
     case "values":
       return modes.includes("values") ? { event: "values", data: clientStateValues(payload as Record<string, unknown>) } : undefined;
@@ -90,7 +96,30 @@ function graphEventOf(mode: StreamMode, payload: unknown, run: GraphEventRun): G
     }
     case "custom":
       return modes.includes("custom") ? { event: "custom", data: toClientJson(payload) } : undefined;
+    case "checkpoints":
+      return modes.includes("checkpoints") ? { event: "checkpoints", data: clientCheckpointPayload(threadId, payload as Parameters<typeof clientCheckpointPayload>[1]) } : undefined;
+    case "tasks":
+      return modes.includes("tasks") ? { event: "tasks", data: clientTaskPayload(payload as Record<string, unknown>) } : undefined;
+    case "debug": {
+      if (!modes.includes("debug")) return undefined;
+      const { type, payload: inner, ...debug } = payload as { type: string; payload: Record<string, unknown> };
+      const data = type === "checkpoint" ? clientCheckpointPayload(threadId, inner) : clientTaskPayload(inner);
+      return { event: "debug", data: { ...debug, type, payload: data } };
+    }
+    case "events":
+      return modes.includes("events") ? { event: "events", data: clientStreamEventOf(payload as GraphStreamEvent, run) } : undefined;
     default:
       return undefined;
   }
 }
+
+/**
+ * One of LangChain's stream events as LangGraph Platform's `events` mode sends it: plain JSON, the
+ * client's thread id in its metadata, and states without the runtime's bookkeeping channel.
+ */
+function clientStreamEventOf({ data, metadata, ...event }: GraphStreamEvent, { threadId }: GraphEventRun): Record<string, unknown> {
+  const clientData = Object.fromEntries(Object.entries(data ?? {}).map(([key, value]) => [key, isState(value) ? clientStateValues(value) : toClientJson(value)]));
+  return { ...(toClientJson(event) as Record<string, unknown>), data: clientData, metadata: toClientJson({ ...metadata, thread_id: threadId }) };
+}
+
+const isState = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && "runStarts" in value;

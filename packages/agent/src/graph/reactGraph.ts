@@ -16,6 +16,10 @@ import { resolveTools } from "../tools/toolRegistry";
 /** The node names of the ReAct graph (chunks are attributed by node). */
 export const AGENT_NODE = "agent";
 export const TOOLS_NODE = "tools";
+/** The nodes a run may pause before or after (LangGraph's `interrupt_before` / `interrupt_after`). */
+export const GRAPH_NODES = [AGENT_NODE, TOOLS_NODE] as const;
+/** Node names to pause at, or `*` for every node. */
+export type NodeInterrupt = Array<(typeof GRAPH_NODES)[number]> | "*";
 
 export interface ReactGraphParts {
   model: BaseChatModel;

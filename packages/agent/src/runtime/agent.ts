@@ -11,7 +11,7 @@ import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { deleteRolledBackRuns, deleteRun } from "./runDeletion";
 import { terminalChunk } from "./runChunks";
-import { type AgentInput, type ResumeCommand, parseRunContent } from "./runContent";
+import { type AgentInput, type GraphRunOptions, type ResumeCommand, parseRunContent } from "./runContent";
 import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
@@ -40,6 +40,8 @@ export interface AddMessageOptions {
   assistantId?: string;
   /** LangGraph stream modes the run also emits (`graph_event` chunks). */
   streamModes?: GraphStreamMode[];
+  /** LangGraph's options of the run (see `RunContent.graph`). */
+  graph?: GraphRunOptions;
   /** Kept with the run for the caller's own reads (see `RunContent.annotations`). */
   annotations?: Record<string, unknown>;
   /**
@@ -134,11 +136,11 @@ export class Agent {
   addMessage(input: AgentInput, options: AddMessageOptions & { mode: "wait" }): Promise<AddMessageResult & { completion: Promise<RunResult> }>;
   addMessage(input: AgentInput, options?: AddMessageOptions): Promise<AddMessageResult>;
   async addMessage(input: AgentInput, options: AddMessageOptions = {}): Promise<AddMessageResult> {
-    const { assistantId, streamModes, annotations } = options;
+    const { assistantId, streamModes, graph, annotations } = options;
     const strategy = options.multitaskStrategy ?? "enqueue";
     // Read before this one is queued: every run it replaces, whichever replica claims one meanwhile.
     const rollback = strategy === "rollback" ? await this.openRunIds() : undefined;
-    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, annotations, rollback });
+    const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, graph, annotations, rollback });
     const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit, delayMs: options.delayMs };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.

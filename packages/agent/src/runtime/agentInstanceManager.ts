@@ -223,12 +223,12 @@ export class AgentInstanceManager {
   }
 
   /**
-   * Writes `values` into the thread's state as node `asNode` (LangGraph's `updateState`); returns the
+   * Writes `values` into the thread's state as node `asNode` (LangGraph's `updateState`), over its latest checkpoint or the earlier `checkpointId` (a fork); returns the
    * new checkpoint's id. Like {@link deleteThread}, it holds the thread's run lease meanwhile, so no
    * run writes in between; while a run keeps the lease, it throws {@link ThreadBusyError}.
    */
-  updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string): Promise<string> {
-    return this.betweenRuns(scope, () => writeThreadState(this.context, scope, values, asNode));
+  updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string, checkpointId?: string): Promise<string> {
+    return this.betweenRuns(scope, () => writeThreadState(this.context, scope, values, asNode, checkpointId));
   }
 
   /**

@@ -1,7 +1,8 @@
-import type { ErrorCode } from "@axiom-lattice/protocols";
+import type { AssistantModelConfig, ErrorCode } from "@axiom-lattice/protocols";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { GRAPH_STREAM_MODES, type GraphStreamMode } from "../graph/graphStreamEvents";
+import { GRAPH_NODES, type NodeInterrupt } from "../graph/reactGraph";
 
 /**
  * What a user sends to a thread: a message, or LangGraph input (messages as LangGraph clients send
@@ -9,7 +10,8 @@ import { GRAPH_STREAM_MODES, type GraphStreamMode } from "../graph/graphStreamEv
  */
 export interface AgentInput {
   message?: string;
-  input?: GraphInput;
+  /** `null`: the thread goes on from its checkpoint (a run paused before or after a node continues), as LangGraph's input `null`. */
+  input?: GraphInput | null;
 }
 
 /**
@@ -30,6 +32,25 @@ export interface ResumeCommand {
   goto?: "agent" | "tools";
 }
 
+/** The graph's settings for one run, over its assistant's (each one given replaces the assistant's). */
+export interface RunGraphSettings {
+  model?: AssistantModelConfig;
+  tools?: string[];
+  systemPrompt?: string;
+}
+
+/** LangGraph's options of one run. */
+export interface GraphRunOptions {
+  /** Pause before / after these nodes (`*`: every node): the run ends `interrupted`; input `null` or a resume command continues. */
+  interruptBefore?: NodeInterrupt;
+  interruptAfter?: NodeInterrupt;
+  /** At most this many graph steps (LangGraph's `recursionLimit`, default 25); beyond, the run fails with `GRAPH_RECURSION_LIMIT`. */
+  recursionLimit?: number;
+  /** Run from this earlier checkpoint of the thread: the thread goes on from there (a fork). */
+  checkpointId?: string;
+  settings?: RunGraphSettings;
+}
+
 /** A run that executes a task: set only by the task runtime, never taken from a request. */
 export interface TaskRunMarker {
   taskId: string;
@@ -38,7 +59,7 @@ export interface TaskRunMarker {
 /** The JSON a queued message carries (`PendingMessage.content`). */
 export interface RunContent {
   message?: string;
-  input?: GraphInput;
+  input?: GraphInput | null;
   command?: ResumeCommand;
   /** The run executes this task: its end settles the task. */
   task?: TaskRunMarker;
@@ -49,6 +70,7 @@ export interface RunContent {
   assistantId?: string;
   /** The run also emits LangGraph stream events (`graph_event` chunks) of these modes. */
   streamModes?: GraphStreamMode[];
+  graph?: GraphRunOptions;
   /**
    * What the API that queued the run keeps with it for its own reads of the run (the LangGraph API:
    * its metadata, config, context, strategy). The runtime never reads it.
@@ -73,11 +95,29 @@ export class InvalidRunInputError extends Error {
 
 const taskMarkerSchema = z.object({ task: z.object({ taskId: z.string().min(1) }) });
 
+const nodeInterruptSchema = z.union([z.literal("*"), z.array(z.enum(GRAPH_NODES)).max(GRAPH_NODES.length)]);
+
+const graphRunOptionsSchema = z.object({
+  interruptBefore: nodeInterruptSchema.optional(),
+  interruptAfter: nodeInterruptSchema.optional(),
+  recursionLimit: z.number().int().min(1).max(10_000).optional(),
+  checkpointId: z.string().min(1).max(128).optional(),
+  settings: z
+    .object({
+      model: z.looseObject({ provider: z.string().min(1) }).optional(),
+      tools: z.array(z.string().min(1)).max(100).optional(),
+      systemPrompt: z.string().max(100_000).optional(),
+    })
+    .optional(),
+});
+
 // Content is read back from a shared store, possibly written by another replica's version: validate it.
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
-    input: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) })).optional(),
+    input: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) }))
+      .nullable()
+      .optional(),
     command: z
       .object({
         resume: boundedJson(z.unknown()).optional(),
@@ -89,6 +129,7 @@ const runContentSchema = z
     task: taskMarkerSchema.shape.task.optional(),
     assistantId: z.string().min(1).optional(),
     streamModes: z.array(z.enum(GRAPH_STREAM_MODES)).optional(),
+    graph: graphRunOptionsSchema.optional(),
     annotations: boundedJson(z.record(z.string(), z.unknown())).optional(),
     rollback: z.array(z.string().min(1)).max(1000).optional(),
   })

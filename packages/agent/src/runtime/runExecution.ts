@@ -1,6 +1,7 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
-import { Command, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
+import { Command, GraphRecursionError, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
+import { graphStream } from "../graph/graphStream";
 import { GraphEvents, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
@@ -30,6 +31,19 @@ export interface RunExecution {
   emit(chunk: MessageChunk): Promise<void>;
 }
 
+/** The run took more graph steps than its recursion limit allows (LangGraph's `GraphRecursionError`). */
+export class RecursionLimitError extends Error {
+  readonly code = "GRAPH_RECURSION_LIMIT" satisfies ErrorCode;
+
+  constructor(limit: number) {
+    super(`Recursion limit of ${limit} reached without hitting a stop condition`);
+    this.name = "RecursionLimitError";
+  }
+}
+
+/** LangGraph's default recursion limit, for the error of a run that named none. */
+const DEFAULT_RECURSION_LIMIT = 25;
+
 export type ExecutedRun = { status: "success" } | { status: "interrupted"; interrupts: PendingInterrupt[] };
 
 /**
@@ -37,20 +51,42 @@ export type ExecutedRun = { status: "success" } | { status: "interrupted"; inter
  * Throws when the graph fails or `signal` aborts it.
  */
 export async function executeRun({ graph, config, threadId, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
-  const input = await planInput(graph, config, messageId, content);
+  const { interruptBefore, interruptAfter, recursionLimit } = content.graph ?? {};
+  const startConfig = await startingPoint(graph, config, messageId, content);
+  const input = await planInput(graph, startConfig, messageId, content);
   if (input !== ALREADY_RAN) {
     // A run queued with LangGraph stream modes also emits those events, from the same graph stream.
     const modes = content.streamModes ?? [];
     const streamMode = [...new Set<StreamMode>(["messages", "updates", ...graphModesFor(modes)])];
     const graphEvents = new GraphEvents({ modes, threadId, runId: messageId });
-    const stream = await graph.stream(input, { ...config, streamMode, signal });
-    for await (const [mode, payload] of stream) {
-      const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
-      for (const chunk of [...chunks, ...graphEvents.chunksOf(mode, payload)]) await emit(chunk);
+    const runConfig = recursionLimit === undefined ? startConfig : { ...startConfig, recursionLimit };
+    const stream = graphStream(graph, input, { config: runConfig, streamMode, signal, events: modes.includes("events"), runId: messageId, interruptBefore, interruptAfter });
+    try {
+      for await (const [mode, payload] of stream) {
+        const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
+        for (const chunk of [...chunks, ...graphEvents.chunksOf(mode, payload)]) await emit(chunk);
+      }
+    } catch (error) {
+      throw error instanceof GraphRecursionError ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
     }
   }
-  const interrupts = pendingInterrupts(await graph.getState(config));
-  return interrupts.length > 0 ? { status: "interrupted", interrupts } : { status: "success" };
+  const state = await graph.getState(config);
+  const interrupts = pendingInterrupts(state);
+  if (interrupts.length > 0) return { status: "interrupted", interrupts };
+  // Paused before or after a node the run named: the thread waits, as on an interrupt, for a run that continues it.
+  const paused = (interruptBefore !== undefined || interruptAfter !== undefined) && state.next.length > 0;
+  return paused ? { status: "interrupted", interrupts: [] } : { status: "success" };
+}
+
+/**
+ * Where the run starts: the thread's latest checkpoint, or the earlier one the run names (a fork: the
+ * run's checkpoints follow that one and become the thread's latest). An attempt that finds the run
+ * already started in the latest checkpoint (an earlier attempt's replica stopped) goes on from there.
+ */
+async function startingPoint(graph: AssistantGraph, config: LangGraphRunnableConfig, messageId: string, content: RunContent): Promise<LangGraphRunnableConfig> {
+  const checkpointId = content.graph?.checkpointId;
+  if (checkpointId === undefined || runStarted((await graph.getState(config)).values, messageId)) return config;
+  return { ...config, configurable: { ...config.configurable, checkpoint_id: checkpointId } };
 }
 
 const ALREADY_RAN = Symbol("already ran");
@@ -96,6 +132,8 @@ async function planInput(
     if (!runStarted(state.values, messageId)) return command(false);
     return unfinished && !waiting ? null : ALREADY_RAN;
   }
+  // Input null: the thread goes on from its checkpoint, whatever it waits on (an interrupt asks again).
+  if (content.input === null) return unfinished ? null : ALREADY_RAN;
   if (content.input) {
     if (!runStarted(state.values, messageId)) return { messages: content.input.messages.map(asMessage), ...recordRunStart(state.values, messageId) };
     return unfinished && !waiting ? null : ALREADY_RAN;

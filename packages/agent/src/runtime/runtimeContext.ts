@@ -21,6 +21,7 @@ import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
 import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
 import type { RunEventWaits } from "./runEventWaits";
+import type { RunGraphSettings } from "./runContent";
 import type { RunSlots } from "./runSlots";
 import type { TaskRunRef } from "../tasks/taskRunPlace";
 import { createTaskTool } from "../tasks/taskTool";
@@ -80,17 +81,19 @@ export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueSc
 
 /**
  * The thread's graph, built from its assistant's current configuration (or that of the assistant the
- * run names, on a thread not tied to one). A run of a task passes its task and message: the tasks it
+ * run names, on a thread not tied to one), with the run's own settings over it. A run of a task passes its task and message: the tasks it
  * delegates are that task's children, and resume that run.
  */
 export async function loadThreadGraph(
   context: RuntimeContext,
   scope: ThreadRunScope,
-  run: { taskRun?: TaskRunRef | undefined; assistantId?: string | undefined } = {},
+  run: { taskRun?: TaskRunRef | undefined; assistantId?: string | undefined; settings?: RunGraphSettings | undefined } = {},
 ): Promise<AssistantGraph> {
   const assistantId = run.assistantId ?? scope.assistantId;
-  const assistant = await context.assistants.getAssistant(scope.tenantId, assistantId);
-  if (!assistant) throw new AssistantNotFoundError(scope.tenantId, assistantId);
+  const stored = await context.assistants.getAssistant(scope.tenantId, assistantId);
+  if (!stored) throw new AssistantNotFoundError(scope.tenantId, assistantId);
+  // The run's own settings, each over the assistant's, for this run only.
+  const assistant = { ...stored, ...run.settings };
   const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerRun: run.taskRun })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
@@ -132,10 +135,17 @@ export async function readThreadHistory(context: Pick<RuntimeContext, "checkpoin
 
 /**
  * Writes `values` into the thread's state as if node `asNode` had returned them (LangGraph's
- * `updateState`); returns the new checkpoint's id. The caller holds the thread's run lease.
+ * `updateState`), over its latest checkpoint or the earlier one named (a fork: the new checkpoint
+ * becomes the latest); returns the new checkpoint's id. The caller holds the thread's run lease.
  */
-export async function writeThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string): Promise<string> {
-  const written = await stateReaderOf(context).updateState(checkpointConfig(scope), values, asNode);
+export async function writeThreadState(
+  context: Pick<RuntimeContext, "checkpointer">,
+  scope: ThreadRunScope,
+  values: Record<string, unknown>,
+  asNode?: string,
+  checkpointId?: string,
+): Promise<string> {
+  const written = await stateReaderOf(context).updateState(checkpointConfig(scope, checkpointId), values, asNode);
   return written.configurable?.checkpoint_id as string;
 }
 

@@ -309,7 +309,7 @@ export class ThreadProcessor {
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId }),
+        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId, settings: content.graph?.settings }),
         config: { ...checkpointConfig(this.scope), store: new TenantStore(this.context.items, this.scope.tenantId) },
         threadId: this.scope.threadId,
         messageId: message.id,

@@ -1,5 +1,6 @@
 import { type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import { ForkSafePostgresSaver } from "../checkpoints/forkSafePostgresSaver";
 import type { Pool, PoolConfig } from "pg";
 import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
@@ -76,7 +77,7 @@ export interface PgStoreConfig {
 export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
   const pool = createPool({ ...options.poolConfig, connectionString }, options, options.logger);
   try {
-    const checkpoint = new PostgresSaver(pool);
+    const checkpoint = new ForkSafePostgresSaver(pool);
     // Behind a pooler, on direct connections: the migration lock is a session lock.
     const { applied } = await withSessionPool(pool, options, (sessions) =>
       runMigrations(sessions, { afterMigrate: () => new PostgresSaver(sessions).setup() }),
