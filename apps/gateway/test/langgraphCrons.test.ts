@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import { gatewayContextOf } from "../src/context/gatewayContext";
+import { cronFireRunId, langgraphCronFire } from "../src/langgraph/cronFire";
 import { useGateway } from "./support";
 
 // The LangGraph API's crons through HTTP, every answer checked against the OpenAPI document. The
@@ -68,6 +70,24 @@ describe("LangGraph API: crons", () => {
     expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
   });
 
+  it("a fire run again (its replica died before recording it) queues its run once, under the fire's id", async () => {
+    for (const threadId of [await newThread(), undefined]) {
+      const url = threadId ? `/threads/${threadId}/runs/crons` : "/runs/crons";
+      const cron = (await post(url, { assistant_id: ASSISTANT, schedule: "0 0 1 1 *", input: say("once"), on_run_completed: threadId ? undefined : "keep" })).json();
+      const context = gatewayContextOf(gateway.app);
+      const task = (await context.schedules.get(cron.cron_id))!;
+      const fire = langgraphCronFire(context);
+      const scheduledAt = Date.parse("2030-01-01T00:00:00Z");
+      for (let attempt = 0; attempt < 2; attempt++) await fire({ task, scheduledAt, replicaId: "test", signal: new AbortController().signal });
+      const threads = threadId ? [threadId] : (await post("/threads/search", { metadata: { cron_id: cron.cron_id } })).json<Array<{ thread_id: string }>>().map((thread) => thread.thread_id);
+      const runs = (await Promise.all(threads.map(async (id) => (await get(`/threads/${id}/runs`)).json<Array<{ run_id: string }>>()))).flat();
+      expect(runs.map((run) => run.run_id)).toEqual([cronFireRunId(cron.cron_id, scheduledAt)]);
+      // The second attempt's own thread was deleted again: one thread, the run's.
+      expect(threads).toHaveLength(1);
+      expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
+    }
+  });
+
   it("searches (filters, sort, select, pagination) and counts, updates and deletes, within the tenant", async () => {
     const [first, second] = [await newThread(), await newThread()];
     const hourly = (await post(`/threads/${first}/runs/crons`, { assistant_id: ASSISTANT, schedule: "0 * * * *", input: say("a") })).json();
@@ -115,8 +135,8 @@ describe("LangGraph API: crons", () => {
     expect(await refusal("/runs/crons", { schedule: "61 * * * *" })).toEqual([422, "INVALID_CRON"]);
     expect(await refusal("/runs/crons", { assistant_id: "nobody" })).toEqual([404, "NOT_FOUND"]);
     expect(await refusal("/threads/no-such-thread/runs/crons", {})).toEqual([404, "NOT_FOUND"]);
-    expect(await refusal(`/threads/${thread}/runs/crons`, { interrupt_before: ["tools"] })).toEqual([422, "NOT_SUPPORTED"]);
-    expect(await refusal(`/threads/${thread}/runs/crons`, { input: null })).toEqual([422, "INVALID_REQUEST"]);
+    expect(await refusal(`/threads/${thread}/runs/crons`, { interrupt_before: ["planner"] })).toEqual([422, "INVALID_REQUEST"]);
+    expect(await refusal(`/threads/${thread}/runs/crons`, { input: { messages: [{ role: "wizard", content: "x" }] } })).toEqual([422, "INVALID_REQUEST"]);
     expect(await refusal("/runs/crons", { end_time: "tomorrow" })).toEqual([422, "INVALID_REQUEST"]);
     expect((await post("/runs/crons/count", {})).json()).toBe(0);
     // A thread created with if_not_exists: create.
@@ -124,7 +144,7 @@ describe("LangGraph API: crons", () => {
     expect((await get("/threads/made-by-cron")).statusCode).toBe(200);
     const [cron] = (await post("/runs/crons/search", {})).json();
     expect((await patch(`/runs/crons/${cron.cron_id}`, { schedule: "nope" })).json()).toMatchObject({ code: "INVALID_CRON" });
-    expect((await patch(`/runs/crons/${cron.cron_id}`, { interrupt_after: ["agent"] })).json()).toMatchObject({ code: "NOT_SUPPORTED" });
+    expect((await patch(`/runs/crons/${cron.cron_id}`, { interrupt_after: ["planner"] })).json()).toMatchObject({ code: "INVALID_REQUEST" });
     expect((await get(`/threads/made-by-cron`)).statusCode).toBe(200);
     expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
   });

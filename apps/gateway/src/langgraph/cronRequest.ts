@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { runCreateSchema } from "./runRequest";
-import { unsupportedShape } from "./unsupported";
 
 /** The schedule task type of LangGraph crons: each fire queues the cron's run (`cronFire`). */
 export const LANGGRAPH_CRON_TASK_TYPE = "langgraph-cron";
@@ -27,13 +26,11 @@ export type CronCreateBody = z.output<typeof cronCreateSchema>;
 
 /** The body of `PATCH /runs/crons/{id}` (the SDK's `crons.update`): what it names is replaced. */
 export const cronUpdateSchema = cronCreateSchema
-  .pick({ input: true, metadata: true, config: true, context: true, webhook: true, end_time: true })
+  .pick({ input: true, metadata: true, config: true, context: true, webhook: true, end_time: true, interrupt_before: true, interrupt_after: true })
   .extend({
     schedule: schedule.optional(),
     on_run_completed: onRunCompleted.optional(),
     enabled: z.boolean().optional(),
-    // Refused by the run's check, as on creation.
-    ...unsupportedShape({ interrupt_before: "pausing before nodes", interrupt_after: "pausing after nodes" }),
   });
 
 export type CronUpdateBody = z.output<typeof cronUpdateSchema>;

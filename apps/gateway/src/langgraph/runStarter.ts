@@ -55,7 +55,8 @@ export function langgraphRunStarter(gateway: GatewayContext) {
     }
   };
 
-  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, plan: RunPlan, mode: M): Promise<StartedRun<M>> => {
+  /** `runId`: the run's id when the caller needs a stable one (a cron's fire); a new one otherwise. */
+  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, plan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
     const assistant = await requireAssistant(gateway, thread.tenantId, body.assistant_id);
     // Checked when written, as every URL a tenant names; every connection is checked again.
     if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
@@ -66,6 +67,7 @@ export function langgraphRunStarter(gateway: GatewayContext) {
     try {
       const result = await agent.addMessage(plan.input === undefined ? {} : { input: plan.input }, {
         mode,
+        messageId: runId,
         command: plan.command,
         assistantId: assistant.id,
         streamModes: plan.streamModes,
