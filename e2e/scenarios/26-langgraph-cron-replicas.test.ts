@@ -9,7 +9,7 @@ import type { Replica } from "../harness/replica";
 
 // Issue 25: a LangGraph cron made through the SDK, behind nginx, on three replicas of one database.
 // Every replica arms it; each fire runs on the one whose claim wins, so each fire queues one run.
-// Counted from the runs themselves (their `cron_scheduled_at`), not from the scheduler's logs.
+// Counted from the runs themselves (their `cron_scheduled_at`) and from the scheduler's claims.
 const HEARTBEAT_MS = 250;
 const FIRES_BEFORE = 6;
 const FIRES_AFTER = 4;
@@ -57,6 +57,9 @@ describe.skipIf(nginxMissing)("scenario 26: a LangGraph cron on three replicas b
     const byFire = await fires();
     const twice = [...byFire].filter(([, runs]) => runs.length !== 1).map(([fire, runs]) => `${fire}: ${runs.length} runs`);
     expect(twice, "fires that queued other than one run").toEqual([]);
+    // A fire's run id is the fire's, so a double fire would still queue one run: the claims show it.
+    const claims = replicas.flatMap((replica) => claimedFires(replica, cron.cron_id));
+    expect(claims.filter((fire, index) => claims.indexOf(fire) !== index), "fires claimed by two replicas").toEqual([]);
     const after = [...byFire.keys()].map(Date.parse).filter((fire) => fire > lastFire);
     expect(after.length).toBeGreaterThanOrEqual(FIRES_AFTER);
     for (const fire of after) expect(survivors.some((replica) => claimedFires(replica, cron.cron_id).includes(fire)), new Date(fire).toISOString()).toBe(true);

@@ -74,7 +74,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   decorateGatewayContext(app, context);
   installHttpMetrics(app, context.metrics);
 
-  await app.register(helmet);
+  // Helmet's defaults, but for `upgrade-insecure-requests`: it would send the pages a gateway serves
+  // over plain HTTP on a LAN address (/playground, /docs) to fetch their scripts over https, where
+  // nothing listens. A gateway behind TLS is pinned to https by Strict-Transport-Security instead.
+  await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
   // Browsers on other origins are refused unless the operator lists them (same-origin by default).
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,

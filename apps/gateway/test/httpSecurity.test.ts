@@ -40,6 +40,9 @@ describe("HTTP security", () => {
     const response = await (await gateway({})).inject({ method: "GET", url: "/health" });
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
     expect(response.headers["strict-transport-security"]).toBeDefined();
+    // Pages served over plain HTTP on a LAN address (/playground, /docs) keep loading their scripts.
+    expect(response.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(response.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
   });
 
   it("limits runs per tenant per minute, answering 429 RATE_LIMITED with Retry-After", async () => {

@@ -122,7 +122,7 @@ describe("LangGraph API: stateless background runs and thread counts", () => {
     await expect.poll(async () => (await get(`/threads/${batch[0].thread_id}`)).statusCode, { timeout: 10_000 }).toBe(404);
 
     const threadsBefore = (await post("/threads/count", {})).json();
-    for (const refused of [[say("ok"), { ...say("bad"), assistant_id: "nobody" }], [say("ok"), say("x", { stream_mode: "debug" })], []]) {
+    for (const refused of [[say("ok"), { ...say("bad"), assistant_id: "nobody" }], [say("ok"), say("x", { feedback_keys: ["helpful"] })], []]) {
       const answer = await post("/runs/batch", refused);
       expect(answer.statusCode, answer.body).toBeGreaterThanOrEqual(400);
     }
