@@ -239,6 +239,7 @@ CREATE TABLE public.lattice_thread_message_queue (
     lease_expires_at timestamp with time zone,
     abort_requested_at timestamp with time zone,
     attempts integer DEFAULT 0 NOT NULL,
+    available_at timestamp with time zone,
     CONSTRAINT lattice_thread_message_queue_run_status_check CHECK ((run_status = ANY (ARRAY['pending'::text, 'running'::text, 'success'::text, 'error'::text, 'interrupted'::text, 'aborted'::text]))),
     CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text]))),
     CONSTRAINT lattice_thread_message_queue_tenant_id_check CHECK ((tenant_id <> ''::text))
