@@ -8,7 +8,7 @@ import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
 import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
-import { DatabaseStartupError } from "./startup/databaseWait";
+import { describeStartupFailure } from "./startup/startupFailure";
 import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
 import { GATEWAY_VERSION } from "./version";
 
@@ -22,6 +22,9 @@ class RefusedError extends Error {}
 
 /** A command that did what it could but left some of it undone; its message says what. */
 class IncompleteError extends Error {}
+
+/** The gateway could not start; its message says why and what to do, its cause keeps the stack. */
+class StartupError extends Error {}
 
 const TOKEN_USAGE = "lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]";
 const RECOVER_USAGE = "lattice-gateway task:recover --tenant <tenant> --task <task id>";
@@ -78,13 +81,22 @@ async function issueTokenCommand(args: string[]): Promise<void> {
     }),
   );
   if (values.help) return void process.stdout.write(`usage: ${TOKEN_USAGE}\n`);
-  if (!values.tenant || !values.sub || !SCOPES.includes(values.scope as Scope)) throw new UsageError(`usage: ${TOKEN_USAGE}`);
+  const missing = (["tenant", "sub"] as const).filter((option) => !values[option]);
+  if (missing.length > 0) throw new UsageError(`token:issue needs ${missing.map((option) => `--${option}`).join(" and ")}: ${TOKEN_USAGE}`);
+  if (!SCOPES.includes(values.scope as Scope)) throw new UsageError(`--scope "${values.scope}" is not a scope: one of ${SCOPES.join(", ")}`);
+  const signing = tokenSigningConfig(process.env);
   const token = await issueToken({
-    ...tokenSigningConfig(process.env),
-    tenantId: values.tenant,
-    subject: values.sub,
+    ...signing,
+    tenantId: values.tenant as string,
+    subject: values.sub as string,
     scope: values.scope as Scope,
     expiresIn: values["expires-in"],
+  }).catch((error: unknown) => {
+    // jose's message for a lifetime it cannot read ("1", "soon") names no option.
+    if (error instanceof TypeError && /time period/i.test(error.message)) {
+      throw new UsageError(`--expires-in "${values["expires-in"]}" is not a lifetime: a number with a unit, such as 90s, 30m, 1h or 7d`);
+    }
+    throw error;
   });
   process.stdout.write(`${token}\n`);
 }
@@ -171,7 +183,10 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
 async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
   if (values.help) return void process.stdout.write(HELP);
-  await start(loadConfig(process.env));
+  const config = loadConfig(process.env);
+  await start(config).catch((error: unknown) => {
+    throw new StartupError(describeStartupFailure(error, config), { cause: error });
+  });
 }
 
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
@@ -196,6 +211,12 @@ async function run(argv: string[]): Promise<void> {
   return command(rest);
 }
 
+/** The stack behind a one-line error, for LOG_LEVEL=debug or trace only: operators read the line. */
+function debugStack(error: unknown): string {
+  const verbose = ["debug", "trace"].includes(process.env.LOG_LEVEL ?? "");
+  return verbose && error instanceof Error && error.stack ? `${error.stack}\n` : "";
+}
+
 async function main(): Promise<void> {
   try {
     await run(process.argv.slice(2));
@@ -205,15 +226,15 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`lattice-gateway: ${error.message}\nRun "lattice-gateway --help" for usage.\n`);
+      process.stderr.write(`lattice-gateway: ${error.message} (run "lattice-gateway --help" for usage)\n`);
       process.exit(2);
     }
     if (error instanceof RefusedError) {
       process.stderr.write(`lattice-gateway: ${error.message}\n`);
       process.exit(3);
     }
-    if (error instanceof DatabaseStartupError) {
-      process.stderr.write(`lattice-gateway: failed to start: ${error.message}\n`);
+    if (error instanceof StartupError) {
+      process.stderr.write(`lattice-gateway: failed to start: ${error.message}\n${debugStack(error.cause)}`);
       process.exit(1);
     }
     if (error instanceof IncompleteError) {
@@ -225,6 +246,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`lattice-gateway: failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(`lattice-gateway: ${error instanceof Error ? error.message : String(error)}\n${debugStack(error)}`);
   process.exit(1);
 });

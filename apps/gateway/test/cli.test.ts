@@ -6,6 +6,7 @@ import { buildGateway, loadConfig } from "../src";
 import { startCli } from "./cliProcess";
 
 const cli = resolve(__dirname, "../dist/cli.js");
+const SECRET = "a-cli-secret-of-at-least-32-characters!!";
 
 describe("lattice-gateway CLI", () => {
   it("refuses an invalid PORT with exit code 2 and a clear message", async () => {
@@ -35,12 +36,11 @@ describe("lattice-gateway CLI", () => {
   });
 
   it("issues a token (token:issue) that a gateway with the same secret accepts, for that tenant only", async () => {
-    const secret = "a-cli-secret-of-at-least-32-characters!!";
     const issued = await execa("node", [cli, "token:issue", "--tenant", "acme", "--sub", "ops", "--scope", "read"], {
-      env: { AUTH_TOKEN_SECRET: secret },
+      env: { AUTH_TOKEN_SECRET: SECRET },
       timeout: 10_000,
     });
-    const app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: secret }));
+    const app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }));
     try {
       const headers = { authorization: `Bearer ${issued.stdout.trim()}` };
       expect((await app.inject({ method: "GET", url: "/api/threads", headers })).statusCode).toBe(200);
@@ -51,7 +51,6 @@ describe("lattice-gateway CLI", () => {
   });
 
   it.each([
-    [["token:issue", "--sub", "ops"], { AUTH_TOKEN_SECRET: "a-cli-secret-of-at-least-32-characters!!" }, "usage: lattice-gateway token:issue"],
     [["token:issue", "--tenant", "acme", "--sub", "ops"], {}, "AUTH_TOKEN_SECRET"],
     [["serve-everything"], {}, 'unknown command "serve-everything"'],
     [["constructor"], {}, 'unknown command "constructor"'],
@@ -59,11 +58,29 @@ describe("lattice-gateway CLI", () => {
     [["serve", "extra"], {}, "Unexpected argument 'extra'"],
     [["--version", "extra"], {}, "--version takes no arguments"],
     [["token:issue", "--tenant", "acme", "--sub", "ops", "--tenat", "x"], {}, "Unknown option '--tenat'"],
-  ])("refuses %j with exit code 2", async (args, env, message) => {
+    [["token:issue", "--sub", "ops"], {}, "token:issue needs --tenant: lattice-gateway token:issue"],
+    [["token:issue", "--tenant", "acme", "--sub", "ops", "--scope", "root"], {}, '--scope "root" is not a scope: one of read, write, admin'],
+    [["token:issue", "--tenant", "acme", "--sub", "ops", "--expires-in", "1"], { AUTH_TOKEN_SECRET: SECRET }, '--expires-in "1" is not a lifetime'],
+  ])("refuses %j with exit code 2, in one line", async (args, env, message) => {
     const result = await execa("node", [cli, ...args], { env, reject: false, timeout: 10_000 });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(message);
+    expect(result.stderr).not.toContain("\n");
   });
+
+  it("says in one line, exit code 1, that the port is taken, and what to do", async () => {
+    const taken = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
+    try {
+      const result = await execa("node", [cli], { env: { PORT: new URL(taken.url).port, LOG_LEVEL: "warn" }, reject: false, timeout: 20_000 });
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(`lattice-gateway: failed to start: port ${new URL(taken.url).port} on 127.0.0.1 is already in use by another process: stop it, or set PORT to a free port (PORT=0 picks one)`);
+      // The stack is there for whoever asks for it.
+      const verbose = await execa("node", [cli], { env: { PORT: new URL(taken.url).port, LOG_LEVEL: "debug" }, reject: false, timeout: 20_000 });
+      expect(verbose.stderr).toContain("EADDRINUSE");
+    } finally {
+      await taken.stop();
+    }
+  }, 90_000);
 
   it.each(["--help", "-h", "serve --help"])("%s prints the usage and exits 0 without starting a server", async (command) => {
     const args = command.split(" ");

@@ -131,7 +131,7 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     gateway = await startCli(env({ AXIOM_DB_STARTUP_TIMEOUT_MS: "2000" }), 30_000, /answering at (http:\/\/[^\s"]+)/);
     await eventually("the gateway to exit", () => gateway!.exitCode() !== undefined, { timeoutMs: 15_000 });
     expect(gateway.exitCode()).toBe(1);
-    expect(gateway.stderr()).toMatch(/^lattice-gateway: failed to start: the database did not answer within 2000 ms \(AXIOM_DB_STARTUP_TIMEOUT_MS\); last: .+\n$/);
+    expect(gateway.stderr()).toMatch(/^lattice-gateway: failed to start: the database did not answer within 2000 ms \(AXIOM_DB_STARTUP_TIMEOUT_MS; last: .+\): check that PostgreSQL runs where DATABASE_URL points and accepts connections\n$/);
   });
 
   it("stops at once, with a clear message and exit code 1, when the database refuses it (no such database)", async () => {
@@ -141,7 +141,7 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     const result = await execa(process.execPath, [CLI], { env: env({ DATABASE_URL: url.toString() }), extendEnv: false, reject: false, timeout: 20_000 });
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^lattice-gateway: failed to start: the database refused the connection: database "lattice_no_such_database" does not exist$/);
+    expect(result.stderr).toMatch(/^lattice-gateway: failed to start: the database refused the connection: database "lattice_no_such_database" does not exist: create it \(e\.g\. `createdb <name>`\) or point DATABASE_URL at one that exists$/);
   });
 });
 

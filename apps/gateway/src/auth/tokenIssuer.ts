@@ -14,7 +14,7 @@ export interface TokenRequest {
 }
 
 /** A bearer token the gateway accepts: for development, tests and operators' scripts. */
-export function issueToken({ secret, tenantId, subject, scope, expiresIn, issuer, audience }: TokenRequest): Promise<string> {
+export async function issueToken({ secret, tenantId, subject, scope, expiresIn, issuer, audience }: TokenRequest): Promise<string> {
   const token = new SignJWT({ tenant_id: tenantId, scope }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setSubject(subject).setIssuedAt().setExpirationTime(expiresIn);
   if (issuer) token.setIssuer(issuer);
   if (audience) token.setAudience(audience);

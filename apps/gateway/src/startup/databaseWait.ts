@@ -37,7 +37,7 @@ export async function waitForDatabase(
       if (!isDatabaseUnavailable(error)) throw new DatabaseStartupError(`the database refused the connection: ${reason}`, { cause: error });
       const retryInMs = Math.min(DB_STARTUP_MAX_RETRY_MS, DB_STARTUP_FIRST_RETRY_MS * 2 ** (attempt - 1));
       if (Date.now() + retryInMs > deadline) {
-        throw new DatabaseStartupError(`the database did not answer within ${settings.startupTimeoutMs} ms (AXIOM_DB_STARTUP_TIMEOUT_MS); last: ${reason}`, { cause: error });
+        throw new DatabaseStartupError(`the database did not answer within ${settings.startupTimeoutMs} ms (AXIOM_DB_STARTUP_TIMEOUT_MS; last: ${reason}): check that PostgreSQL runs where DATABASE_URL points and accepts connections`, { cause: error });
       }
       logger.warn({ phase: "startup", attempt, retryInMs, reason }, `database unavailable (${reason}); retrying in ${retryInMs} ms`);
       await onWaiting(reason);
