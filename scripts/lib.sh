@@ -2,11 +2,18 @@
 
 PNPM_VERSION="$(node -p "require('./package.json').packageManager.split('@')[1]")"
 
+# The pinned pnpm, leaving any global one alone: a pnpm of that version on PATH is used as is; otherwise
+# npm installs it under .tools/ (ignored by git; no root needed) and that directory goes first on PATH.
 ensure_pnpm() {
-  if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
-    echo "==> installing pnpm $PNPM_VERSION"
-    npm install --global --no-fund --no-audit "pnpm@$PNPM_VERSION" >/dev/null
+  if command -v pnpm >/dev/null 2>&1 && [ "$(pnpm --version 2>/dev/null)" = "$PNPM_VERSION" ]; then
+    return
   fi
+  local prefix="$PWD/.tools/pnpm-$PNPM_VERSION"
+  if [ ! -x "$prefix/node_modules/.bin/pnpm" ]; then
+    echo "==> installing pnpm $PNPM_VERSION into .tools/ (the pnpm on PATH, if any, is left as it is)"
+    npm install --prefix "$prefix" --no-save --no-package-lock --no-fund --no-audit --loglevel=error "pnpm@$PNPM_VERSION" >/dev/null
+  fi
+  export PATH="$prefix/node_modules/.bin:$PATH"
 }
 
 install_dependencies() {
