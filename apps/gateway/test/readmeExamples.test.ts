@@ -33,18 +33,24 @@ function curlCalls(script: string): number {
 // Each curl call reports its status on stderr, after whatever the example itself prints.
 const STATUS_REPORTER = `curl() { command curl "$@" --write-out '%{stderr}README_CURL_STATUS=%{http_code}\\n'; }\nset -euo pipefail\n`;
 
+/** How a reader runs an example: in a shell with these variables, against the gateway the README has on this port. */
+interface Reader {
+  env?: Record<string, string>;
+  readmePort?: number;
+}
+
 /** Runs one example against `gateway`; resolves to the status of every curl call it made, in order. */
-async function runExample(script: string, gateway: CliGateway, env: Record<string, string> = {}): Promise<{ statuses: number[]; output: string }> {
+async function runExample(script: string, gateway: CliGateway, { env = {}, readmePort = 4001 }: Reader = {}): Promise<{ statuses: number[]; output: string }> {
   const port = new URL(gateway.url).port;
-  const rewritten = script.replace(/\b(127\.0\.0\.1|localhost):4001\b/g, `127.0.0.1:${port}`);
+  const rewritten = script.replace(new RegExp(`\\b(127\\.0\\.0\\.1|localhost):${readmePort}\\b`, "g"), `127.0.0.1:${port}`);
   const result = await execa("bash", ["-c", STATUS_REPORTER + rewritten], { cwd: ROOT, env, reject: false, timeout: 60_000 });
   const statuses = [...result.stderr.matchAll(/README_CURL_STATUS=(\d+)/g)].map((match) => Number(match[1]));
   return { statuses, output: `exit ${result.exitCode}\n--- script ---\n${rewritten}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` };
 }
 
 /** Runs the example, expecting every curl call to answer 2xx; resolves to what it printed. */
-async function expectEveryCallSucceeds(script: string, gateway: CliGateway, env?: Record<string, string>): Promise<string> {
-  const { statuses, output } = await runExample(script, gateway, env);
+async function expectEveryCallSucceeds(script: string, gateway: CliGateway, reader?: Reader): Promise<string> {
+  const { statuses, output } = await runExample(script, gateway, reader);
   expect(statuses, output).toHaveLength(curlCalls(script));
   for (const status of statuses) expect(status, output).toBeGreaterThanOrEqual(200);
   for (const status of statuses) expect(status, output).toBeLessThan(300);
@@ -111,13 +117,17 @@ describe("the README's examples, against the built CLI", () => {
     expect(await expectEveryCallSucceeds(follow, gateway)).toMatch(/id: \S+\ndata: \{[^\n]*"content":"Missed while away"/);
   });
 
-  it("Authentication: every curl answers 2xx from a gateway with authentication on, with the secret exported as the section says", async () => {
-    const env = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: AUTH_SECRET };
-    const authenticated = await startCli({ PORT: "0", LOG_LEVEL: "warn", ...env });
+  it("Authentication: every curl answers 2xx from the section's second gateway (authentication on, port 4002), with SECRET as the section sets it", async () => {
+    const authenticated = await startCli({ PORT: "0", LOG_LEVEL: "warn", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: AUTH_SECRET });
     try {
-      for (const script of curlExamples("Authentication")) await expectEveryCallSucceeds(script, authenticated, env);
+      for (const script of curlExamples("Authentication")) await expectEveryCallSucceeds(script, authenticated, { env: { SECRET: AUTH_SECRET }, readmePort: 4002 });
     } finally {
       await authenticated.stop();
     }
+  });
+
+  it("no section exports a setting into the reader's shell, so each works after any other", () => {
+    const exported = [...README.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((match) => match[1].match(/^\s*export\s+\w+=.*$/gm) ?? []);
+    expect(exported).toEqual([]);
   });
 });
