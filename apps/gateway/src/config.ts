@@ -80,6 +80,8 @@ export interface GatewayConfig {
    * `NODE_ENV=production`, where a page nobody asked for is surface nobody watches.
    */
   playground: boolean;
+  /** The bearer token `GET /metrics` asks for (`AXIOM_METRICS_TOKEN`); unset, it is public, whatever AUTH_REQUIRED says. */
+  metricsToken: string | undefined;
   /** How often this replica announces its presence (`GET /api/cluster`); it lapses after three missed. */
   presenceIntervalMs: number;
   /** Fail orphaned `in_progress` tasks (no replica runs them) at startup and on every maintenance pass. */
@@ -213,6 +215,7 @@ const envSchema = z.object({
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
   AXIOM_PLAYGROUND: z.enum(["on", "off"], { error: "must be on or off" }).optional(),
+  AXIOM_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
   AXIOM_TASK_ORPHAN_RECOVERY: flag,
   AXIOM_SSE_HEARTBEAT_MS: integer(100, 600_000).default(SSE_HEARTBEAT_MS),
@@ -276,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     playground: (e.AXIOM_PLAYGROUND ?? (env.NODE_ENV === "production" ? "off" : "on")) === "on",
+    metricsToken: e.AXIOM_METRICS_TOKEN,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,
     taskOrphanRecovery: e.AXIOM_TASK_ORPHAN_RECOVERY,
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,

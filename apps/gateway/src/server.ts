@@ -107,7 +107,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await registerApiReference(app);
   if (config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
   await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
-  await app.register(metricsRoute);
+  await app.register(metricsRoute, { token: config.metricsToken });
   await app.register(assistantRoutes);
   await app.register(modelProviderRoutes);
   await app.register(projectRoutes);

@@ -240,3 +240,29 @@ describe("two gateways in one process", () => {
     expect(bMoved("lattice_http_request_duration_seconds_count", { route: "/api/runs" })).toBe(0);
   });
 });
+
+describe("who may scrape", () => {
+  const METRICS_TOKEN = "a-metrics-token-for-prometheus";
+
+  it("with authentication on and no AXIOM_METRICS_TOKEN, anyone (as documented); with one, only its bearer: no tenant token opens it", async () => {
+    const open = await gateway("gw-metrics-open", { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: "a-metrics-test-secret-of-32-characters" });
+    expect((await open.app.inject({ method: "GET", url: "/metrics" })).statusCode).toBe(200);
+
+    const closed = await gateway("gw-metrics-closed", { AXIOM_METRICS_TOKEN: METRICS_TOKEN });
+    const scrape = (authorization?: string) => closed.app.inject({ method: "GET", url: "/metrics", headers: authorization ? { authorization } : {} });
+    for (const refused of [undefined, "Bearer wrong-token", `Bearer ${METRICS_TOKEN}x`, METRICS_TOKEN, `Basic ${METRICS_TOKEN}`]) {
+      const response = await scrape(refused);
+      expect(response.statusCode, refused).toBe(401);
+      expect(response.json(), refused).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect(response.headers["www-authenticate"]).toMatch(/^Bearer /);
+      expect(response.body).not.toContain("lattice_");
+    }
+    const allowed = await scrape(`Bearer ${METRICS_TOKEN}`);
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.body).toContain("lattice_runs_total");
+  });
+
+  it("refuses a token shorter than 16 characters at startup", async () => {
+    await expect(buildTestGateway({ AXIOM_METRICS_TOKEN: "short" })).rejects.toThrow(/AXIOM_METRICS_TOKEN: must be at least 16 characters/);
+  });
+});
