@@ -102,6 +102,8 @@ describe("lattice-gateway CLI", () => {
     const result = await execa("node", [cli, flag], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(version);
+    // The version last released (changesets bump it at the next), never the placeholder.
+    expect(version).toMatch(/^[1-9]\d*\.\d+\.\d+$/);
   });
 
   it("runs as `pnpm exec lattice-gateway` from the checkout's root", async () => {
