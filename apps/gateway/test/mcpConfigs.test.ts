@@ -34,7 +34,14 @@ describe("MCP configurations", () => {
     expect(connected.statusCode).toBe(200);
     expect(connected.json()).toMatchObject({ status: "connected" });
     const tools = await get("/api/mcp-configs/calc/tools");
-    expect(tools.json<{ tools: { name: string }[] }>().tools.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
+    const listed = tools.json<{ tools: { name: string; fullName: string; selected: boolean }[] }>().tools.sort((a, b) => a.name.localeCompare(b.name));
+    // Every tool the server offers, by both names; only `add` is in the config's selectedTools.
+    expect(listed.map(({ name, fullName, selected }) => ({ name, fullName, selected }))).toEqual([
+      { name: "add", fullName: "calc__add", selected: true },
+      { name: "crash", fullName: "calc__crash", selected: false },
+      { name: "env", fullName: "calc__env", selected: false },
+      { name: "hang", fullName: "calc__hang", selected: false },
+    ]);
 
     expect((await post("/api/assistants", { id: "adder", name: "Adder", model: { provider: "scripted" }, tools: ["calc__add"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "t1", assistant_id: "adder" })).statusCode).toBe(201);

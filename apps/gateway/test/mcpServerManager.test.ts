@@ -57,7 +57,9 @@ describe.each<[string, () => McpServerConfig]>([
     await setUp("calc", ["add", "hang"]);
     expect(await manager.connect(TENANT, "calc")).toMatchObject({ status: "connected" });
     expect(announced).toEqual([`${TENANT}/calc`]);
-    expect(manager.listedTools(TENANT, "calc")?.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
+    const offered = manager.offeredTools(TENANT, "calc") ?? [];
+    expect(offered.filter((tool) => tool.selected).map((tool) => tool.fullName).sort()).toEqual(["calc__add", "calc__hang"]);
+    expect(offered.map((tool) => tool.name).sort()).toEqual(["add", "crash", "env", "hang"]);
     expect([...manager.tenantTools(TENANT).keys()].sort()).toEqual(["calc__add", "calc__hang"]);
     expect(manager.tenantTools("other").size).toBe(0);
     expect(await runWith(manager, ["calc__add"], '/tool calc__add {"a":2,"b":3}')).toBe("calc__add returned: 5");

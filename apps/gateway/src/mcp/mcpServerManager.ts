@@ -3,7 +3,7 @@ import type { McpServerConfig, McpServerConfigEntry, McpServerConfigStore } from
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { McpConnection, type McpToolInfo, type McpToolOutcome } from "./mcpConnection";
 import { type McpTargetPolicy, checkMcpTarget } from "./mcpTarget";
-import { mcpTool } from "./mcpTools";
+import { mcpTool, mcpToolName } from "./mcpTools";
 
 export interface McpServerManagerOptions {
   store: McpServerConfigStore;
@@ -29,6 +29,14 @@ interface LiveServer {
 const ANYWHERE_LOCAL: McpTargetPolicy = { egress: { localNetworks: true }, stdioAllow: "any" };
 
 const slot = (tenantId: string, serverKey: string) => `${tenantId}\u0000${serverKey}`;
+
+/** A tool an MCP server offers, as `GET /api/mcp-configs/:key/tools` shows it. */
+export interface OfferedTool extends McpToolInfo {
+  /** The name assistants list it by: `<server key>__<tool>`. */
+  fullName: string;
+  /** Whether the server's `selectedTools` (none: all) make it the tenant's. */
+  selected: boolean;
+}
 
 /**
  * This replica's MCP servers, per tenant: their live connections and the tools assistants may use.
@@ -60,9 +68,16 @@ export class McpServerManager {
     return tools;
   }
 
-  /** The tools the server offers, as listed when it connected here; `undefined` when it is not connected here. */
-  listedTools(tenantId: string, serverKey: string): McpToolInfo[] | undefined {
-    return this.live.get(slot(tenantId, serverKey))?.listed;
+  /**
+   * The tools the server offers, as listed when it connected here, each with the name assistants give
+   * it and whether the server's `selectedTools` let them; `undefined` when it is not connected here.
+   */
+  offeredTools(tenantId: string, serverKey: string): OfferedTool[] | undefined {
+    const server = this.live.get(slot(tenantId, serverKey));
+    return server?.listed.map((info) => {
+      const fullName = mcpToolName(serverKey, info.name);
+      return { ...info, fullName, selected: server.tools.has(fullName) };
+    });
   }
 
   /** Brings the server in line with the store; throws when it should be connected and cannot be. */

@@ -57,7 +57,7 @@ const configSchema = z.discriminatedUnion("transport", [
   }),
 ]);
 
-const selectedToolsSchema = z.array(z.string().min(1).max(200)).max(500).describe("The server's tools assistants may use (as `<key>__<tool>`); empty: all");
+const selectedToolsSchema = z.array(z.string().min(1).max(200)).max(500).describe("The server's tools assistants may use, by the server's names (`add`; assistants list it as `<key>__add`); empty: all");
 
 const createSchema = z.strictObject({ key: keySchema, config: configSchema, selectedTools: selectedToolsSchema.optional() });
 const updateSchema = z.strictObject({ config: configSchema.optional(), selectedTools: selectedToolsSchema.optional() });
@@ -82,7 +82,15 @@ const entryView = z.object({
 });
 
 const toolsView = z.object({
-  tools: z.array(z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) })),
+  tools: z.array(
+    z.object({
+      name: z.string().describe("The server's name for the tool (what `selectedTools` lists)"),
+      fullName: z.string().describe("The name assistants list it by: `<key>__<name>`"),
+      selected: z.boolean().describe("Whether `selectedTools` (empty: all) make it the tenant's"),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+    }),
+  ),
 });
 
 const tags = ["mcp"];
@@ -226,14 +234,14 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const tenantId = tenantOf(request);
       const { key } = request.params;
-      const listed = mcp.listedTools(tenantId, key);
-      if (listed) return { tools: listed };
+      const offered = mcp.offeredTools(tenantId, key);
+      if (offered) return { tools: offered };
       try {
         if (!(await mcp.connect(tenantId, key))) throw notFound(key);
       } catch (error) {
         throw connectFailure(key, error);
       }
-      return { tools: mcp.listedTools(tenantId, key) ?? [] };
+      return { tools: mcp.offeredTools(tenantId, key) ?? [] };
     },
   );
 };
