@@ -114,6 +114,22 @@ describe("the API reference", () => {
     expect(query).toEqual(expect.arrayContaining(["assistant_id", "limit", "offset"]));
   });
 
+  it("names every operation once, gives every protected one the bearer scheme and the x-tenant-id header, and names the main answers' schemas", () => {
+    const operations = documentedRoutes().map(({ method, url }) => ({ url, operation: operationOf(method, url)! }));
+    const ids = operations.map(({ operation }) => operation.operationId);
+    expect(ids.filter((id) => !id)).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operationOf("GET", "/api/threads/:id/runs")?.operationId).toBe("getApiThreadsByIdRuns");
+    expect(document.components?.securitySchemes?.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    for (const { url, operation } of operations.filter(({ url }) => isProtectedRoute(url))) {
+      expect(operation.security, url).toEqual([{ bearerAuth: [] }]);
+      expect(operation.parameters, url).toContainEqual(expect.objectContaining({ in: "header", name: "x-tenant-id", required: false }));
+    }
+    expect(Object.keys(document.components?.schemas ?? {})).toEqual(expect.arrayContaining(["Assistant", "Thread", "RunRecord", "Message", "Task", "Schedule"]));
+    const threads = (operationOf("GET", "/api/threads")!.responses?.["200"] as OpenAPIV3_1.ResponseObject).content?.["application/json"].schema as OpenAPIV3_1.SchemaObject;
+    expect(threads.properties?.threads).toEqual({ type: "array", items: { $ref: "#/components/schemas/Thread" } });
+  });
+
   it("serves the document and the rendered reference without authentication", async () => {
     const docs = await app.inject({ method: "GET", url: DOCS_PATH });
     expect(docs.statusCode).toBe(200);

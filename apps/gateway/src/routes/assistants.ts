@@ -51,7 +51,7 @@ const assistantView = z.object({
   tools: z.array(z.string()),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "Assistant" });
 
 const tags = ["assistants"];
 

@@ -79,7 +79,7 @@ const entryView = z.object({
   status: z.enum(["connected", "disconnected", "error"]).describe("Set by connect and disconnect; `error` when the server failed"),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "McpServer" });
 
 const toolsView = z.object({
   tools: z.array(

@@ -36,7 +36,7 @@ const providerView = z.object({
   hasApiKey: z.boolean().describe("Whether a key is set; the key itself is never returned"),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "ModelProvider" });
 
 const tags = ["model providers"];
 

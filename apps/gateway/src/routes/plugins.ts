@@ -14,7 +14,7 @@ const entryView = z.object({
   serverKey: z.string().optional().describe("The MCP server the tool comes from"),
   description: z.string(),
   enabled: z.boolean(),
-});
+}).meta({ id: "Plugin" });
 
 const tags = ["plugins"];
 

@@ -23,7 +23,7 @@ const projectView = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "Project" });
 
 const membershipView = z.object({
   tenantId: z.string(),

@@ -50,7 +50,7 @@ const roomView = z.object({
   projectId: z.string(),
   name: z.string(),
   createdAt: z.date(),
-});
+}).meta({ id: "Room" });
 
 const messageView = z.object({
   id: z.string(),

@@ -68,7 +68,7 @@ const scheduleView = z.object({
   threadId: z.string().optional(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
-});
+}).meta({ id: "Schedule" });
 
 // Times leave the API as ISO strings; they are epoch milliseconds inside.
 const isoTime = (ms: number) => new Date(ms).toISOString();

@@ -96,7 +96,7 @@ const taskView = z.object({
   projectId: z.string().optional(),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "Task" });
 
 const outcomeView = z.object({
   taskId: z.string(),

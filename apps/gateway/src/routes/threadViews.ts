@@ -11,7 +11,7 @@ export const messageView = z.object({
   name: z.string().optional(),
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
   toolCallId: z.string().optional(),
-});
+}).meta({ id: "Message" });
 
 /** An `interrupt()` the thread waits on; `value` is what the graph asked. */
 export const interruptView = z.object({ id: z.string().optional(), value: z.unknown() });
@@ -55,7 +55,7 @@ export const runRecordView = z.object({
   finishedAt: z.date().nullable(),
   error: z.string().nullable().describe(RUN_ERROR_DESCRIPTION),
   abortRequestedAt: z.date().nullable().describe("When an abort was requested: on a run still `running`, its replica is stopping it (or the next one will)"),
-});
+}).meta({ id: "RunRecord" });
 
 export const toRunRecord = (run: PendingMessage): z.input<typeof runRecordView> => ({
   messageId: run.id,

@@ -30,7 +30,7 @@ const threadView = z.object({
   metadata: z.record(z.string(), z.unknown()),
   createdAt: z.date(),
   updatedAt: z.date(),
-});
+}).meta({ id: "Thread" });
 
 const stateView = z.object({
   messages: z.array(messageView),
