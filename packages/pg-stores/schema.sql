@@ -258,7 +258,9 @@ CREATE TABLE public.lattice_threads (
     assistant_id text NOT NULL,
     metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    ttl_minutes double precision,
+    expires_at timestamp with time zone
 );
 
 ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('public.lattice_outbox_id_seq'::regclass);
@@ -366,6 +368,8 @@ CREATE INDEX lattice_thread_message_queue_tenant_open ON public.lattice_thread_m
 CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);
 
 CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);
+
+CREATE INDEX lattice_threads_expiry ON public.lattice_threads USING btree (expires_at) WHERE (expires_at IS NOT NULL);
 
 ALTER TABLE ONLY public.lattice_project_bots
     ADD CONSTRAINT lattice_project_bots_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;

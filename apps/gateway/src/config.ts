@@ -25,6 +25,7 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_TENANT_MAX_QUEUED_MESSAGES,
   DEFAULT_TENANT_MAX_STREAMS,
+  DEFAULT_THREAD_TTL_SWEEP_MS,
   SSE_HEARTBEAT_MS,
 } from "./defaults";
 
@@ -70,6 +71,8 @@ export interface GatewayConfig {
   scheduleHeartbeatMs: number;
   /** The maintenance leader's pass (and followers' bids); its lease lives three of these. */
   maintenanceIntervalMs: number;
+  /** How often the maintenance leader deletes threads whose TTL ran out. */
+  threadTtlSweepMs: number;
   auth: AuthConfig;
   /** Origins allowed to call the API from a browser; none (same-origin only) by default. */
   corsOrigins: string[];
@@ -198,6 +201,7 @@ const envSchema = z.object({
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
   AXIOM_SCHEDULE_HEARTBEAT_MS: integer(100, 600_000).default(SCHEDULE_HEARTBEAT_MS),
   AXIOM_MAINTENANCE_INTERVAL_MS: integer(100, 600_000).default(MAINTENANCE_INTERVAL_MS),
+  AXIOM_THREAD_TTL_SWEEP_MS: integer(100, 3_600_000).default(DEFAULT_THREAD_TTL_SWEEP_MS),
   AUTH_REQUIRED: flag,
   // HS256 wants a key of at least 256 bits.
   AUTH_TOKEN_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
@@ -275,6 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     runLeaseMs: e.AXIOM_RUN_LEASE_MS,
     scheduleHeartbeatMs: e.AXIOM_SCHEDULE_HEARTBEAT_MS,
     maintenanceIntervalMs: e.AXIOM_MAINTENANCE_INTERVAL_MS,
+    threadTtlSweepMs: e.AXIOM_THREAD_TTL_SWEEP_MS,
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,

@@ -24,6 +24,11 @@ export const RETRY_AFTER_UNAVAILABLE_S = 2;
 export const READINESS_TIMEOUT_MS = 800;
 /** A run's logged events serve clients resuming its stream, soon after it ran; a row per token is too bulky for a week. */
 export const DEFAULT_RUN_EVENT_RETENTION_HOURS = 24;
+/**
+ * How often the maintenance leader deletes threads whose TTL ran out (one indexed query when none
+ * did): a thread outlives its TTL by at most this, plus the time its runs take when it was in use.
+ */
+export const DEFAULT_THREAD_TTL_SWEEP_MS = 5_000;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */

@@ -14,6 +14,7 @@ describe("loadConfig", () => {
       runRetentionHours: 168,
       scheduleHeartbeatMs: 2_000,
       maintenanceIntervalMs: 2_000,
+      threadTtlSweepMs: 5_000,
       taskOrphanRecovery: false,
     });
   });
@@ -55,6 +56,7 @@ describe("loadConfig", () => {
     ["LOG_LEVEL", "loud"],
     ["AXIOM_SCHEDULE_HEARTBEAT_MS", "99"],
     ["AXIOM_MAINTENANCE_INTERVAL_MS", "often"],
+    ["AXIOM_THREAD_TTL_SWEEP_MS", "50"],
     ["AXIOM_TASK_ORPHAN_RECOVERY", "yes"],
     ["DATABASE_POOL_MAX", "0"],
     ["DATABASE_CONNECT_TIMEOUT_MS", "fast"],

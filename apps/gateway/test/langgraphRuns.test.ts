@@ -76,8 +76,8 @@ describe("LangGraph API: threads", () => {
   it("refuses what it does not do, and bad input, with 422 and nothing written", async () => {
     const thread = await newThread();
     for (const [url, body, code] of [
-      ["/threads", { ttl: 60 }, "NOT_SUPPORTED"],
-      ["/threads", { supersteps: [] }, "NOT_SUPPORTED"],
+      ["/threads", { ttl: { ttl: 60, strategy: "keep_latest" } }, "NOT_SUPPORTED"],
+      ["/threads", { supersteps: [{ updates: [{ values: { messages: [] }, as_node: "agent", command: { resume: "yes" } }] }] }, "NOT_SUPPORTED"],
       ["/threads", { thread_id: "bad id" }, "INVALID_REQUEST"],
       ["/threads/search", { sort_by: "status" }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { runStarts: [] } }, "INVALID_REQUEST"],

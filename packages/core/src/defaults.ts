@@ -103,8 +103,8 @@ export const ROOM_MESSAGE_MAX_PAGE_SIZE = 200;
  */
 export const ITEM_ADDRESS_MAX_BYTES = 1_024;
 export const ITEM_NAMESPACE_MAX_LABELS = 20;
-/** A time-to-live of a century is "for ever" in practice; a larger one is a mistake. */
-export const ITEM_TTL_MAX_MINUTES = 100 * 365 * 24 * 60;
+/** A time-to-live (a store item's, a thread's) of a century is "for ever" in practice; a larger one is a mistake. */
+export const TTL_MAX_MINUTES = 100 * 365 * 24 * 60;
 /**
  * How often the maintenance leader removes expired items. Reads never return an expired item, so
  * this only bounds how long expired rows take room.

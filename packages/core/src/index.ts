@@ -51,7 +51,7 @@ export {
   type ValidMessage,
 } from "./queue/queueArguments";
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
-export { validateCreateThread, validateMetadata, validateThreadFilter } from "./threads/threadArguments";
+export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadTtl } from "./threads/threadArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";

@@ -1,18 +1,33 @@
-import type { ThreadStore } from "@axiom-lattice/protocols";
+import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
 import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 
+const MINUTE = 60_000;
+const PEERS = 4;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * The {@link ThreadStore} contract. Every implementation runs this same suite, so their semantics
- * cannot drift. `makeStore` may return the same store for every call.
+ * cannot drift. `makeStore` may return the same store for every call. `makePeers(count)`: stores over
+ * the same threads as `makeStore`'s, each on a pool of its own as replicas have (called after it);
+ * default: that store itself.
  */
-export function threadStoreContract(name: string, makeStore: () => Promise<ThreadStore>): void {
+export function threadStoreContract(name: string, makeStore: () => Promise<ThreadStore>, makePeers?: (count: number) => Promise<ThreadStore[]>): void {
   describe(`ThreadStore contract: ${name}`, () => {
     let store: ThreadStore;
+    let peers: ThreadStore[];
     beforeAll(async () => {
       store = await makeStore();
+      peers = makePeers ? await makePeers(PEERS) : Array.from({ length: PEERS }, () => store);
     });
+
+    /** The tenant's threads among those a claim handed out. */
+    const claimedOf = (tenant: string, claimed: Thread[]) =>
+      claimed
+        .filter((thread) => thread.tenantId === tenant)
+        .map((thread) => thread.id)
+        .sort();
 
     it("creates a thread and reads it back", async () => {
       const tenant = fresh("tenant");
@@ -105,6 +120,71 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       expect(await store.getThread(tenant, "t")).toBeNull();
     });
 
+    it("keeps a thread's TTL; claims it once it ran out, and not again while the claim lasts", async () => {
+      const tenant = fresh("tenant");
+      const brief = await store.createThread(tenant, { id: "brief", assistantId: "a", ttlMinutes: 0.005 });
+      expect(brief.ttlMinutes).toBe(0.005);
+      expect(await store.getThread(tenant, "brief")).toEqual(brief);
+      expect((await store.createThread(tenant, { id: "lasting", assistantId: "a", ttlMinutes: 10 })).ttlMinutes).toBe(10);
+      expect(await store.createThread(tenant, { id: "forever", assistantId: "a" })).not.toHaveProperty("ttlMinutes");
+      await sleep(500);
+      const claimed = await store.claimExpiredThreads(1000, MINUTE);
+      expect(claimedOf(tenant, claimed)).toEqual(["brief"]);
+      expect(claimed.find((thread) => thread.tenantId === tenant)).toEqual(brief);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, MINUTE))).toEqual([]);
+      expect(await store.getThread(tenant, "brief")).toEqual(brief);
+    });
+
+    it("hands a claimed thread out again once the claim lapsed (it was not deleted)", async () => {
+      const tenant = fresh("tenant");
+      await store.createThread(tenant, { id: "kept", assistantId: "a", ttlMinutes: 0.001 });
+      await sleep(200);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, 100))).toEqual(["kept"]);
+      await sleep(300);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, MINUTE))).toEqual(["kept"]);
+    });
+
+    it("restarts a thread's TTL when it is used (touched, or updated) and an update may change it", async () => {
+      const tenant = fresh("tenant");
+      for (const id of ["touched", "updated", "retimed", "idle"]) await store.createThread(tenant, { id, assistantId: "a", ttlMinutes: 0.01 });
+      await store.createThread(tenant, { id: "forever", assistantId: "a" });
+      await sleep(400);
+      expect(await store.touchThread(tenant, "touched")).toBe(true);
+      expect((await store.updateThread(tenant, "updated", { seen: true }))?.ttlMinutes).toBe(0.01);
+      expect((await store.updateThread(tenant, "retimed", {}, { ttlMinutes: 10 }))?.ttlMinutes).toBe(10);
+      expect(await store.touchThread(tenant, "forever")).toBe(false);
+      expect(await store.touchThread(tenant, "missing")).toBe(false);
+      expect(await store.touchThread(fresh("tenant"), "touched")).toBe(false);
+      // 800 ms after creation: past the first expiry (600 ms), before the restarted ones (about 1,000 ms).
+      await sleep(400);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, MINUTE))).toEqual(["idle"]);
+      await sleep(500);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, MINUTE))).toEqual(["touched", "updated"]);
+      expect((await store.updateThread(tenant, "forever", {}, { ttlMinutes: 0.001 }))?.ttlMinutes).toBe(0.001);
+      await sleep(200);
+      expect(claimedOf(tenant, await store.claimExpiredThreads(1000, MINUTE))).toEqual(["forever"]);
+    });
+
+    it("hands each expired thread to one claim only, when claims race from several stores", async () => {
+      const tenant = fresh("tenant");
+      const expiring = 30;
+      await Promise.all(Array.from({ length: expiring }, (_, n) => store.createThread(tenant, { id: `t${n}`, assistantId: "a", ttlMinutes: 0.001 })));
+      await store.createThread(tenant, { id: "live", assistantId: "a", ttlMinutes: 10 });
+      await sleep(200);
+      const claimed: Thread[] = [];
+      // Small claims, racing until nothing is left: each round, every store claims at once.
+      for (let round = 0; round < 20; round += 1) {
+        const batches = await Promise.all(peers.map((peer) => peer.claimExpiredThreads(3, MINUTE)));
+        const mine = batches.flat().filter((thread) => thread.tenantId === tenant);
+        if (mine.length === 0) break;
+        claimed.push(...mine);
+      }
+      const ids = claimed.map((thread) => thread.id);
+      expect(ids).toHaveLength(expiring);
+      expect(new Set(ids).size).toBe(expiring);
+      expect(ids).not.toContain("live");
+    });
+
     it("keeps metadata exactly at the bounds of free-form JSON", async () => {
       const tenant = fresh("tenant");
       for (const [id, metadata] of [["deep", nestedObject(JSON_DEPTH_BOUND)], ["large", objectOfJsonBytes(JSON_BYTES_BOUND)]] as const) {
@@ -131,6 +211,13 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       ["ids that are no list", (s, t) => s.listThreads(t, { ids: "a" as never })],
       ["an update with null metadata", (s, t) => s.updateThread(t, "x", null as never)],
       ["a non-string tenant", (s) => s.getThread(5 as never, "x")],
+      ["a TTL of 0 minutes", (s, t) => s.createThread(t, { id: "x", assistantId: "a", ttlMinutes: 0 })],
+      ["a negative TTL", (s, t) => s.createThread(t, { id: "x", assistantId: "a", ttlMinutes: -1 })],
+      ["a TTL that is no number", (s, t) => s.createThread(t, { id: "x", assistantId: "a", ttlMinutes: "5" as never })],
+      ["a TTL beyond a century", (s, t) => s.createThread(t, { id: "x", assistantId: "a", ttlMinutes: 101 * 365 * 24 * 60 })],
+      ["an update with a TTL of infinity", (s, t) => s.updateThread(t, "x", {}, { ttlMinutes: Number.POSITIVE_INFINITY })],
+      ["a claim of no threads", (s) => s.claimExpiredThreads(0, MINUTE)],
+      ["a claim without a duration", (s) => s.claimExpiredThreads(10, 0)],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });

@@ -1,4 +1,5 @@
 import { runWebhooks } from "../langgraph/runWebhooks";
+import { threadExpirySweep } from "../langgraph/threadExpirySweep";
 import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
@@ -84,6 +85,8 @@ export interface GatewayContext {
   runEventRetention: RetentionJob;
   /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
   orphanRecovery: TaskOrphanRecovery;
+  /** Deletes threads whose TTL ran out; a task of the maintenance loop. */
+  threadExpiry: MaintenanceTask;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
   maintenance: MaintenanceLoop;
   /** This gateway's Prometheus instruments (`/metrics`). */
@@ -266,6 +269,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     retentionHours: config.runEventRetentionHours,
     log: logger,
   });
+  const threadExpiry = threadExpirySweep({ threads: stores.threads, queue, agents, logger, intervalMs: config.threadTtlSweepMs });
   // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
   // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
   // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
@@ -276,6 +280,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...runEventRetention.maintenanceTasks(),
     projectTasks.maintenanceTask(config.runLeaseMs),
     itemExpirySweep(stores.items, { logger }),
+    threadExpiry,
     ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({
@@ -327,6 +332,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     runRetention,
     runEventRetention,
     orphanRecovery,
+    threadExpiry,
     maintenance,
     metrics,
     streams,

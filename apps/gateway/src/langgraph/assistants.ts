@@ -7,6 +7,7 @@ import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
 import { idSchema, noContent } from "../routes/ids";
+import { deleteAssistantThreads } from "./assistantThreads";
 import { type AssistantView, assistantView, settingsOf, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";
 import { GRAPH_IDS, reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
@@ -56,7 +57,7 @@ const searchSchema = z.strictObject({
 
 const assistantParams = z.object({ assistant_id: idSchema });
 const deleteQuery = z.object({
-  delete_threads: z.enum(["true", "false"]).default("false").describe("Not supported: only false"),
+  delete_threads: z.enum(["true", "false"]).default("false").describe("true: delete the threads its runs used too (metadata.assistant_id); none while one has a run in progress (409 THREAD_BUSY)"),
 });
 const graphQuery = z.object({ xray: z.union([z.enum(["true", "false"]), z.coerce.number().int().min(0).max(10)]).optional().describe("The graph has no subgraphs: no effect") });
 
@@ -196,15 +197,18 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: "Delete an assistant (LangGraph API); its threads stay",
+        summary: "Delete an assistant (LangGraph API); its threads stay unless delete_threads=true",
         params: assistantParams,
         querystring: deleteQuery,
-        response: { 204: noContent, ...inputErrors("NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 204: noContent, ...inputErrors("NOT_FOUND", "THREAD_BUSY") },
       },
     },
     async (request, reply) => {
-      if (request.query.delete_threads === "true") throw new HttpError("NOT_SUPPORTED", "delete_threads=true is not supported: delete the assistant's threads one by one");
       const { assistant_id: id } = request.params;
+      if (request.query.delete_threads === "true") {
+        await requireAssistant(tenantOf(request), id);
+        await deleteAssistantThreads(gateway, tenantOf(request), id);
+      }
       if (!(await assistants.deleteAssistant(tenantOf(request), id))) throw notFound(id);
       return reply.status(204).send();
     },

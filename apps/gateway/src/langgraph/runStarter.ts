@@ -64,6 +64,8 @@ export function langgraphRunStarter(gateway: GatewayContext) {
     if (plan.graph.settings) await checkReferences(thread.tenantId, plan.graph.settings);
     const agent = agents.getAgent(threadScope(thread));
     if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, plan.graph.checkpointId);
+    // A run is a use: a thread's TTL restarts before the run is queued, so no expiry sweep takes it in between.
+    if (thread.ttlMinutes !== undefined) await stores.threads.touchThread(thread.tenantId, thread.id);
     try {
       const result = await agent.addMessage(plan.input === undefined ? {} : { input: plan.input }, {
         mode,

@@ -1,5 +1,4 @@
-import { AGENT_NODE, TOOLS_NODE } from "@axiom-lattice/agent";
-import { boundedJson, jsonContains } from "@axiom-lattice/core";
+import { TTL_MAX_MINUTES, boundedJson, jsonContains } from "@axiom-lattice/core";
 import type { Thread, ThreadFilter } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -15,20 +14,38 @@ import { checkMessages } from "./messageInput";
 import { paginationQuery } from "./pagination";
 import { threadStateView, toThreadState } from "./stateView";
 import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, threadView, toThreadView } from "./threadView";
+import { applySupersteps, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
-const TTL = { ttl: "threads deleted after a time" };
-const CREATE_UNSUPPORTED = { ...TTL, supersteps: "a thread created with prior state" };
+
+/** LangGraph's thread TTL, as the SDK sends it (a number of minutes becomes `{ ttl, strategy: "delete" }`). */
+const ttlSchema = z
+  .strictObject({
+    ttl: z.number().positive().max(TTL_MAX_MINUTES).describe("Minutes: the thread is deleted this long after it was last used (created, updated, its state written, a run created)"),
+    strategy: z.enum(["delete", "keep_latest"]).default("delete").describe("delete: the thread with its runs, checkpoints and events; keep_latest is not supported (NOT_SUPPORTED)"),
+  })
+  .nullable()
+  .optional();
+
+/** The TTL's minutes, if one is given; `keep_latest` is refused. */
+const ttlMinutesOf = (ttl: z.output<typeof ttlSchema>): number | undefined => {
+  if (ttl?.strategy === "keep_latest") throw new HttpError("NOT_SUPPORTED", "ttl.strategy keep_latest is not supported by this gateway: only delete");
+  return ttl?.ttl;
+};
 
 const createSchema = z.strictObject({
   thread_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
   metadata: jsonObject.optional(),
-  if_exists: z.enum(["raise", "do_nothing"]).default("raise").describe("raise: 409 when the id is taken; do_nothing: answer the existing thread"),
-  ...unsupportedShape(CREATE_UNSUPPORTED),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise").describe("raise: 409 when the id is taken; do_nothing: answer the existing thread, unchanged"),
+  ttl: ttlSchema,
+  supersteps,
 });
 
-const patchSchema = z.strictObject({ metadata: jsonObject.optional().describe("Merged into the stored metadata (top-level keys)"), ...unsupportedShape(TTL) });
+const patchSchema = z.strictObject({
+  metadata: jsonObject.optional().describe("Merged into the stored metadata (top-level keys)"),
+  ttl: ttlSchema.describe("Replaces the thread's TTL, counted from now"),
+});
 
 // The store orders by these; `status` and `state_updated_at` are read from each thread's run state, not stored.
 const STORE_SORT = { thread_id: "id", created_at: "createdAt", updated_at: "updatedAt" } as const;
@@ -50,12 +67,9 @@ const countSchema = searchSchema.pick({ metadata: true, status: true, values: tr
 /** What a search or count reads from each thread's state, not from the store. */
 type StateFilter = Pick<z.output<typeof searchSchema>, "status" | "values">;
 
-/** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
-const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
-
 const updateStateSchema = z.strictObject({
   values: stateValues,
-  as_node: z.enum([AGENT_NODE, TOOLS_NODE]).optional().describe("Write as if this node had returned the values"),
+  as_node: stateUpdateNode.optional().describe("Write as if this node had returned the values"),
   ...checkpointRefShape,
 });
 
@@ -111,16 +125,27 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     "/threads",
-    { schema: { tags, summary: "Create a thread (LangGraph API); it belongs to no assistant", body: createSchema, response: { 200: threadView, ...bodyErrors("ALREADY_EXISTS", "NOT_SUPPORTED") } } },
+    {
+      schema: {
+        tags,
+        summary: "Create a thread (LangGraph API); it belongs to no assistant",
+        description: "With `supersteps`, the thread is created with their updates written into its state; should one fail, no thread is left.",
+        body: createSchema,
+        response: { 200: threadView, ...bodyErrors("ALREADY_EXISTS", "NOT_SUPPORTED") },
+      },
+    },
     async (request) => {
       const tenantId = tenantOf(request);
-      refuseUnsupported(request.body, CREATE_UNSUPPORTED);
-      const { thread_id: id = randomUUID(), metadata, if_exists } = request.body;
+      const { thread_id: id = randomUUID(), metadata, if_exists, ttl, supersteps: steps } = request.body;
+      const ttlMinutes = ttlMinutesOf(ttl);
+      if (steps) checkSupersteps(steps);
       if (if_exists === "do_nothing") {
         const existing = await threads.getThread(tenantId, id);
         if (existing) return view(existing);
       }
-      return view(await threads.createThread(tenantId, { id, assistantId: ANY_ASSISTANT, metadata }));
+      const thread = await threads.createThread(tenantId, { id, assistantId: ANY_ASSISTANT, metadata, ttlMinutes });
+      if (steps) await applySupersteps(gateway, thread, steps);
+      return view(thread);
     },
   );
 
@@ -174,13 +199,15 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
   app.patch(
     "/threads/:thread_id",
     {
-      schema: { tags, summary: "Change a thread's metadata (LangGraph API)", params: threadParams, body: patchSchema, response: { 200: threadView, ...bodyErrors("NOT_FOUND", "NOT_SUPPORTED") } },
+      schema: { tags, summary: "Change a thread's metadata or TTL (LangGraph API)", params: threadParams, body: patchSchema, response: { 200: threadView, ...bodyErrors("NOT_FOUND", "NOT_SUPPORTED") } },
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      refuseUnsupported(request.body, TTL);
       const { thread_id: id } = request.params;
-      const thread = request.body.metadata === undefined ? await threads.getThread(tenantId, id) : await threads.updateThread(tenantId, id, request.body.metadata);
+      const { metadata } = request.body;
+      const ttlMinutes = ttlMinutesOf(request.body.ttl);
+      const thread =
+        metadata === undefined && ttlMinutes === undefined ? await threads.getThread(tenantId, id) : await threads.updateThread(tenantId, id, metadata ?? {}, { ttlMinutes });
       if (!thread) throw new HttpError("NOT_FOUND", `Thread ${id} not found`);
       return view(thread);
     },
@@ -263,6 +290,8 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
       const from = checkpointIdOf(request.body);
       if (from !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, from);
       const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node, from);
+      // A use of the thread: its TTL, if it has one, restarts.
+      if (thread.ttlMinutes !== undefined) await threads.touchThread(thread.tenantId, thread.id);
       const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };
       return { checkpoint: written, configurable: written };
     },

@@ -1,6 +1,6 @@
 import type { ItemSearch, NamespaceListing, PutItemOptions } from "@axiom-lattice/protocols";
-import { ITEM_ADDRESS_MAX_BYTES, ITEM_NAMESPACE_MAX_LABELS, ITEM_TTL_MAX_MINUTES } from "../defaults";
-import { StoreArgumentError, requireBoundedJson, requireInteger, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
+import { ITEM_ADDRESS_MAX_BYTES, ITEM_NAMESPACE_MAX_LABELS } from "../defaults";
+import { StoreArgumentError, requireBoundedJson, requireInteger, requireObject, requireTenantId, requireText, requireTtlMinutes } from "../stores/storeArguments";
 
 // Checks shared by every ItemStore, so bad input is refused alike and before any write. What they
 // answer is what both stores act on: the in-memory store evaluates it, the PostgreSQL store passes
@@ -64,10 +64,7 @@ export function validateItemWrite(value: unknown, options: PutItemOptions = {}):
   requireObject(value, "value");
   const json = requireBoundedJson(value, "value");
   const ttl = options.ttlMinutes ?? null;
-  if (ttl !== null && (typeof ttl !== "number" || !Number.isFinite(ttl) || ttl <= 0 || ttl > ITEM_TTL_MAX_MINUTES)) {
-    throw new StoreArgumentError(`ttl must be a number of minutes above 0 and at most ${ITEM_TTL_MAX_MINUTES}, got ${String(ttl)}`);
-  }
-  return { json, ttlMinutes: ttl };
+  return { json, ttlMinutes: ttl === null ? null : requireTtlMinutes(ttl) };
 }
 
 function conditionsOf(filter: unknown): ItemCondition[] {

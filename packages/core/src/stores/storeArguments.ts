@@ -1,4 +1,5 @@
 import type { ErrorCode } from "@axiom-lattice/protocols";
+import { TTL_MAX_MINUTES } from "../defaults";
 import { jsonBoundsProblem } from "./jsonBounds";
 
 /** A store call with arguments no store may act on; nothing was written. */
@@ -89,4 +90,12 @@ export function requireBoundedJson(value: unknown, what: string): string {
   const problem = jsonBoundsProblem(value);
   if (problem) throw new StoreArgumentError(`${what} ${problem}`);
   return requireJson(value, what);
+}
+
+/** A time-to-live in minutes: above 0, at most {@link TTL_MAX_MINUTES}. */
+export function requireTtlMinutes(value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > TTL_MAX_MINUTES) {
+    throw new StoreArgumentError(`ttl must be a number of minutes above 0 and at most ${TTL_MAX_MINUTES}, got ${String(value)}`);
+  }
+  return value;
 }

@@ -2,19 +2,30 @@ import type { CreateThreadRequest, Thread, ThreadFilter, ThreadStore } from "@ax
 import { jsonContains } from "../stores/jsonContainment";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId, requireText } from "../stores/storeArguments";
-import { type ValidThreadFilter, validateCreateThread, validateMetadata, validateThreadFilter } from "./threadArguments";
+import { type ValidThreadFilter, validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadTtl } from "./threadArguments";
+
+const MINUTE_MS = 60_000;
 
 /** Metadata held as JSON text, so callers never share objects with the store. */
-interface StoredThread extends Omit<Thread, "metadata"> {
+interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
   metadata: string;
+  ttlMinutes: number | null;
+  /** Epoch ms; null without a TTL. */
+  expiresAt: number | null;
 }
 
-const toThread = (stored: StoredThread): Thread => ({
+const toThread = ({ expiresAt: _expiresAt, ttlMinutes, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   createdAt: new Date(stored.createdAt.getTime()),
   updatedAt: new Date(stored.updatedAt.getTime()),
+  ...(ttlMinutes === null ? {} : { ttlMinutes }),
 });
+
+/** The thread was used now: its TTL restarts. */
+const rearm = (stored: StoredThread, now: number) => {
+  stored.expiresAt = stored.ttlMinutes === null ? null : now + stored.ttlMinutes * MINUTE_MS;
+};
 
 const compareBy = (a: Thread, b: Thread, key: ValidThreadFilter["sortBy"]) =>
   key === "id" ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a[key].getTime() - b[key].getTime();
@@ -30,7 +41,8 @@ export class InMemoryThreadStore implements ThreadStore {
     const threads = this.tenants.get(tenant) ?? new Map<string, StoredThread>();
     if (threads.has(valid.id)) throw new RecordExistsError("thread", tenant, valid.id);
     const now = new Date();
-    const stored: StoredThread = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
+    const stored: StoredThread = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
+    rearm(stored, now.getTime());
     threads.set(valid.id, stored);
     this.tenants.set(tenant, threads);
     return toThread(stored);
@@ -57,13 +69,35 @@ export class InMemoryThreadStore implements ThreadStore {
       .slice(offset, offset + limit);
   }
 
-  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>): Promise<Thread | null> {
+  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
     const stored = this.find(tenantId, threadId);
     const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
+    const ttlMinutes = validateThreadTtl(options.ttlMinutes);
     if (!stored) return null;
     stored.metadata = JSON.stringify({ ...(JSON.parse(stored.metadata) as Record<string, unknown>), ...patch });
     stored.updatedAt = new Date();
+    if (ttlMinutes !== null) stored.ttlMinutes = ttlMinutes;
+    rearm(stored, stored.updatedAt.getTime());
     return toThread(stored);
+  }
+
+  async touchThread(tenantId: string, threadId: string): Promise<boolean> {
+    const stored = this.find(tenantId, threadId);
+    if (!stored || stored.ttlMinutes === null) return false;
+    rearm(stored, Date.now());
+    return true;
+  }
+
+  async claimExpiredThreads(limit: number, claimMs: number): Promise<Thread[]> {
+    const claim = validateExpiryClaim(limit, claimMs);
+    const now = Date.now();
+    const expired = [...this.tenants.values()]
+      .flatMap((threads) => [...threads.values()])
+      .filter((stored) => stored.expiresAt !== null && stored.expiresAt <= now)
+      .sort((a, b) => a.expiresAt! - b.expiresAt!)
+      .slice(0, claim.limit);
+    for (const stored of expired) stored.expiresAt = now + claim.claimMs;
+    return expired.map(toThread);
   }
 
   async deleteThread(tenantId: string, threadId: string): Promise<boolean> {

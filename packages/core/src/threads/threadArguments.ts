@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { CreateThreadRequest } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { StoreArgumentError, optionalText, requireBoundedJson, requireInteger, requireObject, requireText, requireTtlMinutes } from "../stores/storeArguments";
 
 // Checks shared by every ThreadStore, so bad input is refused alike and before any write.
 
@@ -9,6 +9,7 @@ export interface ValidThread {
   assistantId: string;
   /** JSON text of the metadata object. */
   metadata: string;
+  ttlMinutes: number | null;
 }
 
 export interface ValidThreadFilter {
@@ -41,7 +42,18 @@ export function validateCreateThread(request: CreateThreadRequest): ValidThread 
     id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Thread id"),
     assistantId: requireText(checked.assistantId, "Thread assistantId"),
     metadata: validateMetadata(checked.metadata ?? {}),
+    ttlMinutes: validateThreadTtl(checked.ttlMinutes),
   };
+}
+
+/** A thread's TTL in minutes, or null for none given. */
+export function validateThreadTtl(ttlMinutes: unknown): number | null {
+  return ttlMinutes === undefined ? null : requireTtlMinutes(ttlMinutes);
+}
+
+/** A claim of expired threads: how many, for how long. */
+export function validateExpiryClaim(limit: unknown, claimMs: unknown): { limit: number; claimMs: number } {
+  return { limit: requireInteger(limit, "Expired thread claim limit", 1, 1000), claimMs: requireInteger(claimMs, "Expired thread claim duration", 1) };
 }
 
 export function validateThreadFilter(filter: unknown): ValidThreadFilter {

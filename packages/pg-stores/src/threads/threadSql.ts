@@ -1,11 +1,14 @@
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
-const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at";
+const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes";
 
-/** No row when the tenant already has a thread with this id. */
+/** When a thread with this TTL (minutes, or NULL), used now, expires. */
+const expiryAfter = (ttlMinutes: string) => `now() + ${ttlMinutes} * interval '1 minute'`;
+
+/** $5 its TTL in minutes (NULL: none). No row when the tenant already has a thread with this id. */
 export const INSERT_THREAD = `
-  INSERT INTO lattice_threads (tenant_id, id, assistant_id, metadata, created_at, updated_at)
-  VALUES ($1, $2, $3, $4::jsonb, now(), now())
+  INSERT INTO lattice_threads (tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes, expires_at)
+  VALUES ($1, $2, $3, $4::jsonb, now(), now(), $5::double precision, ${expiryAfter("$5::double precision")})
   ON CONFLICT (tenant_id, id) DO NOTHING
   RETURNING ${COLUMNS}`;
 
@@ -36,14 +39,43 @@ export const listThreads = (sortBy: keyof typeof THREAD_ORDERS, sortOrder: "asc"
    ORDER BY ${THREAD_ORDERS[sortBy][sortOrder]}
    LIMIT $5 OFFSET $6`;
 
-/** Merges $3 into the metadata (top-level keys). */
-export const UPDATE_THREAD_METADATA = `
+/** Merges $3 into the metadata (top-level keys); $4 a new TTL in minutes (NULL: the same). The TTL restarts. */
+export const UPDATE_THREAD = `
   UPDATE lattice_threads
      SET metadata = metadata || $3::jsonb,
-         updated_at = now()
+         updated_at = now(),
+         ttl_minutes = coalesce($4::double precision, ttl_minutes),
+         expires_at = ${expiryAfter("coalesce($4::double precision, ttl_minutes)")}
    WHERE tenant_id = $1
      AND id = $2
   RETURNING ${COLUMNS}`;
+
+/** The thread was used: its TTL restarts. No row without one. */
+export const TOUCH_THREAD = `
+  UPDATE lattice_threads
+     SET expires_at = ${expiryAfter("ttl_minutes")}
+   WHERE tenant_id = $1
+     AND id = $2
+     AND ttl_minutes IS NOT NULL`;
+
+/**
+ * Claims up to $1 expired threads of every tenant for $2 milliseconds, the longest expired first.
+ * Rows another claim holds locked are skipped, and a row it claimed first no longer matches when
+ * re-read: one claim at a time gets each thread.
+ */
+export const CLAIM_EXPIRED_THREADS = `
+  UPDATE lattice_threads AS thread
+     SET expires_at = now() + $2 * interval '1 millisecond'
+    FROM (SELECT tenant_id, id
+            FROM lattice_threads
+           WHERE expires_at <= now()
+           ORDER BY expires_at
+           LIMIT $1
+             FOR UPDATE SKIP LOCKED) AS expired
+   WHERE thread.tenant_id = expired.tenant_id
+     AND thread.id = expired.id
+     AND thread.expires_at <= now()
+  RETURNING ${COLUMNS.split(", ").map((column) => `thread.${column}`).join(", ")}`;
 
 export const DELETE_THREAD = `
   DELETE FROM lattice_threads

@@ -6,12 +6,19 @@ export interface Thread {
   metadata: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
+  /**
+   * LangGraph's thread TTL: the thread is deleted this many minutes after it was last used (created,
+   * updated, written to, run). Absent: it is kept until deleted.
+   */
+  ttlMinutes?: number;
 }
 
 export interface CreateThreadRequest {
   id?: string;
   assistantId: string;
   metadata?: Record<string, unknown>;
+  /** Minutes above 0: see {@link Thread.ttlMinutes}. */
+  ttlMinutes?: number;
 }
 
 /** Which of a tenant's threads to list, in which order, which page. */
@@ -35,6 +42,19 @@ export interface ThreadStore {
   getThread(tenantId: string, threadId: string): Promise<Thread | null>;
   /** The tenant's threads matching `filter`, newest first unless it says otherwise. */
   listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]>;
-  updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>): Promise<Thread | null>;
+  /**
+   * Merges `metadata` (top-level keys) and, with `ttlMinutes`, sets the thread's TTL; either way the
+   * thread was used: its TTL restarts.
+   */
+  updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options?: { ttlMinutes?: number }): Promise<Thread | null>;
+  /** The thread was used (a run, a state write): its TTL restarts. `false` when it has none, or is missing. */
+  touchThread(tenantId: string, threadId: string): Promise<boolean>;
   deleteThread(tenantId: string, threadId: string): Promise<boolean>;
+  /**
+   * Up to `limit` threads of every tenant whose TTL ran out, the longest expired first, each claimed
+   * for `claimMs`: no call, from this store or any other over the same threads, hands it out again
+   * before then (unless it is used and expires again), so concurrent sweeps never take one thread twice.
+   * A thread claimed and not deleted (it was in use) comes back once the claim lapses.
+   */
+  claimExpiredThreads(limit: number, claimMs: number): Promise<Thread[]>;
 }

@@ -1,0 +1,58 @@
+import { AGENT_NODE, TOOLS_NODE } from "@axiom-lattice/agent";
+import { boundedJson } from "@axiom-lattice/core";
+import type { Thread } from "@axiom-lattice/protocols";
+import { z } from "zod";
+import type { GatewayContext } from "../context/gatewayContext";
+import { HttpError } from "../http/errors";
+import { threadScope } from "../routes/lookups";
+import { checkMessages } from "./messageInput";
+
+/** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
+export const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
+
+/** A node a state update may be written as. */
+export const stateUpdateNode = z.enum([AGENT_NODE, TOOLS_NODE]);
+
+const superstepUpdate = z.strictObject({
+  values: stateValues,
+  command: z.unknown().nullable().optional().describe("Not supported: refused with NOT_SUPPORTED"),
+  as_node: stateUpdateNode.describe("Write as if this node had returned the values"),
+});
+
+/** `supersteps` of `POST /threads`: the prior state a thread is created with, as LangGraph Platform takes it. */
+export const supersteps = z
+  .array(z.strictObject({ updates: z.array(superstepUpdate).min(1).max(100) }))
+  .max(100)
+  .nullable()
+  .optional()
+  .describe("Updates written into the new thread's state, in order, as POST /threads/{id}/state writes each (one checkpoint per update)");
+
+export type Supersteps = NonNullable<z.output<typeof supersteps>>;
+
+/** Refuses, before anything is written, supersteps the thread could not be given. */
+export function checkSupersteps(steps: Supersteps): void {
+  steps.forEach(({ updates }, step) =>
+    updates.forEach((update, index) => {
+      if (update.command !== undefined && update.command !== null) {
+        throw new HttpError("NOT_SUPPORTED", `supersteps[${step}].updates[${index}].command is not supported by this gateway: give values and as_node`);
+      }
+      checkMessages(update.values.messages);
+    }),
+  );
+}
+
+/**
+ * Writes checked `steps` into a new thread's state, each update as `POST /threads/{id}/state` writes
+ * one. Should one fail, the thread is deleted with whatever was written: the create wrote nothing.
+ */
+export async function applySupersteps({ agents }: Pick<GatewayContext, "agents">, thread: Thread, steps: Supersteps): Promise<void> {
+  const scope = threadScope(thread);
+  try {
+    for (const { updates } of steps) {
+      for (const { values, as_node } of updates) await agents.updateThreadState(scope, values, as_node);
+    }
+  } catch (error) {
+    await agents.deleteThread(scope);
+    throw error;
+  }
+}
