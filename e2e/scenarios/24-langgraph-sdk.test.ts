@@ -11,6 +11,7 @@ import { langgraphConformance } from "../harness/langgraphConformance";
 import { langgraphRunOptionsConformance } from "../harness/langgraphRunOptionsCases";
 import { langgraphStoreConformance } from "../harness/langgraphStoreCases";
 import { langgraphRunControlConformance } from "../harness/langgraphRunControlCases";
+import { langgraphVersionConformance } from "../harness/langgraphVersionCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
@@ -42,6 +43,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
   langgraphStoreConformance(() => ({ url: gateway.url }));
   langgraphRunControlConformance(() => ({ url: gateway.url }));
   langgraphCronConformance(() => ({ url: gateway.url }));
+  langgraphVersionConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -90,6 +92,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   langgraphStoreConformance(target);
   langgraphRunControlConformance(target);
   langgraphCronConformance(target);
+  langgraphVersionConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {

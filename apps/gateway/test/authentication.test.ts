@@ -257,6 +257,8 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /assistants/:assistant_id": { url: () => "/assistants/a-assistant-only", foreign: notFound },
   "GET /assistants/:assistant_id/graph": { url: () => "/assistants/a-assistant-only/graph", foreign: notFound },
   "GET /assistants/:assistant_id/schemas": { url: () => "/assistants/a-assistant-only/schemas", foreign: notFound },
+  "POST /assistants/:assistant_id/versions": { url: () => "/assistants/a-assistant-only/versions", body: () => ({}), foreign: notFound },
+  "POST /assistants/:assistant_id/latest": { url: () => "/assistants/a-assistant-only/latest", body: () => ({ version: 1 }), foreign: notFound },
   "POST /threads": {
     url: () => "/threads",
     body: () => ({ thread_id: "a-lg-thread", if_exists: "do_nothing" }),

@@ -1,0 +1,39 @@
+import { expect, it } from "vitest";
+import type { LanggraphTarget } from "./langgraphConformance";
+import { GRAPH, freshTenant, refusal, say, sdkClient } from "./langgraphSdk";
+
+/**
+ * Assistant versions through the SDK's `client.assistants.getVersions` / `setLatest`: the same cases
+ * on every target (behind nginx, each request may reach another replica).
+ */
+export function langgraphVersionConformance(target: () => LanggraphTarget): void {
+  it("versions: each create and update is a version; setLatest makes an older one current, and runs use it", async () => {
+    const client = await sdkClient(target().url, freshTenant("versions"));
+    const created = await client.assistants.create({ graphId: GRAPH, name: "With echo", metadata: { stage: "draft" }, context: { tools: ["echo"] } });
+    const id = created.assistant_id;
+    expect(created.version).toBe(1);
+    expect(await client.assistants.update(id, { name: "Bare", metadata: { stage: "live" }, context: { tools: [] } })).toMatchObject({ version: 2 });
+
+    const versions = await client.assistants.getVersions(id);
+    expect(versions.map((version) => [version.version, version.name])).toEqual([[2, "Bare"], [1, "With echo"]]);
+    expect(versions[1]).toMatchObject({ assistant_id: id, graph_id: GRAPH, metadata: { stage: "draft" }, context: { tools: ["echo"] } });
+    expect((await client.assistants.getVersions(id, { metadata: { stage: "draft" } })).map((version) => version.version)).toEqual([1]);
+    expect((await client.assistants.getVersions(id, { limit: 1, offset: 1 })).map((version) => version.version)).toEqual([1]);
+
+    const toolAnswer = async () => {
+      const values = (await client.runs.wait(null, id, { input: say('/tool echo {"text":"ping"}') })) as { messages: Array<{ type: string; content: string }> };
+      return values.messages.find((message) => message.type === "tool")?.content;
+    };
+    expect(await toolAnswer()).not.toBe("ping");
+    const current = await client.assistants.setLatest(id, 1);
+    expect(current).toMatchObject({ assistant_id: id, version: 1, name: "With echo", metadata: { stage: "draft" }, context: { tools: ["echo"] } });
+    expect(await client.assistants.get(id)).toMatchObject({ version: 1, name: "With echo" });
+    expect(await toolAnswer()).toBe("ping");
+
+    // The next update numbers past the highest version, not the current one.
+    expect(await client.assistants.update(id, { name: "Third" })).toMatchObject({ version: 3, metadata: { stage: "draft" } });
+    expect(await refusal(client.assistants.setLatest(id, 9))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+    const stranger = await sdkClient(target().url, freshTenant("versions-stranger"));
+    expect(await refusal(stranger.assistants.getVersions(id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+}
