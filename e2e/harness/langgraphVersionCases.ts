@@ -1,10 +1,11 @@
 import { expect, it } from "vitest";
 import type { LanggraphTarget } from "./langgraphConformance";
-import { GRAPH, freshTenant, refusal, say, sdkClient } from "./langgraphSdk";
+import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, tenantWithAssistant } from "./langgraphSdk";
 
 /**
- * Assistant versions through the SDK's `client.assistants.getVersions` / `setLatest`: the same cases
- * on every target (behind nginx, each request may reach another replica).
+ * Assistant versions through the SDK's `client.assistants.getVersions` / `setLatest`, and a stateless
+ * run joined by its id alone (`client.runs.joinStream(null, runId)`): the same cases on every target
+ * (behind nginx, each request may reach another replica).
  */
 export function langgraphVersionConformance(target: () => LanggraphTarget): void {
   it("versions: each create and update is a version; setLatest makes an older one current, and runs use it", async () => {
@@ -35,5 +36,27 @@ export function langgraphVersionConformance(target: () => LanggraphTarget): void
     expect(await refusal(client.assistants.setLatest(id, 9))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     const stranger = await sdkClient(target().url, freshTenant("versions-stranger"));
     expect(await refusal(stranger.assistants.getVersions(id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+
+  it("stateless runs: joinStream(null, runId) follows a run by its id alone, whole or after a Last-Event-ID", async () => {
+    const { client, assistantId } = await tenantWithAssistant(target().url, "threadless-join");
+    // Streamed without a thread, kept once ended (onCompletion is not in the SDK's types for a stateless
+    // stream, but it is sent), and left after its first event: the run goes on.
+    const keep: object = { onCompletion: "keep" };
+    const leaving = new AbortController();
+    let runId = "";
+    for await (const part of client.runs.stream(null, assistantId, { input: say("/drip 30 one two three"), streamMode: ["values", "updates"], signal: leaving.signal, ...keep })) {
+      runId = (part.data as { run_id: string }).run_id;
+      leaving.abort();
+      break;
+    }
+    const whole = await collect(client.runs.joinStream(null, runId));
+    expect(eventNames(whole)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(whole[0]!.data).toMatchObject({ run_id: runId });
+    const afterFirst = await collect(client.runs.joinStream(null, runId, { lastEventId: whole[1]!.id }));
+    expect(eventNames(afterFirst)).toEqual(["updates", "values", "end"]);
+    expect(eventNames(await collect(client.runs.joinStream(null, runId, { streamMode: "updates" })))).toEqual(["metadata", "updates", "end"]);
+    const stranger = await sdkClient(target().url, freshTenant("threadless-stranger"));
+    await expect(collect(stranger.runs.joinStream(null, runId))).rejects.toThrow(/404|not found/i);
   });
 }

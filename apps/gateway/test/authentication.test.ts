@@ -292,6 +292,7 @@ const CASES: Record<string, RouteCase> = {
   // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
+  "GET /runs/:run_id/stream": { url: () => `/runs/${lgRunId}/stream`, foreign: notFound },
   // The store: B's items live beside A's under the same namespaces and keys, never reaching them.
   "PUT /store/items": {
     url: () => "/store/items",

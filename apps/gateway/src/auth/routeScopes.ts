@@ -105,6 +105,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /runs/batch": "write",
   "POST /runs/stream": "write",
   "POST /runs/wait": "write",
+  "GET /runs/:run_id/stream": "read",
   "PUT /store/items": "write",
   "GET /store/items": "read",
   "DELETE /store/items": "write",
