@@ -3,9 +3,9 @@ import type { LanggraphTarget } from "./langgraphConformance";
 import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, tenantWithAssistant } from "./langgraphSdk";
 
 /**
- * Assistant versions through the SDK's `client.assistants.getVersions` / `setLatest`, and a stateless
- * run joined by its id alone (`client.runs.joinStream(null, runId)`): the same cases on every target
- * (behind nginx, each request may reach another replica).
+ * Assistant versions through the SDK's `client.assistants.getVersions` / `setLatest`, a stateless
+ * run joined by its id alone (`client.runs.joinStream(null, runId)`), and a run's `kwargs`: the same
+ * cases on every target (behind nginx, each request may reach another replica).
  */
 export function langgraphVersionConformance(target: () => LanggraphTarget): void {
   it("versions: each create and update is a version; setLatest makes an older one current, and runs use it", async () => {
@@ -58,5 +58,25 @@ export function langgraphVersionConformance(target: () => LanggraphTarget): void
     expect(eventNames(await collect(client.runs.joinStream(null, runId, { streamMode: "updates" })))).toEqual(["metadata", "updates", "end"]);
     const stranger = await sdkClient(target().url, freshTenant("threadless-stranger"));
     await expect(collect(stranger.runs.joinStream(null, runId))).rejects.toThrow(/404|not found/i);
+  });
+
+  it("run kwargs: a run lists what it was created with, the nodes it pauses at and the checkpoint it starts from included", async () => {
+    const { client, assistantId } = await tenantWithAssistant(target().url, "run-kwargs");
+    const { thread_id } = await client.threads.create();
+    await client.runs.wait(thread_id, assistantId, { input: say("first") });
+    const { checkpoint } = await client.threads.getState(thread_id);
+    await client.runs.wait(thread_id, assistantId, { input: say('/tool echo {"text":"ping"}'), interruptBefore: ["tools"], checkpointId: checkpoint.checkpoint_id! });
+    const [paused] = await client.runs.list(thread_id);
+    expect(paused).toMatchObject({
+      kwargs: {
+        input: say('/tool echo {"text":"ping"}'),
+        interrupt_before: ["tools"],
+        interrupt_after: null,
+        config: { configurable: { checkpoint_id: checkpoint.checkpoint_id } },
+        stream_mode: ["values"],
+      },
+    });
+    await client.runs.wait(thread_id, assistantId, { input: null, interruptAfter: "*" });
+    expect((await client.runs.list(thread_id, { limit: 1 }))[0]).toMatchObject({ kwargs: { input: null, interrupt_before: null, interrupt_after: "*" } });
   });
 }
