@@ -320,7 +320,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.assistants.create({ graphId: "planner" }))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     // A route of the platform's the gateway lacks answers 404 in LangGraph's shape.
-    expect(await refusal(client.assistants.getVersions(assistantId))).toEqual({ status: 404, body: { detail: `Route POST /assistants/${assistantId}/versions not found`, code: "NOT_FOUND" } });
+    expect(await refusal(client.assistants.getSubgraphs(assistantId))).toEqual({ status: 404, body: { detail: `Route GET /assistants/${assistantId}/subgraphs not found`, code: "NOT_FOUND" } });
     // Nothing was queued by the refused runs.
     expect(await client.runs.list(thread_id)).toHaveLength(2);
   });

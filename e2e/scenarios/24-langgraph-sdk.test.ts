@@ -12,6 +12,7 @@ import { langgraphRunOptionsConformance } from "../harness/langgraphRunOptionsCa
 import { langgraphStoreConformance } from "../harness/langgraphStoreCases";
 import { langgraphRunControlConformance } from "../harness/langgraphRunControlCases";
 import { langgraphThreadConformance } from "../harness/langgraphThreadCases";
+import { langgraphVersionConformance } from "../harness/langgraphVersionCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, startReplicas } from "../harness/replica";
@@ -44,6 +45,7 @@ describe("scenario 24: the LangGraph SDK against one gateway, in memory", () => 
   langgraphRunControlConformance(() => ({ url: gateway.url }));
   langgraphCronConformance(() => ({ url: gateway.url }));
   langgraphThreadConformance(() => ({ url: gateway.url }));
+  langgraphVersionConformance(() => ({ url: gateway.url }));
 
   it("the README's LangGraph SDK example runs as written", async () => {
     const readme = readFileSync(resolve(__dirname, "../../README.md"), "utf8");
@@ -93,6 +95,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   langgraphRunControlConformance(target);
   langgraphCronConformance(target);
   langgraphThreadConformance(target);
+  langgraphVersionConformance(target);
 
   /** A tenant with an assistant, and a background run of `text` on a thread, through nginx. */
   const backgroundRun = async (name: string, text: string, streamMode: Array<"values" | "updates"> = ["values", "updates"]) => {

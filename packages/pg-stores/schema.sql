@@ -1,3 +1,19 @@
+CREATE TABLE public.lattice_assistant_versions (
+    tenant_id text NOT NULL,
+    assistant_id text NOT NULL,
+    version integer NOT NULL,
+    name text NOT NULL,
+    graph text NOT NULL,
+    model jsonb NOT NULL,
+    system_prompt text,
+    tools text[] NOT NULL,
+    description text,
+    metadata jsonb NOT NULL,
+    graph_config jsonb NOT NULL,
+    graph_context jsonb NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.lattice_assistants (
     tenant_id text NOT NULL,
     id text NOT NULL,
@@ -12,7 +28,8 @@ CREATE TABLE public.lattice_assistants (
     metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
     version integer DEFAULT 1 NOT NULL,
     graph_config jsonb DEFAULT '{}'::jsonb NOT NULL,
-    graph_context jsonb DEFAULT '{}'::jsonb NOT NULL
+    graph_context jsonb DEFAULT '{}'::jsonb NOT NULL,
+    last_version integer DEFAULT 1 NOT NULL
 );
 
 CREATE SEQUENCE public.lattice_lease_tokens
@@ -265,6 +282,9 @@ CREATE TABLE public.lattice_threads (
 
 ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('public.lattice_outbox_id_seq'::regclass);
 
+ALTER TABLE ONLY public.lattice_assistant_versions
+    ADD CONSTRAINT lattice_assistant_versions_pkey PRIMARY KEY (tenant_id, assistant_id, version);
+
 ALTER TABLE ONLY public.lattice_assistants
     ADD CONSTRAINT lattice_assistants_pkey PRIMARY KEY (tenant_id, id);
 
@@ -370,6 +390,9 @@ CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree 
 CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);
 
 CREATE INDEX lattice_threads_expiry ON public.lattice_threads USING btree (expires_at) WHERE (expires_at IS NOT NULL);
+
+ALTER TABLE ONLY public.lattice_assistant_versions
+    ADD CONSTRAINT lattice_assistant_versions_tenant_id_assistant_id_fkey FOREIGN KEY (tenant_id, assistant_id) REFERENCES public.lattice_assistants(tenant_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.lattice_project_bots
     ADD CONSTRAINT lattice_project_bots_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;

@@ -257,6 +257,8 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /assistants/:assistant_id": { url: () => "/assistants/a-assistant-only", foreign: notFound },
   "GET /assistants/:assistant_id/graph": { url: () => "/assistants/a-assistant-only/graph", foreign: notFound },
   "GET /assistants/:assistant_id/schemas": { url: () => "/assistants/a-assistant-only/schemas", foreign: notFound },
+  "POST /assistants/:assistant_id/versions": { url: () => "/assistants/a-assistant-only/versions", body: () => ({}), foreign: notFound },
+  "POST /assistants/:assistant_id/latest": { url: () => "/assistants/a-assistant-only/latest", body: () => ({ version: 1 }), foreign: notFound },
   "POST /threads": {
     url: () => "/threads",
     body: () => ({ thread_id: "a-lg-thread", if_exists: "do_nothing" }),
@@ -290,6 +292,7 @@ const CASES: Record<string, RouteCase> = {
   // A's assistant is not B's: the run is refused, and the thread made for it deleted again.
   "POST /runs/stream": { url: () => "/runs/stream", body: () => lgRun(), foreign: notFound },
   "POST /runs/wait": { url: () => "/runs/wait", body: () => lgRun(), foreign: notFound },
+  "GET /runs/:run_id/stream": { url: () => `/runs/${lgRunId}/stream`, foreign: notFound },
   // The store: B's items live beside A's under the same namespaces and keys, never reaching them.
   "PUT /store/items": {
     url: () => "/store/items",

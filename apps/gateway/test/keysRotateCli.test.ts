@@ -32,6 +32,7 @@ describe("lattice-gateway keys:rotate", () => {
       await pool.query<{ value: string }>(`
         SELECT api_key_sealed AS value FROM lattice_model_providers
         UNION ALL SELECT model->>'apiKey' FROM lattice_assistants WHERE model ? 'apiKey'
+        UNION ALL SELECT model->>'apiKey' FROM lattice_assistant_versions WHERE model ? 'apiKey'
         UNION ALL SELECT value FROM lattice_mcp_server_configs, jsonb_each_text(config->'headers')`)
     ).rows.map((row) => row.value);
 
@@ -47,7 +48,7 @@ describe("lattice-gateway keys:rotate", () => {
       await app.close();
       await context.close();
     }
-    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v1", "v1", "v1"]);
+    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v1", "v1", "v1", "v1"]);
 
     const rotated = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
     expect(rotated.exitCode, rotated.stderr).toBe(0);
@@ -55,11 +56,12 @@ describe("lattice-gateway keys:rotate", () => {
     expect(summary).toMatchObject({ keyVersion: "v2", unreadable: [] });
     expect(Object.entries(summary.kinds).map(([kind, count]) => `${kind} ${count.resealed}/${count.changedMeanwhile}`)).toEqual([
       "providerKeys 1/0",
-      "assistantKeys 1/0",
+      // The assistant's key, and its version 1's.
+      "assistantKeys 2/0",
       "mcpHeaders 1/0",
       "mcpEnv 0/0",
     ]);
-    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2"]);
+    expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2", "v2"]);
 
     // v1 dropped: a gateway with v2 alone reads every secret.
     const after = await buildTestGateway({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 });

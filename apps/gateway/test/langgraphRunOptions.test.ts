@@ -48,10 +48,13 @@ describe("LangGraph API: interrupt_before and interrupt_after", () => {
     expect((await get(`/threads/${thread}`)).json()).toMatchObject({ status: "interrupted" });
     expect((await get(`/threads/${thread}/state`)).json()).toMatchObject({ next: ["tools"] });
     const [run] = (await get(`/threads/${thread}/runs`)).json();
-    expect(run).toMatchObject({ status: "success" });
+    // Its kwargs list what it was created with, the pause's nodes included, as the platform's do.
+    expect(run).toMatchObject({ status: "success", kwargs: { interrupt_before: ["tools"], interrupt_after: null, webhook: null, stream_mode: ["values"] } });
 
     const resumed = await post(`/threads/${thread}/runs/wait`, { assistant_id: ASSISTANT, input: null, interrupt_after: "*" });
     expect(resumed.statusCode).toBe(200);
+    const [resumedRun] = (await get(`/threads/${thread}/runs`)).json();
+    expect(resumedRun.kwargs).toMatchObject({ input: null, command: null, interrupt_before: null, interrupt_after: "*" });
     expect((await get(`/threads/${thread}/state`)).json()).toMatchObject({ next: ["agent"] });
     const done = await post(`/threads/${thread}/runs/wait`, { assistant_id: ASSISTANT, input: null });
     expect(done.json().messages.map((message: { content: string }) => message.content)).toEqual(['/tool echo {"text":"ping"}', "", "ping", "echo returned: ping"]);
@@ -77,6 +80,9 @@ describe("LangGraph API: running and updating from an earlier checkpoint", () =>
 
     const forked = await post(`/threads/${thread}/runs/wait`, say("instead", { checkpoint_id: checkpoint.checkpoint_id }));
     expect(forked.json().messages.map((message: { content: string }) => message.content)).toEqual(["first", "echo: first", "instead", "echo: instead"]);
+    // The checkpoint it started from is in its kwargs' config, as the platform shows it.
+    const [forkRun] = (await get(`/threads/${thread}/runs`)).json();
+    expect(forkRun.kwargs.config).toEqual({ configurable: { checkpoint_id: checkpoint.checkpoint_id } });
     const atCheckpoint = (await get(`/threads/${thread}/state/${checkpoint.checkpoint_id}`)).json();
     expect(atCheckpoint).toMatchObject({ checkpoint, values: { messages: [{ content: "first" }, { content: "echo: first" }] } });
 

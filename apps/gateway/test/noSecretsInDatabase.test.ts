@@ -39,6 +39,7 @@ describe("no secret in the database", () => {
     for (const secret of [...KEYS, ...ASSISTANT_KEYS, ...MCP_SECRETS]) expect(await columnsContaining(storeEnv().DATABASE_URL, secret), secret).toEqual([]);
     // The scan does look where secrets would be: their rows hold the sealed form, found as such.
     expect(await columnsContaining(storeEnv().DATABASE_URL, "enc:dev:")).toEqual([
+      "lattice_assistant_versions.model",
       "lattice_assistants.model",
       "lattice_mcp_server_configs.config",
       "lattice_model_providers.api_key_sealed",

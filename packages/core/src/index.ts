@@ -53,7 +53,7 @@ export {
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadTtl } from "./threads/threadArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
-export { validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
+export { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";
 export {
   MCP_ENV_NAME_PATTERN,

@@ -20,6 +20,8 @@ async function storedSecrets(pool: Pool): Promise<Array<[string, string]>> {
     UNION ALL
     SELECT 'assistant ' || tenant_id || '/' || id, model->>'apiKey' FROM lattice_assistants WHERE model ? 'apiKey'
     UNION ALL
+    SELECT 'assistant version ' || tenant_id || '/' || assistant_id || ' ' || version, model->>'apiKey' FROM lattice_assistant_versions WHERE model ? 'apiKey'
+    UNION ALL
     SELECT 'mcp ' || c.tenant_id || '/' || c.key || ' ' || f.name || '.' || e.key, e.value
       FROM lattice_mcp_server_configs c CROSS JOIN (VALUES ('env'), ('headers')) f(name)
      CROSS JOIN LATERAL jsonb_each_text(COALESCE(c.config->f.name, '{}'::jsonb)) e
@@ -86,7 +88,8 @@ describe("resealStoredSecrets", () => {
     const tenants = ["tenant-a", "tenant-b"];
     try {
       const plain = await seed(tenants, old);
-      expect(plain.size).toBe(16);
+      // The assistants the store created have their key in their version 1 too.
+      expect(plain.size).toBe(18);
 
       const startup = await resealStoredSecrets(old.pool, { keyring: keyringV2, scope: "plainText", pageSize: 2 });
       expect(startup.kinds).toEqual({
@@ -96,14 +99,14 @@ describe("resealStoredSecrets", () => {
         mcpEnv: { resealed: 0, changedMeanwhile: 0 },
       });
       expect((await storedSecrets(old.pool)).filter(([, value]) => !SecretKeyring.isSealed(value))).toEqual([]);
-      expect((await storedSecrets(old.pool)).filter(([, value]) => !value.startsWith("enc:v2:"))).toHaveLength(12);
+      expect((await storedSecrets(old.pool)).filter(([, value]) => !value.startsWith("enc:v2:"))).toHaveLength(14);
 
       const rotated = await resealStoredSecrets(old.pool, { keyring: keyringV2, scope: "all", pageSize: 2 });
       expect(rotated).toEqual({
         keyVersion: "v2",
         kinds: {
           providerKeys: { resealed: 4, changedMeanwhile: 0 },
-          assistantKeys: { resealed: 2, changedMeanwhile: 0 },
+          assistantKeys: { resealed: 4, changedMeanwhile: 0 },
           mcpHeaders: { resealed: 4, changedMeanwhile: 0 },
           mcpEnv: { resealed: 2, changedMeanwhile: 0 },
         },
@@ -122,7 +125,7 @@ describe("resealStoredSecrets", () => {
       const again = await resealStoredSecrets(old.pool, { keyring: keyringV2, scope: "all" });
       expect(Object.values(again.kinds).every((count) => count.resealed === 0 && count.changedMeanwhile === 0)).toBe(true);
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });
@@ -145,7 +148,7 @@ describe("resealStoredSecrets", () => {
       expect(JSON.stringify(summary) + message).not.toContain("sk-only-v1-opens-me");
       expect(withoutV1.open((await storedSecrets(old.pool)).find(([at]) => at === "assistant t/legacy")![1])).toBe("sk-plain");
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });
@@ -168,7 +171,7 @@ describe("resealStoredSecrets", () => {
       expect(await opened(old.pool)).toEqual(plain);
       expect((await storedSecrets(old.pool)).every(([, value]) => value.startsWith("enc:v2:"))).toBe(true);
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await Promise.all([a.pool.end(), b.pool.end(), old.pool.end()]);
     }
   });
@@ -202,7 +205,7 @@ describe("resealStoredSecrets", () => {
       );
     } finally {
       writer.release();
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });

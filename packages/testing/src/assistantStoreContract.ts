@@ -3,6 +3,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
 import { JSON_DEPTH_BOUND, nestedObject } from "./jsonShapes";
 
+const omitKeys = <T extends object, K extends keyof T>(value: T, ...keys: K[]): Omit<T, K> =>
+  Object.fromEntries(Object.entries(value).filter(([key]) => !(keys as string[]).includes(key))) as Omit<T, K>;
+
 const request = (id?: string): CreateAssistantRequest => ({
   ...(id === undefined ? {} : { id }),
   name: "Helper",
@@ -100,6 +103,81 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       expect(await store.getAssistant(tenant, "lg")).toEqual(relabelled);
     });
 
+    it("records every create and update as a version: newest first, filtered by metadata, paged", async () => {
+      const tenant = fresh("tenant");
+      const created = await store.createAssistant(tenant, { ...request("v"), metadata: { stage: "draft" }, graphContext: { tone: "dry" } });
+      await store.updateAssistant(tenant, "v", { name: "Second", metadata: { stage: "review" } });
+      const third = await store.updateAssistant(tenant, "v", { tools: [], metadata: { approved: true } });
+      const all = { limit: 10, offset: 0 };
+      const versions = await store.listAssistantVersions(tenant, "v", all);
+      expect(versions?.map((version) => version.version)).toEqual([3, 2, 1]);
+      // Each version is the assistant as that write left it, metadata merged as the update merged it.
+      expect(versions![2]).toEqual({ ...omitKeys(created, "id", "updatedAt"), assistantId: "v", createdAt: created.updatedAt });
+      expect(versions![1]).toMatchObject({ name: "Second", tools: request().tools, metadata: { stage: "review" }, graphContext: { tone: "dry" } });
+      expect(versions![0]).toMatchObject({ ...omitKeys(third!, "id", "updatedAt", "createdAt"), assistantId: "v" });
+      expect(versions![0].createdAt.getTime()).toBe(third!.updatedAt.getTime());
+
+      expect((await store.listAssistantVersions(tenant, "v", { ...all, metadata: { stage: "review" } }))?.map((version) => version.version)).toEqual([3, 2]);
+      expect(await store.listAssistantVersions(tenant, "v", { ...all, metadata: { stage: "gone" } })).toEqual([]);
+      expect((await store.listAssistantVersions(tenant, "v", { limit: 1, offset: 1 }))?.map((version) => version.version)).toEqual([2]);
+      expect(await store.listAssistantVersions(tenant, "missing", all)).toBeNull();
+    });
+
+    it("makes an older version current; the next update takes a number above the highest", async () => {
+      const tenant = fresh("tenant");
+      const first = await store.createAssistant(tenant, { ...request("cur"), description: "First", metadata: { n: 1 }, graphConfig: { c: 1 } });
+      await store.updateAssistant(tenant, "cur", {
+        name: "Changed",
+        model: { provider: "openai", model: "m", apiKey: "sk-version-two" },
+        systemPrompt: "Be long.",
+        tools: [],
+        description: "Second",
+        metadata: { n: 2, extra: true },
+        graphConfig: { c: 2 },
+        graphContext: { k: 2 },
+      });
+      const restored = await store.setCurrentAssistantVersion(tenant, "cur", 1);
+      expect(restored).toEqual({ ...first, updatedAt: restored!.updatedAt });
+      expect(restored!.updatedAt.getTime()).toBeGreaterThanOrEqual(first.updatedAt.getTime());
+      expect(await store.getAssistant(tenant, "cur")).toEqual(restored);
+      // The version's key is kept as the update wrote it, and comes back with it.
+      expect((await store.setCurrentAssistantVersion(tenant, "cur", 2))?.model).toEqual({ provider: "openai", model: "m", apiKey: "sk-version-two" });
+      await store.setCurrentAssistantVersion(tenant, "cur", 1);
+      const next = await store.updateAssistant(tenant, "cur", { name: "Third" });
+      expect(next).toMatchObject({ name: "Third", description: "First", metadata: { n: 1 }, version: 3 });
+      expect((await store.listAssistantVersions(tenant, "cur", { limit: 10, offset: 0 }))?.map((version) => version.version)).toEqual([3, 2, 1]);
+
+      expect(await store.setCurrentAssistantVersion(tenant, "cur", 4)).toBeNull();
+      expect(await store.setCurrentAssistantVersion(tenant, "missing", 1)).toBeNull();
+      expect(await store.getAssistant(tenant, "cur")).toEqual(next);
+    });
+
+    it("gives racing updates of one assistant distinct version numbers, one each", async () => {
+      const tenant = fresh("tenant");
+      await store.createAssistant(tenant, request("raced"));
+      const racers = 8;
+      const updated = await Promise.all(Array.from({ length: racers }, (_, index) => store.updateAssistant(tenant, "raced", { name: `Racer ${index}` })));
+      expect(updated.map((assistant) => assistant!.version).sort((a, b) => a - b)).toEqual(Array.from({ length: racers }, (_, index) => index + 2));
+      const versions = await store.listAssistantVersions(tenant, "raced", { limit: 100, offset: 0 });
+      expect(versions?.map((version) => version.version)).toEqual(Array.from({ length: racers + 1 }, (_, index) => racers + 1 - index));
+      // Each version holds the name its own update wrote.
+      for (const assistant of updated) expect(versions!.find((version) => version.version === assistant!.version)?.name).toBe(assistant!.name);
+    });
+
+    it("keeps versions within their tenant and deletes them with their assistant", async () => {
+      const [a, b] = [fresh("tenant"), fresh("tenant")];
+      await store.createAssistant(a, request("kept"));
+      await store.updateAssistant(a, "kept", { name: "Two" });
+      expect(await store.listAssistantVersions(b, "kept", { limit: 10, offset: 0 })).toBeNull();
+      expect(await store.setCurrentAssistantVersion(b, "kept", 1)).toBeNull();
+      expect((await store.getAssistant(a, "kept"))?.version).toBe(2);
+
+      expect(await store.deleteAssistant(a, "kept")).toBe(true);
+      expect(await store.listAssistantVersions(a, "kept", { limit: 10, offset: 0 })).toBeNull();
+      await store.createAssistant(a, request("kept"));
+      expect((await store.listAssistantVersions(a, "kept", { limit: 10, offset: 0 }))?.map((version) => version.version)).toEqual([1]);
+    });
+
     it.each<[string, (store: AssistantStore, tenant: string) => Promise<unknown>]>([
       ["an empty tenant", (s) => s.createAssistant("", request("x"))],
       ["an empty name", (s, t) => s.createAssistant(t, { ...request("x"), name: "" })],
@@ -112,6 +190,10 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       ["array metadata", (s, t) => s.createAssistant(t, { ...request("x"), metadata: [] as never })],
       ["a graph context nested too deep", (s, t) => s.createAssistant(t, { ...request("x"), graphContext: nestedObject(JSON_DEPTH_BOUND + 1) })],
       ["a graph config with a NUL", (s, t) => s.createAssistant(t, { ...request("x"), graphConfig: { v: "\u0000" } })],
+      ["a version list of limit 0", (s, t) => s.listAssistantVersions(t, "x", { limit: 0, offset: 0 })],
+      ["a version list at a negative offset", (s, t) => s.listAssistantVersions(t, "x", { limit: 1, offset: -1 })],
+      ["a version list filtered by array metadata", (s, t) => s.listAssistantVersions(t, "x", { limit: 1, offset: 0, metadata: [] as never })],
+      ["version 0 made current", (s, t) => s.setCurrentAssistantVersion(t, "x", 0)],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });

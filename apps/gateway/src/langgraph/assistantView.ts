@@ -1,4 +1,4 @@
-import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
+import type { Assistant, AssistantModelConfig, AssistantVersion } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { redactModel } from "../routes/assistants";
 import type { reactContextSchema } from "./graphs";
@@ -14,17 +14,30 @@ export const assistantView = z.object({
   metadata: jsonObject,
   name: z.string(),
   description: z.string().nullable(),
-  version: z.number().int().describe("1 when created; every update adds one"),
+  version: z.number().int().describe("The current version: 1 when created, a new one per update, or the one `POST /assistants/{id}/latest` chose"),
   created_at: z.date(),
   updated_at: z.date(),
 });
 
 export type AssistantView = z.input<typeof assistantView>;
 
+/** One version of an assistant as the LangGraph API shows it: its fields then, `created_at` when it was made. */
+export const assistantVersionView = assistantView.omit({ updated_at: true });
+
+type AssistantVersionView = z.input<typeof assistantVersionView>;
+
 /** How a stored assistant reads in LangGraph's terms: its graph settings shown in its `context`. */
 export function toAssistantView(assistant: Assistant): AssistantView {
+  return { ...fieldsView(assistant.id, assistant), updated_at: assistant.updatedAt };
+}
+
+export function toAssistantVersionView(version: AssistantVersion): AssistantVersionView {
+  return fieldsView(version.assistantId, version);
+}
+
+function fieldsView(id: string, assistant: Omit<Assistant, "id" | "updatedAt">): AssistantVersionView {
   return {
-    assistant_id: assistant.id,
+    assistant_id: id,
     graph_id: assistant.graph,
     config: assistant.graphConfig,
     context: {
@@ -38,7 +51,6 @@ export function toAssistantView(assistant: Assistant): AssistantView {
     description: assistant.description ?? null,
     version: assistant.version,
     created_at: assistant.createdAt,
-    updated_at: assistant.updatedAt,
   };
 }
 

@@ -8,7 +8,7 @@ import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
 import { idSchema, noContent } from "../routes/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
-import { type AssistantView, assistantView, settingsOf, toAssistantView } from "./assistantView";
+import { type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";
 import { GRAPH_IDS, reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
 import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
@@ -53,6 +53,16 @@ const searchSchema = z.strictObject({
   sort_by: z.enum(SORT_KEYS).default("created_at"),
   sort_order: z.enum(["asc", "desc"]).default("desc"),
   select: z.array(z.enum(SELECT_FIELDS)).min(1).optional().describe("Only these fields of each assistant"),
+});
+
+const versionsSchema = z.strictObject({
+  metadata: jsonObject.optional().describe("Only versions whose metadata contains this object"),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+});
+
+const latestSchema = z.strictObject({
+  version: z.number().int().min(1).max(2_147_483_647).describe("The version to make current"),
 });
 
 const assistantParams = z.object({ assistant_id: idSchema });
@@ -167,7 +177,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags,
-        summary: "Change an assistant (LangGraph API); its version goes up by one",
+        summary: "Change an assistant (LangGraph API): a new version, numbered one above its highest, becomes current",
         params: assistantParams,
         body: updateSchema,
         response: { 200: assistantView, ...bodyErrors(...REFERENCE_CODES, "NOT_FOUND") },
@@ -189,6 +199,47 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       if (!updated) throw notFound(id);
       return toAssistantView(updated);
+    },
+  );
+
+  app.post(
+    "/assistants/:assistant_id/versions",
+    {
+      schema: {
+        tags,
+        summary: "The assistant's versions, newest first (LangGraph API)",
+        params: assistantParams,
+        body: versionsSchema,
+        response: { 200: z.array(assistantVersionView), ...bodyErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const { assistant_id: id } = request.params;
+      const versions = await assistants.listAssistantVersions(tenantOf(request), id, request.body);
+      if (!versions) throw notFound(id);
+      return versions.map(toAssistantVersionView);
+    },
+  );
+
+  app.post(
+    "/assistants/:assistant_id/latest",
+    {
+      schema: {
+        tags,
+        summary: "Make one of the assistant's versions current: its fields become that version's, runs use it (LangGraph API)",
+        params: assistantParams,
+        body: latestSchema,
+        response: { 200: assistantView, ...bodyErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      const { assistant_id: id } = request.params;
+      const { version } = request.body;
+      const current = await assistants.setCurrentAssistantVersion(tenantId, id, version);
+      if (current) return toAssistantView(current);
+      await requireAssistant(tenantId, id);
+      throw new HttpError("NOT_FOUND", `Assistant ${id} has no version ${version}`);
     },
   );
 

@@ -7,8 +7,12 @@ import type { FastifyReply } from "fastify";
  */
 export const LANGGRAPH_EXPOSED_HEADERS = ["content-location", "location", "x-pagination-next", "x-pagination-total"];
 
-/** A thread's run: where clients read it, and (for a stream) where they resume following it. */
-export function locateRun(reply: FastifyReply, threadId: string, runId: string, { resumable = false } = {}): void {
-  reply.header("content-location", `/threads/${threadId}/runs/${runId}`);
-  if (resumable) reply.header("location", `/threads/${threadId}/runs/${runId}/stream`);
+/**
+ * A run: where clients read it, and (for a stream) where they resume following it; under its thread,
+ * or, named without one (`threadId` undefined, as a stateless run is), under `/runs`.
+ */
+export function locateRun(reply: FastifyReply, threadId: string | undefined, runId: string, { resumable = false } = {}): void {
+  const run = threadId === undefined ? `/runs/${runId}` : `/threads/${threadId}/runs/${runId}`;
+  reply.header("content-location", run);
+  if (resumable) reply.header("location", `${run}/stream`);
 }

@@ -19,6 +19,7 @@ export const LANGGRAPH_RUN_STATUS: Record<RunStatus, LanggraphRunStatus> = {
 };
 
 const jsonObject = z.record(z.string(), z.unknown());
+const nodeInterrupt = z.union([z.literal("*"), z.array(z.string())]).nullable();
 
 /** A run as the LangGraph API shows it: `run_id` is the id of the queued message that is the run. */
 export const runView = z.object({
@@ -30,13 +31,18 @@ export const runView = z.object({
   status: z.enum(RUN_STATUSES),
   metadata: jsonObject,
   multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).nullable(),
-  kwargs: z.object({
-    input: z.unknown(),
-    command: z.unknown(),
-    config: jsonObject,
-    context: jsonObject,
-    stream_mode: z.array(z.string()),
-  }),
+  kwargs: z
+    .object({
+      input: z.unknown(),
+      command: z.unknown(),
+      config: jsonObject.describe("As given, with `configurable.checkpoint_id` when the run starts from an earlier checkpoint (as the platform shows it)"),
+      context: jsonObject,
+      stream_mode: z.array(z.string()),
+      interrupt_before: nodeInterrupt,
+      interrupt_after: nodeInterrupt,
+      webhook: z.string().nullable(),
+    })
+    .describe("What the run was created with"),
 });
 
 export type RunView = z.input<typeof runView>;
@@ -46,6 +52,14 @@ const runContentSchema = z.looseObject({
   assistantId: z.string().optional(),
   input: z.unknown().optional(),
   command: z.unknown().optional(),
+  // The graph's options the agent runs it with (`RunContent.graph`).
+  graph: z
+    .looseObject({
+      interruptBefore: nodeInterrupt.optional(),
+      interruptAfter: nodeInterrupt.optional(),
+      checkpointId: z.string().optional(),
+    })
+    .optional(),
   annotations: z
     .looseObject({
       metadata: jsonObject.optional(),
@@ -53,6 +67,7 @@ const runContentSchema = z.looseObject({
       context: jsonObject.optional(),
       stream_mode: z.array(z.string()).optional(),
       multitask_strategy: z.enum(["reject", "enqueue", "interrupt", "rollback"]).optional(),
+      webhook: z.string().optional(),
     })
     .optional(),
 });
@@ -68,6 +83,9 @@ export function toRunView(message: PendingMessage, thread: Thread): RunView {
   const parsed = runContentSchema.safeParse(message.content);
   const content = parsed.success ? parsed.data : {};
   const annotations = content.annotations ?? {};
+  const graph = content.graph ?? {};
+  const config = annotations.config ?? {};
+  const configurable = typeof config.configurable === "object" && config.configurable !== null ? config.configurable : {};
   return {
     run_id: message.id,
     thread_id: thread.id,
@@ -80,9 +98,12 @@ export function toRunView(message: PendingMessage, thread: Thread): RunView {
     kwargs: {
       input: content.input ?? null,
       command: content.command ?? null,
-      config: annotations.config ?? {},
+      config: graph.checkpointId === undefined ? config : { ...config, configurable: { ...configurable, checkpoint_id: graph.checkpointId } },
       context: annotations.context ?? {},
       stream_mode: annotations.stream_mode ?? [],
+      interrupt_before: graph.interruptBefore ?? null,
+      interrupt_after: graph.interruptAfter ?? null,
+      webhook: annotations.webhook ?? null,
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { PendingMessage, Thread } from "@axiom-lattice/protocols";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -16,9 +17,11 @@ import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
 import { langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
+import { ANY_ASSISTANT } from "./threadView";
 
 const threadParams = z.object({ thread_id: idSchema });
 const runParams = z.object({ thread_id: idSchema, run_id: idSchema });
+const threadlessRunParams = z.object({ run_id: idSchema });
 
 /** A list in a query, as LangGraph SDKs send one: a single value as it is, several as a JSON array. */
 export const listParam = <T extends z.ZodType<string>>(item: T) =>
@@ -85,7 +88,17 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
 
   const queueScopeOf = (thread: Thread) => ({ tenantId: thread.tenantId, assistantId: thread.assistantId });
 
-  const requireRun = async (tenantId: string, threadId: string, runId: string): Promise<{ thread: Thread; run: PendingMessage }> => {
+  /**
+   * A run of the thread, or, without a thread id (the SDK's `joinStream(null, runId)` for a stateless
+   * run), a run of any of the tenant's LangGraph threads (their queue scope is ANY_ASSISTANT's).
+   */
+  const requireRun = async (tenantId: string, threadId: string | undefined, runId: string): Promise<{ thread: Thread; run: PendingMessage }> => {
+    if (threadId === undefined) {
+      const run = await stores.queue.getMessage(runId, { tenantId, assistantId: ANY_ASSISTANT });
+      const thread = run && (await stores.threads.getThread(tenantId, run.threadId));
+      if (!run || !thread) throw new HttpError("NOT_FOUND", `Run ${runId} not found`);
+      return { thread, run };
+    }
     const thread = await requireThread(gateway, tenantId, threadId);
     const run = await stores.queue.getMessage(runId, queueScopeOf(thread));
     if (!run || run.threadId !== thread.id) throw new HttpError("NOT_FOUND", `Run ${runId} not found on thread ${threadId}`);
@@ -246,6 +259,33 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  /** Follows a run's stream from its start, or after `Last-Event-ID`, from whichever replica it runs on: the thread's join stream and the threadless one. */
+  const followRun = async (
+    request: FastifyRequest & { query: z.output<typeof joinStreamQuery>; headers: z.output<typeof lastEventIdHeader> },
+    reply: FastifyReply,
+    threadId: string | undefined,
+    runId: string,
+  ) => {
+    const tenantId = tenantOf(request);
+    const { thread, run } = await requireRun(tenantId, threadId, runId);
+    const lastEventId = request.headers["last-event-id"];
+    const position = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : parseStreamEventId(lastEventId);
+    if (position && position.messageId !== run.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${position.messageId}, not ${run.id}`);
+    const runModes = streamModesOfRun(run);
+    const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;
+    const place = streams.take(tenantId);
+    locateRun(reply, threadId, run.id, { resumable: true });
+    const agent = agents.getAgent(threadScope(thread));
+    const chunks = agent.chunkStream(run.id, position?.index ?? -1);
+    const onDisconnect = truthy(request.query.cancel_on_disconnect) ? cancelRun(agent, run.id) : undefined;
+    return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place), onDisconnect });
+  };
+
+  const joinStreamResponse = {
+    200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } },
+    ...inputErrors("NOT_FOUND", "TOO_MANY_STREAMS"),
+  };
+
   app.get(
     "/threads/:thread_id/runs/:run_id/stream",
     {
@@ -255,27 +295,28 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
         params: runParams,
         querystring: joinStreamQuery,
         headers: lastEventIdHeader,
-        response: {
-          200: { description: "The run's events", content: { "text/event-stream": { schema: sseStream } } },
-          ...inputErrors("NOT_FOUND", "TOO_MANY_STREAMS"),
-        },
+        response: joinStreamResponse,
       },
     },
-    async (request, reply) => {
-      const tenantId = tenantOf(request);
-      const { thread, run } = await requireRun(tenantId, request.params.thread_id, request.params.run_id);
-      const lastEventId = request.headers["last-event-id"];
-      const position = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : parseStreamEventId(lastEventId);
-      if (position && position.messageId !== run.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${position.messageId}, not ${run.id}`);
-      const runModes = streamModesOfRun(run);
-      const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;
-      const place = streams.take(tenantId);
-      locateRun(reply, thread.id, run.id, { resumable: true });
-      const agent = agents.getAgent(threadScope(thread));
-      const chunks = agent.chunkStream(run.id, position?.index ?? -1);
-      const onDisconnect = truthy(request.query.cancel_on_disconnect) ? cancelRun(agent, run.id) : undefined;
-      return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place), onDisconnect });
+    (request, reply) => followRun(request, reply, request.params.thread_id, request.params.run_id),
+  );
+
+  app.get(
+    "/runs/:run_id/stream",
+    {
+      schema: {
+        tags,
+        summary: "Follow a run's stream named by its id alone, as a stateless run's is (LangGraph API)",
+        description:
+          "The run of any of the tenant's LangGraph threads, a stateless run's own thread included, streamed as `GET /threads/{thread_id}/runs/{run_id}/stream` streams it. " +
+          "A stateless run's thread, and with it the run, is deleted once the run ended (unless `on_completion: keep`): then `404`.",
+        params: threadlessRunParams,
+        querystring: joinStreamQuery,
+        headers: lastEventIdHeader,
+        response: joinStreamResponse,
+      },
     },
+    (request, reply) => followRun(request, reply, undefined, request.params.run_id),
   );
 
   app.post(

@@ -156,7 +156,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
       const place = gateway.streams.take(tenantId);
       try {
         const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream");
-        reply.header("content-location", `/runs/${result.messageId}`);
+        locateRun(reply, undefined, result.messageId);
         try {
           const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
           return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
@@ -184,7 +184,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) =>
     },
     async (request, reply) => {
       const { thread, agent, result } = await startOnOwnThread(tenantOf(request), request.body, "wait");
-      reply.header("content-location", `/runs/${result.messageId}`);
+      locateRun(reply, undefined, result.messageId);
       const values = await runOutcomeValues(agent, await result.completion);
       if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
       return values;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { AssistantModelConfig, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, optionalText, requireBoundedJson, requireObject, requireText } from "../stores/storeArguments";
+import type { AssistantModelConfig, AssistantVersionQuery, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
+import { StoreArgumentError, optionalString, optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
 
 // Checks shared by every AssistantStore, so bad input is refused alike and before any write. Only
 // known keys are kept, so a store never persists stray input.
@@ -83,4 +83,17 @@ export function validateUpdateAssistant(request: UpdateAssistantRequest): ValidA
   if (checked.graphConfig !== undefined) update.graphConfig = validateJsonObject(checked.graphConfig, "Assistant graphConfig");
   if (checked.graphContext !== undefined) update.graphContext = validateJsonObject(checked.graphContext, "Assistant graphContext");
   return update;
+}
+
+export function validateAssistantVersionQuery(query: AssistantVersionQuery): AssistantVersionQuery {
+  const checked = requireObject(query, "Assistant version query");
+  return {
+    ...(checked.metadata === undefined ? {} : { metadata: validateJsonObject(checked.metadata, "Assistant version metadata filter") }),
+    limit: requireInteger(checked.limit, "Assistant version limit", 1),
+    offset: requireInteger(checked.offset, "Assistant version offset", 0),
+  };
+}
+
+export function validateAssistantVersion(version: unknown): number {
+  return requireInteger(version, "Assistant version", 1);
 }

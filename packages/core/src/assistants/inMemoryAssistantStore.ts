@@ -1,42 +1,62 @@
-import type { Assistant, AssistantStore, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
+import type {
+  Assistant,
+  AssistantStore,
+  AssistantVersion,
+  AssistantVersionQuery,
+  CreateAssistantRequest,
+  UpdateAssistantRequest,
+} from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
+import { jsonContains } from "../stores/jsonContainment";
 import { requireTenantId, requireText } from "../stores/storeArguments";
-import { validateCreateAssistant, validateUpdateAssistant } from "./assistantArguments";
+import { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistantArguments";
 
-const copy = (assistant: Assistant): Assistant => structuredClone(assistant);
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** An assistant with every version it had, oldest first (so the last is the highest number). */
+interface StoredAssistant {
+  assistant: Assistant;
+  versions: AssistantVersion[];
+}
+
+const versionOf = ({ id, updatedAt, ...fields }: Assistant): AssistantVersion => ({ ...fields, assistantId: id, createdAt: updatedAt });
 
 /** {@link AssistantStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryAssistantStore implements AssistantStore {
   /** Per tenant, assistants in creation order. */
-  private readonly tenants = new Map<string, Map<string, Assistant>>();
+  private readonly tenants = new Map<string, Map<string, StoredAssistant>>();
 
   async createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateAssistant(request);
-    const assistants = this.tenants.get(tenant) ?? new Map<string, Assistant>();
+    const assistants = this.tenants.get(tenant) ?? new Map<string, StoredAssistant>();
     if (assistants.has(valid.id)) throw new RecordExistsError("assistant", tenant, valid.id);
     const now = new Date();
     const assistant: Assistant = { ...valid, tenantId: tenant, version: 1, createdAt: now, updatedAt: now };
-    assistants.set(valid.id, assistant);
+    assistants.set(valid.id, { assistant, versions: [versionOf(assistant)] });
     this.tenants.set(tenant, assistants);
     return copy(assistant);
   }
 
   async getAssistant(tenantId: string, assistantId: string): Promise<Assistant | null> {
-    const assistant = this.find(tenantId, assistantId);
-    return assistant ? copy(assistant) : null;
+    const stored = this.find(tenantId, assistantId);
+    return stored ? copy(stored.assistant) : null;
   }
 
   async listAssistants(tenantId: string): Promise<Assistant[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map(copy);
+    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((stored) => copy(stored.assistant));
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {
-    const assistant = this.find(tenantId, assistantId);
+    const stored = this.find(tenantId, assistantId);
     const update = validateUpdateAssistant(request);
-    if (!assistant) return null;
+    if (!stored) return null;
+    const { assistant, versions } = stored;
     const metadata = update.metadata && { ...assistant.metadata, ...update.metadata };
-    Object.assign(assistant, update, { ...(metadata && { metadata }), version: assistant.version + 1, updatedAt: new Date() });
+    // One above the highest number given, not the current one: after an older version was made current, a new one still gets a new number.
+    const version = versions[versions.length - 1]!.version + 1;
+    Object.assign(assistant, update, { ...(metadata && { metadata }), version, updatedAt: new Date() });
+    versions.push(versionOf(copy(assistant)));
     return copy(assistant);
   }
 
@@ -44,7 +64,28 @@ export class InMemoryAssistantStore implements AssistantStore {
     return this.tenants.get(requireTenantId(tenantId))?.delete(requireText(assistantId, "Assistant id")) ?? false;
   }
 
-  private find(tenantId: string, assistantId: string): Assistant | undefined {
+  async listAssistantVersions(tenantId: string, assistantId: string, query: AssistantVersionQuery): Promise<AssistantVersion[] | null> {
+    const stored = this.find(tenantId, assistantId);
+    const { metadata, limit, offset } = validateAssistantVersionQuery(query);
+    if (!stored) return null;
+    return stored.versions
+      .filter((version) => metadata === undefined || jsonContains(version.metadata, metadata))
+      .reverse()
+      .slice(offset, offset + limit)
+      .map(copy);
+  }
+
+  async setCurrentAssistantVersion(tenantId: string, assistantId: string, version: number): Promise<Assistant | null> {
+    const stored = this.find(tenantId, assistantId);
+    const wanted = validateAssistantVersion(version);
+    const chosen = stored?.versions.find((candidate) => candidate.version === wanted);
+    if (!stored || !chosen) return null;
+    const { assistantId: id, createdAt: _made, ...fields } = copy(chosen);
+    stored.assistant = { ...fields, id, createdAt: stored.assistant.createdAt, updatedAt: new Date() };
+    return copy(stored.assistant);
+  }
+
+  private find(tenantId: string, assistantId: string): StoredAssistant | undefined {
     return this.tenants.get(requireTenantId(tenantId))?.get(requireText(assistantId, "Assistant id"));
   }
 }

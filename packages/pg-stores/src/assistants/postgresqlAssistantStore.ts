@@ -3,17 +3,35 @@ import {
   SecretKeyring,
   requireTenantId,
   requireText,
+  validateAssistantVersion,
+  validateAssistantVersionQuery,
   validateCreateAssistant,
   validateUpdateAssistant,
 } from "@axiom-lattice/core";
-import type { Assistant, AssistantModelConfig, AssistantStore, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
+import type {
+  Assistant,
+  AssistantModelConfig,
+  AssistantStore,
+  AssistantVersion,
+  AssistantVersionQuery,
+  CreateAssistantRequest,
+  UpdateAssistantRequest,
+} from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
-import { DELETE_ASSISTANT, GET_ASSISTANT, INSERT_ASSISTANT, LIST_ASSISTANTS, UPDATE_ASSISTANT } from "./assistantSql";
+import {
+  DELETE_ASSISTANT,
+  GET_ASSISTANT,
+  INSERT_ASSISTANT,
+  LIST_ASSISTANTS,
+  LIST_ASSISTANT_VERSIONS,
+  SET_CURRENT_ASSISTANT_VERSION,
+  UPDATE_ASSISTANT,
+} from "./assistantSql";
 
-interface AssistantRow {
+/** The fields an assistant and each of its versions have. */
+interface VersionFieldsRow {
   tenant_id: string;
-  id: string;
   name: string;
   graph: "react";
   model: AssistantModelConfig;
@@ -25,7 +43,16 @@ interface AssistantRow {
   graph_config: Record<string, unknown>;
   graph_context: Record<string, unknown>;
   created_at: Date;
+}
+
+interface AssistantRow extends VersionFieldsRow {
+  id: string;
   updated_at: Date;
+}
+
+/** Fields of NULL: the assistant exists but no version matched. */
+interface AssistantVersionRow extends VersionFieldsRow {
+  assistant_id: string;
 }
 
 export interface PostgreSQLAssistantStoreOptions extends PgStoreOptions {
@@ -94,6 +121,20 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
     return row ? this.toAssistant(row) : null;
   }
 
+  async listAssistantVersions(tenantId: string, assistantId: string, query: AssistantVersionQuery): Promise<AssistantVersion[] | null> {
+    const key = [requireTenantId(tenantId), requireText(assistantId, "Assistant id")];
+    const { metadata, limit, offset } = validateAssistantVersionQuery(query);
+    await this.initialize();
+    const { rows } = await this.pool.query<AssistantVersionRow>(LIST_ASSISTANT_VERSIONS, [...key, jsonOrNull(metadata), limit, offset]);
+    if (rows.length === 0) return null;
+    return rows.filter((row) => row.version !== null).map((row) => ({ ...this.versionFields(row), assistantId: row.assistant_id }));
+  }
+
+  async setCurrentAssistantVersion(tenantId: string, assistantId: string, version: number): Promise<Assistant | null> {
+    const [row] = await this.rows(SET_CURRENT_ASSISTANT_VERSION, [requireTenantId(tenantId), requireText(assistantId, "Assistant id"), validateAssistantVersion(version)]);
+    return row ? this.toAssistant(row) : null;
+  }
+
   async deleteAssistant(tenantId: string, assistantId: string): Promise<boolean> {
     const params = [requireTenantId(tenantId), requireText(assistantId, "Assistant id")];
     await this.initialize();
@@ -105,9 +146,13 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
   }
 
   private toAssistant(row: AssistantRow): Assistant {
+    return { ...this.versionFields(row), id: row.id, updatedAt: row.updated_at };
+  }
+
+  /** The fields an assistant and its versions share, the API key opened. */
+  private versionFields(row: VersionFieldsRow): Omit<Assistant, "id" | "updatedAt"> {
     const { model } = row;
     return {
-      id: row.id,
       tenantId: row.tenant_id,
       name: row.name,
       graph: row.graph,
@@ -120,7 +165,6 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
       graphConfig: row.graph_config,
       graphContext: row.graph_context,
       createdAt: row.created_at,
-      updatedAt: row.updated_at,
     };
   }
 

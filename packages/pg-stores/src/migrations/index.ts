@@ -21,6 +21,7 @@ import { queueAttemptsMigration } from "./201_queue_attempts";
 import { assistantGraphFieldsMigration } from "./202_assistant_graph_fields";
 import { queueAvailableAtMigration } from "./203_queue_available_at";
 import { storeItemsMigration } from "./204_store_items";
+import { assistantVersionsMigration } from "./205_assistant_versions";
 import { threadTtlMigration } from "./206_thread_ttl";
 import type { Migration } from "./migration";
 
@@ -49,5 +50,6 @@ export const allMigrations: readonly Migration[] = [
   assistantGraphFieldsMigration,
   queueAvailableAtMigration,
   storeItemsMigration,
+  assistantVersionsMigration,
   threadTtlMigration,
 ];

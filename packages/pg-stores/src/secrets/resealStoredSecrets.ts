@@ -2,9 +2,11 @@ import { SecretDecryptionError, type SecretKeyring } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import {
   PAGE_ASSISTANT_KEYS,
+  PAGE_ASSISTANT_VERSION_KEYS,
   PAGE_MCP_SECRETS,
   PAGE_PROVIDER_KEYS,
   RESEAL_ASSISTANT_KEY,
+  RESEAL_ASSISTANT_VERSION_KEY,
   RESEAL_MCP_SECRET,
   RESEAL_PROVIDER_KEY,
 } from "./storedSecretSql";
@@ -72,6 +74,7 @@ interface SecretTable {
 const TABLES: readonly SecretTable[] = [
   { table: "lattice_model_providers", page: PAGE_PROVIDER_KEYS, reseal: RESEAL_PROVIDER_KEY, kindOf: () => "providerKeys" },
   { table: "lattice_assistants", page: PAGE_ASSISTANT_KEYS, reseal: RESEAL_ASSISTANT_KEY, kindOf: () => "assistantKeys" },
+  { table: "lattice_assistant_versions", page: PAGE_ASSISTANT_VERSION_KEYS, reseal: RESEAL_ASSISTANT_VERSION_KEY, kindOf: () => "assistantKeys" },
   { table: "lattice_mcp_server_configs", page: PAGE_MCP_SECRETS, reseal: RESEAL_MCP_SECRET, kindOf: (path) => (path[0] === "headers" ? "mcpHeaders" : "mcpEnv") },
 ];
 

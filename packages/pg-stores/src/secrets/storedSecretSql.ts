@@ -20,6 +20,17 @@ export const PAGE_ASSISTANT_KEYS = `
    ORDER BY tenant_id, id
    LIMIT $5`;
 
+/** A version's key: its id the assistant's, its path the version number then `apiKey`. */
+export const PAGE_ASSISTANT_VERSION_KEYS = `
+  SELECT tenant_id, id, path, value
+    FROM (SELECT tenant_id, assistant_id AS id, ARRAY[version::text, 'apiKey'] AS path, model->>'apiKey' AS value
+            FROM lattice_assistant_versions
+           WHERE model->>'apiKey' IS NOT NULL) AS secret
+   WHERE NOT starts_with(value, $4)
+     AND (tenant_id, id, path) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id, path
+   LIMIT $5`;
+
 export const PAGE_MCP_SECRETS = `
   SELECT tenant_id, id, path, value
     FROM (SELECT config.tenant_id, config.key AS id, ARRAY[field.name, entry.key] AS path, entry.value
@@ -47,6 +58,14 @@ export const RESEAL_ASSISTANT_KEY = `
    WHERE tenant_id = $1
      AND id = $2
      AND model #>> $5::text[] = $3`;
+
+export const RESEAL_ASSISTANT_VERSION_KEY = `
+  UPDATE lattice_assistant_versions
+     SET model = jsonb_set(model, '{apiKey}', to_jsonb($4::text))
+   WHERE tenant_id = $1
+     AND assistant_id = $2
+     AND version = ($5::text[])[1]::integer
+     AND model->>'apiKey' = $3`;
 
 export const RESEAL_MCP_SECRET = `
   UPDATE lattice_mcp_server_configs

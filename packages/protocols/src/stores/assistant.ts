@@ -20,7 +20,7 @@ export interface Assistant {
   description?: string;
   /** Free-form JSON its clients label and find it by (LangGraph's assistant metadata). */
   metadata: Record<string, unknown>;
-  /** 1 when created; every update adds one. */
+  /** The version the assistant's fields are: 1 when created, a new one per update, or one chosen again ({@link AssistantStore.setCurrentAssistantVersion}). */
   version: number;
   /** LangGraph's assistant `config`, kept as given: the graph reads none of it. */
   graphConfig: Record<string, unknown>;
@@ -46,10 +46,34 @@ export interface CreateAssistantRequest {
 /** The fields given replace the stored ones, but `metadata`, which is merged into the stored metadata (top-level keys). */
 export type UpdateAssistantRequest = Partial<Omit<CreateAssistantRequest, "id">>;
 
+/** One version of an assistant: its fields as a create or an update left them, kept unchanged. */
+export interface AssistantVersion extends Omit<Assistant, "id" | "updatedAt"> {
+  assistantId: string;
+  /** When the version was made. */
+  createdAt: Date;
+}
+
+export interface AssistantVersionQuery {
+  /** Only versions whose metadata contains this object (as jsonb `@>` judges it). */
+  metadata?: Record<string, unknown>;
+  /** At least 1. */
+  limit: number;
+  offset: number;
+}
+
+/**
+ * Every create and update of an assistant makes a version, numbered 1, 2, 3… per assistant (a number
+ * is never given twice, also when updates race); the assistant's fields are its current version's.
+ */
 export interface AssistantStore {
   createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant>;
   getAssistant(tenantId: string, assistantId: string): Promise<Assistant | null>;
   listAssistants(tenantId: string): Promise<Assistant[]>;
   updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null>;
+  /** Deletes its versions too. */
   deleteAssistant(tenantId: string, assistantId: string): Promise<boolean>;
+  /** The assistant's versions, newest first; null when the tenant has no such assistant. */
+  listAssistantVersions(tenantId: string, assistantId: string, query: AssistantVersionQuery): Promise<AssistantVersion[] | null>;
+  /** Makes one of its versions the current one: the assistant's fields become that version's. Null when the tenant has no such assistant or it no such version. */
+  setCurrentAssistantVersion(tenantId: string, assistantId: string, version: number): Promise<Assistant | null>;
 }
