@@ -31,7 +31,7 @@ import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
 import { langgraphApi } from "./langgraph/langgraphApi";
-import { installRequestLog } from "./http/requestLog";
+import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
@@ -57,8 +57,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const logger = options.logger ?? createGatewayLogger(config);
   const app = Fastify({
     loggerInstance: logger,
-    // installRequestLog writes one line per request instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new RequestLogController(),
     bodyLimit: BODY_LIMIT_BYTES,
     // Ids in routes are bounded; long URLs are never legitimate here.
     routerOptions: { maxParamLength: 256 },
@@ -76,7 +75,6 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   if (!options.context) app.addHook("onClose", () => context.close());
   decorateGatewayContext(app, context);
   installHttpMetrics(app, context.metrics);
-  installRequestLog(app);
 
   // Helmet's defaults, but for `upgrade-insecure-requests`: it would send the pages a gateway serves
   // over plain HTTP on a LAN address (/playground, /docs) to fetch their scripts over https, where

@@ -44,7 +44,8 @@ export function checkDocumentedResponses(app: FastifyInstance, mismatches: strin
     if (contentType !== "application/json") return payload;
     const key = `${where} ${contentType}`;
     let validate = validators.get(key);
-    if (!validate) validators.set(key, (validate = ajv.compile(schema)));
+    // The document's named schemas ride along, so `#/components/schemas/…` references resolve.
+    if (!validate) validators.set(key, (validate = ajv.compile({ ...schema, components: document.components })));
     const body = JSON.parse(String(payload));
     if (!validate(body)) mismatches.push(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
     return payload;

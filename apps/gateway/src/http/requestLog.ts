@@ -1,17 +1,21 @@
-import type { FastifyInstance } from "fastify";
+import { LogController } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
 /**
- * One info line per answered request: method, path, route pattern, status and time. Fastify's own two
- * lines (`incoming request`, `request completed`) are turned off where the server is built; a client
- * that leaves before its answer is logged too, with the status it was about to get.
+ * One line per request, when it is answered: method, path, route pattern, status and time, at info
+ * (error, with the error, for a response that failed while being sent). Fastify's own pair of lines
+ * (`incoming request`, `request completed`) is replaced; its other lines (a stream cut early, say) are kept.
  */
-export function installRequestLog(app: FastifyInstance): void {
-  app.addHook("onResponse", async (request, reply) => {
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
     const path = request.url.split("?", 1)[0];
     const ms = Math.round(reply.elapsedTime * 10) / 10;
-    request.log.info(
-      { method: request.method, path, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode, ms },
-      `${request.method} ${path} ${reply.statusCode} ${ms} ms`,
-    );
-  });
+    const fields = { method: request.method, path, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode, ms };
+    const line = `${request.method} ${path} ${reply.statusCode} ${ms} ms`;
+    if (error) reply.log.error({ ...fields, err: error }, line);
+    else reply.log.info(fields, line);
+  }
 }
