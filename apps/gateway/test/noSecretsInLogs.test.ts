@@ -3,7 +3,7 @@
 // model API that refuses the key, an MCP server that cannot be reached). Nothing it prints holds
 // any of them.
 import { randomBytes } from "node:crypto";
-import { FakeOpenAi, type TestDatabase, closedPortBaseUrl, createTestDatabase } from "@axiom-lattice/testing";
+import { FakeOpenAi, type TestDatabase, closedPortBaseUrl, createTestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliGateway, startCli } from "./cliProcess";
 import { MCP_FIXTURE } from "./mcpFixture";
@@ -65,10 +65,11 @@ describe("no secret in the logs", () => {
     expect((await send("POST", "/api/mcp-configs", { key: "remote", config: remote })).status).toBe(201);
     expect((await send("POST", "/api/mcp-configs/remote/connect")).status).toBe(502);
 
+    // The logs cover what happened: the refused run, the MCP server that could not be reached (its
+    // request's line is written once the answer is sent).
+    await eventually("the connect request's log line", () => gateway.stdout().includes("POST /api/mcp-configs/remote/connect 502"));
     const logs = gateway.stdout();
-    // The logs cover what happened: the refused run, the MCP server that could not be reached.
     expect(logs).toContain("UPSTREAM_AUTH_FAILED");
-    expect(logs).toContain("/api/mcp-configs/remote/connect");
     for (const [what, secret] of Object.entries(SECRETS)) expect(logs.includes(secret), what).toBe(false);
     // Nor the model API's refusal, which quotes part of the key it refused.
     expect(logs).not.toContain("Incorrect API key provided");

@@ -17,12 +17,12 @@ export const assistantView = z.object({
   version: z.number().int().describe("The current version: 1 when created, a new one per update, or the one `POST /assistants/{id}/latest` chose"),
   created_at: z.date(),
   updated_at: z.date(),
-});
+}).meta({ id: "LangGraphAssistant" });
 
 export type AssistantView = z.input<typeof assistantView>;
 
 /** One version of an assistant as the LangGraph API shows it: its fields then, `created_at` when it was made. */
-export const assistantVersionView = assistantView.omit({ updated_at: true });
+export const assistantVersionView = assistantView.omit({ updated_at: true }).meta({ id: "LangGraphAssistantVersion" });
 
 type AssistantVersionView = z.input<typeof assistantVersionView>;
 

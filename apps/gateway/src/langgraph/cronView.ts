@@ -19,7 +19,7 @@ export const cronView = z.object({
   next_run_date: z.date().nullable().describe("The next fire; null when disabled or ended"),
   metadata: z.record(z.string(), z.unknown()),
   enabled: z.boolean(),
-});
+}).meta({ id: "LangGraphCron" });
 
 export type CronView = z.input<typeof cronView>;
 

@@ -43,7 +43,7 @@ export const runView = z.object({
       webhook: z.string().nullable(),
     })
     .describe("What the run was created with"),
-});
+}).meta({ id: "LangGraphRun" });
 
 export type RunView = z.input<typeof runView>;
 

@@ -36,7 +36,7 @@ export const threadStateView = z.object({
   created_at: z.string().nullable(),
   checkpoint: checkpointView,
   parent_checkpoint: checkpointView.nullable(),
-});
+}).meta({ id: "LangGraphThreadState" });
 
 export type ThreadStateView = z.input<typeof threadStateView>;
 

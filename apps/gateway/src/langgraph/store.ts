@@ -20,7 +20,8 @@ const itemView = z
     created_at: z.string(),
     updated_at: z.string(),
   })
-  .describe("An item of the tenant's store");
+  .describe("An item of the tenant's store")
+  .meta({ id: "LangGraphItem" });
 
 const toItemView = (item: StoredItem): z.output<typeof itemView> => ({
   namespace: item.namespace,

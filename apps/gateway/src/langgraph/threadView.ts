@@ -29,7 +29,7 @@ export const threadView = z.object({
   interrupts: z.record(z.string(), z.array(interruptView)).describe("The interrupts it waits on, by task id"),
   config: jsonObject,
   error: z.string().nullable().describe("status error: why its last run failed"),
-});
+}).meta({ id: "LangGraphThread" });
 
 export type ThreadView = z.input<typeof threadView>;
 
