@@ -157,6 +157,10 @@ export class ThreadProcessor {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
         // requests through between runs so a busy queue cannot starve the HTTP server.
         await setImmediate();
+        // This claim answers every wake-up so far (each is sent after its message is queued): only a
+        // later one calls for another tenure. Without this, the wake-up of the very message about to
+        // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
+        this.wanted = false;
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
         observer.queueClaimed?.();
@@ -172,8 +176,9 @@ export class ThreadProcessor {
           this.wanted = true;
           break;
         }
-        // Another tenant waits for a slot: give this one up between runs (the lease with it, as a
-        // waiting thread holds none), so a thread with a long queue cannot keep it from them.
+        // Another thread waits for a slot this one would go to: give it up between runs (the lease
+        // with it, as a waiting thread holds none) and queue again behind it, so threads take turns
+        // and one with a long queue cannot keep a slot from the others, of its tenant or another.
         if (this.context.runSlots.othersWaiting(this.scope.tenantId)) break;
       }
     } finally {
