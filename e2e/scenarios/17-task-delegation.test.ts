@@ -20,11 +20,11 @@ describe("scenario 17: task delegation across processes", () => {
 
   it("a caller on A delegates to a callee that runs on B, and resumes exactly once with its result", async () => {
     // The layout is forced, not hoped for. A runs one thread at a time, and a thread waits for a slot
-    // before it takes its run lease, first come first served. While the caller's first run sleeps on
-    // A, the busy thread queues behind it; the delegation, run next on the same thread, wakes the
-    // callee's thread behind the busy one. A then runs the busy thread, and the callee's thread waits
-    // for A's slot without a lease. B starts only then: its queue sweep finds the callee's message
-    // unowned and runs it (B never heard of the busy thread while it was free to take).
+    // before it takes its run lease; threads take turns between runs. While the caller's first run
+    // sleeps on A, the busy thread queues behind it and runs its short first run; the delegation, run
+    // next, wakes the callee's thread behind the busy one. A then runs the busy thread's long run, and
+    // the callee's thread waits for A's slot without a lease. B starts only then: its queue sweep finds
+    // the callee's message unowned and runs it (B never heard of the busy thread while it was free to take).
     const [a] = await cluster.start(1, { prefix: "caller", env: { AXIOM_MAX_CONCURRENT_RUNS: "1" } });
     for (const id of ["boss", "helper"]) await expectOk(call(a.url, "POST", "/api/assistants", { id, name: id }), 201);
     for (const thread_id of ["boss-thread", "busy-thread"]) await expectOk(call(a.url, "POST", "/api/threads", { thread_id, assistant_id: "boss" }), 201);
@@ -32,11 +32,12 @@ describe("scenario 17: task delegation across processes", () => {
       expectOk(call(a.url, "POST", "/api/runs", { assistant_id: "boss", thread_id, message, message_id, mode: "queue" }), 202);
     await queue("boss-thread", "/sleep 1500", "warm-up");
     await queue("boss-thread", "/task helper check the figures", "delegate");
+    await queue("busy-thread", "/sleep 1500", "busy-short");
     await queue("busy-thread", `/sleep ${BUSY_MS}`, "busy");
     await eventually(
-      async () => ((await runsOf(a.url, "busy-thread")).some((run) => run.replicaId === a.replicaId && !run.finishedAt) ? true : undefined),
+      async () => ((await runsOf(a.url, "busy-thread")).some((run) => run.messageId === "busy" && run.replicaId === a.replicaId && !run.finishedAt) ? true : undefined),
       30_000,
-      "A running the busy thread",
+      "A running the busy thread's long run",
     );
     const [b] = await cluster.start(1, { prefix: "callee" });
 

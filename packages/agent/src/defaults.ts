@@ -3,6 +3,11 @@
 
 /** Threads one replica runs at once; more wait for a slot, leaving their threads free for peers. */
 export const DEFAULT_MAX_CONCURRENT_RUNS = 8;
+/**
+ * Compiled assistant graphs kept per runtime, by configuration (see `AssistantGraphs`): a run of a
+ * configuration in use needs no compiling; each is a few hundred kilobytes at most.
+ */
+export const ASSISTANT_GRAPH_CACHE_SIZE = 100;
 /** How often each replica looks for threads with pending messages and no run owner. */
 export const QUEUE_SWEEP_INTERVAL_MS = 2_000;
 /** How often a stream of a message running on another replica checks whether it ended. */

@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { RunSlots } from "../src/runtime/runSlots";
+import { InMemoryLeaseStore } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
 import { ASSISTANT, manager, sharedStores, shutdownManagers, thread } from "./support";
+
+/** Counts lease acquisitions: one per tenure of a thread (slot, lease, claims). */
+class CountingLeaseStore extends InMemoryLeaseStore {
+  acquired = 0;
+
+  override acquire(key: string, holder: string, ttlMs: number) {
+    this.acquired += 1;
+    return super.acquire(key, holder, ttlMs);
+  }
+}
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -132,16 +143,18 @@ describe("RunSlots", () => {
     expect(slots.queued).toBe(0);
   });
 
-  it("tells a holder when another tenant waits for a slot it would be given", async () => {
+  it("tells a holder when another thread waits for the slot it would free", async () => {
     const slots = new RunSlots(2, 1);
     await slots.acquire("a");
-    void slots.acquire("a");
     expect(slots.othersWaiting("a")).toBe(false);
     await slots.acquire("b");
     void slots.acquire("b");
     // b waits, but holds its cap already: nothing a's holder gives up would go to it.
     expect(slots.othersWaiting("a")).toBe(false);
-    expect(slots.othersWaiting("b")).toBe(false);
+    // The slot b's holder frees goes to b's waiter.
+    expect(slots.othersWaiting("b")).toBe(true);
+    void slots.acquire("a");
+    expect(slots.othersWaiting("a")).toBe(true);
   });
 
   it.each([0, -1, 1.5, Number.NaN])("refuses the limit %s", (limit) => {
@@ -174,6 +187,35 @@ describe("maxConcurrentRuns", () => {
     }
     expect(peak).toBe(2);
     await eventually("slots released", () => replica.stats().runningThreads === 0, { timeoutMs: 2_000 });
+  });
+
+  it("serves the threads of one tenant in turns: a thread with a queue gives its slot up between runs", async () => {
+    const stores = await sharedStores();
+    const finished: string[] = [];
+    const replica = manager(stores, { maxConcurrentRuns: 1, onRunCompleted: ({ message }) => finished.push(message.id) });
+    const long = replica.getAgent(thread("long"));
+    const runs = [];
+    for (const id of ["long-1", "long-2", "long-3"]) runs.push(await long.addMessage({ message: "/sleep 100" }, { mode: "wait", messageId: id }));
+    await eventually("the long thread runs", () => replica.stats().runningThreads === 1, { timeoutMs: 2_000 });
+    runs.push(await replica.getAgent(thread("short")).addMessage({ message: "hello" }, { mode: "wait", messageId: "short-1" }));
+    for (const run of runs) expect((await run.completion).status).toBe("success");
+    // Queued behind the long thread's three runs, the short one waited for one of them, not all three.
+    expect(finished).toEqual(["long-1", "short-1", "long-2", "long-3"]);
+  });
+
+  it("answers every wake-up that arrives before a claim with that claim: no second tenure for the run's own wake-ups", async () => {
+    const stores = await sharedStores();
+    const leases = new CountingLeaseStore();
+    // Peers' wake-ups (this replica's own notices among them) held back: only the wake-ups below arrive.
+    const replica = manager(stores, { leases, peerWakeDelayMs: 60_000 });
+    const scope = thread("woken");
+    const run = await replica.getAgent(scope).addMessage({ message: "/sleep 200" }, { mode: "wait" });
+    await eventually("the run started", () => replica.stats().runningThreads === 1, { timeoutMs: 2_000 });
+    await replica.wake(scope);
+    await replica.wake(scope);
+    expect((await run.completion).status).toBe("success");
+    await eventually("the thread's processor stopped", () => replica.stats().activeThreads === 0, { timeoutMs: 2_000 });
+    expect(leases.acquired).toBe(1);
   });
 
   it("gives a slot up between runs when another tenant waits, so a long queue cannot keep it", async () => {

@@ -74,13 +74,18 @@ export function buildAssistantGraph(
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): AssistantGraph {
   return buildReactGraph(
-    {
-      model: createChatModel(assistant.model, upstream),
-      tools: [...registeredToolsOf(assistant.tools, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools],
-      systemPrompt: assistant.systemPrompt,
-    },
+    { model: createChatModel(assistant.model, upstream), tools: assistantTools(assistant.tools, runtimeTools, tenantTools), systemPrompt: assistant.systemPrompt },
     checkpointer,
   );
+}
+
+/** The tools of an assistant's graph: those it names (registered or its tenant's) and the runtime's own. */
+export function assistantTools(
+  names: readonly string[],
+  runtimeTools: StructuredToolInterface[],
+  tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
+): StructuredToolInterface[] {
+  return [...registeredToolsOf(names, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools];
 }
 
 /**

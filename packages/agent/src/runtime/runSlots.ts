@@ -4,7 +4,8 @@
  * free for peers (their sweep and wake-ups find them), and runs cannot starve the HTTP requests
  * sharing the event loop.
  *
- * Waiters queue per tenant, first come, first served within a tenant. A freed slot goes to the
+ * Waiters queue per tenant, first come, first served within a tenant (a thread with more to run gives
+ * its slot up between runs while others wait, and queues again: threads take turns). A freed slot goes to the
  * tenant with waiters, under its own cap, that holds the fewest slots; ties go to the tenant served
  * least recently. So a tenant with a backlog of thousands of runs delays another tenant's run by at
  * most one release, and never holds more than `tenantLimit` slots.
@@ -46,11 +47,12 @@ export class RunSlots {
   }
 
   /**
-   * Another tenant waits for a slot it would be given: a holder of `tenantId` that could go on with
-   * more work should give its slot up instead (and queue again), so a busy thread cannot keep it.
+   * Someone waits for the slot a holder of `tenantId` would free: a waiter of its own tenant, or of
+   * another under its cap. A holder that could go on with more work should give its slot up instead
+   * (and queue again, behind them), so threads take turns and a busy one cannot keep its slot.
    */
   othersWaiting(tenantId: string): boolean {
-    for (const tenant of this.waiting.keys()) if (tenant !== tenantId && this.heldBy(tenant) < this.tenantLimit) return true;
+    for (const tenant of this.waiting.keys()) if (tenant === tenantId || this.heldBy(tenant) < this.tenantLimit) return true;
     return false;
   }
 

@@ -15,7 +15,8 @@ import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { checkpointConfig } from "../graph/checkpointThread";
-import { type AssistantGraph, buildAssistantGraph, buildReactGraph } from "../graph/reactGraph";
+import { AssistantGraphs } from "../graph/assistantGraphs";
+import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
@@ -23,7 +24,6 @@ import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
 import type { RunEventWaits } from "./runEventWaits";
 import type { RunGraphSettings } from "./runContent";
 import type { RunSlots } from "./runSlots";
-import type { TaskRunRef } from "../tasks/taskRunPlace";
 import { createTaskTool } from "../tasks/taskTool";
 import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
 
@@ -80,26 +80,37 @@ export interface RuntimeContext {
 export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
 
 /**
- * The thread's graph, built from its assistant's current configuration (or that of the assistant the
- * run names, on a thread not tied to one), with the run's own settings over it. A run of a task passes its task and message: the tasks it
- * delegates are that task's children, and resume that run.
+ * The thread's graph, of its assistant's current configuration (or that of the assistant the run
+ * names, on a thread not tied to one), with the run's own settings over it. Graphs are compiled once
+ * per configuration and shared by its runs (see {@link AssistantGraphs}): what is the run's own (its
+ * thread, its caller for the `task` tool) comes in its config.
  */
 export async function loadThreadGraph(
   context: RuntimeContext,
   scope: ThreadRunScope,
-  run: { taskRun?: TaskRunRef | undefined; assistantId?: string | undefined; settings?: RunGraphSettings | undefined } = {},
+  run: { assistantId?: string | undefined; settings?: RunGraphSettings | undefined } = {},
 ): Promise<AssistantGraph> {
   const assistantId = run.assistantId ?? scope.assistantId;
   const stored = await context.assistants.getAssistant(scope.tenantId, assistantId);
   if (!stored) throw new AssistantNotFoundError(scope.tenantId, assistantId);
   // The run's own settings, each over the assistant's, for this run only.
   const assistant = { ...stored, ...run.settings };
-  const runtimeTools = context.tasks ? [createTaskTool(context, { caller: scope, callerRun: run.taskRun })] : [];
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
   const disabled = await context.disabledTools?.(scope.tenantId);
   const tools = disabled ? assistant.tools.filter((name) => !disabled.has(name)) : assistant.tools;
-  return buildAssistantGraph({ ...assistant, model, tools }, context.checkpointer, runtimeTools, context.upstream, context.tenantTools?.(scope.tenantId));
+  return assistantGraphsOf(context).graphOf({ ...assistant, model, tools }, context.tenantTools?.(scope.tenantId));
+}
+
+const assistantGraphs = new WeakMap<RuntimeContext, AssistantGraphs>();
+
+function assistantGraphsOf(context: RuntimeContext): AssistantGraphs {
+  let graphs = assistantGraphs.get(context);
+  if (!graphs) {
+    graphs = new AssistantGraphs(context.checkpointer, context.tasks ? [createTaskTool(context)] : [], context.upstream);
+    assistantGraphs.set(context, graphs);
+  }
+  return graphs;
 }
 
 const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();

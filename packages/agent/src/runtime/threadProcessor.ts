@@ -8,6 +8,7 @@ import {
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
 import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
@@ -17,6 +18,8 @@ import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChu
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
+import type { TaskRunRef } from "../tasks/taskRunPlace";
+import { taskToolConfigurable } from "../tasks/taskTool";
 import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
 import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";
@@ -157,6 +160,10 @@ export class ThreadProcessor {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
         // requests through between runs so a busy queue cannot starve the HTTP server.
         await setImmediate();
+        // This claim answers every wake-up so far (each is sent after its message is queued): only a
+        // later one calls for another tenure. Without this, the wake-up of the very message about to
+        // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
+        this.wanted = false;
         const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
         if (!message) break;
         observer.queueClaimed?.();
@@ -172,8 +179,9 @@ export class ThreadProcessor {
           this.wanted = true;
           break;
         }
-        // Another tenant waits for a slot: give this one up between runs (the lease with it, as a
-        // waiting thread holds none), so a thread with a long queue cannot keep it from them.
+        // Another thread waits for a slot this one would go to: give it up between runs (the lease
+        // with it, as a waiting thread holds none) and queue again behind it, so threads take turns
+        // and one with a long queue cannot keep a slot from the others, of its tenant or another.
         if (this.context.runSlots.othersWaiting(this.scope.tenantId)) break;
       }
     } finally {
@@ -309,8 +317,8 @@ export class ThreadProcessor {
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { taskRun, assistantId: content.assistantId, settings: content.graph?.settings }),
-        config: { ...checkpointConfig(this.scope), store: new TenantStore(this.context.items, this.scope.tenantId) },
+        graph: await loadThreadGraph(this.context, this.scope, { assistantId: content.assistantId, settings: content.graph?.settings }),
+        config: this.runConfig(taskRun),
         threadId: this.scope.threadId,
         messageId: message.id,
         content,
@@ -328,6 +336,14 @@ export class ThreadProcessor {
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
       return { status: "error", error: runFailureText(error) };
     }
+  }
+
+  /** The graph's config of a run on this thread: its checkpoints, its tenant's store, and (with tasks) the caller the `task` tool delegates for. */
+  private runConfig(taskRun: TaskRunRef | undefined): LangGraphRunnableConfig {
+    const config = checkpointConfig(this.scope);
+    const store = new TenantStore(this.context.items, this.scope.tenantId);
+    if (!this.context.tasks) return { ...config, store };
+    return { ...config, configurable: { ...config.configurable, ...taskToolConfigurable({ caller: this.scope, callerRun: taskRun }) }, store };
   }
 
   /**

@@ -40,31 +40,42 @@ export function delegatedTaskId({ tenantId, assistantId, threadId }: ThreadRunSc
   return `delegated-${digest.slice(0, 32)}`;
 }
 
+/** The `configurable` key under which a run tells its graph's `task` tool who calls it ({@link TaskToolScope}). */
+const TASK_TOOL_CALLER = "__lattice_task_caller";
+
+/** The run's part of its graph's config that the `task` tool reads: the caller, as the run knows it. */
+export function taskToolConfigurable(scope: TaskToolScope): Record<string, unknown> {
+  return { [TASK_TOOL_CALLER]: scope };
+}
+
+const TASK_TOOL_SCHEMA = z.object({
+  assistant: z.string().min(1).describe("The id of the assistant that should do the task"),
+  description: z.string().min(1).describe("What the assistant should do"),
+  title: z.string().min(1).optional().describe("A short title; default: the start of the description"),
+});
+
 /**
  * The `task` tool: delegates work to another assistant of the tenant. It creates a task owned by that
  * assistant, starts its run on the task's own thread (through the queue, so any replica may run it),
  * and interrupts the calling run, which the task's settlement resumes with its outcome (`completed`,
  * `failed`, `review`, `interrupted` or `cancelled`); that outcome is the tool's result.
+ *
+ * The calling run is read from the run's config ({@link taskToolConfigurable}), not captured: one tool
+ * (and one compiled graph holding it) serves every run of the runtime.
  */
-export function createTaskTool(context: RuntimeContext, { caller, callerRun }: TaskToolScope) {
+export function createTaskTool(context: RuntimeContext) {
   return tool(
     async ({ assistant, description, title }, config: ToolRunnableConfig) => {
       const toolCallId = config.toolCall?.id;
       if (!toolCallId) throw new Error("The task tool must be called through a tool call");
-      const task = await delegatedTask(context, { caller, callerRun }, toolCallId, { assistant, description, title });
+      const scope = config.configurable?.[TASK_TOOL_CALLER] as TaskToolScope | undefined;
+      if (!scope) throw new Error("The task tool must be called from a run of a thread");
+      const task = await delegatedTask(context, scope, toolCallId, { assistant, description, title });
       if (task.status === TaskStatus.IN_PROGRESS) await startTaskRun(context, task);
       const wait: DelegatedTaskWait = { type: "task", taskId: task.id, assistantId: task.ownerId, title: task.title };
       return JSON.stringify(interrupt(wait));
     },
-    {
-      name: TASK_TOOL,
-      description: "Delegate a task to another assistant and wait for its outcome.",
-      schema: z.object({
-        assistant: z.string().min(1).describe("The id of the assistant that should do the task"),
-        description: z.string().min(1).describe("What the assistant should do"),
-        title: z.string().min(1).optional().describe("A short title; default: the start of the description"),
-      }),
-    },
+    { name: TASK_TOOL, description: "Delegate a task to another assistant and wait for its outcome.", schema: TASK_TOOL_SCHEMA },
   );
 }
 
