@@ -2,15 +2,15 @@
 // concurrent claimers (each on its own connection, like replicas) across 200 threads, zero duplicates,
 // beside two baselines measured in the same run on the same database:
 // - graphile-worker 0.17 (a maintained PostgreSQL job queue) draining the same number of jobs that do
-//   nothing, `concurrency: 4` on a pool of 4 connections, in both of its modes: plain (any job to any
-//   worker) and `queue_name` per thread (jobs of one queue run one at a time, in order);
+//   nothing, `concurrency: 4` on a pool of its default size (10), in both of its modes: plain (any job
+//   to any worker) and `queue_name` per thread (jobs of one queue run one at a time, in order);
 // - a raw single-statement UPDATE … FOR UPDATE SKIP LOCKED claim + DELETE loop on an equivalent bare
-//   table, with the same batch size (what the store's SQL costs beyond the minimum).
-// Like for like: the store's bare claim + complete loop against graphile-worker's plain mode (neither
-// orders a thread's messages); the store under the thread-run lease, as the agent runtime drains a
-// thread (ThreadProcessor: acquire, take back stale claims, claim + complete until empty, release, look
-// again), against `queue_name` mode. The figure's ratio is the latter pair's: per-thread order is what
-// the gateway promises.
+//   table, with the same batch size and walk (what the store's SQL costs beyond the minimum).
+// Like for like: the store's claim + complete, claimers walking the threads, against graphile-worker's
+// plain mode (neither orders a thread's messages); the store under the thread-run lease, each thread
+// drained by one claimer as the agent runtime's thread processor drains it once woken (acquire, take
+// back stale claims, claim + complete until empty, release, look again), against `queue_name` mode.
+// The figure's ratio is the latter pair's: per-thread order is what the gateway promises.
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore, ThreadMessageQueueStore } from "@axiom-lattice/pg-stores";
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
@@ -84,32 +84,15 @@ const GRAPHILE_LEFT = "SELECT count(*)::int AS left FROM graphile_worker._privat
 const SIDES = ["store", "storeUnderLease", "bare", "graphile", "graphileQueues"] as const;
 type Side = (typeof SIDES)[number];
 
-/** Claims up to BATCH messages of a thread and completes them; returns how many it processed. */
+/** Claims up to BATCH messages of a thread and completes them; returns the ids it processed. */
 type ClaimAndComplete = (claimer: number, threadId: string) => Promise<string[]>;
 
-/**
- * Messages/s for CLAIMERS loops that each walk the threads round-robin (from their own offset, so they
- * meet on busy threads) until every thread is empty. Throws if any message was processed twice or never.
- */
-async function drainByThreads(count: number, step: ClaimAndComplete): Promise<number> {
+const threadName = (t: number) => `thread-${t % THREADS}`;
+
+/** Messages/s for CLAIMERS loops; throws if any message was processed twice or never. */
+async function timedDrain(count: number, claimer: (index: number) => Promise<string[]>): Promise<number> {
   const startedAt = performance.now();
-  const processed = await Promise.all(
-    Array.from({ length: CLAIMERS }, async (_, claimer) => {
-      const mine: string[] = [];
-      const open = Array.from({ length: THREADS }, (_, t) => `thread-${(t + Math.floor((claimer * THREADS) / CLAIMERS)) % THREADS}`);
-      while (open.length > 0) {
-        for (let i = 0; i < open.length; ) {
-          const ids = await step(claimer, open[i]);
-          if (ids.length === 0) open.splice(i, 1);
-          else {
-            mine.push(...ids);
-            i += 1;
-          }
-        }
-      }
-      return mine;
-    }),
-  );
+  const processed = await Promise.all(Array.from({ length: CLAIMERS }, (_, index) => claimer(index)));
   const elapsedMs = performance.now() - startedAt;
   const all = processed.flat();
   const duplicates = all.length - new Set(all).size;
@@ -117,8 +100,46 @@ async function drainByThreads(count: number, step: ClaimAndComplete): Promise<nu
   return (count * 1_000) / elapsedMs;
 }
 
+/**
+ * CLAIMERS loops that each walk the threads round-robin, one step per thread (from their own offset, so
+ * they meet on busy threads) until every thread is empty.
+ */
+function drainByWalking(count: number, step: ClaimAndComplete): Promise<number> {
+  return timedDrain(count, async (claimer) => {
+    const mine: string[] = [];
+    const open = Array.from({ length: THREADS }, (_, t) => threadName(t + Math.floor((claimer * THREADS) / CLAIMERS)));
+    while (open.length > 0) {
+      for (let i = 0; i < open.length; ) {
+        const ids = await step(claimer, open[i]);
+        if (ids.length === 0) open.splice(i, 1);
+        else {
+          mine.push(...ids);
+          i += 1;
+        }
+      }
+    }
+    return mine;
+  });
+}
+
+/**
+ * CLAIMERS loops that each take the next thread woken (every thread once, as the wake-up of its first
+ * message does) and drain it, as replicas' thread processors do: no claimer visits a thread in vain.
+ */
+function drainByWakeUps(count: number, drainThread: ClaimAndComplete): Promise<number> {
+  let next = 0;
+  return timedDrain(count, async (claimer) => {
+    const mine: string[] = [];
+    while (next < THREADS) mine.push(...(await drainThread(claimer, threadName(next++))));
+    return mine;
+  });
+}
+
 /** Everything one repetition measures on: a fresh database with each side's tables, connections per claimer. */
 class Bench {
+  /** Statements sent since the current measurement began. */
+  private roundTrips = 0;
+
   private constructor(
     readonly database: TestDatabase,
     private readonly admin: Pool,
@@ -144,6 +165,7 @@ class Bench {
     graphilePool.on("error", () => {});
     graphilePool.on("connect", (client) => client.on("error", () => {}));
     const bench = new Bench(database, admin, pools, queues, leases, clients, graphilePool);
+    for (const pool of [...pools, graphilePool]) pool.on("acquire", () => (bench.roundTrips += 1));
     try {
       for (const store of [...queues, ...leases]) await store.initialize();
       await admin.query(BARE_TABLE);
@@ -156,14 +178,26 @@ class Bench {
     return bench;
   }
 
-  /** Fills the side's queue with `count` messages and drains it; messages/s. */
-  async measure(side: Side, count: number): Promise<number> {
-    if (side === "graphile" || side === "graphileQueues") return this.graphileDrain(count, side === "graphileQueues");
+  /**
+   * Fills the side's queue with `count` messages and drains it: messages/s, and statements sent per
+   * message (connections taken from the pools, one per statement; the bare loop counts its own).
+   */
+  async measure(side: Side, count: number): Promise<{ rate: number; roundTrips: number }> {
     const bare = side === "bare";
-    await this.admin.query(bare ? "TRUNCATE bench_bare_queue" : "TRUNCATE lattice_thread_message_queue");
-    await this.admin.query(bare ? FILL_BARE : FILL_STORE, [count]);
-    await this.admin.query(bare ? "VACUUM ANALYZE bench_bare_queue" : "VACUUM ANALYZE lattice_thread_message_queue");
-    return drainByThreads(count, bare ? this.bareStep : side === "store" ? this.storeStep : this.underLeaseStep);
+    const graphile = side === "graphile" || side === "graphileQueues";
+    if (graphile) await this.graphileFill(count, side === "graphileQueues");
+    else {
+      await this.admin.query(bare ? "TRUNCATE bench_bare_queue" : "TRUNCATE lattice_thread_message_queue");
+      await this.admin.query(bare ? FILL_BARE : FILL_STORE, [count]);
+      await this.admin.query(bare ? "VACUUM ANALYZE bench_bare_queue" : "VACUUM ANALYZE lattice_thread_message_queue");
+    }
+    this.roundTrips = 0;
+    const rate = graphile
+      ? await this.graphileDrain(count)
+      : side === "storeUnderLease"
+        ? await drainByWakeUps(count, this.underLeaseTenure)
+        : await drainByWalking(count, bare ? this.bareStep : this.storeStep);
+    return { rate, roundTrips: this.roundTrips / count };
   }
 
   private readonly storeStep: ClaimAndComplete = async (claimer, threadId) => {
@@ -185,13 +219,12 @@ class Bench {
    * the thread-run lease or move on, take back stale claims, claim + complete until the thread is empty,
    * release, look for messages queued meanwhile.
    */
-  private readonly underLeaseStep: ClaimAndComplete = async (claimer, threadId) => {
+  private readonly underLeaseTenure: ClaimAndComplete = async (claimer, threadId) => {
     const scope = { tenantId: TENANT, assistantId: ASSISTANT, threadId };
     const queueScope = { tenantId: TENANT, assistantId: ASSISTANT };
     const queue = this.queues[claimer];
     const lease = await tryAcquireThreadRun(scope, { store: this.leases[claimer], ttlMs: LEASE_MS, replicaId: `bench-${claimer}` });
-    // Another claimer holds the thread and drains it to empty: this one moves on for good.
-    if (!lease) return [];
+    if (!lease) throw new Error(`B1: the thread-run lease of ${threadId} was held`);
     const done: string[] = [];
     try {
       await queue.resetProcessingToPending(threadId, queueScope);
@@ -210,7 +243,11 @@ class Bench {
   private readonly bareStep: ClaimAndComplete = async (claimer, threadId) => {
     const { rows } = await this.clients[claimer].query<{ id: string }>(BARE_CLAIM, [threadId, BATCH]);
     const ids = rows.map((row) => row.id);
-    if (ids.length > 0) await this.clients[claimer].query(BARE_DELETE, [ids]);
+    this.roundTrips += 1;
+    if (ids.length > 0) {
+      await this.clients[claimer].query(BARE_DELETE, [ids]);
+      this.roundTrips += 1;
+    }
     return ids;
   };
 
@@ -220,10 +257,13 @@ class Bench {
    * Its workers write a completion without waiting for it (`job:complete` fires before, and `runOnce`
    * can return before, the last is committed), so the end is when the jobs table is seen empty.
    */
-  private async graphileDrain(count: number, namedQueues: boolean): Promise<number> {
+  private async graphileFill(count: number, namedQueues: boolean): Promise<void> {
     await this.admin.query("TRUNCATE graphile_worker._private_jobs, graphile_worker._private_job_queues CASCADE");
     await this.admin.query(FILL_GRAPHILE, [count, namedQueues]);
     await this.admin.query("VACUUM ANALYZE graphile_worker._private_jobs");
+  }
+
+  private async graphileDrain(count: number): Promise<number> {
     const events: WorkerEvents = new EventEmitter();
     let startedAt = 0;
     let succeeded = 0;
@@ -255,12 +295,17 @@ export const b1Queue: Figure = {
   title: `queue claim+complete msg/s, ${CLAIMERS} claimers, ${THREADS} threads, ${MESSAGES} messages, batch ${BATCH}, under the thread-run lease (per-thread order); ratio = / graphile-worker 0.17 with a queue_name per thread (concurrency ${CLAIMERS})`,
   async run() {
     const runs: Record<Side, number[]> = { store: [], storeUnderLease: [], bare: [], graphile: [], graphileQueues: [] };
+    const roundTrips: Record<Side, number[]> = { store: [], storeUnderLease: [], bare: [], graphile: [], graphileQueues: [] };
     for (let rep = 0; rep < REPETITIONS; rep += 1) {
       const bench = await Bench.create();
       try {
         const order = SIDES.map((_, i) => SIDES[(i + rep) % SIDES.length]);
         for (const side of order) await bench.measure(side, WARM_UP_MESSAGES);
-        for (const side of order) runs[side].push(await bench.measure(side, MESSAGES));
+        for (const side of order) {
+          const { rate, roundTrips: perMessage } = await bench.measure(side, MESSAGES);
+          runs[side].push(rate);
+          roundTrips[side].push(perMessage);
+        }
       } finally {
         await bench.dispose();
       }
@@ -270,6 +315,7 @@ export const b1Queue: Figure = {
     const vsGraphilePlain = medians.store / medians.graphile;
     const vsBare = medians.store / medians.bare;
     const round = (n: number) => Math.round(n);
+    const trips = Object.fromEntries(SIDES.map((side) => [side, median(roundTrips[side])])) as Record<Side, number>;
     const spread = (side: Side) => `${round(Math.min(...runs[side]))}–${round(Math.max(...runs[side]))}`;
     const pass = (ratio: number, target: number) => `${ratio.toFixed(2)} ${ratio >= target ? "pass" : "FAIL"} (target ≥ ${target})`;
     return {
@@ -279,11 +325,12 @@ export const b1Queue: Figure = {
       ratio: vsGraphile,
       target: TARGET_VS_GRAPHILE,
       ok: vsGraphile >= TARGET_VS_GRAPHILE && vsBare >= TARGET_VS_BARE,
-      raw: { claimers: CLAIMERS, threads: THREADS, messages: MESSAGES, batch: BATCH, repetitions: REPETITIONS, runs, medians, duplicates: 0 },
+      raw: { claimers: CLAIMERS, threads: THREADS, messages: MESSAGES, batch: BATCH, repetitions: REPETITIONS, runs, medians, roundTripsPerMessage: trips, duplicates: 0 },
       details: [
         `serialised per thread: store under the thread-run lease ${round(medians.storeUnderLease)} msg/s (${spread("storeUnderLease")}), graphile-worker queue_name ${round(medians.graphileQueues)} (${spread("graphileQueues")}): ${pass(vsGraphile, TARGET_VS_GRAPHILE)}`,
         `unordered: store claim+complete ${round(medians.store)} msg/s (${spread("store")}), graphile-worker plain ${round(medians.graphile)} (${spread("graphile")}): ${pass(vsGraphilePlain, TARGET_VS_GRAPHILE)}`,
         `store claim+complete / bare SKIP LOCKED loop ${round(medians.bare)} msg/s (${spread("bare")}): ${pass(vsBare, TARGET_VS_BARE)}`,
+        `statements per message (awaited one after another, except graphile-worker's completions): store ${trips.store.toFixed(2)}, under the lease ${trips.storeUnderLease.toFixed(2)}, bare ${trips.bare.toFixed(2)}, graphile-worker plain ${trips.graphile.toFixed(2)}, queue_name ${trips.graphileQueues.toFixed(2)}`,
         `medians (min–max) of ${REPETITIONS} repetitions, each on a fresh database, sides in rotating order; ok needs both targets`,
       ],
     };

@@ -1,0 +1,86 @@
+// Samples pg_stat_activity for one database while a figure runs: connections per application_name (a
+// replica's pool, when each replica sets its own), how many are running a statement, and how many
+// wait for a lock. Also keeps every backend pid seen, whose CPU time processCpu can read.
+import { Client } from "pg";
+
+interface Sample {
+  byApplication: Record<string, { connections: number; active: number }>;
+  lockWaits: number;
+  otherWaits: number;
+}
+
+export interface ActivitySummary {
+  samples: number;
+  /** Mean over the samples, per application_name. */
+  byApplication: Record<string, { connections: number; active: number; maxConnections: number }>;
+  /** Mean backends waiting for a heavyweight lock (wait_event_type Lock), and the most at once. */
+  lockWaits: { mean: number; max: number };
+  /** Mean active backends waiting on anything else (LWLock, IO, …): contention inside the server. */
+  otherWaits: number;
+}
+
+const SAMPLE = `
+  SELECT coalesce(nullif(application_name, ''), '(none)') AS application, pid, state, wait_event_type
+    FROM pg_stat_activity
+   WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+
+export class PgActivitySampler {
+  private readonly samples: Sample[] = [];
+  /** Every backend pid seen (the database's server processes, whose CPU time processCpu reads). */
+  readonly pids = new Set<number>();
+  private timer?: NodeJS.Timeout;
+  private pending?: Promise<void>;
+
+  private constructor(private readonly client: Client) {}
+
+  static async start(databaseUrl: string, everyMs = 200): Promise<PgActivitySampler> {
+    const client = new Client({ connectionString: databaseUrl, application_name: "bench-activity-sampler" });
+    await client.connect();
+    const sampler = new PgActivitySampler(client);
+    await sampler.sample();
+    sampler.timer = setInterval(() => {
+      sampler.pending ??= sampler.sample().finally(() => (sampler.pending = undefined));
+    }, everyMs);
+    return sampler;
+  }
+
+  private async sample(): Promise<void> {
+    const { rows } = await this.client.query<{ application: string; pid: number; state: string | null; wait_event_type: string | null }>(SAMPLE);
+    const sample: Sample = { byApplication: {}, lockWaits: 0, otherWaits: 0 };
+    for (const row of rows) {
+      this.pids.add(row.pid);
+      const counts = (sample.byApplication[row.application] ??= { connections: 0, active: 0 });
+      counts.connections += 1;
+      if (row.state !== "active") continue;
+      counts.active += 1;
+      if (row.wait_event_type === "Lock") sample.lockWaits += 1;
+      else if (row.wait_event_type !== null && row.wait_event_type !== "Client") sample.otherWaits += 1;
+    }
+    this.samples.push(sample);
+  }
+
+  /** Stops sampling and summarises the samples taken since `start`. */
+  async stop(): Promise<ActivitySummary> {
+    clearInterval(this.timer);
+    await this.pending;
+    await this.client.end();
+    const n = this.samples.length;
+    const applications = new Set(this.samples.flatMap((sample) => Object.keys(sample.byApplication)));
+    const mean = (read: (sample: Sample) => number) => this.samples.reduce((sum, sample) => sum + read(sample), 0) / n;
+    return {
+      samples: n,
+      byApplication: Object.fromEntries(
+        [...applications].map((application) => [
+          application,
+          {
+            connections: mean((sample) => sample.byApplication[application]?.connections ?? 0),
+            active: mean((sample) => sample.byApplication[application]?.active ?? 0),
+            maxConnections: Math.max(...this.samples.map((sample) => sample.byApplication[application]?.connections ?? 0)),
+          },
+        ]),
+      ),
+      lockWaits: { mean: mean((sample) => sample.lockWaits), max: Math.max(...this.samples.map((sample) => sample.lockWaits)) },
+      otherWaits: mean((sample) => sample.otherWaits),
+    };
+  }
+}
