@@ -6,7 +6,7 @@ import { Client } from "pg";
 interface Sample {
   byApplication: Record<string, { connections: number; active: number }>;
   lockWaits: number;
-  otherWaits: number;
+  waits: Record<string, number>;
 }
 
 export interface ActivitySummary {
@@ -15,12 +15,12 @@ export interface ActivitySummary {
   byApplication: Record<string, { connections: number; active: number; maxConnections: number }>;
   /** Mean backends waiting for a heavyweight lock (wait_event_type Lock), and the most at once. */
   lockWaits: { mean: number; max: number };
-  /** Mean active backends waiting on anything else (LWLock, IO, …): contention inside the server. */
-  otherWaits: number;
+  /** Mean active backends waiting, per `wait_event_type:wait_event` (locks, LWLocks, WAL flushes, …). */
+  waits: Record<string, number>;
 }
 
 const SAMPLE = `
-  SELECT coalesce(nullif(application_name, ''), '(none)') AS application, pid, state, wait_event_type
+  SELECT coalesce(nullif(application_name, ''), '(none)') AS application, pid, state, wait_event_type, wait_event
     FROM pg_stat_activity
    WHERE datname = current_database() AND pid <> pg_backend_pid()`;
 
@@ -45,8 +45,8 @@ export class PgActivitySampler {
   }
 
   private async sample(): Promise<void> {
-    const { rows } = await this.client.query<{ application: string; pid: number; state: string | null; wait_event_type: string | null }>(SAMPLE);
-    const sample: Sample = { byApplication: {}, lockWaits: 0, otherWaits: 0 };
+    const { rows } = await this.client.query<{ application: string; pid: number; state: string | null; wait_event_type: string | null; wait_event: string | null }>(SAMPLE);
+    const sample: Sample = { byApplication: {}, lockWaits: 0, waits: {} };
     for (const row of rows) {
       this.pids.add(row.pid);
       const counts = (sample.byApplication[row.application] ??= { connections: 0, active: 0 });
@@ -54,7 +54,10 @@ export class PgActivitySampler {
       if (row.state !== "active") continue;
       counts.active += 1;
       if (row.wait_event_type === "Lock") sample.lockWaits += 1;
-      else if (row.wait_event_type !== null && row.wait_event_type !== "Client") sample.otherWaits += 1;
+      if (row.wait_event_type !== null) {
+        const wait = `${row.wait_event_type}:${row.wait_event}`;
+        sample.waits[wait] = (sample.waits[wait] ?? 0) + 1;
+      }
     }
     this.samples.push(sample);
   }
@@ -80,7 +83,9 @@ export class PgActivitySampler {
         ]),
       ),
       lockWaits: { mean: mean((sample) => sample.lockWaits), max: Math.max(...this.samples.map((sample) => sample.lockWaits)) },
-      otherWaits: mean((sample) => sample.otherWaits),
+      waits: Object.fromEntries(
+        [...new Set(this.samples.flatMap((sample) => Object.keys(sample.waits)))].map((wait) => [wait, mean((sample) => sample.waits[wait] ?? 0)]),
+      ),
     };
   }
 }
