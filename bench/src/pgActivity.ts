@@ -1,10 +1,11 @@
 // Samples pg_stat_activity for one database while a figure runs: connections per application_name (a
-// replica's pool, when each replica sets its own), how many are running a statement, and how many
-// wait for a lock. Also keeps every backend pid seen, whose CPU time processCpu can read.
+// replica's, when each replica sets its own), how many are running a statement, how many are idle in
+// a transaction (the client has not sent its next statement: its process is busy), and what active
+// ones wait for. Also keeps every backend pid seen, whose CPU time processCpu can read.
 import { Client } from "pg";
 
 interface Sample {
-  byApplication: Record<string, { connections: number; active: number }>;
+  byApplication: Record<string, { connections: number; active: number; idleInTransaction: number }>;
   lockWaits: number;
   waits: Record<string, number>;
 }
@@ -12,7 +13,7 @@ interface Sample {
 export interface ActivitySummary {
   samples: number;
   /** Mean over the samples, per application_name. */
-  byApplication: Record<string, { connections: number; active: number; maxConnections: number }>;
+  byApplication: Record<string, { connections: number; active: number; idleInTransaction: number; maxConnections: number }>;
   /** Mean backends waiting for a heavyweight lock (wait_event_type Lock), and the most at once. */
   lockWaits: { mean: number; max: number };
   /** Mean active backends waiting, per `wait_event_type:wait_event` (locks, LWLocks, WAL flushes, …). */
@@ -49,8 +50,9 @@ export class PgActivitySampler {
     const sample: Sample = { byApplication: {}, lockWaits: 0, waits: {} };
     for (const row of rows) {
       this.pids.add(row.pid);
-      const counts = (sample.byApplication[row.application] ??= { connections: 0, active: 0 });
+      const counts = (sample.byApplication[row.application] ??= { connections: 0, active: 0, idleInTransaction: 0 });
       counts.connections += 1;
+      if (row.state === "idle in transaction") counts.idleInTransaction += 1;
       if (row.state !== "active") continue;
       counts.active += 1;
       if (row.wait_event_type === "Lock") sample.lockWaits += 1;
@@ -78,6 +80,7 @@ export class PgActivitySampler {
           {
             connections: mean((sample) => sample.byApplication[application]?.connections ?? 0),
             active: mean((sample) => sample.byApplication[application]?.active ?? 0),
+            idleInTransaction: mean((sample) => sample.byApplication[application]?.idleInTransaction ?? 0),
             maxConnections: Math.max(...this.samples.map((sample) => sample.byApplication[application]?.connections ?? 0)),
           },
         ]),

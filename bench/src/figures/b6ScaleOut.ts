@@ -47,6 +47,8 @@ interface ReplicaSide {
   connections: number;
   maxConnections: number;
   activeConnections: number;
+  /** Connections in a transaction waiting for the replica's next statement (its event loop is busy). */
+  idleInTransaction: number;
 }
 
 interface Measurement {
@@ -59,6 +61,8 @@ interface Measurement {
   databaseCores: number;
   loadGeneratorCores: number;
   machineBusyCores: number;
+  /** Transactions committed in the database per measured run (pg_stat_database; the replicas' background work included). */
+  commitsPerRun: number;
   lockWaits: ActivitySummary["lockWaits"];
   waits: ActivitySummary["waits"];
   loadAverage: number;
@@ -85,6 +89,21 @@ async function runsPerReplica(databaseUrl: string, replicaIds: string[], since: 
       [since],
     );
     return replicaIds.map((id) => rows.find((row) => row.replica_id === id)?.count ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Transactions committed in the database so far. Backends report their counts at most once a second
+ * (and when idle), so a reading may miss the last second's: the figure is approximate.
+ */
+async function commits(databaseUrl: string): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ commits: string }>("SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()");
+    return Number(rows[0].commits);
   } finally {
     await client.end();
   }
@@ -129,6 +148,7 @@ async function measure(replicas: number): Promise<Measurement> {
       self: process.cpuUsage(),
       machine: machineCpuSeconds(),
     });
+    const commitsBefore = await commits(database.url);
     const before = cpuOf();
     const startedAt = performance.now();
     const finished = waitForFinishedRuns(database.url, warmUpRuns + RUNS, DRAIN_TIMEOUT_MS, 100);
@@ -138,6 +158,7 @@ async function measure(replicas: number): Promise<Measurement> {
     const seconds = (performance.now() - startedAt) / 1_000;
     const activity = await sampler.stop();
     const after = cpuOf();
+    const commitsAfter = await commits(database.url);
 
     const databaseBefore = new Map(before.database);
     const databaseCpu = [...sampler.pids].reduce((sum, pid) => sum + processCpuSeconds(pid) - (databaseBefore.get(pid) ?? 0), 0);
@@ -149,18 +170,20 @@ async function measure(replicas: number): Promise<Measurement> {
       enqueuePerSecond: (RUNS * 1_000) / enqueuedMs,
       seconds,
       perReplica: replicaIds.map((_, i) => {
-        const pool = activity.byApplication[applicationName(i)] ?? { connections: 0, active: 0, maxConnections: 0 };
+        const pool = activity.byApplication[applicationName(i)] ?? { connections: 0, active: 0, idleInTransaction: 0, maxConnections: 0 };
         return {
           runs: ran[i],
           cores: (after.gateways[i] - before.gateways[i]) / seconds,
           connections: pool.connections,
           maxConnections: pool.maxConnections,
           activeConnections: pool.active,
+          idleInTransaction: pool.idleInTransaction,
         };
       }),
       databaseCores: databaseCpu / seconds,
       loadGeneratorCores: selfCpu / seconds,
       machineBusyCores: ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * availableParallelism(),
+      commitsPerRun: (commitsAfter - commitsBefore) / RUNS,
       lockWaits: activity.lockWaits,
       waits: activity.waits,
       loadAverage: loadavg()[0],
@@ -195,13 +218,16 @@ function describe(replicas: number, measurements: Measurement[], baseline: numbe
   const rates = mine.map((m) => m.runsPerSecond);
   const perReplica = Array.from({ length: replicas }, (_, i) => {
     const side = (read: (r: ReplicaSide) => number) => med((m) => read(m.perReplica[i]));
-    return `r${i + 1} ${fixed(side((r) => r.cores))} cores, ${Math.round(side((r) => r.runs))} runs, ${fixed(side((r) => r.connections), 1)} conns (max ${side((r) => r.maxConnections)}), ${fixed(side((r) => r.activeConnections))} active`;
+    return (
+      `r${i + 1} ${fixed(side((r) => r.cores))} cores, ${Math.round(side((r) => r.runs))} runs, ` +
+      `${fixed(side((r) => r.connections), 1)} conns (max ${side((r) => r.maxConnections)}), ${fixed(side((r) => r.activeConnections))} active, ${fixed(side((r) => r.idleInTransaction))} idle in transaction`
+    );
   });
   return [
     `${replicas} replica${replicas > 1 ? "s" : ""}: ${fixed(med((m) => m.runsPerSecond), 1)} runs/s (${fixed(Math.min(...rates), 1)}–${fixed(Math.max(...rates), 1)}), ×${fixed(med((m) => m.runsPerSecond) / baseline)} of 1;`,
     `enqueue ${fixed(med((m) => m.enqueuePerSecond), 1)}/s;`,
     `${perReplica.join("; ")};`,
-    `PostgreSQL backends ${fixed(med((m) => m.databaseCores))} cores, lock waits ${fixed(med((m) => m.lockWaits.mean))} (max ${med((m) => m.lockWaits.max)}), top waits ${topWaits(mine)};`,
+    `PostgreSQL backends ${fixed(med((m) => m.databaseCores))} cores, ~${fixed(med((m) => m.commitsPerRun), 1)} commits per run, lock waits ${fixed(med((m) => m.lockWaits.mean))} (max ${med((m) => m.lockWaits.max)}), top waits ${topWaits(mine)};`,
     `load generator ${fixed(med((m) => m.loadGeneratorCores))} cores; machine busy ${fixed(med((m) => m.machineBusyCores))} of ${availableParallelism()} cores, of which other processes ${fixed(med(othersCores))}; load average ${fixed(med((m) => m.loadAverage), 1)}`,
   ].join(" ");
 }
