@@ -9,7 +9,8 @@
 // pg_stat_activity (each replica's pool connections, found by its application_name, how many run a
 // statement, how many wait for a lock). On a machine with 2 cores the replicas, PostgreSQL and the
 // load generator share the cores, so a figure short of target there says what bounds it rather than
-// that replicas do not add throughput.
+// that replicas do not add throughput. The load generator is not pinned (taskset): it needs a few
+// hundredths of a core, and a core kept for it would be one fewer for the replicas.
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase } from "@axiom-lattice/testing/database";
 import { availableParallelism, loadavg } from "node:os";
