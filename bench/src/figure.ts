@@ -9,11 +9,16 @@ export interface FigureResult {
   /** Unit of `value` and `baseline`, e.g. "pairs/s" or "ms". */
   unit: string;
   value: number;
-  /** The same quantity for the baseline; omitted for figures judged against an absolute target. */
-  baseline?: number;
-  /** `value / baseline` for throughputs (higher is better); for latencies the figure says how it is formed. */
-  ratio?: number;
+  /** The same quantity for the baseline: measured in the same run, or, for figures judged against an absolute target, that target. */
+  baseline: number;
+  /** What `baseline` is, printed beside it (e.g. "bare SKIP LOCKED loop, same run" or "absolute target, performance.md"). */
+  baselineName: string;
+  /** `value / baseline`, unless the figure says how it is formed. */
+  ratio: number;
+  /** Whether `ratio` must be at least `target` (throughputs) or at most (latencies, memory). */
+  better: "higher" | "lower";
   target: number;
+  /** `ratio` meets `target`, and whatever else the figure requires (its title or details say what). */
   ok: boolean;
   /** Raw repetitions and anything else worth keeping in results/latest.json. */
   raw: Record<string, unknown>;

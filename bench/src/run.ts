@@ -1,5 +1,5 @@
 // `pnpm bench [ID ...]`: runs the figures (all, or those named), prints one line per figure ending in
-// `ratio=<x> target=<y> ok|SHORT` (and the figure's detail lines, indented), and writes results/latest.json.
+// `baseline=<b> (<what it is>) ratio=<x> target=≥|≤<y> ok|SHORT` (and the figure's detail lines, indented), and writes results/latest.json.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FigureResult } from "./figure";
@@ -16,9 +16,14 @@ async function main(): Promise<void> {
     const result = await figure.run();
     results[figure.id] = { title: figure.title, ...result };
     if (!result.ok) short += 1;
-    const parts = [`${figure.id} ${figure.title}:`, `value=${format(result.value)}${result.unit}`];
-    if (result.baseline !== undefined) parts.push(`baseline=${format(result.baseline)}${result.unit}`);
-    parts.push(`ratio=${result.ratio === undefined ? "n/a" : format(result.ratio)}`, `target=${result.target}`, result.ok ? "ok" : "SHORT");
+    const parts = [
+      `${figure.id} ${figure.title}:`,
+      `value=${format(result.value)}${result.unit}`,
+      `baseline=${format(result.baseline)}${result.unit} (${result.baselineName})`,
+      `ratio=${format(result.ratio)}`,
+      `target=${result.better === "higher" ? "≥" : "≤"}${result.target}`,
+      result.ok ? "ok" : "SHORT",
+    ];
     console.log(parts.join(" "));
     for (const line of result.details ?? []) console.log(`  ${line}`);
   }

@@ -245,7 +245,9 @@ export const b10StreamRelay: Figure = {
         unit: "ms",
         value: lagP99,
         baseline: targetLine,
+        baselineName: `2 × bare LISTEN/NOTIFY p99 + ${RUN_EVENT_FLUSH_MS} ms batching, same run`,
         ratio,
+        better: "lower",
         target: TARGET_RATIO,
         ok: ratio <= TARGET_RATIO && faithful,
         details: [

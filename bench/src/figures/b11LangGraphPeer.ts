@@ -158,7 +158,11 @@ export const b11LangGraphPeer: Figure = {
     return {
       unit: "×",
       value: weakest.ratio,
+      // Each metric is already a ratio to the peer: the line's baseline is the peer's 1×.
+      baseline: 1,
+      baselineName: "LangGraph JS API server 2.0, same run",
       ratio: weakest.ratio,
+      better: "higher",
       target: TARGET,
       ok: ratios.every((metric) => metric.pass),
       raw: {

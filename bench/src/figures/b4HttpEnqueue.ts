@@ -99,7 +99,9 @@ export const b4HttpEnqueue: Figure = {
         unit: "req/s",
         value,
         baseline: baselineValue,
+        baselineName: "bare Fastify route, same run",
         ratio,
+        better: "higher",
         target: TARGET,
         ok: ratio >= TARGET,
         raw: {

@@ -18,8 +18,8 @@
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase } from "@axiom-lattice/testing/database";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Client } from "pg";
 import type { Figure } from "../figure";
+import { waitForFinishedRuns } from "../finishedRuns";
 import { GatewayApi } from "../gatewayApi";
 import { startGateway } from "../gatewayProcess";
 import { postLoad } from "../httpLoad";
@@ -32,41 +32,12 @@ const CONNECTIONS = 20;
 const IDLE_SETTLE_MS = 15_000;
 const LOADED_SETTLE_MS = 15_000;
 const PROCESS_TIMEOUT_MS = 10 * 60_000;
-const POLL_MS = 250;
 const TARGET_IDLE_MB = 150;
 const TARGET_GROWTH_MB = 50;
 const ASSISTANT = "bench-b7";
 const REPLICA_ID = "bench-b7-replica";
 
 const round = (mb: number) => Math.round(mb * 10) / 10;
-
-/**
- * Resolves once `runs` queued messages have finished (completed rows of the queue table, read from the
- * database: polling the replica would add load to what is measured). Returns how long it took; throws
- * when a run did not succeed.
- */
-async function waitForFinishedRuns(databaseUrl: string, runs: number, timeoutMs: number): Promise<number> {
-  const startedAt = Date.now();
-  const client = new Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    for (;;) {
-      const { rows } = await client.query<{ run_status: string; count: number }>(
-        "SELECT run_status, count(*)::int AS count FROM lattice_thread_message_queue WHERE status = 'completed' GROUP BY run_status",
-      );
-      const finished = rows.reduce((sum, row) => sum + row.count, 0);
-      if (finished >= runs) {
-        const unsuccessful = rows.filter((row) => row.run_status !== "success");
-        if (unsuccessful.length) throw new Error(`B7: runs finished as ${JSON.stringify(Object.fromEntries(unsuccessful.map((row) => [row.run_status, row.count])))}`);
-        return Date.now() - startedAt;
-      }
-      if (Date.now() - startedAt > timeoutMs) throw new Error(`B7: ${finished} of ${runs} runs finished after ${timeoutMs} ms`);
-      await sleep(POLL_MS);
-    }
-  } finally {
-    await client.end();
-  }
-}
 
 type MbField = "rssAfterGcMb" | "heapUsedAfterGcMb" | "heapTotalAfterGcMb" | "externalAfterGcMb";
 
@@ -89,7 +60,7 @@ function growthMb(idle: MemoryReading, loaded: MemoryReading) {
 
 export const b7Memory: Figure = {
   id: "B7",
-  title: `memory: RSS of 1 replica on PostgreSQL stores after ${RUNS / 1000}k queued runs (value) vs idle (baseline), idle ≤ ${TARGET_IDLE_MB} MB, target = idle + ${TARGET_GROWTH_MB} MB`,
+  title: `memory: RSS of 1 replica on PostgreSQL stores after ${RUNS / 1000}k queued runs (ratio = / its idle RSS + ${TARGET_GROWTH_MB} MB; idle ≤ ${TARGET_IDLE_MB} MB too)`,
   async run() {
     const database = await createTestDatabase("lattice_bench_b7");
     try {
@@ -105,7 +76,9 @@ export const b7Memory: Figure = {
         const body = () => JSON.stringify({ assistant_id: ASSISTANT, thread_id: threadIds[next++ % THREADS], message: `B7 message ${next}`, mode: "queue" });
         const load = await postLoad({ url: gateway.url, path: "/api/runs", body, connections: CONNECTIONS, amount: RUNS });
         if (load.answered2xx !== RUNS) throw new Error(`B7: ${load.answered2xx} of ${RUNS} runs were queued (${load.non2xx} non-2xx, ${load.errors} errors)`);
-        const processedMsAfterLoad = await waitForFinishedRuns(database.url, RUNS, PROCESS_TIMEOUT_MS);
+        const processedMsAfterLoad = await waitForFinishedRuns(database.url, RUNS, PROCESS_TIMEOUT_MS).catch((error: Error) => {
+          throw new Error(`B7: ${error.message}`);
+        });
         await sleep(LOADED_SETTLE_MS);
         const loaded = await readMemory(gateway);
 
@@ -114,8 +87,12 @@ export const b7Memory: Figure = {
         return {
           unit: "MB",
           value: loaded.rssAfterGcMb,
-          baseline: idle.rssAfterGcMb,
-          target,
+          baseline: target,
+          baselineName: `idle RSS + ${TARGET_GROWTH_MB} MB, same run`,
+          ratio: loaded.rssAfterGcMb / target,
+          better: "lower",
+          target: 1,
+          details: [`idle ${idle.rssAfterGcMb} MB (target ≤ ${TARGET_IDLE_MB}), after the load ${loaded.rssAfterGcMb} MB: grew ${growth.rss} MB (allowed ${TARGET_GROWTH_MB})`],
           ok: idle.rssAfterGcMb <= TARGET_IDLE_MB && loaded.rssAfterGcMb <= target,
           raw: {
             runs: RUNS,

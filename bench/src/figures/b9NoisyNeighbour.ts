@@ -111,7 +111,9 @@ export const b9NoisyNeighbour: Figure = {
           unit: "ms",
           value: busyMs.p99,
           baseline: quietMs.p99,
+          baselineName: "B's p99 on the quiet replica, same run",
           ratio,
+          better: "lower",
           target: TARGET_RATIO,
           ok: ratio <= TARGET_RATIO,
           raw: {
