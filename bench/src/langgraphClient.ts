@@ -4,6 +4,9 @@ import { Client } from "@langchain/langgraph-sdk";
 import { performance } from "node:perf_hooks";
 import { forEachConcurrently } from "./concurrently";
 
+/** Requests the SDK's client lets through at once: above any concurrency a figure uses. */
+const MAX_IN_FLIGHT = 64;
+
 /** How many set-up requests are in flight at once. */
 const SETUP_CONCURRENCY = 10;
 
@@ -20,8 +23,10 @@ export class LangGraphClient {
   private readonly client: Client;
 
   constructor(readonly url: string) {
-    // No retries: a failed request must fail the figure, not be hidden in its latency.
-    this.client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0 } });
+    // No retries: a failed request must fail the figure, not be hidden in its latency. The SDK sends
+    // at most 4 requests at once by default and queues the rest inside the client: the figure's 16
+    // clients must each have theirs in flight, so the server, not the client, decides their latency.
+    this.client = new Client({ apiUrl: url, callerOptions: { maxRetries: 0, maxConcurrency: MAX_IN_FLIGHT } });
   }
 
   /** Creates an assistant of `graphId` with default settings and returns its id. */
