@@ -1,3 +1,5 @@
+// Real time, whatever a test file run before in the same worker left of the global timers.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
@@ -5,7 +7,6 @@ import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } f
 
 const MINUTE = 60_000;
 const PEERS = 4;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The {@link ThreadStore} contract. Every implementation runs this same suite, so their semantics
