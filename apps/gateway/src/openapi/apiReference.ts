@@ -18,7 +18,6 @@ The LangGraph-compatible API (\`/assistants\`, \`/threads\`, \`/runs\`, tag \`la
 With \`AUTH_REQUIRED=true\` every such route needs \`Authorization: Bearer <JWT>\` (or the JWT in \`x-api-key\`, as LangGraph SDKs send their \`apiKey\`) with the scope it names;
 without it, requests belong to the tenant in \`x-tenant-id\` (default \`default\`).`;
 
-const VERBS: Readonly<Record<string, string>> = { GET: "get", POST: "post", PUT: "put", PATCH: "patch", DELETE: "delete" };
 const pascal = (word: string) => word.split(/[^A-Za-z0-9]+/).map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join("");
 
 /**
@@ -27,7 +26,7 @@ const pascal = (word: string) => word.split(/[^A-Za-z0-9]+/).map((part) => part.
  */
 export function operationIdOf(method: string, url: string): string {
   const words = url.split("/").filter(Boolean).map((segment) => (segment.startsWith(":") ? `By${pascal(segment.slice(1))}` : pascal(segment)));
-  return `${VERBS[method] ?? method.toLowerCase()}${words.join("")}`;
+  return `${method.toLowerCase()}${words.join("")}`;
 }
 
 /** A protected route's headers, with `x-tenant-id` documented among them. */
