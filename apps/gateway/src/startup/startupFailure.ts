@@ -28,10 +28,10 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * does not exist or refuses the credentials, one that never answered. Anything else is its message; its
  * stack is for the log at debug level, not for the operator's terminal.
  */
-export function describeStartupFailure(error: unknown, config: Pick<GatewayConfig, "host" | "port"> | undefined): string {
+export function describeStartupFailure(error: unknown, config: Pick<GatewayConfig, "host" | "port">): string {
   const code = codeOf(error);
   const listenRefusal = code === undefined ? undefined : LISTEN_REFUSALS[code];
-  if (listenRefusal && config) return listenRefusal(`port ${config.port} on ${config.host}`);
+  if (listenRefusal) return listenRefusal(`port ${config.port} on ${config.host}`);
   const databaseCode = codeOf(error instanceof DatabaseStartupError ? error.cause : error);
   const advice = databaseCode === undefined ? undefined : DATABASE_REFUSALS[databaseCode];
   return advice ? `${messageOf(error)}: ${advice}` : messageOf(error);
