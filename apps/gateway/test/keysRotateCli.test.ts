@@ -3,6 +3,8 @@
 // does not know is reported (exit 4) after every other one is resealed; it refuses to run without a
 // database or an encryption key (exit 2).
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { SecretKeyring } from "@axiom-lattice/core";
 import { Pool, type ResealSummary } from "@axiom-lattice/pg-stores";
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "./cliProcess";
 import { buildTestGateway } from "./support";
 
+const ROOT = resolve(__dirname, "../../..");
 const [V1, V2, V3] = [`v1:${randomBytes(32).toString("base64")}`, `v2:${randomBytes(32).toString("base64")}`, `v3:${randomBytes(32).toString("base64")}`];
 
 describe("lattice-gateway keys:rotate", () => {
@@ -78,6 +81,21 @@ describe("lattice-gateway keys:rotate", () => {
     const again = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
     expect(again.exitCode).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ kinds: { providerKeys: { resealed: 0 }, assistantKeys: { resealed: 0 }, mcpHeaders: { resealed: 0 } } });
+  });
+
+  // Step 2 of the README's "Rotating the encryption key", as written; the reader's placeholders are the one change.
+  it("the README's keys:rotate line runs as written and prints its JSON line", async () => {
+    const readme = readFileSync(resolve(ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n## Rotating the encryption key\n"));
+    const line = /^LATTICE_ENCRYPTION_KEY=.* keys:rotate$/m.exec(section)?.[0];
+    expect(line).toBeDefined();
+    const filled = line!
+      .replaceAll("<new key>", V2.slice("v2:".length))
+      .replaceAll("<current key>", V1.slice("v1:".length))
+      .replace("postgres://…", db.url);
+    const result = await execa("bash", ["-c", filled], { cwd: ROOT, env: { LOG_LEVEL: "warn" }, reject: false, timeout: 30_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ keyVersion: "v2", unreadable: [] });
   });
 
   it("reports a secret sealed under a key it does not know with exit 4, naming the row, after resealing the others", async () => {

@@ -4,9 +4,11 @@ import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliGateway, startCli } from "./cliProcess";
 
-// The README's shell examples, run as a reader would: every fenced `sh` block of these sections that
-// calls curl runs as one bash script from the checkout's root, against a gateway started by the CLI
-// on a free port (the one change: port 4001 becomes that port). Every curl must answer 2xx.
+// The README's examples, run as a reader would. Every fenced `sh` block of these sections that calls
+// curl runs as one bash script from the checkout's root, against a gateway started by the CLI on a
+// free port (the one change: port 4001 becomes that port); every curl must answer 2xx. The library
+// examples (`js` blocks) run as written, as ES modules resolved from this package, and must print what
+// their comments say. The LangGraph SDK example runs in e2e scenario 24, against a gateway.
 
 const ROOT = resolve(__dirname, "../../..");
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
@@ -20,6 +22,26 @@ function curlExamples(heading: string): string[] {
   const section = README.slice(start, end === -1 ? undefined : end);
   const blocks = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
   return blocks.filter((block) => curlCalls(block) > 0);
+}
+
+/** The fenced `js` blocks under `### <heading>` (up to the next heading). */
+function jsExamples(heading: string): string[] {
+  const start = README.indexOf(`\n### ${heading}\n`);
+  if (start === -1) throw new Error(`README.md has no section "### ${heading}"`);
+  const end = README.slice(start + 1).search(/\n##+ /);
+  const section = README.slice(start, end === -1 ? undefined : start + 1 + end);
+  return [...section.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+}
+
+/** What a `js` example says it prints: the `// ` comment lines right after each `console.log` line. */
+function printedAsCommented(example: string): string[] {
+  const lines = example.split("\n");
+  return lines.flatMap((line, index) => {
+    if (!line.startsWith("console.log(")) return [];
+    const comments: string[] = [];
+    for (let next = index + 1; lines[next]?.startsWith("// "); next += 1) comments.push(lines[next].slice(3));
+    return comments;
+  });
 }
 
 /** How many times a script calls curl (commands, also inside `$( … )`; comments do not count). */
@@ -123,6 +145,18 @@ describe("the README's examples, against the built CLI", () => {
       for (const script of curlExamples("Authentication")) await expectEveryCallSucceeds(script, authenticated, { env: { SECRET: AUTH_SECRET }, readmePort: 4002 });
     } finally {
       await authenticated.stop();
+    }
+  });
+
+  it.each(["The agent runtime as a library", "The task store"])("%s: the example prints what its comments say", async (heading) => {
+    const examples = jsExamples(heading);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const expected = printedAsCommented(example);
+      expect(expected.length, example).toBeGreaterThan(0);
+      const result = await execa("node", ["--input-type=module", "-e", example], { cwd: resolve(__dirname, ".."), reject: false, timeout: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stdout.trim().split("\n"), result.stderr).toEqual(expected);
     }
   });
 
