@@ -9,7 +9,7 @@ describe("scenario 9 (part): schedule changes reach peers through the outbox", (
   it("a schedule created on replica A fires on replica B after A died", async () => {
     const [a, b] = await cluster.start(2);
     await createThreads(a.url, ["scheduled"]);
-    const created = await expectOk<{ taskId: string }>(
+    const created = await expectOk<{ id: string }>(
       call(a.url, "POST", "/api/schedules", {
         taskType: "agent-message",
         delayMs: 3_000,
@@ -29,8 +29,8 @@ describe("scenario 9 (part): schedule changes reach peers through the outbox", (
       "the scheduled message ran on B",
     );
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ status: "success", replicaId: b.replicaId, messageId: expect.stringContaining(created.taskId) });
-    const schedule = await expectOk<{ status: string }>(call(b.url, "GET", `/api/schedules/${created.taskId}`));
+    expect(runs[0]).toMatchObject({ status: "success", replicaId: b.replicaId, messageId: expect.stringContaining(created.id) });
+    const schedule = await expectOk<{ status: string }>(call(b.url, "GET", `/api/schedules/${created.id}`));
     expect(schedule.status).toBe("completed");
   });
 });

@@ -19,7 +19,7 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
     await expectOk(call(home, "POST", "/api/assistants", { id: ASSISTANT, name: "Echo" }, A), 201);
     await expectOk(call(home, "POST", "/api/threads", { ...thread }, A), 201);
     await expectOk(call(home, "POST", "/api/runs", { ...thread, message: "secret of A", message_id: "a-msg", mode: "wait" }, A));
-    const { taskId } = await expectOk<{ taskId: string }>(
+    const { id: scheduleId } = await expectOk<{ id: string }>(
       call(home, "POST", "/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: ASSISTANT, threadId: "a-thread", message: "later" } }, A),
       201,
     );
@@ -38,9 +38,9 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
       ["POST", "/api/runs/resume_stream", { ...thread, message_id: "a-msg" }],
       ["POST", "/api/runs/abort", thread],
       ["POST", "/api/runs/recover", thread],
-      ["GET", `/api/schedules/${taskId}`],
-      ["POST", `/api/schedules/${taskId}/pause`],
-      ["DELETE", `/api/schedules/${taskId}`],
+      ["GET", `/api/schedules/${scheduleId}`],
+      ["POST", `/api/schedules/${scheduleId}/pause`],
+      ["DELETE", `/api/schedules/${scheduleId}`],
       ["GET", "/api/projects/a-project/rooms"],
       ["POST", "/api/projects/a-project/rooms", { id: "b-room", name: "B's" }],
       ["POST", "/api/projects/a-project/rooms/a-room/messages", { content: "let me in" }],
@@ -54,8 +54,8 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
         expect(response.text).not.toContain("secret of A");
       }
       for (const [path, key] of [["/api/threads", "threads"], ["/api/schedules", "schedules"]]) {
-        const listed = await expectOk<Record<string, Array<{ id?: string; taskId?: string }>>>(call(url, "GET", path, undefined, B));
-        expect(listed[key].map((record) => record.id ?? record.taskId)).not.toContain(key === "threads" ? "a-thread" : taskId);
+        const listed = await expectOk<Record<string, Array<{ id: string }>>>(call(url, "GET", path, undefined, B));
+        expect(listed[key].map((record) => record.id)).not.toContain(key === "threads" ? "a-thread" : scheduleId);
       }
 
       // Without a valid token of A, nothing of A is served either.
@@ -73,6 +73,6 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
     // A's work is intact, and A sees it from either replica.
     const state = await expectOk<{ messages: Array<{ content: string }> }>(call(other, "GET", "/api/threads/a-thread/state", undefined, A));
     expect(state.messages.map((message) => message.content)).toEqual(["secret of A", "echo: secret of A"]);
-    expect((await expectOk<{ status: string }>(call(other, "GET", `/api/schedules/${taskId}`, undefined, A))).status).toBe("pending");
+    expect((await expectOk<{ status: string }>(call(other, "GET", `/api/schedules/${scheduleId}`, undefined, A))).status).toBe("pending");
   });
 });

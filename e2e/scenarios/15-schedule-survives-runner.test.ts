@@ -50,7 +50,7 @@ describe("scenario 15: a schedule survives its runner", () => {
       env: { AXIOM_SCHEDULE_HEARTBEAT_MS: String(HEARTBEAT_MS), AXIOM_MAINTENANCE_INTERVAL_MS: String(HEARTBEAT_MS), AXIOM_RUN_LEASE_MS: String(RUN_LEASE_MS) },
     });
     await createThreads(replicas[0].url, ["ticks"]);
-    const { taskId } = await expectOk<{ taskId: string }>(
+    const { id: taskId } = await expectOk<{ id: string }>(
       call(replicas[0].url, "POST", "/api/schedules", {
         taskType: "agent-message",
         cronExpression: "*/2 * * * * *",

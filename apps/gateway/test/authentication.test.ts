@@ -71,7 +71,7 @@ beforeAll(async () => {
     body: { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: "a-assistant", threadId: "a-thread", message: "later" } },
   });
   expect(schedule.statusCode).toBe(201);
-  scheduleId = schedule.json<{ taskId: string }>().taskId;
+  scheduleId = schedule.json<{ id: string }>().id;
   // The same through the LangGraph API: an assistant, a thread and a run of tenant A.
   const assistant = { assistant_id: "a-lg-assistant-only", graph_id: "react", name: "secret of A", metadata: { owner: "secret of A" } };
   expect((await send("POST", "/assistants", { bearer: tokenA, body: assistant })).statusCode).toBe(200);

@@ -44,7 +44,7 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
   ])("fails a fire for %s: retried per policy, then failed with lastError", async (_label, target, error) => {
     const created = await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: { ...target, message: "hello?" } });
     expect(created.statusCode).toBe(201);
-    expect(await settledSchedule(created.json<{ taskId: string }>().taskId)).toMatchObject({
+    expect(await settledSchedule(created.json<{ id: string }>().id)).toMatchObject({
       status: "failed",
       runCount: 0,
       retryCount: 1,
@@ -60,7 +60,7 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
       maxRetries: 0,
       payload: { assistantId: "morning", threadId: "failing", message: "/fail the model is down" },
     });
-    const schedule = await settledSchedule(created.json<{ taskId: string }>().taskId);
+    const schedule = await settledSchedule(created.json<{ id: string }>().id);
     expect(schedule).toMatchObject({ status: "failed", runCount: 0, lastError: expect.stringContaining("ended error") });
     expect(schedule.lastError).toContain("the model is down");
   });
@@ -71,7 +71,7 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
       delayMs: 0,
       payload: { assistantId: "morning", threadId: "daily", message: "/sleep 300" },
     });
-    const taskId = created.json<{ taskId: string }>().taskId;
+    const taskId = created.json<{ id: string }>().id;
     await eventually("the fire to start", async () => (await get(`/api/schedules/${taskId}`)).json<{ status: string }>().status === "running");
     expect(await settledSchedule(taskId)).toMatchObject({ status: "completed", runCount: 1 });
     const runs = (await get("/api/threads/daily/runs")).json<{ runs: Array<{ messageId: string; status: string }> }>().runs;

@@ -67,21 +67,22 @@ describe("/api/schedules", () => {
     // The next fire is 09:00 Berlin time, as an ISO string.
     expect(new Date(created.nextRunAt).toLocaleTimeString("en-GB", { timeZone: "Europe/Berlin" })).toBe("09:00:00");
 
-    const read = await app.inject({ method: "GET", url: `/api/schedules/${created.taskId}`, headers: { "x-tenant-id": "acme" } });
+    const read = await app.inject({ method: "GET", url: `/api/schedules/${created.id}`, headers: { "x-tenant-id": "acme" } });
     expect(read.statusCode).toBe(200);
     expect(read.json()).toEqual(created);
     const list = await app.inject({ method: "GET", url: "/api/schedules", headers: { "x-tenant-id": "acme" } });
-    expect(list.json().schedules.map((task: { taskId: string }) => task.taskId)).toContain(created.taskId);
+    expect(list.json().schedules.map((task: { id: string }) => task.id)).toContain(created.id);
   });
 
   it("pauses, resumes and cancels (DELETE), refusing changes a status does not allow", async () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", cronExpression: "*/5 * * * *", payload: agentMessage })).json();
-    const url = `/api/schedules/${created.taskId}`;
+    const url = `/api/schedules/${created.id}`;
     expect((await post(`${url}/pause`)).json()).toMatchObject({ status: "paused" });
     expect((await post(`${url}/resume`)).json()).toMatchObject({ status: "pending" });
     const cancelled = await app.inject({ method: "DELETE", url });
-    expect(cancelled.statusCode).toBe(200);
-    expect(cancelled.json()).toMatchObject({ status: "cancelled" });
+    expect(cancelled.statusCode).toBe(204);
+    expect(cancelled.body).toBe("");
+    expect((await app.inject({ method: "GET", url })).json()).toMatchObject({ status: "cancelled" });
     const resumed = await post(`${url}/resume`);
     expect(resumed.statusCode).toBe(409);
     expect(resumed.json()).toMatchObject({ success: false, code: "INVALID_SCHEDULE_STATE" });
@@ -91,32 +92,32 @@ describe("/api/schedules", () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: agentMessage }, { "x-tenant-id": "owner" })).json();
     const other = { "x-tenant-id": "intruder" };
     for (const [method, url] of [
-      ["GET", `/api/schedules/${created.taskId}`],
-      ["DELETE", `/api/schedules/${created.taskId}`],
-      ["POST", `/api/schedules/${created.taskId}/pause`],
-      ["POST", `/api/schedules/${created.taskId}/resume`],
+      ["GET", `/api/schedules/${created.id}`],
+      ["DELETE", `/api/schedules/${created.id}`],
+      ["POST", `/api/schedules/${created.id}/pause`],
+      ["POST", `/api/schedules/${created.id}/resume`],
     ] as const) {
       const response = await app.inject({ method, url, headers: other });
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
     }
     expect((await app.inject({ method: "GET", url: "/api/schedules", headers: other })).json()).toEqual({ schedules: [] });
-    expect((await client.get(created.taskId))?.status).toBe("pending");
+    expect((await client.get(created.id))?.status).toBe("pending");
   });
 
   it("fires an agent-message schedule by enqueueing its message once, with a per-fire message id", async () => {
     const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
-    await eventually("the fire to complete", async () => (await client.get(created.taskId))?.status === "completed", { timeoutMs: 5_000 });
+    await eventually("the fire to complete", async () => (await client.get(created.id))?.status === "completed", { timeoutMs: 5_000 });
     expect(enqueued).toEqual([
-      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.taskId}.${Date.parse(created.executeAt)}`, signal: expect.any(AbortSignal) },
+      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.id}.${Date.parse(created.executeAt)}`, signal: expect.any(AbortSignal) },
     ]);
   });
 
   it("retries a failed enqueue and fails the schedule with its error once retries run out", async () => {
     enqueueFailure = Object.assign(new Error("queue unavailable"), { code: "QUEUE_FULL" });
     const failing = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: agentMessage })).json();
-    await eventually("the retries to run out", async () => (await client.get(failing.taskId))?.status === "failed", { timeoutMs: 5_000 });
-    expect(await client.get(failing.taskId)).toMatchObject({ retryCount: 1, runCount: 0, lastError: "queue unavailable" });
+    await eventually("the retries to run out", async () => (await client.get(failing.id))?.status === "failed", { timeoutMs: 5_000 });
+    expect(await client.get(failing.id)).toMatchObject({ retryCount: 1, runCount: 0, lastError: "queue unavailable" });
   });
 
   describe("refuses bad input with 400 and a stable code, storing nothing", () => {

@@ -8,7 +8,7 @@ import { HttpError } from "../http/errors";
 import { parseInput } from "../http/validation";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
-import { idParams } from "./ids";
+import { idParams, noContent } from "./ids";
 
 export interface ScheduleRoutesOptions {
   client: DefaultScheduleClient;
@@ -47,7 +47,7 @@ const scheduleSchema = z
   });
 
 const scheduleView = z.object({
-  taskId: z.string(),
+  id: z.string(),
   tenantId: z.string(),
   taskType: z.string(),
   payload: z.record(z.string(), z.unknown()),
@@ -73,7 +73,8 @@ const scheduleView = z.object({
 // Times leave the API as ISO strings; they are epoch milliseconds inside.
 const isoTime = (ms: number) => new Date(ms).toISOString();
 const optionalIsoTime = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
-const toView = (task: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
+const toView = ({ taskId, ...task }: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
+  id: taskId,
   ...task,
   executeAt: optionalIsoTime(task.executeAt),
   nextRunAt: optionalIsoTime(task.nextRunAt),
@@ -143,8 +144,21 @@ export function registerScheduleRoutes(server: FastifyInstance, { client, enqueu
     return toView(task);
   });
 
-  app.delete("/api/schedules/:id", oneSchedule("Cancel a schedule", "INVALID_SCHEDULE_STATE"), async (request) =>
-    toView(await client.cancel(request.params.id, tenantOf(request))),
+  // Cancelled, not erased: the schedule stays readable (status `cancelled`), as its fires' runs do.
+  app.delete(
+    "/api/schedules/:id",
+    {
+      schema: {
+        tags,
+        summary: "Cancel a schedule",
+        params: idParams,
+        response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_SCHEDULE_STATE") },
+      },
+    },
+    async (request, reply) => {
+      await client.cancel(request.params.id, tenantOf(request));
+      return reply.status(204).send();
+    },
   );
 
   app.post("/api/schedules/:id/pause", oneSchedule("Pause a schedule", "INVALID_SCHEDULE_STATE"), async (request) =>
