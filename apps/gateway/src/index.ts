@@ -21,4 +21,5 @@ export {
 } from "./rooms/projectRoomEventBroker";
 export type { ProjectRoomEvent, ProjectRoomEventDraft } from "./rooms/roomEvent";
 export { followRoom, type RoomFollower, type RoomResumePoint, type RoomStreamEndReason, type RoomStreamSink } from "./rooms/followRoom";
-export { ingestRoomEvent, publishRoomEvent, type RoomEventEnvelope } from "./rooms/roomEventSync";
+export { ingestRoomEvent, publishRoomEvent } from "./rooms/roomEventSync";
+export type { RoomEventEnvelope } from "@axiom-lattice/protocols";

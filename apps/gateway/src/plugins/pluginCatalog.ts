@@ -1,6 +1,6 @@
 import { type TenantToolSource, registeredTools } from "@axiom-lattice/agent";
-import type { Logger } from "@axiom-lattice/core";
-import type { PluginSettingStore } from "@axiom-lattice/protocols";
+import type { Logger, OutboxTopicHandlers } from "@axiom-lattice/core";
+import { PLUGIN_CATALOG_CHANGED_TOPIC, type PluginSettingStore } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 
 /** A tool a tenant's assistants could enable, and whether the tenant lets them. */
@@ -77,6 +77,11 @@ export class PluginCatalog {
   /** Forgets the tenant's settings: the next use reads them from the store. */
   invalidate(tenantId: string): void {
     this.cached.delete(tenantId);
+  }
+
+  /** A peer wrote a tenant's settings: forget them here. */
+  outboxHandlers(): OutboxTopicHandlers {
+    return { [PLUGIN_CATALOG_CHANGED_TOPIC]: ({ tenantId }) => this.invalidate(tenantId) };
   }
 
   private tools(tenantId: string): Array<{ source: PluginEntry["source"]; tool: StructuredToolInterface }> {

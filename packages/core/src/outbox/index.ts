@@ -12,5 +12,7 @@ export {
   projectTaskAdmissionNotifier,
   taskLifecycleEventOf,
   taskLifecycleNotifier,
+  taskOutboxHandlers,
 } from "./taskNotifiers";
+export { isOutboxPayload, outboxHandlersOf, type OutboxPayloadParser, type OutboxTopicHandler, type OutboxTopicHandlers } from "./outboxTopicHandlers";
 export { OutboxRetentionJob, type OutboxRetentionJobOptions } from "./outboxRetentionJob";
