@@ -147,6 +147,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   });
   const plugins = new PluginCatalog({
     settings: stores.pluginSettings,
+    // The agent runtime's own registry, read when the catalog is (the runtime is built below).
+    registeredTools: () => agents.tools.list(),
     mcpTools: (tenantId) => mcp.tenantTools(tenantId),
     logger,
     announce: async (tenantId) => {
@@ -170,6 +172,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
+    openAiApiKey: config.openAiApiKey,
     threadRunTtlMs: config.runLeaseMs,
     claimLeaseMs: config.runLeaseMs,
     replicaId,

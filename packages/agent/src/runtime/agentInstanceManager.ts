@@ -25,11 +25,11 @@ import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "
 import { type CompletedRun, type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
-import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
+import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "../tools/toolRegistry";
 import { RunEventWaits } from "./runEventWaits";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
-import type { UpstreamPolicy } from "../models/modelRegistry";
+import { ModelProviderRegistry, type UpstreamPolicy } from "../models/modelRegistry";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_UPSTREAM_POLICY,
@@ -83,6 +83,8 @@ export interface AgentRuntimeOptions {
    * fairly between tenants whatever this is; below `maxConcurrentRuns`, one tenant never holds them all.
    */
   maxConcurrentRunsPerTenant?: number;
+  /** The key of the built-in `openai` model provider when an assistant's config has none (the gateway reads OPENAI_API_KEY). Default: none. */
+  openAiApiKey?: string;
   /** Each model API call's timeout and retries, and where base URLs may send it (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries, local networks allowed). */
   upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
@@ -108,6 +110,10 @@ function runSlotsOf(options: AgentRuntimeOptions): RunSlots {
 
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
+  /** The model providers this runtime's assistants may name: the built-ins and those registered here. */
+  readonly models: ModelProviderRegistry;
+  /** The tools this runtime's assistants may name: the built-ins and those registered here. */
+  readonly tools: ToolRegistry;
   private readonly context: RuntimeContext;
   private readonly threads: Pick<ThreadStore, "deleteThread">;
   private readonly processors: ThreadProcessors;
@@ -119,6 +125,8 @@ export class AgentInstanceManager {
   constructor(options: AgentRuntimeOptions = {}) {
     const logger = (options.logger ?? getLogger()).child({ phase: "agent" });
     const threadRunTtlMs = options.threadRunTtlMs ?? THREAD_RUN_TTL_MS;
+    this.models = new ModelProviderRegistry({ openAiApiKey: options.openAiApiKey });
+    this.tools = new ToolRegistry();
     this.context = {
       queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
       leases: options.leases ?? getStoreLattice("default", "lease"),
@@ -140,6 +148,8 @@ export class AgentInstanceManager {
       observer: options.observer ?? NO_OBSERVER,
       onRunCompleted: options.onRunCompleted,
       upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
+      models: this.models,
+      tools: this.tools,
       runSlots: runSlotsOf(options),
       tasks: options.tasks,
       tenantTools: options.tenantTools,
