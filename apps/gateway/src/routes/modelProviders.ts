@@ -6,7 +6,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { idParams, idSchema, noContent } from "./ids";
+import { idParams, idSchema, noContent } from "../http/ids";
 
 const baseUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).describe("The API's base URL, http or https; absent: the kind's default endpoint");
 const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
