@@ -1,5 +1,3 @@
-import "./registerDefaultCheckpointer";
-
 export { ScriptedChatModel } from "./models/scriptedChatModel";
 export {
   ModelProviderRegistry,

@@ -53,7 +53,8 @@ import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
 /**
  * Everything one gateway runs on, built once and handed to every route and component that needs it:
- * nothing of it lives in module state, so several gateways can share a process without meeting.
+ * its stores, logger and replica id are passed in, and its agent runtime owns its model provider and
+ * tool registries. Nothing of it lives in module state, so several gateways share a process without meeting.
  */
 export interface GatewayContext {
   config: GatewayConfig;
