@@ -9,9 +9,7 @@ export {
   TaskLifecycleNotifier,
   isProjectTaskAdmissionEvent,
   isTaskLifecycleEvent,
-  projectTaskAdmissionNotifier,
   taskLifecycleEventOf,
-  taskLifecycleNotifier,
   taskOutboxHandlers,
 } from "./taskNotifiers";
 export { isOutboxPayload, outboxHandlersOf, type OutboxPayloadParser, type OutboxTopicHandler, type OutboxTopicHandlers } from "./outboxTopicHandlers";

@@ -69,7 +69,3 @@ export function taskOutboxHandlers(notifiers: { taskLifecycle: TaskLifecycleNoti
     [PROJECT_TASK_ADMISSION_TOPIC]: (event) => notifiers.projectTaskAdmission.deliverFromOutbox(event),
   };
 }
-
-/** Process-wide notifiers for library users; the gateway creates its own, wired to its outbox. */
-export const taskLifecycleNotifier = new TaskLifecycleNotifier();
-export const projectTaskAdmissionNotifier = new ProjectTaskAdmissionNotifier();
