@@ -97,6 +97,8 @@ export interface GatewayConfig {
    * with authentication on no internal addresses unless listed.
    */
   upstream: UpstreamPolicy;
+  /** The key of the built-in `openai` model provider for assistants whose config (and catalog provider) has none (`OPENAI_API_KEY`). */
+  openAiApiKey?: string;
   /**
    * The commands a tenant's stdio MCP server may run on this host (`AXIOM_MCP_STDIO_ALLOW`; `*`: any).
    * Unset: any while authentication is off (one trusted user), none once it is on, where a tenant's
@@ -226,6 +228,7 @@ const envSchema = z.object({
   AXIOM_UPSTREAM_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_UPSTREAM_POLICY.timeoutMs),
   AXIOM_UPSTREAM_MAX_RETRIES: integer(0, 10).default(DEFAULT_UPSTREAM_POLICY.maxRetries),
   AXIOM_UPSTREAM_ALLOW: z.string().optional(),
+  OPENAI_API_KEY: z.string().optional(),
   AXIOM_MCP_STDIO_ALLOW: z
     .string()
     .transform((list) => list.split(",").map((command) => command.trim()).filter(Boolean))
@@ -290,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     sseHeartbeatMs: e.AXIOM_SSE_HEARTBEAT_MS,
     upstream: { timeoutMs: e.AXIOM_UPSTREAM_TIMEOUT_MS, maxRetries: e.AXIOM_UPSTREAM_MAX_RETRIES, egress: egressPolicy(e.AXIOM_UPSTREAM_ALLOW, auth.required) },
     mcpStdioAllow: mcpStdioAllowList(e.AXIOM_MCP_STDIO_ALLOW, auth.required),
+    // Empty is unset, as the OpenAI SDK reads it.
+    ...(e.OPENAI_API_KEY ? { openAiApiKey: e.OPENAI_API_KEY } : {}),
     secrets: secretsConfig(env),
     tenantLimits: tenantLimitsConfig(e, auth.required),
   };

@@ -3,7 +3,7 @@ export { buildGateway, type BuildGatewayOptions } from "./server";
 export { gatewayContextOf, type GatewayContext } from "./context/gatewayContext";
 export { BODY_LIMIT_BYTES } from "./defaults";
 export { HttpError } from "./http/errors";
-export type { ReadinessCheck } from "./routes/health";
+export type { ReadinessCheck } from "./context/gatewayStores";
 export type { ScheduleRoutesOptions } from "./routes/schedules";
 export { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, type ScheduledAgentMessage } from "./schedules/agentMessageHandler";
 export { start, type RunningGateway } from "./start";
@@ -21,4 +21,5 @@ export {
 } from "./rooms/projectRoomEventBroker";
 export type { ProjectRoomEvent, ProjectRoomEventDraft } from "./rooms/roomEvent";
 export { followRoom, type RoomFollower, type RoomResumePoint, type RoomStreamEndReason, type RoomStreamSink } from "./rooms/followRoom";
-export { ingestRoomEvent, publishRoomEvent, type RoomEventEnvelope } from "./rooms/roomEventSync";
+export { ingestRoomEvent, publishRoomEvent } from "./rooms/roomEventSync";
+export type { RoomEventEnvelope } from "@axiom-lattice/protocols";

@@ -38,12 +38,14 @@ async function replica(name: string): Promise<Replica> {
   return created;
 }
 
-function manager({ stores, wakeup }: Replica, options: AgentRuntimeOptions = {}): AgentInstanceManager {
+function manager({ stores, wakeup }: Replica, options: Partial<AgentRuntimeOptions> = {}): AgentInstanceManager {
   const created = new AgentInstanceManager({
     queue: stores.threadMessageQueue,
     leases: stores.lease,
     assistants: stores.assistant,
     checkpointer: stores.checkpoint,
+    threads: stores.thread,
+    items: stores.item,
     wakeup,
     ...options,
   });

@@ -54,6 +54,8 @@ function replica() {
     leases: stores.lease,
     assistants: stores.assistant,
     checkpointer: stores.checkpoint,
+    threads: stores.thread,
+    items: stores.item,
     runEvents: stores.runEvents,
     wakeup: noPeers,
     tasks: { store: stores.task },

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { buildAssistantGraph } from "@axiom-lattice/agent";
+import { ModelProviderRegistry, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { InMemoryMcpServerConfigStore } from "@axiom-lattice/core";
 import type { McpServerConfig } from "@axiom-lattice/protocols";
 import { recordingLogger } from "@axiom-lattice/testing";
@@ -15,7 +15,7 @@ const AUTHORIZATION = "Bearer fixture-token-0123456789";
 
 /** A scripted run of an assistant with the tenant's MCP tools: the text it ends with. */
 async function runWith(manager: McpServerManager, tools: string[], input: string): Promise<string> {
-  const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT));
+  const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools }, new MemorySaver(), { models: new ModelProviderRegistry(), tools: new ToolRegistry() }, [], undefined, manager.tenantTools(TENANT));
   const state = await graph.invoke({ messages: [new HumanMessage(input)] }, { configurable: { thread_id: "t" } });
   return state.messages.at(-1)!.text;
 }
@@ -82,7 +82,7 @@ describe.each<[string, () => McpServerConfig]>([
     await manager.connect(TENANT, "gone");
     expect(await manager.disconnect(TENANT, "gone")).toMatchObject({ status: "disconnected" });
     expect(manager.tenantTools(TENANT).size).toBe(0);
-    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["gone__add"] }, new MemorySaver(), [], undefined, manager.tenantTools(TENANT))).toThrow(/Unknown tool/);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["gone__add"] }, new MemorySaver(), { models: new ModelProviderRegistry(), tools: new ToolRegistry() }, [], undefined, manager.tenantTools(TENANT))).toThrow(/Unknown tool/);
   });
 
   it("reconciles a peer from the store, and a restarted replica restores connected servers", async () => {

@@ -1,5 +1,6 @@
 // The plugin catalog's cache and writes, on the in-memory settings store: a failed announcement
 // leaves the setting as it was, and a load that an invalidation overtook is not kept.
+import { ToolRegistry } from "@axiom-lattice/agent";
 import { InMemoryPluginSettingStore } from "@axiom-lattice/core";
 import type { PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
 import { recordingLogger } from "@axiom-lattice/testing";
@@ -26,7 +27,8 @@ class HeldBackReads implements PluginSettingStore {
 
 function catalogOn(settings: PluginSettingStore, announce: () => Promise<void> = async () => {}) {
   const { logger, entries } = recordingLogger();
-  return { catalog: new PluginCatalog({ settings, mcpTools: () => new Map(), announce, logger }), logs: entries };
+  const tools = new ToolRegistry();
+  return { catalog: new PluginCatalog({ settings, registeredTools: () => tools.list(), mcpTools: () => new Map(), announce, logger }), logs: entries };
 }
 
 const echoOf = async (catalog: PluginCatalog) => (await catalog.entries(TENANT)).find((entry) => entry.name === "echo")?.enabled;

@@ -6,15 +6,17 @@ import { AgentInstanceManager, type StreamChunk } from "@axiom-lattice/agent";
 import {
   type IMessageQueueStore,
   InMemoryAssistantStore,
+  InMemoryItemStore,
   InMemoryLeaseStore,
   InMemoryMessageQueueStore,
   InMemoryRunEventLog,
+  InMemoryThreadStore,
   type Logger,
   type QueueWakeup,
   setLogger,
 } from "@axiom-lattice/core";
 import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
-import type { AssistantStore, LeaseStore, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
 import { SimulatedCrash, type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +32,8 @@ interface SharedStores {
   leases: LeaseStore;
   assistants: AssistantStore;
   checkpointer: BaseCheckpointSaver;
+  threads: ThreadStore;
+  items: ItemStore;
   runEvents: RunEventLog;
   dispose(): Promise<void>;
 }
@@ -40,6 +44,8 @@ function inMemory(): SharedStores {
     leases: new InMemoryLeaseStore(),
     assistants: new InMemoryAssistantStore(),
     checkpointer: new MemorySaver(),
+    threads: new InMemoryThreadStore(),
+    items: new InMemoryItemStore(),
     runEvents: new InMemoryRunEventLog(),
     dispose: async () => {},
   };
@@ -52,6 +58,8 @@ async function onPostgreSQL(database: TestDatabase): Promise<SharedStores> {
     leases: stores.lease,
     assistants: stores.assistant,
     checkpointer: stores.checkpoint,
+    threads: stores.thread,
+    items: stores.item,
     runEvents: stores.runEvents,
     dispose: () => stores.dispose(),
   };
@@ -62,7 +70,7 @@ const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () =
 const shortLeases = { threadRunTtlMs: 500, claimLeaseMs: 500 };
 
 const managers: AgentInstanceManager[] = [];
-function replica(stores: Omit<SharedStores, "dispose">, options: ConstructorParameters<typeof AgentInstanceManager>[0]) {
+function replica(stores: Omit<SharedStores, "dispose">, options: Partial<ConstructorParameters<typeof AgentInstanceManager>[0]>) {
   const created = new AgentInstanceManager({ ...stores, wakeup: lostWakeups, ...shortLeases, ...options });
   managers.push(created);
   return created;
@@ -128,6 +136,8 @@ describe.each([
       leases: crash.wrap(stores.leases),
       assistants: crash.wrap(stores.assistants),
       checkpointer: crash.wrap(stores.checkpointer),
+      threads: stores.threads,
+      items: stores.items,
       runEvents: ownerLog(stores.runEvents, crash, () => killAfterAppend && crash.kill()),
     };
     // Before: nothing is logged for a minute. After: the default batching, the kill right as a batch is in.

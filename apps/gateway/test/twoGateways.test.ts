@@ -2,10 +2,13 @@
 // closing one leaves the other serving. This holds only because a gateway keeps its wiring in its own
 // context, not in module state.
 import { Writable } from "node:stream";
+import { ScriptedChatModel } from "@axiom-lattice/agent";
 import { TASK_LIFECYCLE_TOPIC, type TaskLifecycleEvent } from "@axiom-lattice/protocols";
+import { tool } from "@langchain/core/tools";
 import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { buildGateway, loadConfig } from "../src";
 import { gatewayContextOf } from "../src/context/gatewayContext";
 
@@ -63,5 +66,36 @@ describe("two gateways in one process", () => {
     await gatewayContextOf(b.app).notifiers.taskLifecycle.publish(event);
     const { events } = await gatewayContextOf(b.app).stores.outbox.readAfter(null, 10);
     expect(events.map((appended) => [appended.topic, appended.originReplicaId])).toContainEqual([TASK_LIFECYCLE_TOPIC, "gw-b"]);
+  });
+
+  it("keep their registered tools and model providers apart", async () => {
+    const a = await gateway("gw-tools-a");
+    const b = await gateway("gw-tools-b");
+    apps.push(a.app, b.app);
+    const agentsOf = (app: FastifyInstance) => gatewayContextOf(app).agents;
+    const lookup = (name: string) => tool(async () => `${name} found it`, { name, description: `Looks up, on ${name}'s gateway`, schema: z.object({}) });
+    agentsOf(a.app).tools.register(lookup("lookup_a"));
+    agentsOf(a.app).models.register("provider-a", () => new ScriptedChatModel());
+    agentsOf(b.app).tools.register(lookup("lookup_b"));
+    agentsOf(b.app).models.register("provider-b", () => new ScriptedChatModel());
+
+    // Each runs an assistant on its own provider and tool.
+    expect((await a.post("/api/assistants", { id: "own", name: "Own", model: { provider: "provider-a" }, tools: ["lookup_a"] })).statusCode).toBe(201);
+    expect((await a.post("/api/threads", { thread_id: "t1", assistant_id: "own" })).statusCode).toBe(201);
+    const run = await a.post("/api/runs", { assistant_id: "own", thread_id: "t1", message: "/tool lookup_a {}", mode: "wait" });
+    expect(run.json()).toMatchObject({ status: "success" });
+    expect(JSON.stringify(run.json())).toContain("lookup_a found it");
+    expect((await b.post("/api/assistants", { id: "own", name: "Own", model: { provider: "provider-b" }, tools: ["lookup_b"] })).statusCode).toBe(201);
+
+    // Neither knows the other's.
+    const foreignTool = await b.post("/api/assistants", { id: "foreign-tool", name: "Foreign", tools: ["lookup_a"] });
+    expect(foreignTool.json()).toMatchObject({ code: "UNKNOWN_TOOL" });
+    const foreignProvider = await a.post("/api/assistants", { id: "foreign-provider", name: "Foreign", model: { provider: "provider-b" } });
+    expect(foreignProvider.json()).toMatchObject({ code: "UNKNOWN_MODEL_PROVIDER" });
+    const catalog = async (of: typeof a) => ((await of.get("/api/plugins")).json() as { plugins: Array<{ name: string }> }).plugins.map(({ name }) => name);
+    expect(await catalog(a)).toContain("lookup_a");
+    expect(await catalog(a)).not.toContain("lookup_b");
+    expect(await catalog(b)).toContain("lookup_b");
+    expect(await catalog(b)).not.toContain("lookup_a");
   });
 });

@@ -1,13 +1,9 @@
-import "./registerDefaultCheckpointer";
-
 export { ScriptedChatModel } from "./models/scriptedChatModel";
 export {
+  ModelProviderRegistry,
   UnknownModelProviderError,
-  createChatModel,
-  getModelProvider,
-  isRegisteredModelProvider,
-  registerModelProvider,
   type ChatModelFactory,
+  type ModelProviderRegistryOptions,
   type UpstreamPolicy,
 } from "./models/modelRegistry";
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
@@ -15,8 +11,17 @@ export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogM
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { MEMORY_READ_TOOL } from "./tools/memoryRead";
 export { TenantStore } from "./graph/tenantStore";
-export { UnknownToolError, registerTool, registeredTools, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
-export { AGENT_NODE, GRAPH_NODES, TOOLS_NODE, buildAssistantGraph, checkAssistantReferences, type AssistantGraph, type NodeInterrupt } from "./graph/reactGraph";
+export { ToolRegistry, UnknownToolError, type DisabledToolSource, type TenantToolSource } from "./tools/toolRegistry";
+export {
+  AGENT_NODE,
+  GRAPH_NODES,
+  TOOLS_NODE,
+  buildAssistantGraph,
+  checkAssistantReferences,
+  type AssistantGraph,
+  type AssistantRegistries,
+  type NodeInterrupt,
+} from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
 export { clientCheckpointOf } from "./graph/clientCheckpoints";

@@ -1,7 +1,7 @@
 import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, eventually, nestedObject, objectOfJsonBytes } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { getReplicaId, getStoreLattice, resetStoreLattice } from "@axiom-lattice/core";
-import { AgentInstanceManager, InvalidRunInputError } from "../src";
+import { getReplicaId } from "@axiom-lattice/core";
+import { InvalidRunInputError } from "../src";
 import { ASSISTANT, TENANT, collect, manager, scope, thread, tokens, useSharedStores } from "./support";
 
 const stores = useSharedStores();
@@ -192,19 +192,6 @@ describe("agent runs", () => {
     );
     await Promise.all(runs.map((run) => run.completion));
     await eventually("processors to stop", () => runtime.stats().activeThreads === 0, { timeoutMs: 3_000 });
-  });
-
-  it("runs on the registered default stores (in-memory queue, leases, assistants, MemorySaver) when given none", async () => {
-    resetStoreLattice();
-    await getStoreLattice("default", "assistant").createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" } });
-    const runtime = new AgentInstanceManager();
-    try {
-      const { completion } = await runtime.getAgent(thread("t1")).addMessage({ message: "defaults" }, { mode: "wait" });
-      expect(await completion).toMatchObject({ status: "success", messages: [{ content: "defaults" }, { content: "echo: defaults" }] });
-    } finally {
-      await runtime.shutdown();
-      resetStoreLattice();
-    }
   });
 
   it("fails the run clearly when the thread's assistant does not exist", async () => {

@@ -1,7 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createChatModel } from "../src";
+import { ModelProviderRegistry } from "../src";
 import { collect, manager, sharedStores, shutdownManagers, thread, tokens } from "./support";
 
 const api = new FakeOpenAi();
@@ -15,10 +15,16 @@ afterEach(() => shutdownManagers());
 
 describe("OpenAI-compatible provider", () => {
   it("talks to the configured base URL with the key and model of the assistant's config", async () => {
-    const model = createChatModel({ provider: "openai", baseUrl, apiKey: "sk-local", model: "fake-model", temperature: 0 });
+    const model = new ModelProviderRegistry().createChatModel({ provider: "openai", baseUrl, apiKey: "sk-local", model: "fake-model", temperature: 0 });
     const reply = await model.invoke([new HumanMessage("hi")]);
     expect(reply.text).toBe("Hello from the fake API: hi");
     expect(api.requests.at(-1)).toMatchObject({ authorization: "Bearer sk-local", body: { model: "fake-model" } });
+  });
+
+  it("uses the registry's key when the config has none", async () => {
+    const model = new ModelProviderRegistry({ openAiApiKey: "sk-runtime" }).createChatModel({ provider: "openai", baseUrl, model: "fake-model" });
+    await model.invoke([new HumanMessage("hi")]);
+    expect(api.requests.at(-1)).toMatchObject({ authorization: "Bearer sk-runtime" });
   });
 
   it("runs an assistant: streamed tokens, a tool round trip, the final answer", async () => {

@@ -3,13 +3,14 @@ import { tool } from "@langchain/core/tools";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { UnknownToolError, buildAssistantGraph, checkpointThreadId } from "../src";
+import { ModelProviderRegistry, ToolRegistry, UnknownToolError, buildAssistantGraph, checkpointThreadId } from "../src";
 
+const registries = () => ({ models: new ModelProviderRegistry(), tools: new ToolRegistry() });
 const config = (threadId: string) => ({ configurable: { thread_id: threadId } });
 
 describe("assistant ReAct graph", () => {
   it("runs a tool and answers with its result", async () => {
-    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["clock", "echo"] }, new MemorySaver());
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["clock", "echo"] }, new MemorySaver(), registries());
     const state = await graph.invoke({ messages: [new HumanMessage("/tool clock {}")] }, config("t"));
     const answer = state.messages.at(-1)!.text;
     expect(answer).toMatch(/^clock returned: \d{4}-\d\d-\d\dT/);
@@ -17,7 +18,7 @@ describe("assistant ReAct graph", () => {
   });
 
   it("interrupts on ask_human and continues with the resume value", async () => {
-    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver());
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver(), registries());
     await graph.invoke({ messages: [new HumanMessage("/interrupt Your name?")] }, config("t"));
     const paused = await graph.getState(config("t"));
     expect(paused.tasks.flatMap((task) => task.interrupts.map((interrupt) => interrupt.value))).toEqual(["Your name?"]);
@@ -27,21 +28,21 @@ describe("assistant ReAct graph", () => {
   });
 
   it("keeps a system prompt out of the checkpointed messages", async () => {
-    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [], systemPrompt: "Be brief." }, new MemorySaver());
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: [], systemPrompt: "Be brief." }, new MemorySaver(), registries());
     const state = await graph.invoke({ messages: [new HumanMessage("hi")] }, config("t"));
     expect(state.messages.map((message) => message.text)).toEqual(["hi", "echo: hi"]);
   });
 
   it("resolves an assistant's tools from its tenant's tools too, and only from those it is given", async () => {
     const sum = tool(({ a, b }) => String(a + b), { name: "calc__add", description: "Adds.", schema: z.object({ a: z.number(), b: z.number() }) });
-    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["echo", "calc__add"] }, new MemorySaver(), [], undefined, new Map([[sum.name, sum]]));
+    const graph = buildAssistantGraph({ model: { provider: "scripted" }, tools: ["echo", "calc__add"] }, new MemorySaver(), registries(), [], undefined, new Map([[sum.name, sum]]));
     const state = await graph.invoke({ messages: [new HumanMessage('/tool calc__add {"a":2,"b":3}')] }, config("t"));
     expect(state.messages.at(-1)!.text).toBe("calc__add returned: 5");
-    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["calc__add"] }, new MemorySaver(), [], undefined, new Map())).toThrow(UnknownToolError);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["calc__add"] }, new MemorySaver(), registries(), [], undefined, new Map())).toThrow(UnknownToolError);
   });
 
   it("refuses an assistant that names an unregistered tool", () => {
-    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["teleport"] }, new MemorySaver())).toThrow(UnknownToolError);
+    expect(() => buildAssistantGraph({ model: { provider: "scripted" }, tools: ["teleport"] }, new MemorySaver(), registries())).toThrow(UnknownToolError);
   });
 
   it("namespaces checkpoint threads by tenant", () => {

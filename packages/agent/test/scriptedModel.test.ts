@@ -1,6 +1,6 @@
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { ScriptedChatModel, UnknownModelProviderError, createChatModel, getModelProvider, registerModelProvider } from "../src";
+import { ModelProviderRegistry, ScriptedChatModel, UnknownModelProviderError } from "../src";
 import { parseDirective } from "../src/models/scriptedDirectives";
 
 describe("parseDirective", () => {
@@ -80,15 +80,18 @@ describe("ScriptedChatModel", () => {
 
 describe("model registry", () => {
   it("builds the scripted model and rejects an unknown provider with a typed error", () => {
-    expect(createChatModel({ provider: "scripted" })).toBeInstanceOf(ScriptedChatModel);
-    expect(() => getModelProvider("nope")).toThrow(UnknownModelProviderError);
-    expect(() => createChatModel({ provider: "nope" })).toThrow(
+    const models = new ModelProviderRegistry();
+    expect(models.createChatModel({ provider: "scripted" })).toBeInstanceOf(ScriptedChatModel);
+    expect(() => models.get("nope")).toThrow(UnknownModelProviderError);
+    expect(() => models.createChatModel({ provider: "nope" })).toThrow(
       expect.objectContaining({ code: "UNKNOWN_MODEL_PROVIDER", provider: "nope", message: expect.stringMatching(/registered providers: .*scripted.*openai/) }),
     );
   });
 
-  it("registers further providers by key", () => {
-    registerModelProvider("scripted-alias", () => new ScriptedChatModel());
-    expect(createChatModel({ provider: "scripted-alias" })).toBeInstanceOf(ScriptedChatModel);
+  it("registers further providers by key, on that registry alone", () => {
+    const models = new ModelProviderRegistry();
+    models.register("scripted-alias", () => new ScriptedChatModel());
+    expect(models.createChatModel({ provider: "scripted-alias" })).toBeInstanceOf(ScriptedChatModel);
+    expect(new ModelProviderRegistry().has("scripted-alias")).toBe(false);
   });
 });

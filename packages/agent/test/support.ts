@@ -1,7 +1,7 @@
 import type { Assistant } from "@axiom-lattice/protocols";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, beforeEach } from "vitest";
-import { InMemoryAssistantStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InProcessQueueWakeup, setLogger } from "@axiom-lattice/core";
+import { InMemoryAssistantStore, InMemoryItemStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryThreadStore, InProcessQueueWakeup, setLogger } from "@axiom-lattice/core";
 import { captureLogs } from "@axiom-lattice/testing";
 import { AgentInstanceManager, type AgentRuntimeOptions, type StreamChunk } from "../src";
 
@@ -17,6 +17,8 @@ export interface SharedStores {
   assistants: InMemoryAssistantStore;
   checkpointer: MemorySaver;
   wakeup: InProcessQueueWakeup;
+  threads: InMemoryThreadStore;
+  items: InMemoryItemStore;
 }
 
 export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | "tools" | "systemPrompt">> = {}): Promise<SharedStores> {
@@ -34,13 +36,15 @@ export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | 
     assistants,
     checkpointer: new MemorySaver(),
     wakeup: new InProcessQueueWakeup(),
+    threads: new InMemoryThreadStore(),
+    items: new InMemoryItemStore(),
   };
 }
 
 const managers: AgentInstanceManager[] = [];
 
 /** A manager (one simulated replica) on the shared stores; shut down by `shutdownManagers`. */
-export function manager(stores: SharedStores, options: AgentRuntimeOptions = {}): AgentInstanceManager {
+export function manager(stores: SharedStores, options: Partial<AgentRuntimeOptions> = {}): AgentInstanceManager {
   const created = new AgentInstanceManager({ ...stores, ...options });
   managers.push(created);
   return created;

@@ -54,7 +54,8 @@ describe("model API failures", () => {
   });
 
   it("fails a run without any API key with UPSTREAM_AUTH_FAILED, calling nothing", async () => {
-    vi.stubEnv("OPENAI_API_KEY", "");
+    // The runtime reads no environment: a key only the environment has is none.
+    vi.stubEnv("OPENAI_API_KEY", "sk-from-the-environment");
     try {
       const { chunks, record } = await runAgainst(baseUrl, "keyless", { apiKey: null });
       const failure = expect.stringMatching(/^UPSTREAM_AUTH_FAILED: No API key/);

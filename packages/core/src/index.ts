@@ -1,16 +1,5 @@
-import "./registerDefaultStores";
-
 export { getReplicaId } from "./identity/replicaId";
 export { getLogger, setLogger, type Logger } from "./logging/logger";
-export {
-  StoreNotRegisteredError,
-  getStoreLattice,
-  hasStoreLattice,
-  registerDefaultStoreFactory,
-  registerStoreLattice,
-  resetStoreLattice,
-  type StoreTypes,
-} from "./registry/storeRegistry";
 export * from "./coordination";
 export * from "./outbox";
 export * from "./observability";

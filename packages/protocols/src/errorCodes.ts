@@ -28,7 +28,6 @@ export type ErrorCode =
   // Stores: arguments no store may act on, and records that exist already.
   | "INVALID_STORE_ARGUMENT"
   | "ALREADY_EXISTS"
-  | "STORE_NOT_REGISTERED"
   // The message queue.
   | "QUEUE_FULL"
   | "DUPLICATE_MESSAGE"

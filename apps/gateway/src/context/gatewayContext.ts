@@ -15,17 +15,16 @@ import {
   RetentionJob,
   TaskLifecycleNotifier,
   itemExpirySweep,
+  outboxHandlersOf,
   runAsLeader,
   startPresenceHeartbeat,
+  taskOutboxHandlers,
 } from "@axiom-lattice/core";
 import {
   MCP_CONFIG_CHANGED_TOPIC,
   PLUGIN_CATALOG_CHANGED_TOPIC,
-  PROJECT_TASK_ADMISSION_TOPIC,
-  ROOM_EVENT_TOPIC,
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
-  TASK_LIFECYCLE_TOPIC,
   type TaskItem,
 } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
@@ -40,7 +39,7 @@ import { registerStateGauges } from "../metrics/stateGauges";
 import { registerTenantGauges } from "../metrics/tenantGauges";
 import { TenantStreams } from "../http/tenantStreams";
 import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
-import { ingestRoomEvent, publishRoomEvent } from "../rooms/roomEventSync";
+import { publishRoomEvent, roomOutboxHandlers } from "../rooms/roomEventSync";
 import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { langgraphCronFire } from "../langgraph/cronFire";
@@ -54,7 +53,8 @@ import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
 /**
  * Everything one gateway runs on, built once and handed to every route and component that needs it:
- * nothing of it lives in module state, so several gateways can share a process without meeting.
+ * its stores, logger and replica id are passed in, and its agent runtime owns its model provider and
+ * tool registries. Nothing of it lives in module state, so several gateways share a process without meeting.
  */
 export interface GatewayContext {
   config: GatewayConfig;
@@ -148,6 +148,8 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   });
   const plugins = new PluginCatalog({
     settings: stores.pluginSettings,
+    // The agent runtime's own registry, read when the catalog is (the runtime is built below).
+    registeredTools: () => agents.tools.list(),
     mcpTools: (tenantId) => mcp.tenantTools(tenantId),
     logger,
     announce: async (tenantId) => {
@@ -171,6 +173,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     maxConcurrentRuns: config.maxConcurrentRuns,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
+    openAiApiKey: config.openAiApiKey,
     threadRunTtlMs: config.runLeaseMs,
     claimLeaseMs: config.runLeaseMs,
     replicaId,
@@ -221,27 +224,13 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     owner: replicaId,
     log: logger,
     observer: metrics.observer,
-    handlers: {
-      [TASK_LIFECYCLE_TOPIC]: async (payload) => notifiers.taskLifecycle.deliverFromOutbox(payload),
-      [PROJECT_TASK_ADMISSION_TOPIC]: async (payload) => notifiers.projectTaskAdmission.deliverFromOutbox(payload),
-      [ROOM_EVENT_TOPIC]: async (payload) => {
-        metrics.roomEventsIngested.inc({ outcome: ingestRoomEvent(payload, roomEvents) });
-      },
-      [MCP_CONFIG_CHANGED_TOPIC]: async (payload) => {
-        const { tenantId, serverKey } = (payload ?? {}) as { tenantId?: unknown; serverKey?: unknown };
-        if (typeof tenantId !== "string" || typeof serverKey !== "string") return;
-        // A server this replica cannot reach stays off here; the others still serve it.
-        await mcp.reconcile(tenantId, serverKey).catch((error: unknown) => logger.warn({ err: error, tenantId, serverKey }, "MCP server not reconciled"));
-      },
-      [PLUGIN_CATALOG_CHANGED_TOPIC]: async (payload) => {
-        const tenantId = (payload as { tenantId?: unknown } | null)?.tenantId;
-        if (typeof tenantId === "string") plugins.invalidate(tenantId);
-      },
-      [SCHEDULE_CHANGED_TOPIC]: async (payload) => {
-        const taskId = (payload as { taskId?: unknown } | null)?.taskId;
-        if (typeof taskId === "string") await schedules.handleScheduleChanged(taskId);
-      },
-    },
+    handlers: outboxHandlersOf(
+      taskOutboxHandlers(notifiers),
+      roomOutboxHandlers(roomEvents, (outcome) => metrics.roomEventsIngested.inc({ outcome })),
+      mcp.outboxHandlers(),
+      plugins.outboxHandlers(),
+      schedules.outboxHandlers(),
+    ),
   });
   const orphanRecovery = new TaskOrphanRecovery({
     ...taskRuns,

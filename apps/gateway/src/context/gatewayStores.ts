@@ -42,7 +42,9 @@ import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-chec
 import type { DatabaseSettings } from "../config";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import type { PoolCounts } from "../metrics/poolGauges";
-import type { ReadinessCheck } from "../routes/health";
+
+/** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
+export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
 /** The stores one gateway runs on: its own instances, handed to every component that needs them. */
 export interface GatewayStores {

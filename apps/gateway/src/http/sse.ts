@@ -1,5 +1,4 @@
 import type { FastifyReply } from "fastify";
-import type { GatewayContext } from "../context/gatewayContext";
 import { SSE_HEARTBEAT_MS } from "../defaults";
 import type { StreamPlace } from "./tenantStreams";
 
@@ -27,8 +26,14 @@ export interface SseStreamOptions {
   place?: StreamPlace;
 }
 
+/** What {@link gatewaySseOptions} reads of a gateway (its context has it). */
+export interface SseSettingsSource {
+  config: { sseHeartbeatMs: number };
+  metrics: { sseSubscribers: NonNullable<SseStreamOptions["subscribers"]> };
+}
+
 /** How a gateway's streams are kept: its heartbeat setting, counted in its metrics, holding `place`. */
-export const gatewaySseOptions = ({ config, metrics }: Pick<GatewayContext, "config" | "metrics">, place?: StreamPlace): SseStreamOptions => ({
+export const gatewaySseOptions = ({ config, metrics }: SseSettingsSource, place?: StreamPlace): SseStreamOptions => ({
   heartbeatMs: config.sseHeartbeatMs,
   subscribers: metrics.sseSubscribers,
   place,

@@ -6,7 +6,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
-import { idSchema, noContent } from "../routes/ids";
+import { idSchema, noContent } from "../http/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
 import { type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";

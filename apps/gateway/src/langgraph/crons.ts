@@ -4,7 +4,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { idSchema, noContent } from "../routes/ids";
+import { idSchema, noContent } from "../http/ids";
 import { requireAssistant } from "../routes/lookups";
 import { LANGGRAPH_CRON_TASK_TYPE, type CronCreateBody, type StoredCron, cronCreateSchema, cronUpdateSchema, runBodyOf, storedCron } from "./cronRequest";
 import { type CronView, cronView, toCronView } from "./cronView";

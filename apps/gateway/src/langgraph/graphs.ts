@@ -1,4 +1,4 @@
-import { buildAssistantGraph } from "@axiom-lattice/agent";
+import { ModelProviderRegistry, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { modelSchema } from "../routes/assistants";
@@ -39,7 +39,8 @@ let drawing: Promise<unknown> | undefined;
 
 /** The ReAct graph's nodes and edges (`GET /assistants/{id}/graph`): the same for every assistant. */
 export function reactGraphDrawing(): Promise<unknown> {
-  drawing ??= buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver())
+  // Built-in names only: fresh registries draw it as well as any gateway's.
+  drawing ??= buildAssistantGraph({ model: { provider: "scripted" }, tools: [] }, new MemorySaver(), { models: new ModelProviderRegistry(), tools: new ToolRegistry() })
     .getGraphAsync()
     .then((graph) => graph.toJSON());
   return drawing;

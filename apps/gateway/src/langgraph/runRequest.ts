@@ -13,7 +13,7 @@ import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { REFERENCE_CODES } from "../routes/assistantReferences";
-import { idSchema } from "../routes/ids";
+import { idSchema } from "../http/ids";
 import { checkpointIdOf, checkpointRefShape } from "./checkpointRefs";
 import { reactContextSchema } from "./graphs";
 import { checkMessages } from "./messageInput";

@@ -6,7 +6,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
-import { idSchema, noContent } from "../routes/ids";
+import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { parseStreamEventId } from "../routes/streamEventIds";
 import { bodyErrors, inputErrors } from "./errors";

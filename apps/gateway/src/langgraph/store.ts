@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
-import { noContent } from "../routes/ids";
+import { noContent } from "../http/ids";
 import { bodyErrors, inputErrors } from "./errors";
 
 // Labels are checked by the store (non-empty, no period, no NUL, bounded): refused there with

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
-import { idSchema } from "../routes/ids";
+import { idSchema } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { inputErrors } from "./errors";
 import { ANY_ASSISTANT, threadView, toThreadView } from "./threadView";

@@ -7,7 +7,7 @@ import { tenantOf } from "../auth/authentication";
 import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
-import { idSchema } from "../routes/ids";
+import { idSchema } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { parseStreamEventId, streamEventId } from "../routes/streamEventIds";
 import { inputErrors } from "./errors";

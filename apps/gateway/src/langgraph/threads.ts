@@ -6,7 +6,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { idSchema, noContent } from "../routes/ids";
+import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";

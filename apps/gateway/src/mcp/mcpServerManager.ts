@@ -1,5 +1,5 @@
-import type { Logger } from "@axiom-lattice/core";
-import type { McpServerConfig, McpServerConfigEntry, McpServerConfigStore } from "@axiom-lattice/protocols";
+import type { Logger, OutboxTopicHandlers } from "@axiom-lattice/core";
+import { MCP_CONFIG_CHANGED_TOPIC, type McpServerConfig, type McpServerConfigEntry, type McpServerConfigStore } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { McpConnection, type McpToolInfo, type McpToolOutcome } from "./mcpConnection";
 import { type McpTargetPolicy, checkMcpTarget } from "./mcpTarget";
@@ -78,6 +78,16 @@ export class McpServerManager {
       const fullName = mcpToolName(serverKey, info.name);
       return { ...info, fullName, selected: server.tools.has(fullName) };
     });
+  }
+
+  /** A peer changed a server's configuration or status: reconcile it here. */
+  outboxHandlers(): OutboxTopicHandlers {
+    return {
+      [MCP_CONFIG_CHANGED_TOPIC]: async ({ tenantId, serverKey }) => {
+        // A server this replica cannot reach stays off here; the others still serve it.
+        await this.reconcile(tenantId, serverKey).catch((error: unknown) => this.options.logger.warn({ err: error, tenantId, serverKey }, "MCP server not reconciled"));
+      },
+    };
   }
 
   /** Brings the server in line with the store; throws when it should be connected and cannot be. */

@@ -1,6 +1,6 @@
-import { type TenantToolSource, registeredTools } from "@axiom-lattice/agent";
-import type { Logger } from "@axiom-lattice/core";
-import type { PluginSettingStore } from "@axiom-lattice/protocols";
+import type { TenantToolSource } from "@axiom-lattice/agent";
+import type { Logger, OutboxTopicHandlers } from "@axiom-lattice/core";
+import { PLUGIN_CATALOG_CHANGED_TOPIC, type PluginSettingStore } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 
 /** A tool a tenant's assistants could enable, and whether the tenant lets them. */
@@ -16,6 +16,8 @@ export interface PluginEntry {
 
 export interface PluginCatalogOptions {
   settings: PluginSettingStore;
+  /** The agent runtime's registered tools (the built-ins and any registered on it). */
+  registeredTools: () => StructuredToolInterface[];
   /** The tenant's MCP tools, live from this replica's MCP servers (never cached here). */
   mcpTools: TenantToolSource;
   /** Tells the peers the tenant's settings changed (the outbox), after the write. */
@@ -79,10 +81,15 @@ export class PluginCatalog {
     this.cached.delete(tenantId);
   }
 
+  /** A peer wrote a tenant's settings: forget them here. */
+  outboxHandlers(): OutboxTopicHandlers {
+    return { [PLUGIN_CATALOG_CHANGED_TOPIC]: ({ tenantId }) => this.invalidate(tenantId) };
+  }
+
   private tools(tenantId: string): Array<{ source: PluginEntry["source"]; tool: StructuredToolInterface }> {
-    const builtins = registeredTools();
+    const builtins = this.options.registeredTools();
     const names = new Set(builtins.map((tool) => tool.name));
-    // A process-wide tool wins over a tenant's of the same name, as when a run resolves tools.
+    // A registered tool wins over a tenant's of the same name, as when a run resolves tools.
     const mcp = [...this.options.mcpTools(tenantId).values()].filter((tool) => !names.has(tool.name));
     return [...builtins.map((tool) => ({ source: "builtin" as const, tool })), ...mcp.map((tool) => ({ source: "mcp" as const, tool }))];
   }

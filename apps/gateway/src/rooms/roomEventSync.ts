@@ -1,17 +1,10 @@
-import type { Logger } from "@axiom-lattice/core";
-import { type OutboxStore, type ProjectRoomScope, ROOM_EVENT_TOPIC } from "@axiom-lattice/protocols";
+import type { Logger, OutboxTopicHandlers } from "@axiom-lattice/core";
+import { type OutboxStore, ROOM_EVENT_TOPIC, type RoomEventEnvelope } from "@axiom-lattice/protocols";
 import type { ForeignEventOutcome, ProjectRoomEventBroker } from "./projectRoomEventBroker";
 
 // Room events cross replicas on the outbox topic `room-event`: the publishing replica appends each
 // local event, every peer's poller hands it to its broker. Best-effort both ways: a client that missed
 // something refetches the REST history, the authority.
-
-/** The outbox payload of one mirrored event. */
-export interface RoomEventEnvelope {
-  scope: ProjectRoomScope;
-  serialized: string;
-  sourceKey?: string;
-}
 
 /**
  * Appends one locally published event to the outbox, as `owner` (so its own poller skips it). Never
@@ -31,11 +24,12 @@ export async function publishRoomEvent(
   }
 }
 
-/** Hands a peer's outbox payload to the local broker; anything that is no envelope is `malformed`. */
-export function ingestRoomEvent(payload: unknown, broker: ProjectRoomEventBroker): ForeignEventOutcome {
-  const envelope = payload as Partial<RoomEventEnvelope> | null;
-  if (typeof envelope !== "object" || envelope === null || typeof envelope.serialized !== "string") return "malformed";
-  const { sourceKey } = envelope;
-  if (sourceKey !== undefined && (typeof sourceKey !== "string" || sourceKey.length === 0)) return "malformed";
-  return broker.ingestForeignEvent(envelope.serialized, sourceKey);
+/** Hands a peer's event to the local broker. */
+export function ingestRoomEvent(envelope: RoomEventEnvelope, broker: ProjectRoomEventBroker): ForeignEventOutcome {
+  return broker.ingestForeignEvent(envelope.serialized, envelope.sourceKey);
+}
+
+/** Peers' room events, ingested by `broker`; `ingested` hears each outcome. */
+export function roomOutboxHandlers(broker: ProjectRoomEventBroker, ingested: (outcome: ForeignEventOutcome) => void): OutboxTopicHandlers {
+  return { [ROOM_EVENT_TOPIC]: (envelope) => ingested(ingestRoomEvent(envelope, broker)) };
 }

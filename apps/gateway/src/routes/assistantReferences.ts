@@ -1,4 +1,4 @@
-import { checkAssistantReferences, isRegisteredModelProvider } from "@axiom-lattice/agent";
+import { checkAssistantReferences } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { GatewayContext } from "../context/gatewayContext";
@@ -13,15 +13,15 @@ export const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_
  * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused.
  * Both APIs that write assistants (`/api` and the LangGraph API) check through it.
  */
-export function assistantReferenceCheck({ stores, config, mcp, plugins }: Pick<GatewayContext, "stores" | "config" | "mcp" | "plugins">) {
+export function assistantReferenceCheck({ stores, config, mcp, plugins, agents }: Pick<GatewayContext, "stores" | "config" | "mcp" | "plugins" | "agents">) {
   return async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }): Promise<void> => {
     let provider = model?.provider ?? "scripted";
-    if (!isRegisteredModelProvider(provider)) {
+    if (!agents.models.has(provider)) {
       const catalogued = await stores.modelProviders.getProvider(tenantId, provider);
       if (!catalogued) throw new HttpError("UNKNOWN_MODEL_PROVIDER", `Unknown model provider "${provider}": neither built in nor one of the tenant's model providers`);
       provider = catalogued.kind;
     }
-    checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, mcp.tenantTools(tenantId));
+    checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, agents, mcp.tenantTools(tenantId));
     const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();
     const off = tools?.find((name) => disabled.has(name));
     if (off !== undefined) throw new HttpError("TOOL_DISABLED", `Tool "${off}" is switched off for this tenant (PATCH /api/plugins/${off} to enable it)`);

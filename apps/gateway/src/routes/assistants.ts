@@ -6,7 +6,7 @@ import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { REFERENCE_CODES, assistantReferenceCheck } from "./assistantReferences";
-import { idParams, idSchema, noContent } from "./ids";
+import { idParams, idSchema, noContent } from "../http/ids";
 
 /** What reads show in place of an assistant's API key. */
 const API_KEY_MASK = "***";

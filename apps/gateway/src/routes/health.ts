@@ -4,9 +4,7 @@ import { answerWithin } from "../answerWithin";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";
-
-/** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
-export type ReadinessCheck = { name: string; check: () => Promise<void> };
+import type { ReadinessCheck } from "../context/gatewayStores";
 
 const tags = ["health"];
 

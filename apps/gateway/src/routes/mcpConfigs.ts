@@ -14,7 +14,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { noContent } from "./ids";
+import { noContent } from "../http/ids";
 
 const keySchema = z
   .string()

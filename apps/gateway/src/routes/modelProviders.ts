@@ -1,4 +1,3 @@
-import { isRegisteredModelProvider } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import { MODEL_PROVIDER_KINDS } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -7,7 +6,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { idParams, idSchema, noContent } from "./ids";
+import { idParams, idSchema, noContent } from "../http/ids";
 
 const baseUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).describe("The API's base URL, http or https; absent: the kind's default endpoint");
 const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
@@ -42,7 +41,7 @@ const tags = ["model providers"];
 
 /** The tenant's model provider catalog. Keys are write-only. */
 export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, config } = gatewayContextOf(app);
+  const { stores, config, agents } = gatewayContextOf(app);
   const { modelProviders } = stores;
   // A provider's base URL is where runs send the key: held to the same egress policy as an assistant's.
   const checkBaseUrl = async (baseUrl: string | null | undefined) => {
@@ -62,7 +61,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       // A catalog entry named like a built-in would be shadowed by it in every assistant.
-      if (isRegisteredModelProvider(request.body.id)) throw new HttpError("ALREADY_EXISTS", `"${request.body.id}" is a built-in model provider`);
+      if (agents.models.has(request.body.id)) throw new HttpError("ALREADY_EXISTS", `"${request.body.id}" is a built-in model provider`);
       await checkBaseUrl(request.body.baseUrl);
       return reply.status(201).send(await modelProviders.createProvider(tenantOf(request), request.body));
     },

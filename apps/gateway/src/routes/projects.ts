@@ -4,7 +4,7 @@ import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { idParams, idSchema, noContent } from "./ids";
+import { idParams, idSchema, noContent } from "../http/ids";
 
 const createSchema = z.strictObject({
   id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),

@@ -9,7 +9,7 @@ import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { followRoom, resumePointOf } from "../rooms/followRoom";
 import { messageCreatedEvent } from "../rooms/roomEvent";
-import { idSchema } from "./ids";
+import { idSchema } from "../http/ids";
 
 const projectParams = z.object({ projectId: idSchema });
 const roomParams = z.object({ projectId: idSchema, roomId: idSchema });

@@ -11,7 +11,7 @@ import { HttpError } from "../http/errors";
 import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { StreamPlace } from "../http/tenantStreams";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
-import { idSchema } from "./ids";
+import { idSchema } from "../http/ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { parseStreamEventId, streamEventId } from "./streamEventIds";
 import { RUN_ERROR_DESCRIPTION, interruptView, messageView } from "./threadViews";

@@ -8,7 +8,7 @@ import { HttpError } from "../http/errors";
 import { parseInput } from "../http/validation";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
-import { idParams, noContent } from "./ids";
+import { idParams, noContent } from "../http/ids";
 
 export interface ScheduleRoutesOptions {
   client: DefaultScheduleClient;

@@ -7,7 +7,7 @@ import { tenantOf } from "../auth/authentication";
 import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { idSchema, noContent } from "./ids";
+import { idSchema, noContent } from "../http/ids";
 import { requireAssistant } from "./lookups";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
 import { requireClientStatusChange } from "./taskStatusRules";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { gatewayContextOf } from "../context/gatewayContext";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { idParams, idSchema, noContent } from "./ids";
+import { idParams, idSchema, noContent } from "../http/ids";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { threadRunRecords } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView } from "./threadViews";

@@ -1,6 +1,6 @@
 import type { ScheduleHandler } from "@axiom-lattice/core";
 import { z } from "zod";
-import { idSchema } from "../routes/ids";
+import { idSchema } from "../http/ids";
 
 /** The task type users schedule: a message enqueued on an assistant's thread. */
 export const AGENT_MESSAGE_TASK_TYPE = "agent-message";

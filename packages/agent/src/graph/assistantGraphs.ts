@@ -2,8 +2,8 @@ import type { Assistant } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ASSISTANT_GRAPH_CACHE_SIZE } from "../defaults";
-import { type UpstreamPolicy, createChatModel, getModelProvider } from "../models/modelRegistry";
-import { type AssistantGraph, assistantTools, buildReactGraph } from "./reactGraph";
+import type { UpstreamPolicy } from "../models/modelRegistry";
+import { type AssistantGraph, type AssistantRegistries, assistantTools, buildReactGraph } from "./reactGraph";
 
 /** A number per object, for keys made of instances (tools, provider factories). */
 const identities = new WeakMap<object, number>();
@@ -31,16 +31,19 @@ export class AssistantGraphs {
     /** The runtime's own tools, which every graph has (they read the run from its config). */
     private readonly runtimeTools: StructuredToolInterface[],
     private readonly upstream: UpstreamPolicy,
+    /** The runtime's model providers and tools, which assistants name. */
+    private readonly registries: AssistantRegistries,
     private readonly limit = ASSISTANT_GRAPH_CACHE_SIZE,
   ) {}
 
   /** The graph of the assistant's configuration; throws as `buildAssistantGraph` does for a name it cannot resolve. */
   graphOf(assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">, tenantTools?: ReadonlyMap<string, StructuredToolInterface>): AssistantGraph {
-    const tools = assistantTools(assistant.tools, this.runtimeTools, tenantTools);
-    const key = JSON.stringify([identityOf(getModelProvider(assistant.model.provider)), assistant.model, assistant.systemPrompt ?? null, tools.map(identityOf)]);
+    const { models } = this.registries;
+    const tools = assistantTools(assistant.tools, this.registries.tools, this.runtimeTools, tenantTools);
+    const key = JSON.stringify([identityOf(models.get(assistant.model.provider)), assistant.model, assistant.systemPrompt ?? null, tools.map(identityOf)]);
     const graph =
       this.graphs.get(key) ??
-      buildReactGraph({ model: createChatModel(assistant.model, this.upstream), tools, systemPrompt: assistant.systemPrompt }, this.checkpointer);
+      buildReactGraph({ model: models.createChatModel(assistant.model, this.upstream), tools, systemPrompt: assistant.systemPrompt }, this.checkpointer);
     // Re-inserted: the map's order is the order of use, oldest first.
     this.graphs.delete(key);
     this.graphs.set(key, graph);

@@ -6,12 +6,12 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import { END, type LangGraphRunnableConfig, START, StateGraph } from "@langchain/langgraph";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
-import { type UpstreamPolicy, createChatModel, getModelProvider } from "../models/modelRegistry";
+import type { ModelProviderRegistry, UpstreamPolicy } from "../models/modelRegistry";
 import { TASK_TOOL } from "../tasks/taskTool";
 import { asUpstreamError } from "../models/upstreamErrors";
 import { ASK_HUMAN_TOOL, askHumanTool } from "../tools/askHuman";
 import { type ThreadGraphState, ThreadStateAnnotation } from "./runBoundaries";
-import { resolveTools } from "../tools/toolRegistry";
+import type { ToolRegistry } from "../tools/toolRegistry";
 
 /** The node names of the ReAct graph (chunks are attributed by node). */
 export const AGENT_NODE = "agent";
@@ -61,20 +61,32 @@ async function answerOf(model: Runnable<BaseMessage[], AIMessage>, prompt: BaseM
 
 export type AssistantGraph = ReturnType<typeof buildReactGraph>;
 
+/** What assistants' names resolve against: one agent runtime's model providers and tools. */
+export interface AssistantRegistries {
+  models: ModelProviderRegistry;
+  tools: ToolRegistry;
+}
+
 /**
- * The graph of a stored assistant: its model, its tools (resolved by name) and its system prompt.
+ * The graph of a stored assistant: its model, its tools (resolved by name in `registries`, else among
+ * `tenantTools`) and its system prompt.
  * `runtimeTools` are the runtime's own (such as `task`), which every assistant of it has;
  * `tenantTools` are the assistant's tenant's own (its MCP servers' tools), which it may list.
  */
 export function buildAssistantGraph(
   assistant: Pick<Assistant, "model" | "tools" | "systemPrompt">,
   checkpointer: BaseCheckpointSaver,
+  registries: AssistantRegistries,
   runtimeTools: StructuredToolInterface[] = [],
   upstream?: UpstreamPolicy,
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): AssistantGraph {
   return buildReactGraph(
-    { model: createChatModel(assistant.model, upstream), tools: assistantTools(assistant.tools, runtimeTools, tenantTools), systemPrompt: assistant.systemPrompt },
+    {
+      model: registries.models.createChatModel(assistant.model, upstream),
+      tools: assistantTools(assistant.tools, registries.tools, runtimeTools, tenantTools),
+      systemPrompt: assistant.systemPrompt,
+    },
     checkpointer,
   );
 }
@@ -82,10 +94,11 @@ export function buildAssistantGraph(
 /** The tools of an assistant's graph: those it names (registered or its tenant's) and the runtime's own. */
 export function assistantTools(
   names: readonly string[],
+  registered: ToolRegistry,
   runtimeTools: StructuredToolInterface[],
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): StructuredToolInterface[] {
-  return [...registeredToolsOf(names, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools];
+  return [...registeredToolsOf(names, registered, runtimeTools.map((tool) => tool.name), tenantTools), ...runtimeTools];
 }
 
 /**
@@ -94,11 +107,12 @@ export function assistantTools(
  */
 function registeredToolsOf(
   names: readonly string[],
+  registered: ToolRegistry,
   runtimeToolNames: readonly string[],
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): StructuredToolInterface[] {
   const builtIn = new Set([ASK_HUMAN_TOOL, ...runtimeToolNames]);
-  return resolveTools(names.filter((name) => !builtIn.has(name)), tenantTools);
+  return registered.resolve(names.filter((name) => !builtIn.has(name)), tenantTools);
 }
 
 /**
@@ -108,8 +122,9 @@ function registeredToolsOf(
  */
 export function checkAssistantReferences(
   { model, tools }: Pick<Assistant, "model" | "tools">,
+  registries: AssistantRegistries,
   tenantTools?: ReadonlyMap<string, StructuredToolInterface>,
 ): void {
-  getModelProvider(model.provider);
-  registeredToolsOf(tools, [TASK_TOOL], tenantTools);
+  registries.models.get(model.provider);
+  registeredToolsOf(tools, registries.tools, [TASK_TOOL], tenantTools);
 }

@@ -1,5 +1,5 @@
 import type { AssistantModelConfig, ModelProviderStore } from "@axiom-lattice/protocols";
-import { UnknownModelProviderError, isRegisteredModelProvider } from "./modelRegistry";
+import { type ModelProviderRegistry, UnknownModelProviderError } from "./modelRegistry";
 
 /** Where a run finds the tenant's model providers. */
 export type ModelProviderCatalog = Pick<ModelProviderStore, "getProviderCredentials">;
@@ -11,10 +11,15 @@ export type ModelProviderCatalog = Pick<ModelProviderStore, "getProviderCredenti
  * anywhere uses, with no registry to hydrate. The assistant picks the model (else the provider's
  * first) and the temperature; the provider brings kind, base URL and key.
  */
-export async function resolveModelConfig(tenantId: string, config: AssistantModelConfig, catalog: ModelProviderCatalog | undefined): Promise<AssistantModelConfig> {
-  if (isRegisteredModelProvider(config.provider)) return config;
+export async function resolveModelConfig(
+  tenantId: string,
+  config: AssistantModelConfig,
+  catalog: ModelProviderCatalog | undefined,
+  registered: ModelProviderRegistry,
+): Promise<AssistantModelConfig> {
+  if (registered.has(config.provider)) return config;
   const provider = await catalog?.getProviderCredentials(tenantId, config.provider);
-  if (!provider) throw new UnknownModelProviderError(config.provider);
+  if (!provider) throw new UnknownModelProviderError(config.provider, registered.names());
   const model = config.model ?? provider.models[0];
   return {
     provider: provider.kind,

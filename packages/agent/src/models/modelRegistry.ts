@@ -22,35 +22,58 @@ export type ChatModelFactory = (config: AssistantModelConfig, policy: UpstreamPo
 export class UnknownModelProviderError extends Error {
   readonly code = "UNKNOWN_MODEL_PROVIDER" satisfies ErrorCode;
 
-  constructor(readonly provider: string) {
-    super(`Unknown model provider "${provider}"; registered providers: ${[...providers.keys()].join(", ")}`);
+  constructor(
+    readonly provider: string,
+    registered: readonly string[],
+  ) {
+    super(`Unknown model provider "${provider}"; registered providers: ${registered.join(", ")}`);
     this.name = "UnknownModelProviderError";
   }
 }
 
-const providers = new Map<string, ChatModelFactory>([
-  ["scripted", () => new ScriptedChatModel()],
-  ["openai", createOpenAiCompatibleModel],
-]);
-
-/** Makes `provider` usable in assistants' model configs (replacing an earlier factory of that key). */
-export function registerModelProvider(provider: string, factory: ChatModelFactory): void {
-  providers.set(provider, factory);
+export interface ModelProviderRegistryOptions {
+  /** The key of the built-in `openai` provider when neither the assistant nor its catalog provider has one. */
+  openAiApiKey?: string;
 }
 
-/** Whether `provider` names a registered (built-in) factory rather than a tenant's catalog entry. */
-export function isRegisteredModelProvider(provider: string): boolean {
-  return providers.has(provider);
-}
+/**
+ * One agent runtime's model providers: the built-ins (`scripted`, `openai`) and those registered on
+ * it. Each runtime has its own, so two in one process never see each other's.
+ */
+export class ModelProviderRegistry {
+  private readonly providers: Map<string, ChatModelFactory>;
 
-/** The factory registered for `provider`; throws `UnknownModelProviderError` when there is none. */
-export function getModelProvider(provider: string): ChatModelFactory {
-  const factory = providers.get(provider);
-  if (!factory) throw new UnknownModelProviderError(provider);
-  return factory;
-}
+  constructor(options: ModelProviderRegistryOptions = {}) {
+    this.providers = new Map<string, ChatModelFactory>([
+      ["scripted", () => new ScriptedChatModel()],
+      ["openai", (config, policy) => createOpenAiCompatibleModel(config, policy, options.openAiApiKey)],
+    ]);
+  }
 
-/** The chat model for an assistant's model config. */
-export function createChatModel(config: AssistantModelConfig, policy: UpstreamPolicy = DEFAULT_UPSTREAM_POLICY): BaseChatModel {
-  return getModelProvider(config.provider)(config, policy);
+  /** Makes `provider` usable in assistants' model configs (replacing an earlier factory of that key). */
+  register(provider: string, factory: ChatModelFactory): void {
+    this.providers.set(provider, factory);
+  }
+
+  /** Whether `provider` names a registered (built-in) factory rather than a tenant's catalog entry. */
+  has(provider: string): boolean {
+    return this.providers.has(provider);
+  }
+
+  /** The registered providers' keys, in registration order. */
+  names(): string[] {
+    return [...this.providers.keys()];
+  }
+
+  /** The factory registered for `provider`; throws `UnknownModelProviderError` when there is none. */
+  get(provider: string): ChatModelFactory {
+    const factory = this.providers.get(provider);
+    if (!factory) throw new UnknownModelProviderError(provider, this.names());
+    return factory;
+  }
+
+  /** The chat model for an assistant's model config. */
+  createChatModel(config: AssistantModelConfig, policy: UpstreamPolicy = DEFAULT_UPSTREAM_POLICY): BaseChatModel {
+    return this.get(config.provider)(config, policy);
+  }
 }

@@ -10,9 +10,10 @@ import { UpstreamError } from "./upstreamErrors";
  * Without a key the SDK would fail every call with a message of its own and no code; the run fails
  * here instead, with the code of refused credentials (an API that wants none takes any key). A base
  * URL the assistant names is called through the egress policy, on every connection and redirect.
+ * `fallbackApiKey` is the runtime's own (the gateway reads OPENAI_API_KEY), used when the config has none.
  */
-export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries, egress }: UpstreamPolicy): ChatOpenAI {
-  const apiKey = config.apiKey || process.env.OPENAI_API_KEY;
+export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries, egress }: UpstreamPolicy, fallbackApiKey?: string): ChatOpenAI {
+  const apiKey = config.apiKey || fallbackApiKey;
   if (!apiKey) {
     throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: set the assistant's model.apiKey, its model provider's apiKey, or OPENAI_API_KEY");
   }

@@ -10,7 +10,6 @@ import {
   type ThreadRunScope,
   getLogger,
   getReplicaId,
-  getStoreLattice,
   threadRunLeaseKey,
   withLease,
 } from "@axiom-lattice/core";
@@ -25,11 +24,11 @@ import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "
 import { type CompletedRun, type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
-import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
+import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "../tools/toolRegistry";
 import { RunEventWaits } from "./runEventWaits";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
-import type { UpstreamPolicy } from "../models/modelRegistry";
+import { ModelProviderRegistry, type UpstreamPolicy } from "../models/modelRegistry";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_UPSTREAM_POLICY,
@@ -40,20 +39,17 @@ import {
 } from "../defaults";
 
 export interface AgentRuntimeOptions {
-  /** Default: the registered `threadMessageQueue` store. */
-  queue?: IMessageQueueStore;
-  /** Default: the registered `lease` store. */
-  leases?: LeaseStore;
-  /** Default: the registered `assistant` store. */
-  assistants?: Pick<AssistantStore, "getAssistant">;
+  queue: IMessageQueueStore;
+  leases: LeaseStore;
+  assistants: Pick<AssistantStore, "getAssistant">;
   /** The tenants' model provider catalog, read at every run. Absent: assistants use registered providers only. */
   modelProviders?: ModelProviderCatalog;
-  /** Where {@link AgentInstanceManager.deleteThread} deletes thread records. Default: the registered `thread` store. */
-  threads?: Pick<ThreadStore, "deleteThread">;
-  /** Default: the registered `checkpoint` store (a MemorySaver in one process; PostgresSaver for replicas). */
-  checkpointer?: BaseCheckpointSaver;
-  /** The tenants' long-term memory, each run's graph reading its own tenant's (`getStore()`). Default: the registered `item` store. */
-  items?: ItemStore;
+  /** Where {@link AgentInstanceManager.deleteThread} deletes thread records. */
+  threads: Pick<ThreadStore, "deleteThread">;
+  /** A MemorySaver in one process; PostgresSaver for replicas. */
+  checkpointer: BaseCheckpointSaver;
+  /** The tenants' long-term memory, each run's graph reading its own tenant's (`getStore()`). */
+  items: ItemStore;
   /** Default: wake-ups within this process only. */
   wakeup?: QueueWakeup;
   /** Claim lease of a running message, renewed every third of it (default: `threadRunTtlMs`). */
@@ -83,6 +79,8 @@ export interface AgentRuntimeOptions {
    * fairly between tenants whatever this is; below `maxConcurrentRuns`, one tenant never holds them all.
    */
   maxConcurrentRunsPerTenant?: number;
+  /** The key of the built-in `openai` model provider when an assistant's config has none (the gateway reads OPENAI_API_KEY). Default: none. */
+  openAiApiKey?: string;
   /** Each model API call's timeout and retries, and where base URLs may send it (default `DEFAULT_UPSTREAM_POLICY`: 30 s, 2 retries, local networks allowed). */
   upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
@@ -108,6 +106,10 @@ function runSlotsOf(options: AgentRuntimeOptions): RunSlots {
 
 /** This process's agent runtime: the threads' agents and processors, sharing stores and buffers. */
 export class AgentInstanceManager {
+  /** The model providers this runtime's assistants may name: the built-ins and those registered here. */
+  readonly models: ModelProviderRegistry;
+  /** The tools this runtime's assistants may name: the built-ins and those registered here. */
+  readonly tools: ToolRegistry;
   private readonly context: RuntimeContext;
   private readonly threads: Pick<ThreadStore, "deleteThread">;
   private readonly processors: ThreadProcessors;
@@ -116,17 +118,18 @@ export class AgentInstanceManager {
   private readonly peerWakes = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(options: AgentRuntimeOptions = {}) {
+  constructor(options: AgentRuntimeOptions) {
     const logger = (options.logger ?? getLogger()).child({ phase: "agent" });
     const threadRunTtlMs = options.threadRunTtlMs ?? THREAD_RUN_TTL_MS;
+    this.models = new ModelProviderRegistry({ openAiApiKey: options.openAiApiKey });
+    this.tools = new ToolRegistry();
     this.context = {
-      queue: options.queue ?? getStoreLattice("default", "threadMessageQueue"),
-      leases: options.leases ?? getStoreLattice("default", "lease"),
-      assistants: options.assistants ?? getStoreLattice("default", "assistant"),
+      queue: options.queue,
+      leases: options.leases,
+      assistants: options.assistants,
       modelProviders: options.modelProviders,
-      // The registry types checkpointers loosely (protocols has no LangGraph dependency).
-      checkpointer: options.checkpointer ?? (getStoreLattice("default", "checkpoint") as BaseCheckpointSaver),
-      items: options.items ?? getStoreLattice("default", "item"),
+      checkpointer: options.checkpointer,
+      items: options.items,
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
       runEvents: options.runEvents ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents) } : undefined,
@@ -140,6 +143,8 @@ export class AgentInstanceManager {
       observer: options.observer ?? NO_OBSERVER,
       onRunCompleted: options.onRunCompleted,
       upstream: { ...DEFAULT_UPSTREAM_POLICY, ...options.upstream },
+      models: this.models,
+      tools: this.tools,
       runSlots: runSlotsOf(options),
       tasks: options.tasks,
       tenantTools: options.tenantTools,
@@ -147,7 +152,7 @@ export class AgentInstanceManager {
       wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
     };
-    this.threads = options.threads ?? getStoreLattice("default", "thread");
+    this.threads = options.threads;
     this.processors = new ThreadProcessors(this.context);
     const peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
     this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, ...scope }) => {

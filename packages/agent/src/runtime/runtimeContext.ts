@@ -20,12 +20,13 @@ import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
-import { type UpstreamPolicy, createChatModel } from "../models/modelRegistry";
+import type { ModelProviderRegistry, UpstreamPolicy } from "../models/modelRegistry";
+import { ScriptedChatModel } from "../models/scriptedChatModel";
 import type { RunEventWaits } from "./runEventWaits";
 import type { RunGraphSettings } from "./runContent";
 import type { RunSlots } from "./runSlots";
 import { createTaskTool } from "../tasks/taskTool";
-import type { DisabledToolSource, TenantToolSource } from "../tools/toolRegistry";
+import type { DisabledToolSource, TenantToolSource, ToolRegistry } from "../tools/toolRegistry";
 
 /** What the agents and thread processors of one manager share. */
 /** A run whose outcome a replica recorded: its thread, its message as it was claimed, and the outcome. */
@@ -63,6 +64,10 @@ export interface RuntimeContext {
   onRunCompleted?: (run: CompletedRun) => void;
   /** Bounds each model API call of a run. */
   upstream: UpstreamPolicy;
+  /** The model providers assistants may name besides their tenant's catalog; this runtime's own. */
+  models: ModelProviderRegistry;
+  /** The tools assistants may name besides their tenant's; this runtime's own. */
+  tools: ToolRegistry;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;
   /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
@@ -95,7 +100,7 @@ export async function loadThreadGraph(
   if (!stored) throw new AssistantNotFoundError(scope.tenantId, assistantId);
   // The run's own settings, each over the assistant's, for this run only.
   const assistant = { ...stored, ...run.settings };
-  const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders);
+  const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders, context.models);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
   const disabled = await context.disabledTools?.(scope.tenantId);
   const tools = disabled ? assistant.tools.filter((name) => !disabled.has(name)) : assistant.tools;
@@ -107,7 +112,7 @@ const assistantGraphs = new WeakMap<RuntimeContext, AssistantGraphs>();
 function assistantGraphsOf(context: RuntimeContext): AssistantGraphs {
   let graphs = assistantGraphs.get(context);
   if (!graphs) {
-    graphs = new AssistantGraphs(context.checkpointer, context.tasks ? [createTaskTool(context)] : [], context.upstream);
+    graphs = new AssistantGraphs(context.checkpointer, context.tasks ? [createTaskTool(context)] : [], context.upstream, context);
     assistantGraphs.set(context, graphs);
   }
   return graphs;
@@ -163,7 +168,7 @@ export async function writeThreadState(
 function stateReaderOf(context: Pick<RuntimeContext, "checkpointer">): AssistantGraph {
   let reader = stateReaders.get(context.checkpointer);
   if (!reader) {
-    reader = buildReactGraph({ model: createChatModel({ provider: "scripted" }), tools: [] }, context.checkpointer);
+    reader = buildReactGraph({ model: new ScriptedChatModel(), tools: [] }, context.checkpointer);
     stateReaders.set(context.checkpointer, reader);
   }
   return reader;

@@ -7,42 +7,51 @@ import { memoryReadTool } from "./memoryRead";
 export class UnknownToolError extends Error {
   readonly code = "UNKNOWN_TOOL" satisfies ErrorCode;
 
-  constructor(readonly toolName: string) {
-    super(`Unknown tool "${toolName}"; registered tools: ${[...tools.keys()].join(", ")}`);
+  constructor(
+    readonly toolName: string,
+    registered: readonly string[],
+  ) {
+    super(`Unknown tool "${toolName}"; registered tools: ${registered.join(", ")}`);
     this.name = "UnknownToolError";
   }
 }
 
-const tools = new Map<string, StructuredToolInterface>([
-  [clockTool.name, clockTool],
-  [echoTool.name, echoTool],
-  [memoryReadTool.name, memoryReadTool],
-]);
-
-/** Makes a tool available to assistants under its `name` (replacing one of the same name). */
-export function registerTool(tool: StructuredToolInterface): void {
-  tools.set(tool.name, tool);
-}
-
-/** The process-wide tools (the built-ins and any registered), in registration order. */
-export function registeredTools(): StructuredToolInterface[] {
-  return [...tools.values()];
-}
-
-/** The tools one tenant has besides the process-wide ones (such as its MCP servers' tools), by name. */
+/** The tools one tenant has besides the registered ones (such as its MCP servers' tools), by name. */
 export type TenantToolSource = (tenantId: string) => ReadonlyMap<string, StructuredToolInterface>;
 
 /** The names of the tools one tenant has switched off (its plugin catalog's kill switch). */
 export type DisabledToolSource = (tenantId: string) => Promise<ReadonlySet<string>>;
 
 /**
- * The tools an assistant lists, in its order, from the process-wide registry or else `tenantTools`;
- * throws `UnknownToolError` for a name in neither.
+ * One agent runtime's tools: the built-ins and those registered on it. Each runtime has its own, so
+ * two in one process never see each other's.
  */
-export function resolveTools(names: readonly string[], tenantTools: ReadonlyMap<string, StructuredToolInterface> = new Map()): StructuredToolInterface[] {
-  return names.map((name) => {
-    const found = tools.get(name) ?? tenantTools.get(name);
-    if (!found) throw new UnknownToolError(name);
-    return found;
-  });
+export class ToolRegistry {
+  private readonly tools = new Map<string, StructuredToolInterface>([
+    [clockTool.name, clockTool],
+    [echoTool.name, echoTool],
+    [memoryReadTool.name, memoryReadTool],
+  ]);
+
+  /** Makes a tool available to assistants under its `name` (replacing one of the same name). */
+  register(tool: StructuredToolInterface): void {
+    this.tools.set(tool.name, tool);
+  }
+
+  /** The runtime's tools (the built-ins and any registered), in registration order. */
+  list(): StructuredToolInterface[] {
+    return [...this.tools.values()];
+  }
+
+  /**
+   * The tools an assistant lists, in its order, from this registry or else `tenantTools`; throws
+   * `UnknownToolError` for a name in neither.
+   */
+  resolve(names: readonly string[], tenantTools: ReadonlyMap<string, StructuredToolInterface> = new Map()): StructuredToolInterface[] {
+    return names.map((name) => {
+      const found = this.tools.get(name) ?? tenantTools.get(name);
+      if (!found) throw new UnknownToolError(name, [...this.tools.keys()]);
+      return found;
+    });
+  }
 }

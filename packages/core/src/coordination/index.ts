@@ -13,7 +13,6 @@ export {
   type MaintenanceLoopOptions,
   type MaintenanceTask,
 } from "./maintenanceLoop";
-export { configureCoordinationLeaseStore, getCoordinationLeaseStore } from "./coordinationLeaseStore";
 export {
   getThreadRunOwner,
   threadRunLeaseKey,

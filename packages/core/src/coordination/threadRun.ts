@@ -1,5 +1,4 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { getStoreLattice } from "../registry/storeRegistry";
 import { acquireLease, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
 import { THREAD_RUN_TTL_MS } from "../defaults";
@@ -22,18 +21,17 @@ export function threadRunLeaseKey({ tenantId, assistantId, threadId }: ThreadRun
   return `thread-run:${[tenantId, assistantId, threadId].map(encodeURIComponent).join(":")}`;
 }
 
-const leaseStore = (store?: LeaseStore) => store ?? getStoreLattice("default", "lease");
 
 /** Takes ownership of a thread's run without waiting; `null` when another holder owns it. */
 export async function tryAcquireThreadRun(
   scope: ThreadRunScope,
-  { store, ttlMs = THREAD_RUN_TTL_MS, logger, replicaId }: { store?: LeaseStore; ttlMs?: number } & ReplicaLeaseOptions = {},
+  { store, ttlMs = THREAD_RUN_TTL_MS, logger, replicaId }: { store: LeaseStore; ttlMs?: number } & ReplicaLeaseOptions,
 ): Promise<ThreadRunHandle | null> {
-  return acquireLease(leaseStore(store), threadRunLeaseKey(scope), uniqueHolder(replicaId), ttlMs, { logger });
+  return acquireLease(store, threadRunLeaseKey(scope), uniqueHolder(replicaId), ttlMs, { logger });
 }
 
 /** The replica id of the thread's current run owner, or `null` when nobody runs it. */
-export async function getThreadRunOwner(scope: ThreadRunScope, { store }: { store?: LeaseStore } = {}): Promise<string | null> {
-  const record = await leaseStore(store).get(threadRunLeaseKey(scope));
+export async function getThreadRunOwner(scope: ThreadRunScope, { store }: { store: LeaseStore }): Promise<string | null> {
+  const record = await store.get(threadRunLeaseKey(scope));
   return record ? holderLabel(record.holder) : null;
 }

@@ -35,7 +35,7 @@ export class InMemoryOutboxStore implements OutboxStore, OutboxWakeSource {
     this.logger = options.logger;
   }
 
-  async append(input: AppendOutboxEventInput): Promise<OutboxEvent> {
+  async append<T extends string>(input: AppendOutboxEventInput<T>): Promise<OutboxEvent> {
     const valid = validateOutboxAppend(input);
     this.lastSeq += 1n;
     const entry: Entry = {

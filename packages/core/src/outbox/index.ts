@@ -9,8 +9,8 @@ export {
   TaskLifecycleNotifier,
   isProjectTaskAdmissionEvent,
   isTaskLifecycleEvent,
-  projectTaskAdmissionNotifier,
   taskLifecycleEventOf,
-  taskLifecycleNotifier,
+  taskOutboxHandlers,
 } from "./taskNotifiers";
+export { isOutboxPayload, outboxHandlersOf, type OutboxPayloadParser, type OutboxTopicHandler, type OutboxTopicHandlers } from "./outboxTopicHandlers";
 export { OutboxRetentionJob, type OutboxRetentionJobOptions } from "./outboxRetentionJob";

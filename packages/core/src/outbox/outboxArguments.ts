@@ -16,7 +16,7 @@ function assertName(value: unknown, what: string): asserts value is string {
 }
 
 /** Checks an append before anything is written; throws {@link OutboxArgumentError} / {@link OutboxPayloadError}. */
-export function validateOutboxAppend(input: AppendOutboxEventInput): ValidOutboxAppend {
+export function validateOutboxAppend<T extends string>(input: AppendOutboxEventInput<T>): ValidOutboxAppend {
   if (typeof input !== "object" || input === null) throw new OutboxArgumentError("Outbox append needs { topic, payload, originReplicaId }");
   assertName(input.topic, "topic");
   assertName(input.originReplicaId, "originReplicaId");

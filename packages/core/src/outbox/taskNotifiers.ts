@@ -7,12 +7,11 @@ import {
   type TaskLifecycleEvent,
 } from "@axiom-lattice/protocols";
 import { OutboxNotifier, type OutboxNotifierOptions } from "./outboxNotifier";
+import type { OutboxTopicHandlers } from "./outboxTopicHandlers";
+import { isId, isOptionalString, isRecord } from "./payloadShapes";
 
 const STATUSES = new Set<unknown>(Object.values(TaskStatus));
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-const isId = (value: unknown): value is string => typeof value === "string" && value.length > 0;
-const isOptionalString = (value: unknown) => value === undefined || typeof value === "string";
 
 export function isTaskLifecycleEvent(payload: unknown): payload is TaskLifecycleEvent {
   return (
@@ -63,6 +62,10 @@ export class ProjectTaskAdmissionNotifier extends OutboxNotifier<ProjectTaskAdmi
   }
 }
 
-/** Process-wide notifiers for library users; the gateway creates its own, wired to its outbox. */
-export const taskLifecycleNotifier = new TaskLifecycleNotifier();
-export const projectTaskAdmissionNotifier = new ProjectTaskAdmissionNotifier();
+/** Hands peers' task events to these notifiers' local listeners. */
+export function taskOutboxHandlers(notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier }): OutboxTopicHandlers {
+  return {
+    [TASK_LIFECYCLE_TOPIC]: (event) => notifiers.taskLifecycle.deliverFromOutbox(event),
+    [PROJECT_TASK_ADMISSION_TOPIC]: (event) => notifiers.projectTaskAdmission.deliverFromOutbox(event),
+  };
+}

@@ -1,7 +1,6 @@
 import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { getCoordinationLeaseStore } from "../coordination/coordinationLeaseStore";
 import { type HeldLease, acquireLease } from "../coordination/heldLease";
 import { uniqueHolder } from "../coordination/holder";
 import { LeaseArgumentError } from "../coordination/leaseArguments";
@@ -44,7 +43,7 @@ export class MutexReentryError extends Error {
 }
 
 export interface ProjectTaskExecutionMutexOptions {
-  /** The cross-replica lease store; default: the process-wide coordination store, when one is configured. */
+  /** The cross-replica lease store; without one (a single process) sections run under the local lock alone. */
   leaseStore?: LeaseStore;
   /** The replica named in the lease holder; default `getReplicaId()`. */
   replicaId?: string;
@@ -161,7 +160,7 @@ export class ProjectTaskExecutionMutex {
     signal: AbortSignal | undefined,
     deadline: number,
   ): Promise<T> {
-    const store = this.options.leaseStore ?? getCoordinationLeaseStore();
+    const store = this.options.leaseStore;
     if (!store) return operation({ fencingToken: undefined, signal: signal ?? NEVER_ABORTED });
     const lease = await this.waitForLease(store, key, signal, deadline);
     try {

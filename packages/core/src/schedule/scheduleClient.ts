@@ -1,4 +1,5 @@
 import {
+  SCHEDULE_CHANGED_TOPIC,
   ScheduledTaskStatus,
   type NewScheduledTask,
   type ScheduleStorage,
@@ -7,6 +8,7 @@ import {
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import type { MaintenanceTask } from "../coordination/maintenanceLoop";
+import type { OutboxTopicHandlers } from "../outbox/outboxTopicHandlers";
 import { getReplicaId } from "../identity/replicaId";
 import { type Logger, getLogger } from "../logging/logger";
 import { type LatticeObserver, NO_OBSERVER } from "../observability/latticeObserver";
@@ -220,6 +222,11 @@ export class DefaultScheduleClient {
   async armActive(): Promise<number> {
     for (const task of await this.storage.getActiveTasks()) this.armFor(task.taskId, task);
     return this.armed.size;
+  }
+
+  /** Peers' `schedule-changed` events, handled by {@link handleScheduleChanged}. */
+  outboxHandlers(): OutboxTopicHandlers {
+    return { [SCHEDULE_CHANGED_TOPIC]: ({ taskId }) => this.handleScheduleChanged(taskId) };
   }
 
   /** A peer changed the schedule: re-read it and arm or disarm this replica's timer. */

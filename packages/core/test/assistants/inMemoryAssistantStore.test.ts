@@ -1,9 +1,4 @@
 import { assistantStoreContract } from "@axiom-lattice/testing";
-import { expect, it } from "vitest";
-import { InMemoryAssistantStore, getStoreLattice } from "../../src";
+import { InMemoryAssistantStore } from "../../src";
 
 assistantStoreContract("in-memory", async () => new InMemoryAssistantStore());
-
-it("is the default assistant store", () => {
-  expect(getStoreLattice("default", "assistant")).toBeInstanceOf(InMemoryAssistantStore);
-});

@@ -1,6 +1,5 @@
 import { outboxStoreContract } from "@axiom-lattice/testing";
-import { expect, it } from "vitest";
-import { getStoreLattice, InMemoryOutboxStore, resetStoreLattice } from "../../src";
+import { InMemoryOutboxStore } from "../../src";
 
 let offset = 0;
 
@@ -10,9 +9,4 @@ outboxStoreContract("in-memory", {
   ageEvents: async (ms) => {
     offset += ms;
   },
-});
-
-it("is the default outbox store", () => {
-  resetStoreLattice();
-  expect(getStoreLattice("default", "outbox")).toBeInstanceOf(InMemoryOutboxStore);
 });

@@ -13,11 +13,9 @@ import {
   OutboxNotifier,
   OutboxPoller,
   ProjectTaskAdmissionNotifier,
-  projectTaskAdmissionNotifier,
   TaskLifecycleNotifier,
   isTaskLifecycleEvent,
   taskLifecycleEventOf,
-  taskLifecycleNotifier,
 } from "../../src";
 import { captureLogs } from "../coordination/support";
 
@@ -51,12 +49,12 @@ afterEach(async () => {
 
 describe("task notifiers", () => {
   it("share one implementation and travel on their topics", () => {
-    expect(taskLifecycleNotifier).toBeInstanceOf(TaskLifecycleNotifier);
-    expect(projectTaskAdmissionNotifier).toBeInstanceOf(ProjectTaskAdmissionNotifier);
-    expect(taskLifecycleNotifier).toBeInstanceOf(OutboxNotifier);
-    expect(projectTaskAdmissionNotifier).toBeInstanceOf(OutboxNotifier);
-    expect(taskLifecycleNotifier.topic).toBe(TASK_LIFECYCLE_TOPIC);
-    expect(projectTaskAdmissionNotifier.topic).toBe(PROJECT_TASK_ADMISSION_TOPIC);
+    const taskLifecycle = new TaskLifecycleNotifier();
+    const projectTaskAdmission = new ProjectTaskAdmissionNotifier();
+    expect(taskLifecycle).toBeInstanceOf(OutboxNotifier);
+    expect(projectTaskAdmission).toBeInstanceOf(OutboxNotifier);
+    expect(taskLifecycle.topic).toBe(TASK_LIFECYCLE_TOPIC);
+    expect(projectTaskAdmission.topic).toBe(PROJECT_TASK_ADMISSION_TOPIC);
   });
 
   it("publish delivers to local listeners first, then appends with this replica's id", async () => {

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   type ExclusiveWait,
   InMemoryLeaseStore,
@@ -8,7 +8,6 @@ import {
   LeaseLostError,
   MutexReentryError,
   ProjectTaskExecutionMutex,
-  configureCoordinationLeaseStore,
   projectTaskMachineLeaseKey,
   type ProjectTaskScope,
 } from "../../src";
@@ -19,9 +18,6 @@ const otherProject: ProjectTaskScope = { ...scope, projectId: "p2" };
 
 beforeEach(() => {
   captureLogs();
-});
-afterEach(() => {
-  configureCoordinationLeaseStore(undefined);
 });
 
 /** A promise and the function that resolves it. */
@@ -217,11 +213,10 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
     expect(Date.now() - startedAt).toBeLessThan(1_000);
   });
 
-  it("uses the process-wide coordination store when none is given", async () => {
+  it("takes a lease only when given a lease store", async () => {
     const store = new InMemoryLeaseStore();
-    const mutex = new ProjectTaskExecutionMutex();
-    expect(await mutex.runExclusive(scope, async ({ fencingToken }) => fencingToken)).toBeUndefined();
-    configureCoordinationLeaseStore(store);
+    expect(await new ProjectTaskExecutionMutex().runExclusive(scope, async ({ fencingToken }) => fencingToken)).toBeUndefined();
+    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store });
     const token = await mutex.runExclusive(scope, async ({ fencingToken }) => {
       expect((await store.get(projectTaskMachineLeaseKey(scope)))?.token).toBe(fencingToken);
       return fencingToken;

@@ -1,6 +1,6 @@
 import { messageQueueStoreContract } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { InMemoryMessageQueueStore, getStoreLattice } from "../../src";
+import { InMemoryMessageQueueStore } from "../../src";
 
 // In one process every "peer" is the same instance: that is what the replicas of one process share.
 messageQueueStoreContract("in-memory", {
@@ -11,10 +11,6 @@ messageQueueStoreContract("in-memory", {
 });
 
 describe("InMemoryMessageQueueStore", () => {
-  it("is the default threadMessageQueue store", () => {
-    expect(getStoreLattice("default", "threadMessageQueue")).toBeInstanceOf(InMemoryMessageQueueStore);
-  });
-
   it("keeps only the latest retainedRuns run records per thread", async () => {
     const store = new InMemoryMessageQueueStore({ retainedRuns: 2 });
     const scope = { tenantId: "t" };

@@ -68,7 +68,7 @@ export class PostgreSQLOutboxStore extends PgStore implements OutboxStore, Outbo
     });
   }
 
-  async append(input: AppendOutboxEventInput, options: OutboxAppendOptions = {}): Promise<OutboxEvent> {
+  async append<T extends string>(input: AppendOutboxEventInput<T>, options: OutboxAppendOptions = {}): Promise<OutboxEvent> {
     const valid = validateOutboxAppend(input);
     await this.initialize();
     const { rows } = await (options.client ?? this.pool).query<EventRow>({ ...APPEND_EVENT, values: [valid.topic, valid.payloadJson, valid.originReplicaId] });

@@ -1,3 +1,5 @@
+import type { OutboxPayload } from "../outboxTopics";
+
 /** One durable cross-replica notification. */
 export interface OutboxEvent<P = unknown> {
   id: string;
@@ -10,10 +12,11 @@ export interface OutboxEvent<P = unknown> {
   createdAt: Date;
 }
 
-export interface AppendOutboxEventInput {
-  topic: string;
+/** An event to append; a known topic's payload is type-checked against `OutboxPayloads`. */
+export interface AppendOutboxEventInput<T extends string = string> {
+  topic: T;
   /** Any JSON value; anything JSON would drop or alter (undefined, functions, BigInt, cycles, NaN) is refused. */
-  payload: unknown;
+  payload: OutboxPayload<T>;
   originReplicaId: string;
 }
 
@@ -43,7 +46,7 @@ export interface OutboxWakeSource {
  * cursor past an event can never later find an earlier one appear.
  */
 export interface OutboxStore {
-  append(input: AppendOutboxEventInput): Promise<OutboxEvent>;
+  append<T extends string>(input: AppendOutboxEventInput<T>): Promise<OutboxEvent>;
   /** Up to `limit` deliverable events strictly after `cursor` (from the start when `null`), ascending. */
   listAfter(cursor: string | null, limit: number): Promise<OutboxEvent[]>;
   /** As `listAfter`, with what the poller needs to pace itself and report the horizon. */
