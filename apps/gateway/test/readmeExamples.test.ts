@@ -7,8 +7,9 @@ import { type CliGateway, startCli } from "./cliProcess";
 // The README's examples, run as a reader would. Every fenced `sh` block of these sections that calls
 // curl runs as one bash script from the checkout's root, against a gateway started by the CLI on a
 // free port (the one change: port 4001 becomes that port); every curl must answer 2xx. The library
-// examples (`js` blocks) run as written, as ES modules resolved from this package, and must print what
-// their comments say. The LangGraph SDK example runs in e2e scenario 24, against a gateway.
+// examples (`js` blocks) run as written, as ES modules resolved from the agent package (which has
+// core and LangGraph as dependencies, as a reader's project would), and must print what their
+// comments say. The LangGraph SDK example runs in e2e scenario 24, against a gateway.
 
 const ROOT = resolve(__dirname, "../../..");
 const README = readFileSync(resolve(ROOT, "README.md"), "utf8");
@@ -154,7 +155,7 @@ describe("the README's examples, against the built CLI", () => {
     for (const example of examples) {
       const expected = printedAsCommented(example);
       expect(expected.length, example).toBeGreaterThan(0);
-      const result = await execa("node", ["--input-type=module", "-e", example], { cwd: resolve(__dirname, ".."), reject: false, timeout: 60_000 });
+      const result = await execa("node", ["--input-type=module", "-e", example], { cwd: resolve(ROOT, "packages/agent"), reject: false, timeout: 60_000 });
       expect(result.exitCode, result.stderr).toBe(0);
       expect(result.stdout.trim().split("\n"), result.stderr).toEqual(expected);
     }
