@@ -47,6 +47,11 @@ export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions }
 export { TaskNotPlacedError, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
 export { resumeCaller, resumeTaskRun, type TaskResumeDeps } from "./tasks/taskResumption";
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
+export { TaskService, type TaskServiceOptions, type TaskServiceStores, type TaskUpdate } from "./tasks/service/taskService";
+export { TaskError, type TaskErrorCode } from "./tasks/service/taskErrors";
+export { TaskDispatcher, type TaskDispatcherOptions, type ProjectTaskRunOutcome } from "./tasks/service/taskDispatch";
+export { RECOVERED_BY_KEY, RecoveryActor, TaskOrphanRecovery, type OrphanSweepCounts, type TaskOrphanRecoveryDeps, type TaskRecoveryResult } from "./tasks/service/taskOrphanRecovery";
+export { stopRunsOfCancelledTasks } from "./tasks/service/taskCancellation";
 export {
   EXECUTION_REQUESTED_AT_KEY,
   RESUMED_AT_KEY,
