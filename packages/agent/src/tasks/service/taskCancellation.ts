@@ -1,10 +1,11 @@
-import { type TaskLifecycleNotifier, taskLifecycleEventOf } from "@axiom-lattice/core";
+import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus, type UnitOfWork } from "@axiom-lattice/protocols";
 import type { AgentInstanceManager } from "../../runtime/agentInstanceManager";
 import type { TaskMessageDeps } from "../taskMessages";
 import { resumeCaller } from "../taskResumption";
 import { taskRunMessageId, taskRunThreadOf } from "../taskRunPlace";
 import { type TaskRuntimeOptions, writeTask } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "./announcedTaskWrite";
 import { TaskError } from "./taskErrors";
 import { answeringMachineBusy } from "./taskMachineWait";
 
@@ -34,12 +35,9 @@ export async function cancelTask({ tasks, unitOfWork, runs, lifecycle }: Omit<Ta
   if (!found) throw new TaskError("NOT_FOUND", `Task ${taskId} not found`);
   const cancelled = await answeringMachineBusy(taskId, () =>
     writeTask(tasks, found, (fencingToken) =>
-      unitOfWork.inTransaction(async (tx) => {
-        const update = { status: TaskStatus.CANCELLED, failureReason: "Cancelled by request" };
-        const written = await tx.tasks.updateIfStatusIn(tenantId, taskId, CANCELLABLE, update, fencingToken ? { fencingToken } : undefined);
-        if (written) await lifecycle.appendWithin(tx, taskLifecycleEventOf(written));
-        return written;
-      }),
+      announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) =>
+        inTx.updateIfStatusIn(tenantId, taskId, CANCELLABLE, { status: TaskStatus.CANCELLED, failureReason: "Cancelled by request" }, fencingToken ? { fencingToken } : undefined),
+      ),
     ),
   );
   if (!cancelled) {
@@ -47,7 +45,6 @@ export async function cancelTask({ tasks, unitOfWork, runs, lifecycle }: Omit<Ta
     throw new TaskError("INVALID_TASK_STATE", `Task ${taskId} is ${current?.status ?? "gone"}; only a ${CANCELLABLE.join(", ")} task can be cancelled`);
   }
   const thread = taskRunThreadOf(cancelled);
-  await lifecycle.deliverLocally(taskLifecycleEventOf(cancelled));
   if (thread) await runs.queue.clearMessages(thread.threadId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
   await resumeCaller({ ...runs, tasks }, cancelled);
   return cancelled;

@@ -21,6 +21,7 @@ import {
 import { type TaskMessageDeps, startTaskRun } from "../taskMessages";
 import { EXECUTION_REQUESTED_AT_KEY, TASK_RUN_KEY, placeEntry, taskRunMessageId, taskRunThreadOf, taskThreadId } from "../taskRunPlace";
 import { isProjectTask, projectTaskScopeOf } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "./announcedTaskWrite";
 import { TaskError } from "./taskErrors";
 
 /** What one pass of a project task's machine did with it. */
@@ -141,13 +142,10 @@ export class TaskDispatcher {
     if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
     const messageId = taskRunMessageId(task);
     if (task.status === TaskStatus.PENDING) {
-      const started = await unitOfWork.inTransaction(async (tx) => {
-        const written = await tx.tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
-        if (written) await lifecycle.appendWithin(tx, taskLifecycleEventOf(written));
-        return written;
-      });
+      const started = await announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) =>
+        inTx.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined),
+      );
       if (!started) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };
-      await lifecycle.deliverLocally(taskLifecycleEventOf(started));
       await startTaskRun(runs, started);
       return { kind: "started", task: started, thread, messageId };
     }

@@ -7,7 +7,6 @@ import {
   type ThreadRunScope,
   createTaskRunLiveness,
   scanEveryTask,
-  taskLifecycleEventOf,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
 import { type LeaseStore, type TaskItem, TaskStatus, type TaskStore, type UnitOfWork } from "@axiom-lattice/protocols";
@@ -15,6 +14,7 @@ import type { TaskMessageDeps } from "../taskMessages";
 import { resumeCaller } from "../taskResumption";
 import { taskRunMessageId, taskRunThreadOf } from "../taskRunPlace";
 import { isProjectTask } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "./announcedTaskWrite";
 
 /** Who converged a task, as its `context.recovered_by` records it. */
 export const RecoveryActor = {
@@ -132,23 +132,20 @@ export class TaskOrphanRecovery {
    */
   private async converge(task: TaskItem, thread: ThreadRunScope | undefined, actor: RecoveryActor): Promise<TaskRecoveryResult> {
     const { tasks, unitOfWork, lifecycle, queue, wake, machine, logger } = this.deps;
-    const failed = await unitOfWork.inTransaction(async (tx) => {
-      const written = await tx.tasks.updateIfSnapshot(
+    const failed = await announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) =>
+      inTx.updateIfSnapshot(
         task.tenantId,
         task.id,
         { status: task.status, updatedAt: task.updatedAt },
         { status: TaskStatus.FAILED, failureReason: orphanedReason(actor), context: { ...task.context, [RECOVERED_BY_KEY]: actor } },
-      );
-      if (written) await lifecycle.appendWithin(tx, taskLifecycleEventOf(written));
-      return written;
-    });
+      ),
+    );
     if (!failed) {
       const current = await tasks.getTask(task.tenantId, task.id);
       if (!current) return "not_found";
       // Still in progress but written since it was read: someone is working on it.
       return current.status === TaskStatus.IN_PROGRESS ? "skipped:live" : "skipped:not_in_progress";
     }
-    await lifecycle.deliverLocally(taskLifecycleEventOf(failed));
     await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, machine } }, failed);
     if (thread) {
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };

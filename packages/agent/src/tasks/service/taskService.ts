@@ -4,7 +4,6 @@ import {
   type ProjectTaskAdmissionNotifier,
   type ProjectTaskExecutionMutex,
   type TaskLifecycleNotifier,
-  taskLifecycleEventOf,
 } from "@axiom-lattice/core";
 import {
   type AssistantStore,
@@ -21,6 +20,7 @@ import type { TaskMessageDeps } from "../taskMessages";
 import { resumeTaskRun } from "../taskResumption";
 import { taskRunThreadOf } from "../taskRunPlace";
 import type { TaskRuntimeOptions } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "./announcedTaskWrite";
 import { cancelTask } from "./taskCancellation";
 import { TaskDispatcher } from "./taskDispatch";
 import { TaskError } from "./taskErrors";
@@ -136,16 +136,11 @@ export class TaskService {
     const task = await this.get(tenantId, taskId);
     requireClientStatusChange(task, status);
     const { lifecycle } = this.options;
-    const updated = await unitOfWork.inTransaction(async (tx) => {
-      const written = await tx.tasks.updateIfStatusIn(tenantId, taskId, [task.status], { ...fields, status });
-      if (written) await lifecycle.appendWithin(tx, taskLifecycleEventOf(written));
-      return written;
-    });
+    const updated = await announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) => inTx.updateIfStatusIn(tenantId, taskId, [task.status], { ...fields, status }));
     if (!updated) {
       await this.get(tenantId, taskId);
       throw new TaskError("INVALID_TASK_STATE", `Task ${taskId} is no longer ${task.status}: it changed meanwhile; read it and retry`);
     }
-    await lifecycle.deliverLocally(taskLifecycleEventOf(updated));
     return updated;
   }
 
