@@ -44,6 +44,7 @@ export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContex
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";
+export type { AnnouncedTaskWriteDeps } from "./tasks/announcedTaskWrite";
 export { TaskNotPlacedError, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
 export { resumeCaller, resumeTaskRun, type TaskResumeDeps } from "./tasks/taskResumption";
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";

@@ -5,7 +5,7 @@ import type { TaskMessageDeps } from "../taskMessages";
 import { resumeCaller } from "../taskResumption";
 import { taskRunMessageId, taskRunThreadOf } from "../taskRunPlace";
 import { type TaskRuntimeOptions, writeTask } from "../taskRuntimeDeps";
-import { announcedTaskWrite } from "./announcedTaskWrite";
+import { announcedTaskWrite } from "../announcedTaskWrite";
 import { TaskError } from "./taskErrors";
 import { answeringMachineBusy } from "./taskMachineWait";
 

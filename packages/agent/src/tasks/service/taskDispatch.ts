@@ -21,7 +21,7 @@ import {
 import { type TaskMessageDeps, startTaskRun } from "../taskMessages";
 import { EXECUTION_REQUESTED_AT_KEY, TASK_RUN_KEY, placeEntry, taskRunMessageId, taskRunThreadOf, taskThreadId } from "../taskRunPlace";
 import { isProjectTask, projectTaskScopeOf } from "../taskRuntimeDeps";
-import { announcedTaskWrite } from "./announcedTaskWrite";
+import { announcedTaskWrite } from "../announcedTaskWrite";
 import { TaskError } from "./taskErrors";
 
 /** What one pass of a project task's machine did with it. */

@@ -14,7 +14,7 @@ import type { TaskMessageDeps } from "../taskMessages";
 import { resumeCaller } from "../taskResumption";
 import { taskRunMessageId, taskRunThreadOf } from "../taskRunPlace";
 import { isProjectTask } from "../taskRuntimeDeps";
-import { announcedTaskWrite } from "./announcedTaskWrite";
+import { announcedTaskWrite } from "../announcedTaskWrite";
 
 /** Who converged a task, as its `context.recovered_by` records it. */
 export const RecoveryActor = {
@@ -146,7 +146,7 @@ export class TaskOrphanRecovery {
       // Still in progress but written since it was read: someone is working on it.
       return current.status === TaskStatus.IN_PROGRESS ? "skipped:live" : "skipped:not_in_progress";
     }
-    await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, machine } }, failed);
+    await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, announced: { unitOfWork, lifecycle }, machine } }, failed);
     if (thread) {
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
       // Safe while we hold the thread's run lease: no replica can be running these messages.

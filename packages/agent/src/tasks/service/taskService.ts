@@ -20,7 +20,7 @@ import type { TaskMessageDeps } from "../taskMessages";
 import { resumeTaskRun } from "../taskResumption";
 import { taskRunThreadOf } from "../taskRunPlace";
 import type { TaskRuntimeOptions } from "../taskRuntimeDeps";
-import { announcedTaskWrite } from "./announcedTaskWrite";
+import { announcedTaskWrite } from "../announcedTaskWrite";
 import { cancelTask } from "./taskCancellation";
 import { TaskDispatcher } from "./taskDispatch";
 import { TaskError } from "./taskErrors";
@@ -78,7 +78,7 @@ export class TaskService {
 
   constructor(private readonly options: TaskServiceOptions) {
     const { stores, lifecycle, admissions, machine, wake, replicaId, logger } = options;
-    this.runtime = { store: stores.tasks, events: lifecycle, machine };
+    this.runtime = { store: stores.tasks, events: lifecycle, announced: { unitOfWork: stores.unitOfWork, lifecycle }, machine };
     this.requestWrites = { ...this.runtime, machineWaitMs: options.requestMachineWaitMs };
     this.runs = { queue: stores.queue, wake };
     this.dispatcher = new TaskDispatcher({ ...stores, admissions, lifecycle, machine, runs: this.runs, replicaId, logger });
