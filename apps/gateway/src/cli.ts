@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { TaskLifecycleNotifier } from "@axiom-lattice/core";
+import { RecoveryActor, type TaskRecoveryResult } from "@axiom-lattice/agent";
 import { UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import { pino } from "pino";
 import { issueToken } from "./auth/tokenIssuer";
@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
 import { createGatewayStores } from "./context/gatewayStores";
 import { start } from "./start";
 import { describeStartupFailure } from "./startup/startupFailure";
-import { RecoveryActor, type TaskRecoveryResult, TaskOrphanRecovery } from "./tasks/orphanRecovery";
+import { createGatewayTasks } from "./tasks/gatewayTasks";
 import { GATEWAY_VERSION } from "./version";
 
 // Exit codes: 0 done (or serving until a signal), 2 for a command line or configuration the gateway
@@ -126,18 +126,9 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
   const stores = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
   try {
-    const recovery = new TaskOrphanRecovery({
-      tasks: stores.tasks,
-      leases: stores.lease,
-      queue: stores.queue,
-      wake: (scope) => stores.queueWakeup?.notify(scope),
-      events: new TaskLifecycleNotifier({ outbox: stores.outbox, replicaId: config.replicaId, logger }),
-      replicaId: config.replicaId,
-      logger,
-      threadRunTtlMs: config.runLeaseMs,
-    });
+    const { service } = createGatewayTasks(config, stores, logger, (scope) => stores.queueWakeup?.notify(scope));
     const task = { tenantId: values.tenant, taskId: values.task };
-    const result = await recovery.recoverTask(task, RecoveryActor.ON_DEMAND);
+    const result = await service.recover(task, RecoveryActor.ON_DEMAND);
     process.stdout.write(`${JSON.stringify({ ...task, result })}\n`);
     const refusal = REFUSALS[result];
     if (refusal) throw new RefusedError(`task ${task.taskId} of tenant ${task.tenantId} left alone (${result}): ${refusal}`);

@@ -118,6 +118,22 @@ describe("GET /metrics", () => {
     expect(moved("lattice_outbox_deliveries_total", { outcome: "skipped_own" })).toBe(4);
   });
 
+  it("counts the appends a unit of work commits, not those it rolls back", async () => {
+    const task = await gw.post("/api/tasks", { id: "counted", title: "counted", ownerType: "user", ownerId: "u" });
+    expect(task.statusCode).toBe(201);
+    const before = await gw.scrape();
+    const patch = (status: string) => gw.app.inject({ method: "PATCH", url: "/api/tasks/counted", headers: { "content-type": "application/json" }, payload: JSON.stringify({ status }) });
+    expect((await patch("completed")).statusCode).toBe(200);
+    const failing = new Error("rolled back");
+    await expect(
+      gw.context.stores.inTransaction(async (tx) => {
+        await tx.outbox.append({ topic: "task-lifecycle", payload: {}, originReplicaId: "gw-metrics" });
+        throw failing;
+      }),
+    ).rejects.toBe(failing);
+    expect(delta(before, await gw.scrape())("lattice_outbox_appends_total", { topic: "task-lifecycle" })).toBe(1);
+  });
+
   it("counts affinity misses, and the SSE streams open now", async () => {
     // Strict affinity: by default a replica follows a peer's run instead of answering a miss.
     const strict = await gateway("gw-metrics-strict", { AXIOM_STREAM_RELAY: "off" });

@@ -2,7 +2,7 @@
 // resumed once; a task some other pool (replica) still runs is never touched; the sweep runs at startup
 // and in the maintenance loop when AXIOM_TASK_ORPHAN_RECOVERY=true.
 import { randomUUID } from "node:crypto";
-import { callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { RecoveryActor, TaskOrphanRecovery, callerResumeMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { taskRunLeaseKey, threadRunLeaseKey, tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
@@ -10,7 +10,6 @@ import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattic
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { RecoveryActor, TaskOrphanRecovery } from "../src/tasks/orphanRecovery";
 import { buildTestGateway } from "./support";
 
 const fresh = (what: string) => `${what}-${randomUUID()}`;
@@ -100,7 +99,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
   afterAll(() => peerLeases.dispose());
 
   const recoverOnA = (task: TaskItem, actor: RecoveryActor = RecoveryActor.SWEEP) =>
-    a.context.orphanRecovery.recoverTask({ tenantId: task.tenantId, taskId: task.id }, actor);
+    a.context.tasks.recovery.recoverTask({ tenantId: task.tenantId, taskId: task.id }, actor);
 
   it("leaves a task whose run is queued but not claimed yet alone; once a dead replica's claim of it lapsed, converges it", async () => {
     const tenant = fresh("tenant");
@@ -163,7 +162,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
         expect(await recoverOnA(task)).toBe("skipped:live");
         expect(await recoverOnA(task, RecoveryActor.ON_DEMAND)).toBe("skipped:live");
       }
-      const counts = await a.context.orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP);
+      const counts = await a.context.tasks.recovery.recoverOrphanedTasks(RecoveryActor.SWEEP);
       expect(counts["skipped:live"]).toBeGreaterThanOrEqual(2);
       expect(await a.context.stores.tasks.getTask(tenant, byThread.id)).toEqual(byThread);
       expect(await a.context.stores.tasks.getTask(tenant, byTaskLease.id)).toEqual(byTaskLease);
@@ -189,7 +188,8 @@ describe("orphan recovery of one task (recoverTask)", () => {
         leases: broken,
         queue: a.context.stores.queue,
         wake: () => {},
-        events: a.context.notifiers.taskLifecycle,
+        unitOfWork: a.context.stores,
+        lifecycle: a.context.notifiers.taskLifecycle,
         replicaId: "gw-a",
         logger: a.context.logger,
         threadRunTtlMs: 30_000,
@@ -214,7 +214,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
     const task = await delegatedTask(a.context, tenant, { projectId: "apollo" });
     expect(await recoverOnA(task)).toBe("skipped:project_task");
     expect(await a.context.stores.tasks.getTask(tenant, task.id)).toEqual(task);
-    expect(await a.context.orphanRecovery.recoverTask({ tenantId: fresh("other"), taskId: task.id }, RecoveryActor.SWEEP)).toBe("not_found");
+    expect(await a.context.tasks.recovery.recoverTask({ tenantId: fresh("other"), taskId: task.id }, RecoveryActor.SWEEP)).toBe("not_found");
   });
 
   it("two replicas racing on the same orphans converge each exactly once", async () => {
@@ -223,7 +223,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
     const [eventsOfA, eventsOfB] = [a.events.length, b.events.length];
     const outcomes = await Promise.all(
       tasks.map((task) =>
-        Promise.all([a, b].map((replica) => replica.context.orphanRecovery.recoverTask({ tenantId: tenant, taskId: task.id }, RecoveryActor.SWEEP))),
+        Promise.all([a, b].map((replica) => replica.context.tasks.recovery.recoverTask({ tenantId: tenant, taskId: task.id }, RecoveryActor.SWEEP))),
       ),
     );
     for (const pair of outcomes) {
@@ -247,12 +247,12 @@ describe("the orphan sweep (recoverOrphanedTasks)", () => {
     const orphans = await Promise.all(Array.from({ length: 130 }, (_, index) => delegatedTask(a.context, tenants[index % 3])));
     const project = await delegatedTask(a.context, tenants[0], { projectId: "apollo" });
     const done = await delegatedTask(a.context, tenants[1], { status: "completed" });
-    const counts = await a.context.orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP);
+    const counts = await a.context.tasks.recovery.recoverOrphanedTasks(RecoveryActor.SWEEP);
     expect(counts).toEqual({ converged: 130, "skipped:live": 0, "skipped:queued": 0, "skipped:project_task": 1, "skipped:not_in_progress": 0, not_found: 0, errors: 0 });
     for (const orphan of orphans) expect((await a.context.stores.tasks.getTask(orphan.tenantId, orphan.id))?.status).toBe("failed");
     expect(await a.context.stores.tasks.getTask(project.tenantId, project.id)).toEqual(project);
     expect(await a.context.stores.tasks.getTask(done.tenantId, done.id)).toEqual(done);
-    expect(await a.context.orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP)).toMatchObject({ converged: 0, "skipped:project_task": 1 });
+    expect(await a.context.tasks.recovery.recoverOrphanedTasks(RecoveryActor.SWEEP)).toMatchObject({ converged: 0, "skipped:project_task": 1 });
   });
 });
 

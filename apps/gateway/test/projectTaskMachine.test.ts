@@ -3,14 +3,13 @@
 // cancel, re-dispatch and the refusals; a pass that finds the thread held by a peer defers to it.
 // Then two gateways on one PostgreSQL database: a dispatch on A runs once, and a delegation whose
 // caller runs on A and callee on B resumes the caller once.
-import { callerResumeMessageId, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { TaskDispatcher, callerResumeMessageId, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex, projectTaskMachineLeaseKey, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { CreateTaskRequest, TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { ProjectTaskRuntime } from "../src/tasks/projectTaskRuntime";
 import { useGateway, useStoreEnv } from "./support";
-import { TENANT, ended, killedAfterInProgressWrite, runsOf, taskWhen, useReplicas } from "./taskSupport";
+import { TENANT, ended, killedAfterInProgressCommit, runsOf, taskWhen, useReplicas } from "./taskSupport";
 
 describe.each(["memory", "postgresql"])("the project task machine on %s stores", (stores) => {
   const storeEnv = useStoreEnv(stores);
@@ -129,11 +128,11 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
       status: "in_progress",
       context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: thread.threadId } },
     });
-    expect(await gateway.context.projectTasks.advance(TENANT, "held")).toMatchObject({ kind: "deferred", thread });
+    expect(await gateway.context.tasks.dispatcher.advance(TENANT, "held")).toMatchObject({ kind: "deferred", thread });
     expect(await gateway.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
 
     await leases.release(threadRunLeaseKey(thread), "peer-replica#1");
-    expect(await gateway.context.projectTasks.advance(TENANT, "held")).toMatchObject({ kind: "started" });
+    expect(await gateway.context.tasks.dispatcher.advance(TENANT, "held")).toMatchObject({ kind: "started" });
     expect(await taskWhen(gateway, "held", ended)).toMatchObject({ status: "completed", result: "echo: hello" });
   });
 
@@ -144,9 +143,9 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
       description: "late but done",
       context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: taskThreadId("unannounced") } },
     });
-    expect(await gateway.context.projectTasks.sweepAdmissions()).toMatchObject({ passed: 1 });
+    expect(await gateway.context.tasks.dispatcher.sweepAdmissions()).toMatchObject({ passed: 1 });
     expect(await taskWhen(gateway, "unannounced", ended)).toMatchObject({ status: "completed", result: "echo: late but done" });
-    expect(await gateway.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
+    expect(await gateway.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 0 });
   });
 
   it("settles a project task whose run delegates: the resume run of its dispatch completes it with the callee's outcome", async () => {
@@ -265,14 +264,14 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
       context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "finisher", threadId: thread.threadId } },
     });
 
-    // A's pass dies (as under SIGKILL) the moment its in_progress write is stored: nothing more of A
+    // A's pass dies (as under SIGKILL) the moment its in_progress write (and its event) committed: nothing more of A
     // reaches the database, its machine lease is never released, its run is never queued.
     const crash = new SimulatedCrash();
     const { stores, notifiers, logger } = a.context;
-    const killedAfterStart = killedAfterInProgressWrite(crash, stores.tasks);
     const leases = crash.wrap(stores.lease);
-    const doomed = new ProjectTaskRuntime({
-      tasks: killedAfterStart,
+    const doomed = new TaskDispatcher({
+      tasks: crash.wrap(stores.tasks),
+      unitOfWork: killedAfterInProgressCommit(crash, stores),
       projects: crash.wrap(stores.projects),
       leases,
       machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "doomed-a", ttlMs: 1_000 }),
@@ -287,10 +286,10 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     expect(await b.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "finisher" })).toBe(0);
 
     // B's admissions sweep (its maintenance task) passes the started task again, once A's machine lease expired.
-    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 1 });
+    expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 1 });
     const task = await taskWhen(b, "cut-short", ended);
     expect(task).toMatchObject({ status: "completed", result: "echo: still done" });
-    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
+    expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 0 });
     expect((await runsOf(b, "finisher", thread.threadId, 1)).map((run) => [run.id, run.runStatus])).toEqual([[taskStartMessageId(task), "success"]]);
   });
 
@@ -327,8 +326,9 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     const crash = new SimulatedCrash();
     const { stores, notifiers, logger } = a.context;
     const leases = crash.wrap(stores.lease);
-    const doomed = new ProjectTaskRuntime({
-      tasks: killedAfterInProgressWrite(crash, stores.tasks),
+    const doomed = new TaskDispatcher({
+      tasks: crash.wrap(stores.tasks),
+      unitOfWork: killedAfterInProgressCommit(crash, stores),
       projects: crash.wrap(stores.projects),
       leases,
       machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "killed-a", ttlMs: a.context.config.runLeaseMs }),
@@ -359,7 +359,7 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     expect(Date.now() - killedAt).toBeLessThan(runLeaseMs + 1_500);
     for (const id of ids) expect(await taskWhen(b, id, ended)).toMatchObject({ status: "completed", result: `echo: done ${id.slice(project.length + 1)}` });
     // The task whose pass died is started by B's admissions sweep.
-    await b.context.projectTasks.sweepAdmissions();
+    await b.context.tasks.dispatcher.sweepAdmissions();
     expect(await taskWhen(b, cut, ended)).toMatchObject({ status: "completed", result: "echo: done cut-short" });
   }, 60_000);
 

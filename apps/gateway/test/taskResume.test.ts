@@ -2,12 +2,11 @@
 // run's question and its end settles the task; the refusals write nothing; a late end of an earlier
 // run settles nothing; cancelling stops the resume run. Then two gateways on one PostgreSQL database:
 // racing resumes run once, and a resume whose replica died before its enqueue is finished by a peer.
-import { taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
+import { resumeTaskRun, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
 import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { resumeTask } from "../src/tasks/taskResumption";
 import { useGateway, useStoreEnv } from "./support";
 import { TENANT, killedAfterInProgressWrite, runsOf, taskWhen, useReplicas } from "./taskSupport";
 
@@ -136,21 +135,26 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
     const killedAfterWrite = killedAfterInProgressWrite(crash, stores.tasks);
     const leases = crash.wrap(stores.lease);
     const deps = {
-      tasks: { store: killedAfterWrite, machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "doomed-a", ttlMs: 1_000 }) },
-      runs: { queue: crash.wrap(stores.queue), wake: () => {} },
-      lifecycle: crash.wrap(notifiers.taskLifecycle),
+      tasks: {
+        store: killedAfterWrite,
+        events: crash.wrap(notifiers.taskLifecycle),
+        machine: new ProjectTaskExecutionMutex({ leaseStore: leases, replicaId: "doomed-a", ttlMs: 1_000 }),
+      },
+      queue: crash.wrap(stores.queue),
+      wake: () => {},
     };
-    await expect(resumeTask(deps, TENANT, "cut-short", "eu-west")).rejects.toThrow("replica killed");
+    const interrupted = await stores.tasks.getTask(TENANT, "cut-short");
+    await expect(resumeTaskRun(deps, interrupted!, "eu-west")).rejects.toThrow("replica killed");
     const thread = taskThreadId("cut-short");
     const scope = { tenantId: TENANT, assistantId: "writer" };
     expect(await b.context.stores.tasks.getTask(TENANT, "cut-short")).toMatchObject({ status: "in_progress", context: { resume_value: "eu-west" } });
     expect(await b.context.stores.queue.getQueueSize(thread, scope)).toBe(0);
 
     // B's admissions sweep passes the task again once A's machine lease expired: the same resume run is queued.
-    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 1 });
+    expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 1 });
     const task = await taskWhen(runner, "cut-short", is("completed"));
     expect(task.result).toBe("ask_human returned: eu-west");
-    expect(await b.context.projectTasks.sweepAdmissions()).toEqual({ passed: 0 });
+    expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 0 });
     const runs = await runsOf(runner, "writer", thread, 2);
     expect(runs.map((run) => [run.id, run.runStatus])).toEqual([
       [taskStartMessageId(task), "interrupted"],

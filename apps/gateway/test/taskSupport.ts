@@ -1,6 +1,6 @@
 // What the task tests share: waiting for a task or a thread's runs, and gateways on one database.
 import type { PendingMessage } from "@axiom-lattice/core";
-import type { TaskItem, TaskStore } from "@axiom-lattice/protocols";
+import type { TaskItem, TaskStore, UnitOfWork } from "@axiom-lattice/protocols";
 import { type SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { type TestGateway, buildTestGateway } from "./support";
@@ -56,6 +56,21 @@ export function useReplicas() {
  * `tasks` as a replica that dies (as under SIGKILL) the moment its write of a task to `in_progress` is
  * stored: nothing more of it reaches the database.
  */
+/**
+ * `unitOfWork` as a replica that dies (as under SIGKILL) the moment a unit of work that wrote a task
+ * to `in_progress` (and announced it) commits: nothing more of it reaches the database.
+ */
+export function killedAfterInProgressCommit(crash: SimulatedCrash, unitOfWork: UnitOfWork): UnitOfWork {
+  const store = crash.wrap(unitOfWork);
+  return {
+    inTransaction: async (fn) => {
+      const result = await store.inTransaction(fn);
+      if ((result as Partial<TaskItem> | null)?.status === "in_progress") crash.kill();
+      return result;
+    },
+  };
+}
+
 export function killedAfterInProgressWrite(crash: SimulatedCrash, tasks: TaskStore): TaskStore {
   const store = crash.wrap(tasks);
   return Object.assign(Object.create(store) as TaskStore, {

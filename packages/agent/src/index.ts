@@ -49,9 +49,15 @@ export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContex
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";
+export type { AnnouncedTaskWriteDeps } from "./tasks/announcedTaskWrite";
 export { TaskNotPlacedError, startTaskRun, type TaskMessageDeps } from "./tasks/taskMessages";
 export { resumeCaller, resumeTaskRun, type TaskResumeDeps } from "./tasks/taskResumption";
 export { taskOutcomeOf, type TaskOutcome } from "./tasks/taskOutcome";
+export { TaskService, type TaskServiceOptions, type TaskServiceStores, type TaskUpdate } from "./tasks/service/taskService";
+export { TaskError, type TaskErrorCode } from "./tasks/service/taskErrors";
+export { TaskDispatcher, type TaskDispatcherOptions, type ProjectTaskRunOutcome } from "./tasks/service/taskDispatch";
+export { RECOVERED_BY_KEY, RecoveryActor, TaskOrphanRecovery, type OrphanSweepCounts, type TaskOrphanRecoveryDeps, type TaskRecoveryResult } from "./tasks/service/taskOrphanRecovery";
+export { stopRunsOfCancelledTasks } from "./tasks/service/taskCancellation";
 export {
   EXECUTION_REQUESTED_AT_KEY,
   RESUMED_AT_KEY,

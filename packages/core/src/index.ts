@@ -65,6 +65,7 @@ export { itemExpirySweep } from "./items/itemExpirySweep";
 export { InMemoryRunEventLog } from "./runs/inMemoryRunEventLog";
 export { validatePluginSetting } from "./plugins/pluginSettingArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
+export { InMemoryUnitOfWork } from "./stores/inMemoryUnitOfWork";
 export {
   requireTaskId,
   requireTaskStatuses,

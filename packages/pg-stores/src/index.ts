@@ -1,6 +1,7 @@
 export type { PgStoreOptions } from "./db/pool";
 export { createStorePool, type PoolerOptions } from "./db/pooler";
 export { PgStore } from "./db/pgStore";
+export { PostgreSQLUnitOfWork, type PostgreSQLUnitOfWorkOptions } from "./db/postgresqlUnitOfWork";
 export type { Migration } from "./migrations/migration";
 export { allMigrations } from "./migrations/index";
 export { MIGRATION_LOCK_KEY, MigrationError, ensureMigrated, runMigrations, type MigrationResult } from "./migrations/migrator";

@@ -29,3 +29,4 @@ export { countingResolver } from "./countingResolver";
 export { freePort } from "./freePort";
 export { PgBouncer, findPgBouncer, type PgBouncerOptions } from "./pgBouncer";
 export { TcpProxy } from "./tcpProxy";
+export { unitOfWorkContract, type UnitOfWorkStores } from "./unitOfWorkContract";

@@ -1,6 +1,6 @@
 import { runWebhooks } from "../langgraph/runWebhooks";
 import { threadExpirySweep } from "../langgraph/threadExpirySweep";
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskMessageDeps, type TaskRuntimeOptions } from "@axiom-lattice/agent";
+import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, RecoveryActor, type TaskService, stopRunsOfCancelledTasks } from "@axiom-lattice/agent";
 import {
   DefaultScheduleClient,
   type Logger,
@@ -9,11 +9,11 @@ import {
   OutboxPoller,
   type OutboxPollerStats,
   OutboxRetentionJob,
-  ProjectTaskAdmissionNotifier,
-  ProjectTaskExecutionMutex,
+  type ProjectTaskAdmissionNotifier,
+  type ProjectTaskExecutionMutex,
   type PresenceHeartbeat,
   RetentionJob,
-  TaskLifecycleNotifier,
+  type TaskLifecycleNotifier,
   itemExpirySweep,
   outboxHandlersOf,
   runAsLeader,
@@ -25,7 +25,6 @@ import {
   PLUGIN_CATALOG_CHANGED_TOPIC,
   type ReplicaAnnouncement,
   SCHEDULE_CHANGED_TOPIC,
-  type TaskItem,
 } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
 import type { GatewayConfig } from "../config";
@@ -33,7 +32,7 @@ import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
 import { McpServerManager } from "../mcp/mcpServerManager";
 import { PluginCatalog } from "../plugins/pluginCatalog";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
-import { observeLeaseStore, observeOutboxStore } from "../metrics/observedStores";
+import { observeLeaseStore, observeOutboxStore, observeUnitOfWork } from "../metrics/observedStores";
 import { registerPoolGauges } from "../metrics/poolGauges";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { registerTenantGauges } from "../metrics/tenantGauges";
@@ -44,10 +43,7 @@ import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
 import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { langgraphCronFire } from "../langgraph/cronFire";
 import { LANGGRAPH_CRON_TASK_TYPE } from "../langgraph/cronRequest";
-import { RecoveryActor, TaskOrphanRecovery } from "../tasks/orphanRecovery";
-import { ProjectTaskRuntime } from "../tasks/projectTaskRuntime";
-import { cancelTask, stopRunsOfCancelledTasks } from "../tasks/taskCancellation";
-import { resumeTask } from "../tasks/taskResumption";
+import { createGatewayTasks } from "../tasks/gatewayTasks";
 import { GATEWAY_VERSION } from "../version";
 import { type GatewayStores, createGatewayStores } from "./gatewayStores";
 
@@ -69,22 +65,16 @@ export interface GatewayContext {
   notifiers: { taskLifecycle: TaskLifecycleNotifier; projectTaskAdmission: ProjectTaskAdmissionNotifier };
   /** Serialises the work on each project task machine, in this process and across replicas. */
   projectTaskMachine: ProjectTaskExecutionMutex;
-  /** Dispatches project tasks and starts them when their admission is observed. */
-  projectTasks: ProjectTaskRuntime;
+  /** Creates, changes, dispatches, cancels, resumes and recovers tasks. */
+  tasks: TaskService;
   /** This replica's MCP servers and the tools they give each tenant's assistants. */
   mcp: McpServerManager;
   /** Each tenant's plugin catalog (the tools its assistants could enable), its settings cached here. */
   plugins: PluginCatalog;
-  /** Cancels a task (any kind), resuming a delegating caller. */
-  cancelTask(tenantId: string, taskId: string): Promise<TaskItem>;
-  /** Resumes an interrupted task's run with the answer to its question. */
-  resumeTask(tenantId: string, taskId: string, value: unknown): Promise<TaskItem>;
   /** Deletes completed runs older than `AXIOM_RUN_RETENTION_HOURS`; a task of the maintenance loop. */
   runRetention: RetentionJob;
   /** Deletes runs' logged events older than `AXIOM_RUN_EVENT_RETENTION_HOURS`; a task of the maintenance loop. */
   runEventRetention: RetentionJob;
-  /** Fails orphaned tasks (their run died with its replica) and resumes their callers. */
-  orphanRecovery: TaskOrphanRecovery;
   /** Deletes threads whose TTL ran out; a task of the maintenance loop. */
   threadExpiry: MaintenanceTask;
   /** Cluster upkeep on one replica at a time (`leader:maintenance`); started by `startBackground`. */
@@ -115,7 +105,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
   const metrics = new GatewayMetrics();
   const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
   // Every component gets the counted stores, so each acquisition and append anywhere is seen.
-  const stores: GatewayStores = { ...created, lease: observeLeaseStore(created.lease, metrics), outbox: observeOutboxStore(created.outbox, metrics) };
+  const stores: GatewayStores = {
+    ...created,
+    lease: observeLeaseStore(created.lease, metrics),
+    outbox: observeOutboxStore(created.outbox, metrics),
+    inTransaction: observeUnitOfWork(created, metrics),
+  };
   const { outbox, queue } = stores;
 
   if (!config.auth.required) {
@@ -131,13 +126,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     );
   }
 
-  const notifiers = {
-    taskLifecycle: new TaskLifecycleNotifier({ outbox, replicaId, logger }),
-    projectTaskAdmission: new ProjectTaskAdmissionNotifier({ outbox, replicaId, logger }),
-  };
-  // One per gateway: its FIFO lock serialises this process's work on a machine, its lease the cluster's.
-  // Its lease lives as long as a thread's run lease (renewed while held): a dead holder frees the machine as soon as its threads.
-  const projectTaskMachine = new ProjectTaskExecutionMutex({ leaseStore: stores.lease, replicaId, logger, ttlMs: config.runLeaseMs });
+  const { service: tasks, notifiers, machine: projectTaskMachine } = createGatewayTasks(config, stores, logger, (scope) => agents.wake(scope));
   const mcp = new McpServerManager({
     store: stores.mcp,
     logger,
@@ -156,7 +145,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       await outbox.append({ topic: PLUGIN_CATALOG_CHANGED_TOPIC, payload: { tenantId }, originReplicaId: replicaId });
     },
   });
-  const taskOptions: TaskRuntimeOptions = { store: stores.tasks, events: notifiers.taskLifecycle, machine: projectTaskMachine };
   const agents: AgentInstanceManager = new AgentInstanceManager({
     queue,
     leases: stores.lease,
@@ -180,23 +168,11 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     logger,
     observer: metrics.observer,
     onRunCompleted: runWebhooks({ agents: (): AgentInstanceManager => agents, threads: stores.threads, egress: config.upstream.egress, logger }),
-    tasks: taskOptions,
+    tasks: tasks.runtime,
     tenantTools: (tenantId) => mcp.tenantTools(tenantId),
     disabledTools: (tenantId) => plugins.disabled(tenantId),
   });
-  const taskRuns: TaskMessageDeps = { queue, wake: (scope) => agents.wake(scope) };
-  const projectTasks = new ProjectTaskRuntime({
-    tasks: stores.tasks,
-    projects: stores.projects,
-    leases: stores.lease,
-    machine: projectTaskMachine,
-    admissions: notifiers.projectTaskAdmission,
-    lifecycle: notifiers.taskLifecycle,
-    runs: taskRuns,
-    replicaId,
-    logger,
-  });
-  projectTasks.start();
+  tasks.dispatcher.start();
   const schedules = new DefaultScheduleClient({
     storage: stores.schedules,
     replicaId,
@@ -217,7 +193,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
   });
   const stopTaskEventsIntoRooms = publishTaskEventsIntoRooms({ lifecycle: notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger });
-  const stopStoppingCancelledRuns = stopRunsOfCancelledTasks({ tasks: taskOptions, agents, lifecycle: notifiers.taskLifecycle });
+  const stopStoppingCancelledRuns = stopRunsOfCancelledTasks({ tasks: tasks.runtime, agents, lifecycle: notifiers.taskLifecycle });
 
   const poller = new OutboxPoller({
     store: outbox,
@@ -231,16 +207,6 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       plugins.outboxHandlers(),
       schedules.outboxHandlers(),
     ),
-  });
-  const orphanRecovery = new TaskOrphanRecovery({
-    ...taskRuns,
-    tasks: stores.tasks,
-    leases: stores.lease,
-    events: notifiers.taskLifecycle,
-    replicaId,
-    logger,
-    threadRunTtlMs: config.runLeaseMs,
-    machine: projectTaskMachine,
   });
   const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours, log: logger });
   // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
@@ -267,10 +233,11 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     ...outboxRetention.maintenanceTasks(),
     ...runRetention.maintenanceTasks(),
     ...runEventRetention.maintenanceTasks(),
-    projectTasks.maintenanceTask(config.runLeaseMs),
+    // Passes cut short (see sweepAdmissions): admissions themselves commit with their dispatch.
+    tasks.dispatcher.maintenanceTask(config.runLeaseMs),
     itemExpirySweep(stores.items, { logger }),
     threadExpiry,
-    ...(config.taskOrphanRecovery ? [orphanRecovery.maintenanceTask(config.runLeaseMs)] : []),
+    ...(config.taskOrphanRecovery ? [tasks.recovery.maintenanceTask(config.runLeaseMs)] : []),
   ];
   const maintenance = new MaintenanceLoop({
     store: stores.lease,
@@ -311,16 +278,11 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     roomEvents,
     notifiers,
     projectTaskMachine,
-    projectTasks,
+    tasks,
     mcp,
     plugins,
-    cancelTask: (tenantId, taskId) =>
-      cancelTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId),
-    resumeTask: (tenantId, taskId, value) =>
-      resumeTask({ tasks: taskOptions, runs: taskRuns, lifecycle: notifiers.taskLifecycle }, tenantId, taskId, value),
     runRetention,
     runEventRetention,
-    orphanRecovery,
     threadExpiry,
     maintenance,
     metrics,
@@ -332,7 +294,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       // After the poller's cursor: a change made while restoring still arrives and is reconciled.
       logger.info({ phase: "startup", mcpServers: await mcp.restore() }, "MCP servers restored");
       const startupRecovery = async () => ({
-        orphanedTasks: config.taskOrphanRecovery ? await orphanRecovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
+        orphanedTasks: config.taskOrphanRecovery ? await tasks.recovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
         schedules: await schedules.restore(),
       });
       const outcome = await runAsLeader(stores.lease, "startup-recovery", startupRecovery, { hold: true, replicaId, logger });
@@ -367,7 +329,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
         await maintenance.stop();
         await schedules.stop();
         await poller.stop();
-        projectTasks.stop();
+        tasks.dispatcher.stop();
         await agents.shutdown();
         await mcp.close();
         await stores.dispose();

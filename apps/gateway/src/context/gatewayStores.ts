@@ -16,6 +16,7 @@ import {
   InMemoryPluginSettingStore,
   InMemoryTaskStore,
   InMemoryThreadStore,
+  InMemoryUnitOfWork,
   MemoryScheduleStorage,
   type QueueWakeup,
   type SecretKeyring,
@@ -37,6 +38,7 @@ import type {
   RunEventLog,
   TaskStore,
   ThreadStore,
+  UnitOfWork,
 } from "@axiom-lattice/protocols";
 import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
 import type { DatabaseSettings } from "../config";
@@ -46,8 +48,11 @@ import type { PoolCounts } from "../metrics/poolGauges";
 /** A check `/ready` runs; it throws (or rejects) when the dependency is not usable. */
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
-/** The stores one gateway runs on: its own instances, handed to every component that needs them. */
-export interface GatewayStores {
+/**
+ * The stores one gateway runs on: its own instances, handed to every component that needs them.
+ * `inTransaction` commits task writes with the outbox events announcing them.
+ */
+export interface GatewayStores extends UnitOfWork {
   kind: "memory" | "postgres";
   /** PostgreSQL only: the migrations this process applied (none when a peer had) and the schema's version. */
   migrations?: { applied: number[]; schemaVersion: number };
@@ -100,11 +105,15 @@ export async function createGatewayStores(
   if (!databaseUrl) {
     const projects = new InMemoryProjectStore();
     const rooms = new InMemoryProjectRoomStore(projects);
+    const tasks = new InMemoryTaskStore();
+    const outbox = new InMemoryOutboxStore({ logger });
+    const unitOfWork = new InMemoryUnitOfWork({ tasks, outbox });
     return {
       kind: "memory",
+      inTransaction: (fn) => unitOfWork.inTransaction(fn),
       lease: new InMemoryLeaseStore(),
       presence: new InMemoryReplicaPresenceStore(),
-      outbox: new InMemoryOutboxStore({ logger }),
+      outbox,
       queue: new InMemoryMessageQueueStore(),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
@@ -112,7 +121,7 @@ export async function createGatewayStores(
       projects,
       rooms,
       roomMessages: new InMemoryProjectRoomMessageStore(rooms),
-      tasks: new InMemoryTaskStore(),
+      tasks,
       mcp: new InMemoryMcpServerConfigStore(),
       pluginSettings: new InMemoryPluginSettingStore(),
       items: new InMemoryItemStore(),
@@ -169,6 +178,7 @@ export async function createGatewayStores(
   };
   return {
     kind: "postgres",
+    inTransaction: (fn) => pg.unitOfWork.inTransaction(fn),
     migrations: { applied: pg.appliedMigrations, schemaVersion: Math.max(...allMigrations.map((migration) => migration.version)) },
     lease: pg.lease,
     presence: pg.presence,

@@ -1,4 +1,4 @@
-import type { LeaseStore, OutboxStore } from "@axiom-lattice/protocols";
+import type { LeaseStore, OutboxStore, UnitOfWork } from "@axiom-lattice/protocols";
 import { type GatewayMetrics, leaseKind } from "./gatewayMetrics";
 
 type Taps<T> = { [K in keyof T]?: T[K] extends (...args: infer A) => Promise<infer R> ? (result: R, ...args: A) => void : never };
@@ -43,4 +43,24 @@ export function observeOutboxStore(store: OutboxStore, metrics: GatewayMetrics):
   return tapped(store, {
     append: (_event, input) => metrics.outboxAppends.inc({ topic: input.topic }),
   });
+}
+
+/** A unit of work, counting its appends by topic once it committed. */
+export function observeUnitOfWork(unitOfWork: UnitOfWork, metrics: GatewayMetrics): UnitOfWork["inTransaction"] {
+  return async (fn) => {
+    const topics: string[] = [];
+    const result = await unitOfWork.inTransaction((tx) =>
+      fn({
+        ...tx,
+        outbox: {
+          append: async (input) => {
+            await tx.outbox.append(input);
+            topics.push(input.topic);
+          },
+        },
+      }),
+    );
+    for (const topic of topics) metrics.outboxAppends.inc({ topic });
+    return result;
+  };
 }

@@ -1,21 +1,17 @@
 import { taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
-import { boundedJson, taskLifecycleEventOf } from "@axiom-lattice/core";
+import { boundedJson } from "@axiom-lattice/core";
 import { TaskStatus, type TaskItem } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
-import { HttpError } from "../http/errors";
+import { gatewayContextOf } from "../context/gatewayContext";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
-import { requireAssistant } from "./lookups";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
-import { requireClientStatusChange } from "./taskStatusRules";
 import { threadRunRecords } from "./threadRuns";
 import { runRecordView } from "./threadViews";
 
 const STATUSES = Object.values(TaskStatus) as [TaskStatus, ...TaskStatus[]];
-const DELETABLE_STATUSES = STATUSES.filter((status) => status !== TaskStatus.IN_PROGRESS);
 const statusSchema = z.enum(STATUSES);
 
 // `GET /api/tasks/events` is the event stream: a task of that id could never be read.
@@ -111,35 +107,11 @@ const toTaskView = ({ fencingToken: _fencingToken, ...task }: TaskItem): z.input
 const tags = ["tasks"];
 const taskErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
 
-/** Checks what a new task refers to: its project, its owner assistant (a bot of the project), its parent. */
-async function requireReferences(context: GatewayContext, tenantId: string, body: z.output<typeof createSchema>): Promise<void> {
-  const { projects, tasks } = context.stores;
-  const { projectId, ownerType, ownerId, parentId } = body;
-  if (projectId !== undefined && !(await projects.getProject(tenantId, projectId))) {
-    throw new HttpError("NOT_FOUND", `Project ${projectId} not found`);
-  }
-  if (ownerType === "agent") {
-    await requireAssistant(context, tenantId, ownerId);
-    if (projectId !== undefined && !(await projects.listBots(tenantId, projectId)).some((bot) => bot.assistantId === ownerId)) {
-      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${ownerId} is no bot of project ${projectId}: add it first (PUT /api/projects/${projectId}/bots/${ownerId})`);
-    }
-  }
-  if (parentId !== undefined && !(await tasks.getTask(tenantId, parentId))) {
-    throw new HttpError("NOT_FOUND", `Parent task ${parentId} not found`);
-  }
-}
-
 /** Tasks CRUD per tenant, with the status changes a client may make, each announced to every replica. */
 export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   const context = gatewayContextOf(app);
-  const { stores, notifiers } = context;
-  const { tasks, queue } = stores;
-
-  const requireTask = async (tenantId: string, id: string): Promise<TaskItem> => {
-    const task = await tasks.getTask(tenantId, id);
-    if (!task) throw new HttpError("NOT_FOUND", `Task ${id} not found`);
-    return task;
-  };
+  const { tasks } = context;
+  const { queue } = context.stores;
 
   app.post(
     "/api/tasks",
@@ -155,9 +127,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
-      await requireReferences(context, tenantId, request.body);
-      const task = await tasks.createTask(tenantId, { ...request.body, priority: request.body.priority ?? 0 });
+      const task = await tasks.create(tenantOf(request), { ...request.body, priority: request.body.priority ?? 0 });
       return reply.status(201).send(toTaskView(task));
     },
   );
@@ -172,13 +142,13 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.object({ tasks: z.array(taskView) }), ...apiErrors(...INPUT_CODES) },
       },
     },
-    async (request) => ({ tasks: (await tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
+    async (request) => ({ tasks: (await context.stores.tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
   );
 
   app.get(
     "/api/tasks/:id",
     { schema: { tags, summary: "Read a task", params: taskParams, response: { 200: taskView, ...taskErrors } } },
-    async (request) => toTaskView(await requireTask(tenantOf(request), request.params.id)),
+    async (request) => toTaskView(await tasks.get(tenantOf(request), request.params.id)),
   );
 
   app.patch(
@@ -196,25 +166,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_TASK_STATE") },
       },
     },
-    async (request) => {
-      const tenantId = tenantOf(request);
-      const { id } = request.params;
-      const { status, ...fields } = request.body;
-      if (status === undefined) {
-        const updated = await tasks.updateTask(tenantId, id, fields);
-        if (!updated) throw new HttpError("NOT_FOUND", `Task ${id} not found`);
-        return toTaskView(updated);
-      }
-      const task = await requireTask(tenantId, id);
-      requireClientStatusChange(task, status);
-      const updated = await tasks.updateIfStatusIn(tenantId, id, [task.status], { ...fields, status });
-      if (!updated) {
-        await requireTask(tenantId, id);
-        throw new HttpError("INVALID_TASK_STATE", `Task ${id} is no longer ${task.status}: it changed meanwhile; read it and retry`);
-      }
-      await notifiers.taskLifecycle.publish(taskLifecycleEventOf(updated));
-      return toTaskView(updated);
-    },
+    async (request) => toTaskView(await tasks.update(tenantOf(request), request.params.id, request.body)),
   );
 
   app.delete(
@@ -229,13 +181,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const tenantId = tenantOf(request);
-      const { id } = request.params;
-      // The status is judged by the delete itself: a task dispatched since it was read is kept.
-      if (!(await tasks.deleteTask(tenantId, id, DELETABLE_STATUSES))) {
-        await requireTask(tenantId, id);
-        throw new HttpError("TASK_BUSY", `Task ${id} is in progress: cancel it before deleting it`);
-      }
+      await tasks.delete(tenantOf(request), request.params.id);
       return reply.status(204).send();
     },
   );
@@ -243,7 +189,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/api/tasks/:id/result",
     { schema: { tags, summary: "The task's outcome: its status, and its result or failure reason once it has one", params: taskParams, response: { 200: outcomeView, ...taskErrors } } },
-    async (request) => taskOutcomeOf(await requireTask(tenantOf(request), request.params.id)),
+    async (request) => taskOutcomeOf(await tasks.get(tenantOf(request), request.params.id)),
   );
 
   app.get(
@@ -257,7 +203,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const place = taskRunThreadOf(await requireTask(tenantOf(request), request.params.id));
+      const place = taskRunThreadOf(await tasks.get(tenantOf(request), request.params.id));
       if (!place) return { runs: [] };
       return { runs: await threadRunRecords(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }) };
     },
@@ -271,12 +217,12 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         summary: "Ask for a project task to run: its assistant starts it on the task's own thread, on whichever replica observes it first",
         description:
           "Answers at once, never waiting for the project's task machine: the task is queued for it (`pending`, `context.execution_requested_at` " +
-          "stamped), and the machine's next pass starts it, on any replica.",
+          "stamped, its admission announced in the same transaction), and the machine's next pass starts it, on any replica.",
         params: taskParams,
         response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TASK_NOT_DISPATCHABLE", "NOT_A_PROJECT_MEMBER", "INVALID_TASK_STATE") },
       },
     },
-    async (request) => toTaskView(await context.projectTasks.dispatch(tenantOf(request), request.params.id)),
+    async (request) => toTaskView(await tasks.dispatch(tenantOf(request), request.params.id)),
   );
 
   app.post(
@@ -289,7 +235,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: taskView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_TASK_STATE", "LEASE_LOST", "TASK_MACHINE_BUSY") },
       },
     },
-    async (request) => toTaskView(await context.cancelTask(tenantOf(request), request.params.id)),
+    async (request) => toTaskView(await tasks.cancel(tenantOf(request), request.params.id)),
   );
 
   app.post(
@@ -307,6 +253,6 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_TASK_STATE", "LEASE_LOST", "TASK_MACHINE_BUSY") },
       },
     },
-    async (request) => toTaskView(await context.resumeTask(tenantOf(request), request.params.id, request.body.resume)),
+    async (request) => toTaskView(await tasks.resume(tenantOf(request), request.params.id, request.body.resume)),
   );
 };

@@ -1,5 +1,5 @@
-import { taskLifecycleEventOf } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
+import { writeAnnounced } from "./announcedTaskWrite";
 import { type TaskMessageDeps, resumeCallerThread, startTaskRun } from "./taskMessages";
 import { taskOutcomeOf } from "./taskOutcome";
 import {
@@ -26,13 +26,11 @@ export interface TaskResumeDeps extends TaskMessageDeps {
  * Null when the task changed since it was read: nothing is written.
  */
 export async function resumeTaskRun({ tasks, ...runs }: TaskResumeDeps, task: TaskItem, value: unknown): Promise<TaskItem | null> {
-  const { store, events } = tasks;
   const context = { ...task.context, [RESUMED_AT_KEY]: new Date().toISOString(), [RESUME_VALUE_KEY]: value ?? null };
   const resumed = await writeTask(tasks, task, (fencingToken) =>
-    store.updateIfSnapshot(task.tenantId, task.id, task, { status: TaskStatus.IN_PROGRESS, context }, fencingToken ? { fencingToken } : undefined),
+    writeAnnounced(tasks, (store) => store.updateIfSnapshot(task.tenantId, task.id, task, { status: TaskStatus.IN_PROGRESS, context }, fencingToken ? { fencingToken } : undefined)),
   );
   if (!resumed) return null;
-  await events?.publish(taskLifecycleEventOf(resumed));
   await startTaskRun(runs, resumed);
   return resumed;
 }

@@ -1,11 +1,17 @@
 import type { ProjectTaskExecutionMutex, ProjectTaskScope } from "@axiom-lattice/core";
 import type { TaskItem, TaskLifecycleEvent, TaskStore } from "@axiom-lattice/protocols";
+import type { AnnouncedTaskWriteDeps } from "./announcedTaskWrite";
 
 /** What the agent runtime needs to run tasks: delegation (the `task` tool) and settling task runs. */
 export interface TaskRuntimeOptions {
   store: TaskStore;
   /** Hears every status change the runtime makes (the gateway's lifecycle notifier: local + outbox). */
   events?: { publish(event: TaskLifecycleEvent): Promise<void> };
+  /**
+   * Commits each status write of the runtime (a run's end, a resume) with its lifecycle event, so
+   * peers never hear of one without the other; `events` then announces nothing of those writes.
+   */
+  announced?: AnnouncedTaskWriteDeps;
   /**
    * Serialises the writes to project tasks per project task machine; its lease's fencing token guards
    * them. Without it, project tasks are written like any other.

@@ -1,10 +1,11 @@
-import { type FinishedRunStatus, type ThreadRunScope, taskLifecycleEventOf } from "@axiom-lattice/core";
+import type { FinishedRunStatus, ThreadRunScope } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
+import { writeAnnounced } from "./announcedTaskWrite";
 import { resumeCaller } from "./taskResumption";
 import { taskRunMessageId } from "./taskRunPlace";
 import { writeTask } from "./taskRuntimeDeps";
@@ -49,7 +50,7 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
 export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd): Promise<TaskItem | null> {
   const options = context.tasks;
   if (!options) return null;
-  const { store, events } = options;
+  const { store } = options;
   const callerDeps = { queue: context.queue, wake: context.wake, tasks: options };
   for (;;) {
     const task = await store.getTask(tenantId, taskId);
@@ -62,10 +63,9 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
       return task;
     }
     const settled = await writeTask(options, task, (fencingToken) =>
-      store.updateIfSnapshot(tenantId, taskId, task, settlementOf(task, end), fencingToken ? { fencingToken } : undefined),
+      writeAnnounced(options, (tasks) => tasks.updateIfSnapshot(tenantId, taskId, task, settlementOf(task, end), fencingToken ? { fencingToken } : undefined)),
     );
     if (!settled) continue;
-    await events?.publish(taskLifecycleEventOf(settled));
     await resumeCaller(callerDeps, settled);
     return settled;
   }

@@ -1,4 +1,4 @@
-import type { OutboxStore } from "@axiom-lattice/protocols";
+import type { OutboxStore, TransactionStores } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
 import { type Logger, getLogger } from "../logging/logger";
 import { OutboxPayloadError } from "./outboxErrors";
@@ -64,6 +64,14 @@ export class OutboxNotifier<E> {
   }
 
   /**
+   * Appends `event` in a unit of work: peers hear it only if `tx` commits, together with the write it
+   * announces. Local listeners hear nothing yet: call {@link deliverLocally} once it has committed.
+   */
+  async appendWithin(tx: Pick<TransactionStores, "outbox">, event: E): Promise<void> {
+    await tx.outbox.append({ topic: this.topic, payload: event, originReplicaId: this.options.replicaId ?? getReplicaId() });
+  }
+
+  /**
    * Delivers a peer's event to local listeners only. A malformed payload is refused with
    * {@link OutboxPayloadError} (the poller logs and skips it) and reaches no listener.
    */
@@ -72,8 +80,8 @@ export class OutboxNotifier<E> {
     await this.deliverLocally(payload);
   }
 
-  /** Every listener is called (in subscription order); one that fails is logged and the rest still run. */
-  private async deliverLocally(event: E): Promise<void> {
+  /** Delivers to local listeners only. Every listener is called (in subscription order); one that fails is logged and the rest still run. */
+  async deliverLocally(event: E): Promise<void> {
     const outcomes = await Promise.allSettled([...this.listeners].map(async (listener) => listener(event)));
     for (const outcome of outcomes) {
       if (outcome.status === "rejected") {

@@ -23,11 +23,37 @@ const byCreation = (a: TaskItem, b: TaskItem) => a.createdAt.getTime() - b.creat
 // The order every TaskStore scans all tenants' tasks in.
 const byTenantThenId = (a: Pick<TaskItem, "tenantId" | "id">, b: Pick<TaskItem, "tenantId" | "id">) => byCodeUnit(a.tenantId, b.tenantId) || byCodeUnit(a.id, b.id);
 
-/** {@link TaskStore} within one process: the same contract as the PostgreSQL store. */
+/**
+ * {@link TaskStore} within one process: the same contract as the PostgreSQL store. Writes take turns
+ * with each other and with units of work ({@link transaction}), as row locks make them in PostgreSQL;
+ * reads never wait.
+ */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tenants = new Map<string, Map<string, TaskItem>>();
+  private turn: Promise<unknown> = Promise.resolve();
 
-  async createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem> {
+  /**
+   * Runs `work` on a staged copy of this store, while every other write waits. When `work` resolves,
+   * its writes replace this store's tasks and `commit` runs, in one synchronous step, so no reader
+   * sees one without the other; when it throws, nothing of it is kept.
+   */
+  transaction<T>(work: (staged: TaskStore) => Promise<T>, commit: () => void): Promise<T> {
+    return this.inTurn(async () => {
+      const staged = new InMemoryTaskStore();
+      for (const [tenant, tasks] of this.tenants) staged.tenants.set(tenant, new Map(tasks));
+      const result = await work(staged);
+      this.tenants.clear();
+      for (const [tenant, tasks] of staged.tenants) this.tenants.set(tenant, tasks);
+      commit();
+      return result;
+    });
+  }
+
+  createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem> {
+    return this.inTurn(async () => this.create(tenantId, request));
+  }
+
+  private create(tenantId: string, request: CreateTaskRequest): TaskItem {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateTask(request);
     const tasks = this.tenants.get(tenant) ?? new Map<string, TaskItem>();
@@ -70,7 +96,11 @@ export class InMemoryTaskStore implements TaskStore {
     return this.write(tenantId, taskId, () => matchesSnapshot(validateSnapshot(snapshot)), updates, options);
   }
 
-  async deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
+  deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
+    return this.inTurn(async () => this.delete(tenantId, taskId, statuses));
+  }
+
+  private delete(tenantId: string, taskId: string, statuses?: TaskStatus[]): boolean {
     const tenant = this.tenants.get(requireTenantId(tenantId));
     const id = requireTaskId(taskId);
     const allowed = statuses && requireTaskStatuses(statuses);
@@ -86,7 +116,11 @@ export class InMemoryTaskStore implements TaskStore {
     return tasks.slice(0, limit).map(copy);
   }
 
-  private async write(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): Promise<TaskItem | null> {
+  private write(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): Promise<TaskItem | null> {
+    return this.inTurn(async () => this.writeNow(tenantId, taskId, guard, updates, options));
+  }
+
+  private writeNow(tenantId: string, taskId: string, guard: () => TaskGuard, updates: UpdateTaskRequest, options: TaskWriteOptions | undefined): TaskItem | null {
     const tenant = requireTenantId(tenantId);
     const id = requireTaskId(taskId);
     const expected = guard();
@@ -99,6 +133,13 @@ export class InMemoryTaskStore implements TaskStore {
     const written: TaskItem = { ...planned, updatedAt: nextUpdatedAt(current.updatedAt) };
     this.tenants.get(tenant)?.set(id, written);
     return copy(written);
+  }
+
+  /** Runs `fn` once every write and unit of work begun before it has ended. */
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(fn);
+    this.turn = result.catch(() => undefined);
+    return result;
   }
 
   private find(tenantId: string, taskId: string): TaskItem | undefined {

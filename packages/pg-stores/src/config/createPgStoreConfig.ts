@@ -11,6 +11,7 @@ import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
+import { PostgreSQLUnitOfWork } from "../db/postgresqlUnitOfWork";
 import { PostgreSQLOutboxStore } from "../outbox/postgresqlOutboxStore";
 import { PostgreSQLProjectStore } from "../projects/postgresqlProjectStore";
 import { PostgreSQLProjectRoomMessageStore } from "../rooms/postgresqlProjectRoomMessageStore";
@@ -65,6 +66,8 @@ export interface PgStoreConfig {
   runEvents: PostgreSQLRunEventLog;
   /** LangGraph's checkpointer, its tables set up. */
   checkpoint: PostgresSaver;
+  /** Task writes and outbox appends in one transaction. */
+  unitOfWork: PostgreSQLUnitOfWork;
   /** Stops the stores, then ends the pool. */
   dispose(): Promise<void>;
 }
@@ -108,6 +111,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       pool,
       appliedMigrations: applied.map((migration) => migration.version),
       ...stores,
+      unitOfWork: new PostgreSQLUnitOfWork({ pool, tasks: stores.task, outbox: stores.outbox }),
       checkpoint,
       dispose() {
         disposed ??= Promise.all(Object.values(stores).map((store) => store.dispose())).then(() => pool.end());

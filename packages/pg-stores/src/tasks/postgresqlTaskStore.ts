@@ -28,6 +28,7 @@ import type {
   TaskWriteOptions,
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
+import type { ClientBase, QueryResult } from "pg";
 import { PgStore } from "../db/pgStore";
 import { inTransaction } from "../db/transaction";
 import { DELETE_TASK, GET_TASK, INSERT_TASK, LIST_TASKS, LOCK_TASK, SCAN_TASKS, WRITE_TASK } from "./taskSql";
@@ -109,12 +110,20 @@ const fieldParams = (task: TaskFields): unknown[] => [
   task.projectId ?? null,
 ];
 
+/** Where a task store's statements run: the pool (each write its own transaction) or a caller's transaction. */
+interface TaskSession {
+  query(sql: string, params: unknown[]): Promise<QueryResult<TaskRow>>;
+  transaction<T>(fn: (client: ClientBase) => Promise<T>): Promise<T>;
+}
+
 /**
  * {@link TaskStore} on `lattice_tasks`; every statement is scoped to one tenant. A write locks the
  * task's row, plans the change against that version (guard, fencing token) and stores it in the same
  * transaction, so concurrent writers take turns and each sees its predecessor's result.
  */
-export class PostgreSQLTaskStore extends PgStore implements TaskStore {
+class TaskTable implements TaskStore {
+  constructor(private readonly session: TaskSession) {}
+
   async createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateTask(request);
@@ -159,8 +168,7 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
 
   async deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
     const params = [requireTenantId(tenantId), requireTaskId(taskId), statuses ? requireTaskStatuses(statuses) : null];
-    await this.initialize();
-    return (await this.pool.query(DELETE_TASK, params)).rowCount === 1;
+    return (await this.session.query(DELETE_TASK, params)).rowCount === 1;
   }
 
   async scanTasks(request: TaskScanRequest): Promise<TaskItem[]> {
@@ -174,8 +182,7 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
     const expected = guard();
     const update = validateUpdateTask(updates);
     const fencingToken = validateWriteOptions(options);
-    await this.initialize();
-    return inTransaction(this.pool, async (client) => {
+    return this.session.transaction(async (client) => {
       const [current] = (await client.query<TaskRow>(LOCK_TASK, key)).rows;
       if (!current) return null;
       const planned = planTaskWrite(current.tenant_id, toTask(current), expected, update, fencingToken);
@@ -186,7 +193,60 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
   }
 
   private async rows(sql: string, params: unknown[]): Promise<TaskRow[]> {
-    await this.initialize();
-    return (await this.pool.query<TaskRow>(sql, params)).rows;
+    return (await this.session.query(sql, params)).rows;
+  }
+}
+
+/** {@link TaskTable} on the store's pool; {@link onClient} joins a caller's transaction. */
+export class PostgreSQLTaskStore extends PgStore implements TaskStore {
+  private readonly table = new TaskTable({
+    query: async (sql, params) => {
+      await this.initialize();
+      return this.pool.query<TaskRow>(sql, params);
+    },
+    transaction: async (fn) => {
+      await this.initialize();
+      return inTransaction(this.pool, fn);
+    },
+  });
+
+  /**
+   * The store on `client`, whose transaction the caller owns: its writes commit or roll back with
+   * it, and its row locks are held until then. The schema must be migrated already ({@link initialize}).
+   */
+  onClient(client: ClientBase): TaskStore {
+    return new TaskTable({ query: (sql, params) => client.query<TaskRow>(sql, params), transaction: (fn) => fn(client) });
+  }
+
+  createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem> {
+    return this.table.createTask(tenantId, request);
+  }
+
+  getTask(tenantId: string, taskId: string): Promise<TaskItem | null> {
+    return this.table.getTask(tenantId, taskId);
+  }
+
+  listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]> {
+    return this.table.listTasks(tenantId, filter);
+  }
+
+  updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.table.updateTask(tenantId, taskId, updates, options);
+  }
+
+  updateIfStatusIn(tenantId: string, taskId: string, statuses: TaskStatus[], updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.table.updateIfStatusIn(tenantId, taskId, statuses, updates, options);
+  }
+
+  updateIfSnapshot(tenantId: string, taskId: string, snapshot: TaskMutationSnapshot, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
+    return this.table.updateIfSnapshot(tenantId, taskId, snapshot, updates, options);
+  }
+
+  deleteTask(tenantId: string, taskId: string, statuses?: TaskStatus[]): Promise<boolean> {
+    return this.table.deleteTask(tenantId, taskId, statuses);
+  }
+
+  scanTasks(request: TaskScanRequest): Promise<TaskItem[]> {
+    return this.table.scanTasks(request);
   }
 }

@@ -13,3 +13,4 @@ export * from "./modelProvider";
 export * from "./pluginSetting";
 export * from "./runEventLog";
 export * from "./item";
+export * from "./unitOfWork";

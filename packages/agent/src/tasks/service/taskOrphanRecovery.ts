@@ -1,16 +1,20 @@
-import { type TaskMessageDeps, isProjectTask, resumeCaller, taskRunThreadOf, taskRunMessageId } from "@axiom-lattice/agent";
 import {
   type Logger,
   type MaintenanceTask,
   type ProjectTaskExecutionMutex,
+  type TaskLifecycleNotifier,
   type TaskRunLiveness,
   type ThreadRunScope,
   createTaskRunLiveness,
   scanEveryTask,
-  taskLifecycleEventOf,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
-import { type LeaseStore, type TaskItem, type TaskLifecycleEvent, TaskStatus, type TaskStore } from "@axiom-lattice/protocols";
+import { type LeaseStore, type TaskItem, TaskStatus, type TaskStore, type UnitOfWork } from "@axiom-lattice/protocols";
+import type { TaskMessageDeps } from "../taskMessages";
+import { resumeCaller } from "../taskResumption";
+import { taskRunMessageId, taskRunThreadOf } from "../taskRunPlace";
+import { isProjectTask } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "../announcedTaskWrite";
 
 /** Who converged a task, as its `context.recovered_by` records it. */
 export const RecoveryActor = {
@@ -31,8 +35,10 @@ export const RECOVERED_BY_KEY = "recovered_by";
 export interface TaskOrphanRecoveryDeps extends TaskMessageDeps {
   tasks: TaskStore;
   leases: LeaseStore;
-  /** Hears the convergence (the gateway's lifecycle notifier: local listeners and the outbox). */
-  events: { publish(event: TaskLifecycleEvent): Promise<void> };
+  /** Commits the convergence with its lifecycle event. */
+  unitOfWork: UnitOfWork;
+  /** Announces the convergence (local listeners, and peers through the outbox). */
+  lifecycle: TaskLifecycleNotifier;
   /** Default: the lease-backed probe on `leases`. */
   liveness?: TaskRunLiveness;
   replicaId: string;
@@ -119,18 +125,20 @@ export class TaskOrphanRecovery {
 
   /**
    * In this order, so a crash part-way is finished later: (1) fail the task (compare-and-set: a run
-   * or a cancel that settled it first wins) and announce it; (2) resume the caller, idempotently, as
+   * or a cancel that settled it first wins) and announce it, in one transaction; (2) resume the caller, idempotently, as
    * the run's own settlement would; (3) drop the dead run's queued messages so it is not run again.
    * After a crash between (1) and (3) the leftover message runs, finds its task settled and resumes
    * the caller itself (once, by the resume's fixed id).
    */
   private async converge(task: TaskItem, thread: ThreadRunScope | undefined, actor: RecoveryActor): Promise<TaskRecoveryResult> {
-    const { tasks, events, queue, wake, machine, logger } = this.deps;
-    const failed = await tasks.updateIfSnapshot(
-      task.tenantId,
-      task.id,
-      { status: task.status, updatedAt: task.updatedAt },
-      { status: TaskStatus.FAILED, failureReason: orphanedReason(actor), context: { ...task.context, [RECOVERED_BY_KEY]: actor } },
+    const { tasks, unitOfWork, lifecycle, queue, wake, machine, logger } = this.deps;
+    const failed = await announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) =>
+      inTx.updateIfSnapshot(
+        task.tenantId,
+        task.id,
+        { status: task.status, updatedAt: task.updatedAt },
+        { status: TaskStatus.FAILED, failureReason: orphanedReason(actor), context: { ...task.context, [RECOVERED_BY_KEY]: actor } },
+      ),
     );
     if (!failed) {
       const current = await tasks.getTask(task.tenantId, task.id);
@@ -138,8 +146,7 @@ export class TaskOrphanRecovery {
       // Still in progress but written since it was read: someone is working on it.
       return current.status === TaskStatus.IN_PROGRESS ? "skipped:live" : "skipped:not_in_progress";
     }
-    await events.publish(taskLifecycleEventOf(failed));
-    await resumeCaller({ queue, wake, tasks: { store: tasks, events, machine } }, failed);
+    await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, announced: { unitOfWork, lifecycle }, machine } }, failed);
     if (thread) {
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
       // Safe while we hold the thread's run lease: no replica can be running these messages.

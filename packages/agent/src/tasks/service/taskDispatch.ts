@@ -1,16 +1,4 @@
 import {
-  EXECUTION_REQUESTED_AT_KEY,
-  TASK_RUN_KEY,
-  type TaskMessageDeps,
-  isProjectTask,
-  placeEntry,
-  projectTaskScopeOf,
-  startTaskRun,
-  taskRunThreadOf,
-  taskRunMessageId,
-  taskThreadId,
-} from "@axiom-lattice/agent";
-import {
   type Logger,
   type MaintenanceTask,
   type ProjectTaskAdmissionNotifier,
@@ -28,8 +16,13 @@ import {
   type TaskItem,
   TaskStatus,
   type TaskStore,
+  type UnitOfWork,
 } from "@axiom-lattice/protocols";
-import { HttpError } from "../http/errors";
+import { type TaskMessageDeps, startTaskRun } from "../taskMessages";
+import { EXECUTION_REQUESTED_AT_KEY, TASK_RUN_KEY, placeEntry, taskRunMessageId, taskRunThreadOf, taskThreadId } from "../taskRunPlace";
+import { isProjectTask, projectTaskScopeOf } from "../taskRuntimeDeps";
+import { announcedTaskWrite } from "../announcedTaskWrite";
+import { TaskError } from "./taskErrors";
 
 /** What one pass of a project task's machine did with it. */
 export type ProjectTaskRunOutcome =
@@ -43,8 +36,10 @@ export type ProjectTaskRunOutcome =
 /** Statuses a task may be dispatched from: never run yet, or ended without success (a retry). */
 const DISPATCHABLE: readonly TaskStatus[] = [TaskStatus.PENDING, TaskStatus.FAILED, TaskStatus.INTERRUPTED, TaskStatus.CANCELLED];
 
-export interface ProjectTaskRuntimeOptions {
+export interface TaskDispatcherOptions {
   tasks: TaskStore;
+  /** Commits a task write with the events announcing it. */
+  unitOfWork: UnitOfWork;
   projects: Pick<ProjectStore, "listBots">;
   leases: LeaseStore;
   machine: ProjectTaskExecutionMutex;
@@ -59,17 +54,18 @@ export interface ProjectTaskRuntimeOptions {
 const isRequested = (task: TaskItem) => typeof task.context?.[EXECUTION_REQUESTED_AT_KEY] === "string";
 
 /**
- * The project task machine of a gateway. Dispatching stamps the task's execution request, then
- * announces the admission to every replica; whichever observes it (all do, through the outbox) passes
+ * Dispatches project tasks, and runs the project task machine of a gateway. Dispatching stamps the
+ * task's execution request and announces the admission to every replica in one transaction;
+ * whichever observes it (all do, through the outbox) passes
  * the task through its machine, one pass at a time per machine across the cluster: the first pass
  * starts the run on the task's thread, later ones find it started. The run's end is settled by the
  * agent runtime, under the same machine. Every write of a pass carries the machine lease's fencing
  * token, so a replica that lost the machine mid-pass cannot overwrite its successor's writes.
  */
-export class ProjectTaskRuntime {
+export class TaskDispatcher {
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly options: ProjectTaskRuntimeOptions) {}
+  constructor(private readonly options: TaskDispatcherOptions) {}
 
   /** Starts observing admissions (local ones, and the peers' through the outbox poller). */
   start(): void {
@@ -85,29 +81,34 @@ export class ProjectTaskRuntime {
 
   /**
    * Asks for the task to run: stamps `context.execution_requested_at` (compare-and-set on the status
-   * and version read) before the admission is announced, so a replica that observes the task at any
-   * later time still knows a run is owed. It never waits for the machine, which may be held for a
-   * lease's lifetime by a replica that died: the stamp only queues the task for the machine's next
-   * pass (this admission's, or the admissions sweep's), which starts it.
+   * and version read) and announces the admission in one transaction, so every replica hears of each
+   * stamp and of nothing else. It never waits for the machine, which may be held for a lease's
+   * lifetime by a replica that died: the stamp only queues the task for the machine's next pass.
    */
   async dispatch(tenantId: string, taskId: string): Promise<TaskItem> {
-    const { tasks, projects, admissions } = this.options;
+    const { tasks, projects, unitOfWork, admissions, lifecycle } = this.options;
     const task = await tasks.getTask(tenantId, taskId);
-    if (!task) throw new HttpError("NOT_FOUND", `Task ${taskId} not found`);
-    if (!isProjectTask(task)) throw new HttpError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
+    if (!task) throw new TaskError("NOT_FOUND", `Task ${taskId} not found`);
+    if (!isProjectTask(task)) throw new TaskError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
     const bots = await projects.listBots(tenantId, task.projectId);
     if (!bots.some((bot) => bot.assistantId === task.ownerId)) {
-      throw new HttpError("NOT_A_PROJECT_MEMBER", `Assistant ${task.ownerId} is not a member of project ${task.projectId}`);
+      throw new TaskError("NOT_A_PROJECT_MEMBER", `Assistant ${task.ownerId} is not a member of project ${task.projectId}`);
     }
     if (!DISPATCHABLE.includes(task.status)) {
-      throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} is ${task.status}; only a ${DISPATCHABLE.join(", ")} task can be dispatched`);
+      throw new TaskError("INVALID_TASK_STATE", `Task ${taskId} is ${task.status}; only a ${DISPATCHABLE.join(", ")} task can be dispatched`);
     }
     const thread: ThreadRunScope = { tenantId, assistantId: task.ownerId, threadId: taskThreadId(task.id) };
     const context = { ...task.context, [EXECUTION_REQUESTED_AT_KEY]: new Date().toISOString(), [TASK_RUN_KEY]: placeEntry(thread) };
-    const dispatched = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.PENDING, context });
-    if (!dispatched) throw new HttpError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being dispatched; try again`);
-    if (dispatched.status !== task.status) await this.options.lifecycle.publish(taskLifecycleEventOf(dispatched));
-    await admissions.publish(admissionOf(dispatched, task.projectId));
+    const dispatched = await unitOfWork.inTransaction(async (tx) => {
+      const written = await tx.tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.PENDING, context });
+      if (!written) return null;
+      if (written.status !== task.status) await lifecycle.appendWithin(tx, taskLifecycleEventOf(written));
+      await admissions.appendWithin(tx, admissionOf(written, task.projectId));
+      return written;
+    });
+    if (!dispatched) throw new TaskError("INVALID_TASK_STATE", `Task ${taskId} changed while it was being dispatched; try again`);
+    if (dispatched.status !== task.status) await lifecycle.deliverLocally(taskLifecycleEventOf(dispatched));
+    await admissions.deliverLocally(admissionOf(dispatched, task.projectId));
     return dispatched;
   }
 
@@ -135,15 +136,16 @@ export class ProjectTaskRuntime {
 
   /** The pass itself, inside the machine's exclusive section. */
   private async pass(tenantId: string, taskId: string, fencingToken: string | undefined): Promise<ProjectTaskRunOutcome> {
-    const { tasks, runs, leases, replicaId, lifecycle } = this.options;
+    const { tasks, unitOfWork, runs, leases, replicaId, lifecycle } = this.options;
     const task = await tasks.getTask(tenantId, taskId);
     const thread = task && taskRunThreadOf(task);
     if (!task || !thread || !isRequested(task)) return { kind: "idle", task };
     const messageId = taskRunMessageId(task);
     if (task.status === TaskStatus.PENDING) {
-      const started = await tasks.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined);
+      const started = await announcedTaskWrite({ unitOfWork, lifecycle }, (inTx) =>
+        inTx.updateIfSnapshot(tenantId, taskId, task, { status: TaskStatus.IN_PROGRESS }, fencingToken ? { fencingToken } : undefined),
+      );
       if (!started) return { kind: "idle", task: await tasks.getTask(tenantId, taskId) };
-      await lifecycle.publish(taskLifecycleEventOf(started));
       await startTaskRun(runs, started);
       return { kind: "started", task: started, thread, messageId };
     }
@@ -155,9 +157,11 @@ export class ProjectTaskRuntime {
   }
 
   /**
-   * Passes every requested project task that has not ended through its machine, so a task whose
-   * admission was lost (its dispatcher died between the stamp and the announcement) or whose start
-   * was cut short still starts. Passes are idempotent. Returns how many it passed.
+   * Passes every requested project task that has not ended through its machine. An admission is never
+   * lost (it commits with its stamp), but a pass still can be: one that failed on every replica, or
+   * one cut short between the start's write and its run's enqueue (the queue is not in the unit of
+   * work), or a resume cut short the same way. This sweep starts those. Passes are idempotent.
+   * Returns how many it passed.
    */
   async sweepAdmissions(): Promise<{ passed: number }> {
     let passed = 0;
