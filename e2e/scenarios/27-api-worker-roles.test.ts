@@ -54,6 +54,10 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
       }
     }
 
+    // The cluster, seen from the api replica, says who is who.
+    const cluster = await expectOk<{ replicas: Array<{ replicaId: string; role: string }> }>(call(api.url, "GET", "/api/cluster"));
+    expect(cluster.replicas.map(({ replicaId, role }) => `${replicaId}:${role}`)).toEqual([`${api.replicaId}:api`, ...workerIds.map((id) => `${id}:worker`)]);
+
     // /api/runs: wait and stream.
     await createThreads(api.url, ["waited", "streamed", "scheduled"]);
     const waited = await call(api.url, "POST", "/api/runs", { assistant_id: ASSISTANT, thread_id: "waited", message: "hello", mode: "wait" });

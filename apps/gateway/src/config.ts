@@ -12,6 +12,7 @@ import {
   keyringFromEnvironment,
   parseEgressAllowList,
 } from "@axiom-lattice/core";
+import { REPLICA_ROLES, type ReplicaRole } from "@axiom-lattice/protocols";
 import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "@axiom-lattice/pg-stores";
 import { z } from "zod";
 import {
@@ -39,13 +40,6 @@ export class ConfigError extends Error {
     this.name = "ConfigError";
   }
 }
-
-/**
- * What a replica does (`AXIOM_ROLE`): `all` serves the API and runs messages; `api` serves the API
- * and leaves every run to the `worker` replicas, which run messages and serve only health and metrics.
- */
-export const REPLICA_ROLES = ["all", "api", "worker"] as const;
-export type ReplicaRole = (typeof REPLICA_ROLES)[number];
 
 export interface GatewayConfig {
   /** `AXIOM_ROLE`: what this replica does (see {@link ReplicaRole}). */

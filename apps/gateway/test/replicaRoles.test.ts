@@ -87,6 +87,14 @@ describe("api and worker replicas", () => {
     for (const messageId of ["m-wait", "m-stream", "m-queue"]) expect(await runRecord("t-roles", messageId)).toMatchObject({ status: "success", replicaId: "gw-worker" });
   });
 
+  it("GET /api/cluster on the api replica lists each replica with its role", async () => {
+    const { replicas } = (await api.inject({ method: "GET", url: "/api/cluster" })).json<{ replicas: Array<{ replicaId: string; role: string }> }>();
+    expect(replicas.map(({ replicaId, role }) => ({ replicaId, role }))).toEqual([
+      { replicaId: "gw-api", role: "api" },
+      { replicaId: "gw-worker", role: "worker" },
+    ]);
+  });
+
   it("an api replica's recover defers the thread to the workers instead of running it", async () => {
     const recovered = await post(api, "/api/runs/recover", { assistant_id: ASSISTANT, thread_id: "t-roles" });
     expect(recovered.json()).toEqual({ status: "busy", code: "AFFINITY_MISS" });

@@ -308,6 +308,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       version: GATEWAY_VERSION,
       startedAt,
       storeMode: stores.kind === "postgres" ? "postgresql" : "memory",
+      role: config.role,
       activeRuns: agents.stats().runningThreads,
       outboxCursor: cursor,
       outboxLagMs: Math.round(lagMs),

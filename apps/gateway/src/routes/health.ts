@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { answerWithin } from "../answerWithin";
-import { REPLICA_ROLES, type ReplicaRole } from "../config";
+import { REPLICA_ROLES, type ReplicaRole } from "@axiom-lattice/protocols";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger } from "fastify";
-import type { ReplicaRole } from "../config";
+import type { ReplicaRole } from "@axiom-lattice/protocols";
 import { HttpError, installErrorHandling } from "../http/errors";
 import { healthRoutes } from "../routes/health";
 import { listeningUrl } from "./listeningUrl";
