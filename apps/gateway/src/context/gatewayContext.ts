@@ -103,7 +103,7 @@ export interface GatewayContext {
    * read, so a peer's change made in between still arrives.
    */
   recover(): Promise<void>;
-  /** Starts background work (presence, the maintenance loop, the queue sweep but on an `api` replica) once the server listens. */
+  /** Starts background work (presence, the maintenance loop, and the queue sweep unless this is an `api` replica) once the server listens. */
   startBackground(): Promise<void>;
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
