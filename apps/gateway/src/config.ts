@@ -12,6 +12,7 @@ import {
   keyringFromEnvironment,
   parseEgressAllowList,
 } from "@axiom-lattice/core";
+import { REPLICA_ROLES, type ReplicaRole } from "@axiom-lattice/protocols";
 import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "@axiom-lattice/pg-stores";
 import { z } from "zod";
 import {
@@ -41,6 +42,8 @@ export class ConfigError extends Error {
 }
 
 export interface GatewayConfig {
+  /** `AXIOM_ROLE`: what this replica does (see {@link ReplicaRole}). */
+  role: ReplicaRole;
   port: number;
   host: string;
   databaseUrl?: string;
@@ -175,6 +178,7 @@ const postgresUrl = z
   .optional();
 
 const envSchema = z.object({
+  AXIOM_ROLE: z.enum(REPLICA_ROLES, { error: `must be one of ${REPLICA_ROLES.join(", ")}` }).default("all"),
   PORT: integer(0, 65535).default(DEFAULT_PORT),
   HOST: z.string().trim().min(1, "must not be empty").default(DEFAULT_HOST),
   DATABASE_URL: postgresUrl,
@@ -256,7 +260,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   if (e.DATABASE_LISTEN_URL && !e.DATABASE_URL) {
     throw new ConfigError("DATABASE_LISTEN_URL", "is the direct connection beside DATABASE_URL (the pooler's); set DATABASE_URL too");
   }
+  refuseRoleWithoutPeers(e);
   return {
+    role: e.AXIOM_ROLE,
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
@@ -298,6 +304,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     secrets: secretsConfig(env),
     tenantLimits: tenantLimitsConfig(e, auth.required),
   };
+}
+
+/**
+ * `api` and `worker` replicas meet only through PostgreSQL: in memory, an `api` replica's runs would
+ * never run, a worker's never be asked for. An `api` replica streams every run from the run event log,
+ * which workers write only with the stream relay on.
+ */
+function refuseRoleWithoutPeers(e: z.output<typeof envSchema>): void {
+  if (e.AXIOM_ROLE === "all") return;
+  if (!e.DATABASE_URL) {
+    throw new ConfigError(
+      "AXIOM_ROLE",
+      `${e.AXIOM_ROLE} replicas share runs with their peers through PostgreSQL, and the in-memory stores are this process's alone: set DATABASE_URL, or AXIOM_ROLE=all for one process`,
+    );
+  }
+  if (e.AXIOM_STREAM_RELAY === "off") {
+    throw new ConfigError("AXIOM_STREAM_RELAY", "api replicas stream the runs workers execute from the run event log the relay writes: leave it on, or set AXIOM_ROLE=all");
+  }
 }
 
 /**

@@ -103,10 +103,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   installErrorHandling(app);
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
-  await registerApiReference(app);
-  if (config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
-  await app.register(healthRoutes, { readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
+  // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.
+  const servesApi = config.role !== "worker";
+  if (servesApi) await registerApiReference(app);
+  if (servesApi && config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
+  await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute, { token: config.metricsToken });
+  if (!servesApi) return app;
   await app.register(assistantRoutes);
   await app.register(modelProviderRoutes);
   await app.register(projectRoutes);

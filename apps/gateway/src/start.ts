@@ -61,7 +61,7 @@ async function awaitDatabase(config: GatewayConfig, logger: FastifyBaseLogger): 
   try {
     await waitForDatabase(config.databaseUrl, config.database, logger, async (reason) => {
       if (starting) return void (starting.reason = reason);
-      starting = await listenWhileStarting({ port: config.port, host: config.host, logger, reason });
+      starting = await listenWhileStarting({ port: config.port, host: config.host, role: config.role, logger, reason });
       logger.info({ phase: "startup", url: starting.url }, `waiting for the database; answering at ${starting.url} with /ready 503 meanwhile`);
     });
     return starting;

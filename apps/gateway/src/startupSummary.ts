@@ -15,6 +15,7 @@ export function logStartupSummary(logger: FastifyBaseLogger, context: GatewayCon
     {
       phase: "startup",
       version: GATEWAY_VERSION,
+      role: context.config.role,
       storeMode: context.describeReplica().storeMode,
       ...(migrations ? { migrationsApplied: migrations.applied, schemaVersion: migrations.schemaVersion } : {}),
       // The most this replica holds open on the database: its pool and its LISTEN connections.

@@ -61,6 +61,8 @@ describe("lattice-gateway CLI", () => {
     [["token:issue", "--sub", "ops"], {}, "token:issue needs --tenant: lattice-gateway token:issue"],
     [["token:issue", "--tenant", "acme", "--sub", "ops", "--scope", "root"], {}, '--scope "root" is not a scope: one of read, write, admin'],
     [["token:issue", "--tenant", "acme", "--sub", "ops", "--expires-in", "1"], { AUTH_TOKEN_SECRET: SECRET }, '--expires-in "1" is not a lifetime'],
+    // DATABASE_URL emptied: the test run may have one in its environment.
+    [[], { AXIOM_ROLE: "worker", DATABASE_URL: "" }, "invalid configuration: AXIOM_ROLE: worker replicas share runs with their peers through PostgreSQL"],
   ])("refuses %j with exit code 2, in one line", async (args, env, message) => {
     const result = await execa("node", [cli, ...args], { env, reject: false, timeout: 10_000 });
     expect(result.exitCode).toBe(2);

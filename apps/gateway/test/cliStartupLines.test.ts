@@ -25,7 +25,9 @@ function jsonLines(stdout: string): Array<Record<string, unknown>> {
 
 async function startupLines(env: Record<string, string>): Promise<Array<Record<string, unknown>>> {
   const gateway = await startCli({ PORT: "0", AXIOM_REPLICA_ID: REPLICA, ...env });
-  expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+  const health = await fetch(`${gateway.url}/health`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toEqual({ status: "ok", role: env.AXIOM_ROLE ?? "all" });
   expect(await gateway.stop()).toBe(0);
   const lines = jsonLines(gateway.stdout());
   for (const line of lines) expect(line.replica).toBe(REPLICA);
@@ -51,7 +53,7 @@ describe("lattice-gateway startup lines", () => {
     const lines = await startupLines({ LOG_LEVEL: "info" });
     const summary = startupLine(lines);
     expect(summary).toHaveLength(1);
-    expect(summary[0]).toMatchObject({ level: 30, phase: "startup", version, storeMode: "memory", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(summary[0]).toMatchObject({ level: 30, phase: "startup", version, role: "all", storeMode: "memory", url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
     expect(summary[0]).not.toHaveProperty("migrationsApplied");
     // Lines from the scheduler, the outbox and the server share the same shape.
     expect(lines.length).toBeGreaterThan(3);
@@ -63,8 +65,9 @@ describe("lattice-gateway startup lines", () => {
     expect(first).toEqual([
       expect.objectContaining({ storeMode: "postgresql", migrationsApplied: versions, schemaVersion: Math.max(...versions), databaseConnections: 13, version }),
     ]);
-    const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url }));
-    expect(second).toEqual([expect.objectContaining({ storeMode: "postgresql", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
+    // A worker says so on its line, and its port answers /health with its role.
+    const second = startupLine(await startupLines({ LOG_LEVEL: "info", DATABASE_URL: database.url, AXIOM_ROLE: "worker" }));
+    expect(second).toEqual([expect.objectContaining({ role: "worker", storeMode: "postgresql", migrationsApplied: [], schemaVersion: Math.max(...versions) })]);
   });
 
   it("under LOG_LEVEL=warn the startup line is still printed, and nothing at info besides it", async () => {

@@ -69,7 +69,7 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     for (const view of [await a.cluster(), await b.cluster()]) {
       expect(replicaIds(view)).toEqual(["gw-a", "gw-b"]);
       for (const replica of view.replicas) {
-        expect(replica).toMatchObject({ version, storeMode: "postgresql", activeRuns: 0 });
+        expect(replica).toMatchObject({ version, storeMode: "postgresql", role: "all", activeRuns: 0 });
         expect(Date.parse(replica.startedAt)).toBeLessThanOrEqual(Date.parse(replica.lastSeenAt));
         expect(Date.parse(replica.expiresAt)).toBeGreaterThan(Date.parse(replica.lastSeenAt));
         expect(replica.outbox.lagSeconds).toBeGreaterThanOrEqual(0);

@@ -5,6 +5,7 @@ describe("loadConfig", () => {
   it("defaults to port 4001, loopback, in-memory stores", () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
+      role: "all",
       port: 4001,
       host: "127.0.0.1",
       databaseUrl: undefined,
@@ -66,9 +67,31 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_EVENT_FLUSH_MS", "60001"],
     ["AXIOM_RUN_EVENT_FLUSH_MS", "soon"],
     ["AXIOM_PLAYGROUND", "yes"],
+    ["AXIOM_ROLE", "scheduler"],
+    ["AXIOM_ROLE", "API"],
   ])("refuses %s=%s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}:`));
+  });
+
+  describe("AXIOM_ROLE", () => {
+    const DATABASE_URL = "postgres://app@db:5432/lattice";
+
+    it.each(["all", "api", "worker"])("reads %s on PostgreSQL", (role) => {
+      expect(loadConfig({ AXIOM_ROLE: role, DATABASE_URL }).role).toBe(role);
+    });
+
+    it.each(["api", "worker"])("refuses %s on the in-memory stores, saying why and what to do", (role) => {
+      expect(() => loadConfig({ AXIOM_ROLE: role })).toThrow(ConfigError);
+      expect(() => loadConfig({ AXIOM_ROLE: role })).toThrow(
+        new RegExp(`^AXIOM_ROLE: ${role} replicas share runs .* through PostgreSQL, .* in-memory .*: set DATABASE_URL, or AXIOM_ROLE=all for one process$`),
+      );
+    });
+
+    it.each(["api", "worker"])("refuses %s without the stream relay, which carries the workers' streams to the api replicas", (role) => {
+      expect(() => loadConfig({ AXIOM_ROLE: role, DATABASE_URL, AXIOM_STREAM_RELAY: "off" })).toThrow(/^AXIOM_STREAM_RELAY: api replicas stream the runs workers execute/);
+      expect(loadConfig({ AXIOM_ROLE: "all", DATABASE_URL, AXIOM_STREAM_RELAY: "off" })).toMatchObject({ role: "all", streamRelay: false });
+    });
   });
 
   it("reads DATABASE_LISTEN_URL, the direct connection beside a pooler, only with DATABASE_URL", () => {

@@ -29,7 +29,7 @@ describe("gateway HTTP basics", () => {
   it("GET /health answers 200 with the replica header", async () => {
     const response = await app.inject({ method: "GET", url: "/health" });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: "ok" });
+    expect(response.json()).toEqual({ status: "ok", role: "all" });
     expect(response.headers[REPLICA_HEADER]).toBe(getReplicaId());
   });
 

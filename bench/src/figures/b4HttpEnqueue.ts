@@ -17,7 +17,7 @@ import { ServerProcess } from "../serverProcess";
 const CONNECTIONS = 20;
 const REPETITIONS = 3;
 // performance.md asks for 10 s; 5 s keeps a full `pnpm bench` reasonable (BENCH_SECONDS=10 for the design's length).
-const SECONDS = secondsFromEnv(process.env.BENCH_SECONDS, 5);
+export const SECONDS = secondsFromEnv(process.env.BENCH_SECONDS, 5);
 // The replica JIT-compiles the run path (LangGraph, LangChain) for a while: warm it up longer than the baseline needs.
 const WARM_UP_SECONDS = 3;
 // Fresh threads for each gateway load, so every repetition starts from short conversations; spread so
@@ -25,7 +25,7 @@ const WARM_UP_SECONDS = 3;
 const THREADS = 200;
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
 const TARGET = 0.5;
-const ASSISTANT = "bench-b4";
+export const ASSISTANT = "bench-b4";
 
 function secondsFromEnv(raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw.trim() === "") return fallback;
@@ -34,7 +34,7 @@ function secondsFromEnv(raw: string | undefined, fallback: number): number {
   return seconds;
 }
 
-interface GatewayRepetition extends LoadResult {
+export interface GatewayRepetition extends LoadResult {
   /** Messages still queued when the load stopped: the rest were run during the load. */
   queuedWhenLoadEnded: number;
   /** How long the replica then took to run the backlog. */
@@ -48,8 +48,8 @@ const messageBody = (threadIds: string[]) => {
   return () => JSON.stringify({ assistant_id: ASSISTANT, thread_id: threadIds[next++ % threadIds.length], message: "hello from B4", mode: "queue" });
 };
 
-/** One load on the gateway, on fresh threads, then the wait until the replica ran all it accepted. */
-async function loadGateway(api: GatewayApi, label: string, seconds: number): Promise<GatewayRepetition> {
+/** One load on the gateway, on fresh threads of {@link ASSISTANT}, then the wait until the replicas ran all it accepted. */
+export async function loadGateway(api: GatewayApi, label: string, seconds: number): Promise<GatewayRepetition> {
   const threadIds = await api.createThreads(ASSISTANT, label, THREADS);
   const load = await postLoad({ url: api.url, path: "/api/runs", body: messageBody(threadIds), connections: CONNECTIONS, seconds });
   if (load.non2xx || load.errors) throw new Error(`B4: the gateway answered ${load.non2xx} non-2xx and ${load.errors} errors`);

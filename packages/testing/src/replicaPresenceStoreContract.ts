@@ -8,6 +8,7 @@ const announcement = (overrides: Partial<ReplicaAnnouncement> = {}): ReplicaAnno
   version: "1.2.3",
   startedAt: new Date(Date.now() - 60_000),
   storeMode: "postgresql",
+  role: "worker",
   activeRuns: 2,
   outboxCursor: "41",
   outboxLagMs: 12,
@@ -39,8 +40,8 @@ export function replicaPresenceStoreContract(name: string, makeStore: () => Prom
 
     it("replaces a replica's earlier announcement and extends its presence", async () => {
       const first = await store.announce(announcement({ activeRuns: 0 }), 200);
-      const second = await store.announce({ ...first, activeRuns: 5, outboxCursor: "99", version: "2.0.0" }, 5_000);
-      expect(second).toMatchObject({ replicaId: first.replicaId, activeRuns: 5, outboxCursor: "99", version: "2.0.0" });
+      const second = await store.announce({ ...first, activeRuns: 5, outboxCursor: "99", version: "2.0.0", role: "api" }, 5_000);
+      expect(second).toMatchObject({ replicaId: first.replicaId, activeRuns: 5, outboxCursor: "99", version: "2.0.0", role: "api" });
       await sleep(400);
       expect(await present(first.replicaId)).toEqual(second);
       expect((await store.listPresent()).filter((presence) => presence.replicaId === first.replicaId)).toHaveLength(1);
@@ -65,6 +66,7 @@ export function replicaPresenceStoreContract(name: string, makeStore: () => Prom
     it.each([
       ["an empty replica id", { replicaId: "" }, 1_000],
       ["an unknown store mode", { storeMode: "sqlite" }, 1_000],
+      ["an unknown role", { role: "scheduler" }, 1_000],
       ["negative active runs", { activeRuns: -1 }, 1_000],
       ["fractional active runs", { activeRuns: 1.5 }, 1_000],
       ["an invalid start time", { startedAt: new Date(Number.NaN) }, 1_000],

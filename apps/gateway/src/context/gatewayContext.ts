@@ -93,7 +93,7 @@ export interface GatewayContext {
    * read, so a peer's change made in between still arrives.
    */
   recover(): Promise<void>;
-  /** Starts background work (presence, the maintenance loop, the queue sweep) once the server listens. */
+  /** Starts background work (presence, the maintenance loop, and the queue sweep unless this is an `api` replica) once the server listens. */
   startBackground(): Promise<void>;
   /** Stops background work, hands running messages back, releases leases, closes the stores. */
   close(): Promise<void>;
@@ -159,6 +159,10 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
     runEventFlushMs: config.runEventFlushMs,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    // An api replica leaves every run to the workers; they act on its wake-ups at once, as it never
+    // takes the thread itself (the delay only lets an enqueuing replica that runs messages go first).
+    executeRuns: config.role !== "api",
+    ...(config.role === "worker" ? { peerWakeDelayMs: 0 } : {}),
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
     openAiApiKey: config.openAiApiKey,
@@ -247,6 +251,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
     logger,
   });
 
+  metrics.replicaRole.set({ role: config.role }, 1);
   const outboxStats = () => poller.stats();
   registerStateGauges(metrics, { agents, queue, outboxStats });
   if (stores.pool) registerPoolGauges(metrics, stores.pool);
@@ -259,6 +264,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       version: GATEWAY_VERSION,
       startedAt,
       storeMode: stores.kind === "postgres" ? "postgresql" : "memory",
+      role: config.role,
       activeRuns: agents.stats().runningThreads,
       outboxCursor: cursor,
       outboxLagMs: Math.round(lagMs),
@@ -317,7 +323,7 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       });
       // Closed while announcing: withdraw what was just announced.
       if (closed) await presence.stop();
-      agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
+      if (config.role !== "api") agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
     },
     close() {
       closed ??= (async () => {

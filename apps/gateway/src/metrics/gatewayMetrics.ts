@@ -110,6 +110,12 @@ export class GatewayMetrics {
     help: "Server-sent event streams open on this replica",
     registers: [this.registry],
   });
+  readonly replicaRole = new Gauge({
+    name: "lattice_replica_role",
+    help: "1 for this replica's role (AXIOM_ROLE: all, api or worker)",
+    labelNames: ["role"],
+    registers: [this.registry],
+  });
   readonly httpRequestDuration = new Histogram({
     name: "lattice_http_request_duration_seconds",
     help: "HTTP requests by method, route pattern and status code",

@@ -1,5 +1,5 @@
 import { LEASE_LIST_MAX, MAINTENANCE_LEASE_KEY, holderLabel, leaderLeaseKey } from "@axiom-lattice/core";
-import type { LeaseRecord } from "@axiom-lattice/protocols";
+import { type LeaseRecord, REPLICA_ROLES } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
 import { gatewayContextOf } from "../context/gatewayContext";
@@ -24,6 +24,7 @@ export const clusterResponseSchema = z.object({
       version: z.string(),
       startedAt: isoDate,
       storeMode: z.enum(["memory", "postgresql"]),
+      role: z.enum(REPLICA_ROLES).describe("AXIOM_ROLE: all, api (serves the API, runs nothing) or worker (runs messages, serves no API)"),
       activeRuns: z.number().int(),
       lastSeenAt: isoDate,
       expiresAt: isoDate,
@@ -93,6 +94,7 @@ export const clusterRoute: FastifyPluginAsync = async (app) => {
           version: replica.version,
           startedAt: replica.startedAt.toISOString(),
           storeMode: replica.storeMode,
+          role: replica.role,
           activeRuns: replica.activeRuns,
           lastSeenAt: replica.lastSeenAt.toISOString(),
           expiresAt: replica.expiresAt.toISOString(),

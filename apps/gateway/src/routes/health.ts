@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { answerWithin } from "../answerWithin";
+import { REPLICA_ROLES, type ReplicaRole } from "@axiom-lattice/protocols";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";
@@ -8,11 +9,17 @@ import type { ReadinessCheck } from "../context/gatewayStores";
 
 const tags = ["health"];
 
-export const healthRoutes: FastifyPluginAsyncZod<{ readiness: ReadinessCheck[] }> = async (app, { readiness }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ role: ReplicaRole; readiness: ReadinessCheck[] }> = async (app, { role, readiness }) => {
   app.get(
     "/health",
-    { schema: { tags, summary: "Liveness: the process answers", response: { 200: z.object({ status: z.literal("ok") }) } } },
-    async () => ({ status: "ok" as const }),
+    {
+      schema: {
+        tags,
+        summary: "Liveness: the process answers, and what this replica does",
+        response: { 200: z.object({ status: z.literal("ok"), role: z.enum(REPLICA_ROLES).describe("AXIOM_ROLE: all, api (serves the API, runs nothing) or worker (runs messages)") }) },
+      },
+    },
+    async () => ({ status: "ok" as const, role }),
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger } from "fastify";
+import type { ReplicaRole } from "@axiom-lattice/protocols";
 import { HttpError, installErrorHandling } from "../http/errors";
 import { healthRoutes } from "../routes/health";
 import { listeningUrl } from "./listeningUrl";
@@ -19,12 +20,19 @@ export interface StartingServer {
  * `503 NOT_READY` with `Retry-After`, in the API's error shape. Closed just before the gateway listens
  * on the same port.
  */
-export async function listenWhileStarting(options: { port: number; host: string; logger: FastifyBaseLogger; reason: string }): Promise<StartingServer> {
+export async function listenWhileStarting(options: {
+  port: number;
+  host: string;
+  role: ReplicaRole;
+  logger: FastifyBaseLogger;
+  reason: string;
+}): Promise<StartingServer> {
   const app = Fastify({ loggerInstance: options.logger, return503OnClosing: false });
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandling(app);
   const server = { reason: options.reason };
   await app.register(healthRoutes, {
+    role: options.role,
     readiness: [
       {
         name: "database",

@@ -104,7 +104,7 @@ export type ThreadStatus = "idle" | "busy" | "interrupted";
 
 export interface ResumeTaskResult {
   status: ThreadStatus;
-  /** A peer holds the thread's run lease: the work is deferred to it, not failed. */
+  /** The work is deferred to a peer, not failed: one holds the thread's run lease, or this replica runs no messages. */
   leaseContended: boolean;
 }
 

@@ -75,6 +75,12 @@ export interface AgentRuntimeOptions {
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
   maxConcurrentRuns?: number;
   /**
+   * Whether this replica runs messages (default `true`). Off, it still queues them, streams and
+   * aborts runs, but leaves every run to its peers: it wakes them instead of a processor of its own,
+   * ignores their wake-ups, and has no queue sweep (an `api` replica beside `worker` replicas).
+   */
+  executeRuns?: boolean;
+  /**
    * Threads of one tenant this replica runs at once (default: `maxConcurrentRuns`). Slots are shared
    * fairly between tenants whatever this is; below `maxConcurrentRuns`, one tenant never holds them all.
    */
@@ -116,6 +122,7 @@ export class AgentInstanceManager {
   private readonly sweeps = new Set<QueueSweepHandle>();
   private readonly unsubscribe: () => void;
   private readonly peerWakes = new Set<NodeJS.Timeout>();
+  private readonly executeRuns: boolean;
   private closed = false;
 
   constructor(options: AgentRuntimeOptions) {
@@ -153,11 +160,13 @@ export class AgentInstanceManager {
       isClosed: () => this.closed,
     };
     this.threads = options.threads;
-    this.processors = new ThreadProcessors(this.context);
+    this.executeRuns = options.executeRuns ?? true;
+    this.processors = new ThreadProcessors(this.context, this.executeRuns);
     const peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
     this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, ...scope }) => {
       // An abort concerns only the replica running the thread now, and at once.
       if (abortRequested) return void this.processors.get(scope)?.applyAbortRequest();
+      if (!this.executeRuns) return;
       const timer = setTimeout(() => {
         this.peerWakes.delete(timer);
         void this.processors.wake(scope);
@@ -166,9 +175,9 @@ export class AgentInstanceManager {
     });
   }
 
-  /** Gets a thread's queue processed: by this replica's processor at once, and by the peers' on wake-up. */
+  /** Gets a thread's queue processed: by this replica's processor at once (if it runs any), and by the peers' on wake-up. */
   async wake(scope: ThreadRunScope): Promise<void> {
-    void this.processors.wake(scope);
+    if (this.executeRuns) void this.processors.wake(scope);
     await notifyPeers(this.context, scope);
   }
 
@@ -177,8 +186,9 @@ export class AgentInstanceManager {
     return new Agent({ tenantId: scope.tenantId, assistantId: scope.assistantId, threadId: scope.threadId }, this.context, this.processors);
   }
 
-  /** Starts this replica's sweep for threads with pending messages and no run owner. */
+  /** Starts this replica's sweep for threads with pending messages and no run owner; only a replica that runs messages has one. */
   startQueueSweep(options: QueueSweepOptions): QueueSweepHandle {
+    if (!this.executeRuns) throw new Error("a runtime with executeRuns: false runs no messages, so it sweeps for none");
     const sweep = startQueueSweep({ ...this.context, wake: (scope) => void this.processors.wake(scope) }, options);
     this.sweeps.add(sweep);
     return {

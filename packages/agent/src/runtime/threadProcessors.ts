@@ -1,6 +1,6 @@
 import { type ThreadRunScope, threadRunLeaseKey } from "@axiom-lattice/core";
-import type { RuntimeContext } from "./runtimeContext";
-import { ThreadProcessor } from "./threadProcessor";
+import { type RuntimeContext, notifyPeers } from "./runtimeContext";
+import { type DrainResult, ThreadProcessor } from "./threadProcessor";
 
 /**
  * The thread processors of one manager. A processor exists only while it drains its thread's queue
@@ -9,15 +9,26 @@ import { ThreadProcessor } from "./threadProcessor";
 export class ThreadProcessors {
   private readonly active = new Map<string, ThreadProcessor>();
 
-  constructor(private readonly context: RuntimeContext) {}
+  /** `executeRuns` off: no processor ever starts here; waking a thread wakes the peers instead. */
+  constructor(
+    private readonly context: RuntimeContext,
+    private readonly executeRuns = true,
+  ) {}
 
   /** The thread's processor while it runs, else `undefined`. */
   get(scope: ThreadRunScope): ThreadProcessor | undefined {
     return this.active.get(threadRunLeaseKey(scope));
   }
 
-  /** Wakes the thread's processor, starting one when none runs. */
-  wake(scope: ThreadRunScope): ReturnType<ThreadProcessor["wake"]> {
+  /**
+   * Wakes the thread's processor, starting one when none runs. Where no runs are executed, the
+   * peers are woken instead and the thread is reported left to them, as if one held its lease.
+   */
+  async wake(scope: ThreadRunScope): Promise<DrainResult> {
+    if (!this.executeRuns) {
+      await notifyPeers(this.context, scope);
+      return { leaseContended: true };
+    }
     const key = threadRunLeaseKey(scope);
     let processor = this.active.get(key);
     if (!processor) {

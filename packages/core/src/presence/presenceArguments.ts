@@ -1,7 +1,8 @@
-import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
+import { REPLICA_ROLES, type ReplicaAnnouncement } from "@axiom-lattice/protocols";
 import { StoreArgumentError, requireInteger, requirePositiveNumber, requireText } from "../stores/storeArguments";
 
 const STORE_MODES = new Set(["memory", "postgresql"]);
+const ROLES = new Set<string>(REPLICA_ROLES);
 
 const requireDate = (value: unknown, what: string): Date => {
   if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new StoreArgumentError(`${what} must be a valid Date`);
@@ -16,10 +17,11 @@ export function validateAnnouncement(announcement: unknown, ttlMs: unknown): Rep
   requireText(a.version, "version");
   requireDate(a.startedAt, "startedAt");
   if (!STORE_MODES.has(a.storeMode as string)) throw new StoreArgumentError(`storeMode must be "memory" or "postgresql", got ${String(a.storeMode)}`);
+  if (!ROLES.has(a.role as string)) throw new StoreArgumentError(`role must be one of ${REPLICA_ROLES.join(", ")}, got ${String(a.role)}`);
   requireInteger(a.activeRuns, "activeRuns", 0);
   if (a.outboxCursor !== null) requireText(a.outboxCursor, "outboxCursor");
   requireInteger(a.outboxLagMs, "outboxLagMs", 0);
   requirePositiveNumber(ttlMs, "ttlMs");
-  const { replicaId, version, startedAt, storeMode, activeRuns, outboxCursor, outboxLagMs } = announcement as ReplicaAnnouncement;
-  return { replicaId, version, startedAt, storeMode, activeRuns, outboxCursor, outboxLagMs };
+  const { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs } = announcement as ReplicaAnnouncement;
+  return { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs };
 }

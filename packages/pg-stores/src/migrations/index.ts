@@ -23,6 +23,7 @@ import { queueAvailableAtMigration } from "./203_queue_available_at";
 import { storeItemsMigration } from "./204_store_items";
 import { assistantVersionsMigration } from "./205_assistant_versions";
 import { threadTtlMigration } from "./206_thread_ttl";
+import { replicaPresenceRoleMigration } from "./208_replica_presence_role";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -52,4 +53,5 @@ export const allMigrations: readonly Migration[] = [
   storeItemsMigration,
   assistantVersionsMigration,
   threadTtlMigration,
+  replicaPresenceRoleMigration,
 ];

@@ -1,5 +1,5 @@
 import { REPLICA_PRESENCE_RETENTION_MS, requireText, validateAnnouncement } from "@axiom-lattice/core";
-import type { ReplicaAnnouncement, ReplicaPresence, ReplicaPresenceStore, ReplicaStoreMode } from "@axiom-lattice/protocols";
+import type { ReplicaAnnouncement, ReplicaPresence, ReplicaPresenceStore, ReplicaRole, ReplicaStoreMode } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
 import { ANNOUNCE_PRESENCE, LIST_PRESENT, WITHDRAW_PRESENCE } from "./replicaPresenceSql";
 
@@ -8,6 +8,7 @@ interface PresenceRow {
   version: string;
   started_at: Date;
   store_mode: ReplicaStoreMode;
+  role: ReplicaRole;
   active_runs: number;
   outbox_cursor: string | null;
   outbox_lag_ms: number;
@@ -20,6 +21,7 @@ const toPresence = (row: PresenceRow): ReplicaPresence => ({
   version: row.version,
   startedAt: row.started_at,
   storeMode: row.store_mode,
+  role: row.role,
   activeRuns: row.active_runs,
   outboxCursor: row.outbox_cursor,
   outboxLagMs: row.outbox_lag_ms,
@@ -37,6 +39,7 @@ export class PostgreSQLReplicaPresenceStore extends PgStore implements ReplicaPr
       a.version,
       a.startedAt,
       a.storeMode,
+      a.role,
       a.activeRuns,
       a.outboxCursor,
       a.outboxLagMs,

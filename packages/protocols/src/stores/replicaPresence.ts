@@ -1,6 +1,13 @@
 /** Where a replica keeps its state. */
 export type ReplicaStoreMode = "memory" | "postgresql";
 
+/**
+ * What a replica does: `all` serves the API and runs messages; `api` serves the API and leaves every
+ * run to the `worker` replicas, which run messages and serve only health and metrics.
+ */
+export const REPLICA_ROLES = ["all", "api", "worker"] as const;
+export type ReplicaRole = (typeof REPLICA_ROLES)[number];
+
 /** What a replica says about itself each time it announces its presence. */
 export interface ReplicaAnnouncement {
   replicaId: string;
@@ -8,6 +15,7 @@ export interface ReplicaAnnouncement {
   version: string;
   startedAt: Date;
   storeMode: ReplicaStoreMode;
+  role: ReplicaRole;
   /** Threads the replica is running now. */
   activeRuns: number;
   /** Its outbox poller's cursor (`null` before the poller started), and how late its last page was read. */
