@@ -146,8 +146,10 @@ CREATE TABLE public.lattice_replica_presence (
     outbox_lag_ms integer NOT NULL,
     last_seen_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
+    role text DEFAULT 'all'::text NOT NULL,
     CONSTRAINT lattice_replica_presence_active_runs_check CHECK ((active_runs >= 0)),
     CONSTRAINT lattice_replica_presence_outbox_lag_ms_check CHECK ((outbox_lag_ms >= 0)),
+    CONSTRAINT lattice_replica_presence_role_check CHECK ((role = ANY (ARRAY['all'::text, 'api'::text, 'worker'::text]))),
     CONSTRAINT lattice_replica_presence_store_mode_check CHECK ((store_mode = ANY (ARRAY['memory'::text, 'postgresql'::text])))
 );
 
