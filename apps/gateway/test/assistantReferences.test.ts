@@ -49,16 +49,23 @@ describe("assistant references checked when written", () => {
     expect((await patch(gateway, "/api/assistants/good", { tools: ["clock"] })).statusCode).toBe(200);
   });
 
-  it("runs an assistant stored before the check to a failed run with the reference's code, and still shows its thread's state", async () => {
+  it("runs an assistant stored before the check to a failed run with the reference's code, keeping the user's message in the thread", async () => {
     // Written behind the API, as a record from before this check would be (or one whose MCP server has since gone).
     await gateway.context.stores.assistants.createAssistant("default", { id: "stale", name: "Stale", model: { provider: "scripted" }, tools: ["gone-tool"] });
     expect((await gateway.post("/api/threads", { thread_id: "stale-thread", assistant_id: "stale" })).statusCode).toBe(201);
     const run = await gateway.post("/api/runs", { assistant_id: "stale", thread_id: "stale-thread", message: "hi", mode: "wait" });
     expect(run.statusCode).toBe(200);
-    expect(run.json()).toMatchObject({ status: "error", error: expect.stringMatching(/^UNKNOWN_TOOL: Unknown tool "gone-tool"/), messages: [] });
+    const human = { type: "human", content: "hi" };
+    expect(run.json()).toMatchObject({ status: "error", error: expect.stringMatching(/^UNKNOWN_TOOL: Unknown tool "gone-tool"/), messages: [human] });
     const state = await gateway.get("/api/threads/stale-thread/state");
     expect(state.statusCode).toBe(200);
-    expect(state.json()).toMatchObject({ messages: [] });
+    expect(state.json()).toMatchObject({ messages: [human] });
+    // Once the tool is back (here: the assistant no longer names it), the thread goes on from there, the message not repeated.
+    await gateway.context.stores.assistants.updateAssistant("default", "stale", { tools: [] });
+    const again = await gateway.post("/api/runs", { assistant_id: "stale", thread_id: "stale-thread", message: "again", mode: "wait" });
+    expect(again.json()).toMatchObject({ status: "success" });
+    const thread = (await gateway.get("/api/threads/stale-thread/state")).json<{ messages: Array<{ type: string; content: string }> }>();
+    expect(thread.messages.map((message) => `${message.type}: ${message.content}`)).toEqual(["human: hi", "human: again", "ai: echo: again"]);
   });
 });
 

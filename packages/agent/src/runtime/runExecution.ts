@@ -1,6 +1,6 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
-import { Command, GraphRecursionError, type LangGraphRunnableConfig, type StreamMode } from "@langchain/langgraph";
+import { Command, GraphRecursionError, type LangGraphRunnableConfig, START, type StreamMode } from "@langchain/langgraph";
 import { graphStream } from "../graph/graphStream";
 import { GraphEvents, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
@@ -76,6 +76,20 @@ export async function executeRun({ graph, config, threadId, messageId, content, 
   // Paused before or after a node the run named: the thread waits, as on an interrupt, for a run that continues it.
   const paused = (interruptBefore !== undefined || interruptAfter !== undefined) && state.next.length > 0;
   return paused ? { status: "interrupted", interrupts: [] } : { status: "success" };
+}
+
+/**
+ * Records a run's input in the thread without running the graph, as a run whose first step failed
+ * leaves it: a run that could not start (its assistant names a tool that is gone, say) still keeps
+ * the user's message in the conversation. A resume has nothing to keep; input already recorded is
+ * not recorded twice.
+ */
+export async function recordRunInput(graph: AssistantGraph, config: LangGraphRunnableConfig, messageId: string, content: RunContent): Promise<void> {
+  if (content.command) return;
+  const startConfig = await startingPoint(graph, config, messageId, content);
+  const input = await planInput(graph, startConfig, messageId, content);
+  if (input === ALREADY_RAN || input === null || input instanceof Command) return;
+  await graph.updateState(startConfig, input, START);
 }
 
 /**

@@ -165,7 +165,7 @@ export async function writeThreadState(
   return written.configurable?.checkpoint_id as string;
 }
 
-function stateReaderOf(context: Pick<RuntimeContext, "checkpointer">): AssistantGraph {
+export function stateReaderOf(context: Pick<RuntimeContext, "checkpointer">): AssistantGraph {
   let reader = stateReaders.get(context.checkpointer);
   if (!reader) {
     reader = buildReactGraph({ model: new ScriptedChatModel(), tools: [] }, context.checkpointer);

@@ -14,17 +14,18 @@ import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { TenantStore } from "../graph/tenantStore";
 import { ActiveRun, type HandOverReason } from "./activeRun";
+import type { AssistantGraph } from "../graph/reactGraph";
 import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
-import { parseRunContent, taskMarkerOf } from "./runContent";
+import { type RunContent, parseRunContent, taskMarkerOf } from "./runContent";
 import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
 import type { TaskRunRef } from "../tasks/taskRunPlace";
 import { taskToolConfigurable } from "../tasks/taskTool";
-import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf, stateReaderOf } from "./runtimeContext";
 import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";
 import { RetryBackoff } from "./retryBackoff";
-import { executeRun } from "./runExecution";
+import { executeRun, recordRunInput } from "./runExecution";
 import { runFailureText } from "./runFailure";
 
 export interface DrainResult {
@@ -316,9 +317,10 @@ export class ThreadProcessor {
       const content = parseRunContent(message.content);
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
+      const config = this.runConfig(taskRun);
       return await executeRun({
-        graph: await loadThreadGraph(this.context, this.scope, { assistantId: content.assistantId, settings: content.graph?.settings }),
-        config: this.runConfig(taskRun),
+        graph: await this.graphOf(content, message.id, config),
+        config,
         threadId: this.scope.threadId,
         messageId: message.id,
         content,
@@ -335,6 +337,19 @@ export class ThreadProcessor {
       }
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
       return { status: "error", error: runFailureText(error) };
+    }
+  }
+
+  /**
+   * The run's graph. A run whose graph cannot be built (its assistant is gone, or names a tool or
+   * provider that is) fails as a run whose model failed does: with its input kept in the thread.
+   */
+  private async graphOf(content: RunContent, messageId: string, config: LangGraphRunnableConfig): Promise<AssistantGraph> {
+    try {
+      return await loadThreadGraph(this.context, this.scope, { assistantId: content.assistantId, settings: content.graph?.settings });
+    } catch (error) {
+      if (!isDatabaseOutage(error)) await recordRunInput(stateReaderOf(this.context), config, messageId, content);
+      throw error;
     }
   }
 
