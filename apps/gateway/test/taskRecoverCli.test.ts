@@ -2,6 +2,8 @@
 // database: it refuses a task a replica still runs, converges an orphan once (the gateway hears the
 // lifecycle event through the outbox), and is a no-op the second time.
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { callerResumeMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
@@ -15,6 +17,7 @@ import { CLI } from "./cliProcess";
 import { buildTestGateway } from "./support";
 
 const TENANT = "acme";
+const ROOT = resolve(__dirname, "../../..");
 
 describe("lattice-gateway task:recover", () => {
   let db: TestDatabase;
@@ -124,5 +127,16 @@ describe("lattice-gateway task:recover", () => {
   it("is shown in --help", async () => {
     const result = await execa("node", [CLI, "--help"], { reject: false, timeout: 10_000 });
     expect(result.stdout).toContain("lattice-gateway task:recover --tenant <tenant> --task <task id>");
+  });
+
+  // The README's one-task example (in "The task store"), as written; the reader's database URL is the one change.
+  it("the README's task:recover example prints what the README shows", async () => {
+    await delegatedTask({ id: "42" });
+    const readme = readFileSync(resolve(ROOT, "README.md"), "utf8");
+    const [, command, printed] = /^\$ (DATABASE_URL=postgres:\/\/… .* task:recover .*)\n(.*)$/m.exec(readme) ?? [];
+    expect(command).toBeDefined();
+    const result = await execa("bash", ["-c", command.replace("postgres://…", db.url)], { cwd: ROOT, env: { LOG_LEVEL: "warn" }, reject: false, timeout: 30_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe(printed);
   });
 });
