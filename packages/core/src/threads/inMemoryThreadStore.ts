@@ -27,7 +27,7 @@ const rearm = (stored: StoredThread, now: number) => {
   stored.expiresAt = stored.ttlMinutes === null ? null : now + stored.ttlMinutes * MINUTE_MS;
 };
 
-const compareBy = (a: Thread, b: Thread, key: ValidThreadFilter["sortBy"]) =>
+const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sortBy"]) =>
   key === "id" ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a[key].getTime() - b[key].getTime();
 
 /** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
@@ -58,15 +58,16 @@ export class InMemoryThreadStore implements ThreadStore {
     const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
     const wanted = ids && new Set(ids);
     const direction = sortOrder === "asc" ? 1 : -1;
-    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])].map(toThread);
+    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])];
     // Sorting is stable: threads stamped within one millisecond keep their creation order, as the
-    // database's microsecond timestamps order them.
+    // database's microsecond timestamps order them. Only the page is copied out.
     return (sortOrder === "asc" ? inCreationOrder : inCreationOrder.reverse())
-      .filter((thread) => assistantId === undefined || thread.assistantId === assistantId)
-      .filter((thread) => !wanted || wanted.has(thread.id))
-      .filter((thread) => metadata === undefined || jsonContains(thread.metadata, metadata))
+      .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
+      .filter((stored) => !wanted || wanted.has(stored.id))
+      .filter((stored) => metadata === undefined || jsonContains(JSON.parse(stored.metadata), metadata))
       .sort((a, b) => direction * compareBy(a, b, sortBy))
-      .slice(offset, offset + limit);
+      .slice(offset, offset + limit)
+      .map(toThread);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
