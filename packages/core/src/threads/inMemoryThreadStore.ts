@@ -9,12 +9,14 @@ const MINUTE_MS = 60_000;
 /** Metadata held as JSON text, so callers never share objects with the store. */
 interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
   metadata: string;
+  /** The metadata parsed, for filters to read: never handed out. */
+  parsedMetadata: Record<string, unknown>;
   ttlMinutes: number | null;
   /** Epoch ms; null without a TTL. */
   expiresAt: number | null;
 }
 
-const toThread = ({ expiresAt: _expiresAt, ttlMinutes, ...stored }: StoredThread): Thread => ({
+const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, ttlMinutes, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   createdAt: new Date(stored.createdAt.getTime()),
@@ -41,7 +43,7 @@ export class InMemoryThreadStore implements ThreadStore {
     const threads = this.tenants.get(tenant) ?? new Map<string, StoredThread>();
     if (threads.has(valid.id)) throw new RecordExistsError("thread", tenant, valid.id);
     const now = new Date();
-    const stored: StoredThread = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
+    const stored: StoredThread = { ...valid, parsedMetadata: JSON.parse(valid.metadata) as Record<string, unknown>, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
     rearm(stored, now.getTime());
     threads.set(valid.id, stored);
     this.tenants.set(tenant, threads);
@@ -64,7 +66,7 @@ export class InMemoryThreadStore implements ThreadStore {
     return (sortOrder === "asc" ? inCreationOrder : inCreationOrder.reverse())
       .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
       .filter((stored) => !wanted || wanted.has(stored.id))
-      .filter((stored) => metadata === undefined || jsonContains(JSON.parse(stored.metadata), metadata))
+      .filter((stored) => metadata === undefined || jsonContains(stored.parsedMetadata, metadata))
       .sort((a, b) => direction * compareBy(a, b, sortBy))
       .slice(offset, offset + limit)
       .map(toThread);
@@ -75,7 +77,8 @@ export class InMemoryThreadStore implements ThreadStore {
     const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
     const ttlMinutes = validateThreadTtl(options.ttlMinutes);
     if (!stored) return null;
-    stored.metadata = JSON.stringify({ ...(JSON.parse(stored.metadata) as Record<string, unknown>), ...patch });
+    stored.parsedMetadata = { ...stored.parsedMetadata, ...patch };
+    stored.metadata = JSON.stringify(stored.parsedMetadata);
     stored.updatedAt = new Date();
     if (ttlMinutes !== null) stored.ttlMinutes = ttlMinutes;
     rearm(stored, stored.updatedAt.getTime());
