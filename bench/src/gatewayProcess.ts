@@ -15,13 +15,15 @@ export interface GatewayProcessOptions {
   nodeFlags?: string[];
   /** More settings, e.g. authentication (B9). */
   env?: Record<string, string>;
+  /** Another build's CLI, to compare builds (default: this checkout's). */
+  cli?: string;
 }
 
 /** Starts one replica on a free port and resolves once `/ready` answers 200. Build the gateway first. */
-export function startGateway({ name, databaseUrl, replicaId, nodeFlags = [], env = {} }: GatewayProcessOptions): Promise<ServerProcess> {
+export function startGateway({ name, databaseUrl, replicaId, nodeFlags = [], env = {}, cli = CLI }: GatewayProcessOptions): Promise<ServerProcess> {
   return ServerProcess.start({
     name,
-    nodeArgs: [...nodeFlags, CLI],
+    nodeArgs: [...nodeFlags, cli],
     env: {
       PORT: "0",
       HOST: "127.0.0.1",

@@ -54,6 +54,19 @@ describe("LangGraph API: threads", () => {
     expect(selected).toEqual([{ thread_id: b, status: "interrupted" }]);
   });
 
+  it("searches and counts busy threads: those with a run queued, newest first, as many as the limit asks", async () => {
+    const [idle, older, newer] = [await newThread({ app: "busy" }), await newThread({ app: "busy" }), await newThread({ app: "busy" })];
+    await post(`/threads/${idle}/runs/wait`, say("hello"));
+    for (const thread of [older, newer]) expect((await post(`/threads/${thread}/runs`, say("later", { after_seconds: 3600 }))).statusCode).toBe(200);
+    const search = async (body: Record<string, unknown>) => (await post("/threads/search", { metadata: { app: "busy" }, ...body })).json<Array<{ thread_id: string; status: string }>>();
+
+    expect((await search({ status: "busy" })).map((thread) => [thread.thread_id, thread.status])).toEqual([[newer, "busy"], [older, "busy"]]);
+    expect((await search({ status: "busy", limit: 1 })).map((thread) => thread.thread_id)).toEqual([newer]);
+    expect((await search({ status: "busy", offset: 1 })).map((thread) => thread.thread_id)).toEqual([older]);
+    expect((await search({ status: "idle" })).map((thread) => thread.thread_id)).toEqual([idle]);
+    expect((await post("/threads/count", { metadata: { app: "busy" }, status: "busy" })).json()).toBe(2);
+  });
+
   it("reads its state and history, and writes values between runs", async () => {
     const thread = await newThread();
     expect((await get(`/threads/${thread}/state`)).json()).toMatchObject({ values: {}, next: [], tasks: [], checkpoint: { thread_id: thread, checkpoint_id: null } });

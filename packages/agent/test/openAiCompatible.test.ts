@@ -2,7 +2,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ModelProviderRegistry } from "../src";
-import { collect, manager, sharedStores, shutdownManagers, thread, tokens } from "./support";
+import { ASSISTANT, collect, manager, sharedStores, shutdownManagers, thread, tokens } from "./support";
 
 const api = new FakeOpenAi();
 let baseUrl: string;
@@ -45,5 +45,17 @@ describe("OpenAI-compatible provider", () => {
     expect(sent.every((body) => body.stream === true && body.model === "fake-model")).toBe(true);
     expect(sent[0].tools?.map((tool) => tool.function.name)).toEqual(["clock", "ask_human"]);
     expect(sent[1].messages.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it("streams the answer from the API for a run that streams no tokens to anyone (LangGraph values only)", async () => {
+    const stores = await sharedStores({ model: { provider: "openai", baseUrl, apiKey: "sk-local", model: "fake-model" } });
+    const agent = manager(stores).getAgent({ ...thread("openai-values"), assistantId: "*" });
+    const sentBefore = api.requests.length;
+
+    const { completion } = await agent.addMessage({ input: { messages: [{ role: "user", content: "hi" }] } }, { mode: "wait", assistantId: ASSISTANT, streamModes: ["values"] });
+    const result = await completion;
+
+    expect(result).toMatchObject({ status: "success", messages: [expect.anything(), expect.objectContaining({ content: "Hello from the fake API: hi" })] });
+    expect(api.requests.slice(sentBefore).map((request) => request.body.stream)).toEqual([true]);
   });
 });

@@ -33,13 +33,19 @@ export const threadView = z.object({
 
 export type ThreadView = z.input<typeof threadView>;
 
+const queueScopeOf = ({ tenantId, assistantId }: Thread) => ({ tenantId, assistantId });
+
+/** Whether the thread is `busy` (runs queued or running): read from its queue alone, without its state. */
+export async function isThreadBusy({ stores }: Pick<GatewayContext, "stores">, thread: Thread): Promise<boolean> {
+  return (await stores.queue.getQueueSize(thread.id, queueScopeOf(thread))) > 0;
+}
+
 /** A stored thread with its status and state, read now from its queue and its checkpoints. */
 export async function toThreadView({ agents, stores }: Pick<GatewayContext, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
-  const scope = threadScope(thread);
-  const queueScope = { tenantId: scope.tenantId, assistantId: scope.assistantId };
+  const queueScope = queueScopeOf(thread);
   const [queued, snapshot, [lastRun]] = await Promise.all([
     stores.queue.getQueueSize(thread.id, queueScope),
-    agents.getAgent(scope).stateSnapshot(),
+    agents.getAgent(threadScope(thread)).stateSnapshot(),
     stores.queue.listRuns(thread.id, queueScope, { limit: 1 }),
   ]);
   const interrupts = interruptsByTask(snapshot);

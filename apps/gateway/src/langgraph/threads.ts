@@ -13,7 +13,7 @@ import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpo
 import { checkMessages } from "./messageInput";
 import { paginationQuery } from "./pagination";
 import { threadStateView, toThreadState } from "./stateView";
-import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, threadView, toThreadView } from "./threadView";
+import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
 import { applySupersteps, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
@@ -102,13 +102,23 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
   const { threads } = gateway.stores;
   const view = (thread: Thread) => toThreadView(gateway, thread);
 
-  /** Matches in the filter's order, `wanted` at most: a status or values filter reads threads page after page until it has them. */
+  /**
+   * Matches in the filter's order, `wanted` at most: a status or values filter reads threads page after
+   * page until it has them. Whether a thread is busy is read from its queue alone, so a status filter
+   * leaves out the threads that cannot match before their state is read; states are read for no more
+   * candidates at once than matches are still wanted (a poll for one busy thread reads one state).
+   */
   const scan = async (tenantId: string, filter: ThreadFilter, { status, values }: StateFilter, wanted: number): Promise<ThreadView[]> => {
     const matches: ThreadView[] = [];
     for (let read = 0; matches.length < wanted; read += SCAN_PAGE) {
       const batch = await threads.listThreads(tenantId, { ...filter, limit: SCAN_PAGE, offset: read });
-      for (const candidate of await Promise.all(batch.map(view))) {
-        if ((status === undefined || candidate.status === status) && (values === undefined || jsonContains(candidate.values, values))) matches.push(candidate);
+      const busy = status === undefined ? [] : await Promise.all(batch.map((thread) => isThreadBusy(gateway, thread)));
+      const candidates = status === undefined ? batch : batch.filter((_, index) => busy[index] === (status === "busy"));
+      for (let next = 0; next < candidates.length && matches.length < wanted; ) {
+        const slice = candidates.slice(next, (next += Math.min(SCAN_PAGE, wanted - matches.length)));
+        for (const candidate of await Promise.all(slice.map(view))) {
+          if ((status === undefined || candidate.status === status) && (values === undefined || jsonContains(candidate.values, values))) matches.push(candidate);
+        }
       }
       if (batch.length < SCAN_PAGE) break;
     }

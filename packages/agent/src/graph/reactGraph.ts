@@ -1,4 +1,5 @@
 import type { Assistant } from "@axiom-lattice/protocols";
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type AIMessage, type BaseMessage, SystemMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
@@ -53,10 +54,27 @@ export function buildReactGraph({ model, tools, systemPrompt }: ReactGraphParts,
  */
 async function answerOf(model: Runnable<BaseMessage[], AIMessage>, prompt: BaseMessage[], config: LangGraphRunnableConfig): Promise<AIMessage> {
   try {
-    return await model.invoke(prompt, config);
+    return await model.invoke(prompt, hasCallbackHandlers(config) ? config : { ...config, callbacks: [STREAMED_ANSWER] });
   } catch (error) {
     throw config.signal?.aborted ? error : asUpstreamError(error);
   }
+}
+
+/**
+ * Asks a chat model for its answer as a stream, as LangGraph's `messages` mode does. A run that streams
+ * no tokens has no callback handler on its graph (each costs every runnable of every step); its model
+ * still streams from its API (the answer's id and a long answer's time limit stay as when tokens stream).
+ */
+class StreamedAnswer extends BaseCallbackHandler {
+  readonly name = "streamed_answer";
+  readonly lc_prefer_streaming = true;
+}
+
+const STREAMED_ANSWER = new StreamedAnswer();
+
+function hasCallbackHandlers({ callbacks }: LangGraphRunnableConfig): boolean {
+  if (callbacks === undefined) return false;
+  return (Array.isArray(callbacks) ? callbacks.length : callbacks.handlers.length) > 0;
 }
 
 export type AssistantGraph = ReturnType<typeof buildReactGraph>;

@@ -1,8 +1,8 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { Command, GraphRecursionError, type LangGraphRunnableConfig, START, type StreamMode } from "@langchain/langgraph";
-import { graphStream } from "../graph/graphStream";
-import { GraphEvents, graphModesFor } from "../graph/graphStreamEvents";
+import { type GraphStreamItemMode, graphStream } from "../graph/graphStream";
+import { GraphEvents, type GraphStreamMode, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type ThreadGraphState, recordRunStart } from "../graph/runBoundaries";
@@ -55,16 +55,17 @@ export async function executeRun({ graph, config, threadId, messageId, content, 
   const startConfig = await startingPoint(graph, config, messageId, content);
   const input = await planInput(graph, startConfig, messageId, content);
   if (input !== ALREADY_RAN) {
-    // A run queued with LangGraph stream modes also emits those events, from the same graph stream.
-    const modes = content.streamModes ?? [];
-    const streamMode = [...new Set<StreamMode>(["messages", "updates", ...graphModesFor(modes)])];
-    const graphEvents = new GraphEvents({ modes, threadId, runId: messageId });
+    // A run queued with LangGraph stream modes emits those events alone; a run of the /api dialect
+    // its tokens, tool calls and tool results. The graph streams only the modes that serve them: a
+    // mode nobody reads costs every step (`messages` puts a callback handler on every runnable).
+    const modes = content.streamModes;
+    const graphEvents = modes && new GraphEvents({ modes, threadId, runId: messageId });
     const runConfig = recursionLimit === undefined ? startConfig : { ...startConfig, recursionLimit };
-    const stream = graphStream(graph, input, { config: runConfig, streamMode, signal, events: modes.includes("events"), runId: messageId, interruptBefore, interruptAfter });
+    const streamMode = modes ? graphModesOrUpdates(modes) : API_DIALECT_MODES;
+    const stream = graphStream(graph, input, { config: runConfig, streamMode, signal, events: modes?.includes("events") ?? false, runId: messageId, interruptBefore, interruptAfter });
     try {
       for await (const [mode, payload] of stream) {
-        const chunks = mode === "messages" ? tokenChunks(payload as [BaseMessage, Record<string, unknown>]) : mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
-        for (const chunk of [...chunks, ...graphEvents.chunksOf(mode, payload)]) await emit(chunk);
+        for (const chunk of graphEvents ? graphEvents.chunksOf(mode, payload) : apiDialectChunks(mode, payload)) await emit(chunk);
       }
     } catch (error) {
       throw error instanceof GraphRecursionError ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
@@ -163,6 +164,20 @@ const runStarted = (state: Partial<ThreadGraphState>, runId: string) => (state.r
 
 // Checked when queued; a message LangChain cannot read fails the run.
 const asMessage = (message: unknown): BaseMessage => coerceMessageLikeToMessage(message as Parameters<typeof coerceMessageLikeToMessage>[0]);
+
+/** The graph's modes the /api dialect's chunks are made of. */
+const API_DIALECT_MODES: StreamMode[] = ["messages", "updates"];
+
+/** The graph's modes that serve LangGraph `modes`; `updates` when none does (`events` alone: the graph streams anyway). */
+function graphModesOrUpdates(modes: readonly GraphStreamMode[]): StreamMode[] {
+  const graphModes = graphModesFor(modes);
+  return graphModes.length > 0 ? graphModes : ["updates"];
+}
+
+function apiDialectChunks(mode: GraphStreamItemMode, payload: unknown): MessageChunk[] {
+  if (mode === "messages") return tokenChunks(payload as [BaseMessage, Record<string, unknown>]);
+  return mode === "updates" ? updateChunks(payload as NodeUpdates) : [];
+}
 
 function tokenChunks([message, metadata]: [BaseMessage, Record<string, unknown>]): MessageChunk[] {
   if (metadata.langgraph_node !== AGENT_NODE || !AIMessageChunk.isInstance(message) || !message.text) return [];

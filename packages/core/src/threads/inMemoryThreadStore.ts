@@ -9,12 +9,14 @@ const MINUTE_MS = 60_000;
 /** Metadata held as JSON text, so callers never share objects with the store. */
 interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
   metadata: string;
+  /** The metadata parsed, for filters to read: never handed out. */
+  parsedMetadata: Record<string, unknown>;
   ttlMinutes: number | null;
   /** Epoch ms; null without a TTL. */
   expiresAt: number | null;
 }
 
-const toThread = ({ expiresAt: _expiresAt, ttlMinutes, ...stored }: StoredThread): Thread => ({
+const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, ttlMinutes, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   createdAt: new Date(stored.createdAt.getTime()),
@@ -27,7 +29,7 @@ const rearm = (stored: StoredThread, now: number) => {
   stored.expiresAt = stored.ttlMinutes === null ? null : now + stored.ttlMinutes * MINUTE_MS;
 };
 
-const compareBy = (a: Thread, b: Thread, key: ValidThreadFilter["sortBy"]) =>
+const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sortBy"]) =>
   key === "id" ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a[key].getTime() - b[key].getTime();
 
 /** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
@@ -41,7 +43,7 @@ export class InMemoryThreadStore implements ThreadStore {
     const threads = this.tenants.get(tenant) ?? new Map<string, StoredThread>();
     if (threads.has(valid.id)) throw new RecordExistsError("thread", tenant, valid.id);
     const now = new Date();
-    const stored: StoredThread = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
+    const stored: StoredThread = { ...valid, parsedMetadata: JSON.parse(valid.metadata) as Record<string, unknown>, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
     rearm(stored, now.getTime());
     threads.set(valid.id, stored);
     this.tenants.set(tenant, threads);
@@ -58,15 +60,16 @@ export class InMemoryThreadStore implements ThreadStore {
     const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
     const wanted = ids && new Set(ids);
     const direction = sortOrder === "asc" ? 1 : -1;
-    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])].map(toThread);
+    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])];
     // Sorting is stable: threads stamped within one millisecond keep their creation order, as the
-    // database's microsecond timestamps order them.
+    // database's microsecond timestamps order them. Only the page is copied out.
     return (sortOrder === "asc" ? inCreationOrder : inCreationOrder.reverse())
-      .filter((thread) => assistantId === undefined || thread.assistantId === assistantId)
-      .filter((thread) => !wanted || wanted.has(thread.id))
-      .filter((thread) => metadata === undefined || jsonContains(thread.metadata, metadata))
+      .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
+      .filter((stored) => !wanted || wanted.has(stored.id))
+      .filter((stored) => metadata === undefined || jsonContains(stored.parsedMetadata, metadata))
       .sort((a, b) => direction * compareBy(a, b, sortBy))
-      .slice(offset, offset + limit);
+      .slice(offset, offset + limit)
+      .map(toThread);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
@@ -74,7 +77,8 @@ export class InMemoryThreadStore implements ThreadStore {
     const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
     const ttlMinutes = validateThreadTtl(options.ttlMinutes);
     if (!stored) return null;
-    stored.metadata = JSON.stringify({ ...(JSON.parse(stored.metadata) as Record<string, unknown>), ...patch });
+    stored.parsedMetadata = { ...stored.parsedMetadata, ...patch };
+    stored.metadata = JSON.stringify(stored.parsedMetadata);
     stored.updatedAt = new Date();
     if (ttlMinutes !== null) stored.ttlMinutes = ttlMinutes;
     rearm(stored, stored.updatedAt.getTime());
