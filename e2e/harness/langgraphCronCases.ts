@@ -96,9 +96,11 @@ export function langgraphCronConformance(target: () => LanggraphTarget): void {
     // A thread stream has no end: the client leaves by aborting it.
     const leave = new AbortController();
     const stream = client.threads.joinStream(thread_id, { signal: leave.signal }) as AsyncGenerator<{ event: string; data: unknown }>;
-    // Asked before the run exists: the first event arrives once the run below runs.
+    // Asked before the run exists: the first event arrives once the run below runs. The join follows
+    // runs that have not ended when it arrives, and the SDK sends it without waiting for an answer: the
+    // run lasts long enough for the join to arrive first on a loaded machine.
     const head = stream.next();
-    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 500") });
+    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 2000") });
     const events: Array<{ event: string; data: unknown }> = [(await head).value];
     const untilAnswered = async (text: string) => {
       for (;;) {
@@ -107,7 +109,7 @@ export function langgraphCronConformance(target: () => LanggraphTarget): void {
         if (value.event === "values" && transcript(value.data).includes(`ai:echo: ${text}`)) return;
       }
     };
-    await untilAnswered("/sleep 500");
+    await untilAnswered("/sleep 2000");
     const second = await client.runs.create(thread_id, assistantId, { input: say("again") });
     await untilAnswered("again");
     leave.abort();
