@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { acquireLease, InMemoryLeaseStore, LeaseLostError , type Logger } from "../../src";
+import { acquireLease, InMemoryLeaseStore, LeaseLostError, type Logger } from "../../src";
 import { type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 const never = () => new Promise<boolean>(() => undefined);

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { getReplicaId, holderLabel, InMemoryLeaseStore, runAsLeader , type Logger } from "../../src";
+import { getReplicaId, holderLabel, InMemoryLeaseStore, runAsLeader, type Logger } from "../../src";
 import { FailingReleaseStore, type LogEntry, recordingLogger } from "./support";
 
 /** Counts acquisition attempts, to show a loser does not retry. */

@@ -1,6 +1,6 @@
 import type { LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createTaskRunLiveness, InMemoryLeaseStore, taskRunLeaseKey, threadRunLeaseKey, type ThreadRunScope , type Logger } from "../../src";
+import { createTaskRunLiveness, InMemoryLeaseStore, taskRunLeaseKey, threadRunLeaseKey, type ThreadRunScope, type Logger } from "../../src";
 import { type LogEntry, recordingLogger } from "./support";
 
 /** A store that cannot be reached: every call fails. */

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { InMemoryLeaseStore, LeaseAcquireTimeoutError, LeaseLostError, withLease , type Logger } from "../../src";
+import { InMemoryLeaseStore, LeaseAcquireTimeoutError, LeaseLostError, withLease, type Logger } from "../../src";
 import { FailingReleaseStore, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 let logs: LogEntry[];
