@@ -15,7 +15,9 @@ export interface LeaderTenure {
   readonly token: string;
 }
 
-export interface LeaderLoopOptions extends Partial<ReplicaLeaseOptions> {
+export interface LeaderLoopOptions extends Omit<ReplicaLeaseOptions, "logger"> {
+  /** Where the loop and its lease log; default: a new {@link defaultLogger}. */
+  logger?: Logger;
   store: LeaseStore;
   /** The leadership contended for; the lease key is `leader:<name>`. */
   name: string;

@@ -22,7 +22,9 @@ export interface MaintenanceTask {
   run(tenure: LeaderTenure): Promise<unknown>;
 }
 
-export interface MaintenanceLoopOptions extends Partial<ReplicaLeaseOptions> {
+export interface MaintenanceLoopOptions extends Omit<ReplicaLeaseOptions, "logger"> {
+  /** Where the loop and its lease log; default: a new {@link defaultLogger}. */
+  logger?: Logger;
   store: LeaseStore;
   tasks: readonly MaintenanceTask[];
   /** How often a follower bids for leadership (default 2 s); the lease TTL is a few of these. */

@@ -21,6 +21,7 @@ export interface OutboxPollerOptions {
    * start at 2 ms and double up to it: most holds are another transaction's last millisecond.
    */
   pendingRetryMs?: number;
+  /** Default: a new {@link defaultLogger}. */
   log?: Logger;
   /** Wake-ups that trigger an immediate poll; defaults to the store when it provides them, `null` for none. */
   wakeups?: OutboxWakeSource | null;

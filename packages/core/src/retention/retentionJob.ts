@@ -15,6 +15,7 @@ export interface RetentionJobOptions {
   initialDelayMs?: number;
   /** Period between sweeps (default 6 h). */
   intervalMs?: number;
+  /** Default: a new {@link defaultLogger}. */
   log?: Logger;
 }
 
