@@ -2,7 +2,7 @@
 // (agent managers, each with its own pool) on one database, sharing the lease store, queue store,
 // assistants, PostgresSaver checkpoints and LISTEN/NOTIFY wake-ups.
 import { AgentInstanceManager, type AgentRuntimeOptions } from "@axiom-lattice/agent";
-import { type Logger, type QueueWakeup, getThreadRunOwner, setLogger } from "@axiom-lattice/core";
+import { type Logger, type QueueWakeup, getThreadRunOwner } from "@axiom-lattice/core";
 import { type PgStoreConfig, PostgreSQLQueueWakeup, createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import {
   ListenerConnection,
@@ -30,10 +30,12 @@ const managers: AgentInstanceManager[] = [];
 
 /** A wake-up that reaches nobody (a replica that dies before notifying, or a lost notification). */
 const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
+/** The replicas' logger: keeps their expected warnings off the test output. */
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 async function replica(name: string): Promise<Replica> {
-  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 } });
-  const created = { stores, wakeup: new PostgreSQLQueueWakeup({ pool: stores.pool, listenerApplicationName: `wakeup-${name}` }) };
+  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 }, logger: quiet });
+  const created = { stores, wakeup: new PostgreSQLQueueWakeup({ pool: stores.pool, logger: quiet, listenerApplicationName: `wakeup-${name}` }) };
   replicas.push(created);
   return created;
 }
@@ -47,6 +49,7 @@ function manager({ stores, wakeup }: Replica, options: Partial<AgentRuntimeOptio
     threads: stores.thread,
     items: stores.item,
     wakeup,
+    logger: quiet,
     ...options,
   });
   managers.push(created);
@@ -57,8 +60,6 @@ let a: Replica;
 let b: Replica;
 
 beforeAll(async () => {
-  const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
-  setLogger(quiet);
   database = await createTestDatabase();
   [a, b] = await Promise.all([replica("a"), replica("b")]);
   await a.stores.assistant.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: ["echo"] });

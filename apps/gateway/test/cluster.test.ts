@@ -93,7 +93,7 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     // The maintenance loop holds the leader lease when it runs; otherwise gw-a takes it here.
     let taken: HeldLease | null = null;
     if (!(await a.context.stores.lease.get("leader:maintenance"))) {
-      taken = await acquireLease(a.context.stores.lease, "leader:maintenance", uniqueHolder("gw-a"), 60_000);
+      taken = await acquireLease(a.context.stores.lease, "leader:maintenance", uniqueHolder("gw-a"), 60_000, { logger: a.context.logger });
     }
     const holder = (await a.context.stores.lease.get("leader:maintenance"))!.holder;
     try {

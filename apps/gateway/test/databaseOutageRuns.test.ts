@@ -4,7 +4,7 @@
 // the conversation once. (packages/agent's databaseOutage test covers the other places a run touches
 // the database, and that the run's own failures still fail it.)
 import { AgentInstanceManager, callerResumeMessageId, checkpointThreadId, taskThreadId } from "@axiom-lattice/agent";
-import { type Logger, type QueueWakeup, setLogger } from "@axiom-lattice/core";
+import { type Logger, type QueueWakeup } from "@axiom-lattice/core";
 import { type PgStoreConfig, createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import { type TestDatabase, createTestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -22,9 +22,8 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () 
 const noPeers: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
 
 beforeAll(async () => {
-  setLogger(quiet);
   database = await createTestDatabase();
-  stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 } });
+  stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 }, logger: quiet });
   // A session terminated while checked out reports its loss as an `error` event too; the run sees the
   // same error from its query. (The gateway's pool handles these; this bare pool needs a listener.)
   const heard = new WeakSet<object>();

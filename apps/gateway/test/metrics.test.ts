@@ -141,7 +141,7 @@ describe("GET /metrics", () => {
     expect((await strict.post("/api/threads", { thread_id: "peer-runs-it", assistant_id: "echo" })).statusCode).toBe(201);
     const peer = await tryAcquireThreadRun(
       { tenantId: "default", assistantId: "echo", threadId: "peer-runs-it" },
-      { store: strict.context.stores.lease, replicaId: "gw-peer" },
+      { store: strict.context.stores.lease, replicaId: "gw-peer", logger: strict.context.logger },
     );
     const queued = await strict.post("/api/runs", { assistant_id: "echo", thread_id: "peer-runs-it", message: "later", message_id: "later", mode: "queue" });
     expect(queued.statusCode).toBe(202);

@@ -154,7 +154,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
     const tenant = fresh("tenant");
     const byThread = await delegatedTask(a.context, tenant);
     const byTaskLease = await delegatedTask(a.context, tenant);
-    const held = await tryAcquireThreadRun(runThreadOf(byThread), { store: peerLeases, replicaId: "gw-peer" });
+    const held = await tryAcquireThreadRun(runThreadOf(byThread), { store: peerLeases, replicaId: "gw-peer", logger: a.context.logger });
     expect(held).not.toBeNull();
     expect(await peerLeases.tryAcquire(taskRunLeaseKey(byTaskLease.id), "gw-peer#run", 60_000)).toBe(true);
     try {

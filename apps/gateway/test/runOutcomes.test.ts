@@ -137,7 +137,7 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
     it("streams affinity_miss naming the owner and the queued message, whose id the client did not choose", async () => {
       expect((await strict.post("/api/threads", { thread_id: "peer-run", assistant_id: ASSISTANT })).statusCode).toBe(201);
       const scope = { tenantId: "default", assistantId: ASSISTANT, threadId: "peer-run" };
-      peerLease = await tryAcquireThreadRun(scope, { store: strict.context.stores.lease, ttlMs: 60_000, replicaId: "replica-peer" });
+      peerLease = await tryAcquireThreadRun(scope, { store: strict.context.stores.lease, ttlMs: 60_000, replicaId: "replica-peer", logger: strict.context.logger });
       expect(peerLease).not.toBeNull();
 
       const response = await strict.post("/api/runs", run("peer-run", { message: "who runs me?" }));

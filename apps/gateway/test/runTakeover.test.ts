@@ -13,7 +13,6 @@ import {
   InMemoryThreadStore,
   type Logger,
   type QueueWakeup,
-  setLogger,
 } from "@axiom-lattice/core";
 import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
@@ -38,6 +37,9 @@ interface SharedStores {
   dispose(): Promise<void>;
 }
 
+/** The replicas' logger: keeps the killed owner's expected warnings off the test output. */
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
+
 function inMemory(): SharedStores {
   return {
     queue: new InMemoryMessageQueueStore(),
@@ -52,7 +54,7 @@ function inMemory(): SharedStores {
 }
 
 async function onPostgreSQL(database: TestDatabase): Promise<SharedStores> {
-  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 8 } });
+  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 8 }, logger: quiet });
   return {
     queue: stores.threadMessageQueue,
     leases: stores.lease,
@@ -71,7 +73,7 @@ const shortLeases = { threadRunTtlMs: 500, claimLeaseMs: 500 };
 
 const managers: AgentInstanceManager[] = [];
 function replica(stores: Omit<SharedStores, "dispose">, options: Partial<ConstructorParameters<typeof AgentInstanceManager>[0]>) {
-  const created = new AgentInstanceManager({ ...stores, wakeup: lostWakeups, ...shortLeases, ...options });
+  const created = new AgentInstanceManager({ ...stores, wakeup: lostWakeups, logger: quiet, ...shortLeases, ...options });
   managers.push(created);
   return created;
 }
@@ -119,8 +121,6 @@ describe.each([
   let stores: SharedStores;
 
   beforeAll(async () => {
-    const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
-    setLogger(quiet);
     stores = await open();
     await stores.assistants.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: [] });
   });

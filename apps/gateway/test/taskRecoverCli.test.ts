@@ -8,7 +8,7 @@ import { callerResumeMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, createTestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +67,7 @@ describe("lattice-gateway task:recover", () => {
   it("refuses a task a replica still runs (exit 3), converges it once it is orphaned (exit 0), then does nothing (exit 0)", async () => {
     const task = await delegatedTask();
     const peer = new PostgreSQLLeaseStore({ poolConfig: db.url });
-    const held = await tryAcquireThreadRun({ tenantId: TENANT, assistantId: "worker", threadId: taskThreadId(task.id) }, { store: peer, replicaId: "gw-peer" });
+    const held = await tryAcquireThreadRun({ tenantId: TENANT, assistantId: "worker", threadId: taskThreadId(task.id) }, { store: peer, replicaId: "gw-peer", logger: recordingLogger().logger });
     expect(held).not.toBeNull();
     try {
       const live = await recover(["--tenant", TENANT, "--task", task.id]);

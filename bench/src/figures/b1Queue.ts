@@ -11,7 +11,7 @@
 // drained by one claimer as the agent runtime's thread processor drains it once woken (acquire, take
 // back stale claims, claim + complete until empty, release, look again), against `queue_name` mode.
 // The figure's ratio is the latter pair's: per-thread order is what the gateway promises.
-import { tryAcquireThreadRun } from "@axiom-lattice/core";
+import { defaultLogger, tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore, ThreadMessageQueueStore } from "@axiom-lattice/pg-stores";
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing/database";
@@ -139,6 +139,8 @@ function drainByWakeUps(count: number, drainThread: ClaimAndComplete): Promise<n
 class Bench {
   /** Statements sent since the current measurement began. */
   private roundTrips = 0;
+  /** Where a lost thread-run lease would be reported (it never is while the bench runs). */
+  private readonly logger = defaultLogger();
 
   private constructor(
     readonly database: TestDatabase,
@@ -223,7 +225,7 @@ class Bench {
     const scope = { tenantId: TENANT, assistantId: ASSISTANT, threadId };
     const queueScope = { tenantId: TENANT, assistantId: ASSISTANT };
     const queue = this.queues[claimer];
-    const lease = await tryAcquireThreadRun(scope, { store: this.leases[claimer], ttlMs: LEASE_MS, replicaId: `bench-${claimer}` });
+    const lease = await tryAcquireThreadRun(scope, { store: this.leases[claimer], ttlMs: LEASE_MS, replicaId: `bench-${claimer}`, logger: this.logger });
     if (!lease) throw new Error(`B1: the thread-run lease of ${threadId} was held`);
     const done: string[] = [];
     try {

@@ -9,7 +9,7 @@ import {
   type RunOutcome,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
-import { collect, manager, runStatus, scope, thread, useSharedStores } from "./support";
+import { collect, manager, quietLogger, runStatus, scope, thread, useSharedStores } from "./support";
 
 const stores = useSharedStores();
 
@@ -120,7 +120,7 @@ class QueueFailingFirstCompletion extends InMemoryMessageQueueStore {
 describe("resumeTask", () => {
   it("defers with leaseContended while a peer owns the thread, then runs it once the peer let go", async () => {
     const agent = manager(stores, { wakeup: lostWakeups }).getAgent(thread("t1"));
-    const peerLease = await tryAcquireThreadRun(thread("t1"), { store: stores.leases });
+    const peerLease = await tryAcquireThreadRun(thread("t1"), { store: stores.leases, logger: quietLogger });
     const { id } = await enqueueDirectly("t1", "hello");
 
     expect(await agent.resumeTask()).toEqual({ status: "busy", leaseContended: true });

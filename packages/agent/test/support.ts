@@ -1,14 +1,16 @@
 import type { Assistant } from "@axiom-lattice/protocols";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, beforeEach } from "vitest";
-import { InMemoryAssistantStore, InMemoryItemStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryThreadStore, InProcessQueueWakeup, setLogger } from "@axiom-lattice/core";
-import { captureLogs } from "@axiom-lattice/testing";
+import { InMemoryAssistantStore, InMemoryItemStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryThreadStore, InProcessQueueWakeup } from "@axiom-lattice/core";
+import { recordingLogger } from "@axiom-lattice/testing";
 import { AgentInstanceManager, type AgentRuntimeOptions, type StreamChunk } from "../src";
 
 export const TENANT = "tenant-a";
 export const ASSISTANT = "echo-bot";
 /** The queue scope of the test assistant's threads. */
 export const scope = { tenantId: TENANT, assistantId: ASSISTANT };
+/** The logger of the test runtimes and stores: keeps their logs off the test output. */
+export const { logger: quietLogger } = recordingLogger();
 
 /** Stores shared by every manager of one test, as replicas share one database. */
 export interface SharedStores {
@@ -35,7 +37,7 @@ export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | 
     leases: new InMemoryLeaseStore(),
     assistants,
     checkpointer: new MemorySaver(),
-    wakeup: new InProcessQueueWakeup(),
+    wakeup: new InProcessQueueWakeup({ logger: quietLogger }),
     threads: new InMemoryThreadStore(),
     items: new InMemoryItemStore(),
   };
@@ -45,7 +47,7 @@ const managers: AgentInstanceManager[] = [];
 
 /** A manager (one simulated replica) on the shared stores; shut down by `shutdownManagers`. */
 export function manager(stores: SharedStores, options: Partial<AgentRuntimeOptions> = {}): AgentInstanceManager {
-  const created = new AgentInstanceManager({ ...stores, ...options });
+  const created = new AgentInstanceManager({ ...stores, logger: quietLogger, ...options });
   managers.push(created);
   return created;
 }
@@ -55,13 +57,12 @@ export async function shutdownManagers(): Promise<void> {
 }
 
 /**
- * The per-test setup of a runtime test file: logs captured and fresh stores before each test, every
+ * The per-test setup of a runtime test file: fresh stores before each test, every
  * manager shut down after it. The stores are refilled in place, so the file keeps one reference.
  */
 export function useSharedStores(): SharedStores {
   const stores = {} as SharedStores;
   beforeEach(async () => {
-    captureLogs(setLogger);
     Object.assign(stores, await sharedStores());
   });
   afterEach(() => shutdownManagers());

@@ -8,7 +8,7 @@ import {
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
 import { type AgentInstanceManager, ThreadBusyError } from "../src";
-import { ASSISTANT, TENANT, collect, manager, scope, thread, tokens, useSharedStores } from "./support";
+import { ASSISTANT, TENANT, collect, manager, quietLogger, scope, thread, tokens, useSharedStores } from "./support";
 
 const stores = useSharedStores();
 let threads: InMemoryThreadStore;
@@ -70,7 +70,7 @@ describe("deleteThread", () => {
     await completion;
     await idle(runtime);
     const queued = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "about to be claimed" } });
-    const peer = await tryAcquireThreadRun(thread("t1"), { store: stores.leases });
+    const peer = await tryAcquireThreadRun(thread("t1"), { store: stores.leases, logger: quietLogger });
 
     await expect(runtime.deleteThread(thread("t1"))).rejects.toBeInstanceOf(ThreadBusyError);
     await expect(runtime.deleteThread(thread("t1"))).rejects.toMatchObject({ code: "THREAD_BUSY", message: expect.stringContaining("run in progress") });

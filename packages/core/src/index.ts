@@ -1,5 +1,5 @@
 export { getReplicaId } from "./identity/replicaId";
-export { getLogger, setLogger, type Logger } from "./logging/logger";
+export { defaultLogger, type Logger } from "./logging/logger";
 export * from "./coordination";
 export * from "./outbox";
 export * from "./observability";

@@ -1,5 +1,5 @@
 import { LeaseLostError, withLease } from "@axiom-lattice/core";
-import { TcpProxy, createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { TcpProxy, createTestDatabase, recordingLogger, type TestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PgStoreConfig, createPgStoreConfig } from "../src";
 
@@ -10,11 +10,13 @@ let proxy: TcpProxy;
 let pg: PgStoreConfig;
 
 const TTL_MS = 1_500;
+// Keeps the expected renewal failures off the test output.
+const { logger } = recordingLogger();
 
 beforeAll(async () => {
   db = await createTestDatabase("lattice_lease_outage");
   proxy = await TcpProxy.forUrl(db.url);
-  pg = await createPgStoreConfig(proxy.url(db.url), { poolConfig: { connectionTimeoutMillis: 300, statement_timeout: 300 } });
+  pg = await createPgStoreConfig(proxy.url(db.url), { poolConfig: { connectionTimeoutMillis: 300, statement_timeout: 300 }, logger });
 });
 
 afterAll(async () => {
@@ -33,7 +35,7 @@ describe("a lease whose renewals fail (database partitioned)", () => {
       // The work runs until its lease signal says otherwise.
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
       return { stoppedAfterMs: Date.now() - pausedAt, reason: signal.reason as unknown };
-    }, { ttlMs: TTL_MS });
+    }, { logger, ttlMs: TTL_MS });
 
     expect(outcome.reason).toBeInstanceOf(LeaseLostError);
     expect(outcome.reason).toMatchObject({ message: expect.stringContaining("not renewed before expiry") });

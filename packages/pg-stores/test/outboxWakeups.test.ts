@@ -18,10 +18,11 @@ const arrivals = new Map<number, number>();
 
 beforeAll(async () => {
   // Separate pools: the reader shares nothing with the writer but the database.
-  readerStore = new PostgreSQLOutboxStore({ poolConfig: db.url, listenerApplicationName: LISTENER_APP });
-  writerStore = new PostgreSQLOutboxStore({ poolConfig: db.url });
+  readerStore = new PostgreSQLOutboxStore({ poolConfig: db.url, logger: db.logger, listenerApplicationName: LISTENER_APP });
+  writerStore = new PostgreSQLOutboxStore({ poolConfig: db.url, logger: db.logger });
   await writerStore.initialize();
   poller = new OutboxPoller({
+    log: db.logger,
     store: readerStore,
     owner: "reader",
     intervalMs: FALLBACK_MS,
@@ -86,7 +87,7 @@ describe("outbox wake-ups", () => {
   });
 
   it("closes its LISTEN connection on dispose", async () => {
-    const extra = new PostgreSQLOutboxStore({ poolConfig: db.url, listenerApplicationName: "outbox-dispose-test" });
+    const extra = new PostgreSQLOutboxStore({ poolConfig: db.url, logger: db.logger, listenerApplicationName: "outbox-dispose-test" });
     const unsubscribe = extra.subscribe(() => undefined);
     const count = async () =>
       (await db.admin.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'outbox-dispose-test'")).rowCount;

@@ -21,7 +21,7 @@ export { sseFrames, type SseRawFrame } from "./sseFrames";
 export { followPostedSse, followSse, type SseFollower } from "./sseFollower";
 export { SimulatedCrash, crashAfterModelAnswer, interruptAfterModelAnswer } from "./simulatedCrash";
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
-export { captureLogs, recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
+export { recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";
 export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
 export { columnsContaining } from "./secretScan";

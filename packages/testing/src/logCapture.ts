@@ -24,10 +24,3 @@ export function recordingLogger(): { logger: CapturingLogger; entries: LogEntry[
   const logger: CapturingLogger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: () => logger };
   return { logger, entries };
 }
-
-/** Installs (through `install`, e.g. core's `setLogger`) a {@link recordingLogger}; returns its entries. */
-export function captureLogs(install: (logger: CapturingLogger) => void): LogEntry[] {
-  const { logger, entries } = recordingLogger();
-  install(logger);
-  return entries;
-}

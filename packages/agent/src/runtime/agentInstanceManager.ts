@@ -8,7 +8,7 @@ import {
   type QueueWakeup,
   THREAD_RUN_TTL_MS,
   type ThreadRunScope,
-  getLogger,
+  defaultLogger,
   getReplicaId,
   threadRunLeaseKey,
   withLease,
@@ -91,7 +91,7 @@ export interface AgentRuntimeOptions {
   upstream?: Partial<UpstreamPolicy>;
   /** This replica's id: the label of its lease holders and claims (default `getReplicaId()`). */
   replicaId?: string;
-  /** Default: the process-wide logger. */
+  /** Where the runtime logs; default: a new `defaultLogger()`, built for this runtime alone. */
   logger?: Logger;
   /** Told about runs, their first chunks, and queue claims and reclaims (metrics). */
   observer?: LatticeObserver;
@@ -126,7 +126,7 @@ export class AgentInstanceManager {
   private closed = false;
 
   constructor(options: AgentRuntimeOptions) {
-    const logger = (options.logger ?? getLogger()).child({ phase: "agent" });
+    const logger = (options.logger ?? defaultLogger()).child({ phase: "agent" });
     const threadRunTtlMs = options.threadRunTtlMs ?? THREAD_RUN_TTL_MS;
     this.models = new ModelProviderRegistry({ openAiApiKey: options.openAiApiKey });
     this.tools = new ToolRegistry();

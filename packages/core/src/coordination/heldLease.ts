@@ -1,5 +1,5 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import type { Logger } from "../logging/logger";
 import { startLeaseHeartbeat } from "./leaseHeartbeat";
 
 /** A lease this process won, kept alive by its heartbeat until released. */
@@ -20,8 +20,8 @@ export interface HeldLease {
 }
 
 export interface AcquireLeaseOptions {
-  /** Where lease loss and failed renewals or releases are logged; defaults to the process logger. */
-  logger?: Logger;
+  /** Where lease loss and failed renewals or releases are logged. */
+  logger: Logger;
 }
 
 /** Options of the helpers that name their own holder (`<replicaId>#<random id>`). */
@@ -40,7 +40,7 @@ export async function acquireLease(
   key: string,
   holder: string,
   ttlMs: number,
-  { logger = getLogger() }: AcquireLeaseOptions = {},
+  { logger }: AcquireLeaseOptions,
 ): Promise<HeldLease | null> {
   // Taken before the request, so the heartbeat's local deadline never outlives the store's expiry.
   const requestedAt = Date.now();

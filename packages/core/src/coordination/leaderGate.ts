@@ -20,7 +20,7 @@ export async function runAsLeader<T>(
   store: LeaseStore,
   name: string,
   fn: () => Promise<T>,
-  { hold = false, ttlMs = LEADER_LEASE_TTL_MS, logger, replicaId }: RunAsLeaderOptions = {},
+  { hold = false, ttlMs = LEADER_LEASE_TTL_MS, logger, replicaId }: RunAsLeaderOptions,
 ): Promise<LeaderOutcome<T>> {
   const lease = await acquireLease(store, leaderLeaseKey(name), uniqueHolder(replicaId), ttlMs, { logger });
   if (!lease) return { ran: false };

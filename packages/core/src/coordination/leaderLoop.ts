@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import { defaultLogger, type Logger } from "../logging/logger";
 import { acquireLease, type ReplicaLeaseOptions } from "./heldLease";
 import { uniqueHolder } from "./holder";
 
@@ -15,7 +15,9 @@ export interface LeaderTenure {
   readonly token: string;
 }
 
-export interface LeaderLoopOptions extends ReplicaLeaseOptions {
+export interface LeaderLoopOptions extends Omit<ReplicaLeaseOptions, "logger"> {
+  /** Where the loop and its lease log; default: a new {@link defaultLogger}. */
+  logger?: Logger;
   store: LeaseStore;
   /** The leadership contended for; the lease key is `leader:<name>`. */
   name: string;
@@ -43,7 +45,7 @@ export class LeaderLoop {
   private tenure: LeaderTenure | undefined;
 
   constructor(private readonly options: LeaderLoopOptions) {
-    this.log = (options.logger ?? getLogger()).child({ phase: "leader", leadership: options.name });
+    this.log = (options.logger ?? defaultLogger()).child({ phase: "leader", leadership: options.name });
   }
 
   /** Whether this replica leads right now. */

@@ -1,5 +1,5 @@
 import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import type { Logger } from "../logging/logger";
 
 /** Why a lease-guarded piece of work was told to stop. */
 export class LeaseLostError extends Error {
@@ -27,7 +27,7 @@ export interface LeaseHeartbeat {
  *
  * `requestedAt` is the local time the acquiring request was sent: the local deadline is counted from
  * before each confirming request, so it never outlives the store's own expiry. Losses and failed
- * renewals are logged to `logger` (default: the process logger).
+ * renewals are logged to `logger`.
  */
 export function startLeaseHeartbeat(
   store: LeaseStore,
@@ -35,7 +35,7 @@ export function startLeaseHeartbeat(
   holder: string,
   ttlMs: number,
   requestedAt: number = Date.now(),
-  { logger = getLogger() }: { logger?: Logger } = {},
+  { logger }: { logger: Logger },
 ): LeaseHeartbeat {
   const controller = new AbortController();
   const intervalMs = Math.max(1, Math.floor(ttlMs / 3));

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import { defaultLogger, type Logger } from "../logging/logger";
 import type { ReplicaLeaseOptions } from "./heldLease";
 import { LeaderLoop, type LeaderTenure, leaderLeaseKey } from "./leaderLoop";
 import { MAINTENANCE_INTERVAL_MS, maintenanceLeaseTtlMs } from "../defaults";
@@ -22,7 +22,9 @@ export interface MaintenanceTask {
   run(tenure: LeaderTenure): Promise<unknown>;
 }
 
-export interface MaintenanceLoopOptions extends ReplicaLeaseOptions {
+export interface MaintenanceLoopOptions extends Omit<ReplicaLeaseOptions, "logger"> {
+  /** Where the loop and its lease log; default: a new {@link defaultLogger}. */
+  logger?: Logger;
   store: LeaseStore;
   tasks: readonly MaintenanceTask[];
   /** How often a follower bids for leadership (default 2 s); the lease TTL is a few of these. */
@@ -39,13 +41,14 @@ export class MaintenanceLoop {
   private readonly log: Logger;
 
   constructor({ store, tasks, intervalMs = MAINTENANCE_INTERVAL_MS, logger, replicaId }: MaintenanceLoopOptions) {
-    this.log = (logger ?? getLogger()).child({ phase: "maintenance" });
+    const base = logger ?? defaultLogger();
+    this.log = base.child({ phase: "maintenance" });
     this.leader = new LeaderLoop({
       store,
       name: MAINTENANCE_LEADERSHIP,
       ttlMs: maintenanceLeaseTtlMs(intervalMs),
       bidIntervalMs: intervalMs,
-      logger,
+      logger: base,
       replicaId,
       lead: (tenure) => this.runTasks(tasks, tenure),
     });

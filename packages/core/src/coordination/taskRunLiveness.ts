@@ -1,5 +1,5 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { type Logger, getLogger } from "../logging/logger";
+import type { Logger } from "../logging/logger";
 import { type ThreadRunScope, threadRunLeaseKey } from "./threadRun";
 
 export interface TaskRunRef {
@@ -19,13 +19,13 @@ export function taskRunLeaseKey(taskId: string): string {
  * A liveness probe backed by leases: live while `task-run:<taskId>` or the task's thread-run lease is
  * held. A store error answers live, so a run that might still be going is never treated as an orphan.
  */
-export function createTaskRunLiveness({ store, logger }: { store: LeaseStore; logger?: Logger }): TaskRunLiveness {
+export function createTaskRunLiveness({ store, logger }: { store: LeaseStore; logger: Logger }): TaskRunLiveness {
   return async ({ taskId, thread }) => {
     try {
       if (await store.get(taskRunLeaseKey(taskId))) return true;
       return thread ? (await store.get(threadRunLeaseKey(thread))) !== null : false;
     } catch (error) {
-      (logger ?? getLogger()).warn({ phase: "liveness", taskId, err: error }, "liveness probe failed; treating the task as live");
+      logger.warn({ phase: "liveness", taskId, err: error }, "liveness probe failed; treating the task as live");
       return true;
     }
   };

@@ -41,7 +41,7 @@ export async function withLease<T>(
   key: string,
   ownerLabel: string,
   fn: (context: LeaseContext) => Promise<T>,
-  { ttlMs = WITH_LEASE_TTL_MS, acquireTimeoutMs = WITH_LEASE_ACQUIRE_TIMEOUT_MS, retryDelayMs = WITH_LEASE_RETRY_DELAY_MS, logger }: WithLeaseOptions = {},
+  { ttlMs = WITH_LEASE_TTL_MS, acquireTimeoutMs = WITH_LEASE_ACQUIRE_TIMEOUT_MS, retryDelayMs = WITH_LEASE_RETRY_DELAY_MS, logger }: WithLeaseOptions,
 ): Promise<T> {
   const holder = uniqueHolder(ownerLabel);
   const startedAt = Date.now();

@@ -9,15 +9,10 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
-let current: Logger | undefined;
-
-/** The process-wide logger: the one installed with {@link setLogger}, else a pino logger on stdout. */
-export function getLogger(): Logger {
-  current ??= pino({ level: "info" });
-  return current;
-}
-
-/** Installs the logger core writes to (the gateway passes its own, so every line shares its fields). */
-export function setLogger(logger: Logger): void {
-  current = logger;
+/**
+ * A new pino logger on stdout at `info`, for a component constructed without one. Each call builds its
+ * own, so no component ever writes through another's: pass a logger to share fields and destination.
+ */
+export function defaultLogger(): Logger {
+  return pino({ level: "info" });
 }

@@ -1,5 +1,5 @@
 import type { AppendOutboxEventInput, OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
-import { type Logger, getLogger } from "../logging/logger";
+import { type Logger, defaultLogger } from "../logging/logger";
 import { validateOutboxAge, validateOutboxAppend, validateOutboxLimit } from "./outboxArguments";
 import { compareOutboxPositions, decodeOutboxCursor, encodeOutboxCursor, type OutboxPosition } from "./outboxCursor";
 
@@ -14,7 +14,7 @@ interface Entry {
 export interface InMemoryOutboxStoreOptions {
   /** The store's clock in epoch milliseconds (tests move it to age events). */
   now?: () => number;
-  /** Default: the process-wide logger. */
+  /** Hears of wake-up listeners that fail; default: a new {@link defaultLogger}. */
   logger?: Logger;
 }
 
@@ -28,11 +28,11 @@ export class InMemoryOutboxStore implements OutboxStore, OutboxWakeSource {
   private readonly wakeListeners = new Set<() => void>();
   private lastSeq = 0n;
   private readonly now: () => number;
-  private readonly logger: Logger | undefined;
+  private readonly logger: Logger;
 
   constructor(options: InMemoryOutboxStoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.logger = options.logger;
+    this.logger = options.logger ?? defaultLogger();
   }
 
   async append<T extends string>(input: AppendOutboxEventInput<T>): Promise<OutboxEvent> {
@@ -92,7 +92,7 @@ export class InMemoryOutboxStore implements OutboxStore, OutboxWakeSource {
       try {
         listener();
       } catch (error) {
-        (this.logger ?? getLogger()).warn({ phase: "outbox", err: error }, "outbox wake-up listener failed");
+        this.logger.warn({ phase: "outbox", err: error }, "outbox wake-up listener failed");
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { OutboxStore, TransactionStores } from "@axiom-lattice/protocols";
 import { getReplicaId } from "../identity/replicaId";
-import { type Logger, getLogger } from "../logging/logger";
+import { type Logger, defaultLogger } from "../logging/logger";
 import { OutboxPayloadError } from "./outboxErrors";
 
 export type NotifierListener<E> = (event: E) => void | Promise<void>;
@@ -10,7 +10,7 @@ export interface OutboxNotifierOptions {
   outbox?: OutboxStore;
   /** Stamped on appended events, so this replica's poller skips them; default {@link getReplicaId}. */
   replicaId?: string;
-  /** Default: the process-wide logger. */
+  /** Hears of listeners and appends that fail; default: a new {@link defaultLogger}. */
   logger?: Logger;
 }
 
@@ -22,6 +22,7 @@ export interface OutboxNotifierOptions {
 export class OutboxNotifier<E> {
   private readonly listeners = new Set<NotifierListener<E>>();
   private outbox: OutboxStore | null;
+  private readonly logger: Logger;
 
   /**
    * @param topic the outbox topic the events travel on
@@ -33,6 +34,7 @@ export class OutboxNotifier<E> {
     private readonly options: OutboxNotifierOptions = {},
   ) {
     this.outbox = options.outbox ?? null;
+    this.logger = options.logger ?? defaultLogger();
   }
 
   /** Adds a local listener; returns the function that removes it. */
@@ -90,8 +92,7 @@ export class OutboxNotifier<E> {
     }
   }
 
-  // Resolved when logging, so the process-wide notifiers follow a logger installed after import.
   private warn(error: unknown, message: string): void {
-    (this.options.logger ?? getLogger()).warn({ phase: "outbox", topic: this.topic, err: error }, message);
+    this.logger.warn({ phase: "outbox", topic: this.topic, err: error }, message);
   }
 }

@@ -1,5 +1,5 @@
 import type { OutboxEvent, OutboxPage, OutboxStore, OutboxWakeSource } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import { defaultLogger, type Logger } from "../logging/logger";
 import { type LatticeObserver, NO_OBSERVER, type OutboxDeliveryOutcome } from "../observability/latticeObserver";
 import { OutboxArgumentError } from "./outboxErrors";
 import { OUTBOX_BATCH_SIZE, OUTBOX_PENDING_RETRY_MS, OUTBOX_POLL_INTERVAL_MS } from "../defaults";
@@ -21,6 +21,7 @@ export interface OutboxPollerOptions {
    * start at 2 ms and double up to it: most holds are another transaction's last millisecond.
    */
   pendingRetryMs?: number;
+  /** Default: a new {@link defaultLogger}. */
   log?: Logger;
   /** Wake-ups that trigger an immediate poll; defaults to the store when it provides them, `null` for none. */
   wakeups?: OutboxWakeSource | null;
@@ -105,7 +106,7 @@ export class OutboxPoller {
     this.intervalMs = positive(options.intervalMs, OUTBOX_POLL_INTERVAL_MS, "intervalMs");
     this.batchSize = positive(options.batchSize, OUTBOX_BATCH_SIZE, "batchSize", true);
     this.pendingRetryMs = positive(options.pendingRetryMs, OUTBOX_PENDING_RETRY_MS, "pendingRetryMs");
-    this.log = (options.log ?? getLogger()).child({ phase: "outbox" });
+    this.log = (options.log ?? defaultLogger()).child({ phase: "outbox" });
     this.observer = options.observer ?? NO_OBSERVER;
     this.wakeups = options.wakeups === undefined ? (options.store.subscribe ? (options.store as OutboxWakeSource) : null) : options.wakeups;
   }

@@ -1,5 +1,5 @@
 import type { ReplicaAnnouncement, ReplicaPresenceStore } from "@axiom-lattice/protocols";
-import { getLogger, type Logger } from "../logging/logger";
+import type { Logger } from "../logging/logger";
 import { REPLICA_PRESENCE_INTERVAL_MS, REPLICA_PRESENCE_MISSED_BEATS } from "../defaults";
 
 export interface PresenceHeartbeatOptions {
@@ -10,7 +10,7 @@ export interface PresenceHeartbeatOptions {
   intervalMs?: number;
   /** How long an announcement keeps the replica present (default: three intervals). */
   ttlMs?: number;
-  logger?: Logger;
+  logger: Logger;
 }
 
 export interface PresenceHeartbeat {
@@ -28,7 +28,7 @@ export async function startPresenceHeartbeat({
   describe,
   intervalMs = REPLICA_PRESENCE_INTERVAL_MS,
   ttlMs = REPLICA_PRESENCE_MISSED_BEATS * intervalMs,
-  logger = getLogger(),
+  logger,
 }: PresenceHeartbeatOptions): Promise<PresenceHeartbeat> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -12,7 +12,7 @@ import {
   PROJECT_TASK_MACHINE_RETRY_DELAY_MS,
 } from "../defaults";
 import { getReplicaId } from "../identity/replicaId";
-import { getLogger, type Logger } from "../logging/logger";
+import { defaultLogger, type Logger } from "../logging/logger";
 
 /** One project task machine: an assistant's work on one project of one tenant. */
 export interface ProjectTaskScope {
@@ -51,6 +51,7 @@ export interface ProjectTaskExecutionMutexOptions {
   acquireTimeoutMs?: number;
   retryDelayMs?: number;
   maxRetryDelayMs?: number;
+  /** Where lease trouble is logged; default: a new {@link defaultLogger}. */
   logger?: Logger;
 }
 
@@ -99,8 +100,11 @@ export class ProjectTaskExecutionMutex {
   /** Per machine, the promise the next arrival waits for (resolves when everyone queued before it is done). */
   private readonly tails = new Map<string, Promise<void>>();
   private readonly held = new AsyncLocalStorage<readonly Holding[]>();
+  private readonly logger: Logger;
 
-  constructor(private readonly options: ProjectTaskExecutionMutexOptions = {}) {}
+  constructor(private readonly options: ProjectTaskExecutionMutexOptions = {}) {
+    this.logger = options.logger ?? defaultLogger();
+  }
 
   /** Runs `operation` exclusively for `scope`, waiting for the machine as `wait` says. */
   async runExclusive<T>(scope: ProjectTaskScope, operation: (section: ProjectTaskSection) => Promise<T>, wait: ExclusiveWait = {}): Promise<T> {
@@ -177,7 +181,6 @@ export class ProjectTaskExecutionMutex {
       ttlMs = PROJECT_TASK_MACHINE_LEASE_TTL_MS,
       retryDelayMs = PROJECT_TASK_MACHINE_RETRY_DELAY_MS,
       maxRetryDelayMs = PROJECT_TASK_MACHINE_MAX_RETRY_DELAY_MS,
-      logger = getLogger(),
     } = this.options;
     // One holder per acquisition: a store hands a holder its own live lease back.
     const holder = uniqueHolder(replicaId);
@@ -185,7 +188,7 @@ export class ProjectTaskExecutionMutex {
     let delay = retryDelayMs;
     for (;;) {
       signal?.throwIfAborted();
-      const lease = await acquireLease(store, key, holder, ttlMs, { logger });
+      const lease = await acquireLease(store, key, holder, ttlMs, { logger: this.logger });
       if (lease) return lease;
       const left = deadline - Date.now();
       if (left <= 0) throw new LeaseAcquireTimeoutError(key, Date.now() - startedAt);

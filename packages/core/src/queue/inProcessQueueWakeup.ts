@@ -1,12 +1,15 @@
-import { type Logger, getLogger } from "../logging/logger";
+import { type Logger, defaultLogger } from "../logging/logger";
 import type { QueueNotice, QueueWakeup, QueueWakeupListener } from "./queueWakeup";
 
 /** Wake-ups within one process (one replica, or several managers sharing in-memory stores). */
 export class InProcessQueueWakeup implements QueueWakeup {
   private readonly listeners = new Set<QueueWakeupListener>();
+  private readonly logger: Logger;
 
-  /** `logger` (default: the process-wide one) hears of listeners that fail. */
-  constructor(private readonly options: { logger?: Logger } = {}) {}
+  /** `logger` (default: a new {@link defaultLogger}) hears of listeners that fail. */
+  constructor(options: { logger?: Logger } = {}) {
+    this.logger = options.logger ?? defaultLogger();
+  }
 
   async notify(notice: QueueNotice): Promise<void> {
     // Delivered on a later tick, like a database notification: never re-entrant into the sender.
@@ -15,7 +18,7 @@ export class InProcessQueueWakeup implements QueueWakeup {
         try {
           listener(notice);
         } catch (error) {
-          (this.options.logger ?? getLogger()).error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
+          this.logger.error({ phase: "queue-wakeup", err: error }, "queue wake-up listener failed");
         }
       }
     });

@@ -1,5 +1,5 @@
 import type { MaintenanceTask } from "../coordination/maintenanceLoop";
-import { getLogger, type Logger } from "../logging/logger";
+import { defaultLogger, type Logger } from "../logging/logger";
 import { RETENTION_INITIAL_DELAY_MS, RETENTION_INTERVAL_MS } from "../defaults";
 
 const HOUR_MS = 60 * 60 * 1_000;
@@ -15,6 +15,7 @@ export interface RetentionJobOptions {
   initialDelayMs?: number;
   /** Period between sweeps (default 6 h). */
   intervalMs?: number;
+  /** Default: a new {@link defaultLogger}. */
   log?: Logger;
 }
 
@@ -38,7 +39,7 @@ export class RetentionJob implements MaintenanceTask {
     this.intervalMs = options.intervalMs ?? RETENTION_INTERVAL_MS;
     this.initialDelayMs = options.initialDelayMs ?? RETENTION_INITIAL_DELAY_MS;
     this.retentionMs = Number.isSafeInteger(hours) && hours > 0 ? hours * HOUR_MS : null;
-    this.log = (options.log ?? getLogger()).child({ phase: `${options.subject}_retention` });
+    this.log = (options.log ?? defaultLogger()).child({ phase: `${options.subject}_retention` });
   }
 
   get enabled(): boolean {

@@ -10,7 +10,7 @@ import {
 import type { MaintenanceTask } from "../coordination/maintenanceLoop";
 import type { OutboxTopicHandlers } from "../outbox/outboxTopicHandlers";
 import { getReplicaId } from "../identity/replicaId";
-import { type Logger, getLogger } from "../logging/logger";
+import { type Logger, defaultLogger } from "../logging/logger";
 import { type LatticeObserver, NO_OBSERVER } from "../observability/latticeObserver";
 import { nextCronRunAt } from "./cronSchedule";
 import { ScheduleNotFoundError, ScheduleStateError } from "./scheduleErrors";
@@ -48,7 +48,7 @@ export interface ScheduleClientOptions {
   storage: ScheduleStorage;
   /** Defaults to this process's replica id. */
   replicaId?: string;
-  /** Default: the process-wide logger. */
+  /** Default: a new {@link defaultLogger}. */
   logger?: Logger;
   /** Called after every write peers should react to; wire it to the `schedule-changed` outbox topic. */
   onChange?: (taskId: string) => void | Promise<void>;
@@ -98,7 +98,7 @@ export class DefaultScheduleClient {
   constructor(options: ScheduleClientOptions) {
     this.storage = options.storage;
     this.replicaId = options.replicaId ?? getReplicaId();
-    this.logger = options.logger ?? getLogger();
+    this.logger = options.logger ?? defaultLogger();
     this.onChange = options.onChange;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? SCHEDULE_HEARTBEAT_MS;
     this.staleRunningMs = options.staleRunningMs ?? scheduleStaleRunningMs(this.heartbeatIntervalMs);

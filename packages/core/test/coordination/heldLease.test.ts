@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { acquireLease, InMemoryLeaseStore, LeaseLostError } from "../../src";
-import { captureLogs, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
+import { acquireLease, InMemoryLeaseStore, LeaseLostError, type Logger } from "../../src";
+import { type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 const never = () => new Promise<boolean>(() => undefined);
 /** Answers `value` after `ms` on the (possibly fake) clock. */
@@ -34,8 +34,9 @@ class ScriptedStore extends InMemoryLeaseStore {
 }
 
 let globalLogs: LogEntry[];
+let logger: Logger;
 beforeEach(() => {
-  globalLogs = captureLogs();
+  ({ logger, entries: globalLogs } = recordingLogger());
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -44,11 +45,11 @@ afterEach(() => {
 describe("acquireLease", () => {
   it("takes a free key with the store's token, and answers null while another holder owns it", async () => {
     const store = new InMemoryLeaseStore();
-    const lease = await acquireLease(store, "k", "a#1", 60_000);
+    const lease = await acquireLease(store, "k", "a#1", 60_000, { logger });
     expect(lease).toMatchObject({ key: "k", holder: "a#1" });
     expect(await store.get("k")).toMatchObject({ holder: "a#1", token: lease!.token });
 
-    expect(await acquireLease(store, "k", "b#1", 60_000)).toBeNull();
+    expect(await acquireLease(store, "k", "b#1", 60_000, { logger })).toBeNull();
     expect((await store.get("k"))?.holder).toBe("a#1");
     await lease!.release();
   });
@@ -56,7 +57,7 @@ describe("acquireLease", () => {
   it("renews every ttl / 3, keeping the lease alive well past its ttl", async () => {
     vi.useFakeTimers();
     const store = new ScriptedStore(); // built after faking, so it reads the fake clock
-    const lease = await acquireLease(store, "k", "a#1", 900);
+    const lease = await acquireLease(store, "k", "a#1", 900, { logger });
 
     await vi.advanceTimersByTimeAsync(9_000);
     expect(store.renewals).toBe(30);
@@ -91,7 +92,7 @@ describe("acquireLease", () => {
     const store = new ScriptedStore();
     store.acquireDelayMs = 100; // the store grants the lease 100 ms after the request left
     store.renewScript = Array.from({ length: 10 }, () => renew);
-    const acquiring = acquireLease(store, "k", "a#1", 900);
+    const acquiring = acquireLease(store, "k", "a#1", 900, { logger });
     await vi.advanceTimersByTimeAsync(100);
     const lease = await acquiring;
 
@@ -107,7 +108,7 @@ describe("acquireLease", () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();
     store.renewScript = [() => after(200, true), never]; // sent at 300 ms and confirmed at 500 ms, then stuck
-    const lease = await acquireLease(store, "k", "a#1", 900);
+    const lease = await acquireLease(store, "k", "a#1", 900, { logger });
 
     await vi.advanceTimersByTimeAsync(1_199);
     expect(lease!.signal.aborted).toBe(false);
@@ -118,7 +119,7 @@ describe("acquireLease", () => {
 
   it("releases once however often release() is called, and frees the key", async () => {
     const store = new ScriptedStore();
-    const lease = await acquireLease(store, "k", "a#1", 60_000);
+    const lease = await acquireLease(store, "k", "a#1", 60_000, { logger });
     await Promise.all([lease!.release(), lease!.release()]);
     await lease!.release();
     expect(store.releases).toBe(1);
@@ -127,9 +128,9 @@ describe("acquireLease", () => {
 
   it("never removes the lease of a holder that took the key over after it expired", async () => {
     const { store, advance } = storeWithMovableClock();
-    const stale = await acquireLease(store, "k", "a#1", 300);
+    const stale = await acquireLease(store, "k", "a#1", 300, { logger });
     advance(1_000); // the stale lease expires under its holder
-    const current = await acquireLease(store, "k", "b#1", 60_000);
+    const current = await acquireLease(store, "k", "b#1", 60_000, { logger });
     expect(current).not.toBeNull();
 
     await stale!.release();
@@ -141,7 +142,7 @@ describe("acquireLease", () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();
     store.releaseAnswer = never;
-    const lease = await acquireLease(store, "k", "a#1", 900);
+    const lease = await acquireLease(store, "k", "a#1", 900, { logger });
 
     void lease!.release();
     await vi.advanceTimersByTimeAsync(10_000);
@@ -153,7 +154,7 @@ describe("acquireLease", () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();
     store.renewScript = [() => after(200, false)]; // sent at 300 ms, refused at 500 ms
-    const lease = await acquireLease(store, "k", "a#1", 900);
+    const lease = await acquireLease(store, "k", "a#1", 900, { logger });
 
     await vi.advanceTimersByTimeAsync(400);
     await lease!.release();
@@ -176,7 +177,7 @@ describe("acquireLease", () => {
   it("stopHeartbeat stops renewing and leaves the lease in the store until its ttl runs out", async () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();
-    const lease = await acquireLease(store, "k", "a#1", 900);
+    const lease = await acquireLease(store, "k", "a#1", 900, { logger });
 
     lease!.stopHeartbeat();
     await vi.advanceTimersByTimeAsync(899);

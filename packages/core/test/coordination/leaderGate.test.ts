@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { getReplicaId, holderLabel, InMemoryLeaseStore, runAsLeader } from "../../src";
-import { captureLogs, FailingReleaseStore, type LogEntry, recordingLogger } from "./support";
+import { getReplicaId, holderLabel, InMemoryLeaseStore, runAsLeader, type Logger } from "../../src";
+import { FailingReleaseStore, type LogEntry, recordingLogger } from "./support";
 
 /** Counts acquisition attempts, to show a loser does not retry. */
 class CountingStore extends InMemoryLeaseStore {
@@ -13,8 +13,9 @@ class CountingStore extends InMemoryLeaseStore {
 }
 
 let logs: LogEntry[];
+let logger: Logger;
 beforeEach(() => {
-  logs = captureLogs();
+  ({ logger, entries: logs } = recordingLogger());
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -22,7 +23,7 @@ afterEach(() => {
 
 describe("runAsLeader", () => {
   it("runs fn on the winner and returns its result", async () => {
-    expect(await runAsLeader(new InMemoryLeaseStore(), "recovery", async () => 7)).toEqual({ ran: true, result: 7 });
+    expect(await runAsLeader(new InMemoryLeaseStore(), "recovery", async () => 7, { logger })).toEqual({ ran: true, result: 7 });
   });
 
   it("returns { ran: false } at once for the loser, after one attempt, without calling fn", async () => {
@@ -31,7 +32,7 @@ describe("runAsLeader", () => {
     store.attempts = 0;
     const fn = vi.fn(async () => "work");
 
-    expect(await runAsLeader(store, "recovery", fn)).toEqual({ ran: false });
+    expect(await runAsLeader(store, "recovery", fn, { logger })).toEqual({ ran: false });
     expect(fn).not.toHaveBeenCalled();
     expect(store.attempts).toBe(1);
   });
@@ -39,16 +40,16 @@ describe("runAsLeader", () => {
   it("lets exactly one of several simultaneous callers run", async () => {
     const store = new InMemoryLeaseStore();
     const fn = vi.fn(async () => "work");
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => runAsLeader(store, "once", fn)));
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => runAsLeader(store, "once", fn, { logger })));
     expect(outcomes.filter((outcome) => outcome.ran)).toHaveLength(1);
     expect(fn).toHaveBeenCalledTimes(1);
   });
 
   it("with hold: false releases the lease when fn ends, so the next caller runs", async () => {
     const store = new InMemoryLeaseStore();
-    await runAsLeader(store, "job", async () => undefined, { hold: false });
+    await runAsLeader(store, "job", async () => undefined, { logger, hold: false });
     expect(await store.get("leader:job")).toBeNull();
-    expect((await runAsLeader(store, "job", async () => "again")).ran).toBe(true);
+    expect((await runAsLeader(store, "job", async () => "again", { logger })).ran).toBe(true);
   });
 
   it("with hold: false releases the lease when fn throws", async () => {
@@ -56,7 +57,7 @@ describe("runAsLeader", () => {
     await expect(
       runAsLeader(store, "job", async () => {
         throw new Error("boom");
-      }),
+      }, { logger }),
     ).rejects.toThrow("boom");
     expect(await store.get("leader:job")).toBeNull();
   });
@@ -64,18 +65,18 @@ describe("runAsLeader", () => {
   it("with hold: true keeps the lease after fn ends until its ttl runs out, without renewing it", async () => {
     vi.useFakeTimers();
     const store = new InMemoryLeaseStore();
-    expect((await runAsLeader(store, "startup", async () => "done", { hold: true, ttlMs: 60_000 })).ran).toBe(true);
+    expect((await runAsLeader(store, "startup", async () => "done", { logger, hold: true, ttlMs: 60_000 })).ran).toBe(true);
 
     const held = await store.get("leader:startup");
     expect(held && holderLabel(held.holder)).toBe(getReplicaId());
-    expect(await runAsLeader(store, "startup", async () => "skipped", { ttlMs: 60_000 })).toEqual({ ran: false });
+    expect(await runAsLeader(store, "startup", async () => "skipped", { logger, ttlMs: 60_000 })).toEqual({ ran: false });
 
     await vi.advanceTimersByTimeAsync(60_000);
     expect(await store.get("leader:startup")).toBeNull();
-    expect((await runAsLeader(store, "startup", async () => "later")).ran).toBe(true);
+    expect((await runAsLeader(store, "startup", async () => "later", { logger })).ran).toBe(true);
   });
 
-  it("logs to the logger it is given instead of the process logger", async () => {
+  it("logs to the logger it is given, not to the one other calls were given", async () => {
     const { logger, entries } = recordingLogger();
     expect(await runAsLeader(new FailingReleaseStore(), "job", async () => 1, { logger })).toEqual({ ran: true, result: 1 });
     expect(entries.map((entry) => entry.msg)).toEqual([expect.stringContaining("release failed")]);

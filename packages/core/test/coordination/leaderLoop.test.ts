@@ -1,7 +1,7 @@
 import type { LeaseStore } from "@axiom-lattice/protocols";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { InMemoryLeaseStore, MAINTENANCE_LEASE_KEY, MaintenanceLoop, type MaintenanceTask, holderLabel } from "../../src";
-import { captureLogs } from "./support";
+import { recordingLogger } from "./support";
 
 // Real timers with short intervals: leadership is handed over through lease expiry and bids.
 const INTERVAL_MS = 20;
@@ -40,15 +40,13 @@ function recordingTask(runs: Array<{ replica: string; at: number }>, inside: { n
 }
 
 const loops: MaintenanceLoop[] = [];
-beforeEach(() => {
-  captureLogs();
-});
+const { logger } = recordingLogger();
 afterEach(async () => {
   await Promise.all(loops.splice(0).map((loop) => loop.stop()));
 });
 
 function start(store: LeaseStore, replicaId: string, tasks: MaintenanceTask[]): MaintenanceLoop {
-  const loop = new MaintenanceLoop({ store, replicaId, intervalMs: INTERVAL_MS, tasks });
+  const loop = new MaintenanceLoop({ store, replicaId, logger, intervalMs: INTERVAL_MS, tasks });
   loops.push(loop);
   loop.start();
   return loop;

@@ -1,10 +1,6 @@
-import { captureLogs as captureLogsWith } from "@axiom-lattice/testing";
-import { InMemoryLeaseStore, setLogger } from "../../src";
+import { InMemoryLeaseStore } from "../../src";
 
 export { type LogEntry, recordingLogger } from "@axiom-lattice/testing";
-
-/** Sends core's logs to an array instead of stdout, so tests can assert on them. */
-export const captureLogs = () => captureLogsWith(setLogger);
 
 /**
  * An in-memory store whose clock can be pushed forward, so a test can force a live lease to expire

@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   getReplicaId,
   getThreadRunOwner,
@@ -9,14 +9,11 @@ import {
   tryAcquireThreadRun,
   type ThreadRunScope,
 } from "../../src";
-import { captureLogs, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
+import { recordingLogger, storeWithMovableClock } from "./support";
 
 const scope: ThreadRunScope = { tenantId: "tenant-1", assistantId: "assistant-1", threadId: "thread-1" };
 
-let logs: LogEntry[];
-beforeEach(() => {
-  logs = captureLogs();
-});
+const { logger } = recordingLogger();
 
 describe("threadRunLeaseKey", () => {
   it("is thread-run:<tenant>:<assistant>:<thread>", () => {
@@ -34,27 +31,27 @@ describe("threadRunLeaseKey", () => {
 describe("tryAcquireThreadRun", () => {
   it("returns null for a second acquisition while the first holds the thread", async () => {
     const store = new InMemoryLeaseStore();
-    const first = await tryAcquireThreadRun(scope, { store });
+    const first = await tryAcquireThreadRun(scope, { store, logger });
     expect(first).not.toBeNull();
-    expect(await tryAcquireThreadRun(scope, { store })).toBeNull();
+    expect(await tryAcquireThreadRun(scope, { store, logger })).toBeNull();
     // Other threads are independent.
-    expect(await tryAcquireThreadRun({ ...scope, threadId: "thread-2" }, { store })).not.toBeNull();
+    expect(await tryAcquireThreadRun({ ...scope, threadId: "thread-2" }, { store, logger })).not.toBeNull();
     await first!.release();
-    expect(await tryAcquireThreadRun(scope, { store })).not.toBeNull();
+    expect(await tryAcquireThreadRun(scope, { store, logger })).not.toBeNull();
   });
 
   it("hands out the token of the store's record", async () => {
     const store = new InMemoryLeaseStore();
-    const handle = await tryAcquireThreadRun(scope, { store });
+    const handle = await tryAcquireThreadRun(scope, { store, logger });
     expect(await store.get(threadRunLeaseKey(scope))).toMatchObject({ token: handle!.token, holder: handle!.holder });
     await handle!.release();
   });
 
   it("releases idempotently: a second release does not remove the next owner's lease", async () => {
     const store = new InMemoryLeaseStore();
-    const first = await tryAcquireThreadRun(scope, { store });
+    const first = await tryAcquireThreadRun(scope, { store, logger });
     await first!.release();
-    const second = await tryAcquireThreadRun(scope, { store });
+    const second = await tryAcquireThreadRun(scope, { store, logger });
     await first!.release();
     expect((await store.get(threadRunLeaseKey(scope)))?.holder).toBe(second!.holder);
     await second!.release();
@@ -62,9 +59,9 @@ describe("tryAcquireThreadRun", () => {
 
   it("releases holder-scoped: an old handle cannot remove the lease of whoever took over", async () => {
     const { store, advance } = storeWithMovableClock();
-    const stale = await tryAcquireThreadRun(scope, { store, ttlMs: 300 });
+    const stale = await tryAcquireThreadRun(scope, { store, ttlMs: 300, logger });
     advance(1_000); // the stale handle's lease expires under it
-    const current = await tryAcquireThreadRun(scope, { store });
+    const current = await tryAcquireThreadRun(scope, { store, logger });
     expect(current).not.toBeNull();
 
     await stale!.release();
@@ -74,7 +71,7 @@ describe("tryAcquireThreadRun", () => {
 
   it("aborts the handle's signal when ownership is lost", async () => {
     const { store, advance } = storeWithMovableClock();
-    const handle = await tryAcquireThreadRun(scope, { store, ttlMs: 300 });
+    const handle = await tryAcquireThreadRun(scope, { store, ttlMs: 300, logger });
     advance(1_000);
     expect(await store.tryAcquire(threadRunLeaseKey(scope), "peer#1", 60_000)).toBe(true);
     if (!handle!.signal.aborted) await once(handle!.signal, "abort");
@@ -82,15 +79,14 @@ describe("tryAcquireThreadRun", () => {
     await handle!.release();
   });
 
-  it("logs to the logger it is given instead of the process logger", async () => {
+  it("logs the loss to the logger it is given", async () => {
     const { store, advance } = storeWithMovableClock();
-    const { logger, entries } = recordingLogger();
-    const handle = await tryAcquireThreadRun(scope, { store, ttlMs: 300, logger });
+    const { logger: own, entries } = recordingLogger();
+    const handle = await tryAcquireThreadRun(scope, { store, ttlMs: 300, logger: own });
     advance(1_000);
     expect(await store.tryAcquire(threadRunLeaseKey(scope), "peer#1", 60_000)).toBe(true);
     if (!handle!.signal.aborted) await once(handle!.signal, "abort");
     expect(entries.map((entry) => entry.msg)).toEqual([expect.stringMatching(/^lease lost/)]);
-    expect(logs).toEqual([]);
     await handle!.release();
   });
 });
@@ -99,7 +95,7 @@ describe("getThreadRunOwner", () => {
   it("returns the owner's replica id while the thread is held, null otherwise", async () => {
     const store = new InMemoryLeaseStore();
     expect(await getThreadRunOwner(scope, { store })).toBeNull();
-    const handle = await tryAcquireThreadRun(scope, { store });
+    const handle = await tryAcquireThreadRun(scope, { store, logger });
     expect(await getThreadRunOwner(scope, { store })).toBe(getReplicaId());
     await handle!.release();
     expect(await getThreadRunOwner(scope, { store })).toBeNull();

@@ -1,12 +1,13 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { InMemoryLeaseStore, LeaseAcquireTimeoutError, LeaseLostError, withLease } from "../../src";
-import { captureLogs, FailingReleaseStore, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
+import { InMemoryLeaseStore, LeaseAcquireTimeoutError, LeaseLostError, withLease, type Logger } from "../../src";
+import { FailingReleaseStore, type LogEntry, recordingLogger, storeWithMovableClock } from "./support";
 
 let logs: LogEntry[];
+let logger: Logger;
 beforeEach(() => {
-  logs = captureLogs();
+  ({ logger, entries: logs } = recordingLogger());
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -38,7 +39,7 @@ describe("withLease", () => {
           inside -= 1;
           return name;
         },
-        { retryDelayMs: 5, acquireTimeoutMs: 5_000 },
+        { logger, retryDelayMs: 5, acquireTimeoutMs: 5_000 },
       );
 
     expect(await Promise.all([critical("a"), critical("b")])).toEqual(["a", "b"]);
@@ -53,7 +54,7 @@ describe("withLease", () => {
     const store = new InMemoryLeaseStore();
     await store.acquire("busy", "other#1", 60_000);
     setTimeout(() => void store.release("busy", "other#1"), 50);
-    expect(await withLease(store, "busy", "me", async () => "ran", { retryDelayMs: 10, acquireTimeoutMs: 5_000 })).toBe("ran");
+    expect(await withLease(store, "busy", "me", async () => "ran", { logger, retryDelayMs: 10, acquireTimeoutMs: 5_000 })).toBe("ran");
   });
 
   it("gives up with a typed LeaseAcquireTimeoutError naming the key when the key stays held", async () => {
@@ -61,7 +62,7 @@ describe("withLease", () => {
     await store.acquire("busy", "other#1", 60_000);
     const fn = vi.fn(async () => "never");
 
-    const error = await withLease(store, "busy", "me", fn, { acquireTimeoutMs: 150, retryDelayMs: 20 }).catch((e: unknown) => e);
+    const error = await withLease(store, "busy", "me", fn, { logger, acquireTimeoutMs: 150, retryDelayMs: 20 }).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LeaseAcquireTimeoutError);
     expect(error).toMatchObject({ key: "busy", code: "LEASE_ACQUIRE_TIMEOUT" });
@@ -80,7 +81,7 @@ describe("withLease", () => {
         await new Promise((resolve) => setTimeout(resolve, 10_000)); // ten ttls
         return { aborted: signal.aborted, holder, live: await store.get("long") };
       },
-      { ttlMs: 1_000 },
+      { logger, ttlMs: 1_000 },
     );
     await vi.advanceTimersByTimeAsync(10_000);
     const seen = await running;
@@ -101,7 +102,7 @@ describe("withLease", () => {
         expect(await store.tryAcquire("stolen", "intruder#1", 60_000)).toBe(true);
         return lossOf(signal);
       },
-      { ttlMs: 300 },
+      { logger, ttlMs: 300 },
     );
 
     expect(reason).toBeInstanceOf(LeaseLostError);
@@ -117,7 +118,7 @@ describe("withLease", () => {
         return false;
       }
     }
-    const reason = await withLease(new RefusingRenewals(), "refused", "me", async ({ signal }) => lossOf(signal), { ttlMs: 300 });
+    const reason = await withLease(new RefusingRenewals(), "refused", "me", async ({ signal }) => lossOf(signal), { logger, ttlMs: 300 });
     expect(reason).toBeInstanceOf(LeaseLostError);
     expect(String((reason as Error).message)).toContain("renewal refused");
   });
@@ -142,7 +143,7 @@ describe("withLease", () => {
         signal = context.signal;
         return lossOf(context.signal);
       },
-      { ttlMs: 900 },
+      { logger, ttlMs: 900 },
     );
     await vi.advanceTimersByTimeAsync(899);
     expect(signal?.aborted).toBe(false);
@@ -157,18 +158,18 @@ describe("withLease", () => {
     await expect(
       withLease(store, "throws", "me", async () => {
         throw new Error("boom");
-      }),
+      }, { logger }),
     ).rejects.toThrow("boom");
     expect(await store.get("throws")).toBeNull();
     expect(await store.tryAcquire("throws", "next#1", 1_000)).toBe(true);
   });
 
   it("returns fn's result when the release itself fails, and logs the failure", async () => {
-    expect(await withLease(new FailingReleaseStore(), "k", "me", async () => 42)).toBe(42);
+    expect(await withLease(new FailingReleaseStore(), "k", "me", async () => 42, { logger })).toBe(42);
     expect(logs.some((entry) => entry.level === "warn" && entry.msg?.includes("release failed"))).toBe(true);
   });
 
-  it("logs to the logger it is given instead of the process logger", async () => {
+  it("logs to the logger it is given, not to the one other calls were given", async () => {
     const { logger, entries } = recordingLogger();
     await withLease(new FailingReleaseStore(), "k", "me", async () => undefined, { logger });
     expect(entries.map((entry) => entry.msg)).toEqual([expect.stringContaining("release failed")]);
@@ -183,7 +184,7 @@ describe("withLease", () => {
         expect(holder).toMatch(/^label#/);
         expect(await store.get("fenced")).toMatchObject({ token, holder });
         tokens.push(BigInt(token));
-      });
+      }, { logger });
     }
     expect(tokens[1]).toBeGreaterThan(tokens[0]);
   });

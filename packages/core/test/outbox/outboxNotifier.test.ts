@@ -17,7 +17,7 @@ import {
   isTaskLifecycleEvent,
   taskLifecycleEventOf,
 } from "../../src";
-import { captureLogs } from "../coordination/support";
+import { recordingLogger } from "../coordination/support";
 
 const event = (taskId = "task-1"): TaskLifecycleEvent => ({
   tenantId: "tenant-1",
@@ -75,9 +75,9 @@ describe("task notifiers", () => {
   });
 
   it("publish never fails when the append does; the failure is logged", async () => {
-    const logs = captureLogs();
+    const { logger, entries: logs } = recordingLogger();
     const order: string[] = [];
-    const notifier = new TaskLifecycleNotifier();
+    const notifier = new TaskLifecycleNotifier({ logger });
     notifier.setOutbox(new RecordingStore(order, new Error("database unavailable")));
     const heard: unknown[] = [];
     notifier.subscribe((e) => {
@@ -89,9 +89,9 @@ describe("task notifiers", () => {
   });
 
   it("publish never fails on an event the outbox refuses", async () => {
-    const logs = captureLogs();
+    const { logger, entries: logs } = recordingLogger();
     const store = new InMemoryOutboxStore();
-    const notifier = new TaskLifecycleNotifier();
+    const notifier = new TaskLifecycleNotifier({ logger });
     notifier.setOutbox(store);
     await expect(notifier.publish({ ...event(), failureReason: 1n } as unknown as TaskLifecycleEvent)).resolves.toBeUndefined();
     expect(await store.latestId()).toBeNull();
@@ -114,8 +114,8 @@ describe("task notifiers", () => {
   });
 
   it("a failing listener is logged and does not keep the others from hearing", async () => {
-    const logs = captureLogs();
-    const notifier = new TaskLifecycleNotifier();
+    const { logger, entries: logs } = recordingLogger();
+    const notifier = new TaskLifecycleNotifier({ logger });
     const heard: string[] = [];
     notifier.subscribe(() => {
       throw new Error("listener broke");

@@ -2,7 +2,7 @@ import type { OutboxEvent } from "@axiom-lattice/protocols";
 import { eventually } from "@axiom-lattice/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { InMemoryOutboxStore, OutboxPoller, type OutboxHandler, type OutboxPollerOptions } from "../../src";
-import { captureLogs } from "../coordination/support";
+import { recordingLogger } from "../coordination/support";
 import { ControllableOutboxStore } from "./support";
 
 const OWNER = "replica-self";
@@ -14,8 +14,8 @@ afterEach(async () => {
 });
 
 function startPoller(options: Partial<OutboxPollerOptions> & Pick<OutboxPollerOptions, "store" | "handlers">) {
-  const logs = captureLogs();
-  const poller = new OutboxPoller({ owner: OWNER, intervalMs: 60_000, log: undefined, ...options });
+  const { logger, entries: logs } = recordingLogger();
+  const poller = new OutboxPoller({ owner: OWNER, intervalMs: 60_000, log: logger, ...options });
   pollers.push(poller);
   return { poller, logs, started: poller.start() };
 }

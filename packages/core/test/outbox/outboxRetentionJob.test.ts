@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { InMemoryLeaseStore, InMemoryOutboxStore, MaintenanceLoop, OutboxRetentionJob } from "../../src";
-import { captureLogs } from "../coordination/support";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { InMemoryLeaseStore, InMemoryOutboxStore, type Logger, MaintenanceLoop, OutboxRetentionJob } from "../../src";
+import { type LogEntry, recordingLogger } from "../coordination/support";
 
 const HOUR = 60 * 60 * 1_000;
 
@@ -23,35 +23,39 @@ function pruneSpy() {
   return store;
 }
 
+let logger: Logger;
+let logs: LogEntry[];
+beforeEach(() => {
+  ({ logger, entries: logs } = recordingLogger());
+});
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 describe("OutboxRetentionJob", () => {
   it("removes events older than the retention and keeps newer ones", async () => {
-    captureLogs();
     let offset = 0;
     const store = new InMemoryOutboxStore({ now: () => Date.now() + offset });
     await store.append({ topic: "t", payload: { n: "old" }, originReplicaId: "r" });
     offset = 25 * HOUR;
     const fresh = await store.append({ topic: "t", payload: { n: "new" }, originReplicaId: "r" });
-    const job = new OutboxRetentionJob({ store, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
     expect(await job.runOnce()).toBe(1);
     expect(await store.listAfter(null, 10)).toEqual([fresh]);
   });
 
   it("is a maintenance task: first 60 s after a replica starts leading, then every 6 h", () => {
-    const job = new OutboxRetentionJob({ store: pruneSpy(), retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store: pruneSpy(), log: logger, retentionHours: 24 });
     expect(job.maintenanceTasks()).toEqual([job]);
     expect(job).toMatchObject({ name: "outbox-retention", initialDelayMs: 60_000, intervalMs: 6 * HOUR });
-    expect(new OutboxRetentionJob({ store: pruneSpy(), retentionHours: 1, initialDelayMs: 10, intervalMs: 100 })).toMatchObject({
+    expect(new OutboxRetentionJob({ store: pruneSpy(), log: logger, retentionHours: 1, initialDelayMs: 10, intervalMs: 100 })).toMatchObject({
       initialDelayMs: 10,
       intervalMs: 100,
     });
   });
 
   it("sweeps on the maintenance leader only, at its period", async () => {
-    captureLogs();
     const leases = new InMemoryLeaseStore();
     const stores = [pruneSpy(), pruneSpy()];
     const loops = stores.map(
@@ -59,8 +63,9 @@ describe("OutboxRetentionJob", () => {
         new MaintenanceLoop({
           store: leases,
           replicaId: `r${i}`,
+          logger,
           intervalMs: 20,
-          tasks: new OutboxRetentionJob({ store, retentionHours: 1, initialDelayMs: 0, intervalMs: 20 }).maintenanceTasks(),
+          tasks: new OutboxRetentionJob({ store, log: logger, retentionHours: 1, initialDelayMs: 0, intervalMs: 20 }).maintenanceTasks(),
         }),
     );
     for (const loop of loops) loop.start();
@@ -71,9 +76,8 @@ describe("OutboxRetentionJob", () => {
   });
 
   it.each([0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("is disabled by %s hours: it never prunes", async (hours) => {
-    const logs = captureLogs();
     const store = pruneSpy();
-    const job = new OutboxRetentionJob({ store, retentionHours: hours });
+    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: hours });
     expect(job.enabled).toBe(false);
     expect(job.maintenanceTasks()).toEqual([]);
     expect(await job.runOnce()).toBe(0);
@@ -82,10 +86,9 @@ describe("OutboxRetentionJob", () => {
   });
 
   it("never overlaps sweeps: a sweep asked for while one runs joins it", async () => {
-    captureLogs();
     const store = pruneSpy();
     store.hold = true;
-    const job = new OutboxRetentionJob({ store, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
     const first = job.run();
     const joined = job.runOnce();
     expect(store.calls).toHaveLength(1);
@@ -98,10 +101,9 @@ describe("OutboxRetentionJob", () => {
   });
 
   it("logs a failed sweep, never throws, and sweeps again next time", async () => {
-    const logs = captureLogs();
     const store = pruneSpy();
     store.fail = true;
-    const job = new OutboxRetentionJob({ store, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
     expect(await job.runOnce()).toBe(0);
     expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("prune failed") }));
     store.fail = false;

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type ExclusiveWait,
   InMemoryLeaseStore,
@@ -11,14 +11,12 @@ import {
   projectTaskMachineLeaseKey,
   type ProjectTaskScope,
 } from "../../src";
-import { captureLogs, storeWithMovableClock } from "../coordination/support";
+import { recordingLogger, storeWithMovableClock } from "../coordination/support";
 
 const scope: ProjectTaskScope = { tenantId: "t1", assistantId: "bot", projectId: "p1" };
 const otherProject: ProjectTaskScope = { ...scope, projectId: "p2" };
 
-beforeEach(() => {
-  captureLogs();
-});
+const { logger } = recordingLogger();
 
 /** A promise and the function that resolves it. */
 function gate(): { opened: Promise<void>; open(): void } {
@@ -28,8 +26,8 @@ function gate(): { opened: Promise<void>; open(): void } {
 }
 
 describe.each([
-  ["process-local only", () => new ProjectTaskExecutionMutex()],
-  ["with a lease store", () => new ProjectTaskExecutionMutex({ leaseStore: new InMemoryLeaseStore() })],
+  ["process-local only", () => new ProjectTaskExecutionMutex({ logger })],
+  ["with a lease store", () => new ProjectTaskExecutionMutex({ logger, leaseStore: new InMemoryLeaseStore() })],
 ])("ProjectTaskExecutionMutex, %s", (_label, makeMutex) => {
   it("runs one machine's operations one at a time, in the order they were asked for", async () => {
     const mutex = makeMutex();
@@ -134,7 +132,7 @@ describe.each([
 describe("ProjectTaskExecutionMutex with a lease store", () => {
   it("holds the machine's lease around the operation, passes its fencing token, and releases it", async () => {
     const store = new InMemoryLeaseStore();
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, replicaId: "replica-a" });
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store, replicaId: "replica-a" });
     const key = projectTaskMachineLeaseKey(scope);
     const tokens: string[] = [];
     for (let n = 0; n < 3; n += 1) {
@@ -159,7 +157,7 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
 
   it("aborts the operation's signal when the lease is lost, and the new holder keeps the lease", async () => {
     const { store, advance } = storeWithMovableClock();
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, ttlMs: 300 });
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store, ttlMs: 300 });
     const key = projectTaskMachineLeaseKey(scope);
     const reason = await mutex.runExclusive(scope, async ({ signal }) => {
       advance(1_000); // the store now sees the lease as expired
@@ -175,7 +173,7 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
     const store = new InMemoryLeaseStore();
     const key = projectTaskMachineLeaseKey(scope);
     const peer = await store.acquire(key, "peer#1", 60_000);
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store, retryDelayMs: 5, maxRetryDelayMs: 20 });
     let ran = false;
     const waiting = mutex.runExclusive(scope, async ({ fencingToken }) => {
       ran = true;
@@ -191,7 +189,7 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
     const store = new InMemoryLeaseStore();
     const key = projectTaskMachineLeaseKey(scope);
     await store.acquire(key, "peer#1", 60_000);
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, acquireTimeoutMs: 100, retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store, acquireTimeoutMs: 100, retryDelayMs: 5, maxRetryDelayMs: 20 });
     let ran = false;
     const refused = mutex.runExclusive(scope, async () => {
       ran = true;
@@ -207,7 +205,7 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
     const store = new InMemoryLeaseStore();
     const key = projectTaskMachineLeaseKey(scope);
     await store.acquire(key, "peer#1", 60_000);
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store, acquireTimeoutMs: 60_000, retryDelayMs: 5, maxRetryDelayMs: 20 });
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store, acquireTimeoutMs: 60_000, retryDelayMs: 5, maxRetryDelayMs: 20 });
     const startedAt = Date.now();
     await expect(mutex.runExclusive(scope, async () => "ran", { acquireTimeoutMs: 100 })).rejects.toMatchObject({ code: "LEASE_ACQUIRE_TIMEOUT", key });
     expect(Date.now() - startedAt).toBeLessThan(1_000);
@@ -215,8 +213,8 @@ describe("ProjectTaskExecutionMutex with a lease store", () => {
 
   it("takes a lease only when given a lease store", async () => {
     const store = new InMemoryLeaseStore();
-    expect(await new ProjectTaskExecutionMutex().runExclusive(scope, async ({ fencingToken }) => fencingToken)).toBeUndefined();
-    const mutex = new ProjectTaskExecutionMutex({ leaseStore: store });
+    expect(await new ProjectTaskExecutionMutex({ logger }).runExclusive(scope, async ({ fencingToken }) => fencingToken)).toBeUndefined();
+    const mutex = new ProjectTaskExecutionMutex({ logger, leaseStore: store });
     const token = await mutex.runExclusive(scope, async ({ fencingToken }) => {
       expect((await store.get(projectTaskMachineLeaseKey(scope)))?.token).toBe(fencingToken);
       return fencingToken;

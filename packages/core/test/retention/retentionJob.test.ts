@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryMessageQueueStore, RetentionJob } from "../../src";
-import { captureLogs } from "../coordination/support";
+import { recordingLogger } from "../coordination/support";
 
 // The scheduling, overlap, failure and disabling behaviour is tested through OutboxRetentionJob
 // (outbox/outboxRetentionJob.test.ts); these tests cover what the runs retention adds.
@@ -26,14 +26,14 @@ function queueWithMovableClock() {
 
 describe("RetentionJob over run records", () => {
   it("removes runs that finished longer ago than the retention, keeping newer runs and open messages", async () => {
-    const logs = captureLogs();
+    const { logger, entries: logs } = recordingLogger();
     const { queue, advance, run } = queueWithMovableClock();
     await run("t1");
     await run("t2");
     advance(25 * HOUR);
     const recent = await run("t1");
     const open = await queue.addMessage({ threadId: "t1", scope, content: { message: "later" } });
-    const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24 });
+    const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, log: logger });
 
     expect(await job.runOnce()).toBe(2);
     expect((await queue.listRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
@@ -43,16 +43,16 @@ describe("RetentionJob over run records", () => {
   });
 
   it("names its subject when disabled or failing", async () => {
-    const logs = captureLogs();
+    const { logger, entries: logs } = recordingLogger();
     const prune = async () => {
       throw new Error("database unavailable");
     };
-    const job = new RetentionJob({ subject: "run", prune, retentionHours: 168 });
+    const job = new RetentionJob({ subject: "run", prune, retentionHours: 168, log: logger });
     expect(job.name).toBe("run-retention");
     expect(await job.run()).toBe(0);
     expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: "run prune failed; will retry at the next sweep" }));
 
-    expect(new RetentionJob({ subject: "run", prune, retentionHours: 0 }).maintenanceTasks()).toEqual([]);
+    expect(new RetentionJob({ subject: "run", prune, retentionHours: 0, log: logger }).maintenanceTasks()).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run retention disabled" }));
   });
 });

@@ -1,7 +1,7 @@
 import type { ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DefaultScheduleClient, MemoryScheduleStorage, type ScheduleClientOptions, type ScheduleFire } from "../../src";
-import { captureLogs, type LogEntry } from "../coordination/support";
+import { DefaultScheduleClient, type Logger, MemoryScheduleStorage, type ScheduleClientOptions, type ScheduleFire } from "../../src";
+import { type LogEntry, recordingLogger } from "../coordination/support";
 
 // Pure timer logic over the in-memory store: fake timers drive the clock (Date.now included).
 const START = Date.UTC(2031, 0, 1, 8, 0, 0);
@@ -25,7 +25,7 @@ function replica(
   options: Partial<ScheduleClientOptions> = {},
   behaviour: (fire: ScheduleFire) => Promise<void> | void = () => {},
 ) {
-  const client = new DefaultScheduleClient({ storage, replicaId, heartbeatIntervalMs: 5 * SECOND, ...options });
+  const client = new DefaultScheduleClient({ storage, replicaId, logger, heartbeatIntervalMs: 5 * SECOND, ...options });
   client.registerHandler("record", async (fire) => {
     runs.push({ taskId: fire.task.taskId, scheduledAt: fire.scheduledAt, ranAt: Date.now(), replicaId: fire.replicaId });
     await behaviour(fire);
@@ -38,11 +38,12 @@ const at = (ms: number) => new Date(ms).toISOString();
 const scheduledTimes = (runs: Run[]) => runs.map((run) => at(run.scheduledAt));
 
 let logs: LogEntry[];
+let logger: Logger;
 const events = (event: string) => logs.filter((entry) => (entry.fields as { event?: string }).event === event);
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START });
-  logs = captureLogs();
+  ({ logger, entries: logs } = recordingLogger());
 });
 
 afterEach(async () => {
@@ -207,7 +208,7 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
     const storage = new MemoryScheduleStorage();
     const runs: Run[] = [];
     const withHandler = replica(storage, "a", runs);
-    const bare = new DefaultScheduleClient({ storage, replicaId: "bare" });
+    const bare = new DefaultScheduleClient({ storage, replicaId: "bare", logger });
     clients.push(bare);
     const task = await withHandler.scheduleOnce({ taskType: "record", delayMs: SECOND });
     await bare.restore();

@@ -1,4 +1,4 @@
-import { type Logger, SecretKeyring } from "@axiom-lattice/core";
+import { defaultLogger, type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { ForkSafePostgresSaver } from "../checkpoints/forkSafePostgresSaver";
 import type { Pool, PoolConfig } from "pg";
@@ -30,7 +30,7 @@ export interface PgStoreConfigOptions extends PoolerOptions {
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
   queueCapacity?: number;
-  /** Where the pool and the stores' LISTEN connections report trouble; default: the process-wide logger. */
+  /** Where the pool and the stores' LISTEN connections report trouble; default: a new `defaultLogger()`, shared by these stores. */
   logger?: Logger;
   /** Seals stored secrets (provider and assistant keys, MCP headers and env); default: the public development key. */
   keyring?: SecretKeyring;
@@ -78,19 +78,20 @@ export interface PgStoreConfig {
  * take turns, and whoever comes first creates everything once.
  */
 export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
-  const pool = createPool({ ...options.poolConfig, connectionString }, options, options.logger);
+  const logger = options.logger ?? defaultLogger();
+  const pool = createPool({ ...options.poolConfig, connectionString }, options, logger);
   try {
     const checkpoint = new ForkSafePostgresSaver(pool);
     // Behind a pooler, on direct connections: the migration lock is a session lock.
     const { applied } = await withSessionPool(pool, options, (sessions) =>
       runMigrations(sessions, { afterMigrate: () => new PostgresSaver(sessions).setup() }),
     );
-    const shared = { pool, autoMigrate: false, directConnectionString: options.directConnectionString };
+    const shared = { pool, autoMigrate: false, directConnectionString: options.directConnectionString, logger };
     const keyring = options.keyring ?? SecretKeyring.development();
     const stores = {
       lease: new PostgreSQLLeaseStore(shared),
       presence: new PostgreSQLReplicaPresenceStore(shared),
-      outbox: new PostgreSQLOutboxStore({ ...shared, logger: options.logger }),
+      outbox: new PostgreSQLOutboxStore(shared),
       threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
@@ -103,8 +104,8 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSetting: new PostgreSQLPluginSettingStore(shared),
       item: new PostgreSQLItemStore(shared),
-      queueWakeup: new PostgreSQLQueueWakeup({ ...shared, logger: options.logger }),
-      runEvents: new PostgreSQLRunEventLog({ ...shared, logger: options.logger }),
+      queueWakeup: new PostgreSQLQueueWakeup(shared),
+      runEvents: new PostgreSQLRunEventLog(shared),
     };
     let disposed: Promise<void> | undefined;
     return {

@@ -1,3 +1,4 @@
+import { defaultLogger, type Logger } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import { ensureMigrated } from "../migrations/migrator";
 import { type PgStoreOptions, resolvePool } from "./pool";
@@ -6,13 +7,15 @@ import type { PoolerOptions } from "./pooler";
 /** Pool ownership, one-time migration and disposal shared by every PostgreSQL store. */
 export abstract class PgStore {
   protected readonly pool: Pool;
+  protected readonly logger: Logger;
   private readonly ownsPool: boolean;
   private readonly autoMigrate: boolean;
   private readonly pooler: PoolerOptions;
   private initPromise: Promise<void> | undefined;
 
   constructor(options: PgStoreOptions) {
-    const resolved = resolvePool(options);
+    this.logger = options.logger ?? defaultLogger();
+    const resolved = resolvePool(options, this.logger);
     this.pool = resolved.pool;
     this.ownsPool = resolved.ownsPool;
     this.autoMigrate = options.autoMigrate ?? true;

@@ -1,4 +1,4 @@
-import { getLogger, type Logger } from "@axiom-lattice/core";
+import type { Logger } from "@axiom-lattice/core";
 import type { Pool, PoolConfig } from "pg";
 import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, QUERY_TIMEOUT_MARGIN_MS, STATEMENT_TIMEOUT_MS } from "../defaults";
 import { type PoolerOptions, createStorePool } from "./pooler";
@@ -11,6 +11,8 @@ export interface PgStoreOptions extends PoolerOptions {
   poolConfig?: string | PoolConfig;
   /** Run pending migrations in `initialize()` (default true). */
   autoMigrate?: boolean;
+  /** Where the store reports trouble (broken pooled connections, its LISTEN connection); default: a new `defaultLogger()`. */
+  logger?: Logger;
 }
 
 export interface ResolvedPool {
@@ -18,13 +20,13 @@ export interface ResolvedPool {
   ownsPool: boolean;
 }
 
-export function resolvePool(options: PgStoreOptions): ResolvedPool {
+export function resolvePool(options: PgStoreOptions, logger: Logger): ResolvedPool {
   if (options.pool) return { pool: options.pool, ownsPool: false };
   if (options.poolConfig === undefined) {
     throw new TypeError("A PostgreSQL store needs either `pool` or `poolConfig`");
   }
   const config = typeof options.poolConfig === "string" ? { connectionString: options.poolConfig } : options.poolConfig;
-  return { pool: createPool(config, options), ownsPool: true };
+  return { pool: createPool(config, options, logger), ownsPool: true };
 }
 
 /**
@@ -32,7 +34,7 @@ export function resolvePool(options: PgStoreOptions): ResolvedPool {
  * take the process down: a connection that fails, idle or checked out, is logged and discarded, and
  * the next request opens a fresh one. (A pg client or pool emitting 'error' with no listener throws.)
  */
-export function createPool(config: PoolConfig, pooler: PoolerOptions = {}, logger: Logger = getLogger()): Pool {
+export function createPool(config: PoolConfig, pooler: PoolerOptions, logger: Logger): Pool {
   const statementTimeout = config.statement_timeout ?? STATEMENT_TIMEOUT_MS;
   const pool = createStorePool(
     {

@@ -1,5 +1,4 @@
 import {
-  type Logger,
   decodeOutboxCursor,
   encodeOutboxCursor,
   validateOutboxAge,
@@ -38,8 +37,6 @@ const toEvent = (row: EventRow): OutboxEvent => ({
 export interface PostgreSQLOutboxStoreOptions extends PgStoreOptions {
   /** application_name of the LISTEN connection (default "lattice-outbox-listener"). */
   listenerApplicationName?: string;
-  /** Default: the process-wide logger. */
-  logger?: Logger;
 }
 
 export interface OutboxAppendOptions {
@@ -64,7 +61,7 @@ export class PostgreSQLOutboxStore extends PgStore implements OutboxStore, Outbo
       connection: listenConnection(this.pool, options),
       channel: OUTBOX_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-outbox-listener",
-      log: options.logger,
+      log: this.logger,
     });
   }
 

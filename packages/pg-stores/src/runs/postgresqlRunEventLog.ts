@@ -1,4 +1,4 @@
-import { type Logger, getLogger, requireTenantId } from "@axiom-lattice/core";
+import { requireTenantId } from "@axiom-lattice/core";
 import type { RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
 import { NotificationListener } from "../db/notificationListener";
 import { PgStore } from "../db/pgStore";
@@ -9,8 +9,6 @@ import { APPEND_RUN_EVENTS, DELETE_RUN_EVENTS, DELETE_THREAD_RUN_EVENTS, LAST_RU
 export interface PostgreSQLRunEventLogOptions extends PgStoreOptions {
   /** application_name of the LISTEN connection (default "lattice-run-events"). */
   listenerApplicationName?: string;
-  /** Default: the process-wide logger. */
-  logger?: Logger;
 }
 
 interface RunEventRow {
@@ -27,16 +25,14 @@ const runKey = (run: RunEventRef) => [requireTenantId(run.tenantId), run.assista
  */
 export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
   private readonly listener: NotificationListener;
-  private readonly logger: Logger | undefined;
 
   constructor(options: PostgreSQLRunEventLogOptions) {
     super(options);
-    this.logger = options.logger;
     this.listener = new NotificationListener({
       connection: listenConnection(this.pool, options),
       channel: RUN_EVENTS_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-run-events",
-      log: options.logger,
+      log: this.logger,
     });
   }
 
@@ -87,7 +83,7 @@ export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
       if (payload === undefined) return listener();
       const run = parseRun(payload);
       if (run) listener(run);
-      else (this.logger ?? getLogger()).warn({ phase: "run-events", payload }, "ignored a malformed run event notification");
+      else this.logger.warn({ phase: "run-events", payload }, "ignored a malformed run event notification");
     });
   }
 

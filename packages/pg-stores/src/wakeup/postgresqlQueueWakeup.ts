@@ -1,4 +1,4 @@
-import { type Logger, type QueueNotice, type QueueWakeup, type QueueWakeupListener, asQueueNotice, getLogger } from "@axiom-lattice/core";
+import { type Logger, type QueueNotice, type QueueWakeup, type QueueWakeupListener, asQueueNotice, defaultLogger } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import { NotificationListener } from "../db/notificationListener";
 import { listenConnection } from "../db/pooler";
@@ -9,8 +9,6 @@ export const QUEUE_WAKEUP_CHANNEL = "lattice_queue";
 export interface PostgreSQLQueueWakeupOptions extends Omit<PgStoreOptions, "autoMigrate"> {
   /** application_name of the LISTEN connection (default "lattice-queue-wakeup"). */
   listenerApplicationName?: string;
-  /** Default: the process-wide logger. */
-  logger?: Logger;
 }
 
 /**
@@ -23,16 +21,16 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
   private readonly pool: Pool;
   private readonly ownsPool: boolean;
   private readonly listener: NotificationListener;
-  private readonly logger: Logger | undefined;
+  private readonly logger: Logger;
 
   constructor(options: PostgreSQLQueueWakeupOptions) {
-    ({ pool: this.pool, ownsPool: this.ownsPool } = resolvePool(options));
-    this.logger = options.logger;
+    this.logger = options.logger ?? defaultLogger();
+    ({ pool: this.pool, ownsPool: this.ownsPool } = resolvePool(options, this.logger));
     this.listener = new NotificationListener({
       connection: listenConnection(this.pool, options),
       channel: QUEUE_WAKEUP_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-queue-wakeup",
-      log: options.logger,
+      log: this.logger,
     });
   }
 
@@ -47,7 +45,7 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
       if (payload === undefined) return;
       const notice = parseNotice(payload);
       if (notice) listener(notice);
-      else (this.logger ?? getLogger()).warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
+      else this.logger.warn({ phase: "queue-wakeup", payload }, "ignored a malformed queue wake-up");
     });
   }
 

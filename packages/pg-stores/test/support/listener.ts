@@ -1,4 +1,4 @@
-import { type Logger, setLogger } from "@axiom-lattice/core";
+import type { Logger } from "@axiom-lattice/core";
 import { ListenerConnection, type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, beforeAll } from "vitest";
@@ -10,22 +10,24 @@ export interface ListenerDatabase {
   admin: Pool;
   /** The LISTEN connection of the listener under test. */
   listener: ListenerConnection;
-  /** What core logged as warnings (a killed connection is one): kept off the test output, for checking. */
+  /** The logger to give the stores under test: keeps their warnings off the test output. */
+  logger: Logger;
+  /** What the stores given {@link logger} logged as warnings (a killed connection is one), for checking. */
   warnings: string[];
 }
 
 /**
- * The setup of a file that tests a LISTEN/NOTIFY listener named `applicationName`: core's warnings
- * captured, a fresh database and an admin pool before its tests. Call it before registering the file's
+ * The setup of a file that tests a LISTEN/NOTIFY listener named `applicationName`: a logger capturing
+ * warnings, a fresh database and an admin pool before its tests. Call it before registering the file's
  * own hooks: after-hooks run in reverse, so the database goes only once the file disposed of its stores.
  * The returned object is filled in before the first test.
  */
 export function useListenerDatabase(applicationName: string): ListenerDatabase {
-  const db = { warnings: [] as string[] } as ListenerDatabase;
+  const warnings: string[] = [];
+  const logger: Logger = { debug() {}, info() {}, error() {}, warn: (_fields, msg) => warnings.push(msg ?? ""), child: () => logger };
+  const db = { warnings, logger } as ListenerDatabase;
   let database: TestDatabase;
   beforeAll(async () => {
-    const logger: Logger = { debug() {}, info() {}, error() {}, warn: (_fields, msg) => db.warnings.push(msg ?? ""), child: () => logger };
-    setLogger(logger);
     database = await createTestDatabase();
     db.url = database.url;
     db.admin = new Pool({ connectionString: database.url, max: 1 });

@@ -15,8 +15,8 @@ const received: QueueNotice[] = [];
 
 beforeAll(async () => {
   // Separate pools, as on two replicas.
-  sender = new PostgreSQLQueueWakeup({ poolConfig: db.url });
-  receiver = new PostgreSQLQueueWakeup({ poolConfig: db.url, listenerApplicationName: LISTENER_APP });
+  sender = new PostgreSQLQueueWakeup({ poolConfig: db.url, logger: db.logger });
+  receiver = new PostgreSQLQueueWakeup({ poolConfig: db.url, logger: db.logger, listenerApplicationName: LISTENER_APP });
   receiver.subscribe((scope) => received.push(scope));
   await db.listener.awaitListening();
 });
