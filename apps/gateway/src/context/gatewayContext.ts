@@ -45,7 +45,7 @@ import { langgraphCronFire } from "../langgraph/cronFire";
 import { LANGGRAPH_CRON_TASK_TYPE } from "../langgraph/cronRequest";
 import { createGatewayTasks } from "../tasks/gatewayTasks";
 import { GATEWAY_VERSION } from "../version";
-import { type GatewayStores, createGatewayStores } from "./gatewayStores";
+import { type GatewayStores, createGatewayStores } from "../stores/gatewayStores";
 
 /**
  * Everything one gateway runs on, built once and handed to every route and component that needs it:

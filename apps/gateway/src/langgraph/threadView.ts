@@ -1,7 +1,7 @@
 import { clientStateValues } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { threadScope } from "../routes/lookups";
 import { interruptView, interruptsByTask } from "./stateView";
 
@@ -34,7 +34,7 @@ export const threadView = z.object({
 export type ThreadView = z.input<typeof threadView>;
 
 /** A stored thread with its status and state, read now from its queue and its checkpoints. */
-export async function toThreadView({ agents, stores }: Pick<GatewayContext, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
+export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
   const scope = threadScope(thread);
   const queueScope = { tenantId: scope.tenantId, assistantId: scope.assistantId };
   const [queued, snapshot, [lastRun]] = await Promise.all([
