@@ -6,7 +6,7 @@ import { pino } from "pino";
 import { issueToken } from "./auth/tokenIssuer";
 import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
-import { createGatewayStores } from "./context/gatewayStores";
+import { createGatewayStores } from "./stores/gatewayStores";
 import { start } from "./start";
 import { describeStartupFailure } from "./startup/startupFailure";
 import { createGatewayTasks } from "./tasks/gatewayTasks";

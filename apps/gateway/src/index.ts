@@ -3,7 +3,7 @@ export { buildGateway, type BuildGatewayOptions } from "./server";
 export { gatewayContextOf, type GatewayContext } from "./context/gatewayContext";
 export { BODY_LIMIT_BYTES } from "./defaults";
 export { HttpError } from "./http/errors";
-export type { ReadinessCheck } from "./context/gatewayStores";
+export type { ReadinessCheck } from "./stores/gatewayStores";
 export type { ScheduleRoutesOptions } from "./routes/schedules";
 export { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, type ScheduledAgentMessage } from "./schedules/agentMessageHandler";
 export { start, type RunningGateway } from "./start";

@@ -2,6 +2,7 @@ import cors from "@fastify/cors";
 import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEchoHeaders } from "@axiom-lattice/protocols";
+import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { installAuthentication } from "./auth/authentication";
@@ -18,7 +19,7 @@ import { installRouteCatalog } from "./openapi/routeCatalog";
 import { assistantRoutes } from "./routes/assistants";
 import { modelProviderRoutes } from "./routes/modelProviders";
 import { healthRoutes } from "./routes/health";
-import type { ReadinessCheck } from "./context/gatewayStores";
+import type { ReadinessCheck } from "./stores/gatewayStores";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
 import { mcpConfigRoutes } from "./routes/mcpConfigs";
@@ -26,7 +27,7 @@ import { pluginRoutes } from "./routes/plugins";
 import { projectRoutes } from "./routes/projects";
 import { roomRoutes } from "./routes/rooms";
 import { runRoutes } from "./routes/runs";
-import { type ScheduleRoutesOptions, registerScheduleRoutes } from "./routes/schedules";
+import { type ScheduleRoutesOptions, scheduleRoutes } from "./routes/schedules";
 import { taskEventRoutes } from "./routes/taskEvents";
 import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
@@ -75,7 +76,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const context = options.context ?? (await createGatewayContext(config, logger));
   if (!options.context) app.addHook("onClose", () => context.close());
   decorateGatewayContext(app, context);
-  installHttpMetrics(app, context.metrics);
+  const { metrics } = context;
+  installHttpMetrics(app, metrics);
 
   // Helmet's defaults, but for `upgrade-insecure-requests`: it would send the pages a gateway serves
   // over plain HTTP on a LAN address (/playground, /docs) to fetch their scripts over https, where
@@ -108,20 +110,25 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   if (servesApi) await registerApiReference(app);
   if (servesApi && config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
   await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
-  await app.register(metricsRoute, { token: config.metricsToken });
+  await app.register(metricsRoute, { token: config.metricsToken, metrics });
   if (!servesApi) return app;
-  await app.register(assistantRoutes);
-  await app.register(modelProviderRoutes);
-  await app.register(projectRoutes);
-  await app.register(mcpConfigRoutes);
-  await app.register(pluginRoutes);
-  await app.register(roomRoutes);
-  await app.register(taskRoutes);
-  await app.register(taskEventRoutes);
-  await app.register(threadRoutes);
-  await app.register(runRoutes);
-  await app.register(clusterRoute);
-  await app.register(langgraphApi);
-  registerScheduleRoutes(app, options.schedules ?? { client: context.schedules });
+  // Each route plugin is given what it uses of the context, and nothing else of it.
+  const { stores, agents, mcp, plugins, roomEvents, notifiers, tasks, streams, replicaId, schedules } = context;
+  const settings = context.config;
+  await app.register(assistantRoutes, { stores, config: settings, mcp, plugins, agents });
+  await app.register(modelProviderRoutes, { stores, config: settings, agents });
+  await app.register(projectRoutes, { stores });
+  await app.register(mcpConfigRoutes, { stores, mcp });
+  await app.register(pluginRoutes, { plugins });
+  await app.register(roomRoutes, { stores, roomEvents, streams, config: settings, metrics });
+  await app.register(taskRoutes, { tasks, stores });
+  await app.register(taskEventRoutes, { notifiers, streams, config: settings, metrics });
+  await app.register(threadRoutes, { stores, agents });
+  // Strict affinity: a run's stream is served by the replica running its thread alone (replicas named, no relay).
+  const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
+  await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
+  await app.register(clusterRoute, { replicaId, stores });
+  await app.register(langgraphApi, { stores, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
+  await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
   return app;
 }

@@ -44,6 +44,7 @@ export { AgentInstanceManager, type AgentRuntimeOptions } from "./runtime/agentI
 export type { ChunkBufferLimits, StreamChunk } from "./runtime/chunkBuffers";
 export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
+export { RunAffinity, type RunAffinityOptions } from "./runtime/runAffinity";
 export { InvalidRunInputError, type AgentInput, type GraphInput, type GraphRunOptions, type ResumeCommand, type RunContent, type RunGraphSettings, type TaskRunMarker } from "./runtime/runContent";
 export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";

@@ -45,7 +45,7 @@ import { langgraphCronFire } from "../langgraph/cronFire";
 import { LANGGRAPH_CRON_TASK_TYPE } from "../langgraph/cronRequest";
 import { createGatewayTasks } from "../tasks/gatewayTasks";
 import { GATEWAY_VERSION } from "../version";
-import { type GatewayStores, createGatewayStores } from "./gatewayStores";
+import { type GatewayStores, createGatewayStores } from "../stores/gatewayStores";
 
 /**
  * Everything one gateway runs on, built once and handed to every route and component that needs it:
@@ -352,12 +352,12 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
 // declarations would clash when a consumer loads both the CommonJS and the ESM build.
 const DECORATION = "gateway";
 
-/** Makes `context` what the routes registered on `app` serve. */
+/** Makes `context` readable from `app` ({@link gatewayContextOf}); routes are given their part of it when registered. */
 export function decorateGatewayContext(app: FastifyInstance, context: GatewayContext): void {
   app.decorate(DECORATION, context);
 }
 
-/** What a gateway serves: its stores, agents, schedules, replica id and logger. */
+/** What a gateway serves (its stores, agents, schedules, replica id and logger), for code holding only its Fastify instance: registering tools and model providers on `agents`, tests. */
 export function gatewayContextOf(app: FastifyInstance): GatewayContext {
   return app.getDecorator<GatewayContext>(DECORATION);
 }

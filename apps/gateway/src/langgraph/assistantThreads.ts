@@ -1,5 +1,5 @@
 import type { Thread } from "@axiom-lattice/protocols";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../routes/lookups";
 
@@ -11,7 +11,7 @@ const PAGE = 1000;
  * reads it), each as `DELETE /threads/{id}` deletes one. While any of them has a run in progress,
  * none is deleted: `409 THREAD_BUSY`, as `DELETE /threads/{id}` answers.
  */
-export async function deleteAssistantThreads({ stores, agents }: Pick<GatewayContext, "stores" | "agents">, tenantId: string, assistantId: string): Promise<void> {
+export async function deleteAssistantThreads({ stores, agents }: Pick<LanggraphServices, "stores" | "agents">, tenantId: string, assistantId: string): Promise<void> {
   const labelled: Thread[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const page = await stores.threads.listThreads(tenantId, { metadata: { assistant_id: assistantId }, limit: PAGE, offset });

@@ -3,7 +3,7 @@ import type { Assistant } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
 import { idSchema, noContent } from "../http/ids";
@@ -78,8 +78,7 @@ const tags = ["langgraph"];
  * assistant runs the built-in ReAct graph (`graph_id` "react"), its model, tools and system prompt
  * in its `context`.
  */
-export const langgraphAssistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "config" | "mcp" | "plugins" | "agents">> = async (app, gateway) => {
   const { assistants } = gateway.stores;
   const checkReferences = assistantReferenceCheck(gateway);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);

@@ -1,12 +1,12 @@
 import type { ScheduleHandler } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import { v5 as uuidV5 } from "uuid";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../routes/lookups";
 import { storedCron } from "./cronRequest";
 import { planRun, runCreateSchema } from "./runRequest";
-import { langgraphRunStarter } from "./runStarter";
+import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { deleteWhenEnded } from "./statelessRuns";
 import { ANY_ASSISTANT } from "./threadView";
 
@@ -26,7 +26,7 @@ export const cronFireRunId = (cronId: string, scheduledAt: number): string => uu
  * fire run again after its replica died between queueing the run and recording the fire finds the
  * run queued (`DUPLICATE_MESSAGE`) and queues nothing, so each fire queues its run once.
  */
-export function langgraphCronFire(gateway: GatewayContext): ScheduleHandler {
+export function langgraphCronFire(gateway: RunStarterServices & Pick<LanggraphServices, "schedules">): ScheduleHandler {
   const { threadForRun, startRun } = langgraphRunStarter(gateway);
   return async ({ task, scheduledAt }) => {
     const cron = storedCron.parse(task.payload);

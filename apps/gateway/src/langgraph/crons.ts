@@ -2,7 +2,7 @@ import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireAssistant } from "../routes/lookups";
@@ -11,7 +11,7 @@ import { type CronView, cronView, toCronView } from "./cronView";
 import { bodyErrors, inputErrors } from "./errors";
 import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
 import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
-import { langgraphRunStarter } from "./runStarter";
+import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 
 const SORT_KEYS = ["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"] as const;
 const SELECT_FIELDS = Object.keys(cronView.shape) as [keyof CronView, ...(keyof CronView)[]];
@@ -40,8 +40,7 @@ const tags = ["langgraph"];
  * fire runs exactly once across the replicas, and each fire queues the cron's run through the queue
  * (`cronFire`). Schedules are read in UTC, as the platform reads them.
  */
-export const langgraphCronRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick<LanggraphServices, "schedules">> = async (app, gateway) => {
   const { schedules } = gateway;
   const { threadForRun } = langgraphRunStarter(gateway);
 

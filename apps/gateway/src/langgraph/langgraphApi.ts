@@ -8,20 +8,21 @@ import { langgraphStoreRoutes } from "./store";
 import { langgraphThreadCopyRoutes } from "./threadCopy";
 import { langgraphThreadStreamRoutes } from "./threadStream";
 import { langgraphThreadRoutes } from "./threads";
+import type { LanggraphServices } from "./langgraphServices";
 
 /**
  * The LangGraph Platform HTTP API at the root (`/assistants`, `/threads`, `/runs`), beside `/api`: the
  * same stores, queue, leases, checkpoints and replicas, answered in LangGraph's terms so that its SDKs
  * and tools work unmodified. Its errors answer `{ detail, code }` (this plugin's own error handler).
  */
-export const langgraphApi: FastifyPluginAsync = async (app) => {
+export const langgraphApi: FastifyPluginAsync<LanggraphServices> = async (app, services) => {
   installLanggraphErrors(app);
-  await app.register(langgraphAssistantRoutes);
-  await app.register(langgraphThreadRoutes);
-  await app.register(langgraphRunRoutes);
-  await app.register(langgraphStatelessRunRoutes);
-  await app.register(langgraphStoreRoutes);
-  await app.register(langgraphCronRoutes);
-  await app.register(langgraphThreadCopyRoutes);
-  await app.register(langgraphThreadStreamRoutes);
+  await app.register(langgraphAssistantRoutes, services);
+  await app.register(langgraphThreadRoutes, services);
+  await app.register(langgraphRunRoutes, services);
+  await app.register(langgraphStatelessRunRoutes, services);
+  await app.register(langgraphStoreRoutes, services);
+  await app.register(langgraphCronRoutes, services);
+  await app.register(langgraphThreadCopyRoutes, services);
+  await app.register(langgraphThreadStreamRoutes, services);
 };

@@ -1,7 +1,7 @@
 import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../routes/assistantReferences";
 import { requireAssistant, threadScope } from "../routes/lookups";
@@ -23,7 +23,10 @@ export interface StartedRun<M extends RunMode> {
  * show. The thread is labelled with the assistant and graph that ran it last (as LangGraph Platform
  * labels its threads, which clients search by).
  */
-export function langgraphRunStarter(gateway: GatewayContext) {
+/** What starting a run uses: the runtime, its stores and limits, and what an assistant's references are checked against. */
+export type RunStarterServices = Pick<LanggraphServices, "agents" | "stores" | "config" | "metrics" | "logger" | "mcp" | "plugins">;
+
+export function langgraphRunStarter(gateway: RunStarterServices) {
   const { agents, stores, config, metrics, logger } = gateway;
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);

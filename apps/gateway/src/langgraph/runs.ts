@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { idSchema, noContent } from "../http/ids";
@@ -14,7 +14,7 @@ import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
 import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
-import { langgraphRunStarter } from "./runStarter";
+import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
 import { ANY_ASSISTANT } from "./threadView";
@@ -80,8 +80,7 @@ const truthy = (flag: string) => flag === "1" || flag === "true";
  * run by whichever replica holds the thread's run lease, streamed from that replica's buffer or, on
  * any other, from the run event log.
  */
-export const langgraphRunRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick<LanggraphServices, "streams">> = async (app, gateway) => {
   const { agents, stores, streams } = gateway;
   const { threadForRun, startRun } = langgraphRunStarter(gateway);
   const rateLimit = runRateLimit(gateway.config);

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { requireAssistant, threadScope } from "../routes/lookups";
@@ -13,7 +13,7 @@ import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "./runRateLimit";
 import { RUN_CREATE_ERRORS, type RunCreateBody, type RunPlan, planRun, runCreateSchema } from "./runRequest";
-import { langgraphRunStarter } from "./runStarter";
+import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { runView, toRunView } from "./runView";
 import { ANY_ASSISTANT } from "./threadView";
@@ -43,7 +43,7 @@ const tags = ["langgraph"];
  * Deletes a stateless run's thread once the run ended (`on_completion: delete`, the default), retrying
  * while the thread's processor still holds its run lease. A replica that dies first leaves the thread.
  */
-export async function deleteWhenEnded(gateway: GatewayContext, agent: Agent, thread: Thread, runId: string): Promise<void> {
+export async function deleteWhenEnded(gateway: Pick<LanggraphServices, "agents" | "logger">, agent: Agent, thread: Thread, runId: string): Promise<void> {
   try {
     await agent.waitForRun(runId);
     for (let attempt = 1; ; attempt++) {
@@ -63,8 +63,7 @@ export async function deleteWhenEnded(gateway: GatewayContext, agent: Agent, thr
  * The LangGraph API's stateless runs: each runs on a thread of its own, created for it and deleted
  * once it ended (unless `on_completion: keep`), so it sees no earlier conversation.
  */
-export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick<LanggraphServices, "streams">> = async (app, gateway) => {
   const { startRun } = langgraphRunStarter(gateway);
   const rateLimit = runRateLimit(gateway.config);
 

@@ -3,7 +3,7 @@ import type { StoredItem } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { noContent } from "../http/ids";
 import { bodyErrors, inputErrors } from "./errors";
 
@@ -73,8 +73,8 @@ const tags = ["langgraph"];
  * LangGraph's store: each tenant's long-term memory, items under namespaces, optionally expiring.
  * Runs read the same items through `getStore()` (the agent's `TenantStore`).
  */
-export const langgraphStoreRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { items } = gatewayContextOf(app).stores;
+export const langgraphStoreRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores">> = async (app, { stores }) => {
+  const { items } = stores;
 
   app.put(
     "/store/items",

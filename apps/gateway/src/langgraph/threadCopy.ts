@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { idSchema } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
 import { inputErrors } from "./errors";
@@ -16,8 +16,7 @@ const tags = ["langgraph"];
  * (so its state, and every earlier state, read the same), as LangGraph Platform copies one. Its runs
  * and their events stay with the original.
  */
-export const langgraphThreadCopyRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphThreadCopyRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents">> = async (app, gateway) => {
 
   app.post(
     "/threads/:thread_id/copy",

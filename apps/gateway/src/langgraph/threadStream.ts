@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { type GatewayContext, gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { idSchema } from "../http/ids";
@@ -25,7 +25,7 @@ const tags = ["langgraph"];
  * The thread's next run to follow: the oldest of those not followed yet that are queued, running,
  * or ended since `since` (a run that came and went between two looks is still followed, from its log).
  */
-async function nextRun({ stores }: GatewayContext, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
+async function nextRun({ stores }: Pick<LanggraphServices, "stores">, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
   const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
   const [ended, processing, pending] = await Promise.all([
     stores.queue.listRuns(thread.id, scope, { limit: 100 }),
@@ -43,8 +43,7 @@ async function nextRun({ stores }: GatewayContext, thread: Thread, followed: Rea
  * streams (`<run_id>:<index>`), until the client leaves. `Last-Event-ID` resumes within that run,
  * then follows the runs after it.
  */
-export const langgraphThreadStreamRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphThreadStreamRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents" | "streams" | "config" | "metrics">> = async (app, gateway) => {
   // A thread stream waits for runs without end: closing the server cuts it (the client reconnects elsewhere).
   const closing = new AbortController();
   app.addHook("preClose", async () => closing.abort());

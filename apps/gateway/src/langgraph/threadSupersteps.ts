@@ -2,7 +2,7 @@ import { AGENT_NODE, TOOLS_NODE } from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../routes/lookups";
 import { checkMessages } from "./messageInput";
@@ -45,7 +45,7 @@ export function checkSupersteps(steps: Supersteps): void {
  * Writes checked `steps` into a new thread's state, each update as `POST /threads/{id}/state` writes
  * one. Should one fail, the thread is deleted with whatever was written: the create wrote nothing.
  */
-export async function applySupersteps({ agents }: Pick<GatewayContext, "agents">, thread: Thread, steps: Supersteps): Promise<void> {
+export async function applySupersteps({ agents }: Pick<LanggraphServices, "agents">, thread: Thread, steps: Supersteps): Promise<void> {
   const scope = threadScope(thread);
   try {
     for (const { updates } of steps) {

@@ -1,7 +1,7 @@
 import { clientStateValues } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { threadScope } from "../routes/lookups";
 import { interruptView, interruptsByTask } from "./stateView";
 
@@ -36,12 +36,12 @@ export type ThreadView = z.input<typeof threadView>;
 const queueScopeOf = ({ tenantId, assistantId }: Thread) => ({ tenantId, assistantId });
 
 /** Whether the thread is `busy` (runs queued or running): read from its queue alone, without its state. */
-export async function isThreadBusy({ stores }: Pick<GatewayContext, "stores">, thread: Thread): Promise<boolean> {
+export async function isThreadBusy({ stores }: Pick<LanggraphServices, "stores">, thread: Thread): Promise<boolean> {
   return (await stores.queue.getQueueSize(thread.id, queueScopeOf(thread))) > 0;
 }
 
 /** A stored thread with its status and state, read now from its queue and its checkpoints. */
-export async function toThreadView({ agents, stores }: Pick<GatewayContext, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
+export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
   const queueScope = queueScopeOf(thread);
   const [queued, snapshot, [lastRun]] = await Promise.all([
     stores.queue.getQueueSize(thread.id, queueScope),

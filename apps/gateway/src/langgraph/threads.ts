@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../routes/lookups";
@@ -97,8 +97,7 @@ const tags = ["langgraph"];
  * The LangGraph API's threads: the gateway's threads, read with their status and state. A thread it
  * creates belongs to no assistant ({@link ANY_ASSISTANT}); one created by `/api` is served too.
  */
-export const langgraphThreadRoutes: FastifyPluginAsyncZod = async (app) => {
-  const gateway = gatewayContextOf(app);
+export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents">> = async (app, gateway) => {
   const { threads } = gateway.stores;
   const view = (thread: Thread) => toThreadView(gateway, thread);
 

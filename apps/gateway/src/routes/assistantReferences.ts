@@ -1,8 +1,20 @@
-import { checkAssistantReferences } from "@axiom-lattice/agent";
+import { type AgentInstanceManager, checkAssistantReferences } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
+import type { McpServerManager } from "../mcp/mcpServerManager";
+import type { PluginCatalog } from "../plugins/pluginCatalog";
+import type { GatewayStores } from "../stores/gatewayStores";
+
+/** What {@link assistantReferenceCheck} looks names up in. */
+export interface AssistantReferenceSources {
+  stores: Pick<GatewayStores, "modelProviders">;
+  config: Pick<GatewayConfig, "upstream">;
+  mcp: Pick<McpServerManager, "tenantTools">;
+  plugins: Pick<PluginCatalog, "disabled">;
+  agents: Pick<AgentInstanceManager, "models" | "tools">;
+}
 
 /** What a configuration naming something a run could not use is refused with, nothing written. */
 export const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_PROVIDER", "INVALID_BASE_URL", "BASE_URL_NOT_ALLOWED"] as const;
@@ -13,7 +25,7 @@ export const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_
  * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused.
  * Both APIs that write assistants (`/api` and the LangGraph API) check through it.
  */
-export function assistantReferenceCheck({ stores, config, mcp, plugins, agents }: Pick<GatewayContext, "stores" | "config" | "mcp" | "plugins" | "agents">) {
+export function assistantReferenceCheck({ stores, config, mcp, plugins, agents }: AssistantReferenceSources) {
   return async (tenantId: string, { model, tools }: { model?: AssistantModelConfig; tools?: string[] }): Promise<void> => {
     let provider = model?.provider ?? "scripted";
     if (!agents.models.has(provider)) {

@@ -2,11 +2,11 @@ import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
-import { REFERENCE_CODES, assistantReferenceCheck } from "./assistantReferences";
+import { type AssistantReferenceSources, REFERENCE_CODES, assistantReferenceCheck } from "./assistantReferences";
 import { idParams, idSchema, noContent } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
 
 /** What reads show in place of an assistant's API key. */
 const API_KEY_MASK = "***";
@@ -58,11 +58,15 @@ const tags = ["assistants"];
 /** A model configuration as reads show it: the API key, when set, masked. */
 export const redactModel = (model: AssistantModelConfig): AssistantModelConfig => (model.apiKey ? { ...model, apiKey: API_KEY_MASK } : model);
 
+/** The assistants, and where the names their configurations give are looked up. */
+export interface AssistantRoutesOptions extends AssistantReferenceSources {
+  stores: Pick<GatewayStores, "assistants" | "modelProviders">;
+}
+
 /** Assistants CRUD, per tenant. API keys are never echoed back. */
-export const assistantRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
-  const { assistants } = context.stores;
-  const checkReferences = assistantReferenceCheck(context);
+export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = async (app, options) => {
+  const { assistants } = options.stores;
+  const checkReferences = assistantReferenceCheck(options);
   // The fields of this API: description, metadata, version and the graph's config and context belong to the LangGraph API's view.
   const redact = ({ description: _d, metadata: _m, version: _v, graphConfig: _c, graphContext: _x, ...assistant }: Assistant) =>
     assistant.model.apiKey ? { ...assistant, model: redactModel(assistant.model) } : assistant;

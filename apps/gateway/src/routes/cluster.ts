@@ -2,9 +2,15 @@ import { LEASE_LIST_MAX, MAINTENANCE_LEASE_KEY, holderLabel, leaderLeaseKey } fr
 import { type LeaseRecord, REPLICA_ROLES } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsync } from "fastify";
 import { z } from "zod";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { apiErrors } from "../openapi/errorResponses";
 import { leaseKind } from "../metrics/gatewayMetrics";
+import type { GatewayStores } from "../stores/gatewayStores";
+
+export interface ClusterRouteOptions {
+  /** This replica's id, marking it in the listing. */
+  replicaId: string;
+  stores: Pick<GatewayStores, "presence" | "lease" | "outbox">;
+}
 
 /** Every leader lease (`runAsLeader`, the maintenance loop) starts so. */
 const LEADER_PREFIX = leaderLeaseKey("");
@@ -66,9 +72,7 @@ function countByKindAndReplica(leases: LeaseRecord[]): ClusterResponse["leases"]
 }
 
 /** `GET /api/cluster` (admin): replicas, leader, leases and outbox positions, across every tenant. */
-export const clusterRoute: FastifyPluginAsync = async (app) => {
-  const { replicaId, stores } = gatewayContextOf(app);
-
+export const clusterRoute: FastifyPluginAsync<ClusterRouteOptions> = async (app, { replicaId, stores }) => {
   app.get(
     "/api/cluster",
     {

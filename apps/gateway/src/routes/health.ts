@@ -5,7 +5,7 @@ import { REPLICA_ROLES, type ReplicaRole } from "@axiom-lattice/protocols";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";
-import type { ReadinessCheck } from "../context/gatewayStores";
+import type { ReadinessCheck } from "../stores/gatewayStores";
 
 const tags = ["health"];
 

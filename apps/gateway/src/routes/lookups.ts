@@ -1,17 +1,17 @@
 import type { ThreadRunScope } from "@axiom-lattice/core";
 import type { Assistant, Thread } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
-import type { GatewayContext } from "../context/gatewayContext";
+import type { GatewayStores } from "../stores/gatewayStores";
 
 // Another tenant's records answer exactly like missing ones: existence is not disclosed.
 
-export async function requireAssistant({ stores }: GatewayContext, tenantId: string, id: string): Promise<Assistant> {
+export async function requireAssistant({ stores }: { stores: Pick<GatewayStores, "assistants"> }, tenantId: string, id: string): Promise<Assistant> {
   const assistant = await stores.assistants.getAssistant(tenantId, id);
   if (!assistant) throw new HttpError("NOT_FOUND", `Assistant ${id} not found`);
   return assistant;
 }
 
-export async function requireThread({ stores }: GatewayContext, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
+export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
   const thread = await stores.threads.getThread(tenantId, id);
   if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId)) {
     throw new HttpError("NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);

@@ -11,10 +11,11 @@ import type { McpServerConfigEntry } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { noContent } from "../http/ids";
+import type { McpServerManager } from "../mcp/mcpServerManager";
+import type { GatewayStores } from "../stores/gatewayStores";
 
 const keySchema = z
   .string()
@@ -109,8 +110,7 @@ function viewOf(entry: McpServerConfigEntry): z.infer<typeof entryView> {
  * A tenant's MCP servers: configurations, connect and disconnect, and the tools a server offers.
  * Every change is announced (`mcp-config-changed`) so each replica reconciles from the store.
  */
-export const mcpConfigRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, mcp } = gatewayContextOf(app);
+export const mcpConfigRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, "mcp">; mcp: McpServerManager }> = async (app, { stores, mcp }) => {
   const notFound = (key: string) => new HttpError("NOT_FOUND", `MCP server configuration ${key} not found`);
   // A failure to connect, as the client hears it: the policy's own refusal (wrapped by fetch and the SDK when refused at connect), else the server unavailable.
   const connectFailure = (key: string, error: unknown) =>

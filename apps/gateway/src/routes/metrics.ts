@@ -1,11 +1,13 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsync } from "fastify";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { HttpError } from "../http/errors";
 
 export interface MetricsRouteOptions {
   /** The bearer token a scrape must present (`AXIOM_METRICS_TOKEN`); none: the route is public. */
   token?: string;
+  /** This gateway's instruments. */
+  metrics: Pick<GatewayMetrics, "registry">;
 }
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
@@ -21,8 +23,8 @@ function presents(authorization: string | undefined, token: string): boolean {
  * span every tenant, so tenant tokens never open it: it is public, or closed by a token of its own
  * that Prometheus sends (`authorization: { credentials: … }` in its scrape config).
  */
-export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, { token }) => {
-  const { registry } = gatewayContextOf(app).metrics;
+export const metricsRoute: FastifyPluginAsync<MetricsRouteOptions> = async (app, { token, metrics }) => {
+  const { registry } = metrics;
   app.get("/metrics", async (request, reply) => {
     if (token !== undefined && !presents(request.headers.authorization, token)) {
       reply.header("www-authenticate", `Bearer realm="axiom-lattice metrics"`);

@@ -1,12 +1,22 @@
+import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import { MODEL_PROVIDER_KINDS } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
+
+export interface ModelProviderRoutesOptions {
+  stores: Pick<GatewayStores, "modelProviders">;
+  /** Its egress policy, which a provider's base URL is held to. */
+  config: Pick<GatewayConfig, "upstream">;
+  /** The built-in providers, whose names a catalog provider may not take. */
+  agents: Pick<AgentInstanceManager, "models">;
+}
 
 const baseUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).describe("The API's base URL, http or https; absent: the kind's default endpoint");
 const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
@@ -40,8 +50,7 @@ const providerView = z.object({
 const tags = ["model providers"];
 
 /** The tenant's model provider catalog. Keys are write-only. */
-export const modelProviderRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { stores, config, agents } = gatewayContextOf(app);
+export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptions> = async (app, { stores, config, agents }) => {
   const { modelProviders } = stores;
   // A provider's base URL is where runs send the key: held to the same egress policy as an assistant's.
   const checkBaseUrl = async (baseUrl: string | null | undefined) => {

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
+import type { PluginCatalog } from "../plugins/pluginCatalog";
 
 const nameParams = z.object({ name: z.string().min(1).max(300).describe("The tool's name, as assistants list it") });
 const settingSchema = z.strictObject({ enabled: z.boolean().describe("false: the tenant's assistants may not use the tool (their runs go without it)") });
@@ -22,9 +22,7 @@ const tags = ["plugins"];
  * A tenant's plugin catalog: the tools its assistants could enable, each of which an admin may switch
  * off. Every change is announced (`plugin-catalog-changed`) so each replica drops its cached copy.
  */
-export const pluginRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { plugins } = gatewayContextOf(app);
-
+export const pluginRoutes: FastifyPluginAsyncZod<{ plugins: PluginCatalog }> = async (app, { plugins }) => {
   app.get(
     "/api/plugins",
     { schema: { tags, summary: "The tenant's plugin catalog: built-in tools and its connected MCP servers' tools", response: { 200: z.object({ plugins: z.array(entryView) }), ...apiErrors() } } },

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
 
 const createSchema = z.strictObject({
   id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
@@ -37,8 +37,8 @@ const botParams = z.object({ id: idSchema, assistantId: idSchema });
 const tags = ["projects"];
 
 /** Projects CRUD and their member assistants ("bots"), per tenant. */
-export const projectRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { projects, assistants } = gatewayContextOf(app).stores;
+export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, "projects" | "assistants"> }> = async (app, { stores }) => {
+  const { projects, assistants } = stores;
   const projectNotFound = (id: string) => new HttpError("NOT_FOUND", `Project ${id} not found`);
 
   app.post(

@@ -3,13 +3,21 @@ import type { ProjectRoomMessage, ProjectRoomScope } from "@axiom-lattice/protoc
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { principalOf, tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { HttpError } from "../http/errors";
-import { gatewaySseOptions, openSseStream } from "../http/sse";
+import { type SseSettingsSource, gatewaySseOptions, openSseStream } from "../http/sse";
+import type { TenantStreams } from "../http/tenantStreams";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { followRoom, resumePointOf } from "../rooms/followRoom";
+import type { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { messageCreatedEvent } from "../rooms/roomEvent";
 import { idSchema } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
+
+export interface RoomRoutesOptions extends SseSettingsSource {
+  stores: Pick<GatewayStores, "projects" | "rooms" | "roomMessages">;
+  roomEvents: ProjectRoomEventBroker;
+  streams: TenantStreams;
+}
 
 const projectParams = z.object({ projectId: idSchema });
 const roomParams = z.object({ projectId: idSchema, roomId: idSchema });
@@ -75,10 +83,9 @@ const roomEventStream = z.string().describe(
 const tags = ["rooms"];
 
 /** Rooms of a tenant's projects: create and list, post and page messages, follow events live (SSE). */
-export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
-  const { projects, rooms, roomMessages } = context.stores;
-  const { roomEvents } = context;
+export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, options) => {
+  const { projects, rooms, roomMessages } = options.stores;
+  const { roomEvents } = options;
 
   const projectNotFound = (id: string) => new HttpError("NOT_FOUND", `Project ${id} not found`);
   /** The room, or 404: another tenant's room is as absent as one that never was. */
@@ -223,13 +230,13 @@ export const roomRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new HttpError("INVALID_REQUEST", `Invalid Last-Event-ID header: expected an event id as the stream sent it, got ${JSON.stringify(lastEventId.slice(0, 100))}`);
       }
       await requireRoom(scope);
-      const place = context.streams.take(tenantId);
+      const place = options.streams.take(tenantId);
       // Placed before the head is sent: once a client has it, every later post reaches its stream.
       const follower = await followRoom(roomEvents, roomMessages, scope, resumePoint).catch((error: unknown) => {
         place();
         throw error;
       });
-      const sse = openSseStream(reply, gatewaySseOptions(context, place));
+      const sse = openSseStream(reply, gatewaySseOptions(options, place));
       if (!follower.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
       follower.start({
         // Waiting for the client to take each event is what makes a stalled one a slow subscriber.

@@ -1,17 +1,18 @@
-import type { StreamChunk } from "@axiom-lattice/agent";
-import { QueueFullError, type ThreadRunScope, boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
+import type { AgentInstanceManager, RunAffinity, StreamChunk } from "@axiom-lattice/agent";
+import { QueueFullError, type ThreadRunScope, boundedJson } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, type ErrorCode, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
+import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
-import type { StreamPlace } from "../http/tenantStreams";
+import type { StreamPlace, TenantStreams } from "../http/tenantStreams";
+import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { parseStreamEventId, streamEventId } from "./streamEventIds";
 import { RUN_ERROR_DESCRIPTION, interruptView, messageView } from "./threadViews";
@@ -95,28 +96,24 @@ function resumePoint(body: z.output<typeof resumeStreamSchema>, lastEventId: str
   return { messageId: position.messageId, after: Math.max(body.after ?? -1, position.index) };
 }
 
+export interface RunRoutesOptions {
+  stores: Pick<GatewayStores, "assistants" | "threads" | "queue">;
+  agents: AgentInstanceManager;
+  /** Which replica serves a run's stream: strict affinity (`AXIOM_STREAM_RELAY=off`) sends its client to the peer running the thread. */
+  affinity: RunAffinity;
+  streams: TenantStreams;
+  config: Pick<GatewayConfig, "tenantLimits" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
+  metrics: Pick<GatewayMetrics, "affinityMisses" | "tenantRefusals" | "sseSubscribers">;
+}
+
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
-export const runRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
-  const { agents, stores, config, replicaId, streams, metrics } = context;
+export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, options) => {
+  const { agents, affinity, streams, metrics, stores, config } = options;
   const { maxQueuedMessages } = config.tenantLimits;
 
-  /** The peer replica running this thread, when affinity is on and it is not us. */
-  const peerOwner = async (scope: ThreadRunScope): Promise<string | null> => {
-    if (!config.replicaAffinity) return null;
-    const owner = await getThreadRunOwner(scope, { store: stores.lease });
-    return owner && owner !== replicaId ? owner : null;
-  };
-
-  /**
-   * The peer to send a stream's client to instead of serving it, with strict affinity only
-   * (`AXIOM_STREAM_RELAY=off`): by default any replica follows a peer's run through the run event log.
-   */
-  const streamPeerOwner = (scope: ThreadRunScope): Promise<string | null> => (config.streamRelay ? Promise.resolve(null) : peerOwner(scope));
-
   const resolveScope = async (tenantId: string, body: { assistant_id: string; thread_id: string }) => {
-    await requireAssistant(context, tenantId, body.assistant_id);
-    return threadScope(await requireThread(context, tenantId, body.thread_id, body.assistant_id));
+    await requireAssistant(options, tenantId, body.assistant_id);
+    return threadScope(await requireThread(options, tenantId, body.thread_id, body.assistant_id));
   };
 
   // A run's stream follows it wherever it runs, so it ends only with the run: closing the server would
@@ -127,7 +124,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace) => {
-    const sse = openSseStream(reply, gatewaySseOptions(context, place));
+    const sse = openSseStream(reply, gatewaySseOptions(options, place));
     open.add(sse);
     try {
       for await (const chunk of chunks) {
@@ -144,8 +141,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
   };
 
   const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string, place: StreamPlace) => {
-    context.metrics.affinityMisses.inc();
-    const sse = openSseStream(reply, gatewaySseOptions(context, place));
+    metrics.affinityMisses.inc();
+    const sse = openSseStream(reply, gatewaySseOptions(options, place));
     sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
     sse.end();
   };
@@ -201,11 +198,8 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
         if (body.mode === "wait") return reply.send(await result.completion!);
 
         // The message is queued either way; when a peer runs the thread, it processes it.
-        if (await streamPeerOwner(scope)) {
-          await sleep(config.affinityGraceMs);
-          const owner = await streamPeerOwner(scope);
-          if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place!);
-        }
+        const owner = await affinity.peerOwnerAfterGrace(scope);
+        if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place!);
         return await streamChunks(reply, result.stream!, place!);
       } catch (error) {
         // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
@@ -237,7 +231,7 @@ export const runRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!message || message.threadId !== scope.threadId) {
         throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
       }
-      const owner = await streamPeerOwner(scope);
+      const owner = await affinity.peerOwner(scope);
       // Opened at once, without an await in between: the stream's close gives its place back.
       const place = streams.take(tenantId);
       if (owner) return streamAffinityMiss(reply, owner, scope, messageId, place);

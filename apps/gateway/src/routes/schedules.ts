@@ -1,7 +1,6 @@
 import { type DefaultScheduleClient, ScheduleRequestError, scheduleFieldRules as rules } from "@axiom-lattice/core";
 import type { ErrorCode, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
-import type { FastifyInstance } from "fastify";
-import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
@@ -102,8 +101,7 @@ const oneSchedule = (summary: string, ...codes: ErrorCode[]) => ({
  * `/api/schedules`: create (one-shot or cron), list, read, cancel, pause and resume schedules of the
  * request's tenant.
  */
-export function registerScheduleRoutes(server: FastifyInstance, { client, enqueueMessage }: ScheduleRoutesOptions): void {
-  const app = server.withTypeProvider<ZodTypeProvider>();
+export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = async (app, { client, enqueueMessage }) => {
   if (enqueueMessage) client.registerHandler(AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler(enqueueMessage));
 
   app.post(
@@ -168,4 +166,4 @@ export function registerScheduleRoutes(server: FastifyInstance, { client, enqueu
   app.post("/api/schedules/:id/resume", oneSchedule("Resume a paused schedule", "INVALID_SCHEDULE_STATE"), async (request) =>
     toView(await client.resume(request.params.id, tenantOf(request))),
   );
-}
+};

@@ -1,8 +1,9 @@
+import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
-import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
+import { type SseSettingsSource, type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
+import type { TenantStreams } from "../http/tenantStreams";
 import { apiErrors } from "../openapi/errorResponses";
 
 /** The path segment of the stream under `/api/tasks`, which no task id may take. */
@@ -14,9 +15,13 @@ const eventStream = z.string().describe(
     "Heartbeat comments keep it open while quiet.",
 );
 
+export interface TaskEventRoutesOptions extends SseSettingsSource {
+  notifiers: { taskLifecycle: Pick<TaskLifecycleNotifier, "subscribe"> };
+  streams: TenantStreams;
+}
+
 /** `GET /api/tasks/events`: the tenant's task lifecycle events, live, from every replica. */
-export const taskEventRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
+export const taskEventRoutes: FastifyPluginAsyncZod<TaskEventRoutesOptions> = async (app, options) => {
   const open = new Set<SseStream>();
   // A stream ends only when its client leaves; closing the server would otherwise wait for every one.
   app.addHook("preClose", async () => {
@@ -34,10 +39,10 @@ export const taskEventRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const sse = openSseStream(reply, gatewaySseOptions(context, context.streams.take(tenantId)));
+      const sse = openSseStream(reply, gatewaySseOptions(options, options.streams.take(tenantId)));
       const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
       open.add(sse);
-      const unsubscribe = context.notifiers.taskLifecycle.subscribe((event) => {
+      const unsubscribe = options.notifiers.taskLifecycle.subscribe((event) => {
         if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: event });
       });
       sse.send(undefined, { type: "subscribed", data: { tenantId } });

@@ -1,12 +1,12 @@
-import { taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
+import { type TaskService, taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
 import { TaskStatus, type TaskItem } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
 import { threadRunRecords } from "./threadRuns";
 import { runRecordView } from "./threadViews";
@@ -108,10 +108,8 @@ const tags = ["tasks"];
 const taskErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
 
 /** Tasks CRUD per tenant, with the status changes a client may make, each announced to every replica. */
-export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
-  const { tasks } = context;
-  const { queue } = context.stores;
+export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pick<GatewayStores, "queue" | "tasks"> }> = async (app, { tasks, stores }) => {
+  const { queue } = stores;
 
   app.post(
     "/api/tasks",
@@ -142,7 +140,7 @@ export const taskRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: z.object({ tasks: z.array(taskView) }), ...apiErrors(...INPUT_CODES) },
       },
     },
-    async (request) => ({ tasks: (await context.stores.tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
+    async (request) => ({ tasks: (await stores.tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
   );
 
   app.get(

@@ -1,13 +1,19 @@
+import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
-import { gatewayContextOf } from "../context/gatewayContext";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { threadRunRecords } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView } from "./threadViews";
+
+export interface ThreadRoutesOptions {
+  stores: Pick<GatewayStores, "assistants" | "threads" | "queue" | "lease">;
+  agents: AgentInstanceManager;
+}
 
 const metadataSchema = boundedJson(z.record(z.string().max(256), z.unknown()));
 
@@ -49,9 +55,8 @@ const tags = ["threads"];
 const threadErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
 
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
-export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
-  const context = gatewayContextOf(app);
-  const { agents, stores } = context;
+export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (app, options) => {
+  const { agents, stores } = options;
   const { threads, queue, lease } = stores;
 
   app.post(
@@ -67,7 +72,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { body } = request;
-      await requireAssistant(context, tenantId, body.assistant_id);
+      await requireAssistant(options, tenantId, body.assistant_id);
       const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
       return reply.status(201).send(thread);
     },
@@ -85,7 +90,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     "/api/threads/:id",
     { schema: { tags, summary: "Read a thread", params: idParams, response: { 200: threadView, ...threadErrors } } },
-    async (request) => requireThread(context, tenantOf(request), request.params.id),
+    async (request) => requireThread(options, tenantOf(request), request.params.id),
   );
 
   app.delete(
@@ -100,7 +105,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const thread = await requireThread(context, tenantOf(request), request.params.id);
+      const thread = await requireThread(options, tenantOf(request), request.params.id);
       // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
       await agents.deleteThread(threadScope(thread));
       return reply.status(204).send();
@@ -119,7 +124,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const thread = await requireThread(context, tenantOf(request), request.params.id);
+      const thread = await requireThread(options, tenantOf(request), request.params.id);
       return agents.getAgent(threadScope(thread)).getState();
     },
   );
@@ -129,7 +134,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags, summary: "What is queued on the thread, and which replica runs it", params: idParams, response: { 200: queueView, ...threadErrors } } },
     async (request) => {
       const { id } = request.params;
-      const thread = await requireThread(context, tenantOf(request), id);
+      const thread = await requireThread(options, tenantOf(request), id);
       const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
       const [processing, pending, owner] = await Promise.all([
         queue.getProcessingMessages(id, scope),
@@ -153,7 +158,7 @@ export const threadRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { id } = request.params;
-      const thread = await requireThread(context, tenantOf(request), id);
+      const thread = await requireThread(options, tenantOf(request), id);
       return { runs: await threadRunRecords(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }) };
     },
   );

@@ -1,7 +1,7 @@
 import { TaskService, type TaskMessageDeps } from "@axiom-lattice/agent";
 import { type Logger, ProjectTaskAdmissionNotifier, ProjectTaskExecutionMutex, TaskLifecycleNotifier } from "@axiom-lattice/core";
 import type { GatewayConfig } from "../config";
-import type { GatewayStores } from "../context/gatewayStores";
+import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_MACHINE_REQUEST_WAIT_MS } from "../defaults";
 
 /** A gateway's task service, with the notifiers and the machine it announces and serialises with. */
