@@ -11,12 +11,18 @@ interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
   metadata: string;
   /** The metadata parsed, for filters to read: never handed out. */
   parsedMetadata: Record<string, unknown>;
+  /**
+   * The store's write count when the thread was created and last updated: orders threads stamped
+   * within one millisecond as the database's microsecond timestamps order them. Never handed out.
+   */
+  createdSeq: number;
+  updatedSeq: number;
   ttlMinutes: number | null;
   /** Epoch ms; null without a TTL. */
   expiresAt: number | null;
 }
 
-const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, ttlMinutes, ...stored }: StoredThread): Thread => ({
+const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, createdSeq: _created, updatedSeq: _updated, ttlMinutes, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   createdAt: new Date(stored.createdAt.getTime()),
@@ -29,13 +35,17 @@ const rearm = (stored: StoredThread, now: number) => {
   stored.expiresAt = stored.ttlMinutes === null ? null : now + stored.ttlMinutes * MINUTE_MS;
 };
 
-const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sortBy"]) =>
-  key === "id" ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a[key].getTime() - b[key].getTime();
+const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sortBy"]) => {
+  if (key === "id") return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  const seq = key === "createdAt" ? "createdSeq" : "updatedSeq";
+  return a[key].getTime() - b[key].getTime() || a[seq] - b[seq];
+};
 
 /** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryThreadStore implements ThreadStore {
   /** Per tenant, threads in creation order. */
   private readonly tenants = new Map<string, Map<string, StoredThread>>();
+  private writes = 0;
 
   async createThread(tenantId: string, request: CreateThreadRequest): Promise<Thread> {
     const tenant = requireTenantId(tenantId);
@@ -43,7 +53,17 @@ export class InMemoryThreadStore implements ThreadStore {
     const threads = this.tenants.get(tenant) ?? new Map<string, StoredThread>();
     if (threads.has(valid.id)) throw new RecordExistsError("thread", tenant, valid.id);
     const now = new Date();
-    const stored: StoredThread = { ...valid, parsedMetadata: JSON.parse(valid.metadata) as Record<string, unknown>, tenantId: tenant, createdAt: now, updatedAt: now, expiresAt: null };
+    const seq = ++this.writes;
+    const stored: StoredThread = {
+      ...valid,
+      parsedMetadata: JSON.parse(valid.metadata) as Record<string, unknown>,
+      tenantId: tenant,
+      createdAt: now,
+      updatedAt: now,
+      createdSeq: seq,
+      updatedSeq: seq,
+      expiresAt: null,
+    };
     rearm(stored, now.getTime());
     threads.set(valid.id, stored);
     this.tenants.set(tenant, threads);
@@ -60,10 +80,8 @@ export class InMemoryThreadStore implements ThreadStore {
     const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
     const wanted = ids && new Set(ids);
     const direction = sortOrder === "asc" ? 1 : -1;
-    const inCreationOrder = [...(this.tenants.get(tenant)?.values() ?? [])];
-    // Sorting is stable: threads stamped within one millisecond keep their creation order, as the
-    // database's microsecond timestamps order them. Only the page is copied out.
-    return (sortOrder === "asc" ? inCreationOrder : inCreationOrder.reverse())
+    // Only the page is copied out.
+    return [...(this.tenants.get(tenant)?.values() ?? [])]
       .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
       .filter((stored) => !wanted || wanted.has(stored.id))
       .filter((stored) => metadata === undefined || jsonContains(stored.parsedMetadata, metadata))
@@ -80,6 +98,7 @@ export class InMemoryThreadStore implements ThreadStore {
     stored.parsedMetadata = { ...stored.parsedMetadata, ...patch };
     stored.metadata = JSON.stringify(stored.parsedMetadata);
     stored.updatedAt = new Date();
+    stored.updatedSeq = ++this.writes;
     if (ttlMinutes !== null) stored.ttlMinutes = ttlMinutes;
     rearm(stored, stored.updatedAt.getTime());
     return toThread(stored);
