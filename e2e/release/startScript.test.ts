@@ -13,7 +13,10 @@ const READY_LINE = /gateway ready at (http:\/\/[^\s"]+)/;
 describe("the README's `bash scripts/start.sh`", () => {
   it("starts a gateway on the in-memory stores that answers /health", { timeout: 300_000 }, async () => {
     // Its own process group: `pnpm start` runs turbo, then the gateway, under shells that a signal to bash alone would orphan.
-    const child = execa("bash", ["scripts/start.sh"], { cwd: workspaceRoot, env: { PORT: "0", LOG_LEVEL: "info" }, detached: true, reject: false, all: true });
+    // A reader's shell: whatever the test run has, but no DATABASE_URL (the suite sets one; the README's reader has none).
+    const { DATABASE_URL: _databaseUrl, ...readerEnv } = process.env;
+    const env = { ...readerEnv, PORT: "0", LOG_LEVEL: "info" };
+    const child = execa("bash", ["scripts/start.sh"], { cwd: workspaceRoot, env, extendEnv: false, detached: true, reject: false, all: true });
     let output = "";
     try {
       const url = await new Promise<string>((resolveUrl, rejectUrl) => {
