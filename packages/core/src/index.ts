@@ -84,6 +84,15 @@ export { StaleFencingTokenError } from "./tasks/staleFencingTokenError";
 export { scanEveryTask } from "./tasks/taskScan";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
+export {
+  MAX_PAGE_LIMIT,
+  PageCursorError,
+  type PageKey,
+  type PageKeyShape,
+  pageOf,
+  pageOfSorted,
+  readPageRequest,
+} from "./stores/pagination";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export { jsonContains } from "./stores/jsonContainment";
 export * from "./defaults";

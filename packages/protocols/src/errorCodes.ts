@@ -27,6 +27,8 @@ export type ErrorCode =
   | "DATABASE_UNAVAILABLE"
   // Stores: arguments no store may act on, and records that exist already.
   | "INVALID_STORE_ARGUMENT"
+  // A page cursor no list of this kind returned (forged, truncated, or another list's).
+  | "INVALID_CURSOR"
   | "ALREADY_EXISTS"
   // The message queue.
   | "QUEUE_FULL"

@@ -3,4 +3,5 @@ export * from "./chunks";
 export * from "./stores";
 export * from "./storeKinds";
 export * from "./outboxTopics";
+export * from "./pagination";
 export type { ErrorCode } from "./errorCodes";
