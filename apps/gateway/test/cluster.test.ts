@@ -76,7 +76,7 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
       }
     }
     // An event appended by one replica: every poller passes it, and each says so at its next beat.
-    await a.context.schedules.scheduleOnce({ taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: "x", threadId: "y", message: "later" } });
+    await a.context.schedules.scheduleOnce({ taskType: "agent-message", delayMs: 3_600_000, payload: { assistant_id: "x", thread_id: "y", message: "later" } });
     await eventually("both replicas report the head cursor", async () => {
       const view = await b.cluster();
       return view.outbox.headCursor !== null && view.replicas.every((replica) => replica.outbox.cursor === view.outbox.headCursor);
