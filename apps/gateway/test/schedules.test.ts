@@ -200,6 +200,13 @@ describe("/api/schedules", () => {
       expect(await storage.countTasks()).toBe(before);
     });
 
+    it("names the API's fields, not the library's, in what it says", async () => {
+      const neither = await post("/api/schedules", { task_type: "agent-message", payload: agentMessage });
+      expect(neither.json()).toMatchObject({ code: "INVALID_SCHEDULE", error: "Give exactly one of execute_at and delay_ms, or a cron_expression" });
+      const past = await post("/api/schedules", { task_type: "agent-message", execute_at: "2020-01-01T09:00:00Z", payload: agentMessage });
+      expect(past.json()).toMatchObject({ code: "EXECUTE_AT_IN_PAST", error: expect.stringMatching(/^The fire time is \d+ s in the past; a delay of 0 fires now$/) });
+    });
+
     it("a malformed x-tenant-id header", async () => {
       const before = await storage.countTasks();
       for (const tenant of ["has space", "x".repeat(65), "semi;colon"]) {

@@ -77,7 +77,7 @@ const isoTime = (ms: number) => new Date(ms).toISOString();
 const optionalIsoTime = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
 
 /** A schedule as the API shows it. */
-export const toScheduleView = (task: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
+const toScheduleView = (task: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
   id: task.taskId,
   tenant_id: task.tenantId,
   task_type: task.taskType,
@@ -138,6 +138,10 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
     },
     async (request, reply) => {
       const body = request.body;
+      // The client refuses this too, naming its own (camelCase) fields: here the API names its own.
+      if (body.cron_expression === undefined && (body.execute_at === undefined) === (body.delay_ms === undefined)) {
+        throw new HttpError("INVALID_SCHEDULE", "Give exactly one of execute_at and delay_ms, or a cron_expression");
+      }
       // An agent message names its assistant and thread; the schedule is linked to both for lookups.
       const message = body.task_type === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, body.payload, "payload") : undefined;
       const input = {
