@@ -11,9 +11,9 @@ describe("scenario 9 (part): schedule changes reach peers through the outbox", (
     await createThreads(a.url, ["scheduled"]);
     const created = await expectOk<{ id: string }>(
       call(a.url, "POST", "/api/schedules", {
-        taskType: "agent-message",
-        delayMs: 3_000,
-        payload: { assistantId: ASSISTANT, threadId: "scheduled", message: "wake up" },
+        task_type: "agent-message",
+        delay_ms: 3_000,
+        payload: { assistant_id: ASSISTANT, thread_id: "scheduled", message: "wake up" },
       }),
       201,
     );

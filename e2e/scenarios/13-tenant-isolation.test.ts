@@ -20,7 +20,7 @@ describe("scenario 13: tenant isolation across replicas, authentication on", () 
     await expectOk(call(home, "POST", "/api/threads", { ...thread }, A), 201);
     await expectOk(call(home, "POST", "/api/runs", { ...thread, message: "secret of A", message_id: "a-msg", mode: "wait" }, A));
     const { id: scheduleId } = await expectOk<{ id: string }>(
-      call(home, "POST", "/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: ASSISTANT, threadId: "a-thread", message: "later" } }, A),
+      call(home, "POST", "/api/schedules", { task_type: "agent-message", delay_ms: 3_600_000, payload: { assistant_id: ASSISTANT, thread_id: "a-thread", message: "later" } }, A),
       201,
     );
 

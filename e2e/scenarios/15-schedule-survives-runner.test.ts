@@ -52,9 +52,9 @@ describe("scenario 15: a schedule survives its runner", () => {
     await createThreads(replicas[0].url, ["ticks"]);
     const { id: taskId } = await expectOk<{ id: string }>(
       call(replicas[0].url, "POST", "/api/schedules", {
-        taskType: "agent-message",
-        cronExpression: "*/2 * * * * *",
-        payload: { assistantId: ASSISTANT, threadId: "ticks", message: `/sleep ${FIRE_MS}` },
+        task_type: "agent-message",
+        cron_expression: "*/2 * * * * *",
+        payload: { assistant_id: ASSISTANT, thread_id: "ticks", message: `/sleep ${FIRE_MS}` },
       }),
       201,
     );
@@ -117,8 +117,8 @@ describe("scenario 15: a schedule survives its runner", () => {
       const ofSlot = finished.filter((run) => run.messageId === `schedule.${taskId}.${slot}`);
       expect(ofSlot, `runs of slot ${new Date(slot).toISOString()}`).toEqual([expect.objectContaining({ status: "success" })]);
     }
-    const schedule = await expectOk<{ status: string; lastError?: string }>(call(survivors[0].url, "GET", `/api/schedules/${taskId}`));
+    const schedule = await expectOk<{ status: string; last_error?: string }>(call(survivors[0].url, "GET", `/api/schedules/${taskId}`));
     expect(["pending", "running"]).toContain(schedule.status);
-    expect(schedule.lastError).toBeUndefined();
+    expect(schedule.last_error).toBeUndefined();
   });
 });

@@ -55,8 +55,8 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
     }
 
     // The cluster, seen from the api replica, says who is who.
-    const cluster = await expectOk<{ replicas: Array<{ replicaId: string; role: string }> }>(call(api.url, "GET", "/api/cluster"));
-    expect(cluster.replicas.map(({ replicaId, role }) => `${replicaId}:${role}`)).toEqual([`${api.replicaId}:api`, ...workerIds.map((id) => `${id}:worker`)]);
+    const cluster = await expectOk<{ replicas: Array<{ replica_id: string; role: string }> }>(call(api.url, "GET", "/api/cluster"));
+    expect(cluster.replicas.map(({ replica_id, role }) => `${replica_id}:${role}`)).toEqual([`${api.replicaId}:api`, ...workerIds.map((id) => `${id}:worker`)]);
 
     // /api/runs: wait and stream.
     await createThreads(api.url, ["waited", "streamed", "scheduled"]);
@@ -99,7 +99,7 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
 
     // A one-shot schedule: whichever replica fires it, the message it queues runs on a worker.
     await expectOk(
-      call(api.url, "POST", "/api/schedules", { taskType: "agent-message", delayMs: 200, payload: { assistantId: ASSISTANT, threadId: "scheduled", message: "on time" } }),
+      call(api.url, "POST", "/api/schedules", { task_type: "agent-message", delay_ms: 200, payload: { assistant_id: ASSISTANT, thread_id: "scheduled", message: "on time" } }),
       201,
     );
     await finishedRuns(api.url, "/api/threads/scheduled/runs", 1);

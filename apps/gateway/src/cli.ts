@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { RecoveryActor, type TaskRecoveryResult } from "@axiom-lattice/agent";
-import { UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
+import { type ResealSummary, type StoredSecretKind, UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import { pino } from "pino";
 import { issueToken } from "./auth/tokenIssuer";
 import { SCOPES, type Scope } from "./auth/principal";
@@ -129,12 +129,34 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
     const { service } = createGatewayTasks(config, stores, logger, (scope) => stores.queueWakeup?.notify(scope));
     const task = { tenantId: values.tenant, taskId: values.task };
     const result = await service.recover(task, RecoveryActor.ON_DEMAND);
-    process.stdout.write(`${JSON.stringify({ ...task, result })}\n`);
+    process.stdout.write(`${JSON.stringify({ tenant_id: task.tenantId, task_id: task.taskId, result })}\n`);
     const refusal = REFUSALS[result];
     if (refusal) throw new RefusedError(`task ${task.taskId} of tenant ${task.tenantId} left alone (${result}): ${refusal}`);
   } finally {
     await stores.dispose();
   }
+}
+
+// The kinds of secret keys:rotate counts, as its summary line names them.
+const SECRET_KIND_NAMES: Record<StoredSecretKind, string> = {
+  providerKeys: "provider_keys",
+  assistantKeys: "assistant_keys",
+  mcpHeaders: "mcp_headers",
+  mcpEnv: "mcp_env",
+};
+
+/** keys:rotate's summary line, snake_case as the API's answers are. */
+function resealSummaryView(summary: ResealSummary) {
+  return {
+    key_version: summary.keyVersion,
+    kinds: Object.fromEntries(
+      Object.entries(summary.kinds).map(([kind, count]) => [
+        SECRET_KIND_NAMES[kind as StoredSecretKind],
+        { resealed: count.resealed, changed_meanwhile: count.changedMeanwhile },
+      ]),
+    ),
+    unreadable: summary.unreadable.map((secret) => ({ table: secret.table, tenant_id: secret.tenantId, id: secret.id, field: secret.field, reason: secret.reason })),
+  };
 }
 
 /**
@@ -161,10 +183,10 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
   try {
     const summary = await resealStoredSecrets(pg.pool, { keyring, scope: "all" }).catch((error: unknown) => {
       if (!(error instanceof UnreadableSecretsError)) throw error;
-      process.stdout.write(`${JSON.stringify(error.summary)}\n`);
+      process.stdout.write(`${JSON.stringify(resealSummaryView(error.summary))}\n`);
       throw new IncompleteError(error.message);
     });
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    process.stdout.write(`${JSON.stringify(resealSummaryView(summary))}\n`);
   } finally {
     await pg.dispose();
   }

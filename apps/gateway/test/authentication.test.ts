@@ -68,7 +68,7 @@ beforeAll(async () => {
   expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
   const schedule = await send("POST", "/api/schedules", {
     bearer: tokenA,
-    body: { taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: "a-assistant", threadId: "a-thread", message: "later" } },
+    body: { task_type: "agent-message", delay_ms: 3_600_000, payload: { assistant_id: "a-assistant", thread_id: "a-thread", message: "later" } },
   });
   expect(schedule.statusCode).toBe(201);
   scheduleId = schedule.json<{ id: string }>().id;
@@ -231,7 +231,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },
   "POST /api/schedules": {
     url: () => "/api/schedules",
-    body: () => ({ taskType: "nope", delayMs: 1_000 }),
+    body: () => ({ task_type: "nope", delay_ms: 1_000 }),
     foreign: (response) => expect(response.statusCode).toBe(400),
   },
   "DELETE /api/schedules/:id": { url: () => `/api/schedules/${scheduleId}`, foreign: notFound },

@@ -39,6 +39,8 @@ async function gateway(replicaId: string): Promise<Gateway> {
     async cluster() {
       const response = await app.inject({ method: "GET", url: "/api/cluster" });
       expect(response.statusCode).toBe(200);
+      // Every key of the answer, at any depth, is snake_case (it holds no free-form maps).
+      expect(response.body.match(/"[a-z_]*[A-Z][A-Za-z_]*":/g)).toBeNull();
       return clusterResponseSchema.parse(response.json());
     },
     async scrape() {
@@ -50,7 +52,7 @@ async function gateway(replicaId: string): Promise<Gateway> {
   return created;
 }
 
-const replicaIds = (view: ClusterResponse) => view.replicas.map((replica) => replica.replicaId);
+const replicaIds = (view: ClusterResponse) => view.replicas.map((replica) => replica.replica_id);
 
 describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
   let a: Gateway;
@@ -69,17 +71,17 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     for (const view of [await a.cluster(), await b.cluster()]) {
       expect(replicaIds(view)).toEqual(["gw-a", "gw-b"]);
       for (const replica of view.replicas) {
-        expect(replica).toMatchObject({ version, storeMode: "postgresql", role: "all", activeRuns: 0 });
-        expect(Date.parse(replica.startedAt)).toBeLessThanOrEqual(Date.parse(replica.lastSeenAt));
-        expect(Date.parse(replica.expiresAt)).toBeGreaterThan(Date.parse(replica.lastSeenAt));
-        expect(replica.outbox.lagSeconds).toBeGreaterThanOrEqual(0);
+        expect(replica).toMatchObject({ version, store_mode: "postgresql", role: "all", active_runs: 0 });
+        expect(Date.parse(replica.started_at)).toBeLessThanOrEqual(Date.parse(replica.last_seen_at));
+        expect(Date.parse(replica.expires_at)).toBeGreaterThan(Date.parse(replica.last_seen_at));
+        expect(replica.outbox.lag_seconds).toBeGreaterThanOrEqual(0);
       }
     }
     // An event appended by one replica: every poller passes it, and each says so at its next beat.
-    await a.context.schedules.scheduleOnce({ taskType: "agent-message", delayMs: 3_600_000, payload: { assistantId: "x", threadId: "y", message: "later" } });
+    await a.context.schedules.scheduleOnce({ taskType: "agent-message", delayMs: 3_600_000, payload: { assistant_id: "x", thread_id: "y", message: "later" } });
     await eventually("both replicas report the head cursor", async () => {
       const view = await b.cluster();
-      return view.outbox.headCursor !== null && view.replicas.every((replica) => replica.outbox.cursor === view.outbox.headCursor);
+      return view.outbox.head_cursor !== null && view.replicas.every((replica) => replica.outbox.cursor === view.outbox.head_cursor);
     });
   });
 
@@ -99,13 +101,13 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     try {
       await eventually("gw-b sees gw-a running the thread", async () => {
         const view = await b.cluster();
-        return view.replicas.find((replica) => replica.replicaId === "gw-a")?.activeRuns === 1;
+        return view.replicas.find((replica) => replica.replica_id === "gw-a")?.active_runs === 1;
       });
       const response = await b.app.inject({ method: "GET", url: "/api/cluster" });
       const view = clusterResponseSchema.parse(response.json());
-      expect(view.maintenanceLeader).toBe(holder.slice(0, holder.lastIndexOf("#")));
-      expect(view.leases.leaders).toContainEqual(expect.objectContaining({ name: "maintenance", replicaId: view.maintenanceLeader }));
-      expect(view.leases.held).toContainEqual({ kind: "thread-run", replicaId: "gw-a", count: 1 });
+      expect(view.maintenance_leader).toBe(holder.slice(0, holder.lastIndexOf("#")));
+      expect(view.leases.leaders).toContainEqual(expect.objectContaining({ name: "maintenance", replica_id: view.maintenance_leader }));
+      expect(view.leases.held).toContainEqual({ kind: "thread-run", replica_id: "gw-a", count: 1 });
       expect(view.leases.truncated).toBe(false);
       // Lease keys name tenants and threads: none reaches the answer.
       expect(response.body).not.toContain("secret-thread");

@@ -34,7 +34,8 @@ describe("gateway HTTP basics", () => {
   });
 
   it("GET /ready reflects its checks", async () => {
-    expect((await app.inject({ method: "GET", url: "/ready" })).statusCode).toBe(200);
+    const ready = await app.inject({ method: "GET", url: "/ready" });
+    expect([ready.statusCode, ready.json()]).toEqual([200, { status: "ready" }]);
     failing = true;
     try {
       const response = await app.inject({ method: "GET", url: "/ready" });

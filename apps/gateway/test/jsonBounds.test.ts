@@ -52,9 +52,9 @@ describe("free-form JSON in requests is bounded: refused with 400, nothing store
   });
 
   it.each(outOfBounds)("a schedule's payload %s", async (_label, payload) => {
-    const response = await post("/api/schedules", { taskType: "agent-message", delayMs: 60_000, payload });
+    const response = await post("/api/schedules", { task_type: "agent-message", delay_ms: 60_000, payload });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject(boundsError("payload"));
-    expect((await get("/api/schedules")).json()).toEqual({ schedules: [] });
+    expect((await get("/api/schedules")).json()).toEqual({ schedules: [], next_cursor: null, has_more: false });
   });
 });

@@ -6,12 +6,19 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { SecretKeyring } from "@axiom-lattice/core";
-import { Pool, type ResealSummary } from "@axiom-lattice/pg-stores";
+import { Pool } from "@axiom-lattice/pg-stores";
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "./cliProcess";
 import { buildTestGateway } from "./support";
+
+/** The summary line keys:rotate prints. */
+interface SummaryLine {
+  key_version: string;
+  kinds: Record<string, { resealed: number; changed_meanwhile: number }>;
+  unreadable: Array<{ table: string; tenant_id: string; id: string; field: string }>;
+}
 
 const ROOT = resolve(__dirname, "../../..");
 const [V1, V2, V3] = [`v1:${randomBytes(32).toString("base64")}`, `v2:${randomBytes(32).toString("base64")}`, `v3:${randomBytes(32).toString("base64")}`];
@@ -55,14 +62,14 @@ describe("lattice-gateway keys:rotate", () => {
 
     const rotated = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
     expect(rotated.exitCode, rotated.stderr).toBe(0);
-    const summary = JSON.parse(rotated.stdout) as ResealSummary;
-    expect(summary).toMatchObject({ keyVersion: "v2", unreadable: [] });
-    expect(Object.entries(summary.kinds).map(([kind, count]) => `${kind} ${count.resealed}/${count.changedMeanwhile}`)).toEqual([
-      "providerKeys 1/0",
+    const summary = JSON.parse(rotated.stdout) as SummaryLine;
+    expect(summary).toMatchObject({ key_version: "v2", unreadable: [] });
+    expect(Object.entries(summary.kinds).map(([kind, count]) => `${kind} ${count.resealed}/${count.changed_meanwhile}`)).toEqual([
+      "provider_keys 1/0",
       // The assistant's key, and its version 1's.
-      "assistantKeys 2/0",
-      "mcpHeaders 1/0",
-      "mcpEnv 0/0",
+      "assistant_keys 2/0",
+      "mcp_headers 1/0",
+      "mcp_env 0/0",
     ]);
     expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2", "v2"]);
 
@@ -80,7 +87,7 @@ describe("lattice-gateway keys:rotate", () => {
 
     const again = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V2},${V1}` });
     expect(again.exitCode).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ kinds: { providerKeys: { resealed: 0 }, assistantKeys: { resealed: 0 }, mcpHeaders: { resealed: 0 } } });
+    expect(JSON.parse(again.stdout)).toMatchObject({ kinds: { provider_keys: { resealed: 0 }, assistant_keys: { resealed: 0 }, mcp_headers: { resealed: 0 } } });
   });
 
   // Step 2 of the README's "Rotating the encryption key", as written; the reader's placeholders are the one change.
@@ -95,7 +102,7 @@ describe("lattice-gateway keys:rotate", () => {
       .replace("postgres://…", db.url);
     const result = await execa("bash", ["-c", filled], { cwd: ROOT, env: { LOG_LEVEL: "warn" }, reject: false, timeout: 30_000 });
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ keyVersion: "v2", unreadable: [] });
+    expect(JSON.parse(result.stdout)).toMatchObject({ key_version: "v2", unreadable: [] });
   });
 
   it("reports a secret sealed under a key it does not know with exit 4, naming the row, after resealing the others", async () => {
@@ -113,7 +120,7 @@ describe("lattice-gateway keys:rotate", () => {
     expect(result.exitCode).toBe(4);
     expect(result.stderr).toContain("lattice_model_providers other/unknown-key");
     expect(result.stdout).toContain('version \\"v3\\"');
-    expect(JSON.parse(result.stdout)).toMatchObject({ unreadable: [{ table: "lattice_model_providers", tenantId: "other", id: "unknown-key" }] });
+    expect(JSON.parse(result.stdout)).toMatchObject({ unreadable: [{ table: "lattice_model_providers", tenant_id: "other", id: "unknown-key" }] });
     expect(result.stdout + result.stderr).not.toContain("sk-sealed-under-v3");
     const { rows } = await pool.query<{ key: string }>("SELECT model->>'apiKey' AS key FROM lattice_assistants WHERE tenant_id = 'other'");
     expect(SecretKeyring.versionOf(rows[0].key)).toBe("v2");

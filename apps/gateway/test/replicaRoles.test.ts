@@ -88,10 +88,10 @@ describe("api and worker replicas", () => {
   });
 
   it("GET /api/cluster on the api replica lists each replica with its role", async () => {
-    const { replicas } = (await api.inject({ method: "GET", url: "/api/cluster" })).json<{ replicas: Array<{ replicaId: string; role: string }> }>();
-    expect(replicas.map(({ replicaId, role }) => ({ replicaId, role }))).toEqual([
-      { replicaId: "gw-api", role: "api" },
-      { replicaId: "gw-worker", role: "worker" },
+    const { replicas } = (await api.inject({ method: "GET", url: "/api/cluster" })).json<{ replicas: Array<{ replica_id: string; role: string }> }>();
+    expect(replicas.map(({ replica_id, role }) => ({ replica_id, role }))).toEqual([
+      { replica_id: "gw-api", role: "api" },
+      { replica_id: "gw-worker", role: "worker" },
     ]);
   });
 

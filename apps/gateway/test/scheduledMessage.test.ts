@@ -10,9 +10,9 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
 
   it("fires once and the assistant answers on the thread", async () => {
     const created = await post("/api/schedules", {
-      taskType: "agent-message",
-      delayMs: 50,
-      payload: { assistantId: "morning", threadId: "daily", message: "good morning" },
+      task_type: "agent-message",
+      delay_ms: 50,
+      payload: { assistant_id: "morning", thread_id: "daily", message: "good morning" },
     });
     expect(created.statusCode).toBe(201);
 
@@ -39,41 +39,41 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
     ).then(async () => (await get(`/api/schedules/${taskId}`)).json<Record<string, unknown>>());
 
   it.each([
-    ["an assistant that does not exist", { assistantId: "ghost", threadId: "daily" }, "Assistant ghost not found"],
-    ["a thread that does not exist", { assistantId: "morning", threadId: "nowhere" }, "Thread nowhere not found for assistant morning"],
-  ])("fails a fire for %s: retried per policy, then failed with lastError", async (_label, target, error) => {
-    const created = await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: { ...target, message: "hello?" } });
+    ["an assistant that does not exist", { assistant_id: "ghost", thread_id: "daily" }, "Assistant ghost not found"],
+    ["a thread that does not exist", { assistant_id: "morning", thread_id: "nowhere" }, "Thread nowhere not found for assistant morning"],
+  ])("fails a fire for %s: retried per policy, then failed with last_error", async (_label, target, error) => {
+    const created = await post("/api/schedules", { task_type: "agent-message", delay_ms: 0, max_retries: 1, payload: { ...target, message: "hello?" } });
     expect(created.statusCode).toBe(201);
     expect(await settledSchedule(created.json<{ id: string }>().id)).toMatchObject({
       status: "failed",
-      runCount: 0,
-      retryCount: 1,
-      lastError: error,
+      run_count: 0,
+      retry_count: 1,
+      last_error: error,
     });
   });
 
   it("fails a fire whose run fails, with the run's error", async () => {
     await post("/api/threads", { thread_id: "failing", assistant_id: "morning" });
     const created = await post("/api/schedules", {
-      taskType: "agent-message",
-      delayMs: 0,
-      maxRetries: 0,
-      payload: { assistantId: "morning", threadId: "failing", message: "/fail the model is down" },
+      task_type: "agent-message",
+      delay_ms: 0,
+      max_retries: 0,
+      payload: { assistant_id: "morning", thread_id: "failing", message: "/fail the model is down" },
     });
     const schedule = await settledSchedule(created.json<{ id: string }>().id);
-    expect(schedule).toMatchObject({ status: "failed", runCount: 0, lastError: expect.stringContaining("ended error") });
-    expect(schedule.lastError).toContain("the model is down");
+    expect(schedule).toMatchObject({ status: "failed", run_count: 0, last_error: expect.stringContaining("ended error") });
+    expect(schedule.last_error).toContain("the model is down");
   });
 
   it("counts a fire as run only once its message's run succeeded", async () => {
     const created = await post("/api/schedules", {
-      taskType: "agent-message",
-      delayMs: 0,
-      payload: { assistantId: "morning", threadId: "daily", message: "/sleep 300" },
+      task_type: "agent-message",
+      delay_ms: 0,
+      payload: { assistant_id: "morning", thread_id: "daily", message: "/sleep 300" },
     });
     const taskId = created.json<{ id: string }>().id;
     await eventually("the fire to start", async () => (await get(`/api/schedules/${taskId}`)).json<{ status: string }>().status === "running");
-    expect(await settledSchedule(taskId)).toMatchObject({ status: "completed", runCount: 1 });
+    expect(await settledSchedule(taskId)).toMatchObject({ status: "completed", run_count: 1 });
     const runs = (await get("/api/threads/daily/runs")).json<{ runs: Array<{ messageId: string; status: string }> }>().runs;
     expect(runs.find((run) => run.messageId.startsWith(`schedule.${taskId}.`))).toMatchObject({ status: "success" });
   });

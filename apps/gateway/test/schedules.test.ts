@@ -38,7 +38,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const agentMessage = { assistantId: "assistant-1", threadId: "thread-1", message: "Good morning! What is on today?" };
+const agentMessage = { assistant_id: "assistant-1", thread_id: "thread-1", message: "Good morning! What is on today?" };
 
 const post = (url: string, payload?: object, headers: Record<string, string> = {}) =>
   app.inject({ method: "POST", url, headers, ...(payload ? { payload } : {}) });
@@ -47,25 +47,29 @@ describe("/api/schedules", () => {
   it("creates a daily agent-message cron schedule in a time zone and reads it back", async () => {
     const response = await post(
       "/api/schedules",
-      { taskType: "agent-message", cronExpression: "0 9 * * *", timezone: "Europe/Berlin", payload: agentMessage },
+      { task_type: "agent-message", cron_expression: "0 9 * * *", timezone: "Europe/Berlin", payload: agentMessage },
       { "x-tenant-id": "acme" },
     );
     expect(response.statusCode).toBe(201);
     const created = response.json();
     expect(created).toMatchObject({
-      tenantId: "acme",
-      taskType: "agent-message",
-      executionType: "cron",
-      cronExpression: "0 9 * * *",
+      tenant_id: "acme",
+      task_type: "agent-message",
+      execution_type: "cron",
+      cron_expression: "0 9 * * *",
       timezone: "Europe/Berlin",
       status: "pending",
-      catchUp: "once",
-      assistantId: "assistant-1",
-      threadId: "thread-1",
+      catch_up: "once",
+      run_count: 0,
+      retry_count: 0,
+      assistant_id: "assistant-1",
+      thread_id: "thread-1",
       payload: agentMessage,
     });
+    // Every key of the answer is snake_case; the payload is as given.
+    expect(Object.keys(created).filter((key) => /[A-Z]/.test(key))).toEqual([]);
     // The next fire is 09:00 Berlin time, as an ISO string.
-    expect(new Date(created.nextRunAt).toLocaleTimeString("en-GB", { timeZone: "Europe/Berlin" })).toBe("09:00:00");
+    expect(new Date(created.next_run_at).toLocaleTimeString("en-GB", { timeZone: "Europe/Berlin" })).toBe("09:00:00");
 
     const read = await app.inject({ method: "GET", url: `/api/schedules/${created.id}`, headers: { "x-tenant-id": "acme" } });
     expect(read.statusCode).toBe(200);
@@ -75,7 +79,7 @@ describe("/api/schedules", () => {
   });
 
   it("pauses, resumes and cancels (DELETE), refusing changes a status does not allow", async () => {
-    const created = (await post("/api/schedules", { taskType: "agent-message", cronExpression: "*/5 * * * *", payload: agentMessage })).json();
+    const created = (await post("/api/schedules", { task_type: "agent-message", cron_expression: "*/5 * * * *", payload: agentMessage })).json();
     const url = `/api/schedules/${created.id}`;
     expect((await post(`${url}/pause`)).json()).toMatchObject({ status: "paused" });
     expect((await post(`${url}/resume`)).json()).toMatchObject({ status: "pending" });
@@ -89,7 +93,7 @@ describe("/api/schedules", () => {
   });
 
   it("keeps schedules within their tenant: another tenant gets 404 and an empty list", async () => {
-    const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 3_600_000, payload: agentMessage }, { "x-tenant-id": "owner" })).json();
+    const created = (await post("/api/schedules", { task_type: "agent-message", delay_ms: 3_600_000, payload: agentMessage }, { "x-tenant-id": "owner" })).json();
     const other = { "x-tenant-id": "intruder" };
     for (const [method, url] of [
       ["GET", `/api/schedules/${created.id}`],
@@ -101,46 +105,91 @@ describe("/api/schedules", () => {
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
     }
-    expect((await app.inject({ method: "GET", url: "/api/schedules", headers: other })).json()).toEqual({ schedules: [] });
+    expect((await app.inject({ method: "GET", url: "/api/schedules", headers: other })).json()).toEqual({ schedules: [], next_cursor: null, has_more: false });
     expect((await client.get(created.id))?.status).toBe("pending");
   });
 
+  it("lists a tenant's schedules a page at a time, oldest first, each once", async () => {
+    const headers = { "x-tenant-id": "paged" };
+    const created: string[] = [];
+    for (let i = 0; i < 7; i += 1) {
+      created.push((await post("/api/schedules", { task_type: "agent-message", delay_ms: 3_600_000 + i, payload: agentMessage }, headers)).json().id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const query: string = cursor === null ? "limit=3" : `limit=3&cursor=${encodeURIComponent(cursor)}`;
+      const response = await app.inject({ method: "GET", url: `/api/schedules?${query}`, headers });
+      expect(response.statusCode).toBe(200);
+      const page = response.json();
+      expect(Object.keys(page).sort()).toEqual(["has_more", "next_cursor", "schedules"]);
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      seen.push(...page.schedules.map((schedule: { id: string }) => schedule.id));
+      cursor = page.next_cursor;
+      pages += 1;
+    } while (cursor !== null && pages < 10);
+    // Oldest first: created within one millisecond, schedules are ordered by id.
+    const whole = (await app.inject({ method: "GET", url: "/api/schedules?limit=1000", headers })).json();
+    expect(seen).toEqual(whole.schedules.map((schedule: { id: string }) => schedule.id));
+    expect([...seen].sort()).toEqual([...created].sort());
+    expect(pages).toBe(3);
+  });
+
+  it.each([
+    ["a cursor no page returned", "cursor=garbage", "INVALID_CURSOR"],
+    ["a limit of 0", "limit=0", "INVALID_REQUEST"],
+    ["a limit above 1000", "limit=1001", "INVALID_REQUEST"],
+    ["an unknown query parameter", "offset=5", "INVALID_REQUEST"],
+  ])("refuses a list with %s: 400", async (_label, query, code) => {
+    const response = await app.inject({ method: "GET", url: `/api/schedules?${query}` });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
+  });
+
   it("fires an agent-message schedule by enqueueing its message once, with a per-fire message id", async () => {
-    const created = (await post("/api/schedules", { taskType: "agent-message", delayMs: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
+    const created = (await post("/api/schedules", { task_type: "agent-message", delay_ms: 30, payload: agentMessage }, { "x-tenant-id": "acme" })).json();
     await eventually("the fire to complete", async () => (await client.get(created.id))?.status === "completed", { timeoutMs: 5_000 });
     expect(enqueued).toEqual([
-      { tenantId: "acme", ...agentMessage, messageId: `schedule.${created.id}.${Date.parse(created.executeAt)}`, signal: expect.any(AbortSignal) },
+      {
+        tenantId: "acme",
+        assistantId: agentMessage.assistant_id,
+        threadId: agentMessage.thread_id,
+        message: agentMessage.message,
+        messageId: `schedule.${created.id}.${Date.parse(created.execute_at)}`,
+        signal: expect.any(AbortSignal),
+      },
     ]);
   });
 
   it("retries a failed enqueue and fails the schedule with its error once retries run out", async () => {
     enqueueFailure = Object.assign(new Error("queue unavailable"), { code: "QUEUE_FULL" });
-    const failing = (await post("/api/schedules", { taskType: "agent-message", delayMs: 0, maxRetries: 1, payload: agentMessage })).json();
+    const failing = (await post("/api/schedules", { task_type: "agent-message", delay_ms: 0, max_retries: 1, payload: agentMessage })).json();
     await eventually("the retries to run out", async () => (await client.get(failing.id))?.status === "failed", { timeoutMs: 5_000 });
     expect(await client.get(failing.id)).toMatchObject({ retryCount: 1, runCount: 0, lastError: "queue unavailable" });
   });
 
   describe("refuses bad input with 400 and a stable code, storing nothing", () => {
-    const cron = { taskType: "agent-message", cronExpression: "0 9 * * *", payload: agentMessage };
+    const cron = { task_type: "agent-message", cron_expression: "0 9 * * *", payload: agentMessage };
     it.each([
-      ["an invalid cron expression", { ...cron, cronExpression: "0 25 * * *" }, "INVALID_CRON"],
-      ["a cron expression with too few fields", { ...cron, cronExpression: "every morning" }, "INVALID_CRON"],
+      ["an invalid cron expression", { ...cron, cron_expression: "0 25 * * *" }, "INVALID_CRON"],
+      ["a cron expression with too few fields", { ...cron, cron_expression: "every morning" }, "INVALID_CRON"],
       ["an unknown time zone", { ...cron, timezone: "Europe/Atlantis" }, "INVALID_TIMEZONE"],
-      ["a past executeAt with catch-up skip", { taskType: "agent-message", executeAt: "2020-01-01T09:00:00Z", catchUp: "skip", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
-      ["a past executeAt with catch-up once", { taskType: "agent-message", executeAt: "2020-01-01T09:00:00Z", catchUp: "once", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
-      ["an executeAt a minute ago", { taskType: "agent-message", executeAt: Date.now() - 60_000, payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
-      ["an unknown task type", { ...cron, taskType: "launch-rockets" }, "UNKNOWN_TASK_TYPE"],
-      ["a string delay", { taskType: "agent-message", delayMs: "soon", payload: agentMessage }, "INVALID_REQUEST"],
-      ["neither executeAt, delayMs nor cronExpression", { taskType: "agent-message", payload: agentMessage }, "INVALID_SCHEDULE"],
-      ["both executeAt and delayMs", { taskType: "agent-message", delayMs: 5, executeAt: Date.now() + 60_000, payload: agentMessage }, "INVALID_SCHEDULE"],
-      ["an executeAt that is not a date", { taskType: "agent-message", executeAt: "tomorrow", payload: agentMessage }, "INVALID_REQUEST"],
-      ["a cron schedule with executeAt", { ...cron, executeAt: "2031-01-01T09:00:00Z" }, "INVALID_REQUEST"],
-      ["a missing taskType", { cronExpression: "0 9 * * *", payload: agentMessage }, "INVALID_REQUEST"],
-      ["a missing message", { ...cron, payload: { assistantId: "a", threadId: "t" } }, "INVALID_REQUEST"],
+      ["a past execute_at with catch-up skip", { task_type: "agent-message", execute_at: "2020-01-01T09:00:00Z", catch_up: "skip", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["a past execute_at with catch-up once", { task_type: "agent-message", execute_at: "2020-01-01T09:00:00Z", catch_up: "once", payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["an execute_at a minute ago", { task_type: "agent-message", execute_at: Date.now() - 60_000, payload: agentMessage }, "EXECUTE_AT_IN_PAST"],
+      ["an unknown task type", { ...cron, task_type: "launch-rockets" }, "UNKNOWN_TASK_TYPE"],
+      ["a string delay", { task_type: "agent-message", delay_ms: "soon", payload: agentMessage }, "INVALID_REQUEST"],
+      ["neither execute_at, delay_ms nor cron_expression", { task_type: "agent-message", payload: agentMessage }, "INVALID_SCHEDULE"],
+      ["both execute_at and delay_ms", { task_type: "agent-message", delay_ms: 5, execute_at: Date.now() + 60_000, payload: agentMessage }, "INVALID_SCHEDULE"],
+      ["an execute_at that is not a date", { task_type: "agent-message", execute_at: "tomorrow", payload: agentMessage }, "INVALID_REQUEST"],
+      ["a cron schedule with execute_at", { ...cron, execute_at: "2031-01-01T09:00:00Z" }, "INVALID_REQUEST"],
+      ["a missing task_type", { cron_expression: "0 9 * * *", payload: agentMessage }, "INVALID_REQUEST"],
+      ["a missing message", { ...cron, payload: { assistant_id: "a", thread_id: "t" } }, "INVALID_REQUEST"],
       ["a non-string message", { ...cron, payload: { ...agentMessage, message: 42 } }, "INVALID_REQUEST"],
-      ["a malformed thread id", { ...cron, payload: { ...agentMessage, threadId: "../etc" } }, "INVALID_REQUEST"],
-      ["a zero maxRuns", { ...cron, maxRuns: 0 }, "INVALID_REQUEST"],
-      ["an unknown catch-up policy", { ...cron, catchUp: "all" }, "INVALID_REQUEST"],
+      ["a malformed thread id", { ...cron, payload: { ...agentMessage, thread_id: "../etc" } }, "INVALID_REQUEST"],
+      ["a zero max_runs", { ...cron, max_runs: 0 }, "INVALID_REQUEST"],
+      ["an unknown catch-up policy", { ...cron, catch_up: "all" }, "INVALID_REQUEST"],
       ["an unknown field", { ...cron, priority: "high" }, "INVALID_REQUEST"],
       ["an array body", [cron], "INVALID_REQUEST"],
     ])("%s", async (_label, body, code) => {
@@ -149,6 +198,13 @@ describe("/api/schedules", () => {
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
       expect(await storage.countTasks()).toBe(before);
+    });
+
+    it("names the API's fields, not the library's, in what it says", async () => {
+      const neither = await post("/api/schedules", { task_type: "agent-message", payload: agentMessage });
+      expect(neither.json()).toMatchObject({ code: "INVALID_SCHEDULE", error: "Give exactly one of execute_at and delay_ms, or a cron_expression" });
+      const past = await post("/api/schedules", { task_type: "agent-message", execute_at: "2020-01-01T09:00:00Z", payload: agentMessage });
+      expect(past.json()).toMatchObject({ code: "EXECUTE_AT_IN_PAST", error: expect.stringMatching(/^The fire time is \d+ s in the past; a delay of 0 fires now$/) });
     });
 
     it("a malformed x-tenant-id header", async () => {

@@ -41,7 +41,7 @@ describe("startup: the outbox cursor is taken before the state it guards is read
       createdMeanwhile ??= peer.schedules.scheduleOnce({
         taskType: "agent-message",
         delayMs: 1_500,
-        payload: { assistantId: "echo", threadId: "morning", message: "good morning" },
+        payload: { assistant_id: "echo", thread_id: "morning", message: "good morning" },
       });
       await createdMeanwhile;
       return tasks;

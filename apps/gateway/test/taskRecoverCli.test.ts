@@ -72,7 +72,7 @@ describe("lattice-gateway task:recover", () => {
     try {
       const live = await recover(["--tenant", TENANT, "--task", task.id]);
       expect(live.exitCode).toBe(3);
-      expect(resultOf(live.stdout)).toEqual({ tenantId: TENANT, taskId: task.id, result: "skipped:live" });
+      expect(resultOf(live.stdout)).toEqual({ tenant_id: TENANT, task_id: task.id, result: "skipped:live" });
       expect(live.stderr).toContain("a replica still runs it");
       expect(await context.stores.tasks.getTask(TENANT, task.id)).toEqual(task);
     } finally {
@@ -82,14 +82,14 @@ describe("lattice-gateway task:recover", () => {
 
     const orphan = await recover(["--tenant", TENANT, "--task", task.id]);
     expect(orphan.exitCode, orphan.stderr).toBe(0);
-    expect(resultOf(orphan.stdout)).toEqual({ tenantId: TENANT, taskId: task.id, result: "converged" });
+    expect(resultOf(orphan.stdout)).toEqual({ tenant_id: TENANT, task_id: task.id, result: "converged" });
     expect(await context.stores.tasks.getTask(TENANT, task.id)).toMatchObject({ status: "failed", context: { recovered_by: "system:on-demand-recovery" } });
     expect(await callerMessages(task)).toEqual([callerResumeMessageId(task.id)]);
     await eventually("the gateway to hear the CLI's lifecycle event", () => events.some((event) => event.taskId === task.id));
 
     const again = await recover(["--tenant", TENANT, "--task", task.id]);
     expect(again.exitCode).toBe(0);
-    expect(resultOf(again.stdout)).toEqual({ tenantId: TENANT, taskId: task.id, result: "skipped:not_in_progress" });
+    expect(resultOf(again.stdout)).toEqual({ tenant_id: TENANT, task_id: task.id, result: "skipped:not_in_progress" });
     expect(await callerMessages(task)).toEqual([callerResumeMessageId(task.id)]);
     expect(events.filter((event) => event.taskId === task.id)).toHaveLength(1);
   });

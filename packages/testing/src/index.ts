@@ -15,6 +15,7 @@ export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projec
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
 export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
+export { walkPages } from "./pageWalk";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";

@@ -1,7 +1,8 @@
-import type { NewScheduledTask, ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
+import type { NewScheduledTask, PageRequest, ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { walkPages } from "./pageWalk";
 import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 
 const HOUR = 3_600_000;
@@ -44,6 +45,7 @@ function onceTask(overrides: Partial<NewScheduledTask> = {}): NewScheduledTask {
 }
 
 const ids = (tasks: ScheduledTaskDefinition[]) => tasks.map((task) => task.taskId);
+const BIG_PAGE = { limit: 1_000 };
 
 /**
  * The {@link ScheduleStorage} contract. Every implementation runs this same suite, so their
@@ -110,7 +112,7 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         const e = await store.save(onceTask({ tenantId: tenant, status: "completed" }));
         const elsewhere = await store.save(cronTask({ assistantId: "as-1", threadId: "th-1" }));
 
-        expect(ids(await store.getAllTasks(tenant))).toEqual(ids([a, b, c, d, e]));
+        expect(ids((await store.listTasks(BIG_PAGE, tenant)).items)).toEqual(ids([a, b, c, d, e]));
         expect(await store.countTasks(tenant)).toBe(5);
         expect(ids(await store.getActiveTasks(tenant))).toEqual(ids([a, b, d]));
         expect(ids(await store.getTasksByType("other", tenant))).toEqual(ids([b]));
@@ -136,7 +138,49 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         const young = await store.save(onceTask({ tenantId: tenant, status: "completed" }));
         const deleted = await store.deleteOldTasks(150);
         expect(deleted).toBeGreaterThanOrEqual(3);
-        expect(ids(await store.getAllTasks(tenant))).toEqual(ids([...old.slice(3), young]));
+        expect(ids((await store.listTasks(BIG_PAGE, tenant)).items)).toEqual(ids([...old.slice(3), young]));
+      });
+    });
+
+    describe("listTasks pages", () => {
+      const pageOf = (tenant: string) => (page: PageRequest) => store.listTasks(page, tenant);
+
+      it("walks every task of the tenant once, in order, and ends", async () => {
+        const tenant = fresh("tenant");
+        // Saved at once, several share a millisecond: a page key must tell them apart.
+        const saved = await Promise.all(Array.from({ length: 7 }, (_, i) => store.save((i % 2 ? cronTask : onceTask)({ tenantId: tenant }))));
+        await store.save(cronTask());
+        const whole = await store.listTasks(BIG_PAGE, tenant);
+        expect(whole.nextCursor).toBeNull();
+        expect(new Set(ids(whole.items))).toEqual(new Set(ids(saved)));
+        for (const limit of [1, 2, 3, 7]) {
+          const walk = await walkPages(pageOf(tenant), limit);
+          expect(ids(walk.items)).toEqual(ids(whole.items));
+          expect(walk.pages).toBe(Math.ceil(7 / limit));
+        }
+      });
+
+      it("neither repeats nor skips a task when one is inserted or deleted between pages", async () => {
+        const tenant = fresh("tenant");
+        const saved: ScheduledTaskDefinition[] = [];
+        for (let i = 0; i < 5; i += 1) saved.push(await store.save(onceTask({ tenantId: tenant })));
+        const first = await store.listTasks({ limit: 2 }, tenant);
+        expect(ids(first.items)).toEqual(ids(saved.slice(0, 2)));
+        // The page's last task (where the cursor points) and a later one go; a new one comes.
+        await store.delete(saved[1].taskId);
+        await store.delete(saved[3].taskId);
+        const added = await store.save(onceTask({ tenantId: tenant }));
+        const rest = await walkPages(pageOf(tenant), 2, first.nextCursor);
+        expect(ids(rest.items)).toEqual(ids([saved[2], saved[4], added]));
+      });
+
+      it("refuses a cursor no page of this list returned with INVALID_CURSOR", async () => {
+        const tenant = fresh("tenant");
+        await store.save(onceTask({ tenantId: tenant }));
+        const otherShape = Buffer.from(JSON.stringify(["task-1"])).toString("base64url");
+        for (const cursor of ["garbage", "", otherShape]) {
+          await expect(store.listTasks({ limit: 1, cursor }, tenant)).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+        }
       });
     });
 
@@ -250,7 +294,7 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         expect(requeued).toContain(stale.taskId);
         expect(requeued).not.toContain(live.taskId);
         expect(requeued).not.toContain(paused.taskId);
-        const byId = new Map((await store.getAllTasks(tenant)).map((task) => [task.taskId, task.status]));
+        const byId = new Map((await store.listTasks(BIG_PAGE, tenant)).items.map((task) => [task.taskId, task.status]));
         expect(byId.get(stale.taskId)).toBe("pending");
         expect(byId.get(live.taskId)).toBe("running");
         expect(byId.get(paused.taskId)).toBe("paused");
@@ -288,7 +332,9 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         bad("a negative stale threshold", () => store.requeueStaleRunning(-1)),
         bad("an infinite age threshold", () => store.deleteOldTasks(Number.POSITIVE_INFINITY)),
         bad("an unknown status filter", () => store.getTasksByStatus("sleeping" as never)),
-        bad("an empty tenant filter", () => store.getAllTasks("")),
+        bad("an empty tenant filter", () => store.listTasks(BIG_PAGE, "")),
+        bad("a page limit of 0", () => store.listTasks({ limit: 0 })),
+        bad("a page limit above the bound", () => store.listTasks({ limit: 1_001 })),
       ])("refuses %s with a typed error", async (_label, call) => {
         await expect(call()).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       });

@@ -45,8 +45,7 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
   const { threadForRun } = langgraphRunStarter(gateway);
 
   /** The tenant's LangGraph crons. */
-  const crons = async (tenantId: string): Promise<ScheduledTaskDefinition[]> =>
-    (await schedules.list(tenantId)).filter((task) => task.taskType === LANGGRAPH_CRON_TASK_TYPE);
+  const crons = (tenantId: string): Promise<ScheduledTaskDefinition[]> => schedules.listOfType(LANGGRAPH_CRON_TASK_TYPE, tenantId);
 
   const requireCron = async (tenantId: string, cronId: string): Promise<ScheduledTaskDefinition> => {
     const task = await schedules.get(cronId, tenantId);

@@ -8,6 +8,7 @@ import { parseInput } from "../http/validation";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 
 export interface ScheduleRoutesOptions {
   client: DefaultScheduleClient;
@@ -18,68 +19,86 @@ export interface ScheduleRoutesOptions {
 // The body as JSON. What each value must be comes from core's `scheduleFieldRules` (the client checks
 // the rest: task type, timing, cron, time zone); the API adds only its own narrowing: ISO-8601 or
 // whole-millisecond times, a task-type alphabet, length bounds, at most 20 retries, no unknown fields.
-const ONCE_FIELDS = ["executeAt", "delayMs"] as const;
-const CRON_FIELDS = ["timezone", "maxRuns"] as const;
+const ONCE_FIELDS = ["execute_at", "delay_ms"] as const;
+const CRON_FIELDS = ["timezone", "max_runs"] as const;
 
 const scheduleSchema = z
   .strictObject({
-    taskType: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -").describe('"agent-message", or a task type the server registered'),
-    payload: rules.payload.optional().describe("agent-message: { assistantId, threadId, message }"),
-    maxRetries: rules.maxRetries.max(20).optional().describe("Retries of a failed fire, with exponential backoff (default 3)"),
-    catchUp: rules.catchUp.optional().describe("once (default): a fire missed while no replica ran runs once; skip: dropped"),
-    executeAt: z
+    task_type: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters of A-Z a-z 0-9 . _ : -").describe('"agent-message", or a task type the server registered'),
+    payload: rules.payload.optional().describe("agent-message: { assistant_id, thread_id, message }; another task type's payload is passed to its handler as given"),
+    max_retries: rules.maxRetries.max(20).optional().describe("Retries of a failed fire, with exponential backoff (default 3)"),
+    catch_up: rules.catchUp.optional().describe("once (default): a fire missed while no replica ran runs once; skip: dropped"),
+    execute_at: z
       .union([z.iso.datetime({ offset: true }), rules.executeAt.int().min(0)])
       .transform((at) => (typeof at === "string" ? Date.parse(at) : at))
       .optional()
       .describe("One-shot: when to fire (ISO 8601 with offset, or epoch milliseconds)"),
-    delayMs: rules.delayMs.int().optional().describe("One-shot: fire this many milliseconds from now"),
-    cronExpression: z.string().min(1).max(128).optional().describe("Recurring: 5 fields, or 6 with seconds first"),
+    delay_ms: rules.delayMs.int().optional().describe("One-shot: fire this many milliseconds from now"),
+    cron_expression: z.string().min(1).max(128).optional().describe("Recurring: 5 fields, or 6 with seconds first"),
     timezone: z.string().min(1).max(64).optional().describe("Cron only: IANA time zone the expression is read in (default UTC)"),
-    maxRuns: rules.maxRuns.optional().describe("Cron only: complete after this many fires"),
+    max_runs: rules.maxRuns.optional().describe("Cron only: complete after this many fires"),
   })
   .superRefine((body, context) => {
     // One-shot fields and cron fields do not mix.
-    const isCron = body.cronExpression !== undefined;
+    const isCron = body.cron_expression !== undefined;
     for (const field of isCron ? ONCE_FIELDS : CRON_FIELDS) {
-      if (body[field] !== undefined) context.addIssue({ code: "custom", path: [field], message: isCron ? "not allowed with cronExpression" : "only allowed with cronExpression" });
+      if (body[field] !== undefined) context.addIssue({ code: "custom", path: [field], message: isCron ? "not allowed with cron_expression" : "only allowed with cron_expression" });
     }
   });
 
-const scheduleView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  taskType: z.string(),
-  payload: z.record(z.string(), z.unknown()),
-  executionType: z.enum(["once", "cron"]),
-  executeAt: z.iso.datetime().optional().describe("One-shot: when it fires (moved forward by a retry)"),
-  nextRunAt: z.iso.datetime().optional().describe("Cron: when the next fire is due"),
-  cronExpression: z.string().optional(),
-  timezone: z.string().optional(),
-  catchUp: z.enum(["once", "skip"]),
-  status: z.enum(["pending", "running", "paused", "completed", "cancelled", "failed"]),
-  runCount: z.number().int().describe("Fires that ran their handler to completion"),
-  maxRuns: z.number().int().optional(),
-  retryCount: z.number().int().describe("Failed attempts of the current fire so far"),
-  maxRetries: z.number().int(),
-  lastRunAt: z.iso.datetime().optional(),
-  lastError: z.string().optional(),
-  assistantId: z.string().optional(),
-  threadId: z.string().optional(),
-  createdAt: z.iso.datetime(),
-  updatedAt: z.iso.datetime(),
-}).meta({ id: "Schedule" });
+const scheduleView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    task_type: z.string(),
+    payload: z.record(z.string(), z.unknown()).describe("As given when the schedule was created"),
+    execution_type: z.enum(["once", "cron"]),
+    execute_at: z.iso.datetime().optional().describe("One-shot: when it fires (moved forward by a retry)"),
+    next_run_at: z.iso.datetime().optional().describe("Cron: when the next fire is due"),
+    cron_expression: z.string().optional(),
+    timezone: z.string().optional(),
+    catch_up: z.enum(["once", "skip"]),
+    status: z.enum(["pending", "running", "paused", "completed", "cancelled", "failed"]),
+    run_count: z.number().int().describe("Fires that ran their handler to completion"),
+    max_runs: z.number().int().optional(),
+    retry_count: z.number().int().describe("Failed attempts of the current fire so far"),
+    max_retries: z.number().int(),
+    last_run_at: z.iso.datetime().optional(),
+    last_error: z.string().optional(),
+    assistant_id: z.string().optional(),
+    thread_id: z.string().optional(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: "Schedule" });
 
 // Times leave the API as ISO strings; they are epoch milliseconds inside.
 const isoTime = (ms: number) => new Date(ms).toISOString();
 const optionalIsoTime = (ms: number | undefined) => (ms === undefined ? undefined : isoTime(ms));
-const toView = ({ taskId, ...task }: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
-  id: taskId,
-  ...task,
-  executeAt: optionalIsoTime(task.executeAt),
-  nextRunAt: optionalIsoTime(task.nextRunAt),
-  lastRunAt: optionalIsoTime(task.lastRunAt),
-  createdAt: isoTime(task.createdAt),
-  updatedAt: isoTime(task.updatedAt),
+
+/** A schedule as the API shows it. */
+const toScheduleView = (task: ScheduledTaskDefinition): z.output<typeof scheduleView> => ({
+  id: task.taskId,
+  tenant_id: task.tenantId,
+  task_type: task.taskType,
+  payload: task.payload,
+  execution_type: task.executionType,
+  execute_at: optionalIsoTime(task.executeAt),
+  next_run_at: optionalIsoTime(task.nextRunAt),
+  cron_expression: task.cronExpression,
+  timezone: task.timezone,
+  catch_up: task.catchUp,
+  status: task.status,
+  run_count: task.runCount,
+  max_runs: task.maxRuns,
+  retry_count: task.retryCount,
+  max_retries: task.maxRetries,
+  last_run_at: optionalIsoTime(task.lastRunAt),
+  last_error: task.lastError,
+  assistant_id: task.assistantId,
+  thread_id: task.threadId,
+  created_at: isoTime(task.createdAt),
+  updated_at: isoTime(task.updatedAt),
 });
 
 /** A refusal of the schedule client (unknown task type, invalid cron, time zone, …) is the client's 400, nothing stored. */
@@ -109,7 +128,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
     {
       schema: {
         tags,
-        summary: "Schedule a task: once (executeAt or delayMs) or recurring (cronExpression)",
+        summary: "Schedule a task: once (execute_at or delay_ms) or recurring (cron_expression)",
         body: scheduleSchema,
         response: {
           201: scheduleView,
@@ -118,28 +137,48 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
       },
     },
     async (request, reply) => {
-      const { cronExpression, timezone, maxRuns, executeAt, delayMs, ...common } = request.body;
+      const body = request.body;
+      // The client refuses this too, naming its own (camelCase) fields: here the API names its own.
+      if (body.cron_expression === undefined && (body.execute_at === undefined) === (body.delay_ms === undefined)) {
+        throw new HttpError("INVALID_SCHEDULE", "Give exactly one of execute_at and delay_ms, or a cron_expression");
+      }
       // An agent message names its assistant and thread; the schedule is linked to both for lookups.
-      const links: { assistantId?: string; threadId?: string } =
-        common.taskType === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, common.payload, "payload") : {};
-      const input = { ...common, tenantId: tenantOf(request), assistantId: links.assistantId, threadId: links.threadId };
+      const message = body.task_type === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, body.payload, "payload") : undefined;
+      const input = {
+        taskType: body.task_type,
+        payload: body.payload,
+        maxRetries: body.max_retries,
+        catchUp: body.catch_up,
+        tenantId: tenantOf(request),
+        assistantId: message?.assistant_id,
+        threadId: message?.thread_id,
+      };
       const task = await asBadRequest(
-        cronExpression !== undefined ? client.scheduleCron({ ...input, cronExpression, timezone, maxRuns }) : client.scheduleOnce({ ...input, executeAt, delayMs }),
+        body.cron_expression !== undefined
+          ? client.scheduleCron({ ...input, cronExpression: body.cron_expression, timezone: body.timezone, maxRuns: body.max_runs })
+          : client.scheduleOnce({ ...input, executeAt: body.execute_at, delayMs: body.delay_ms }),
       );
-      return reply.status(201).send(toView(task));
+      return reply.status(201).send(toScheduleView(task));
     },
   );
 
   app.get(
     "/api/schedules",
-    { schema: { tags, summary: "List the tenant's schedules", response: { 200: z.object({ schedules: z.array(scheduleView) }), ...apiErrors() } } },
-    async (request) => ({ schedules: (await client.list(tenantOf(request))).map(toView) }),
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's schedules, oldest first, a page at a time",
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("schedules", scheduleView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
+      },
+    },
+    async (request) => pageBody("schedules", await client.list(request.query, tenantOf(request)), toScheduleView),
   );
 
   app.get("/api/schedules/:id", oneSchedule("Read a schedule"), async (request) => {
     const task = await client.get(request.params.id, tenantOf(request));
     if (!task) throw new HttpError("NOT_FOUND", `Schedule ${request.params.id} not found`);
-    return toView(task);
+    return toScheduleView(task);
   });
 
   // Cancelled, not erased: the schedule stays readable (status `cancelled`), as its fires' runs do.
@@ -160,10 +199,10 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
   );
 
   app.post("/api/schedules/:id/pause", oneSchedule("Pause a schedule", "INVALID_SCHEDULE_STATE"), async (request) =>
-    toView(await client.pause(request.params.id, tenantOf(request))),
+    toScheduleView(await client.pause(request.params.id, tenantOf(request))),
   );
 
   app.post("/api/schedules/:id/resume", oneSchedule("Resume a paused schedule", "INVALID_SCHEDULE_STATE"), async (request) =>
-    toView(await client.resume(request.params.id, tenantOf(request))),
+    toScheduleView(await client.resume(request.params.id, tenantOf(request))),
   );
 };

@@ -5,9 +5,10 @@ import { idSchema } from "../http/ids";
 /** The task type users schedule: a message enqueued on an assistant's thread. */
 export const AGENT_MESSAGE_TASK_TYPE = "agent-message";
 
+/** The payload of an `agent-message` schedule, as the API takes it and the store keeps it. */
 export const agentMessagePayloadSchema = z.strictObject({
-  assistantId: idSchema,
-  threadId: idSchema,
+  assistant_id: idSchema,
+  thread_id: idSchema,
   message: z.string().min(1).max(32_000),
 });
 
@@ -36,7 +37,7 @@ export type EnqueueAgentMessage = (message: ScheduledAgentMessage) => Promise<vo
 export function createAgentMessageHandler(enqueueMessage: EnqueueAgentMessage): ScheduleHandler {
   return async ({ task, scheduledAt, signal }) => {
     // Re-checked at fire time: a stored payload that no longer fits fails the fire instead of sending garbage.
-    const payload = agentMessagePayloadSchema.parse(task.payload);
-    await enqueueMessage({ tenantId: task.tenantId, ...payload, messageId: `schedule.${task.taskId}.${scheduledAt}`, signal });
+    const { assistant_id: assistantId, thread_id: threadId, message } = agentMessagePayloadSchema.parse(task.payload);
+    await enqueueMessage({ tenantId: task.tenantId, assistantId, threadId, message, messageId: `schedule.${task.taskId}.${scheduledAt}`, signal });
   };
 }

@@ -1,11 +1,14 @@
 import {
   ScheduledTaskStatus,
   type NewScheduledTask,
+  type Page,
+  type PageRequest,
   type ScheduleStorage,
   type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
+import { type PageKey, type PageKeyShape, pageOfSorted } from "../stores/pagination";
 import { requireText } from "../stores/storeArguments";
 import {
   validateAgeThreshold,
@@ -32,6 +35,10 @@ const copy = (task: ScheduledTaskDefinition): ScheduledTaskDefinition => ({
   ...(defined(task) as ScheduledTaskDefinition),
   payload: JSON.parse(JSON.stringify(task.payload)) as Record<string, unknown>,
 });
+
+// Lists are ordered by creation time, then task id; a page starts after its last item's key.
+const TASK_PAGE_KEY: PageKeyShape = ["number", "string"];
+const taskPageKey = (task: ScheduledTaskDefinition): PageKey => [task.createdAt, task.taskId];
 
 /** {@link ScheduleStorage} within one process: the same contract as the PostgreSQL store. */
 export class MemoryScheduleStorage implements ScheduleStorage {
@@ -94,13 +101,14 @@ export class MemoryScheduleStorage implements ScheduleStorage {
     return this.select(tenantId, (task) => task.threadId === threadId);
   }
 
-  async getAllTasks(tenantId?: string): Promise<ScheduledTaskDefinition[]> {
+  async listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
     validateTenantFilter(tenantId);
-    return this.select(tenantId, () => true);
+    return pageOfSorted(this.select(tenantId, () => true), page, TASK_PAGE_KEY, taskPageKey);
   }
 
   async countTasks(tenantId?: string): Promise<number> {
-    return (await this.getAllTasks(tenantId)).length;
+    validateTenantFilter(tenantId);
+    return this.select(tenantId, () => true).length;
   }
 
   async deleteOldTasks(olderThanMs: number): Promise<number> {

@@ -2,6 +2,8 @@ import {
   SCHEDULE_CHANGED_TOPIC,
   ScheduledTaskStatus,
   type NewScheduledTask,
+  type Page,
+  type PageRequest,
   type ScheduleStorage,
   type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
@@ -133,9 +135,14 @@ export class DefaultScheduleClient {
     return task && (tenantId === undefined || task.tenantId === tenantId) ? task : null;
   }
 
-  /** Every schedule of the tenant (every tenant when omitted), oldest first. */
-  list(tenantId?: string): Promise<ScheduledTaskDefinition[]> {
-    return this.storage.getAllTasks(tenantId);
+  /** A page of the tenant's schedules (every tenant's when omitted), oldest first. */
+  list(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
+    return this.storage.listTasks(page, tenantId);
+  }
+
+  /** Every schedule of one task type of the tenant (every tenant when omitted), oldest first. */
+  listOfType(taskType: string, tenantId?: string): Promise<ScheduledTaskDefinition[]> {
+    return this.storage.getTasksByType(taskType, tenantId);
   }
 
   /** Stops a pending or running schedule from firing until resumed (a run in progress finishes). */

@@ -88,7 +88,8 @@ export function parseScheduleOnceInput(input: ScheduleOnceInput, context: Schedu
   if (task.executeAt < context.now - SCHEDULE_PAST_TOLERANCE_MS) {
     throw new ScheduleRequestError(
       "EXECUTE_AT_IN_PAST",
-      `executeAt is ${Math.round((context.now - task.executeAt) / 1_000)} s in the past; use delayMs: 0 to fire now`,
+      // Worded without field names: the HTTP API spells them its own way.
+      `The fire time is ${Math.round((context.now - task.executeAt) / 1_000)} s in the past; a delay of 0 fires now`,
     );
   }
   return task;

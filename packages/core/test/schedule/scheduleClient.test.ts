@@ -440,7 +440,7 @@ describe("DefaultScheduleClient: requests and state changes", () => {
     const mine = await client.scheduleOnce({ taskType: "record", delayMs: MINUTE, tenantId: "acme" });
     const theirs = await client.scheduleOnce({ taskType: "record", delayMs: MINUTE, tenantId: "other" });
 
-    expect((await client.list("acme")).map((task: ScheduledTaskDefinition) => task.taskId)).toEqual([mine.taskId]);
+    expect((await client.list({ limit: 10 }, "acme")).items.map((task: ScheduledTaskDefinition) => task.taskId)).toEqual([mine.taskId]);
     expect(await client.get(theirs.taskId, "acme")).toBeNull();
     await expect(client.pause(theirs.taskId, "acme")).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
     await expect(client.resume(mine.taskId, "acme")).rejects.toMatchObject({ code: "INVALID_SCHEDULE_STATE" });

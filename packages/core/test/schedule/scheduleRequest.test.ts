@@ -43,10 +43,10 @@ describe("parseScheduleOnceInput", () => {
     }
   });
 
-  it("refuses an executeAt further in the past whatever the catch-up policy, pointing to delayMs: 0", () => {
+  it("refuses an executeAt further in the past whatever the catch-up policy, pointing to a delay of 0", () => {
     for (const catchUp of ["once", "skip", undefined] as const) {
       expect(() => parseScheduleOnceInput({ taskType: "record", executeAt: NOW - 5_001, catchUp }, context)).toThrow(
-        expect.objectContaining({ code: "EXECUTE_AT_IN_PAST", message: expect.stringContaining("delayMs: 0") }),
+        expect.objectContaining({ code: "EXECUTE_AT_IN_PAST", message: expect.stringContaining("a delay of 0 fires now") }),
       );
     }
   });

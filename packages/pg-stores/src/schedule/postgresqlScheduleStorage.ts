@@ -1,5 +1,8 @@
 import {
   DuplicateScheduleError,
+  type PageKeyShape,
+  pageOf,
+  readPageRequest,
   requireText,
   validateAgeThreshold,
   validateClaim,
@@ -11,6 +14,8 @@ import {
 } from "@axiom-lattice/core";
 import type {
   NewScheduledTask,
+  Page,
+  PageRequest,
   ScheduleCatchUpPolicy,
   ScheduleExecutionType,
   ScheduleStorage,
@@ -28,11 +33,11 @@ import {
   HEARTBEAT_RUN,
   INSERT_TASK,
   LIST_ACTIVE,
-  LIST_ALL,
   LIST_BY_ASSISTANT,
   LIST_BY_STATUS,
   LIST_BY_THREAD,
   LIST_BY_TYPE,
+  LIST_PAGE,
   REQUEUE_STALE_RUNNING,
   SELECT_TASK,
   SETTLE_RUN,
@@ -62,6 +67,9 @@ interface TaskRow {
   created_at: Date;
   updated_at: Date;
 }
+
+// Pages follow the lists' order: creation time (epoch microseconds), then task id.
+const TASK_PAGE_KEY: PageKeyShape = ["number", "string"];
 
 const optional = <T>(value: T | null): T | undefined => value ?? undefined;
 const millis = (value: Date | null) => value?.getTime();
@@ -200,8 +208,13 @@ export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorag
     return this.list(LIST_BY_THREAD, tenantId, requireText(threadId, "threadId"));
   }
 
-  async getAllTasks(tenantId?: string): Promise<ScheduledTaskDefinition[]> {
-    return this.list(LIST_ALL, tenantId);
+  async listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
+    validateTenantFilter(tenantId);
+    const { limit, after } = readPageRequest(page, TASK_PAGE_KEY);
+    await this.initialize();
+    const { rows } = await this.pool.query<TaskRow & { created_us: string }>(LIST_PAGE, [tenantId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1]);
+    const { items, nextCursor } = pageOf(rows, limit, (row) => [Number(row.created_us), row.task_id]);
+    return { items: items.map(toTask), nextCursor };
   }
 
   async countTasks(tenantId?: string): Promise<number> {

@@ -34,12 +34,26 @@ const listWhere = (condition: string) => `
      AND ${condition}
    ORDER BY created_at, task_id COLLATE "C"`;
 
-export const LIST_ALL = listWhere("true");
 export const LIST_ACTIVE = listWhere("status IN ('pending', 'running')");
 export const LIST_BY_TYPE = listWhere("task_type = $2");
 export const LIST_BY_STATUS = listWhere("status = $2");
 export const LIST_BY_ASSISTANT = listWhere("assistant_id = $2");
 export const LIST_BY_THREAD = listWhere("thread_id = $2");
+
+/**
+ * A page of the tasks of tenant $1 (every tenant when NULL), oldest first, after the task created at
+ * $2 (epoch microseconds: a timestamptz is finer than a JS Date) with id $3; from the start when $2
+ * is NULL. Reads $4 rows: one more than the page, to tell whether another follows.
+ */
+export const LIST_PAGE = `
+  SELECT ${COLUMNS},
+         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+    FROM lattice_scheduled_tasks
+   WHERE ($1::text IS NULL OR tenant_id = $1)
+     AND ($2::bigint IS NULL
+          OR (created_at, task_id COLLATE "C") > (timestamptz 'epoch' + $2 * interval '1 microsecond', $3::text))
+   ORDER BY created_at, task_id COLLATE "C"
+   LIMIT $4`;
 
 export const COUNT_TASKS = `
   SELECT count(*)::int AS count

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 export const ScheduledTaskStatus = {
   PENDING: "pending",
   RUNNING: "running",
@@ -87,8 +89,11 @@ export interface ScheduleStorage {
   getTasksByStatus(status: ScheduledTaskStatus, tenantId?: string): Promise<ScheduledTaskDefinition[]>;
   getTasksByAssistantId(assistantId: string, tenantId?: string): Promise<ScheduledTaskDefinition[]>;
   getTasksByThreadId(threadId: string, tenantId?: string): Promise<ScheduledTaskDefinition[]>;
-  /** Every task (of one tenant when given), oldest first. */
-  getAllTasks(tenantId?: string): Promise<ScheduledTaskDefinition[]>;
+  /**
+   * A page of every task (of one tenant when given), oldest first: by creation time, then task id.
+   * A cursor another list returned is refused with `INVALID_CURSOR`.
+   */
+  listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>>;
   countTasks(tenantId?: string): Promise<number>;
   /** Deletes finished (completed, cancelled, failed) tasks older than the threshold; returns how many. */
   deleteOldTasks(olderThanMs: number): Promise<number>;
