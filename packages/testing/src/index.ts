@@ -30,3 +30,4 @@ export { freePort } from "./freePort";
 export { PgBouncer, findPgBouncer, type PgBouncerOptions } from "./pgBouncer";
 export { TcpProxy } from "./tcpProxy";
 export { unitOfWorkContract, type UnitOfWorkStores } from "./unitOfWorkContract";
+export { forgedCursors, walkPages } from "./pageWalk";
