@@ -10,7 +10,8 @@ export const createdMicrosColumn = (table: string): string => `(extract(epoch FR
 /**
  * The page condition of a creation-order list, after `($n, $n+1)`: epoch microseconds (bigint) and id
  * (text), both `NULL` on the first page. Written as one row comparison that an index on
- * `(…, created_at, id COLLATE "C")` starts its scan at.
+ * `(…, created_at, id COLLATE "C")` starts its scan at. The interval product is exact: epoch
+ * microseconds stay far below 2^53.
  */
 export const afterCreation = (table: string, id: string, n: number): string =>
   `(${table}.created_at, ${table}.${id} COLLATE "C") > (COALESCE('epoch'::timestamptz + $${n}::bigint * interval '1 microsecond', '-infinity'), COALESCE($${n + 1}::text, '') COLLATE "C")`;
