@@ -351,11 +351,13 @@ CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (cre
 
 CREATE INDEX lattice_project_bots_by_assistant ON public.lattice_project_bots USING btree (tenant_id, assistant_id);
 
+CREATE INDEX lattice_project_bots_page ON public.lattice_project_bots USING btree (tenant_id, project_id, created_at, assistant_id COLLATE "C");
+
 CREATE UNIQUE INDEX lattice_project_room_messages_idempotency ON public.lattice_project_room_messages USING btree (tenant_id, project_id, room_id, idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
-CREATE INDEX lattice_project_rooms_by_creation ON public.lattice_project_rooms USING btree (tenant_id, project_id, created_at);
+CREATE INDEX lattice_project_rooms_page ON public.lattice_project_rooms USING btree (tenant_id, project_id, created_at, id COLLATE "C");
 
-CREATE INDEX lattice_projects_by_creation ON public.lattice_projects USING btree (tenant_id, created_at);
+CREATE INDEX lattice_projects_page ON public.lattice_projects USING btree (tenant_id, created_at, id COLLATE "C");
 
 CREATE INDEX lattice_run_events_logged_at ON public.lattice_run_events USING btree (logged_at);
 

@@ -1,7 +1,7 @@
 // One subscriber's room stream (followRoom) on the in-memory stores: the replay after Last-Event-ID
 // comes from the message store, and live message events reach it in sequence, once, even when a
 // peer's event overtakes an earlier message's or never comes.
-import { InMemoryProjectRoomMessageStore, InMemoryProjectRoomStore, InMemoryProjectStore } from "@axiom-lattice/core";
+import { InMemoryProjectRoomMessageStore, InMemoryProjectRoomStore, InMemoryProjectStore, MAX_PAGE_LIMIT, roomMessageCursor } from "@axiom-lattice/core";
 import type { ProjectRoomMessage } from "@axiom-lattice/protocols";
 import { eventually } from "@axiom-lattice/testing";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -59,10 +59,18 @@ describe("followRoom", () => {
     for (const content of ["m1", "m2", "m3", "m4"]) await store(content);
     const { received } = await follow({ after: 1 });
     // Published while the replay runs: they wait, and m4's is dropped, the replay having sent it.
-    tell((await messages.listMessages(scope, { after: 3 }))[0]!);
+    tell((await messages.listMessages(scope, { limit: 1, cursor: roomMessageCursor(3) })).items[0]!);
     broker.publish(scope, { type: "task.status", data: {} });
     await eventually("m2..m4 and the task event", () => received.length === 4);
     expect(received).toEqual([["2", "m2"], ["3", "m3"], ["4", "m4"], [undefined, "task.status"]]);
+  });
+
+  it("replays a history longer than a page of the store, every message once, in order", async () => {
+    const count = MAX_PAGE_LIMIT * 2 + 5;
+    for (let index = 1; index <= count; index += 1) await store(`m${index}`);
+    const { received } = await follow({ after: 2 });
+    await eventually("the whole replay", () => received.length === count - 2);
+    expect(received.map(([id]) => Number(id))).toEqual(Array.from({ length: count - 2 }, (_, index) => index + 3));
   });
 
   it("follows from the room's last message without a resume point, and from it after an id that names none", async () => {

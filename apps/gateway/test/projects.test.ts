@@ -1,6 +1,8 @@
-// The projects API on both store kinds: CRUD, bot membership, bad input refused without a write,
-// duplicates, unknown assistants, and another tenant's projects out of reach.
+// The projects API on both store kinds: CRUD, bot membership, snake_case answers, paged lists, bad
+// input refused without a write, duplicates, unknown assistants, and another tenant's projects out of
+// reach.
 import { describe, expect, it } from "vitest";
+import { camelKeys, expectBadPagesRefused, walkList } from "./listPages";
 import { useGateway, useStoreEnv } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
@@ -24,12 +26,13 @@ describe.each(["memory", "postgresql"])("projects on %s stores", (stores) => {
     });
   const projectIds = async () => (await get("/api/projects")).json<{ projects: { id: string }[] }>().projects.map((project) => project.id);
   const botIds = async (projectId: string) =>
-    (await get(`/api/projects/${projectId}/bots`)).json<{ bots: { assistantId: string }[] }>().bots.map((bot) => bot.assistantId);
+    (await get(`/api/projects/${projectId}/bots`)).json<{ bots: { assistant_id: string }[] }>().bots.map((bot) => bot.assistant_id);
 
   it("creates, reads, lists, changes and deletes a project", async () => {
     const created = await post("/api/projects", { id: "crud", name: "Launch", description: "Q3 launch", metadata: { owner: "ops" } });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toMatchObject({ id: "crud", tenantId: "default", name: "Launch", description: "Q3 launch", metadata: { owner: "ops" } });
+    expect(created.json()).toMatchObject({ id: "crud", tenant_id: "default", name: "Launch", description: "Q3 launch", metadata: { owner: "ops" } });
+    expect(Object.keys(created.json()).sort()).toEqual(["created_at", "description", "id", "metadata", "name", "tenant_id", "updated_at"]);
 
     expect((await get("/api/projects/crud")).json()).toMatchObject({ id: "crud", name: "Launch" });
     expect(await projectIds()).toContain("crud");
@@ -37,12 +40,46 @@ describe.each(["memory", "postgresql"])("projects on %s stores", (stores) => {
     const changed = await send("PATCH", "/api/projects/crud", { name: "Relaunch" });
     expect(changed.statusCode).toBe(200);
     expect(changed.json()).toMatchObject({ id: "crud", name: "Relaunch", description: "Q3 launch", metadata: { owner: "ops" } });
-    expect(Date.parse(changed.json().updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.json().updatedAt));
+    expect(Date.parse(changed.json().updated_at)).toBeGreaterThanOrEqual(Date.parse(created.json().updated_at));
 
     expect((await del("/api/projects/crud")).statusCode).toBe(204);
     expect((await get("/api/projects/crud")).json()).toMatchObject({ code: "NOT_FOUND" });
     expect((await del("/api/projects/crud")).statusCode).toBe(404);
     expect((await send("PATCH", "/api/projects/crud", { name: "gone" })).statusCode).toBe(404);
+  });
+
+  it("answers snake_case, metadata kept as given", async () => {
+    const metadata = { ownerTeam: "ops", nested: { camelCase: true } };
+    expect((await post("/api/projects", { id: "cased", name: "Cased", metadata })).statusCode).toBe(201);
+    const read = (await get("/api/projects/cased")).json();
+    expect(camelKeys(read)).toEqual([]);
+    expect(read.metadata).toEqual(metadata);
+    const listed = (await get("/api/projects")).json();
+    expect(camelKeys(listed)).toEqual([]);
+    for (const project of listed.projects) expect(camelKeys(project)).toEqual([]);
+  });
+
+  it("pages the projects and a project's bots: every one once, in creation order, has_more false at the end", async () => {
+    const headers = { "x-tenant-id": "tenant-pages" };
+    const ids = Array.from({ length: 7 }, (_, index) => `paged-${index}`);
+    for (const id of ids) expect((await post("/api/projects", { id, name: id }, headers)).statusCode).toBe(201);
+    const getAs = (url: string) => gateway.get(url, headers);
+    const projects = await walkList<{ id: string }>(getAs, "/api/projects", "projects", 3);
+    expect(projects.items.map((project) => project.id)).toEqual(ids);
+    expect(projects.pages).toBe(3);
+
+    for (const id of ["writer", "reviewer", "editor"]) {
+      expect((await post("/api/assistants", { id, name: id }, headers)).statusCode).toBe(201);
+      expect((await send("PUT", `/api/projects/paged-0/bots/${id}`, undefined, headers)).statusCode).toBe(200);
+    }
+    const bots = await walkList<{ assistant_id: string }>(getAs, "/api/projects/paged-0/bots", "bots", 2);
+    expect(bots.items.map((bot) => bot.assistant_id)).toEqual(["writer", "reviewer", "editor"]);
+  });
+
+  it("refuses a cursor no page answered (400 INVALID_CURSOR) and a limit out of bounds (400), on both lists", async () => {
+    expect((await post("/api/projects", { id: "bad-pages", name: "Bad pages" })).statusCode).toBe(201);
+    await expectBadPagesRefused(get, "/api/projects");
+    await expectBadPagesRefused(get, "/api/projects/bad-pages/bots");
   });
 
   it("generates an id when the client gives none", async () => {
@@ -63,7 +100,8 @@ describe.each(["memory", "postgresql"])("projects on %s stores", (stores) => {
     expect((await post("/api/projects", { id: "team", name: "Team" })).statusCode).toBe(201);
     const added = await send("PUT", "/api/projects/team/bots/writer");
     expect(added.statusCode).toBe(200);
-    expect(added.json()).toMatchObject({ tenantId: "default", projectId: "team", assistantId: "writer" });
+    expect(added.json()).toMatchObject({ tenant_id: "default", project_id: "team", assistant_id: "writer" });
+    expect(Object.keys(added.json()).sort()).toEqual(["assistant_id", "created_at", "project_id", "tenant_id"]);
     const again = await send("PUT", "/api/projects/team/bots/writer");
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(added.json());
@@ -155,7 +193,7 @@ describe.each(["memory", "postgresql"])("projects on %s stores", (stores) => {
     expect((await send("PUT", "/api/projects/mine/bots/writer")).statusCode).toBe(200);
     const before = (await get("/api/projects/mine")).json();
 
-    expect((await get("/api/projects", OTHER_TENANT)).json()).toEqual({ projects: [] });
+    expect((await get("/api/projects", OTHER_TENANT)).json()).toEqual({ projects: [], next_cursor: null, has_more: false });
     for (const response of [
       await get("/api/projects/mine", OTHER_TENANT),
       await get("/api/projects/mine/bots", OTHER_TENANT),

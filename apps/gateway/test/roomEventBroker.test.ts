@@ -3,17 +3,19 @@
 // message store's (followRoom.test.ts).
 import { describe, expect, it } from "vitest";
 import { ProjectRoomEventBroker, type RoomEventListener, type RoomSubscriptionEndReason } from "../src/rooms/projectRoomEventBroker";
-import { type ProjectRoomEvent, messageCreatedEvent } from "../src/rooms/roomEvent";
+import { type ProjectRoomEvent, messageCreatedEvent, serializeRoomEvent } from "../src/rooms/roomEvent";
 
 const room = (roomId = "r", tenantId = "t") => ({ tenantId, projectId: "p", roomId });
+/** An event as subscribers and peers read it. */
+const wire = (event: ProjectRoomEvent) => JSON.parse(serializeRoomEvent(event)) as Record<string, unknown>;
 const say = (data: unknown) => ({ type: "task.status", data });
 
 /** Lets queued deliveries run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A listener that records what it receives. */
-function recorder(): RoomEventListener & { events: ProjectRoomEvent[]; ids: string[]; data: unknown[]; ends: RoomSubscriptionEndReason[] } {
-  const events: ProjectRoomEvent[] = [];
+function recorder(): RoomEventListener & { events: Record<string, unknown>[]; ids: string[]; data: unknown[]; ends: RoomSubscriptionEndReason[] } {
+  const events: Record<string, unknown>[] = [];
   const ids: string[] = [];
   const ends: RoomSubscriptionEndReason[] = [];
   return {
@@ -25,7 +27,7 @@ function recorder(): RoomEventListener & { events: ProjectRoomEvent[]; ids: stri
     },
     event: ({ id, serialized }) => {
       ids.push(id);
-      events.push(JSON.parse(serialized) as ProjectRoomEvent);
+      events.push(JSON.parse(serialized) as Record<string, unknown>);
     },
     end: (reason) => void ends.push(reason),
   };
@@ -44,7 +46,7 @@ describe("ProjectRoomEventBroker", () => {
     // Changing what publish returned changes nothing kept.
     (published.data as { text: string }).text = "changed";
     await settle();
-    expect(here.events).toEqual([{ ...published, data: { text: "hi" } }]);
+    expect(here.events).toEqual([{ ...wire(published), data: { text: "hi" } }]);
     expect(elsewhere.events).toEqual([]);
     expect(otherTenant.events).toEqual([]);
     expect(here.ids).toEqual([published.id]);
@@ -59,7 +61,15 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.publishEvent(messageCreatedEvent(message), message.id)).toBeUndefined();
     await settle();
     expect(listener.ids).toEqual(["7"]);
-    expect(listener.events).toEqual([{ id: "7", type: "message.created", scope: room(), data: { ...message, createdAt: "1970-01-01T00:00:00.000Z" }, createdAt: "1970-01-01T00:00:00.000Z" }]);
+    expect(listener.events).toEqual([
+      {
+        id: "7",
+        type: "message.created",
+        scope: { tenant_id: "t", project_id: "p", room_id: "r" },
+        data: { id: "m-7", tenant_id: "t", project_id: "p", room_id: "r", sequence: 7, author_type: "user", author_id: "ada", content: "hi", created_at: "1970-01-01T00:00:00.000Z" },
+        created_at: "1970-01-01T00:00:00.000Z",
+      },
+    ]);
   });
 
   it("lets go of a room with its last subscriber", () => {
@@ -123,10 +133,10 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.publish(room(), say("fact"), "message-1")).toBeDefined();
     expect(broker.publish(room(), say("fact again"), "message-1")).toBeUndefined();
     const peer = new ProjectRoomEventBroker();
-    const peerCopy = JSON.stringify(peer.publish(room(), say("peer's copy"), "message-1"));
+    const peerCopy = serializeRoomEvent(peer.publish(room(), say("peer's copy"), "message-1")!);
     expect(broker.ingestForeignEvent(peerCopy, "message-1")).toBe("duplicate");
     // A peer's fact first, then the same fact published here: delivered once.
-    const fromPeer = JSON.stringify(peer.publish(room(), say("from peer"), "message-2"));
+    const fromPeer = serializeRoomEvent(peer.publish(room(), say("from peer"), "message-2")!);
     expect(broker.ingestForeignEvent(fromPeer, "message-2")).toBe("delivered");
     expect(broker.publish(room(), say("here too"), "message-2")).toBeUndefined();
     await settle();
@@ -144,24 +154,25 @@ describe("ProjectRoomEventBroker", () => {
   it("delivers a peer's event to local subscribers without taking a sequence", async () => {
     const [broker, peer] = [new ProjectRoomEventBroker(), new ProjectRoomEventBroker()];
     const local = broker.publish(room(), say("local"))!;
-    expect(broker.ingestForeignEvent(JSON.stringify(peer.publish(room(), say("nobody listens"))))).toBe("no_subscribers");
+    expect(broker.ingestForeignEvent(serializeRoomEvent(peer.publish(room(), say("nobody listens"))!))).toBe("no_subscribers");
     const listener = recorder();
     broker.subscribe(room(), listener);
     const foreign = peer.publish(room(), say("foreign"))!;
     // A pretty-printed copy: only the canonical one-line form reaches a stream.
-    expect(broker.ingestForeignEvent(JSON.stringify(foreign, null, 2))).toBe("delivered");
+    expect(broker.ingestForeignEvent(JSON.stringify(wire(foreign), null, 2))).toBe("delivered");
     expect(broker.publish(room(), say("next"))!.id).toBe(local.id.replace(/-1$/, "-2"));
     await settle();
-    expect(listener.events[0]).toEqual(foreign);
+    expect(listener.events[0]).toEqual(wire(foreign));
     expect(listener.data).toEqual(["foreign", "next"]);
   });
 
   it.each([
     ["no JSON", "{"],
     ["no object", "42"],
-    ["an event without an id", JSON.stringify({ type: "x", scope: room(), data: 1, createdAt: "now" })],
-    ["an event with a bad scope", JSON.stringify({ id: "abc-1", type: "x", scope: { tenantId: "t" }, data: 1, createdAt: "now" })],
-    ["an event without a type", JSON.stringify({ id: "abc-1", scope: room(), data: 1, createdAt: "now" })],
+    ["an event without an id", JSON.stringify({ type: "x", scope: { tenant_id: "t", project_id: "p", room_id: "r" }, data: 1, created_at: "now" })],
+    ["an event with a bad scope", JSON.stringify({ id: "abc-1", type: "x", scope: { tenant_id: "t" }, data: 1, created_at: "now" })],
+    ["an event without a type", JSON.stringify({ id: "abc-1", scope: { tenant_id: "t", project_id: "p", room_id: "r" }, data: 1, created_at: "now" })],
+    ["an event of camelCase keys (no longer the wire form)", JSON.stringify({ id: "abc-1", type: "x", scope: room(), data: 1, createdAt: "now" })],
   ])("ignores a peer's payload that is %s", async (_label, serialized) => {
     const broker = new ProjectRoomEventBroker();
     const listener = recorder();
@@ -176,8 +187,8 @@ describe("ProjectRoomEventBroker", () => {
     const mirrored: unknown[] = [];
     broker.setBroadcastHook((scope, serialized, sourceKey) => void mirrored.push({ scope, event: JSON.parse(serialized), sourceKey }));
     const event = broker.publish(room(), say(1), "k")!;
-    broker.ingestForeignEvent(JSON.stringify(new ProjectRoomEventBroker().publish(room(), say("peer"))));
-    expect(mirrored).toEqual([{ scope: room(), event, sourceKey: "k" }]);
+    broker.ingestForeignEvent(serializeRoomEvent(new ProjectRoomEventBroker().publish(room(), say("peer"))!));
+    expect(mirrored).toEqual([{ scope: room(), event: wire(event), sourceKey: "k" }]);
     broker.setBroadcastHook(() => {
       throw new Error("outbox down");
     });
@@ -204,6 +215,6 @@ describe("ProjectRoomEventBroker", () => {
     expect(broker.activeSubscriberCount).toBe(0);
     expect(() => broker.publish(room(), say(2))).toThrow(/closed/);
     expect(() => broker.subscribe(room(), recorder())).toThrow(/closed/);
-    expect(broker.ingestForeignEvent(JSON.stringify(new ProjectRoomEventBroker().publish(room(), say(3))))).toBe("no_subscribers");
+    expect(broker.ingestForeignEvent(serializeRoomEvent(new ProjectRoomEventBroker().publish(room(), say(3))!))).toBe("no_subscribers");
   });
 });

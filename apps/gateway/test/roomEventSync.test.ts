@@ -6,7 +6,7 @@ import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattic
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import type { ProjectRoomEvent } from "../src/rooms/roomEvent";
+import { type ProjectRoomEvent, parseRoomEvent } from "../src/rooms/roomEvent";
 import { parseExposition, valueOf } from "./prometheus";
 import { buildTestGateway } from "./support";
 
@@ -38,7 +38,7 @@ async function replica(replicaId: string): Promise<Replica> {
 function follow(replica: Replica, roomId: string, tenantId = "t") {
   const received: ProjectRoomEvent[] = [];
   replica.context.roomEvents.subscribe({ tenantId, projectId: "p", roomId }, {
-    event: ({ serialized }) => void received.push(JSON.parse(serialized) as ProjectRoomEvent),
+    event: ({ serialized }) => void received.push(parseRoomEvent(serialized)!),
     end: () => {},
   });
   return received;

@@ -1,11 +1,12 @@
-// The rooms API on both store kinds: rooms of a project, messages with an idempotency key, the paged
-// history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
+// The rooms API on both store kinds: rooms of a project, messages with an idempotency key, snake_case
+// answers and events, the paged lists and history, the live event stream with Last-Event-ID replay and heartbeats, bad input refused without a
 // write, and another tenant's projects and rooms out of reach on every route.
 import { type SseEvent, eventually, followSse, sseFrames } from "@axiom-lattice/testing";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ProjectRoomEventBroker } from "../src/rooms/projectRoomEventBroker";
+import { camelKeys, expectBadPagesRefused, walkList } from "./listPages";
 import { buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
@@ -36,7 +37,7 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect((await post("/api/projects/launch/rooms", { id, name: id })).statusCode).toBe(201);
     return `/api/projects/launch/rooms/${id}`;
   };
-  const history = async (room: string, query = "") => (await get(`${room}/messages${query}`)).json<{ messages: Message[]; nextAfter?: number }>();
+  const history = async (room: string, query = "") => (await get(`${room}/messages${query}`)).json<{ messages: Message[]; next_cursor: string | null; has_more: boolean }>();
   // The stream subscribes before it answers: once the head is here, every later post reaches it.
   const follow = (room: string, headers: Record<string, string> = {}) => followSse(`${baseUrl}${room}/events`, headers);
   const messagesOf = (events: SseEvent[]) => events.filter((event) => event.type === "message.created").map((event) => (event.data as Message).content);
@@ -45,7 +46,8 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect((await post("/api/projects", { id: "rooms-list", name: "Listed" })).statusCode).toBe(201);
     const created = await post("/api/projects/rooms-list/rooms", { id: "design", name: "Design" });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toMatchObject({ id: "design", tenantId: "default", projectId: "rooms-list", name: "Design" });
+    expect(created.json()).toMatchObject({ id: "design", tenant_id: "default", project_id: "rooms-list", name: "Design" });
+    expect(Object.keys(created.json()).sort()).toEqual(["created_at", "id", "name", "project_id", "tenant_id"]);
     const generated = await post("/api/projects/rooms-list/rooms", { name: "Random" });
     expect(generated.json<{ id: string }>().id).toMatch(/^[0-9a-f-]{36}$/);
     const listed = await get("/api/projects/rooms-list/rooms");
@@ -64,17 +66,34 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect((await get("/api/projects/launch/rooms")).json<{ rooms: { id: string; name: string }[] }>().rooms.find((room) => room.id === "general")?.name).toBe("General");
   });
 
-  it("stores a posted message and pages through the history with after and limit", async () => {
+  it("pages a project's rooms: every room once, in creation order, has_more false at the end", async () => {
+    expect((await post("/api/projects", { id: "many-rooms", name: "Many rooms" })).statusCode).toBe(201);
+    const ids = Array.from({ length: 5 }, (_, index) => `room-${index}`);
+    for (const id of ids) expect((await post("/api/projects/many-rooms/rooms", { id, name: id })).statusCode).toBe(201);
+    const walked = await walkList<Record<string, unknown>>(get, "/api/projects/many-rooms/rooms", "rooms", 2);
+    expect(walked.items.map((room) => room.id)).toEqual(ids);
+    expect(walked.pages).toBe(3);
+    for (const room of walked.items) expect(camelKeys(room)).toEqual([]);
+  });
+
+  it("stores a posted message and pages through the history with limit and cursor", async () => {
     const room = await newRoom("paged");
     const posted = await post(`${room}/messages`, { content: "first" });
     expect(posted.statusCode).toBe(201);
-    expect(posted.json()).toMatchObject({ projectId: "launch", roomId: "paged", authorType: "user", authorId: "anonymous", content: "first" });
-    for (const content of ["second", "third", "fourth"]) expect((await post(`${room}/messages`, { content })).statusCode).toBe(201);
+    expect(posted.json()).toMatchObject({ project_id: "launch", room_id: "paged", sequence: 1, author_type: "user", author_id: "anonymous", content: "first" });
+    expect(Object.keys(posted.json()).sort()).toEqual(["author_id", "author_type", "content", "created_at", "id", "project_id", "room_id", "sequence", "tenant_id"]);
+    for (const content of ["second", "third", "fourth", "fifth"]) expect((await post(`${room}/messages`, { content })).statusCode).toBe(201);
     const firstPage = await history(room, "?limit=3");
     expect(firstPage.messages.map((message) => message.content)).toEqual(["first", "second", "third"]);
-    expect(firstPage.nextAfter).toBe(firstPage.messages[2].sequence);
-    const lastPage = await history(room, `?limit=3&after=${firstPage.nextAfter}`);
-    expect(lastPage).toEqual({ messages: [expect.objectContaining({ content: "fourth" })] });
+    expect(firstPage.has_more).toBe(true);
+    const walked = await walkList<Message>(get, `${room}/messages`, "messages", 2);
+    expect(walked.items.map((message) => message.content)).toEqual(["first", "second", "third", "fourth", "fifth"]);
+    expect(walked.items.map((message) => message.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect(walked.pages).toBe(3);
+    // A message posted after the last page is on the page after that page's last message.
+    const lastPage = await history(room, `?limit=5&cursor=${encodeURIComponent(firstPage.next_cursor!)}`);
+    expect(lastPage).toMatchObject({ next_cursor: null, has_more: false });
+    expect(lastPage.messages.map((message) => message.content)).toEqual(["fourth", "fifth"]);
   });
 
   it("stores a message once per Idempotency-Key: a retry answers it again with 200, another content with the key is 409", async () => {
@@ -82,7 +101,7 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     const key = { "idempotency-key": "post-7f3a" };
     const first = await post(`${room}/messages`, { content: "exactly once" }, key);
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toMatchObject({ idempotencyKey: "post-7f3a" });
+    expect(first.json()).toMatchObject({ idempotency_key: "post-7f3a" });
     const retry = await post(`${room}/messages`, { content: "exactly once" }, key);
     expect(retry.statusCode).toBe(200);
     expect(retry.json()).toEqual(first.json());
@@ -109,10 +128,12 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     expect((await history("/api/projects/launch/rooms/general")).messages).toHaveLength(before);
   });
 
-  it.each([["?limit=0"], ["?limit=201"], ["?after=-1"], ["?after=abc"]])("refuses a history page %s (400)", async (query) => {
-    const response = await get(`/api/projects/launch/rooms/general/messages${query}`);
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: "INVALID_REQUEST" });
+  it("refuses a cursor no page answered (400 INVALID_CURSOR) and a limit out of bounds (400), on the rooms and the history", async () => {
+    await expectBadPagesRefused(get, "/api/projects/launch/rooms");
+    await expectBadPagesRefused(get, "/api/projects/launch/rooms/general/messages");
+    // A fraction where the history keys by sequence: no place in it.
+    const fraction = await get(`/api/projects/launch/rooms/general/messages?cursor=${Buffer.from("[1.5]").toString("base64url")}`);
+    expect(fraction.json()).toMatchObject({ code: "INVALID_CURSOR" });
   });
 
   it("streams a room's messages live and resumes after Last-Event-ID", async () => {
@@ -123,7 +144,9 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     await eventually("two events", () => stream.events.length === 2);
     const [first] = stream.events;
     // A message's event id is its sequence: the place in the history a reconnect resumes after.
-    expect(first).toMatchObject({ id: "1", type: "message.created", data: { projectId: "launch", roomId: "live", sequence: 1, content: "one" } });
+    expect(first).toMatchObject({ id: "1", type: "message.created", data: { project_id: "launch", room_id: "live", sequence: 1, content: "one" } });
+    // The message is the one the history answers.
+    expect((await history(room)).messages[0]).toEqual(first.data);
     await stream.close();
 
     await post(`${room}/messages`, { content: "three" });
@@ -152,6 +175,23 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     abort.abort();
   });
 
+  it("frames each event as snake_case JSON: its envelope, its scope and its message", async () => {
+    const room = await newRoom("framed");
+    await post(`${room}/messages`, { content: "framed" });
+    const abort = new AbortController();
+    const response = await fetch(`${baseUrl}${room}/events`, { headers: { "last-event-id": "0" }, signal: abort.signal });
+    for await (const frame of sseFrames(response.body)) {
+      if (frame.data === undefined) continue;
+      const event = JSON.parse(frame.data) as { scope: object; data: object };
+      expect(Object.keys(event)).toEqual(["id", "type", "scope", "data", "created_at"]);
+      expect(event.scope).toEqual({ tenant_id: "default", project_id: "launch", room_id: "framed" });
+      expect(camelKeys(event.data)).toEqual([]);
+      expect(event.data).toEqual((await history(room)).messages[0]);
+      break;
+    }
+    abort.abort();
+  });
+
   it("replays the whole history after Last-Event-ID 0, and says a replay is incomplete only for an id that names no message of the room", async () => {
     const room = await newRoom("gap");
     await post(`${room}/messages`, { content: "one" });
@@ -166,7 +206,7 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
       const unplaced = await follow(room, { "last-event-id": lastEventId });
       await post(`${room}/messages`, { content: `after ${lastEventId}` });
       await eventually("the live message", () => unplaced.events.length === 2);
-      expect(unplaced.events[0]).toEqual({ type: "stream.replay_incomplete", data: { lastEventId } });
+      expect(unplaced.events[0]).toEqual({ type: "stream.replay_incomplete", data: { last_event_id: lastEventId } });
       expect(messagesOf(unplaced.events)).toEqual([`after ${lastEventId}`]);
       await unplaced.close();
     }

@@ -89,13 +89,8 @@ export const MAX_TASK_ID_LENGTH = 128;
 /** Most tasks one `TaskStore.listTasks` returns: a page, not an export. */
 export const TASK_LIST_MAX = 1_000;
 
-/**
- * Project rooms: the longest message a room keeps (characters), and the pages of its history (the
- * default size and the most one read returns).
- */
+/** Project rooms: the longest message a room keeps (characters). */
 export const ROOM_MESSAGE_MAX_CHARS = 16_384;
-export const ROOM_MESSAGE_PAGE_SIZE = 50;
-export const ROOM_MESSAGE_MAX_PAGE_SIZE = 200;
 
 /**
  * Long-term memory (the LangGraph store): an item's namespace labels and key together stay well

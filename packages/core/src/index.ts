@@ -93,6 +93,8 @@ export {
   pageOfSorted,
   readPageRequest,
 } from "./stores/pagination";
+export { readAllPages } from "./stores/pageWalk";
+export { CREATION_PAGE_SHAPE } from "./stores/creationOrder";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export { jsonContains } from "./stores/jsonContainment";
 export * from "./defaults";
@@ -110,7 +112,7 @@ export {
 } from "./projects/projectTaskExecutionMutex";
 export { InMemoryProjectRoomStore } from "./rooms/inMemoryProjectRoomStore";
 export { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMessageStore";
-export { requireRoomId, validateAppendMessage, validateCreateRoom, validateMessagePage, validateRoomScope } from "./rooms/roomArguments";
+export { ROOM_MESSAGE_PAGE_SHAPE, requireRoomId, roomMessageCursor, roomMessagePageKey, validateAppendMessage, validateCreateRoom, validateRoomScope } from "./rooms/roomArguments";
 export * from "./secrets";
 export * from "./modelProviders";
 export * from "./egress";

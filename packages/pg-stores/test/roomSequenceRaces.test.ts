@@ -1,6 +1,6 @@
 // Concurrency proof of a room's gap-free sequence on one PostgreSQL database: message stores on
 // separate pools (separate connections, as separate replicas have) post and retry into one room.
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, type TestDatabase, walkPages } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PostgreSQLProjectRoomMessageStore, PostgreSQLProjectRoomStore, PostgreSQLProjectStore } from "../src";
 
@@ -43,13 +43,7 @@ it("numbers every message of a room 1..N once, without a gap, while pools race p
       expect(new Set(answers.map((outcome) => outcome!.message.sequence)).size, `round ${round} key ${key}`).toBe(1);
     }
   }
-  const sequences: number[] = [];
-  for (let after = 0; ; ) {
-    const page = await stores[0]!.listMessages(SCOPE, { after, limit: 200 });
-    if (page.length === 0) break;
-    sequences.push(...page.map((message) => message.sequence));
-    after = page.at(-1)!.sequence;
-  }
+  const sequences = (await walkPages((page) => stores[0]!.listMessages(SCOPE, page), 200)).items.map((message) => message.sequence);
   expect(sequences).toEqual(Array.from({ length: rounds * keysPerRound }, (_, index) => index + 1));
   // 200 posts serialised on one room row: seconds on a loaded 2-core machine.
 }, 60_000);

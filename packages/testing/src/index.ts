@@ -15,7 +15,6 @@ export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projec
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
 export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
-export { walkPages } from "./pageWalk";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";
@@ -31,3 +30,4 @@ export { freePort } from "./freePort";
 export { PgBouncer, findPgBouncer, type PgBouncerOptions } from "./pgBouncer";
 export { TcpProxy } from "./tcpProxy";
 export { unitOfWorkContract, type UnitOfWorkStores } from "./unitOfWorkContract";
+export { forgedCursors, walkPages } from "./pageWalk";

@@ -1,6 +1,10 @@
 import type { AppendProjectRoomMessageRequest, ProjectRoomMessageStore, ProjectRoomScope, ProjectRoomStore, ProjectStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { forgedCursors, walkPages } from "./pageWalk";
+
+/** One page holding every message these tests post. */
+const ALL = { limit: 1_000 };
 
 /** A message store with the project and room stores its rooms come from. */
 export interface ProjectRoomMessageStoreHarness {
@@ -33,7 +37,7 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       await harness.rooms.createRoom(tenantId, "p", { id: "r", name: "General" });
       return { tenantId, projectId: "p", roomId: "r" };
     };
-    const contents = async (scope: ProjectRoomScope) => (await harness.messages.listMessages(scope, { limit: 200 })).map((message) => message.content);
+    const contents = async (scope: ProjectRoomScope) => (await harness.messages.listMessages(scope, ALL)).items.map((message) => message.content);
 
     it("appends messages with increasing sequences and lists them in that order", async () => {
       const scope = await roomScope();
@@ -44,7 +48,7 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       expect(first!.message.createdAt).toBeInstanceOf(Date);
       const second = await harness.messages.appendMessage(scope, { authorType: "agent", authorId: "writer", content: "hi", idempotencyKey: "k" });
       expect(second!.message.sequence).toBeGreaterThan(first!.message.sequence);
-      expect(await harness.messages.listMessages(scope)).toEqual([first!.message, second!.message]);
+      expect((await harness.messages.listMessages(scope, ALL)).items).toEqual([first!.message, second!.message]);
     });
 
     it("stores a message once per idempotency key, also when racers post it at once", async () => {
@@ -84,7 +88,7 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       const outcomes = await Promise.all(
         Array.from({ length: posts }, (_, index) => harness.messages.appendMessage(scope, index % 3 === 0 ? says("same", "same") : says(`m${index}`, `k${index}`))),
       );
-      const stored = await harness.messages.listMessages(scope, { limit: 200 });
+      const stored = (await harness.messages.listMessages(scope, ALL)).items;
       const distinct = posts - posts / 3 + 1;
       expect(stored.map((message) => message.sequence)).toEqual(Array.from({ length: distinct }, (_, index) => index + 1));
       expect(new Set(outcomes.filter((outcome) => outcome!.message.content === "same").map((outcome) => outcome!.message.sequence)).size).toBe(1);
@@ -100,21 +104,25 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       expect(await contents(other)).toEqual(["there"]);
     });
 
-    it("pages through the history by sequence: every message once, in order, while racers append", async () => {
+    it("pages through the history by sequence: every message once, in order, while racers append between pages", async () => {
       const scope = await roomScope();
       const appended = await Promise.all(Array.from({ length: 12 }, (_, index) => harness.messages.appendMessage(scope, says(`m${index}`))));
       const sequences = appended.map((outcome) => outcome!.message.sequence);
       expect(new Set(sequences).size).toBe(12);
-      const seen: number[] = [];
-      let after = 0;
-      for (;;) {
-        const page = await harness.messages.listMessages(scope, { after, limit: 5 });
-        if (page.length === 0) break;
-        expect(page.length).toBeLessThanOrEqual(5);
-        seen.push(...page.map((message) => message.sequence));
-        after = page.at(-1)!.sequence;
-      }
-      expect(seen).toEqual([...sequences].sort((x, y) => x - y));
+      const walked = await walkPages(
+        (page) => harness.messages.listMessages(scope, page),
+        5,
+        {
+          between: async () => {
+            await Promise.all([harness.messages.appendMessage(scope, says("late")), harness.messages.appendMessage(scope, says("later"))]);
+          },
+        },
+      );
+      const sequencesWalked = walked.items.map((message) => message.sequence);
+      expect(sequencesWalked).toEqual(Array.from({ length: sequencesWalked.length }, (_, index) => index + 1));
+      expect(sequencesWalked.length).toBeGreaterThan(12);
+      expect(walked.items.slice(0, 12).map((message) => message.sequence)).toEqual([...sequences].sort((x, y) => x - y));
+      expect(await harness.messages.listMessages(scope, { limit: walked.items.length })).toMatchObject({ nextCursor: null });
     });
 
     it("answers null for a room that does not exist, writing nothing", async () => {
@@ -122,7 +130,7 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       const ghost = { ...scope, roomId: "ghost" };
       expect(await harness.messages.appendMessage(ghost, says("lost"))).toBeNull();
       expect(await harness.messages.appendMessage(ghost, says("lost", "k"))).toBeNull();
-      expect(await harness.messages.listMessages(ghost)).toEqual([]);
+      expect((await harness.messages.listMessages(ghost, ALL)).items).toEqual([]);
     });
 
     it("isolates tenants: another tenant's room of the same ids is out of reach", async () => {
@@ -130,7 +138,7 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
       await harness.messages.appendMessage(a, says("a's secret", "k"));
       const b = { ...a, tenantId: fresh("tenant") };
       expect(await harness.messages.appendMessage(b, says("intruder", "k"))).toBeNull();
-      expect(await harness.messages.listMessages(b)).toEqual([]);
+      expect((await harness.messages.listMessages(b, ALL)).items).toEqual([]);
       await roomScope(b.tenantId);
       expect(await harness.messages.appendMessage(b, says("b's", "k"))).toMatchObject({ created: true, message: { tenantId: b.tenantId, content: "b's" } });
       expect(await contents(a)).toEqual(["a's secret"]);
@@ -148,17 +156,17 @@ export function projectRoomMessageStoreContract(name: string, makeHarness: () =>
     ])("refuses %s with a typed error and writes nothing", async (_label, make) => {
       const scope = await roomScope();
       await expect(harness.messages.appendMessage(...make(scope))).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await harness.messages.listMessages(scope)).toEqual([]);
+      expect((await harness.messages.listMessages(scope, ALL)).items).toEqual([]);
     });
 
-    it.each([
-      ["a negative after", { after: -1 }],
-      ["a fractional after", { after: 1.5 }],
-      ["a limit of 0", { limit: 0 }],
-      ["a limit beyond the bound", { limit: 201 }],
-    ])("refuses a page with %s", async (_label, options) => {
+    it.each(forgedCursors([1.5]))("refuses a cursor that is %s with INVALID_CURSOR", async (_label, cursor) => {
       const scope = await roomScope();
-      await expect(harness.messages.listMessages(scope, options)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      await expect(harness.messages.listMessages(scope, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+    });
+
+    it.each([0, 1_001, 1.5])("refuses a page limit of %s", async (limit) => {
+      const scope = await roomScope();
+      await expect(harness.messages.listMessages(scope, { limit })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
   });
 }

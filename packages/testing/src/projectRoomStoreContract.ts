@@ -1,6 +1,10 @@
 import type { ProjectRoomStore, ProjectStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { forgedCursors, walkPages } from "./pageWalk";
+
+/** One page holding every room these tests make. */
+const ALL = { limit: 1_000 };
 
 /** A room store and the project store whose projects its rooms belong to. */
 export interface ProjectRoomStoreHarness {
@@ -34,14 +38,38 @@ export function projectRoomStoreContract(name: string, makeHarness: () => Promis
       expect(await rooms.getRoom(tenant, project, "general")).toEqual(general);
       const generated = await rooms.createRoom(tenant, project, { name: "Generated" });
       expect(generated!.id).toMatch(/\S/);
-      expect((await rooms.listRooms(tenant, project)).map((room) => room.id)).toEqual(["general", generated!.id]);
+      expect((await rooms.listRooms(tenant, project, ALL)).items.map((room) => room.id)).toEqual(["general", generated!.id]);
       expect(await rooms.getRoom(tenant, project, "missing")).toBeNull();
+    });
+
+    it("pages a project's rooms: every room once, in creation order, also while rooms are made between pages", async () => {
+      const tenant = fresh("tenant");
+      const project = await projectOf(tenant);
+      const ids = ["r0", "r1", "r2", "r3", "r4"];
+      for (const id of ids) await rooms.createRoom(tenant, project, { id, name: id });
+      expect((await walkPages((page) => rooms.listRooms(tenant, project, page), 2)).items.map((room) => room.id)).toEqual(ids);
+      const walked = await walkPages(
+        (page) => rooms.listRooms(tenant, project, page),
+        2,
+        {
+          between: async (pageIndex) => {
+            if (pageIndex === 0) await rooms.createRoom(tenant, project, { id: "late", name: "Late" });
+          },
+        },
+      );
+      expect(walked.items.map((room) => room.id)).toEqual([...ids, "late"]);
+    });
+
+    it.each(forgedCursors([1.5, "r"]))("refuses a cursor that is %s with INVALID_CURSOR", async (_label, cursor) => {
+      const tenant = fresh("tenant");
+      const project = await projectOf(tenant);
+      await expect(rooms.listRooms(tenant, project, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
     });
 
     it("answers null for a project that does not exist, writing nothing", async () => {
       const tenant = fresh("tenant");
       expect(await rooms.createRoom(tenant, "ghost", { id: "r", name: "R" })).toBeNull();
-      expect(await rooms.listRooms(tenant, "ghost")).toEqual([]);
+      expect((await rooms.listRooms(tenant, "ghost", ALL)).items).toEqual([]);
       expect(await rooms.getRoom(tenant, "ghost", "r")).toBeNull();
     });
 
@@ -55,7 +83,7 @@ export function projectRoomStoreContract(name: string, makeHarness: () => Promis
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       const other = await projectOf(tenant, "other");
       expect(await rooms.createRoom(tenant, other, { id: "same", name: "Other's" })).toMatchObject({ projectId: other, id: "same" });
-      expect((await rooms.listRooms(tenant, project)).map((room) => room.id)).toEqual(["same", "raced"]);
+      expect((await rooms.listRooms(tenant, project, ALL)).items.map((room) => room.id)).toEqual(["same", "raced"]);
     });
 
     it("isolates tenants: the same project and room ids in two tenants are two rooms", async () => {
@@ -63,7 +91,7 @@ export function projectRoomStoreContract(name: string, makeHarness: () => Promis
       await projectOf(a, "shared");
       await rooms.createRoom(a, "shared", { id: "r", name: "A's" });
       expect(await rooms.getRoom(b, "shared", "r")).toBeNull();
-      expect(await rooms.listRooms(b, "shared")).toEqual([]);
+      expect((await rooms.listRooms(b, "shared", ALL)).items).toEqual([]);
       expect(await rooms.createRoom(b, "shared", { id: "r", name: "B's" })).toBeNull();
       await projectOf(b, "shared");
       expect(await rooms.createRoom(b, "shared", { id: "r", name: "B's" })).toMatchObject({ tenantId: b, name: "B's" });
@@ -81,7 +109,7 @@ export function projectRoomStoreContract(name: string, makeHarness: () => Promis
       const tenant = fresh("tenant");
       await projectOf(tenant);
       await expect(call(rooms, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await rooms.listRooms(tenant, "p")).toEqual([]);
+      expect((await rooms.listRooms(tenant, "p", ALL)).items).toEqual([]);
     });
   });
 }

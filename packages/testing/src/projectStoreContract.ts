@@ -2,6 +2,10 @@ import type { CreateProjectRequest, ProjectStore } from "@axiom-lattice/protocol
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
 import { JSON_BYTES_BOUND, objectOfJsonBytes } from "./jsonShapes";
+import { forgedCursors, walkPages } from "./pageWalk";
+
+/** One page holding every item these tests make. */
+const ALL = { limit: 1_000 };
 
 const request = (id?: string): CreateProjectRequest => ({
   ...(id === undefined ? {} : { id }),
@@ -40,8 +44,61 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
     it("lists a tenant's projects in creation order", async () => {
       const tenant = fresh("tenant");
       for (const id of ["a", "b", "c"]) await store.createProject(tenant, request(id));
-      expect((await store.listProjects(tenant)).map((project) => project.id)).toEqual(["a", "b", "c"]);
-      expect(await store.listProjects(fresh("tenant"))).toEqual([]);
+      expect((await store.listProjects(tenant, ALL)).items.map((project) => project.id)).toEqual(["a", "b", "c"]);
+      expect(await store.listProjects(fresh("tenant"), ALL)).toEqual({ items: [], nextCursor: null });
+    });
+
+    it("pages a tenant's projects: every project once, in creation order, the last page without a cursor", async () => {
+      const tenant = fresh("tenant");
+      const ids = ["p0", "p1", "p2", "p3", "p4", "p5", "p6"];
+      for (const id of ids) await store.createProject(tenant, request(id));
+      const walked = await walkPages((page) => store.listProjects(tenant, page), 3);
+      expect(walked.map((project) => project.id)).toEqual(ids);
+      expect(walked).toEqual((await store.listProjects(tenant, ALL)).items);
+      expect(await store.listProjects(tenant, { limit: 7 })).toMatchObject({ nextCursor: null });
+    });
+
+    it("pages on when projects are deleted and created between pages, neither repeating nor skipping the others", async () => {
+      const tenant = fresh("tenant");
+      for (const id of ["a", "b", "c", "d", "e", "f"]) await store.createProject(tenant, request(id));
+      const walked = await walkPages(
+        (page) => store.listProjects(tenant, page),
+        2,
+        {
+          between: async (pageIndex) => {
+            if (pageIndex !== 0) return;
+            // The cursor's own project, and one not read yet, go; a new one comes after them all.
+            await store.deleteProject(tenant, "b");
+            await store.deleteProject(tenant, "e");
+            await store.createProject(tenant, request("new"));
+          },
+        },
+      );
+      expect(walked.items.map((project) => project.id)).toEqual(["a", "b", "c", "d", "f", "new"]);
+    });
+
+    it("pages a project's bots and an assistant's projects, every one once, in order", async () => {
+      const tenant = fresh("tenant");
+      const projectIds = ["p0", "p1", "p2", "p3", "p4"];
+      for (const id of projectIds) await store.createProject(tenant, request(id));
+      const bots = ["b0", "b1", "b2", "b3", "b4"];
+      for (const bot of bots) await store.addBot(tenant, "p0", bot);
+      for (const id of [...projectIds].reverse()) await store.addBot(tenant, id, "writer");
+      expect((await walkPages((page) => store.listBots(tenant, "p0", page), 2)).items.map((membership) => membership.assistantId)).toEqual([...bots, "writer"]);
+      expect((await walkPages((page) => store.listBotProjects(tenant, "writer", page), 2)).items.map((project) => project.id)).toEqual(projectIds);
+    });
+
+    it.each(forgedCursors([1.5, "p"]))("refuses a cursor that is %s with INVALID_CURSOR, on every list", async (_label, cursor) => {
+      const tenant = fresh("tenant");
+      await store.createProject(tenant, request("p"));
+      await store.addBot(tenant, "p", "writer");
+      await expect(store.listProjects(tenant, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+      await expect(store.listBots(tenant, "p", { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+      await expect(store.listBotProjects(tenant, "writer", { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+    });
+
+    it.each([0, 1_001, 1.5])("refuses a page limit of %s", async (limit) => {
+      await expect(store.listProjects(fresh("tenant"), { limit })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
     it("keeps only known fields", async () => {
@@ -58,7 +115,7 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       expect((await store.getProject(tenant, "same"))?.name).toBe("Launch");
       const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => store.createProject(tenant, request("raced"))));
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
-      expect((await store.listProjects(tenant)).map((project) => project.id)).toEqual(["same", "raced"]);
+      expect((await store.listProjects(tenant, ALL)).items.map((project) => project.id)).toEqual(["same", "raced"]);
     });
 
     it("updates only the given fields, advancing updatedAt, and deletes", async () => {
@@ -85,17 +142,17 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       expect(await store.addBot(tenant, "p", "writer")).toEqual(first);
       const raced = await Promise.all(Array.from({ length: 6 }, () => store.addBot(tenant, "p", "reviewer")));
       expect(new Set(raced.map((membership) => membership!.createdAt.getTime())).size).toBe(1);
-      expect((await store.listBots(tenant, "p")).map((membership) => membership.assistantId)).toEqual(["writer", "reviewer"]);
+      expect((await store.listBots(tenant, "p", ALL)).items.map((membership) => membership.assistantId)).toEqual(["writer", "reviewer"]);
       expect(await store.removeBot(tenant, "p", "writer")).toBe(true);
       expect(await store.removeBot(tenant, "p", "writer")).toBe(false);
-      expect(await store.listBots(tenant, "p")).toEqual([raced[0]]);
+      expect((await store.listBots(tenant, "p", ALL)).items).toEqual([raced[0]]);
     });
 
     it("refuses a bot for a project that does not exist, writing nothing", async () => {
       const tenant = fresh("tenant");
       expect(await store.addBot(tenant, "ghost", "writer")).toBeNull();
-      expect(await store.listBots(tenant, "ghost")).toEqual([]);
-      expect(await store.listBotProjects(tenant, "writer")).toEqual([]);
+      expect((await store.listBots(tenant, "ghost", ALL)).items).toEqual([]);
+      expect((await store.listBotProjects(tenant, "writer", ALL)).items).toEqual([]);
       expect(await store.removeBot(tenant, "ghost", "writer")).toBe(false);
     });
 
@@ -105,13 +162,13 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       await store.addBot(tenant, "p3", "writer");
       await store.addBot(tenant, "p1", "writer");
       await store.addBot(tenant, "p2", "reviewer");
-      expect((await store.listBotProjects(tenant, "writer")).map((project) => project.id)).toEqual(["p1", "p3"]);
-      expect(await store.listBotProjects(tenant, "writer")).toEqual([await store.getProject(tenant, "p1"), await store.getProject(tenant, "p3")]);
+      expect((await store.listBotProjects(tenant, "writer", ALL)).items.map((project) => project.id)).toEqual(["p1", "p3"]);
+      expect((await store.listBotProjects(tenant, "writer", ALL)).items).toEqual([await store.getProject(tenant, "p1"), await store.getProject(tenant, "p3")]);
       expect(await store.deleteProject(tenant, "p1")).toBe(true);
-      expect((await store.listBotProjects(tenant, "writer")).map((project) => project.id)).toEqual(["p3"]);
+      expect((await store.listBotProjects(tenant, "writer", ALL)).items.map((project) => project.id)).toEqual(["p3"]);
       // A project created again under the id starts without the old members.
       await store.createProject(tenant, request("p1"));
-      expect(await store.listBots(tenant, "p1")).toEqual([]);
+      expect((await store.listBots(tenant, "p1", ALL)).items).toEqual([]);
     });
 
     it("isolates tenants: the same ids in two tenants are two projects with their own bots", async () => {
@@ -119,21 +176,21 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       await store.createProject(a, request("shared"));
       await store.addBot(a, "shared", "writer");
       expect(await store.getProject(b, "shared")).toBeNull();
-      expect(await store.listProjects(b)).toEqual([]);
+      expect((await store.listProjects(b, ALL)).items).toEqual([]);
       expect(await store.updateProject(b, "shared", { name: "Hijacked" })).toBeNull();
       expect(await store.deleteProject(b, "shared")).toBe(false);
       expect(await store.addBot(b, "shared", "intruder")).toBeNull();
       expect(await store.removeBot(b, "shared", "writer")).toBe(false);
-      expect(await store.listBots(b, "shared")).toEqual([]);
-      expect(await store.listBotProjects(b, "writer")).toEqual([]);
+      expect((await store.listBots(b, "shared", ALL)).items).toEqual([]);
+      expect((await store.listBotProjects(b, "writer", ALL)).items).toEqual([]);
 
       await store.createProject(b, { ...request("shared"), name: "B's" });
       await store.addBot(b, "shared", "other");
       expect((await store.getProject(a, "shared"))?.name).toBe("Launch");
-      expect((await store.listBots(a, "shared")).map((membership) => membership.assistantId)).toEqual(["writer"]);
+      expect((await store.listBots(a, "shared", ALL)).items.map((membership) => membership.assistantId)).toEqual(["writer"]);
       expect(await store.deleteProject(b, "shared")).toBe(true);
       expect((await store.getProject(a, "shared"))?.name).toBe("Launch");
-      expect((await store.listBotProjects(a, "writer")).map((project) => project.id)).toEqual(["shared"]);
+      expect((await store.listBotProjects(a, "writer", ALL)).items.map((project) => project.id)).toEqual(["shared"]);
     });
 
     it.each<[string, (store: ProjectStore, tenant: string) => Promise<unknown>]>([
@@ -149,11 +206,11 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       ["an update with metadata that is no object", (s, t) => s.updateProject(t, "x", { metadata: "m" as never })],
       ["an empty project id on a read", (s, t) => s.getProject(t, "")],
       ["an empty assistant id on a new bot", (s, t) => s.addBot(t, "x", "")],
-      ["an empty assistant id on a bot listing", (s, t) => s.listBotProjects(t, "")],
+      ["an empty assistant id on a bot listing", (s, t) => s.listBotProjects(t, "", ALL)],
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await store.listProjects(tenant)).toEqual([]);
+      expect((await store.listProjects(tenant, ALL)).items).toEqual([]);
     });
 
     it("refuses bad arguments to an existing project and leaves it as it was", async () => {
@@ -164,7 +221,7 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       await expect(store.addBot(tenant, "x", "a\u0000")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       await expect(store.removeBot(tenant, "x", "")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       expect(await store.getProject(tenant, "x")).toEqual(created);
-      expect((await store.listBots(tenant, "x")).map((membership) => membership.assistantId)).toEqual(["writer"]);
+      expect((await store.listBots(tenant, "x", ALL)).items.map((membership) => membership.assistantId)).toEqual(["writer"]);
     });
   });
 }

@@ -170,7 +170,7 @@ export function scheduleStorageContract(name: string, makeStore: () => Promise<S
         await store.delete(saved[1].taskId);
         await store.delete(saved[3].taskId);
         const added = await store.save(onceTask({ tenantId: tenant }));
-        const rest = await walkPages(pageOf(tenant), 2, first.nextCursor);
+        const rest = await walkPages(pageOf(tenant), 2, { from: first.nextCursor });
         expect(ids(rest.items)).toEqual(ids([saved[2], saved[4], added]));
       });
 

@@ -1,4 +1,4 @@
-import { ROOM_MESSAGE_MAX_PAGE_SIZE } from "@axiom-lattice/core";
+import { MAX_PAGE_LIMIT, roomMessageCursor } from "@axiom-lattice/core";
 import type { ProjectRoomMessageStore, ProjectRoomScope } from "@axiom-lattice/protocols";
 import type { ProjectRoomEventBroker, RoomEventDelivery, RoomSubscriptionEndReason } from "./projectRoomEventBroker";
 import { isRoomEventId, messageCreatedEvent, messageSequenceOf, serializeRoomEvent } from "./roomEvent";
@@ -66,16 +66,16 @@ export async function followRoom(
   const send = async (id: string | undefined, serialized: string) => {
     if (!closed) await sink?.send(id, serialized);
   };
-  /** Sends the stored messages after the cursor through `through`, a page at a time, until a page comes back short. */
+  /** Sends the stored messages after the cursor through `through`, a page at a time, until the last page. */
   const sendStored = async (through: number) => {
     while (!closed && cursor < through) {
-      const limit = Math.min(ROOM_MESSAGE_MAX_PAGE_SIZE, through - cursor);
-      const page = await messages.listMessages(scope, { after: cursor, limit });
-      for (const message of page) {
+      const limit = Math.min(MAX_PAGE_LIMIT, through - cursor);
+      const page = await messages.listMessages(scope, { limit, cursor: roomMessageCursor(cursor) });
+      for (const message of page.items) {
         await send(String(message.sequence), serializeRoomEvent(messageCreatedEvent(message)));
         cursor = message.sequence;
       }
-      if (page.length < limit) return;
+      if (page.nextCursor === null) return;
     }
   };
   const deliver = async ({ id, serialized }: RoomEventDelivery) => {

@@ -1,4 +1,5 @@
 import type { ProjectRoomMessage, ProjectRoomScope } from "@axiom-lattice/protocols";
+import { toRoomMessageView, toRoomScopeView } from "./roomViews";
 
 /** The event type a posted message publishes into its room. */
 export const MESSAGE_CREATED_EVENT = "message.created";
@@ -11,7 +12,7 @@ export interface ProjectRoomEventDraft {
   data?: unknown;
 }
 
-/** One room event as subscribers receive it (the JSON of its serialized form). */
+/** One room event; subscribers receive its serialized form (snake_case: {@link serializeRoomEvent}). */
 export interface ProjectRoomEvent {
   /**
    * A message's event: its `sequence` in the room, a place in the room's history that every replica
@@ -48,7 +49,7 @@ export const messageCreatedEvent = (message: ProjectRoomMessage): ProjectRoomEve
   id: String(message.sequence),
   type: MESSAGE_CREATED_EVENT,
   scope: { tenantId: message.tenantId, projectId: message.projectId, roomId: message.roomId },
-  data: message,
+  data: toRoomMessageView(message),
   createdAt: message.createdAt.toISOString(),
 });
 
@@ -63,9 +64,13 @@ export function isRoomScope(scope: unknown): scope is ProjectRoomScope {
 /** The one key of a room in maps: no two scopes share it, whatever their parts contain. */
 export const roomKey = ({ tenantId, projectId, roomId }: ProjectRoomScope): string => JSON.stringify([tenantId, projectId, roomId]);
 
-/** The canonical serialized form: fixed keys and order, one line (JSON escapes newlines), safe as SSE data. */
+/**
+ * The canonical serialized form, as clients and peers read it: `{id, type, scope: {tenant_id,
+ * project_id, room_id}, data, created_at}` in this order, one line (JSON escapes newlines), safe as SSE
+ * data. `data` is the publisher's, as it gave it.
+ */
 export const serializeRoomEvent = ({ id, type, scope, data, createdAt }: ProjectRoomEvent): string =>
-  JSON.stringify({ id, type, scope: { tenantId: scope.tenantId, projectId: scope.projectId, roomId: scope.roomId }, data, createdAt });
+  JSON.stringify({ id, type, scope: toRoomScopeView(scope), data, created_at: createdAt });
 
 /** Reads a serialized event from anywhere (a peer's outbox row); `undefined` when it is not one. */
 export function parseRoomEvent(serialized: string): ProjectRoomEvent | undefined {
@@ -75,8 +80,9 @@ export function parseRoomEvent(serialized: string): ProjectRoomEvent | undefined
   } catch {
     return undefined;
   }
-  const event = value as Partial<ProjectRoomEvent> | null;
+  const event = value as { id?: unknown; type?: unknown; scope?: Record<string, unknown> | null; data?: unknown; created_at?: unknown } | null;
   if (typeof event !== "object" || event === null || !isText(event.id) || !isRoomEventId(event.id)) return undefined;
-  if (!isText(event.type) || !isRoomScope(event.scope) || !isText(event.createdAt)) return undefined;
-  return { id: event.id, type: event.type, scope: event.scope, data: event.data ?? null, createdAt: event.createdAt };
+  const scope = typeof event.scope === "object" && event.scope !== null ? { tenantId: event.scope.tenant_id, projectId: event.scope.project_id, roomId: event.scope.room_id } : null;
+  if (!isText(event.type) || !isRoomScope(scope) || !isText(event.created_at)) return undefined;
+  return { id: event.id, type: event.type, scope, data: event.data ?? null, createdAt: event.created_at };
 }

@@ -1,4 +1,4 @@
-import type { Logger, TaskLifecycleNotifier } from "@axiom-lattice/core";
+import { type Logger, type TaskLifecycleNotifier, readAllPages } from "@axiom-lattice/core";
 import type { ProjectRoomStore, TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import type { ProjectRoomEventBroker } from "./projectRoomEventBroker";
 
@@ -28,7 +28,7 @@ export function publishTaskEventsIntoRooms(deps: {
     const { tenantId, projectId } = event;
     if (projectId === undefined) return;
     try {
-      for (const room of await rooms.listRooms(tenantId, projectId)) {
+      for (const room of await readAllPages((page) => rooms.listRooms(tenantId, projectId, page))) {
         broker.publish({ tenantId, projectId, roomId: room.id }, { type: TASK_STATUS_EVENT, data: event }, taskStatusSourceKey(event, room.id));
       }
     } catch (error) {

@@ -1,7 +1,9 @@
+import type { Project, ProjectBotMembership } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -15,21 +17,42 @@ const createSchema = z.strictObject({
 
 const updateSchema = createSchema.omit({ id: true }).partial();
 
-const projectView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "Project" });
+const projectView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    name: z.string(),
+    description: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: "Project" });
 
-const membershipView = z.object({
-  tenantId: z.string(),
-  projectId: z.string(),
-  assistantId: z.string(),
-  createdAt: z.date(),
+const toProjectView = (project: Project): z.input<typeof projectView> => ({
+  id: project.id,
+  tenant_id: project.tenantId,
+  name: project.name,
+  ...(project.description === undefined ? {} : { description: project.description }),
+  ...(project.metadata === undefined ? {} : { metadata: project.metadata }),
+  created_at: project.createdAt,
+  updated_at: project.updatedAt,
+});
+
+const membershipView = z
+  .object({
+    tenant_id: z.string(),
+    project_id: z.string(),
+    assistant_id: z.string(),
+    created_at: z.date().describe("When the assistant joined"),
+  })
+  .meta({ id: "ProjectBot" });
+
+const toMembershipView = (membership: ProjectBotMembership): z.input<typeof membershipView> => ({
+  tenant_id: membership.tenantId,
+  project_id: membership.projectId,
+  assistant_id: membership.assistantId,
+  created_at: membership.createdAt,
 });
 
 const botParams = z.object({ id: idSchema, assistantId: idSchema });
@@ -51,13 +74,20 @@ export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, 
         response: { 201: projectView, ...apiErrors(...BODY_CODES, "ALREADY_EXISTS") },
       },
     },
-    async (request, reply) => reply.status(201).send(await projects.createProject(tenantOf(request), request.body)),
+    async (request, reply) => reply.status(201).send(toProjectView(await projects.createProject(tenantOf(request), request.body))),
   );
 
   app.get(
     "/api/projects",
-    { schema: { tags, summary: "List the tenant's projects", response: { 200: z.object({ projects: z.array(projectView) }), ...apiErrors() } } },
-    async (request) => ({ projects: await projects.listProjects(tenantOf(request)) }),
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's projects, in creation order, a page at a time",
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("projects", projectView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
+      },
+    },
+    async (request) => pageBody("projects", await projects.listProjects(tenantOf(request), request.query), toProjectView),
   );
 
   app.get(
@@ -66,7 +96,7 @@ export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, 
     async (request) => {
       const project = await projects.getProject(tenantOf(request), request.params.id);
       if (!project) throw projectNotFound(request.params.id);
-      return project;
+      return toProjectView(project);
     },
   );
 
@@ -84,7 +114,7 @@ export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, 
     async (request) => {
       const project = await projects.updateProject(tenantOf(request), request.params.id, request.body);
       if (!project) throw projectNotFound(request.params.id);
-      return project;
+      return toProjectView(project);
     },
   );
 
@@ -102,16 +132,17 @@ export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, 
     {
       schema: {
         tags,
-        summary: "List a project's bots, in the order they joined",
+        summary: "List a project's bots, in the order they joined, a page at a time",
         params: idParams,
-        response: { 200: z.object({ bots: z.array(membershipView) }), ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("bots", membershipView), ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_CURSOR") },
       },
     },
     async (request) => {
       const tenant = tenantOf(request);
       // An empty list would not tell a project without bots from no project at all.
       if (!(await projects.getProject(tenant, request.params.id))) throw projectNotFound(request.params.id);
-      return { bots: await projects.listBots(tenant, request.params.id) };
+      return pageBody("bots", await projects.listBots(tenant, request.params.id, request.query), toMembershipView);
     },
   );
 
@@ -131,7 +162,7 @@ export const projectRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores, 
       if (!(await assistants.getAssistant(tenant, assistantId))) throw new HttpError("NOT_FOUND", `Assistant ${assistantId} not found`);
       const membership = await projects.addBot(tenant, id, assistantId);
       if (!membership) throw projectNotFound(id);
-      return membership;
+      return toMembershipView(membership);
     },
   );
 

@@ -1,15 +1,17 @@
-import { ROOM_MESSAGE_MAX_CHARS, ROOM_MESSAGE_MAX_PAGE_SIZE, ROOM_MESSAGE_PAGE_SIZE } from "@axiom-lattice/core";
+import { ROOM_MESSAGE_MAX_CHARS } from "@axiom-lattice/core";
 import type { ProjectRoomMessage, ProjectRoomScope } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { principalOf, tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import { type SseSettingsSource, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { TenantStreams } from "../http/tenantStreams";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { followRoom, resumePointOf } from "../rooms/followRoom";
 import type { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { messageCreatedEvent } from "../rooms/roomEvent";
+import { roomMessageView, roomView, toRoomMessageView, toRoomView } from "../rooms/roomViews";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
 
@@ -39,11 +41,6 @@ const postMessageHeaders = z.looseObject({
     .describe("Retries with the same key store the message once and answer it again (200 instead of 201)"),
 });
 
-const historyQuery = z.object({
-  after: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe("The sequence of the last message already read (0: from the start)"),
-  limit: z.coerce.number().int().min(1).max(ROOM_MESSAGE_MAX_PAGE_SIZE).default(ROOM_MESSAGE_PAGE_SIZE),
-});
-
 const eventsHeaders = z.looseObject({
   "last-event-id": z
     .string()
@@ -52,31 +49,11 @@ const eventsHeaders = z.looseObject({
     .describe("The id of the last event received (a message's sequence, or `0` for the whole history): the stream replays the messages after it, on any replica"),
 });
 
-const roomView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  projectId: z.string(),
-  name: z.string(),
-  createdAt: z.date(),
-}).meta({ id: "Room" });
-
-const messageView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  projectId: z.string(),
-  roomId: z.string(),
-  sequence: z.number().int().describe("Increases with every message of the room, in commit order: page with `after`"),
-  authorType: z.enum(["user", "agent", "system"]),
-  authorId: z.string(),
-  content: z.string(),
-  idempotencyKey: z.string().optional(),
-  createdAt: z.date(),
-});
-
 const roomEventStream = z.string().describe(
-  "Server-sent events `data: {\"id\", \"type\", \"scope\", \"data\", \"createdAt\"}`: `message.created` (`data` is the message), with `id: <the message's sequence>`, " +
-    "every message once and in sequence order; and `task.status` (`data` is the task lifecycle event of a task of the project), live only, without an id line. " +
-    "Also without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"lastEventId\"}}` first when `Last-Event-ID` names no message of the room (refetch the history), " +
+  "Server-sent events `data: {\"id\", \"type\", \"scope\": {\"tenant_id\", \"project_id\", \"room_id\"}, \"data\", \"created_at\"}`: " +
+    "`message.created` (`data` is the message, as `GET …/messages` answers it), with `id: <the message's sequence>`, every message once and in sequence order; " +
+    "and `task.status` (`data` is the lifecycle event of a task of the project, as `GET /api/tasks/events` sends it), live only, without an id line. " +
+    "Also without an id line: `{\"type\":\"stream.replay_incomplete\",\"data\":{\"last_event_id\"}}` first when `Last-Event-ID` names no message of the room (read the history), " +
     "`{\"type\":\"stream.end\",\"data\":{\"reason\"}}` last when the server ends the stream (`slow_subscriber`, `broker_closed`, `history_unavailable`, …). Comment lines are heartbeats.",
 );
 
@@ -113,7 +90,7 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
     async (request, reply) => {
       const room = await rooms.createRoom(tenantOf(request), request.params.projectId, request.body);
       if (!room) throw projectNotFound(request.params.projectId);
-      return reply.status(201).send(room);
+      return reply.status(201).send(toRoomView(room));
     },
   );
 
@@ -122,16 +99,17 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
     {
       schema: {
         tags,
-        summary: "List a project's rooms, in creation order",
+        summary: "List a project's rooms, in creation order, a page at a time",
         params: projectParams,
-        response: { 200: z.object({ rooms: z.array(roomView) }), ...apiErrors(...INPUT_CODES, "NOT_FOUND") },
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("rooms", roomView), ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_CURSOR") },
       },
     },
     async (request) => {
       const tenant = tenantOf(request);
       // An empty list would not tell a project without rooms from no project at all.
       if (!(await projects.getProject(tenant, request.params.projectId))) throw projectNotFound(request.params.projectId);
-      return { rooms: await rooms.listRooms(tenant, request.params.projectId) };
+      return pageBody("rooms", await rooms.listRooms(tenant, request.params.projectId, request.query), toRoomView);
     },
   );
 
@@ -148,8 +126,8 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
         headers: postMessageHeaders,
         body: postMessageSchema,
         response: {
-          201: messageView.describe("Stored"),
-          200: messageView.describe("Stored before, under this idempotency key"),
+          201: roomMessageView.describe("Stored"),
+          200: roomMessageView.describe("Stored before, under this idempotency key"),
           ...apiErrors(...BODY_CODES, "NOT_FOUND", "IDEMPOTENCY_KEY_REUSED"),
         },
       },
@@ -171,7 +149,7 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
         throw new HttpError("IDEMPOTENCY_KEY_REUSED", `Idempotency-Key ${idempotencyKey} was used for another message in this room`);
       }
       publishMessageCreated(message);
-      return reply.status(created ? 201 : 200).send(message);
+      return reply.status(created ? 201 : 200).send(toRoomMessageView(message));
     },
   );
 
@@ -187,21 +165,15 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
       schema: {
         tags,
         summary: "Read a room's history, oldest first, a page at a time",
-        description: "Pass the `sequence` of the last message read as `after` for the next page; `nextAfter` is present while a page came back full.",
         params: roomParams,
-        querystring: historyQuery,
-        response: {
-          200: z.object({ messages: z.array(messageView), nextAfter: z.number().int().optional().describe("`after` of the next page") }),
-          ...apiErrors(...INPUT_CODES, "NOT_FOUND"),
-        },
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("messages", roomMessageView), ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_CURSOR") },
       },
     },
     async (request) => {
       const scope = scopeOf(tenantOf(request), request.params);
       await requireRoom(scope);
-      const { after, limit } = request.query;
-      const messages = await roomMessages.listMessages(scope, { after, limit });
-      return { messages, ...(messages.length === limit ? { nextAfter: messages[messages.length - 1].sequence } : {}) };
+      return pageBody("messages", await roomMessages.listMessages(scope, request.query), toRoomMessageView);
     },
   );
 
@@ -215,7 +187,7 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
           "Events are published by the replica that stored their fact and mirrored to every replica's subscribers. " +
           "With `Last-Event-ID` (a message's sequence), any replica replays the messages after it from the history, then follows live. " +
           "An id that names no message of the room (a `task.status` event's, or one from before this version) starts with `stream.replay_incomplete`: " +
-          "read the messages after the last one you have (`GET …/messages?after=`).",
+          "read the history (`GET …/messages`) for what you missed.",
         params: roomParams,
         headers: eventsHeaders,
         response: { 200: { description: "The room's events", content: { "text/event-stream": { schema: roomEventStream } } }, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "TOO_MANY_STREAMS") },
@@ -237,7 +209,7 @@ export const roomRoutes: FastifyPluginAsyncZod<RoomRoutesOptions> = async (app, 
         throw error;
       });
       const sse = openSseStream(reply, gatewaySseOptions(options, place));
-      if (!follower.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { lastEventId } });
+      if (!follower.replayComplete) sse.send(undefined, { type: "stream.replay_incomplete", data: { last_event_id: lastEventId } });
       follower.start({
         // Waiting for the client to take each event is what makes a stalled one a slow subscriber.
         send: async (id, serialized) => {

@@ -1,11 +1,12 @@
-import type { CreateProjectRequest, Project, ProjectBotMembership, ProjectStore, UpdateProjectRequest } from "@axiom-lattice/protocols";
+import type { CreateProjectRequest, Page, PageRequest, Project, ProjectBotMembership, ProjectStore, UpdateProjectRequest } from "@axiom-lattice/protocols";
+import { CreationClock, pageByCreation } from "../stores/creationOrder";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireAssistantId, requireProjectId, validateCreateProject, validateUpdateProject } from "./projectArguments";
 
 interface StoredProject {
   project: Project;
-  /** Members by assistant id, in the order they joined. */
+  /** Members by assistant id. */
   bots: Map<string, ProjectBotMembership>;
 }
 
@@ -13,15 +14,16 @@ const copy = <T>(value: T): T => structuredClone(value);
 
 /** {@link ProjectStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryProjectStore implements ProjectStore {
-  /** Per tenant, projects in creation order. */
+  /** Per tenant, projects by id. */
   private readonly tenants = new Map<string, Map<string, StoredProject>>();
+  private readonly clock = new CreationClock();
 
   async createProject(tenantId: string, request: CreateProjectRequest): Promise<Project> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateProject(request);
     const projects = this.tenants.get(tenant) ?? new Map<string, StoredProject>();
     if (projects.has(valid.id)) throw new RecordExistsError("project", tenant, valid.id);
-    const now = new Date();
+    const now = this.clock.now();
     const project: Project = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
     projects.set(valid.id, { project, bots: new Map() });
     this.tenants.set(tenant, projects);
@@ -33,8 +35,9 @@ export class InMemoryProjectStore implements ProjectStore {
     return stored ? copy(stored.project) : null;
   }
 
-  async listProjects(tenantId: string): Promise<Project[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((stored) => copy(stored.project));
+  async listProjects(tenantId: string, page: PageRequest): Promise<Page<Project>> {
+    const projects = [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((stored) => stored.project);
+    return pageByCreation(projects, page, (project) => project.id);
   }
 
   async updateProject(tenantId: string, projectId: string, request: UpdateProjectRequest): Promise<Project | null> {
@@ -58,7 +61,7 @@ export class InMemoryProjectStore implements ProjectStore {
     if (!stored) return null;
     const existing = stored.bots.get(assistant);
     if (existing) return copy(existing);
-    const membership: ProjectBotMembership = { tenantId: stored.project.tenantId, projectId: stored.project.id, assistantId: assistant, createdAt: new Date() };
+    const membership: ProjectBotMembership = { tenantId: stored.project.tenantId, projectId: stored.project.id, assistantId: assistant, createdAt: this.clock.now() };
     stored.bots.set(assistant, membership);
     return copy(membership);
   }
@@ -69,14 +72,15 @@ export class InMemoryProjectStore implements ProjectStore {
     return stored?.bots.delete(assistant) ?? false;
   }
 
-  async listBots(tenantId: string, projectId: string): Promise<ProjectBotMembership[]> {
-    return [...(this.find(tenantId, projectId)?.bots.values() ?? [])].map(copy);
+  async listBots(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectBotMembership>> {
+    return pageByCreation([...(this.find(tenantId, projectId)?.bots.values() ?? [])], page, (membership) => membership.assistantId);
   }
 
-  async listBotProjects(tenantId: string, assistantId: string): Promise<Project[]> {
+  async listBotProjects(tenantId: string, assistantId: string, page: PageRequest): Promise<Page<Project>> {
     const tenant = requireTenantId(tenantId);
     const assistant = requireAssistantId(assistantId);
-    return [...(this.tenants.get(tenant)?.values() ?? [])].filter((stored) => stored.bots.has(assistant)).map((stored) => copy(stored.project));
+    const projects = [...(this.tenants.get(tenant)?.values() ?? [])].filter((stored) => stored.bots.has(assistant)).map((stored) => stored.project);
+    return pageByCreation(projects, page, (project) => project.id);
   }
 
   private find(tenantId: string, projectId: string): StoredProject | undefined {

@@ -1,14 +1,16 @@
 import type {
   AppendProjectRoomMessageRequest,
+  Page,
+  PageRequest,
   AppendedProjectRoomMessage,
-  ListProjectRoomMessagesOptions,
   ProjectRoomMessage,
   ProjectRoomMessageStore,
   ProjectRoomScope,
   ProjectRoomStore,
 } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
-import { validateAppendMessage, validateMessagePage, validateRoomScope } from "./roomArguments";
+import { pageOfSorted } from "../stores/pagination";
+import { ROOM_MESSAGE_PAGE_SHAPE, roomMessagePageKey, validateAppendMessage, validateRoomScope } from "./roomArguments";
 
 interface RoomHistory {
   /** Ascending by sequence. */
@@ -46,11 +48,11 @@ export class InMemoryProjectRoomMessageStore implements ProjectRoomMessageStore 
     return { message: structuredClone(message), created: true };
   }
 
-  async listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]> {
+  async listMessages(scope: ProjectRoomScope, page: PageRequest): Promise<Page<ProjectRoomMessage>> {
     const room = validateRoomScope(scope);
-    const { after, limit } = validateMessagePage(options);
     const messages = this.histories.get(historyKey(room))?.messages ?? [];
-    return messages.filter((message) => message.sequence > after).slice(0, limit).map((message) => structuredClone(message));
+    const { items, nextCursor } = pageOfSorted(messages, page, ROOM_MESSAGE_PAGE_SHAPE, roomMessagePageKey);
+    return { items: items.map((message) => structuredClone(message)), nextCursor };
   }
 
   async lastSequence(scope: ProjectRoomScope): Promise<number> {

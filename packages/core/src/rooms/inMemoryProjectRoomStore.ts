@@ -1,5 +1,6 @@
-import type { CreateProjectRoomRequest, ProjectRoom, ProjectRoomStore, ProjectStore } from "@axiom-lattice/protocols";
+import type { CreateProjectRoomRequest, Page, PageRequest, ProjectRoom, ProjectRoomStore, ProjectStore } from "@axiom-lattice/protocols";
 import { requireProjectId } from "../projects/projectArguments";
+import { CreationClock, pageByCreation } from "../stores/creationOrder";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireRoomId, validateCreateRoom } from "./roomArguments";
@@ -11,6 +12,7 @@ const roomKey = (tenantId: string, projectId: string) => JSON.stringify([tenantI
 export class InMemoryProjectRoomStore implements ProjectRoomStore {
   /** Per tenant and project, rooms in creation order. */
   private readonly rooms = new Map<string, Map<string, ProjectRoom>>();
+  private readonly clock = new CreationClock();
 
   constructor(private readonly projects: ProjectStore) {}
 
@@ -23,7 +25,7 @@ export class InMemoryProjectRoomStore implements ProjectRoomStore {
     const key = roomKey(tenant, project);
     const rooms = this.rooms.get(key) ?? new Map<string, ProjectRoom>();
     if (rooms.has(valid.id)) throw new RecordExistsError("room", tenant, valid.id);
-    const room: ProjectRoom = { id: valid.id, tenantId: tenant, projectId: project, name: valid.name, createdAt: new Date() };
+    const room: ProjectRoom = { id: valid.id, tenantId: tenant, projectId: project, name: valid.name, createdAt: this.clock.now() };
     rooms.set(room.id, room);
     this.rooms.set(key, rooms);
     return structuredClone(room);
@@ -36,7 +38,8 @@ export class InMemoryProjectRoomStore implements ProjectRoomStore {
     return room ? structuredClone(room) : null;
   }
 
-  async listRooms(tenantId: string, projectId: string): Promise<ProjectRoom[]> {
-    return [...(this.rooms.get(roomKey(requireTenantId(tenantId), requireProjectId(projectId)))?.values() ?? [])].map((room) => structuredClone(room));
+  async listRooms(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectRoom>> {
+    const rooms = this.rooms.get(roomKey(requireTenantId(tenantId), requireProjectId(projectId)))?.values() ?? [];
+    return pageByCreation([...rooms], page, (room) => room.id);
   }
 }

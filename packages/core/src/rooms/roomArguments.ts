@@ -2,12 +2,13 @@ import { randomUUID } from "node:crypto";
 import type {
   AppendProjectRoomMessageRequest,
   CreateProjectRoomRequest,
-  ListProjectRoomMessagesOptions,
   ProjectRoomAuthorType,
+  ProjectRoomMessage,
   ProjectRoomScope,
 } from "@axiom-lattice/protocols";
-import { ROOM_MESSAGE_MAX_CHARS, ROOM_MESSAGE_MAX_PAGE_SIZE, ROOM_MESSAGE_PAGE_SIZE } from "../defaults";
-import { StoreArgumentError, requireInteger, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
+import { ROOM_MESSAGE_MAX_CHARS } from "../defaults";
+import { type PageKey, type PageKeyShape, encodePageCursor } from "../stores/pagination";
+import { StoreArgumentError, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
 import { requireProjectId } from "../projects/projectArguments";
 
 // Checks shared by every room store, so bad input is refused alike and before any write. Only known
@@ -42,11 +43,12 @@ export function validateAppendMessage(request: AppendProjectRoomMessageRequest):
   };
 }
 
-/** The page to read: after a sequence (0 is before the first message) and how many. */
-export function validateMessagePage(options: ListProjectRoomMessagesOptions = {}): { after: number; limit: number } {
-  const checked = requireObject(options, "Room message page");
-  return {
-    after: checked.after === undefined ? 0 : requireInteger(checked.after, "Room message page after", 0, Number.MAX_SAFE_INTEGER),
-    limit: checked.limit === undefined ? ROOM_MESSAGE_PAGE_SIZE : requireInteger(checked.limit, "Room message page limit", 1, ROOM_MESSAGE_MAX_PAGE_SIZE),
-  };
-}
+/**
+ * A room's history pages by sequence alone (unique in the room, and its commit order) on every store,
+ * so a reader that knows a sequence (an SSE event's id) can read on from it.
+ */
+export const ROOM_MESSAGE_PAGE_SHAPE: PageKeyShape = ["integer"];
+export const roomMessagePageKey = (message: Pick<ProjectRoomMessage, "sequence">): PageKey => [message.sequence];
+
+/** The cursor of the messages after the one with `sequence` (0: the whole history). */
+export const roomMessageCursor = (sequence: number): string => encodePageCursor([sequence]);

@@ -9,8 +9,11 @@ import { requireInteger } from "./storeArguments";
  */
 export type PageKey = readonly (string | number)[];
 
-/** What each element of a list's {@link PageKey} is: a cursor of another shape is refused. */
-export type PageKeyShape = readonly ("string" | "number")[];
+/**
+ * What each element of a list's {@link PageKey} is: a cursor of another shape is refused. An
+ * `integer` is a number that is a safe integer (a sequence, epoch microseconds: PostgreSQL's bigint).
+ */
+export type PageKeyShape = readonly ("string" | "number" | "integer")[];
 
 /** Most items any store returns in one page. */
 export const MAX_PAGE_LIMIT = 1_000;
@@ -41,7 +44,10 @@ export function decodePageCursor(cursor: string, shape: PageKeyShape): PageKey {
   const fits =
     Array.isArray(key) &&
     key.length === shape.length &&
-    key.every((value, i) => (shape[i] === "number" ? typeof value === "number" && Number.isFinite(value) : typeof value === "string"));
+    key.every((value, i) => {
+      if (shape[i] === "string") return typeof value === "string";
+      return typeof value === "number" && (shape[i] === "integer" ? Number.isSafeInteger(value) : Number.isFinite(value));
+    });
   if (!fits) throw new PageCursorError("cursor is not one a page of this list returned");
   return key as PageKey;
 }

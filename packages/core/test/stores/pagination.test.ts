@@ -63,3 +63,14 @@ describe("page cursors", () => {
     expect(() => readPageRequest({ limit }, shape)).toThrow(/limit must be an integer from 1 to 1000/);
   });
 });
+
+describe("integer page keys", () => {
+  const cursorOf = (key: unknown) => Buffer.from(JSON.stringify(key)).toString("base64url");
+
+  it("takes a safe integer and refuses a fraction or an unsafe one, as a bigint column would", () => {
+    expect(readPageRequest({ limit: 1, cursor: cursorOf([42]) }, ["integer"]).after).toEqual([42]);
+    expect(() => readPageRequest({ limit: 1, cursor: cursorOf([1.5]) }, ["integer"])).toThrow(PageCursorError);
+    expect(() => readPageRequest({ limit: 1, cursor: cursorOf([2 ** 60]) }, ["integer"])).toThrow(PageCursorError);
+    expect(readPageRequest({ limit: 1, cursor: cursorOf([1.5]) }, ["number"]).after).toEqual([1.5]);
+  });
+});

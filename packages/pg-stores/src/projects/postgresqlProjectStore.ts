@@ -1,6 +1,7 @@
 import { RecordExistsError, requireAssistantId, requireProjectId, requireTenantId, validateCreateProject, validateUpdateProject } from "@axiom-lattice/core";
-import type { CreateProjectRequest, Project, ProjectBotMembership, ProjectStore, UpdateProjectRequest } from "@axiom-lattice/protocols";
+import type { CreateProjectRequest, Page, PageRequest, Project, ProjectBotMembership, ProjectStore, UpdateProjectRequest } from "@axiom-lattice/protocols";
 import type { QueryResultRow } from "pg";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { ADD_BOT, DELETE_PROJECT, GET_PROJECT, INSERT_PROJECT, LIST_BOT_PROJECTS, LIST_BOTS, LIST_PROJECTS, REMOVE_BOT, UPDATE_PROJECT } from "./projectSql";
 
@@ -20,6 +21,9 @@ interface BotRow {
   assistant_id: string;
   created_at: Date;
 }
+
+/** A row of a list: its creation-order key's epoch microseconds (bigint: text). */
+type Keyed<R> = R & { created_us: string };
 
 const toProject = (row: ProjectRow): Project => ({
   id: row.id,
@@ -55,8 +59,9 @@ export class PostgreSQLProjectStore extends PgStore implements ProjectStore {
     return row ? toProject(row) : null;
   }
 
-  async listProjects(tenantId: string): Promise<Project[]> {
-    return (await this.rows<ProjectRow>(LIST_PROJECTS, [requireTenantId(tenantId)])).map(toProject);
+  async listProjects(tenantId: string, page: PageRequest): Promise<Page<Project>> {
+    const tenant = requireTenantId(tenantId);
+    return readCreationPage<Keyed<ProjectRow>, Project>(page, (after, fetch) => this.rows<Keyed<ProjectRow>>(LIST_PROJECTS, [tenant, ...after, fetch]), (row) => row.id, toProject);
   }
 
   async updateProject(tenantId: string, projectId: string, request: UpdateProjectRequest): Promise<Project | null> {
@@ -79,12 +84,14 @@ export class PostgreSQLProjectStore extends PgStore implements ProjectStore {
     return (await this.count(REMOVE_BOT, this.botKey(tenantId, projectId, assistantId))) === 1;
   }
 
-  async listBots(tenantId: string, projectId: string): Promise<ProjectBotMembership[]> {
-    return (await this.rows<BotRow>(LIST_BOTS, this.projectKey(tenantId, projectId))).map(toMembership);
+  async listBots(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectBotMembership>> {
+    const key = this.projectKey(tenantId, projectId);
+    return readCreationPage<Keyed<BotRow>, ProjectBotMembership>(page, (after, fetch) => this.rows<Keyed<BotRow>>(LIST_BOTS, [...key, ...after, fetch]), (row) => row.assistant_id, toMembership);
   }
 
-  async listBotProjects(tenantId: string, assistantId: string): Promise<Project[]> {
-    return (await this.rows<ProjectRow>(LIST_BOT_PROJECTS, [requireTenantId(tenantId), requireAssistantId(assistantId)])).map(toProject);
+  async listBotProjects(tenantId: string, assistantId: string, page: PageRequest): Promise<Page<Project>> {
+    const key = [requireTenantId(tenantId), requireAssistantId(assistantId)];
+    return readCreationPage<Keyed<ProjectRow>, Project>(page, (after, fetch) => this.rows<Keyed<ProjectRow>>(LIST_BOT_PROJECTS, [...key, ...after, fetch]), (row) => row.id, toProject);
   }
 
   private projectKey(tenantId: string, projectId: string): string[] {

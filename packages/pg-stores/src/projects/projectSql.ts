@@ -1,5 +1,7 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every statement names its tenant: projects are keyed by (tenant_id, id), memberships by
-// (tenant_id, project_id, assistant_id).
+// (tenant_id, project_id, assistant_id). Lists page in creation order, by (created_at, id).
 
 const COLUMNS = "tenant_id, id, name, description, metadata, created_at, updated_at";
 const PROJECT_COLUMNS = "p.tenant_id, p.id, p.name, p.description, p.metadata, p.created_at, p.updated_at";
@@ -18,11 +20,14 @@ export const GET_PROJECT = `
    WHERE tenant_id = $1
      AND id = $2`;
 
+/** A page after ($2 epoch microseconds, $3 id), $4 rows (index of migration 210). */
 export const LIST_PROJECTS = `
-  SELECT ${COLUMNS}
-    FROM lattice_projects
-   WHERE tenant_id = $1
-   ORDER BY created_at, id`;
+  SELECT ${PROJECT_COLUMNS}, ${createdMicrosColumn("p")}
+    FROM lattice_projects p
+   WHERE p.tenant_id = $1
+     AND ${afterCreation("p", "id", 2)}
+   ORDER BY p.created_at, p.id COLLATE "C"
+   LIMIT $4`;
 
 /** A NULL parameter keeps the column as it is; updated_at never goes back, even if the clock does. */
 export const UPDATE_PROJECT = `
@@ -60,17 +65,26 @@ export const REMOVE_BOT = `
      AND project_id = $2
      AND assistant_id = $3`;
 
+/** A page after ($3 epoch microseconds, $4 assistant id), $5 rows (index of migration 210). */
 export const LIST_BOTS = `
-  SELECT ${BOT_COLUMNS}
-    FROM lattice_project_bots
-   WHERE tenant_id = $1
-     AND project_id = $2
-   ORDER BY created_at, assistant_id`;
+  SELECT ${BOT_COLUMNS}, ${createdMicrosColumn("b")}
+    FROM lattice_project_bots b
+   WHERE b.tenant_id = $1
+     AND b.project_id = $2
+     AND ${afterCreation("b", "assistant_id", 3)}
+   ORDER BY b.created_at, b.assistant_id COLLATE "C"
+   LIMIT $5`;
 
+/**
+ * A page after ($3 epoch microseconds, $4 project id), $5 rows. It sorts the assistant's memberships
+ * (found by lattice_project_bots_by_assistant): an assistant belongs to few projects.
+ */
 export const LIST_BOT_PROJECTS = `
-  SELECT ${PROJECT_COLUMNS}
+  SELECT ${PROJECT_COLUMNS}, ${createdMicrosColumn("p")}
     FROM lattice_projects p
     JOIN lattice_project_bots b ON b.tenant_id = p.tenant_id AND b.project_id = p.id
    WHERE b.tenant_id = $1
      AND b.assistant_id = $2
-   ORDER BY p.created_at, p.id`;
+     AND ${afterCreation("p", "id", 3)}
+   ORDER BY p.created_at, p.id COLLATE "C"
+   LIMIT $5`;

@@ -1,14 +1,16 @@
-import { validateAppendMessage, validateMessagePage, validateRoomScope } from "@axiom-lattice/core";
+import { ROOM_MESSAGE_PAGE_SHAPE, roomMessagePageKey, validateAppendMessage, validateRoomScope } from "@axiom-lattice/core";
 import type {
   AppendProjectRoomMessageRequest,
   AppendedProjectRoomMessage,
-  ListProjectRoomMessagesOptions,
+  Page,
+  PageRequest,
   ProjectRoomAuthorType,
   ProjectRoomMessage,
   ProjectRoomMessageStore,
   ProjectRoomScope,
 } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
+import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { isUniqueViolation } from "../db/transaction";
 import { GET_LAST_SEQUENCE, GET_MESSAGE_BY_IDEMPOTENCY_KEY, INSERT_MESSAGE, LIST_MESSAGES, MESSAGE_IDEMPOTENCY_INDEX } from "./roomSql";
@@ -60,11 +62,12 @@ export class PostgreSQLProjectRoomMessageStore extends PgStore implements Projec
     return stored ? { message: toMessage(stored), created: false } : null;
   }
 
-  async listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]> {
+  async listMessages(scope: ProjectRoomScope, page: PageRequest): Promise<Page<ProjectRoomMessage>> {
     const { tenantId, projectId, roomId } = validateRoomScope(scope);
-    const { after, limit } = validateMessagePage(options);
     await this.initialize();
-    return (await this.pool.query<MessageRow>(LIST_MESSAGES, [tenantId, projectId, roomId, after, limit])).rows.map(toMessage);
+    const read = async (after: readonly (string | number)[] | null, fetch: number) =>
+      (await this.pool.query<MessageRow>(LIST_MESSAGES, [tenantId, projectId, roomId, after === null ? 0 : after[0], fetch])).rows.map(toMessage);
+    return readPage(page, ROOM_MESSAGE_PAGE_SHAPE, read, roomMessagePageKey, (message) => message);
   }
 
   async lastSequence(scope: ProjectRoomScope): Promise<number> {

@@ -1,5 +1,6 @@
 import { RecordExistsError, requireProjectId, requireRoomId, requireTenantId, validateCreateRoom } from "@axiom-lattice/core";
-import type { CreateProjectRoomRequest, ProjectRoom, ProjectRoomStore } from "@axiom-lattice/protocols";
+import type { CreateProjectRoomRequest, Page, PageRequest, ProjectRoom, ProjectRoomStore } from "@axiom-lattice/protocols";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { GET_PROJECT_EXISTS, GET_ROOM, INSERT_ROOM, LIST_ROOMS } from "./roomSql";
 
@@ -32,10 +33,11 @@ export class PostgreSQLProjectRoomStore extends PgStore implements ProjectRoomSt
     return row ? toRoom(row) : null;
   }
 
-  async listRooms(tenantId: string, projectId: string): Promise<ProjectRoom[]> {
+  async listRooms(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectRoom>> {
     const key = this.projectKey(tenantId, projectId);
     await this.initialize();
-    return (await this.pool.query<RoomRow>(LIST_ROOMS, key)).rows.map(toRoom);
+    const read = async (after: (string | null)[], fetch: number) => (await this.pool.query<RoomRow & { created_us: string }>(LIST_ROOMS, [...key, ...after, fetch])).rows;
+    return readCreationPage(page, read, (row) => row.id, toRoom);
   }
 
   private projectKey(tenantId: string, projectId: string): string[] {

@@ -1,3 +1,5 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every statement names its tenant and project: rooms are keyed by (tenant_id, project_id, id),
 // messages by (tenant_id, project_id, room_id, sequence).
 
@@ -30,12 +32,15 @@ export const GET_ROOM = `
      AND project_id = $2
      AND id = $3`;
 
+/** A page in creation order after ($3 epoch microseconds, $4 id), $5 rows (index of migration 210). */
 export const LIST_ROOMS = `
-  SELECT ${ROOM_COLUMNS}
-    FROM lattice_project_rooms
-   WHERE tenant_id = $1
-     AND project_id = $2
-   ORDER BY created_at, id`;
+  SELECT ${ROOM_COLUMNS}, ${createdMicrosColumn("r")}
+    FROM lattice_project_rooms r
+   WHERE r.tenant_id = $1
+     AND r.project_id = $2
+     AND ${afterCreation("r", "id", 3)}
+   ORDER BY r.created_at, r.id COLLATE "C"
+   LIMIT $5`;
 
 /**
  * Numbers the message from the room's counter (the row lock held to commit orders a room's messages)
@@ -78,7 +83,7 @@ export const GET_LAST_SEQUENCE = `
      AND project_id = $2
      AND id = $3`;
 
-/** Keyset page: the messages after a sequence, ascending (the primary key's order). */
+/** A page: the messages after sequence $4, ascending (the primary key's order), $5 rows. */
 export const LIST_MESSAGES = `
   SELECT ${MESSAGE_COLUMNS}
     FROM lattice_project_room_messages

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** A tenant's project: the place its tasks and the assistants ("bots") working on them belong. */
 export interface Project {
   id: string;
@@ -33,8 +35,8 @@ export interface ProjectStore {
   /** Throws `ALREADY_EXISTS` when the tenant already has a project with this id. */
   createProject(tenantId: string, request: CreateProjectRequest): Promise<Project>;
   getProject(tenantId: string, projectId: string): Promise<Project | null>;
-  /** In creation order. */
-  listProjects(tenantId: string): Promise<Project[]>;
+  /** A page of the tenant's projects, in creation order (ties by id). */
+  listProjects(tenantId: string, page: PageRequest): Promise<Page<Project>>;
   updateProject(tenantId: string, projectId: string, request: UpdateProjectRequest): Promise<Project | null>;
   /** Deletes the project and its memberships. */
   deleteProject(tenantId: string, projectId: string): Promise<boolean>;
@@ -42,8 +44,8 @@ export interface ProjectStore {
   addBot(tenantId: string, projectId: string, assistantId: string): Promise<ProjectBotMembership | null>;
   /** False when the assistant was no member. */
   removeBot(tenantId: string, projectId: string, assistantId: string): Promise<boolean>;
-  /** The project's members in the order they joined. */
-  listBots(tenantId: string, projectId: string): Promise<ProjectBotMembership[]>;
-  /** The projects the assistant is a member of, in creation order. */
-  listBotProjects(tenantId: string, assistantId: string): Promise<Project[]>;
+  /** A page of the project's members, in the order they joined (ties by assistant id); empty for no project. */
+  listBots(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectBotMembership>>;
+  /** A page of the projects the assistant is a member of, in creation order (ties by id). */
+  listBotProjects(tenantId: string, assistantId: string, page: PageRequest): Promise<Page<Project>>;
 }

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** Identifies one room of a tenant's project: the key of its messages and of its realtime events. */
 export interface ProjectRoomScope {
   tenantId: string;
@@ -25,8 +27,8 @@ export interface ProjectRoomStore {
   /** `null` when the tenant has no such project; throws `ALREADY_EXISTS` when the project has a room with this id. */
   createRoom(tenantId: string, projectId: string, request: CreateProjectRoomRequest): Promise<ProjectRoom | null>;
   getRoom(tenantId: string, projectId: string, roomId: string): Promise<ProjectRoom | null>;
-  /** In creation order. */
-  listRooms(tenantId: string, projectId: string): Promise<ProjectRoom[]>;
+  /** A page of the project's rooms, in creation order (ties by id); empty for no project. */
+  listRooms(tenantId: string, projectId: string, page: PageRequest): Promise<Page<ProjectRoom>>;
 }
 
 export type ProjectRoomAuthorType = "user" | "agent" | "system";
@@ -38,8 +40,8 @@ export interface ProjectRoomMessage {
   roomId: string;
   /**
    * The message's place in its room's history: 1, 2, 3… in commit order, without a gap (a retried
-   * idempotency key takes none), so paging with `after` never skips a message committed later and a
-   * reader that sees a gap knows it missed a message.
+   * idempotency key takes none), so paging never skips a message committed later and a reader that
+   * sees a gap knows it missed a message.
    */
   sequence: number;
   authorType: ProjectRoomAuthorType;
@@ -64,19 +66,16 @@ export interface AppendedProjectRoomMessage {
   created: boolean;
 }
 
-export interface ListProjectRoomMessagesOptions {
-  /** Only messages with a greater `sequence` (the last one of the page before). */
-  after?: number;
-  /** At most this many (default and bound: see the implementation's arguments). */
-  limit?: number;
-}
-
 /** Messages of rooms, every call scoped to one tenant's room. */
 export interface ProjectRoomMessageStore {
   /** `null` when the room does not exist; with an idempotency key already used in the room, the stored message. */
   appendMessage(scope: ProjectRoomScope, request: AppendProjectRoomMessageRequest): Promise<AppendedProjectRoomMessage | null>;
-  /** Ascending by `sequence`. */
-  listMessages(scope: ProjectRoomScope, options?: ListProjectRoomMessagesOptions): Promise<ProjectRoomMessage[]>;
+  /**
+   * A page of the room's history, ascending by `sequence`; empty for no room. A page's cursor names
+   * the sequence it follows, so every store takes core's `roomMessageCursor(sequence)` as the cursor
+   * of the messages after that one.
+   */
+  listMessages(scope: ProjectRoomScope, page: PageRequest): Promise<Page<ProjectRoomMessage>>;
   /** The `sequence` of the room's latest committed message: every message up to it is readable. 0 without messages or room. */
   lastSequence(scope: ProjectRoomScope): Promise<number>;
 }

@@ -20,6 +20,7 @@ import {
 } from "@axiom-lattice/protocols";
 import { type TaskMessageDeps, startTaskRun } from "../taskMessages";
 import { EXECUTION_REQUESTED_AT_KEY, TASK_RUN_KEY, placeEntry, taskRunMessageId, taskRunThreadOf, taskThreadId } from "../taskRunPlace";
+import { isProjectBot } from "../projectMembership";
 import { isProjectTask, projectTaskScopeOf } from "../taskRuntimeDeps";
 import { announcedTaskWrite } from "../announcedTaskWrite";
 import { TaskError } from "./taskErrors";
@@ -90,8 +91,7 @@ export class TaskDispatcher {
     const task = await tasks.getTask(tenantId, taskId);
     if (!task) throw new TaskError("NOT_FOUND", `Task ${taskId} not found`);
     if (!isProjectTask(task)) throw new TaskError("TASK_NOT_DISPATCHABLE", "Only an assistant's task in a project can be dispatched");
-    const bots = await projects.listBots(tenantId, task.projectId);
-    if (!bots.some((bot) => bot.assistantId === task.ownerId)) {
+    if (!(await isProjectBot(projects, tenantId, task.projectId, task.ownerId))) {
       throw new TaskError("NOT_A_PROJECT_MEMBER", `Assistant ${task.ownerId} is not a member of project ${task.projectId}`);
     }
     if (!DISPATCHABLE.includes(task.status)) {

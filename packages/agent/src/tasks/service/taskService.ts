@@ -16,6 +16,7 @@ import {
   type UnitOfWork,
   type UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
+import { isProjectBot } from "../projectMembership";
 import type { TaskMessageDeps } from "../taskMessages";
 import { resumeTaskRun } from "../taskResumption";
 import { taskRunThreadOf } from "../taskRunPlace";
@@ -104,7 +105,7 @@ export class TaskService {
     }
     if (ownerType === "agent") {
       if (!(await assistants.getAssistant(tenantId, ownerId))) throw new TaskError("NOT_FOUND", `Assistant ${ownerId} not found`);
-      if (projectId !== undefined && !(await projects.listBots(tenantId, projectId)).some((bot) => bot.assistantId === ownerId)) {
+      if (projectId !== undefined && !(await isProjectBot(projects, tenantId, projectId, ownerId))) {
         throw new TaskError("NOT_A_PROJECT_MEMBER", `Assistant ${ownerId} is no bot of project ${projectId}: add it first (PUT /api/projects/${projectId}/bots/${ownerId})`);
       }
     }
