@@ -53,8 +53,8 @@ export function projectStoreContract(name: string, makeStore: () => Promise<Proj
       const ids = ["p0", "p1", "p2", "p3", "p4", "p5", "p6"];
       for (const id of ids) await store.createProject(tenant, request(id));
       const walked = await walkPages((page) => store.listProjects(tenant, page), 3);
-      expect(walked.map((project) => project.id)).toEqual(ids);
-      expect(walked).toEqual((await store.listProjects(tenant, ALL)).items);
+      expect(walked.items.map((project) => project.id)).toEqual(ids);
+      expect(walked.items).toEqual((await store.listProjects(tenant, ALL)).items);
       expect(await store.listProjects(tenant, { limit: 7 })).toMatchObject({ nextCursor: null });
     });
 
