@@ -1,4 +1,5 @@
 import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
+import type { TaskLifecycleEvent, TaskStatus } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -11,9 +12,35 @@ export const TASK_EVENTS_SEGMENT = "events";
 
 const eventStream = z.string().describe(
   'Server-sent events `data: {"type", "data"}`: first `subscribed` (events from then on reach this stream), then one `task_lifecycle` per status ' +
-    "change of the tenant's tasks made on any replica, `data` being `{ tenantId, taskId, status, updatedAt, ownerId?, projectId?, workspaceId?, failureReason? }`. " +
+    "change of the tenant's tasks made on any replica, `data` being `{ tenant_id, task_id, status, updated_at, owner_id?, project_id?, workspace_id?, failure_reason? }`. " +
     "Heartbeat comments keep it open while quiet.",
 );
+
+/** The `data` of a `task_lifecycle` event, as the stream sends it. */
+export interface TaskLifecycleView {
+  tenant_id: string;
+  task_id: string;
+  status: TaskStatus;
+  updated_at: string;
+  owner_id?: string;
+  project_id?: string;
+  workspace_id?: string;
+  failure_reason?: string;
+}
+
+export function toTaskLifecycleView(event: TaskLifecycleEvent): TaskLifecycleView {
+  const { tenantId, taskId, status, updatedAt, ownerId, projectId, workspaceId, failureReason } = event;
+  return {
+    tenant_id: tenantId,
+    task_id: taskId,
+    status,
+    updated_at: updatedAt,
+    ...(ownerId === undefined ? {} : { owner_id: ownerId }),
+    ...(projectId === undefined ? {} : { project_id: projectId }),
+    ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }),
+    ...(failureReason === undefined ? {} : { failure_reason: failureReason }),
+  };
+}
 
 export interface TaskEventRoutesOptions extends SseSettingsSource {
   notifiers: { taskLifecycle: Pick<TaskLifecycleNotifier, "subscribe"> };
@@ -43,9 +70,9 @@ export const taskEventRoutes: FastifyPluginAsyncZod<TaskEventRoutesOptions> = as
       const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
       open.add(sse);
       const unsubscribe = options.notifiers.taskLifecycle.subscribe((event) => {
-        if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: event });
+        if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: toTaskLifecycleView(event) });
       });
-      sse.send(undefined, { type: "subscribed", data: { tenantId } });
+      sse.send(undefined, { type: "subscribed", data: { tenant_id: tenantId } });
       await gone;
       unsubscribe();
       open.delete(sse);
