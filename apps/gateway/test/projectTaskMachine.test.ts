@@ -36,7 +36,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     await createTask({ id: "draft", description: "draft the notes" });
     const answered = await dispatch("draft");
     expect(answered.statusCode).toBe(200);
-    expect(answered.json()).toMatchObject({ id: "draft", status: "pending", context: { run: { assistantId: "writer", threadId: taskThreadId("draft") } } });
+    expect(answered.json()).toMatchObject({ id: "draft", status: "pending", context: { run: { assistant_id: "writer", thread_id: taskThreadId("draft") } } });
     expect(Date.parse(answered.json().context.execution_requested_at)).not.toBeNaN();
 
     const task = await taskWhen(gateway, "draft", ended);
