@@ -1,11 +1,11 @@
 import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
-import type { TaskLifecycleEvent, TaskStatus } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { type SseSettingsSource, type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { TenantStreams } from "../http/tenantStreams";
 import { apiErrors } from "../openapi/errorResponses";
+import { toTaskLifecycleView } from "./taskViews";
 
 /** The path segment of the stream under `/api/tasks`, which no task id may take. */
 export const TASK_EVENTS_SEGMENT = "events";
@@ -15,32 +15,6 @@ const eventStream = z.string().describe(
     "change of the tenant's tasks made on any replica, `data` being `{ tenant_id, task_id, status, updated_at, owner_id?, project_id?, workspace_id?, failure_reason? }`. " +
     "Heartbeat comments keep it open while quiet.",
 );
-
-/** The `data` of a `task_lifecycle` event, as the stream sends it. */
-export interface TaskLifecycleView {
-  tenant_id: string;
-  task_id: string;
-  status: TaskStatus;
-  updated_at: string;
-  owner_id?: string;
-  project_id?: string;
-  workspace_id?: string;
-  failure_reason?: string;
-}
-
-export function toTaskLifecycleView(event: TaskLifecycleEvent): TaskLifecycleView {
-  const { tenantId, taskId, status, updatedAt, ownerId, projectId, workspaceId, failureReason } = event;
-  return {
-    tenant_id: tenantId,
-    task_id: taskId,
-    status,
-    updated_at: updatedAt,
-    ...(ownerId === undefined ? {} : { owner_id: ownerId }),
-    ...(projectId === undefined ? {} : { project_id: projectId }),
-    ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }),
-    ...(failureReason === undefined ? {} : { failure_reason: failureReason }),
-  };
-}
 
 export interface TaskEventRoutesOptions extends SseSettingsSource {
   notifiers: { taskLifecycle: Pick<TaskLifecycleNotifier, "subscribe"> };

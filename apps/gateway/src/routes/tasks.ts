@@ -1,6 +1,6 @@
-import { TASK_CALLER_KEY, TASK_RUN_KEY, type TaskService, type TaskUpdate, taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
+import { type TaskService, type TaskUpdate, taskRunThreadOf } from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
-import { TaskStatus, type CreateTaskRequest, type TaskItem, type TaskListFilter } from "@axiom-lattice/protocols";
+import { type CreateTaskRequest, type TaskListFilter } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -9,11 +9,9 @@ import { idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
+import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "./taskViews";
 import { threadRunRecords } from "./threadRuns";
 import { runRecordView } from "./threadViews";
-
-const STATUSES = Object.values(TaskStatus) as [TaskStatus, ...TaskStatus[]];
-const statusSchema = z.enum(STATUSES);
 
 // `GET /api/tasks/events` is the event stream: a task of that id could never be read.
 const taskIdSchema = idSchema.refine((id) => id !== TASK_EVENTS_SEGMENT, `must not be "${TASK_EVENTS_SEGMENT}"`);
@@ -69,105 +67,6 @@ const resumeSchema = z.strictObject({
     .refine((value) => value !== undefined, "required")
     .describe("Any JSON: the value the run's question (`interrupt()`) returns, as the runs API's `command.resume`"),
 });
-
-/** A thread the runtime recorded in a task's `context`: where it runs, or who waits for it. */
-const contextPlaceView = z.object({
-  assistant_id: z.string(),
-  thread_id: z.string(),
-  task_id: z.string().optional().describe("The caller's task, when the caller is a task's run"),
-  message_id: z.string().optional().describe("That task's run waiting for the outcome"),
-});
-
-const contextView = z
-  .object({
-    [TASK_RUN_KEY]: contextPlaceView.optional().describe("The thread the task runs on, once started"),
-    [TASK_CALLER_KEY]: contextPlaceView.optional().describe("The waiting caller of a delegated task"),
-    execution_requested_at: z.string().optional().describe("When the task was last dispatched"),
-    resumed_at: z.string().optional().describe("When its interrupted run was last resumed"),
-    resume_value: z.unknown().optional().describe("The JSON that resume answered, as given"),
-  })
-  .catchall(z.unknown())
-  .describe("Written by the task runtime only (where the task runs, who waits for it)");
-
-const taskView = z.object({
-  id: z.string(),
-  tenant_id: z.string(),
-  owner_type: z.enum(["user", "agent"]),
-  owner_id: z.string(),
-  title: z.string(),
-  description: z.string().optional(),
-  status: statusSchema,
-  priority: z.number().int(),
-  due_date: z.date().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  parent_id: z.string().optional(),
-  source_id: z.string().optional(),
-  context: contextView.optional(),
-  require_review: z.boolean().optional(),
-  dependencies: z.array(z.string()).optional(),
-  result: z.unknown().optional().describe("The task's outcome as its run produced it"),
-  failure_reason: z.string().optional(),
-  workspace_id: z.string().optional(),
-  project_id: z.string().optional(),
-  created_at: z.date(),
-  updated_at: z.date(),
-}).meta({ id: "Task" });
-
-const outcomeView = z.object({
-  task_id: z.string(),
-  status: statusSchema,
-  result: z.unknown().optional(),
-  failure_reason: z.string().optional(),
-}).meta({ id: "TaskOutcome" });
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
-/** The runtime's record of a thread (camelCase in the store, see the agent's taskRunPlace) as clients read it. */
-function toContextPlaceView(place: unknown): unknown {
-  if (!isRecord(place)) return place;
-  const { assistantId, threadId, taskId, messageId } = place;
-  return { assistant_id: assistantId, thread_id: threadId, ...(taskId === undefined ? {} : { task_id: taskId }), ...(messageId === undefined ? {} : { message_id: messageId }) };
-}
-
-/** A task's `context`: its thread records shown snake_case; every other entry (stamps, the resume value) as stored. */
-function toContextView(context: Record<string, unknown>): Record<string, unknown> {
-  const view = { ...context };
-  for (const key of [TASK_RUN_KEY, TASK_CALLER_KEY]) if (key in view) view[key] = toContextPlaceView(view[key]);
-  return view;
-}
-
-/** A task as clients read it. The fencing token is the runtime's bookkeeping, not part of it. */
-function toTaskView(task: TaskItem): z.input<typeof taskView> {
-  const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
-  return {
-    id: task.id,
-    tenant_id: task.tenantId,
-    owner_type: task.ownerType,
-    owner_id: task.ownerId,
-    title: task.title,
-    ...optional("description", task.description),
-    status: task.status,
-    priority: task.priority,
-    ...optional("due_date", task.dueDate),
-    ...optional("metadata", task.metadata),
-    ...optional("parent_id", task.parentId),
-    ...optional("source_id", task.sourceId),
-    ...optional("context", task.context && toContextView(task.context)),
-    ...optional("require_review", task.requireReview),
-    ...optional("dependencies", task.dependencies),
-    ...optional("result", task.result),
-    ...optional("failure_reason", task.failureReason),
-    ...optional("workspace_id", task.workspaceId),
-    ...optional("project_id", task.projectId),
-    created_at: task.createdAt,
-    updated_at: task.updatedAt,
-  };
-}
-
-function toOutcomeView(task: TaskItem): z.input<typeof outcomeView> {
-  const { taskId, status, result, failureReason } = taskOutcomeOf(task);
-  return { task_id: taskId, status, ...(result === undefined ? {} : { result }), ...(failureReason === undefined ? {} : { failure_reason: failureReason }) };
-}
 
 /** The store's request for a create body. */
 const toCreateRequest = (body: z.output<typeof createSchema>): CreateTaskRequest => ({
