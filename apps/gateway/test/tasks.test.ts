@@ -4,6 +4,7 @@
 import type { TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import { followSse } from "@axiom-lattice/testing";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { OPENAPI_PATH } from "../src/openapi/apiReference";
 import { useGateway, useStoreEnv } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
@@ -117,6 +118,20 @@ describe.each(["memory", "postgresql"])("tasks on %s stores", (stores) => {
     expect((await get("/api/tasks/crud")).json()).toMatchObject({ code: "NOT_FOUND" });
     expect((await del("/api/tasks/crud")).statusCode).toBe(404);
     expect((await patch("/api/tasks/crud", { title: "gone" })).statusCode).toBe(404);
+  });
+
+  it("documents in the API reference the fields it answers and the query it takes", async () => {
+    await create({ id: "documented", title: "Documented", description: "d", due_date: "2030-01-01T00:00:00Z", metadata: {}, require_review: true });
+    await runtimeMoves("documented", { status: "failed", failureReason: "x", result: 1, context: { run: { assistantId: "writer", threadId: "t" } } });
+    const task = (await get("/api/tasks/documented")).json<TaskBody>();
+    const document = (await get(OPENAPI_PATH)).json<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+      paths: Record<string, { get: { parameters: { name: string; in: string }[] } }>;
+    }>();
+    expect(Object.keys(document.components.schemas.Task.properties)).toEqual(expect.arrayContaining(Object.keys(task)));
+    expect(Object.keys(document.components.schemas.TaskOutcome.properties).sort()).toEqual(["failure_reason", "result", "status", "task_id"]);
+    const query = document.paths["/api/tasks"].get.parameters.filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
+    expect(query.sort()).toEqual(["cursor", "limit", "owner_id", "owner_type", "parent_id", "project_id", "status", "workspace_id"]);
   });
 
   it("generates an id when the client gives none, and refuses a second task under the same id with 409", async () => {
