@@ -61,7 +61,7 @@ describe("scenario 2: project task machine exclusion across replicas", () => {
     const taskIds = Array.from({ length: TASKS }, (_, i) => `task-${i}`);
     await Promise.all(
       taskIds.map((id) =>
-        expectOk(call(first.url, "POST", "/api/tasks", { id, title: id, description: `text of ${id}`, ownerType: "agent", ownerId: ASSISTANT, projectId: PROJECT }), 201),
+        expectOk(call(first.url, "POST", "/api/tasks", { id, title: id, description: `text of ${id}`, owner_type: "agent", owner_id: ASSISTANT, project_id: PROJECT }), 201),
       ),
     );
 
@@ -71,7 +71,7 @@ describe("scenario 2: project task machine exclusion across replicas", () => {
 
     await eventually(
       async () => {
-        const { tasks } = await expectOk<{ tasks: Array<{ status: string }> }>(call(first.url, "GET", `/api/tasks?projectId=${PROJECT}`));
+        const { tasks } = await expectOk<{ tasks: Array<{ status: string }> }>(call(first.url, "GET", `/api/tasks?project_id=${PROJECT}`));
         return tasks.length === TASKS && tasks.every((task) => task.status === "completed") ? true : undefined;
       },
       90_000,

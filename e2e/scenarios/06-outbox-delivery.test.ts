@@ -21,9 +21,9 @@ describe("scenario 6: outbox delivery of task lifecycle events", () => {
     const onB = await subscribe(b.url, "default");
     const otherTenantOnB = await subscribe(b.url, "tenant-other");
     try {
-      await expectOk(call(a.url, "POST", "/api/tasks", { id: "delivered", title: "Deliver me", ownerType: "user", ownerId: "alice" }), 201);
-      const changed = await expectOk<{ updatedAt: string }>(call(a.url, "PATCH", "/api/tasks/delivered", { status: "completed" }));
-      const expected = { tenantId: "default", taskId: "delivered", status: "completed", updatedAt: changed.updatedAt, ownerId: "alice" };
+      await expectOk(call(a.url, "POST", "/api/tasks", { id: "delivered", title: "Deliver me", owner_type: "user", owner_id: "alice" }), 201);
+      const changed = await expectOk<{ updated_at: string }>(call(a.url, "PATCH", "/api/tasks/delivered", { status: "completed" }));
+      const expected = { tenant_id: "default", task_id: "delivered", status: "completed", updated_at: changed.updated_at, owner_id: "alice" };
 
       await expect.poll(() => onB.ofType("task_lifecycle").length, { timeout: 30_000 }).toBeGreaterThan(0);
       await sleep(LATE_DUPLICATE_WAIT_MS);

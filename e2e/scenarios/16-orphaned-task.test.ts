@@ -8,7 +8,7 @@ const CALLER_THREAD = "planning";
 interface Task {
   id: string;
   status: string;
-  failureReason?: string;
+  failure_reason?: string;
   context?: Record<string, unknown>;
 }
 
@@ -28,7 +28,7 @@ describe("scenario 16: a task orphaned by a replica's death", () => {
     const db = await cluster.sql();
     const task = await eventually(
       async () => {
-        const { tasks } = await expectOk<{ tasks: Task[] }>(call(first.url, "GET", "/api/tasks?ownerId=worker"));
+        const { tasks } = await expectOk<{ tasks: Task[] }>(call(first.url, "GET", "/api/tasks?owner_id=worker"));
         if (tasks[0]?.status !== "in_progress") return undefined;
         // Running: its start message is claimed on the task's thread.
         const { rows } = await db.query("SELECT 1 FROM lattice_thread_message_queue WHERE thread_id = $1 AND status = 'processing'", [`task-${tasks[0].id}`]);
@@ -47,7 +47,7 @@ describe("scenario 16: a task orphaned by a replica's death", () => {
     await restarted.waitReady();
 
     const failed = await expectOk<Task>(call(restarted.url, "GET", `/api/tasks/${task.id}`));
-    expect(failed).toMatchObject({ status: "failed", failureReason: expect.stringContaining("Orphaned"), context: { recovered_by: "system:orphan-recovery" } });
+    expect(failed).toMatchObject({ status: "failed", failure_reason: expect.stringContaining("Orphaned"), context: { recovered_by: "system:orphan-recovery" } });
 
     // The planner resumes with the failure, once.
     const state = await eventually(

@@ -41,7 +41,7 @@ describe("scenario 17: task delegation across processes", () => {
     );
     const [b] = await cluster.start(1, { prefix: "callee" });
 
-    const { tasks } = await expectOk<{ tasks: Array<{ id: string }> }>(call(b.url, "GET", "/api/tasks?ownerId=helper"));
+    const { tasks } = await expectOk<{ tasks: Array<{ id: string }> }>(call(b.url, "GET", "/api/tasks?owner_id=helper"));
     expect(tasks).toHaveLength(1);
     const [{ id: taskId }] = tasks;
     const resumeId = `task-${taskId}-resume`;
@@ -77,7 +77,7 @@ describe("scenario 17: task delegation across processes", () => {
     for (const id of ["lead", "aide"]) await expectOk(call(a.url, "POST", "/api/assistants", { id, name: id }), 201);
     await expectOk(call(a.url, "POST", "/api/projects", { id: "launch", name: "Launch" }), 201);
     await expectOk(call(a.url, "PUT", "/api/projects/launch/bots/lead"));
-    await expectOk(call(a.url, "POST", "/api/tasks", { id: "d1", title: "d1", description: "/task aide /sleep 300", ownerType: "agent", ownerId: "lead", projectId: "launch" }), 201);
+    await expectOk(call(a.url, "POST", "/api/tasks", { id: "d1", title: "d1", description: "/task aide /sleep 300", owner_type: "agent", owner_id: "lead", project_id: "launch" }), 201);
     await expectOk(call(b.url, "POST", "/api/tasks/d1/dispatch"));
 
     const outcome = await eventually(
@@ -88,7 +88,7 @@ describe("scenario 17: task delegation across processes", () => {
       20_000,
       "d1 to complete",
     );
-    const { tasks } = await expectOk<{ tasks: Array<{ id: string }> }>(call(a.url, "GET", "/api/tasks?parentId=d1"));
+    const { tasks } = await expectOk<{ tasks: Array<{ id: string }> }>(call(a.url, "GET", "/api/tasks?parent_id=d1"));
     expect(tasks).toHaveLength(1);
     const callee = { taskId: tasks[0]!.id, status: "completed", result: "echo: /sleep 300" };
     expect(JSON.parse(String(outcome.result).slice("task returned: ".length))).toEqual(callee);

@@ -22,7 +22,7 @@ describe("scenario 19: a replica killed inside a project task machine pass", () 
     await expectOk(call(first.url, "POST", "/api/projects", { id: "launch", name: "Launch" }), 201);
     await expectOk(call(first.url, "PUT", "/api/projects/launch/bots/worker"));
     const create = (id: string, url = first.url) =>
-      expectOk(call(url, "POST", "/api/tasks", { id, title: id, description: `do ${id}`, ownerType: "agent", ownerId: "worker", projectId: "launch" }), 201);
+      expectOk(call(url, "POST", "/api/tasks", { id, title: id, description: `do ${id}`, owner_type: "agent", owner_id: "worker", project_id: "launch" }), 201);
 
     // The aim: no replica may queue a message while the operator's session holds this lock, so the
     // pass that wins the machine writes in_progress, then waits on its enqueue, holding the machine.

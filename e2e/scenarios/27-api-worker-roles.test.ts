@@ -85,7 +85,7 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
     // A project task dispatched through the api replica.
     await expectOk(call(api.url, "POST", "/api/projects", { id: "launch", name: "Launch" }), 201);
     await expectOk(call(api.url, "PUT", `/api/projects/launch/bots/${ASSISTANT}`));
-    await expectOk(call(api.url, "POST", "/api/tasks", { id: "ship", title: "ship", description: "ship it", ownerType: "agent", ownerId: ASSISTANT, projectId: "launch" }), 201);
+    await expectOk(call(api.url, "POST", "/api/tasks", { id: "ship", title: "ship", description: "ship it", owner_type: "agent", owner_id: ASSISTANT, project_id: "launch" }), 201);
     await expectOk(call(api.url, "POST", "/api/tasks/ship/dispatch"));
     const task = await eventually(
       async () => {

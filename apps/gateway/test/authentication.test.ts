@@ -62,7 +62,7 @@ beforeAll(async () => {
   expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: mcpConfig })).statusCode).toBe(201);
   expect((await send("POST", "/api/mcp-configs", { bearer: tokenA, body: { ...mcpConfig, key: "a-mcp" } })).statusCode).toBe(201);
   expect((await send("PATCH", "/api/plugins/clock", { bearer: tokenA, body: { enabled: false } })).statusCode).toBe(200);
-  const task = { id: "a-task", title: "secret of A", ownerType: "agent", ownerId: "a-assistant", projectId: "a-project-only" };
+  const task = { id: "a-task", title: "secret of A", owner_type: "agent", owner_id: "a-assistant", project_id: "a-project-only" };
   expect((await send("POST", "/api/tasks", { bearer: tokenA, body: task })).statusCode).toBe(201);
   const run = { assistant_id: "a-assistant", thread_id: "a-thread", message: "secret of A", message_id: "a-msg", mode: "wait" };
   expect((await send("POST", "/api/runs", { bearer: tokenA, body: run })).statusCode).toBe(200);
@@ -198,7 +198,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /api/tasks/:id/result": { url: () => "/api/tasks/a-task/result", foreign: notFound },
   "GET /api/tasks/:id/runs": { url: () => "/api/tasks/a-task/runs", foreign: notFound },
   // B may not refer to A's project (nor A's assistant, nor A's task as a parent).
-  "POST /api/tasks": { url: () => "/api/tasks", body: () => ({ title: "B's own", ownerType: "user", ownerId: "b", projectId: "a-project-only" }), foreign: notFound },
+  "POST /api/tasks": { url: () => "/api/tasks", body: () => ({ title: "B's own", owner_type: "user", owner_id: "b", project_id: "a-project-only" }), foreign: notFound },
   "PATCH /api/tasks/:id": { url: () => "/api/tasks/a-task", body: () => ({ title: "taken over" }), foreign: notFound },
   "POST /api/tasks/:id/dispatch": { url: () => "/api/tasks/a-task/dispatch", foreign: notFound },
   "POST /api/tasks/:id/cancel": { url: () => "/api/tasks/a-task/cancel", foreign: notFound },
@@ -213,7 +213,7 @@ const CASES: Record<string, RouteCase> = {
       const body = response.stream();
       const [first] = await body.take(1).toArray();
       body.destroy();
-      expect(String(first)).toContain('"subscribed","data":{"tenantId":"tenant-b"}');
+      expect(String(first)).toContain('"subscribed","data":{"tenant_id":"tenant-b"}');
     },
   },
   "GET /api/threads": { url: () => "/api/threads", foreign: emptyList("threads") },

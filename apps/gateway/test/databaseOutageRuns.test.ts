@@ -153,7 +153,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     await caller.addMessage({ message: "/task helper-bot /sleep 1500" });
     let taskId = "";
     await eventually("the task to be delegated", async () => {
-      taskId = (await stores.task.listTasks(TENANT))[0]?.id ?? "";
+      taskId = (await stores.task.listTasks(TENANT, { limit: 1 })).items[0]?.id ?? "";
       return taskId !== "";
     }, patiently);
     await eventually("the task's model to be called", () => modelCalled(taskThreadId(taskId)), patiently);

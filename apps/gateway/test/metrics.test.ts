@@ -119,7 +119,7 @@ describe("GET /metrics", () => {
   });
 
   it("counts the appends a unit of work commits, not those it rolls back", async () => {
-    const task = await gw.post("/api/tasks", { id: "counted", title: "counted", ownerType: "user", ownerId: "u" });
+    const task = await gw.post("/api/tasks", { id: "counted", title: "counted", owner_type: "user", owner_id: "u" });
     expect(task.statusCode).toBe(201);
     const before = await gw.scrape();
     const patch = (status: string) => gw.app.inject({ method: "PATCH", url: "/api/tasks/counted", headers: { "content-type": "application/json" }, payload: JSON.stringify({ status }) });

@@ -36,7 +36,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     await createTask({ id: "draft", description: "draft the notes" });
     const answered = await dispatch("draft");
     expect(answered.statusCode).toBe(200);
-    expect(answered.json()).toMatchObject({ id: "draft", status: "pending", context: { run: { assistantId: "writer", threadId: taskThreadId("draft") } } });
+    expect(answered.json()).toMatchObject({ id: "draft", status: "pending", context: { run: { assistant_id: "writer", thread_id: taskThreadId("draft") } } });
     expect(Date.parse(answered.json().context.execution_requested_at)).not.toBeNaN();
 
     const task = await taskWhen(gateway, "draft", ended);
@@ -152,7 +152,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     await createTask({ id: "delegating", description: "/task boss /sleep 300" });
     expect((await dispatch("delegating")).statusCode).toBe(200);
     const task = await taskWhen(gateway, "delegating", (current) => current.status === "completed");
-    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "delegating" });
+    const [callee] = (await gateway.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { parentId: "delegating" })).items;
     const outcome = { taskId: callee!.id, status: "completed", result: "echo: /sleep 300" };
     expect(JSON.parse(String(task.result).replace(/^task returned: /, ""))).toEqual(outcome);
     expect(task.context).toMatchObject({ resume_value: outcome });
@@ -169,7 +169,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect((await dispatch("abandoned")).statusCode).toBe(200);
     await taskWhen(gateway, "abandoned", (current) => current.status === "interrupted");
     expect((await post("/api/tasks/abandoned/cancel", {})).statusCode).toBe(200);
-    const [callee] = await gateway.context.stores.tasks.listTasks(TENANT, { parentId: "abandoned" });
+    const [callee] = (await gateway.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { parentId: "abandoned" })).items;
     // The callee's run completes after its settlement resumed its caller, had it resumed anything.
     const calleeScope = { tenantId: TENANT, assistantId: "boss" };
     await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.listRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
@@ -397,8 +397,8 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     for (let n = 0; n < 2; n += 1) expect((await queue("busy-thread", "/sleep 1500")).statusCode).toBe(202);
     await replica("callee-b", {}, false);
 
-    await eventually("the delegated task", async () => (await a.context.stores.tasks.listTasks(TENANT, { ownerId: "helper" })).length === 1);
-    const [{ id: taskId }] = await a.context.stores.tasks.listTasks(TENANT, { ownerId: "helper" });
+    await eventually("the delegated task", async () => (await a.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { ownerId: "helper" })).items.length === 1);
+    const [{ id: taskId }] = (await a.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { ownerId: "helper" })).items;
     const task = await taskWhen(a, taskId, ended);
     expect(task).toMatchObject({ status: "completed", result: "echo: check the figures" });
     const calleeRuns = await runsOf(a, "helper", taskThreadId(task.id), 1);

@@ -219,8 +219,8 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     const [room, other] = [await newRoom("tasks"), await newRoom("tasks-too")];
     expect((await post("/api/projects", { id: "elsewhere", name: "Elsewhere" })).statusCode).toBe(201);
     const [here, there] = [await follow(room), await follow(other)];
-    expect((await post("/api/tasks", { id: "room-task", title: "Draft", ownerType: "user", ownerId: "ada", projectId: "launch" })).statusCode).toBe(201);
-    expect((await post("/api/tasks", { id: "other-task", title: "Not ours", ownerType: "user", ownerId: "ada", projectId: "elsewhere" })).statusCode).toBe(201);
+    expect((await post("/api/tasks", { id: "room-task", title: "Draft", owner_type: "user", owner_id: "ada", project_id: "launch" })).statusCode).toBe(201);
+    expect((await post("/api/tasks", { id: "other-task", title: "Not ours", owner_type: "user", owner_id: "ada", project_id: "elsewhere" })).statusCode).toBe(201);
     const patch = (status: string) =>
       gateway.app.inject({ method: "PATCH", url: "/api/tasks/room-task", headers: { "content-type": "application/json" }, payload: JSON.stringify({ status }) });
     expect((await patch("in_progress")).statusCode).toBe(200);

@@ -95,9 +95,9 @@ describe("a run the database interrupted", () => {
     const caller = manager({ ...stores, checkpointer }, { tasks: { store: taskStore } }).getAgent(thread("caller"));
     await caller.addMessage({ message: "/task helper-bot summarise the report" });
 
-    await expect.poll(async () => (await tasks.listTasks(TENANT))[0]?.status, { timeout: 5_000 }).toBe("completed");
+    await expect.poll(async () => (await tasks.listTasks(TENANT, { limit: 100 })).items[0]?.status, { timeout: 5_000 }).toBe("completed");
     expect([checkpointer.failures, taskStore.failures]).toEqual([1, 1]);
-    expect((await tasks.listTasks(TENANT))[0]).toMatchObject({ result: "echo: summarise the report" });
+    expect((await tasks.listTasks(TENANT, { limit: 100 })).items[0]).toMatchObject({ result: "echo: summarise the report" });
   });
 });
 

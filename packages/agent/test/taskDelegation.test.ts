@@ -34,7 +34,7 @@ async function settledConversation(threadId: string) {
 }
 
 const onlyTask = async (): Promise<TaskItem> => {
-  const [task, ...others] = await tasks.listTasks(TENANT);
+  const [task, ...others] = (await tasks.listTasks(TENANT, { limit: 100 })).items;
   expect(others).toEqual([]);
   return task;
 };
@@ -80,13 +80,13 @@ describe("the task tool", () => {
     const done = await (await replica().getAgent(thread("caller")).addMessage({ message: "/task nobody do it" }, { mode: "wait" })).completion;
     expect(done.status).toBe("success");
     expect(done.messages.find((message) => message.type === "tool")?.content).toMatch(/No assistant "nobody"/);
-    expect(await tasks.listTasks(TENANT)).toEqual([]);
+    expect((await tasks.listTasks(TENANT, { limit: 100 })).items).toEqual([]);
   });
 
   it("is not offered by a runtime without tasks", async () => {
     const done = await (await manager(stores).getAgent(thread("caller")).addMessage({ message: "/task helper-bot do it" }, { mode: "wait" })).completion;
     expect(done.messages.find((message) => message.type === "tool")?.content).toMatch(/task/);
-    expect(await tasks.listTasks(TENANT)).toEqual([]);
+    expect((await tasks.listTasks(TENANT, { limit: 100 })).items).toEqual([]);
   });
 });
 

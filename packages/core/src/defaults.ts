@@ -86,7 +86,7 @@ export const PROJECT_TASK_MACHINE_RETRY_DELAY_MS = 20;
 export const PROJECT_TASK_MACHINE_MAX_RETRY_DELAY_MS = 1_000;
 /** Task ids (and the ids a task refers to: owner, parent, project…): long enough for any UUID or slug, short enough to index. */
 export const MAX_TASK_ID_LENGTH = 128;
-/** Most tasks one `TaskStore.listTasks` returns: a page, not an export. */
+/** Most tasks one page of `TaskStore.scanTasks` returns. */
 export const TASK_LIST_MAX = 1_000;
 
 /** Project rooms: the longest message a room keeps (characters). */

@@ -77,8 +77,8 @@ export {
   validateWriteOptions,
   type TaskFields,
   type ValidTask,
-  type ValidTaskListFilter,
 } from "./tasks/taskArguments";
+export { TASK_PAGE_KEY_SHAPE, taskPageKey } from "./tasks/taskListing";
 export { anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn, type TaskGuard } from "./tasks/taskWrites";
 export { StaleFencingTokenError } from "./tasks/staleFencingTokenError";
 export { scanEveryTask } from "./tasks/taskScan";

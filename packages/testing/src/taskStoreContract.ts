@@ -1,4 +1,4 @@
-import type { CreateTaskRequest, TaskItem, TaskStore } from "@axiom-lattice/protocols";
+import type { CreateTaskRequest, TaskItem, TaskListFilter, TaskStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
 import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
@@ -20,6 +20,18 @@ async function writeInARow(store: TaskStore, tenant: string, id: string, count: 
     written.push(task);
   }
   return written;
+}
+
+/** Every task of `tenant` matching `filter`, walking the list `limit` at a time (from `cursor`); every page but the last is full. */
+async function listAll(store: TaskStore, tenant: string, filter?: TaskListFilter, limit = 1_000, cursor: string | null = null): Promise<TaskItem[]> {
+  const tasks: TaskItem[] = [];
+  do {
+    const page = await store.listTasks(tenant, { limit, cursor }, filter);
+    if (page.nextCursor !== null) expect(page.items).toHaveLength(limit);
+    tasks.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return tasks;
 }
 
 /**
@@ -84,14 +96,14 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
     });
 
-    it("lists with filters, in a stable order, by page", async () => {
+    it("lists with filters, in a stable order", async () => {
       const tenant = fresh("tenant");
       const make = (id: string, overrides: Partial<CreateTaskRequest>) => store.createTask(tenant, request({ id, ...overrides }));
       await make("a", { status: "pending", ownerId: "o1", projectId: "p1" });
       await make("b", { status: "in_progress", ownerId: "o2", projectId: "p1", parentId: "a" });
       await make("c", { status: "completed", ownerType: "user", ownerId: "o1", workspaceId: "w1", parentId: "a" });
       await make("d", { status: "in_progress", ownerId: "o1", projectId: "p2" });
-      const ids = async (filter?: Parameters<TaskStore["listTasks"]>[1]) => (await store.listTasks(tenant, filter)).map((task) => task.id);
+      const ids = async (filter?: TaskListFilter) => (await listAll(store, tenant, filter)).map((task) => task.id);
       expect(await ids()).toEqual(["a", "b", "c", "d"]);
       expect(await ids({ status: ["in_progress", "completed"] })).toEqual(["b", "c", "d"]);
       expect(await ids({ status: [] })).toEqual([]);
@@ -101,20 +113,55 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       expect(await ids({ workspaceId: "w1" })).toEqual(["c"]);
       expect(await ids({ parentId: "a" })).toEqual(["b", "c"]);
       expect(await ids({ ownerId: "o1", status: ["in_progress"], projectId: "p2" })).toEqual(["d"]);
-      expect(await ids({ limit: 2 })).toEqual(["a", "b"]);
-      expect(await ids({ limit: 2, offset: 2 })).toEqual(["c", "d"]);
-      expect(await ids({ offset: 4 })).toEqual([]);
-      expect(await ids({ limit: 0 })).toEqual([]);
       // Updates do not reorder: the order is by creation.
       await store.updateTask(tenant, "a", { title: "touched" });
       expect(await ids()).toEqual(["a", "b", "c", "d"]);
     });
 
-    it("orders tasks created within one millisecond by id", async () => {
-      const tenant = fresh("tenant");
-      const created = await Promise.all(["z", "B", "a", "m", "0"].map((id) => store.createTask(tenant, request({ id }))));
-      const expected = [...created].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1)).map((task) => task.id);
-      expect((await store.listTasks(tenant)).map((task) => task.id)).toEqual(expected);
+    describe("pages", () => {
+      it("walks the list page by page, every task once and in order, the last page without a cursor", async () => {
+        const tenant = fresh("tenant");
+        for (const id of ["a", "b", "c", "d", "e"]) await store.createTask(tenant, request({ id, projectId: id === "c" ? "other" : "p" }));
+        const first = await store.listTasks(tenant, { limit: 2 });
+        expect(first.items.map((task) => task.id)).toEqual(["a", "b"]);
+        expect(first.nextCursor).toEqual(expect.any(String));
+        expect((await listAll(store, tenant, undefined, 2)).map((task) => task.id)).toEqual(["a", "b", "c", "d", "e"]);
+        expect((await listAll(store, tenant, { projectId: "p" }, 2)).map((task) => task.id)).toEqual(["a", "b", "d", "e"]);
+        // A page that ends the list exactly says so: no empty page follows.
+        expect(await store.listTasks(tenant, { limit: 5 })).toMatchObject({ nextCursor: null });
+        expect(await store.listTasks(fresh("tenant"), { limit: 5 })).toEqual({ items: [], nextCursor: null });
+      });
+
+      it("neither repeats nor skips a task when others are created or deleted between pages", async () => {
+        const tenant = fresh("tenant");
+        for (const id of ["a", "b", "c", "d", "e"]) await store.createTask(tenant, request({ id }));
+        const first = await store.listTasks(tenant, { limit: 2 });
+        expect(first.items.map((task) => task.id)).toEqual(["a", "b"]);
+        // The task the cursor was taken from goes, as does one not yet read; a new one comes last.
+        await store.deleteTask(tenant, "b");
+        await store.deleteTask(tenant, "d");
+        await store.createTask(tenant, request({ id: "z-new" }));
+        const rest = await listAll(store, tenant, undefined, 2, first.nextCursor);
+        expect(rest.map((task) => task.id)).toEqual(["c", "e", "z-new"]);
+      });
+
+      it("orders tasks created within one millisecond by id, page after page", async () => {
+        const tenant = fresh("tenant");
+        const created = await Promise.all(["z", "B", "a", "m", "0"].map((id) => store.createTask(tenant, request({ id }))));
+        const expected = [...created].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1)).map((task) => task.id);
+        expect((await listAll(store, tenant)).map((task) => task.id)).toEqual(expected);
+        expect((await listAll(store, tenant, undefined, 1)).map((task) => task.id)).toEqual(expected);
+      });
+
+      it.each([
+        ["garbage", "not a cursor"],
+        ["another list's key", Buffer.from(JSON.stringify(["a", "b"])).toString("base64url")],
+        ["a key too short", Buffer.from(JSON.stringify([1])).toString("base64url")],
+      ])("refuses %s as a cursor with INVALID_CURSOR", async (_, cursor) => {
+        const tenant = fresh("tenant");
+        await store.createTask(tenant, request({ id: "x" }));
+        await expect(store.listTasks(tenant, { limit: 1, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+      });
     });
 
     describe("scanTasks", () => {
@@ -291,8 +338,8 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       const created = await store.createTask(a, request({ id: "shared", projectId: "p" }));
       const snapshot = { status: created.status, updatedAt: created.updatedAt };
       expect(await store.getTask(b, "shared")).toBeNull();
-      expect(await store.listTasks(b)).toEqual([]);
-      expect(await store.listTasks(b, { projectId: "p" })).toEqual([]);
+      expect(await listAll(store, b)).toEqual([]);
+      expect(await listAll(store, b, { projectId: "p" })).toEqual([]);
       expect(await store.updateTask(b, "shared", { title: "Hijacked" })).toBeNull();
       expect(await store.updateIfStatusIn(b, "shared", ["pending"], { title: "Hijacked" })).toBeNull();
       expect(await store.updateIfSnapshot(b, "shared", snapshot, { title: "Hijacked" })).toBeNull();
@@ -301,7 +348,7 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
       const theirs = await store.createTask(b, request({ id: "shared", title: "B's" }));
       expect(theirs.tenantId).toBe(b);
       expect(await store.getTask(a, "shared")).toEqual(created);
-      expect((await store.listTasks(a)).map((task) => task.title)).toEqual(["Write the summary"]);
+      expect((await listAll(store, a)).map((task) => task.title)).toEqual(["Write the summary"]);
     });
 
     it("deletes a task once", async () => {
@@ -358,8 +405,9 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
         ["a fencing token that is not a decimal integer", (s, t) => s.updateTask(t, "x", { title: "y" }, { fencingToken: "1e3" })],
         ["a negative fencing token", (s, t) => s.updateTask(t, "x", { title: "y" }, { fencingToken: "-1" })],
         ["a fencing token beyond a bigint", (s, t) => s.updateTask(t, "x", { title: "y" }, { fencingToken: "9223372036854775808" })],
-        ["a list filter with a bad status", (s, t) => s.listTasks(t, { status: ["nope" as never] })],
-        ["a negative list offset", (s, t) => s.listTasks(t, { offset: -1 })],
+        ["a list filter with a bad status", (s, t) => s.listTasks(t, { limit: 1 }, { status: ["nope" as never] })],
+        ["a list limit of 0", (s, t) => s.listTasks(t, { limit: 0 })],
+        ["a fractional list limit", (s, t) => s.listTasks(t, { limit: 1.5 })],
         ["a list limit over the maximum", (s, t) => s.listTasks(t, { limit: 1_000_000 })],
         ["a scan with a bad status", (s) => s.scanTasks({ statuses: ["nope" as never], limit: 1 })],
         ["a scan limit over the maximum", (s) => s.scanTasks({ statuses: ["pending"], limit: 1_000_000 })],
@@ -369,7 +417,7 @@ export function taskStoreContract(name: string, makeStore: () => Promise<TaskSto
         const tenant = fresh("tenant");
         const before = await store.createTask(tenant, request({ id: "x" }));
         await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-        expect(await store.listTasks(tenant)).toEqual([before]);
+        expect(await listAll(store, tenant)).toEqual([before]);
       });
     });
   });

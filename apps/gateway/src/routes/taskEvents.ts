@@ -5,13 +5,14 @@ import { tenantOf } from "../auth/authentication";
 import { type SseSettingsSource, type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { TenantStreams } from "../http/tenantStreams";
 import { apiErrors } from "../openapi/errorResponses";
+import { toTaskLifecycleView } from "./taskViews";
 
 /** The path segment of the stream under `/api/tasks`, which no task id may take. */
 export const TASK_EVENTS_SEGMENT = "events";
 
 const eventStream = z.string().describe(
   'Server-sent events `data: {"type", "data"}`: first `subscribed` (events from then on reach this stream), then one `task_lifecycle` per status ' +
-    "change of the tenant's tasks made on any replica, `data` being `{ tenantId, taskId, status, updatedAt, ownerId?, projectId?, workspaceId?, failureReason? }`. " +
+    "change of the tenant's tasks made on any replica, `data` being `{ tenant_id, task_id, status, updated_at, owner_id?, project_id?, workspace_id?, failure_reason? }`. " +
     "Heartbeat comments keep it open while quiet.",
 );
 
@@ -43,9 +44,9 @@ export const taskEventRoutes: FastifyPluginAsyncZod<TaskEventRoutesOptions> = as
       const gone = new Promise<void>((resolve) => reply.raw.once("close", resolve));
       open.add(sse);
       const unsubscribe = options.notifiers.taskLifecycle.subscribe((event) => {
-        if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: event });
+        if (event.tenantId === tenantId) sse.send(undefined, { type: "task_lifecycle", data: toTaskLifecycleView(event) });
       });
-      sse.send(undefined, { type: "subscribed", data: { tenantId } });
+      sse.send(undefined, { type: "subscribed", data: { tenant_id: tenantId } });
       await gone;
       unsubscribe();
       open.delete(sse);

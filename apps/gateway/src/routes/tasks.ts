@@ -1,18 +1,17 @@
-import { type TaskService, taskOutcomeOf, taskRunThreadOf } from "@axiom-lattice/agent";
+import { type TaskService, type TaskUpdate, taskRunThreadOf } from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
-import { TaskStatus, type TaskItem } from "@axiom-lattice/protocols";
+import { type CreateTaskRequest, type TaskListFilter } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
+import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "./taskViews";
 import { threadRunRecords } from "./threadRuns";
 import { runRecordView } from "./threadViews";
-
-const STATUSES = Object.values(TaskStatus) as [TaskStatus, ...TaskStatus[]];
-const statusSchema = z.enum(STATUSES);
 
 // `GET /api/tasks/events` is the event stream: a task of that id could never be read.
 const taskIdSchema = idSchema.refine((id) => id !== TASK_EVENTS_SEGMENT, `must not be "${TASK_EVENTS_SEGMENT}"`);
@@ -22,24 +21,24 @@ const createSchema = z.strictObject({
   id: taskIdSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
   title: z.string().trim().min(1).max(500),
   description: z.string().max(10_000).optional(),
-  ownerType: z.enum(["user", "agent"]).describe("`agent`: `ownerId` is an assistant of the tenant (and a bot of `projectId`, when given)"),
-  ownerId: idSchema,
+  owner_type: z.enum(["user", "agent"]).describe("`agent`: `owner_id` is an assistant of the tenant (and a bot of `project_id`, when given)"),
+  owner_id: idSchema,
   priority: z.number().int().min(-2_147_483_648).max(2_147_483_647).optional().describe("Default 0"),
-  dueDate: z.iso
+  due_date: z.iso
     .datetime({ offset: true })
     .transform((at) => new Date(at))
     .optional(),
   metadata: boundedJson(z.record(z.string().max(256), z.unknown())).optional().describe("Free-form JSON object, kept as given"),
-  parentId: idSchema.optional().describe("A task of the tenant this one is part of"),
-  sourceId: idSchema.optional(),
-  requireReview: z.boolean().optional(),
+  parent_id: idSchema.optional().describe("A task of the tenant this one is part of"),
+  source_id: idSchema.optional(),
+  require_review: z.boolean().optional(),
   dependencies: z.array(idSchema).max(100).optional(),
-  workspaceId: idSchema.optional(),
-  projectId: idSchema.optional().describe("A project of the tenant"),
+  workspace_id: idSchema.optional(),
+  project_id: idSchema.optional().describe("A project of the tenant"),
 });
 
 const updateSchema = createSchema
-  .pick({ title: true, description: true, priority: true, dueDate: true, metadata: true, requireReview: true, dependencies: true })
+  .pick({ title: true, description: true, priority: true, due_date: true, metadata: true, require_review: true, dependencies: true })
   .partial()
   .extend({
     status: statusSchema
@@ -55,13 +54,12 @@ const listSchema = z.strictObject({
     .pipe(z.array(statusSchema))
     .optional()
     .describe("Comma-separated statuses, any of which matches"),
-  ownerType: z.enum(["user", "agent"]).optional(),
-  ownerId: idSchema.optional(),
-  projectId: idSchema.optional(),
-  workspaceId: idSchema.optional(),
-  parentId: idSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  offset: z.coerce.number().int().min(0).max(2_147_483_647).default(0),
+  owner_type: z.enum(["user", "agent"]).optional(),
+  owner_id: idSchema.optional(),
+  project_id: idSchema.optional(),
+  workspace_id: idSchema.optional(),
+  parent_id: idSchema.optional(),
+  ...pageQuery,
 });
 
 const resumeSchema = z.strictObject({
@@ -70,39 +68,44 @@ const resumeSchema = z.strictObject({
     .describe("Any JSON: the value the run's question (`interrupt()`) returns, as the runs API's `command.resume`"),
 });
 
-const taskView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  ownerType: z.enum(["user", "agent"]),
-  ownerId: z.string(),
-  title: z.string(),
-  description: z.string().optional(),
-  status: statusSchema,
-  priority: z.number().int(),
-  dueDate: z.date().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  parentId: z.string().optional(),
-  sourceId: z.string().optional(),
-  context: z.record(z.string(), z.unknown()).optional().describe("Written by the task runtime only (where the task runs, who waits for it)"),
-  requireReview: z.boolean().optional(),
-  dependencies: z.array(z.string()).optional(),
-  result: z.unknown().optional(),
-  failureReason: z.string().optional(),
-  workspaceId: z.string().optional(),
-  projectId: z.string().optional(),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "Task" });
-
-const outcomeView = z.object({
-  taskId: z.string(),
-  status: statusSchema,
-  result: z.unknown().optional(),
-  failureReason: z.string().optional(),
+/** The store's request for a create body. */
+const toCreateRequest = (body: z.output<typeof createSchema>): CreateTaskRequest => ({
+  id: body.id,
+  title: body.title,
+  description: body.description,
+  ownerType: body.owner_type,
+  ownerId: body.owner_id,
+  priority: body.priority ?? 0,
+  dueDate: body.due_date,
+  metadata: body.metadata,
+  parentId: body.parent_id,
+  sourceId: body.source_id,
+  requireReview: body.require_review,
+  dependencies: body.dependencies,
+  workspaceId: body.workspace_id,
+  projectId: body.project_id,
 });
 
-// The fencing token is the runtime's bookkeeping, not part of the task a client sees.
-const toTaskView = ({ fencingToken: _fencingToken, ...task }: TaskItem): z.input<typeof taskView> => task;
+/** The service's update for a change body; an absent field keeps its value. */
+const toTaskUpdate = (body: z.output<typeof updateSchema>): TaskUpdate => ({
+  title: body.title,
+  description: body.description,
+  priority: body.priority,
+  dueDate: body.due_date,
+  metadata: body.metadata,
+  requireReview: body.require_review,
+  dependencies: body.dependencies,
+  status: body.status,
+});
+
+const toListFilter = (query: z.output<typeof listSchema>): TaskListFilter => ({
+  status: query.status,
+  ownerType: query.owner_type,
+  ownerId: query.owner_id,
+  projectId: query.project_id,
+  workspaceId: query.workspace_id,
+  parentId: query.parent_id,
+});
 
 const tags = ["tasks"];
 const taskErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
@@ -119,13 +122,13 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
         summary: "Create a task (pending)",
         description:
           "A project, owner assistant or parent task the body names must exist (else `404 NOT_FOUND`); an agent's task in a project needs the " +
-          "assistant to be a bot of it (else `409 NOT_A_PROJECT_MEMBER`). `context`, `status`, `result` and `failureReason` are the runtime's to write.",
+          "assistant to be a bot of it (else `409 NOT_A_PROJECT_MEMBER`). `context`, `status`, `result` and `failure_reason` are the runtime's to write.",
         body: createSchema,
         response: { 201: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "ALREADY_EXISTS", "NOT_A_PROJECT_MEMBER") },
       },
     },
     async (request, reply) => {
-      const task = await tasks.create(tenantOf(request), { ...request.body, priority: request.body.priority ?? 0 });
+      const task = await tasks.create(tenantOf(request), toCreateRequest(request.body));
       return reply.status(201).send(toTaskView(task));
     },
   );
@@ -135,12 +138,16 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
     {
       schema: {
         tags,
-        summary: "List the tenant's tasks matching every filter given, oldest first",
+        summary: "List the tenant's tasks matching every filter given, oldest first, a page at a time",
         querystring: listSchema,
-        response: { 200: z.object({ tasks: z.array(taskView) }), ...apiErrors(...INPUT_CODES) },
+        response: { 200: pageView("tasks", taskView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },
-    async (request) => ({ tasks: (await stores.tasks.listTasks(tenantOf(request), request.query)).map(toTaskView) }),
+    async (request) => {
+      const { limit, cursor } = request.query;
+      const page = await stores.tasks.listTasks(tenantOf(request), { limit, cursor }, toListFilter(request.query));
+      return pageBody("tasks", page, toTaskView);
+    },
   );
 
   app.get(
@@ -164,7 +171,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
         response: { 200: taskView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_TASK_STATE") },
       },
     },
-    async (request) => toTaskView(await tasks.update(tenantOf(request), request.params.id, request.body)),
+    async (request) => toTaskView(await tasks.update(tenantOf(request), request.params.id, toTaskUpdate(request.body))),
   );
 
   app.delete(
@@ -187,7 +194,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
   app.get(
     "/api/tasks/:id/result",
     { schema: { tags, summary: "The task's outcome: its status, and its result or failure reason once it has one", params: taskParams, response: { 200: outcomeView, ...taskErrors } } },
-    async (request) => taskOutcomeOf(await tasks.get(tenantOf(request), request.params.id)),
+    async (request) => toOutcomeView(await tasks.get(tenantOf(request), request.params.id)),
   );
 
   app.get(

@@ -1,5 +1,7 @@
 import type {
   CreateTaskRequest,
+  Page,
+  PageRequest,
   TaskItem,
   TaskListFilter,
   TaskMutationSnapshot,
@@ -9,9 +11,11 @@ import type {
   TaskWriteOptions,
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
+import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateScanRequest, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";
+import { TASK_PAGE_KEY_SHAPE, taskPageKey } from "./taskListing";
 import { type TaskGuard, anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn } from "./taskWrites";
 
 const copy = (task: TaskItem): TaskItem => structuredClone(task);
@@ -19,7 +23,7 @@ const copy = (task: TaskItem): TaskItem => structuredClone(task);
 // Ids compare by code unit, as PostgreSQL's "C" collation does.
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // The order every TaskStore lists a tenant's tasks in.
-const byCreation = (a: TaskItem, b: TaskItem) => a.createdAt.getTime() - b.createdAt.getTime() || byCodeUnit(a.id, b.id);
+const byCreation = (a: TaskItem, b: TaskItem) => comparePageKeys(taskPageKey(a), taskPageKey(b));
 // The order every TaskStore scans all tenants' tasks in.
 const byTenantThenId = (a: Pick<TaskItem, "tenantId" | "id">, b: Pick<TaskItem, "tenantId" | "id">) => byCodeUnit(a.tenantId, b.tenantId) || byCodeUnit(a.id, b.id);
 
@@ -70,7 +74,7 @@ export class InMemoryTaskStore implements TaskStore {
     return task ? copy(task) : null;
   }
 
-  async listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]> {
+  async listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>> {
     const tenant = requireTenantId(tenantId);
     const valid = validateListFilter(filter);
     const matches = (task: TaskItem) =>
@@ -81,7 +85,8 @@ export class InMemoryTaskStore implements TaskStore {
       (valid.workspaceId === undefined || task.workspaceId === valid.workspaceId) &&
       (valid.parentId === undefined || task.parentId === valid.parentId);
     const tasks = [...(this.tenants.get(tenant)?.values() ?? [])].filter(matches).sort(byCreation);
-    return tasks.slice(valid.offset, valid.offset + valid.limit).map(copy);
+    const listed = pageOfSorted(tasks, page, TASK_PAGE_KEY_SHAPE, taskPageKey);
+    return { ...listed, items: listed.items.map(copy) };
   }
 
   updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {

@@ -142,18 +142,8 @@ export function validateWriteOptions(options: TaskWriteOptions | undefined): str
   return token;
 }
 
-export interface ValidTaskListFilter {
-  status?: TaskStatus[];
-  ownerType?: TaskOwnerType;
-  ownerId?: string;
-  projectId?: string;
-  workspaceId?: string;
-  parentId?: string;
-  limit: number;
-  offset: number;
-}
-
-export function validateListFilter(filter: TaskListFilter | undefined): ValidTaskListFilter {
+/** A list filter with every field it names checked. */
+export function validateListFilter(filter: TaskListFilter | undefined): TaskListFilter {
   const checked = requireObject(filter ?? {}, "Task filter");
   return {
     ...(checked.status === undefined ? {} : { status: requireTaskStatuses(checked.status) }),
@@ -162,8 +152,6 @@ export function validateListFilter(filter: TaskListFilter | undefined): ValidTas
     ...(checked.projectId === undefined ? {} : { projectId: requireTaskId(checked.projectId, "Task projectId") }),
     ...(checked.workspaceId === undefined ? {} : { workspaceId: requireTaskId(checked.workspaceId, "Task workspaceId") }),
     ...(checked.parentId === undefined ? {} : { parentId: requireTaskId(checked.parentId, "Task parentId") }),
-    limit: checked.limit === undefined ? TASK_LIST_MAX : requireInteger(checked.limit, "Task list limit", 0, TASK_LIST_MAX),
-    offset: checked.offset === undefined ? 0 : requireInteger(checked.offset, "Task list offset", 0),
   };
 }
 

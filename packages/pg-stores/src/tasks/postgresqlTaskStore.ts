@@ -1,14 +1,18 @@
 import {
   RecordExistsError,
+  TASK_PAGE_KEY_SHAPE,
   type TaskFields,
   type TaskGuard,
   anyTask,
   matchesSnapshot,
+  pageOf,
   planTaskWrite,
+  readPageRequest,
   requireTaskId,
   requireTaskStatuses,
   requireTenantId,
   statusIn,
+  taskPageKey,
   validateCreateTask,
   validateListFilter,
   validateScanRequest,
@@ -18,6 +22,8 @@ import {
 } from "@axiom-lattice/core";
 import type {
   CreateTaskRequest,
+  Page,
+  PageRequest,
   TaskItem,
   TaskListFilter,
   TaskMutationSnapshot,
@@ -137,9 +143,10 @@ class TaskTable implements TaskStore {
     return row ? toTask(row) : null;
   }
 
-  async listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]> {
+  async listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>> {
     const tenant = requireTenantId(tenantId);
     const valid = validateListFilter(filter);
+    const { limit, after } = readPageRequest(page, TASK_PAGE_KEY_SHAPE);
     const rows = await this.rows(LIST_TASKS, [
       tenant,
       valid.status ?? null,
@@ -148,10 +155,11 @@ class TaskTable implements TaskStore {
       valid.projectId ?? null,
       valid.workspaceId ?? null,
       valid.parentId ?? null,
-      valid.limit,
-      valid.offset,
+      after?.[0] ?? null,
+      after?.[1] ?? null,
+      limit + 1,
     ]);
-    return rows.map(toTask);
+    return pageOf(rows.map(toTask), limit, taskPageKey);
   }
 
   updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {
@@ -226,8 +234,8 @@ export class PostgreSQLTaskStore extends PgStore implements TaskStore {
     return this.table.getTask(tenantId, taskId);
   }
 
-  listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]> {
-    return this.table.listTasks(tenantId, filter);
+  listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>> {
+    return this.table.listTasks(tenantId, page, filter);
   }
 
   updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {

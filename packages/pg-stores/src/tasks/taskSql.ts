@@ -44,7 +44,12 @@ export const WRITE_TASK = `
      AND id = $2
   RETURNING ${COLUMNS}`;
 
-/** A NULL filter matches every task; ids order by code unit ("C"), as the in-memory store does. */
+/**
+ * A page of the tenant's tasks: a NULL filter matches every task. The page starts after the task whose
+ * key (core's taskPageKey: creation in epoch microseconds $8, id $9) is given, and reads one task more
+ * than the page ($10) to tell whether another follows. Ids order by code unit ("C"), as the in-memory
+ * store compares; the row comparison walks the lattice_tasks_listing index.
+ */
 export const LIST_TASKS = `
   SELECT ${COLUMNS}
     FROM lattice_tasks
@@ -55,8 +60,10 @@ export const LIST_TASKS = `
      AND ($5::text IS NULL OR project_id = $5)
      AND ($6::text IS NULL OR workspace_id = $6)
      AND ($7::text IS NULL OR parent_id = $7)
+     AND ($8::bigint IS NULL
+          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $8::bigint * interval '1 microsecond', $9::text COLLATE "C"))
    ORDER BY created_at, id COLLATE "C"
-   LIMIT $8 OFFSET $9`;
+   LIMIT $10`;
 
 /**
  * A page of every tenant's tasks of the statuses $1, by tenant then id (code unit), after the task

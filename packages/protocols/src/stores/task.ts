@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 export const TaskStatus = {
   PENDING: "pending",
   IN_PROGRESS: "in_progress",
@@ -66,7 +68,7 @@ export interface TaskMutationSnapshot {
   updatedAt: Date;
 }
 
-/** Filters are ANDed; results come oldest first (`createdAt`, then `id`). */
+/** Filters are ANDed. */
 export interface TaskListFilter {
   status?: TaskStatus[];
   ownerType?: TaskOwnerType;
@@ -74,8 +76,6 @@ export interface TaskListFilter {
   projectId?: string;
   workspaceId?: string;
   parentId?: string;
-  limit?: number;
-  offset?: number;
 }
 
 /** Where a cross-tenant scan resumes: after this task, in scan order. */
@@ -99,7 +99,11 @@ export interface TaskScanRequest {
 export interface TaskStore {
   createTask(tenantId: string, request: CreateTaskRequest): Promise<TaskItem>;
   getTask(tenantId: string, taskId: string): Promise<TaskItem | null>;
-  listTasks(tenantId: string, filter?: TaskListFilter): Promise<TaskItem[]>;
+  /**
+   * One page of the tenant's tasks matching `filter`, oldest first (`createdAt`, then `id` by code
+   * unit): creation never changes, so a task written or deleted between pages moves no other.
+   */
+  listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>>;
   /** `null` when the tenant has no such task. */
   updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null>;
   /** Applies `updates` only while the task's status is one of `statuses`; `null` (nothing written) otherwise. */
