@@ -228,8 +228,8 @@ describe.each(["memory", "postgresql"])("rooms on %s stores", (stores) => {
     await eventually("the message after the change", () => messagesOf(here.events).length === 1);
     await eventually("the change in the other room", () => there.ofType("task.status").some((event) => (event.data as { status: string }).status === "in_progress"));
     for (const stream of [here, there]) {
-      const changes = stream.ofType("task.status").map((event) => event.data as { taskId: string; status: string });
-      expect(changes.every((change) => change.taskId === "room-task")).toBe(true);
+      const changes = stream.ofType("task.status").map((event) => event.data as { task_id: string; status: string });
+      expect(changes.every((change) => change.task_id === "room-task")).toBe(true);
       expect(changes.filter((change) => change.status === "in_progress")).toHaveLength(1);
       // Live only: no id line, so a reconnect's Last-Event-ID stays the last message's sequence.
       expect(stream.ofType("task.status").map((event) => event.id)).toEqual(changes.map(() => undefined));

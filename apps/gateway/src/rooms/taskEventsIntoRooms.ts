@@ -1,5 +1,6 @@
 import { type Logger, type TaskLifecycleNotifier, readAllPages } from "@axiom-lattice/core";
 import type { ProjectRoomStore, TaskLifecycleEvent } from "@axiom-lattice/protocols";
+import { toTaskLifecycleView } from "../tasks/taskViews";
 import type { ProjectRoomEventBroker } from "./projectRoomEventBroker";
 
 /** The event type a task's status change publishes into the rooms of its project. */
@@ -27,9 +28,10 @@ export function publishTaskEventsIntoRooms(deps: {
   return lifecycle.subscribe(async (event) => {
     const { tenantId, projectId } = event;
     if (projectId === undefined) return;
+    const data = toTaskLifecycleView(event);
     try {
       for (const room of await readAllPages((page) => rooms.listRooms(tenantId, projectId, page))) {
-        broker.publish({ tenantId, projectId, roomId: room.id }, { type: TASK_STATUS_EVENT, data: event }, taskStatusSourceKey(event, room.id));
+        broker.publish({ tenantId, projectId, roomId: room.id }, { type: TASK_STATUS_EVENT, data }, taskStatusSourceKey(event, room.id));
       }
     } catch (error) {
       // Best-effort like every room event: the task's state stays readable over REST.

@@ -5,7 +5,7 @@ import { tenantOf } from "../auth/authentication";
 import { type SseSettingsSource, type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { TenantStreams } from "../http/tenantStreams";
 import { apiErrors } from "../openapi/errorResponses";
-import { toTaskLifecycleView } from "./taskViews";
+import { toTaskLifecycleView } from "../tasks/taskViews";
 
 /** The path segment of the stream under `/api/tasks`, which no task id may take. */
 export const TASK_EVENTS_SEGMENT = "events";

@@ -9,7 +9,7 @@ import { idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
-import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "./taskViews";
+import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "../tasks/taskViews";
 import { threadRunRecords } from "./threadRuns";
 import { runRecordView } from "./threadViews";
 
