@@ -85,12 +85,14 @@ export { scanEveryTask } from "./tasks/taskScan";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export {
+  CreationOrder,
   MAX_PAGE_LIMIT,
   PageCursorError,
   type PageKey,
   type PageKeyShape,
   pageOf,
   pageOfSorted,
+  readAllPages,
   readPageRequest,
 } from "./stores/pagination";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";

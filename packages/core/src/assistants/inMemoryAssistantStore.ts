@@ -1,6 +1,8 @@
 import type {
   Assistant,
   AssistantStore,
+  Page,
+  PageRequest,
   AssistantVersion,
   AssistantVersionQuery,
   CreateAssistantRequest,
@@ -8,6 +10,7 @@ import type {
 } from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { jsonContains } from "../stores/jsonContainment";
+import { CreationOrder } from "../stores/pagination";
 import { requireTenantId, requireText } from "../stores/storeArguments";
 import { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistantArguments";
 
@@ -25,6 +28,7 @@ const versionOf = ({ id, updatedAt, ...fields }: Assistant): AssistantVersion =>
 export class InMemoryAssistantStore implements AssistantStore {
   /** Per tenant, assistants in creation order. */
   private readonly tenants = new Map<string, Map<string, StoredAssistant>>();
+  private readonly order = new CreationOrder<StoredAssistant>();
 
   async createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant> {
     const tenant = requireTenantId(tenantId);
@@ -33,7 +37,7 @@ export class InMemoryAssistantStore implements AssistantStore {
     if (assistants.has(valid.id)) throw new RecordExistsError("assistant", tenant, valid.id);
     const now = new Date();
     const assistant: Assistant = { ...valid, tenantId: tenant, version: 1, createdAt: now, updatedAt: now };
-    assistants.set(valid.id, { assistant, versions: [versionOf(assistant)] });
+    assistants.set(valid.id, this.order.add({ assistant, versions: [versionOf(assistant)] }));
     this.tenants.set(tenant, assistants);
     return copy(assistant);
   }
@@ -43,8 +47,9 @@ export class InMemoryAssistantStore implements AssistantStore {
     return stored ? copy(stored.assistant) : null;
   }
 
-  async listAssistants(tenantId: string): Promise<Assistant[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((stored) => copy(stored.assistant));
+  async listAssistants(tenantId: string, page: PageRequest): Promise<Page<Assistant>> {
+    const listed = this.order.page(this.tenants.get(requireTenantId(tenantId))?.values() ?? [], page);
+    return { ...listed, items: listed.items.map((stored) => copy(stored.assistant)) };
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {

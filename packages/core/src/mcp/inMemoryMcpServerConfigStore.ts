@@ -1,4 +1,5 @@
-import type { CreateMcpServerConfigRequest, McpServerConfigEntry, McpServerConfigStore, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
+import type { CreateMcpServerConfigRequest, McpServerConfigEntry, McpServerConfigStore, Page, PageRequest, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
+import { CreationOrder } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { keepStoredMcpSecrets, requireMcpServerKey, validateCreateMcpServerConfig, validateUpdateMcpServerConfig } from "./mcpConfigArguments";
@@ -9,9 +10,11 @@ const copy = (entry: McpServerConfigEntry): McpServerConfigEntry => structuredCl
 export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
   /** Per tenant, configurations in creation order. */
   private readonly tenants = new Map<string, Map<string, McpServerConfigEntry>>();
+  private readonly order = new CreationOrder<McpServerConfigEntry>();
 
-  async getAll(tenantId: string): Promise<McpServerConfigEntry[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map(copy);
+  async list(tenantId: string, page: PageRequest): Promise<Page<McpServerConfigEntry>> {
+    const listed = this.order.page(this.tenants.get(requireTenantId(tenantId))?.values() ?? [], page);
+    return { ...listed, items: listed.items.map(copy) };
   }
 
   async get(tenantId: string, key: string): Promise<McpServerConfigEntry | null> {
@@ -26,7 +29,7 @@ export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
     if (entries.has(valid.key)) throw new RecordExistsError("mcp-config", tenant, valid.key);
     const now = new Date();
     const entry: McpServerConfigEntry = { tenantId: tenant, ...valid, createdAt: now, updatedAt: now };
-    entries.set(valid.key, entry);
+    entries.set(valid.key, this.order.add(entry));
     this.tenants.set(tenant, entries);
     return copy(entry);
   }

@@ -3,8 +3,11 @@ import type {
   ModelProvider,
   ModelProviderCredentials,
   ModelProviderStore,
+  Page,
+  PageRequest,
   UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
+import { CreationOrder } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireKeyForNewDestination, requireModelProviderId, validateCreateModelProvider, validateUpdateModelProvider } from "./modelProviderArguments";
@@ -21,6 +24,7 @@ export function withoutApiKey({ apiKey, ...provider }: ModelProviderCredentials)
 export class InMemoryModelProviderStore implements ModelProviderStore {
   /** Per tenant, providers in creation order. */
   private readonly tenants = new Map<string, Map<string, ModelProviderCredentials>>();
+  private readonly order = new CreationOrder<ModelProviderCredentials>();
 
   async createProvider(tenantId: string, request: CreateModelProviderRequest): Promise<ModelProvider> {
     const tenant = requireTenantId(tenantId);
@@ -29,7 +33,7 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
     if (providers.has(valid.id)) throw new RecordExistsError("model provider", tenant, valid.id);
     const now = new Date();
     const provider: ModelProviderCredentials = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
-    providers.set(valid.id, provider);
+    providers.set(valid.id, this.order.add(provider));
     this.tenants.set(tenant, providers);
     return withoutApiKey(structuredClone(provider));
   }
@@ -39,8 +43,9 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
     return provider ? withoutApiKey(provider) : null;
   }
 
-  async listProviders(tenantId: string): Promise<ModelProvider[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((provider) => withoutApiKey(structuredClone(provider)));
+  async listProviders(tenantId: string, page: PageRequest): Promise<Page<ModelProvider>> {
+    const listed = this.order.page(this.tenants.get(requireTenantId(tenantId))?.values() ?? [], page);
+    return { ...listed, items: listed.items.map((provider) => withoutApiKey(structuredClone(provider))) };
   }
 
   async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {

@@ -79,3 +79,41 @@ export function pageOfSorted<T>(sorted: readonly T[], page: PageRequest, shape: 
   const start = after === null ? 0 : sorted.findIndex((item) => comparePageKeys(keyOf(item), after) > 0);
   return pageOf(start === -1 ? [] : sorted.slice(start, start + limit + 1), limit, keyOf);
 }
+
+/**
+ * For in-memory stores whose lists are in creation order: each record's place in that order, its page
+ * key. Creation times tie within a millisecond; these numbers never do, and a deleted record's
+ * number still says where the page after it starts.
+ */
+export class CreationOrder<T extends object> {
+  private last = 0;
+  private readonly numbers = new WeakMap<T, number>();
+
+  /** Places `record` after every record added before it. */
+  add(record: T): T {
+    this.last += 1;
+    this.numbers.set(record, this.last);
+    return record;
+  }
+
+  /** The page of `records` (every record of a list, in the order they were added) that `page` asks for. */
+  page(records: Iterable<T>, page: PageRequest): Page<T> {
+    return pageOfSorted([...records], page, ["number"], (record) => {
+      const number = this.numbers.get(record);
+      if (number === undefined) throw new Error("a record listed was never added to its creation order");
+      return [number];
+    });
+  }
+}
+
+/** Every item of a list, read a page at a time: for a caller that needs all of a short list (e.g. to filter it). */
+export async function readAllPages<T>(read: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<T> = await read({ limit: MAX_PAGE_LIMIT, cursor });
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
+}
