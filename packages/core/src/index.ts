@@ -86,6 +86,7 @@ export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export {
   CreationOrder,
+  comparePageKeys,
   MAX_PAGE_LIMIT,
   PageCursorError,
   type PageKey,
