@@ -106,7 +106,7 @@ describe("model API failures through the gateway", () => {
 
   /** Runs one message on a new assistant of `model` at `baseUrl`; the run's answer, its record and how long it took. */
   async function run(id: string, baseUrl: string, model: string) {
-    expect((await gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", baseUrl, model, api_key: "sk-test" } })).statusCode).toBe(201);
+    expect((await gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", base_url: baseUrl, model, api_key: "sk-test" } })).statusCode).toBe(201);
     expect((await gateway.post("/api/threads", { thread_id: `${id}-thread`, assistant_id: id })).statusCode).toBe(201);
     const startedAt = Date.now();
     const answer = await gateway.post("/api/runs", { assistant_id: id, thread_id: `${id}-thread`, message: "hello", mode: "wait" });
