@@ -1,3 +1,4 @@
+import type { Page } from "@axiom-lattice/protocols";
 import { describe, expect, it } from "vitest";
 import { PageCursorError, pageOfSorted, readPageRequest } from "../../src/index";
 
@@ -23,7 +24,7 @@ describe("page cursors", () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = pageOfSorted(rows, { limit: 2, cursor }, shape, keyOf);
+      const page: Page<Row> = pageOfSorted(rows, { limit: 2, cursor }, shape, keyOf);
       seen.push(...page.items.map((row) => `${row.at}${row.id}`));
       cursor = page.nextCursor;
       pages += 1;
