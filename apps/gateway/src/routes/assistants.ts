@@ -79,7 +79,7 @@ function modelOf({ base_url, api_key, ...model }: ApiModel): AssistantModelConfi
 }
 
 /** What `/api` shows of an assistant: its fields of this API, the key masked. (Description, metadata, version, the graph's config and context are the LangGraph API's.) */
-export function toAssistantView(assistant: Assistant): AssistantView {
+function toAssistantView(assistant: Assistant): AssistantView {
   const { baseUrl, apiKey, ...model } = redactModel(assistant.model);
   return {
     id: assistant.id,
