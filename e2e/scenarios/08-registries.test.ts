@@ -85,7 +85,7 @@ describe("scenario 8: registries agree across processes", () => {
 
   it("a model provider created on A serves a run on B, with the key sealed on A", async () => {
     const { a, b, runOn } = await startPair();
-    await expectOk(call(a, "POST", "/api/model-providers", { id: "team-llm", kind: "openai", baseUrl: fakeApiUrl, models: ["e2e-model"], apiKey: "sk-e2e-key" }), 201);
+    await expectOk(call(a, "POST", "/api/model-providers", { id: "team-llm", kind: "openai", base_url: fakeApiUrl, models: ["e2e-model"], api_key: "sk-e2e-key" }), 201);
     await expectOk(call(a, "POST", "/api/assistants", { id: "via-catalog", name: "Catalog", model: { provider: "team-llm" } }), 201);
 
     const run = await runOn(b, "via-catalog", "catalog-thread", "hi");
@@ -96,7 +96,7 @@ describe("scenario 8: registries agree across processes", () => {
 
   it("an MCP server connected on A has its tools on B, a run on B calls one, and disconnected on A it is gone on B", async () => {
     const { a, b, runOn } = await startPair();
-    await expectOk(call(a, "POST", "/api/mcp-configs", { key: "calc", config: { transport: "http", url: mcpServer.url, timeout: 5000 }, selectedTools: ["add"] }), 201);
+    await expectOk(call(a, "POST", "/api/mcp-configs", { key: "calc", config: { transport: "http", url: mcpServer.url, timeout: 5000 }, selected_tools: ["add"] }), 201);
     await expectOk(call(a, "POST", "/api/mcp-configs/calc/connect"));
 
     // B refuses an assistant naming a tool it does not have, so its acceptance shows B registered it.

@@ -341,13 +341,15 @@ ALTER TABLE ONLY public.lattice_thread_message_queue
 ALTER TABLE ONLY public.lattice_threads
     ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
 
-CREATE INDEX lattice_assistants_by_creation ON public.lattice_assistants USING btree (tenant_id, created_at);
+CREATE INDEX lattice_assistants_by_page_order ON public.lattice_assistants USING btree (tenant_id, created_at, id COLLATE "C");
 
-CREATE INDEX lattice_mcp_server_configs_by_creation ON public.lattice_mcp_server_configs USING btree (tenant_id, created_at);
+CREATE INDEX lattice_mcp_server_configs_by_page_order ON public.lattice_mcp_server_configs USING btree (tenant_id, created_at, key COLLATE "C");
 
-CREATE INDEX lattice_model_providers_by_creation ON public.lattice_model_providers USING btree (tenant_id, created_at);
+CREATE INDEX lattice_model_providers_by_page_order ON public.lattice_model_providers USING btree (tenant_id, created_at, id COLLATE "C");
 
 CREATE INDEX lattice_outbox_created_at ON public.lattice_outbox USING btree (created_at);
+
+CREATE INDEX lattice_plugin_settings_by_page_order ON public.lattice_plugin_settings USING btree (tenant_id, name COLLATE "C");
 
 CREATE INDEX lattice_project_bots_by_assistant ON public.lattice_project_bots USING btree (tenant_id, assistant_id);
 

@@ -20,10 +20,10 @@ describe("assistant references checked when written", () => {
   const refused: Array<[string, object, string]> = [
     ["an unknown tool", { tools: ["echo", "no-such-tool"] }, "UNKNOWN_TOOL"],
     ["an unknown model provider", { model: { provider: "no-such-provider" } }, "UNKNOWN_MODEL_PROVIDER"],
-    ["a javascript: base URL", { model: { provider: "openai", baseUrl: "javascript:alert(1)" } }, "INVALID_BASE_URL"],
-    ["a file: base URL", { model: { provider: "openai", baseUrl: "file:///etc/passwd" } }, "INVALID_BASE_URL"],
+    ["a javascript: base URL", { model: { provider: "openai", base_url: "javascript:alert(1)" } }, "INVALID_BASE_URL"],
+    ["a file: base URL", { model: { provider: "openai", base_url: "file:///etc/passwd" } }, "INVALID_BASE_URL"],
     // What a read answers instead of the key: sent back (read, change, write), it would replace the key.
-    ["the masked API key", { model: { provider: "openai", apiKey: "***" } }, "INVALID_REQUEST"],
+    ["the masked API key", { model: { provider: "openai", api_key: "***" } }, "INVALID_REQUEST"],
   ];
 
   it.each(refused)("refuses %s at create and at update, writing nothing", async (_, change, code) => {
@@ -43,7 +43,7 @@ describe("assistant references checked when written", () => {
       id: "good",
       name: "Good",
       tools: ["clock", "echo", "task", "ask_human"],
-      model: { provider: "openai", baseUrl: apiUrl, model: "fake-model" },
+      model: { provider: "openai", base_url: apiUrl, model: "fake-model" },
     });
     expect(created.statusCode).toBe(201);
     expect((await patch(gateway, "/api/assistants/good", { tools: ["clock"] })).statusCode).toBe(200);
@@ -74,7 +74,7 @@ describe("base URLs under AXIOM_UPSTREAM_ALLOW", () => {
     async () => {},
     () => ({ AXIOM_UPSTREAM_ALLOW: "api.example.com, 127.0.0.1:8000" }),
   );
-  const create = (id: string, baseUrl: string) => gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", baseUrl } });
+  const create = (id: string, baseUrl: string) => gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", base_url: baseUrl } });
 
   it("accepts a listed host on any port, and a listed host:port on that port only", async () => {
     expect((await create("a1", "https://api.example.com/v1")).statusCode).toBe(201);
@@ -106,7 +106,7 @@ describe("model API failures through the gateway", () => {
 
   /** Runs one message on a new assistant of `model` at `baseUrl`; the run's answer, its record and how long it took. */
   async function run(id: string, baseUrl: string, model: string) {
-    expect((await gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", baseUrl, model, apiKey: "sk-test" } })).statusCode).toBe(201);
+    expect((await gateway.post("/api/assistants", { id, name: id, model: { provider: "openai", base_url: baseUrl, model, api_key: "sk-test" } })).statusCode).toBe(201);
     expect((await gateway.post("/api/threads", { thread_id: `${id}-thread`, assistant_id: id })).statusCode).toBe(201);
     const startedAt = Date.now();
     const answer = await gateway.post("/api/runs", { assistant_id: id, thread_id: `${id}-thread`, message: "hello", mode: "wait" });
@@ -132,7 +132,7 @@ describe("model API failures through the gateway", () => {
   });
 
   it("streams the failure's code in the message_failed chunk", async () => {
-    expect((await gateway.post("/api/assistants", { id: "refusing", name: "r", model: { provider: "openai", baseUrl: apiUrl, model: "fail-401", apiKey: "sk-wrong" } })).statusCode).toBe(201);
+    expect((await gateway.post("/api/assistants", { id: "refusing", name: "r", model: { provider: "openai", base_url: apiUrl, model: "fail-401", api_key: "sk-wrong" } })).statusCode).toBe(201);
     expect((await gateway.post("/api/threads", { thread_id: "refusing-thread", assistant_id: "refusing" })).statusCode).toBe(201);
     const streamed = await gateway.post("/api/runs", { assistant_id: "refusing", thread_id: "refusing-thread", message: "hello", mode: "stream" });
     const last = streamed.body.trim().split("\n").filter((line) => line.startsWith("data: ")).at(-1)!;

@@ -47,12 +47,12 @@ describe("assistants across replicas", () => {
     expect((await b.post("/api/threads", { thread_id: "shared-thread", assistant_id: "shared" })).statusCode).toBe(201);
     expect((await runOnB("hello")).messages.at(-1)).toMatchObject({ content: "echo: hello" });
 
-    const model = { provider: "openai", baseUrl: apiUrl, model: "fake-model", apiKey: "sk-local" };
-    expect((await a.patch("/api/assistants/shared", { model, systemPrompt: "Answer briefly (v2)" })).statusCode).toBe(200);
+    const model = { provider: "openai", base_url: apiUrl, model: "fake-model", api_key: "sk-local" };
+    expect((await a.patch("/api/assistants/shared", { model, system_prompt: "Answer briefly (v2)" })).statusCode).toBe(200);
     expect((await runOnB("again")).messages.at(-1)).toMatchObject({ content: "Hello from the fake API: again" });
     expect(api.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Answer briefly (v2)" });
 
-    expect((await a.patch("/api/assistants/shared", { systemPrompt: "Answer at length (v3)" })).statusCode).toBe(200);
+    expect((await a.patch("/api/assistants/shared", { system_prompt: "Answer at length (v3)" })).statusCode).toBe(200);
     // A change that leaves the model out keeps it.
     expect((await runOnB("once more")).messages.at(-1)).toMatchObject({ content: "Hello from the fake API: once more" });
     expect(api.requests.at(-1)!.body.messages[0]).toEqual({ role: "system", content: "Answer at length (v3)" });

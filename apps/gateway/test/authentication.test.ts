@@ -51,7 +51,7 @@ beforeAll(async () => {
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant", name: "A" } })).statusCode).toBe(201);
   // An id only tenant A uses (B creates its own "a-assistant" in one of the cases).
   expect((await send("POST", "/api/assistants", { bearer: tokenA, body: { id: "a-assistant-only", name: "A" } })).statusCode).toBe(201);
-  const provider = { id: "a-provider-only", kind: "openai", baseUrl: "https://secret-of-a.test/v1", apiKey: "sk-secret of A" };
+  const provider = { id: "a-provider-only", kind: "openai", base_url: "https://secret-of-a.test/v1", api_key: "sk-secret of A" };
   expect((await send("POST", "/api/model-providers", { bearer: tokenA, body: provider })).statusCode).toBe(201);
   expect((await send("POST", "/api/threads", { bearer: tokenA, body: { thread_id: "a-thread", assistant_id: "a-assistant" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
@@ -139,7 +139,7 @@ const CASES: Record<string, RouteCase> = {
     body: () => ({ id: "b-provider", kind: "scripted" }),
     foreign: (response) => expect(response.statusCode).toBe(201),
   },
-  "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ apiKey: "sk-taken over" }), foreign: notFound },
+  "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ api_key: "sk-taken over" }), foreign: notFound },
   "DELETE /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
   "GET /api/mcp-configs": { url: () => "/api/mcp-configs", foreign: emptyList("configs") },
   "GET /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
@@ -150,7 +150,7 @@ const CASES: Record<string, RouteCase> = {
     body: () => ({ key: "a-mcp", config: { transport: "http", url: "http://127.0.0.1:9/b" } }),
     foreign: (response) => expect(response.statusCode).toBe(201),
   },
-  "PATCH /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", body: () => ({ selectedTools: ["x"] }), foreign: notFound },
+  "PATCH /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", body: () => ({ selected_tools: ["x"] }), foreign: notFound },
   "DELETE /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
   "POST /api/mcp-configs/:key/connect": { url: () => "/api/mcp-configs/a-mcp-only/connect", foreign: notFound },
   "POST /api/mcp-configs/:key/disconnect": { url: () => "/api/mcp-configs/a-mcp-only/disconnect", foreign: notFound },

@@ -83,7 +83,7 @@ const REFUSED_AT_WRITE = [
 describe("URLs a tenant names, at write, with authentication on", () => {
   const gateway = useGateway(async (gw) => {
     expect((await send(gw, "POST", "/api/assistants", { id: "kept", name: "Kept" })).statusCode).toBe(201);
-    expect((await send(gw, "POST", "/api/model-providers", { id: "kept-llm", kind: "openai", baseUrl: "https://llm.example.test/v1" })).statusCode).toBe(201);
+    expect((await send(gw, "POST", "/api/model-providers", { id: "kept-llm", kind: "openai", base_url: "https://llm.example.test/v1" })).statusCode).toBe(201);
     expect((await send(gw, "POST", "/api/mcp-configs", { key: "kept-mcp", config: { transport: "http", url: "https://mcp.example.test/mcp" } })).statusCode).toBe(201);
   }, () => authEnv);
 
@@ -94,17 +94,17 @@ describe("URLs a tenant names, at write, with authentication on", () => {
   const read = async (path: string) => (await gateway.app.inject({ method: "GET", url: path, headers: bearer })).json();
 
   it.each(REFUSED_AT_WRITE)("an assistant's model baseUrl %s: refused at create and PATCH, nothing stored", async (url) => {
-    refusedWith(await send(gateway, "POST", "/api/assistants", { id: "refused", name: "Refused", model: { provider: "openai", baseUrl: url } }), url);
+    refusedWith(await send(gateway, "POST", "/api/assistants", { id: "refused", name: "Refused", model: { provider: "openai", base_url: url } }), url);
     expect((await gateway.app.inject({ method: "GET", url: "/api/assistants/refused", headers: bearer })).statusCode).toBe(404);
-    refusedWith(await send(gateway, "PATCH", "/api/assistants/kept", { model: { provider: "openai", baseUrl: url, apiKey: "sk-x" } }), url);
+    refusedWith(await send(gateway, "PATCH", "/api/assistants/kept", { model: { provider: "openai", base_url: url, api_key: "sk-x" } }), url);
     expect(await read("/api/assistants/kept")).toMatchObject({ model: { provider: "scripted" } });
   });
 
   it.each(REFUSED_AT_WRITE)("a model provider's baseUrl %s: refused at create and PATCH, nothing stored", async (url) => {
-    refusedWith(await send(gateway, "POST", "/api/model-providers", { id: "refused-llm", kind: "openai", baseUrl: url, apiKey: "sk-x" }), url);
+    refusedWith(await send(gateway, "POST", "/api/model-providers", { id: "refused-llm", kind: "openai", base_url: url, api_key: "sk-x" }), url);
     expect((await gateway.app.inject({ method: "GET", url: "/api/model-providers/refused-llm", headers: bearer })).statusCode).toBe(404);
-    refusedWith(await send(gateway, "PATCH", "/api/model-providers/kept-llm", { baseUrl: url, apiKey: "sk-x" }), url);
-    expect(await read("/api/model-providers/kept-llm")).toMatchObject({ baseUrl: "https://llm.example.test/v1" });
+    refusedWith(await send(gateway, "PATCH", "/api/model-providers/kept-llm", { base_url: url, api_key: "sk-x" }), url);
+    expect(await read("/api/model-providers/kept-llm")).toMatchObject({ base_url: "https://llm.example.test/v1" });
   });
 
   it.each(REFUSED_AT_WRITE)("an MCP server's url %s: refused at create and PATCH, nothing stored", async (url) => {
@@ -115,7 +115,7 @@ describe("URLs a tenant names, at write, with authentication on", () => {
   });
 
   it("accepts a public host name", async () => {
-    expect((await send(gateway, "POST", "/api/assistants", { id: "public", name: "Public", model: { provider: "openai", baseUrl: "https://api.example.test/v1" } })).statusCode).toBe(201);
+    expect((await send(gateway, "POST", "/api/assistants", { id: "public", name: "Public", model: { provider: "openai", base_url: "https://api.example.test/v1" } })).statusCode).toBe(201);
   });
 });
 
@@ -157,7 +157,7 @@ describe("redirects from an upstream AXIOM_UPSTREAM_ALLOW lists", () => {
   );
 
   const assistant = async (id: string, baseUrl: string) =>
-    expect((await send(gateway, "POST", "/api/assistants", { id, name: id, model: { provider: "openai", baseUrl: `${baseUrl}/v1`, model: id, apiKey: "sk-test" } })).statusCode).toBe(201);
+    expect((await send(gateway, "POST", "/api/assistants", { id, name: id, model: { provider: "openai", base_url: `${baseUrl}/v1`, model: id, api_key: "sk-test" } })).statusCode).toBe(201);
 
   it("a 302 to a target it does not list is not followed there: the run fails with BASE_URL_NOT_ALLOWED, the target hears nothing", async () => {
     await assistant("redirected-inside", toInternalApi.url);

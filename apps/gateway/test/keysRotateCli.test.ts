@@ -50,8 +50,8 @@ describe("lattice-gateway keys:rotate", () => {
     const { app, context } = await buildTestGateway({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V1 });
     try {
       const post = (url: string, payload: unknown) => app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
-      expect((await post("/api/model-providers", { id: "p", kind: "openai", apiKey: "sk-rotate-provider" })).statusCode).toBe(201);
-      expect((await post("/api/assistants", { id: "a", name: "A", model: { provider: "openai", model: "m", apiKey: "sk-rotate-assistant" } })).statusCode).toBe(201);
+      expect((await post("/api/model-providers", { id: "p", kind: "openai", api_key: "sk-rotate-provider" })).statusCode).toBe(201);
+      expect((await post("/api/assistants", { id: "a", name: "A", model: { provider: "openai", model: "m", api_key: "sk-rotate-assistant" } })).statusCode).toBe(201);
       const config = { transport: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer rotate" } };
       expect((await post("/api/mcp-configs", { key: "remote", config })).statusCode).toBe(201);
     } finally {

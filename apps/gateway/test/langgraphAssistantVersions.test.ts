@@ -19,7 +19,7 @@ describe("LangGraph API: assistant versions", () => {
     );
     expect((await patch("/assistants/v", { name: "Second", metadata: { stage: "review" } }, headers)).json()).toMatchObject({ version: 2 });
     // The /api dialect changes the same assistant: its update is a version too.
-    expect((await patch("/api/assistants/v", { systemPrompt: "Be brief." }, headers)).statusCode).toBe(200);
+    expect((await patch("/api/assistants/v", { system_prompt: "Be brief." }, headers)).statusCode).toBe(200);
     expect((await gateway.get("/assistants/v", headers)).json()).toMatchObject({ version: 3, context: { system_prompt: "Be brief." } });
 
     const versions = await gateway.post("/assistants/v/versions", {}, headers);

@@ -35,7 +35,7 @@ describe("LangGraph API: assistants", () => {
     });
     // The same assistant, as /api shows it: its settings are the assistant's own.
     const plain = await gateway.get("/api/assistants/lg-a1", tenant("lg-assistants"));
-    expect(plain.json()).toMatchObject({ id: "lg-a1", model: { provider: "scripted", apiKey: "***" }, tools: ["echo"], systemPrompt: "Be brief." });
+    expect(plain.json()).toMatchObject({ id: "lg-a1", model: { provider: "scripted", api_key: "***" }, tools: ["echo"], system_prompt: "Be brief." });
     expect(plain.json()).not.toHaveProperty("metadata");
   });
 

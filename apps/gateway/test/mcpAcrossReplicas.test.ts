@@ -47,7 +47,7 @@ describe("MCP servers across replicas", () => {
     const inject = (gateway: (typeof gateways)[number], method: "POST" | "PATCH", url: string, payload: unknown) =>
       gateway.app.inject({ method, url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
     const config = { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"] };
-    expect((await inject(a, "POST", "/api/mcp-configs", { key: "vault", config: { ...config, env: { VAULT_TOKEN: "replica-secret" } }, selectedTools: ["env"] })).statusCode).toBe(201);
+    expect((await inject(a, "POST", "/api/mcp-configs", { key: "vault", config: { ...config, env: { VAULT_TOKEN: "replica-secret" } }, selected_tools: ["env"] })).statusCode).toBe(201);
     expect((await inject(a, "POST", "/api/mcp-configs/vault/connect", {})).statusCode).toBe(200);
     await expect.poll(() => [...b.context.mcp.tenantTools(TENANT).keys()], { timeout: 10_000 }).toEqual(["vault__env"]);
     expect((await inject(b, "POST", "/api/assistants", { id: "reader", name: "Reader", model: { provider: "scripted" }, tools: ["vault__env"] })).statusCode).toBe(201);
@@ -61,7 +61,7 @@ describe("MCP servers across replicas", () => {
     };
     expect(await read(b)).toBe("vault__env returned: replica-secret");
 
-    expect((await inject(b, "PATCH", "/api/mcp-configs/vault", { config: { ...config, timeout: 8000 } })).json()).toMatchObject({ config: { envNames: ["VAULT_TOKEN"] } });
+    expect((await inject(b, "PATCH", "/api/mcp-configs/vault", { config: { ...config, timeout: 8000 } })).json()).toMatchObject({ config: { env_names: ["VAULT_TOKEN"] } });
     // A reconnects to the changed configuration (announced by B) with the env it kept.
     await expect.poll(() => read(a), { timeout: 10_000 }).toBe("vault__env returned: replica-secret");
     expect((await a.context.stores.mcp.get(TENANT, "vault"))?.config).toMatchObject({ timeout: 8000, env: { VAULT_TOKEN: "replica-secret" } });

@@ -6,7 +6,7 @@ import { MCP_FIXTURE as FIXTURE } from "./mcpFixture";
 import { useGateway } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
-const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selectedTools: ["add"] };
+const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selected_tools: ["add"] };
 
 describe("MCP configurations", () => {
   const gateway = useGateway();
@@ -18,11 +18,11 @@ describe("MCP configurations", () => {
   it("creates, reads, lists, changes and deletes a configuration", async () => {
     const created = await post("/api/mcp-configs", { key: "crud", config: { transport: "http", url: "https://mcp.example/mcp" } });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toMatchObject({ key: "crud", status: "disconnected", selectedTools: [], config: { transport: "http", url: "https://mcp.example/mcp" } });
+    expect(created.json()).toMatchObject({ key: "crud", status: "disconnected", selected_tools: [], config: { transport: "http", url: "https://mcp.example/mcp" } });
     expect((await get("/api/mcp-configs/crud")).json()).toMatchObject({ key: "crud" });
     expect(await keys()).toContain("crud");
-    const changed = await patch("/api/mcp-configs/crud", { selectedTools: ["search"] });
-    expect(changed.json()).toMatchObject({ selectedTools: ["search"], status: "disconnected" });
+    const changed = await patch("/api/mcp-configs/crud", { selected_tools: ["search"] });
+    expect(changed.json()).toMatchObject({ selected_tools: ["search"], status: "disconnected" });
     expect((await post("/api/mcp-configs", { key: "crud", config: { transport: "http", url: "https://x.example" } })).json()).toMatchObject({ code: "ALREADY_EXISTS" });
     expect((await del("/api/mcp-configs/crud")).statusCode).toBe(204);
     expect((await get("/api/mcp-configs/crud")).json()).toMatchObject({ code: "NOT_FOUND" });
@@ -34,13 +34,13 @@ describe("MCP configurations", () => {
     expect(connected.statusCode).toBe(200);
     expect(connected.json()).toMatchObject({ status: "connected" });
     const tools = await get("/api/mcp-configs/calc/tools");
-    const listed = tools.json<{ tools: { name: string; fullName: string; selected: boolean }[] }>().tools.sort((a, b) => a.name.localeCompare(b.name));
-    // Every tool the server offers, by both names; only `add` is in the config's selectedTools.
-    expect(listed.map(({ name, fullName, selected }) => ({ name, fullName, selected }))).toEqual([
-      { name: "add", fullName: "calc__add", selected: true },
-      { name: "crash", fullName: "calc__crash", selected: false },
-      { name: "env", fullName: "calc__env", selected: false },
-      { name: "hang", fullName: "calc__hang", selected: false },
+    const listed = tools.json<{ tools: { name: string; full_name: string; selected: boolean }[] }>().tools;
+    // Every tool the server offers, by both names; only `add` is in the config's selected_tools.
+    expect(listed.map(({ name, full_name, selected }) => ({ name, full_name, selected }))).toEqual([
+      { name: "add", full_name: "calc__add", selected: true },
+      { name: "crash", full_name: "calc__crash", selected: false },
+      { name: "env", full_name: "calc__env", selected: false },
+      { name: "hang", full_name: "calc__hang", selected: false },
     ]);
 
     expect((await post("/api/assistants", { id: "adder", name: "Adder", model: { provider: "scripted" }, tools: ["calc__add"] })).statusCode).toBe(201);
@@ -91,17 +91,17 @@ describe("MCP configurations", () => {
   it("stores headers and env but shows only their names, keeps them when a PATCH omits them, and the child gets the env", async () => {
     const secret = "env-secret-0123456789";
     const config = { ...calc.config, env: { FIXTURE_TOKEN: secret } };
-    const created = await post("/api/mcp-configs", { key: "child", config, selectedTools: ["env"] });
+    const created = await post("/api/mcp-configs", { key: "child", config, selected_tools: ["env"] });
     expect(created.statusCode).toBe(201);
-    expect(created.json().config).toEqual({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, envNames: ["FIXTURE_TOKEN"] });
+    expect(created.json().config).toEqual({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, env_names: ["FIXTURE_TOKEN"] });
     const remote = await post("/api/mcp-configs", { key: "remote", config: { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer header-secret" } } });
-    expect(remote.json().config).toEqual({ transport: "http", url: "https://mcp.example/mcp", headerNames: ["Authorization"] });
+    expect(remote.json().config).toEqual({ transport: "http", url: "https://mcp.example/mcp", header_names: ["Authorization"] });
 
     const connected = await post("/api/mcp-configs/child/connect", {});
-    expect(connected.json()).toMatchObject({ status: "connected", config: { envNames: ["FIXTURE_TOKEN"] } });
+    expect(connected.json()).toMatchObject({ status: "connected", config: { env_names: ["FIXTURE_TOKEN"] } });
     // A change without env keeps it: the reconnected child still has it.
     const changed = await patch("/api/mcp-configs/child", { config: { ...calc.config, timeout: 4000 } });
-    expect(changed.json()).toMatchObject({ status: "connected", config: { timeout: 4000, envNames: ["FIXTURE_TOKEN"] } });
+    expect(changed.json()).toMatchObject({ status: "connected", config: { timeout: 4000, env_names: ["FIXTURE_TOKEN"] } });
     expect((await post("/api/assistants", { id: "env-reader", name: "Env", model: { provider: "scripted" }, tools: ["child__env"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "env-thread", assistant_id: "env-reader" })).statusCode).toBe(201);
     const run = await post("/api/runs", { assistant_id: "env-reader", thread_id: "env-thread", message: '/tool child__env {"name":"FIXTURE_TOKEN"}', mode: "wait" });
@@ -131,7 +131,7 @@ describe("MCP configurations", () => {
     expect((await post("/api/mcp-configs/mine/disconnect", {}, OTHER_TENANT)).statusCode).toBe(404);
     expect((await get("/api/mcp-configs/mine/tools", OTHER_TENANT)).statusCode).toBe(404);
     expect((await del("/api/mcp-configs/mine", OTHER_TENANT)).statusCode).toBe(404);
-    expect((await get("/api/mcp-configs", OTHER_TENANT)).json()).toEqual({ configs: [] });
+    expect((await get("/api/mcp-configs", OTHER_TENANT)).json()).toEqual({ configs: [], next_cursor: null, has_more: false });
     expect((await get("/api/mcp-configs/mine")).json()).toMatchObject({ status: "disconnected" });
   });
 });

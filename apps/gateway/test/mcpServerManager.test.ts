@@ -108,7 +108,7 @@ describe("MCP server manager, servers that cannot serve", () => {
     await store.create(TENANT, { key: "nothing", config: { transport: "stdio", command: "/no/such/command", timeout: 1000 } });
     await expect(manager.connect(TENANT, "nowhere")).rejects.toThrow();
     await expect(manager.connect(TENANT, "nothing")).rejects.toThrow();
-    expect((await store.getAll(TENANT)).map((entry) => entry.status)).toEqual(["error", "error"]);
+    expect((await store.list(TENANT, { limit: 100 })).items.map((entry) => entry.status)).toEqual(["error", "error"]);
     expect(manager.tenantTools(TENANT).size).toBe(0);
   });
 

@@ -30,7 +30,7 @@ describe("a tenant's model provider across two gateways on one database", () => 
   };
 
   it("a provider and an assistant created on A serve a run on B; a key changed on A is what B sends next", async () => {
-    const provider = { id: "team-llm", kind: "openai", baseUrl, models: ["fake-large"], apiKey: "sk-first-key" };
+    const provider = { id: "team-llm", kind: "openai", base_url: baseUrl, models: ["fake-large"], api_key: "sk-first-key" };
     expect((await a.post("/api/model-providers", provider)).statusCode).toBe(201);
     expect((await a.post("/api/assistants", { id: "via-catalog", name: "Catalog", model: { provider: "team-llm" } })).statusCode).toBe(201);
 
@@ -39,7 +39,7 @@ describe("a tenant's model provider across two gateways on one database", () => 
     expect(first).toMatchObject({ status: "success", messages: [{ content: "hi" }, { content: "Hello from the fake API: hi" }] });
     expect(keysSent()).toEqual(["Bearer sk-first-key"]);
 
-    expect((await patch("/api/model-providers/team-llm", { apiKey: "sk-second-key" })).statusCode).toBe(200);
+    expect((await patch("/api/model-providers/team-llm", { api_key: "sk-second-key" })).statusCode).toBe(200);
     await runOn(b, "t-second");
     expect(keysSent()).toEqual(["Bearer sk-first-key", "Bearer sk-second-key"]);
   });

@@ -14,14 +14,14 @@ describe.each(["memory", "postgresql"])("model providers on %s stores", (stores)
     gateway.app.inject({ method: "PATCH", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
 
   it("creates, reads, lists, changes and deletes a provider, never answering its key", async () => {
-    const created = await post("/api/model-providers", { id: "local-llm", kind: "openai", baseUrl: "http://127.0.0.1:9/v1", models: ["m1"], apiKey: KEY });
+    const created = await post("/api/model-providers", { id: "local-llm", kind: "openai", base_url: "http://127.0.0.1:9/v1", models: ["m1"], api_key: KEY });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toMatchObject({ id: "local-llm", tenantId: "default", kind: "openai", baseUrl: "http://127.0.0.1:9/v1", models: ["m1"], hasApiKey: true });
+    expect(created.json()).toMatchObject({ id: "local-llm", tenant_id: "default", kind: "openai", base_url: "http://127.0.0.1:9/v1", models: ["m1"], has_api_key: true });
     const read = await get("/api/model-providers/local-llm");
     const listed = await get("/api/model-providers");
     expect(listed.json().providers.map((provider: { id: string }) => provider.id)).toContain("local-llm");
-    const changed = await patch("/api/model-providers/local-llm", { models: ["m1", "m2"], apiKey: null });
-    expect(changed.json()).toMatchObject({ models: ["m1", "m2"], hasApiKey: false });
+    const changed = await patch("/api/model-providers/local-llm", { models: ["m1", "m2"], api_key: null });
+    expect(changed.json()).toMatchObject({ models: ["m1", "m2"], has_api_key: false });
     for (const answer of [created, read, listed, changed]) expect(answer.body).not.toContain(KEY);
     expect((await del("/api/model-providers/local-llm")).statusCode).toBe(204);
     expect((await get("/api/model-providers/local-llm")).json()).toMatchObject({ code: "NOT_FOUND" });
@@ -29,10 +29,10 @@ describe.each(["memory", "postgresql"])("model providers on %s stores", (stores)
   });
 
   it.each([
-    ["a javascript: URL", { baseUrl: "javascript:alert(1)" }],
-    ["a file: URL", { baseUrl: "file:///etc/passwd" }],
+    ["a javascript: URL", { base_url: "javascript:alert(1)" }],
+    ["a file: URL", { base_url: "file:///etc/passwd" }],
     ["an unknown kind", { kind: "mystery" }],
-    ["an empty key", { apiKey: "" }],
+    ["an empty key", { api_key: "" }],
     ["an unknown field", { secret: "x" }],
   ])("refuses %s with 400 INVALID_REQUEST and writes nothing", async (_what, change) => {
     const answer = await post("/api/model-providers", { id: "refused", kind: "openai", ...change });
@@ -42,18 +42,18 @@ describe.each(["memory", "postgresql"])("model providers on %s stores", (stores)
   });
 
   it("refuses a PATCH to a non-http base URL and keeps the provider as it was", async () => {
-    await post("/api/model-providers", { id: "kept", kind: "openai", baseUrl: "https://llm.example.test/v1" });
-    expect((await patch("/api/model-providers/kept", { baseUrl: "file:///etc/passwd" })).statusCode).toBe(400);
-    expect((await get("/api/model-providers/kept")).json().baseUrl).toBe("https://llm.example.test/v1");
+    await post("/api/model-providers", { id: "kept", kind: "openai", base_url: "https://llm.example.test/v1" });
+    expect((await patch("/api/model-providers/kept", { base_url: "file:///etc/passwd" })).statusCode).toBe(400);
+    expect((await get("/api/model-providers/kept")).json().base_url).toBe("https://llm.example.test/v1");
   });
 
   it("refuses to point a stored key at a new base URL with 400 SECRETS_REQUIRED, unless the key is given again", async () => {
-    await post("/api/model-providers", { id: "keyed", kind: "openai", baseUrl: "https://llm.example.test/v1", apiKey: KEY });
-    const moved = await patch("/api/model-providers/keyed", { baseUrl: "https://attacker.example.test/v1" });
+    await post("/api/model-providers", { id: "keyed", kind: "openai", base_url: "https://llm.example.test/v1", api_key: KEY });
+    const moved = await patch("/api/model-providers/keyed", { base_url: "https://attacker.example.test/v1" });
     expect(moved.statusCode).toBe(400);
-    expect(moved.json()).toMatchObject({ code: "SECRETS_REQUIRED", error: expect.stringContaining("apiKey") });
-    expect((await get("/api/model-providers/keyed")).json()).toMatchObject({ baseUrl: "https://llm.example.test/v1", hasApiKey: true });
-    expect((await patch("/api/model-providers/keyed", { baseUrl: "https://other.example.test/v1", apiKey: "sk-other" })).statusCode).toBe(200);
+    expect(moved.json()).toMatchObject({ code: "SECRETS_REQUIRED", error: expect.stringContaining("API key") });
+    expect((await get("/api/model-providers/keyed")).json()).toMatchObject({ base_url: "https://llm.example.test/v1", has_api_key: true });
+    expect((await patch("/api/model-providers/keyed", { base_url: "https://other.example.test/v1", api_key: "sk-other" })).statusCode).toBe(200);
   });
 
   it("reserves the built-in provider names and refuses a duplicate id with 409", async () => {
@@ -67,9 +67,9 @@ describe.each(["memory", "postgresql"])("model providers on %s stores", (stores)
   });
 
   it("keeps another tenant's providers out of reach", async () => {
-    await post("/api/model-providers", { id: "mine", kind: "openai", apiKey: KEY });
+    await post("/api/model-providers", { id: "mine", kind: "openai", api_key: KEY });
     expect((await get("/api/model-providers/mine", OTHER_TENANT)).statusCode).toBe(404);
-    expect((await get("/api/model-providers", OTHER_TENANT)).json()).toEqual({ providers: [] });
+    expect((await get("/api/model-providers", OTHER_TENANT)).json()).toEqual({ providers: [], next_cursor: null, has_more: false });
     expect((await del("/api/model-providers/mine", OTHER_TENANT)).statusCode).toBe(404);
   });
 });

@@ -20,14 +20,14 @@ describe("no secret in the database", () => {
 
   it("finds no model provider key, assistant key, MCP header or env value in any column of any table", async () => {
     const { post } = gateway;
-    expect((await post("/api/model-providers", { id: "scan", kind: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: KEYS[0] })).statusCode).toBe(201);
-    expect((await patch("/api/model-providers/scan", { apiKey: KEYS[1] })).statusCode).toBe(200);
+    expect((await post("/api/model-providers", { id: "scan", kind: "openai", base_url: "http://127.0.0.1:9/v1", api_key: KEYS[0] })).statusCode).toBe(201);
+    expect((await patch("/api/model-providers/scan", { api_key: KEYS[1] })).statusCode).toBe(200);
     const other = { "x-tenant-id": "tenant-scan" };
-    expect((await post("/api/model-providers", { id: "scan", kind: "openai", apiKey: KEYS[2] }, other)).statusCode).toBe(201);
+    expect((await post("/api/model-providers", { id: "scan", kind: "openai", api_key: KEYS[2] }, other)).statusCode).toBe(201);
     expect((await post("/api/assistants", { id: "scanned", name: "Scanned", model: { provider: "scan" } })).statusCode).toBe(201);
-    const ownKey = { provider: "openai", model: "gpt-4o-mini", baseUrl: "http://127.0.0.1:9/v1" };
-    expect((await post("/api/assistants", { id: "own-key", name: "Own key", model: { ...ownKey, apiKey: ASSISTANT_KEYS[0] } })).statusCode).toBe(201);
-    expect((await patch("/api/assistants/own-key", { model: { ...ownKey, apiKey: ASSISTANT_KEYS[1] } })).statusCode).toBe(200);
+    const ownKey = { provider: "openai", model: "gpt-4o-mini", base_url: "http://127.0.0.1:9/v1" };
+    expect((await post("/api/assistants", { id: "own-key", name: "Own key", model: { ...ownKey, api_key: ASSISTANT_KEYS[0] } })).statusCode).toBe(201);
+    expect((await patch("/api/assistants/own-key", { model: { ...ownKey, api_key: ASSISTANT_KEYS[1] } })).statusCode).toBe(200);
     const remote = { transport: "http", url: "http://127.0.0.1:9/mcp" };
     expect((await post("/api/mcp-configs", { key: "remote", config: { ...remote, headers: { Authorization: MCP_SECRETS[0] } } })).statusCode).toBe(201);
     expect((await patch("/api/mcp-configs/remote", { config: { ...remote, headers: { Authorization: MCP_SECRETS[1] } } })).statusCode).toBe(200);
@@ -64,8 +64,8 @@ describe("no secret in the database", () => {
         expect(await columnsContaining(storeEnv().DATABASE_URL, "legacy-plain-0123456789")).toEqual([]);
         expect((await started.context.stores.assistants.getAssistant("default", "legacy"))?.model.apiKey).toBe("sk-legacy-plain-0123456789");
         const shown = await started.app.inject({ method: "GET", url: "/api/assistants/legacy" });
-        expect(shown.json()).toMatchObject({ model: { apiKey: "***" } });
-        expect((await started.app.inject({ method: "GET", url: "/api/mcp-configs/legacy" })).json()).toMatchObject({ config: { headerNames: ["Authorization"] } });
+        expect(shown.json()).toMatchObject({ model: { api_key: "***" } });
+        expect((await started.app.inject({ method: "GET", url: "/api/mcp-configs/legacy" })).json()).toMatchObject({ config: { header_names: ["Authorization"] } });
       } finally {
         await started.app.close();
         await started.context.close();

@@ -50,16 +50,16 @@ describe("no secret in the logs", () => {
 
   it("prints none of them while using them and failing with them", async () => {
     const baseUrl = await api.start();
-    expect((await send("POST", "/api/model-providers", { id: "team", kind: "openai", baseUrl, models: ["fail-401"], apiKey: SECRETS.providerKey })).status).toBe(201);
+    expect((await send("POST", "/api/model-providers", { id: "team", kind: "openai", base_url: baseUrl, models: ["fail-401"], api_key: SECRETS.providerKey })).status).toBe(201);
     expect((await send("POST", "/api/assistants", { id: "refused", name: "Refused", model: { provider: "team" } })).status).toBe(201);
     expect(await run("refused", "t-refused", "hello")).toMatchObject({ status: "error", error: expect.stringMatching(/^UPSTREAM_AUTH_FAILED/) });
-    const ownKey = { provider: "openai", model: "fake-model", baseUrl, apiKey: SECRETS.assistantKey };
+    const ownKey = { provider: "openai", model: "fake-model", base_url: baseUrl, api_key: SECRETS.assistantKey };
     expect((await send("POST", "/api/assistants", { id: "own", name: "Own", model: ownKey })).status).toBe(201);
     expect(await run("own", "t-own", "hello")).toMatchObject({ status: "success" });
     expect(api.requests.map((request) => request.authorization)).toEqual([`Bearer ${SECRETS.providerKey}`, `Bearer ${SECRETS.assistantKey}`]);
 
     const child = { transport: "stdio", command: process.execPath, args: [MCP_FIXTURE, "stdio"], env: { FIXTURE_TOKEN: SECRETS.env } };
-    expect((await send("POST", "/api/mcp-configs", { key: "child", config: child, selectedTools: ["env"] })).status).toBe(201);
+    expect((await send("POST", "/api/mcp-configs", { key: "child", config: child, selected_tools: ["env"] })).status).toBe(201);
     expect((await send("POST", "/api/mcp-configs/child/connect")).status).toBe(200);
     const remote = { transport: "http", url: (await closedPortBaseUrl()).replace(/\/v1$/, "/mcp"), timeout: 2000, headers: { Authorization: SECRETS.header } };
     expect((await send("POST", "/api/mcp-configs", { key: "remote", config: remote })).status).toBe(201);

@@ -2,7 +2,7 @@
 // leaves the setting as it was, and a load that an invalidation overtook is not kept.
 import { ToolRegistry } from "@axiom-lattice/agent";
 import { InMemoryPluginSettingStore } from "@axiom-lattice/core";
-import type { PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
+import type { Page, PageRequest, PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
 import { recordingLogger } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { PluginCatalog } from "../src/plugins/pluginCatalog";
@@ -14,8 +14,8 @@ class HeldBackReads implements PluginSettingStore {
   readonly inner = new InMemoryPluginSettingStore();
   held: Promise<void> = Promise.resolve();
 
-  async list(tenantId: string): Promise<PluginSetting[]> {
-    const read = await this.inner.list(tenantId);
+  async list(tenantId: string, page: PageRequest): Promise<Page<PluginSetting>> {
+    const read = await this.inner.list(tenantId, page);
     await this.held;
     return read;
   }
@@ -45,7 +45,7 @@ describe("PluginCatalog", () => {
     await expect(catalog.setEnabled(TENANT, "echo", false)).rejects.toThrow("outbox unreachable");
     await expect(catalog.setEnabled(TENANT, "clock", true)).rejects.toThrow("outbox unreachable");
     expect(await echoOf(catalog)).toBe(true);
-    expect((await settings.list(TENANT)).map(({ name, enabled }) => [name, enabled])).toEqual([
+    expect((await settings.list(TENANT, { limit: 100 })).items.map(({ name, enabled }) => [name, enabled])).toEqual([
       ["clock", false],
       ["echo", true],
     ]);
@@ -69,6 +69,6 @@ describe("PluginCatalog", () => {
     const settings = new InMemoryPluginSettingStore();
     const { catalog } = catalogOn(settings);
     expect(await catalog.setEnabled(TENANT, "teleport", false)).toBeNull();
-    expect(await settings.list(TENANT)).toEqual([]);
+    expect((await settings.list(TENANT, { limit: 100 })).items).toEqual([]);
   });
 });

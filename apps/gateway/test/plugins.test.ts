@@ -24,12 +24,12 @@ describe.each(["memory", "postgresql"])("plugins on %s stores", (stores) => {
       { name: "echo", source: "builtin", description: "Returns the given text unchanged.", enabled: true },
       { name: "memory_read", source: "builtin", description: expect.stringContaining("long-term memory"), enabled: true },
     ]);
-    const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selectedTools: ["add"] };
+    const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selected_tools: ["add"] };
     expect((await post("/api/mcp-configs", calc, as(tenant))).statusCode).toBe(201);
     expect((await post("/api/mcp-configs/calc/connect", {}, as(tenant))).statusCode).toBe(200);
-    expect((await catalog(tenant)).at(-1)).toEqual({ name: "calc__add", source: "mcp", serverKey: "calc", description: "Adds two numbers.", enabled: true });
+    expect((await catalog(tenant)).at(-1)).toEqual({ name: "calc__add", source: "mcp", server_key: "calc", description: "Adds two numbers.", enabled: true });
     const off = await patch("/api/plugins/calc__add", { enabled: false }, as(tenant));
-    expect(off.json()).toEqual({ name: "calc__add", source: "mcp", serverKey: "calc", description: "Adds two numbers.", enabled: false });
+    expect(off.json()).toEqual({ name: "calc__add", source: "mcp", server_key: "calc", description: "Adds two numbers.", enabled: false });
     expect((await post("/api/assistants", { name: "Adder", tools: ["calc__add"] }, as(tenant))).json()).toMatchObject({ code: "TOOL_DISABLED" });
     // Disconnected, the tool leaves the catalog; its setting stays for when the server comes back.
     expect((await post("/api/mcp-configs/calc/disconnect", {}, as(tenant))).statusCode).toBe(200);
@@ -98,14 +98,14 @@ describe.each(["memory", "postgresql"])("plugins on %s stores", (stores) => {
     const answer = await patch("/api/plugins/echo", body, as(tenant));
     expect(answer.statusCode).toBe(400);
     expect(answer.json()).toMatchObject({ success: false, code: "INVALID_REQUEST" });
-    expect(await gateway.context.stores.pluginSettings.list(tenant)).toEqual([]);
+    expect((await gateway.context.stores.pluginSettings.list(tenant, { limit: 100 })).items).toEqual([]);
   });
 
   it("answers 404 NOT_FOUND for a name not in the catalog, writing nothing", async () => {
     const answer = await patch("/api/plugins/no-such-tool", { enabled: false }, as("missing"));
     expect(answer.statusCode).toBe(404);
     expect(answer.json()).toMatchObject({ success: false, code: "NOT_FOUND" });
-    expect(await gateway.context.stores.pluginSettings.list("missing")).toEqual([]);
+    expect((await gateway.context.stores.pluginSettings.list("missing", { limit: 100 })).items).toEqual([]);
   });
 
   it("keeps tenants apart: one switching echo off leaves it on for another", async () => {

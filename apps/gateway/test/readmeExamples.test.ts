@@ -108,16 +108,21 @@ describe("the README's examples, against the built CLI", () => {
     for (const script of curlExamples("Projects")) await expectEveryCallSucceeds(script, gateway);
   });
 
-  it("Model providers: every curl answers 2xx, and no answer shows the key", async () => {
-    for (const script of curlExamples("Model providers")) expect(await expectEveryCallSucceeds(script, gateway)).not.toMatch(/"apiKey":"sk-/);
+  it("Model providers: every curl answers 2xx, no answer shows the key, and the list answers a page", async () => {
+    for (const script of curlExamples("Model providers")) {
+      const shown = await expectEveryCallSucceeds(script, gateway);
+      expect(shown).not.toMatch(/"api_key":"sk-/);
+      expect(shown).toContain('"has_api_key":true');
+      expect(shown).toMatch(/"providers":\[\{"id":"local-llm".*\],"next_cursor":null,"has_more":false\}/);
+    }
   });
 
   it("MCP servers: every curl answers 2xx, the run calls the server's tool, and headers and env show by name only", async () => {
     const [tools, secrets] = curlExamples("MCP servers");
     expect(await expectEveryCallSucceeds(tools, gateway)).toContain("calc__add returned: 5");
     const shown = await expectEveryCallSucceeds(secrets, gateway);
-    expect(shown).toContain('"headerNames":["Authorization"]');
-    expect(shown).toContain('"timeout":10000,"envNames":["FIXTURE_TOKEN"]');
+    expect(shown).toContain('"header_names":["Authorization"]');
+    expect(shown).toContain('"timeout":10000,"env_names":["FIXTURE_TOKEN"]');
     expect(shown.slice(shown.indexOf("--- stdout ---"))).not.toMatch(/example-token|example-secret/);
   });
 

@@ -208,7 +208,7 @@ export const b10StreamRelay: Figure = {
       await client.connect();
 
       const api = new GatewayApi(a.url);
-      await api.createAssistant(ASSISTANT, { provider: "openai", baseUrl: model.url, model: "b10-paced", apiKey: "sk-b10" });
+      await api.createAssistant(ASSISTANT, { provider: "openai", base_url: model.url, model: "b10-paced", api_key: "sk-b10" });
       // A thread per run: no conversation grows from one round to the next.
       const threadIds = await api.createThreads(ASSISTANT, "b10", (1 + REPETITIONS * ROUNDS_PER_REPETITION) * RUNS_AT_ONCE);
       const rounds = Array.from({ length: threadIds.length / RUNS_AT_ONCE }, (_, i) => threadIds.slice(i * RUNS_AT_ONCE, (i + 1) * RUNS_AT_ONCE));

@@ -85,15 +85,16 @@ export { scanEveryTask } from "./tasks/taskScan";
 export { RecordExistsError } from "./stores/recordExistsError";
 export { StoreArgumentError, requireTenantId, requireText } from "./stores/storeArguments";
 export {
+  comparePageKeys,
   MAX_PAGE_LIMIT,
   PageCursorError,
   type PageKey,
   type PageKeyShape,
   pageOf,
   pageOfSorted,
+  readAllPages,
   readPageRequest,
 } from "./stores/pagination";
-export { readAllPages } from "./stores/pageWalk";
 export { CREATION_PAGE_SHAPE } from "./stores/creationOrder";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export { jsonContains } from "./stores/jsonContainment";

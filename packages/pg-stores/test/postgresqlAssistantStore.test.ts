@@ -29,7 +29,7 @@ it("stores model.apiKey sealed on create and update, opens it on read, and reads
       `INSERT INTO lattice_assistants (tenant_id, id, name, graph, model, tools, created_at, updated_at)
        VALUES ('t', 'legacy', 'Legacy', 'react', '{"provider":"openai","model":"m","apiKey":"sk-legacy-plain"}', '{}', now(), now())`,
     );
-    expect((await store.listAssistants("t")).map((assistant) => assistant.model.apiKey)).toEqual(["sk-assistant-second", "sk-legacy-plain"]);
+    expect((await store.listAssistants("t", { limit: 10 })).items.map((assistant) => assistant.model.apiKey)).toEqual(["sk-assistant-second", "sk-legacy-plain"]);
   } finally {
     await Promise.all([store.dispose(), pool.end()]);
     await database.drop();

@@ -28,7 +28,7 @@ it("stores every header and env value sealed inside the config, names in clear, 
     expect(rows.map((row) => row.config.headers?.Authorization ?? row.config.env?.API_TOKEN)).toEqual([expect.stringMatching(/^enc:v1:/), expect.stringMatching(/^enc:v1:/)]);
     expect((await store.get("t", "remote"))?.config).toEqual({ transport: "http", url: "https://mcp.example/mcp", timeout: 100, headers: { Authorization: "Bearer mcp-header-secret" } });
     expect((await store.listConnected()).length).toBe(0);
-    expect((await store.getAll("t")).map((entry) => entry.config.env?.API_TOKEN ?? entry.config.headers?.Authorization)).toEqual([
+    expect((await store.list("t", { limit: 10 })).items.map((entry) => entry.config.env?.API_TOKEN ?? entry.config.headers?.Authorization)).toEqual([
       "Bearer mcp-header-secret",
       "mcp-env-secret",
     ]);

@@ -1,6 +1,7 @@
 import type { AssistantStore, CreateAssistantRequest } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { pagedListContract } from "./pagedListContract";
 import { JSON_DEPTH_BOUND, nestedObject } from "./jsonShapes";
 
 const omitKeys = <T extends object, K extends keyof T>(value: T, ...keys: K[]): Omit<T, K> =>
@@ -35,7 +36,7 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       expect(minimal).toMatchObject({ name: "Minimal", graph: "react", tools: [], model: { provider: "scripted" } });
       expect(minimal.systemPrompt).toBeUndefined();
       expect(minimal.id).toMatch(/\S/);
-      expect((await store.listAssistants(tenant)).map((assistant) => assistant.id)).toEqual(["a1", minimal.id]);
+      expect((await store.listAssistants(tenant, { limit: 100 })).items.map((assistant) => assistant.id)).toEqual(["a1", minimal.id]);
     });
 
     it("keeps only known model settings", async () => {
@@ -58,7 +59,7 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       const [a, b] = [fresh("tenant"), fresh("tenant")];
       await store.createAssistant(a, request("shared"));
       expect(await store.getAssistant(b, "shared")).toBeNull();
-      expect(await store.listAssistants(b)).toEqual([]);
+      expect((await store.listAssistants(b, { limit: 100 })).items).toEqual([]);
       expect(await store.updateAssistant(b, "shared", { name: "Hijacked" })).toBeNull();
       expect(await store.deleteAssistant(b, "shared")).toBe(false);
       await store.createAssistant(b, { ...request("shared"), name: "B's" });
@@ -197,7 +198,15 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await store.listAssistants(tenant)).toEqual([]);
+      expect((await store.listAssistants(tenant, { limit: 100 })).items).toEqual([]);
     });
+
+    // Ids descending, creation ascending: ids alone order them the other way.
+    pagedListContract("listAssistants", async () => ({
+      add: (tenant, index) => store.createAssistant(tenant, { id: `assistant-${99 - index}`, name: "Paged", model: { provider: "scripted" } }),
+      remove: async (tenant, assistant) => void (await store.deleteAssistant(tenant, assistant.id)),
+      list: (tenant, page) => store.listAssistants(tenant, page),
+      idOf: (assistant) => assistant.id,
+    }));
   });
 }

@@ -8,6 +8,7 @@ export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
+export { pagedListContract, type PagedListHarness } from "./pagedListContract";
 export { itemStoreContract, type ItemStoreHarness } from "./itemStoreContract";
 export { runEventLogContract } from "./runEventLogContract";
 export { projectStoreContract } from "./projectStoreContract";

@@ -1,6 +1,7 @@
 import type { CreateMcpServerConfigRequest, McpServerConfigStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { pagedListContract } from "./pagedListContract";
 
 const stdio = (key: string): CreateMcpServerConfigRequest => ({
   key,
@@ -29,7 +30,7 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
       expect(await store.get(tenant, "calc")).toEqual(created);
       const minimal = await store.create(tenant, http("remote"));
       expect(minimal).toMatchObject({ key: "remote", config: { transport: "http", url: "http://127.0.0.1:9/mcp" }, selectedTools: [], status: "disconnected" });
-      expect((await store.getAll(tenant)).map((entry) => entry.key)).toEqual(["calc", "remote"]);
+      expect((await store.list(tenant, { limit: 100 })).items.map((entry) => entry.key)).toEqual(["calc", "remote"]);
     });
 
     it("keeps only known settings, with headers for http and env for stdio", async () => {
@@ -57,7 +58,7 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
     ])("refuses %s, storing nothing", async (_, config) => {
       const tenant = fresh("tenant");
       await expect(store.create(tenant, { key: "k", config: config as never })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await store.getAll(tenant)).toEqual([]);
+      expect((await store.list(tenant, { limit: 100 })).items).toEqual([]);
     });
 
     it("keeps the stored headers or env when an update's configuration omits them, drops them with their transport", async () => {
@@ -100,7 +101,7 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
       const [a, b] = [fresh("tenant"), fresh("tenant")];
       await store.create(a, stdio("shared"));
       expect(await store.get(b, "shared")).toBeNull();
-      expect(await store.getAll(b)).toEqual([]);
+      expect((await store.list(b, { limit: 100 })).items).toEqual([]);
       expect(await store.update(b, "shared", { status: "connected" })).toBeNull();
       expect(await store.delete(b, "shared")).toBe(false);
       await store.create(b, http("shared"));
@@ -153,7 +154,15 @@ export function mcpServerConfigStoreContract(name: string, makeStore: () => Prom
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const tenant = fresh("tenant");
       await expect(call(store, tenant)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await store.getAll(tenant)).toEqual([]);
+      expect((await store.list(tenant, { limit: 100 })).items).toEqual([]);
     });
+
+    // Keys descending, creation ascending: keys alone order them the other way.
+    pagedListContract("list", async () => ({
+      add: (tenant, index) => store.create(tenant, http(`server-${99 - index}`)),
+      remove: async (tenant, entry) => void (await store.delete(tenant, entry.key)),
+      list: (tenant, page) => store.list(tenant, page),
+      idOf: (entry) => entry.key,
+    }));
   });
 }

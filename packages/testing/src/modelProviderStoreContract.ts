@@ -1,6 +1,7 @@
 import type { CreateModelProviderRequest, ModelProviderStore } from "@axiom-lattice/protocols";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { pagedListContract } from "./pagedListContract";
 
 const request = (id: string): CreateModelProviderRequest => ({
   id,
@@ -34,7 +35,7 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       expect(minimal).toMatchObject({ id: "p2", kind: "scripted", models: [], hasApiKey: false });
       expect(minimal.baseUrl).toBeUndefined();
       expect(await store.getProviderCredentials(tenant, "p2")).not.toHaveProperty("apiKey");
-      expect((await store.listProviders(tenant)).map((provider) => provider.id)).toEqual(["p1", "p2"]);
+      expect((await store.listProviders(tenant, { limit: 100 })).items.map((provider) => provider.id)).toEqual(["p1", "p2"]);
     });
 
     it.each([
@@ -80,7 +81,7 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       await store.createProvider(a, request("shared"));
       expect(await store.getProvider(b, "shared")).toBeNull();
       expect(await store.getProviderCredentials(b, "shared")).toBeNull();
-      expect(await store.listProviders(b)).toEqual([]);
+      expect((await store.listProviders(b, { limit: 100 })).items).toEqual([]);
       expect(await store.updateProvider(b, "shared", { apiKey: "sk-hijack" })).toBeNull();
       expect(await store.deleteProvider(b, "shared")).toBe(false);
       expect((await store.getProviderCredentials(a, "shared"))?.apiKey).toBe("sk-contract-secret");
@@ -108,11 +109,19 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       for (const bad of refused) {
         await expect(store.createProvider(tenant, bad as CreateModelProviderRequest), JSON.stringify(bad)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       }
-      expect(await store.listProviders(tenant)).toEqual([]);
+      expect((await store.listProviders(tenant, { limit: 100 })).items).toEqual([]);
       await store.createProvider(tenant, request("kept"));
       await expect(store.updateProvider(tenant, "kept", { baseUrl: "ftp://files.test" })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       expect((await store.getProvider(tenant, "kept"))?.baseUrl).toBe("https://llm.example.test/v1");
       await expect(store.getProvider("", "kept")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
+
+    // Ids descending, creation ascending: ids alone order them the other way.
+    pagedListContract("listProviders", async () => ({
+      add: (tenant, index) => store.createProvider(tenant, { id: `provider-${99 - index}`, kind: "scripted" }),
+      remove: async (tenant, provider) => void (await store.deleteProvider(tenant, provider.id)),
+      list: (tenant, page) => store.listProviders(tenant, page),
+      idOf: (provider) => provider.id,
+    }));
   });
 }

@@ -1,4 +1,4 @@
-import { boundedJson, jsonContains } from "@axiom-lattice/core";
+import { boundedJson, jsonContains, readAllPages } from "@axiom-lattice/core";
 import type { Assistant } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -95,10 +95,10 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
     return assistant;
   };
 
-  /** The tenant's assistants a search or count matches (assistants are few per tenant: filtered here). */
+  /** The tenant's assistants a search or count matches (assistants are few per tenant: every page read, filtered here). */
   const matching = async (tenantId: string, filter: { graph_id?: string; name?: string; metadata?: Record<string, unknown> }) => {
     const name = filter.name?.toLowerCase();
-    return (await assistants.listAssistants(tenantId)).filter(
+    return (await readAllPages((page) => assistants.listAssistants(tenantId, page))).filter(
       (assistant) =>
         (filter.graph_id === undefined || assistant.graph === filter.graph_id) &&
         (name === undefined || assistant.name.toLowerCase().includes(name)) &&

@@ -1,5 +1,5 @@
 import type { TenantToolSource } from "@axiom-lattice/agent";
-import type { Logger, OutboxTopicHandlers } from "@axiom-lattice/core";
+import { type Logger, type OutboxTopicHandlers, comparePageKeys, readAllPages } from "@axiom-lattice/core";
 import { PLUGIN_CATALOG_CHANGED_TOPIC, type PluginSettingStore } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 
@@ -25,6 +25,10 @@ export interface PluginCatalogOptions {
   logger: Logger;
 }
 
+/** The catalog's order: built-ins first (`builtin` < `mcp`), then by name; the page key of its list. */
+export const pluginOrderKey = (entry: PluginEntry): [string, string] => [entry.source, entry.name];
+export const PLUGIN_ORDER = ["string", "string"] as const;
+
 /** MCP tools are named `<serverKey>__<tool>`, and a server key never holds `__`. */
 const MCP_SEPARATOR = "__";
 
@@ -39,13 +43,14 @@ export class PluginCatalog {
 
   constructor(private readonly options: PluginCatalogOptions) {}
 
-  /** The tenant's catalog: built-ins first, then MCP tools, each in its source's order. */
+  /** The tenant's catalog in its order ({@link pluginOrderKey}): built-ins first, then MCP tools, each by name. */
   async entries(tenantId: string): Promise<PluginEntry[]> {
     const settings = await this.settings(tenantId);
-    return this.tools(tenantId).map(({ source, tool }) => {
+    const entries = this.tools(tenantId).map(({ source, tool }): PluginEntry => {
       const serverKey = source === "mcp" ? tool.name.slice(0, tool.name.indexOf(MCP_SEPARATOR)) : undefined;
       return { name: tool.name, source, ...(serverKey ? { serverKey } : {}), description: tool.description, enabled: settings.get(tool.name) ?? true };
     });
+    return entries.sort((a, b) => comparePageKeys(pluginOrderKey(a), pluginOrderKey(b)));
   }
 
   /** The names the tenant switched off (catalogued now or not: an MCP server may come back). */
@@ -98,7 +103,7 @@ export class PluginCatalog {
     let loading = this.cached.get(tenantId);
     if (!loading) {
       // An invalidation while this load runs drops it from the cache: what it read may be stale.
-      loading = this.options.settings.list(tenantId).then((settings) => new Map(settings.map((setting) => [setting.name, setting.enabled])));
+      loading = readAllPages((page) => this.options.settings.list(tenantId, page)).then((settings) => new Map(settings.map((setting) => [setting.name, setting.enabled])));
       this.cached.set(tenantId, loading);
       const attempt = loading;
       attempt.catch(() => {

@@ -6,12 +6,13 @@ import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { type AssistantReferenceSources, REFERENCE_CODES, assistantReferenceCheck } from "./assistantReferences";
 import { idParams, idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 /** What reads show in place of an assistant's API key. */
 const API_KEY_MASK = "***";
 
-export const modelSchema = z.strictObject({
+const modelFields = {
   provider: z
     .string()
     .min(1)
@@ -27,36 +28,82 @@ export const modelSchema = z.strictObject({
     .optional()
     .describe(`Write-only: stored sealed; reads show "${API_KEY_MASK}". A PATCH that sends \`model\` replaces it whole, key included`),
   temperature: z.number().min(0).max(2).optional(),
+};
+
+/** An assistant's model as the LangGraph API's `context.model` takes it (LangGraph's shape, camelCase keys). */
+export const modelSchema = z.strictObject(modelFields);
+
+/** An assistant's model as `/api` takes it. */
+const apiModelSchema = z.strictObject({
+  provider: modelFields.provider,
+  model: modelFields.model,
+  base_url: modelFields.baseUrl,
+  api_key: modelFields.apiKey,
+  temperature: modelFields.temperature,
 });
+type ApiModel = z.infer<typeof apiModelSchema>;
 
 const createSchema = z.strictObject({
   id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
   name: z.string().trim().min(1).max(200),
   graph: z.literal("react").optional(),
-  model: modelSchema.default({ provider: "scripted" }),
-  systemPrompt: z.string().max(100_000).optional(),
+  model: apiModelSchema.default({ provider: "scripted" }),
+  system_prompt: z.string().max(100_000).optional(),
   tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
 
 // Without the create default on `model`: a PATCH that leaves the model out keeps it.
-const updateSchema = createSchema.omit({ id: true }).extend({ model: modelSchema }).partial();
+const updateSchema = createSchema.omit({ id: true }).extend({ model: apiModelSchema }).partial();
 
-const assistantView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  name: z.string(),
-  graph: z.literal("react"),
-  model: modelSchema.extend({ apiKey: z.string().optional().describe('"***" when set: never echoed back') }),
-  systemPrompt: z.string().optional(),
-  tools: z.array(z.string()),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "Assistant" });
-
-const tags = ["assistants"];
+const assistantView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    name: z.string(),
+    graph: z.literal("react"),
+    model: apiModelSchema.extend({ api_key: z.string().optional().describe('"***" when set: never echoed back') }),
+    system_prompt: z.string().optional(),
+    tools: z.array(z.string()),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: "Assistant" });
+type AssistantView = z.infer<typeof assistantView>;
 
 /** A model configuration as reads show it: the API key, when set, masked. */
 export const redactModel = (model: AssistantModelConfig): AssistantModelConfig => (model.apiKey ? { ...model, apiKey: API_KEY_MASK } : model);
+
+/** The store's model configuration of an `/api` one. */
+function modelOf({ base_url, api_key, ...model }: ApiModel): AssistantModelConfig {
+  return { ...model, ...(base_url === undefined ? {} : { baseUrl: base_url }), ...(api_key === undefined ? {} : { apiKey: api_key }) };
+}
+
+/** What `/api` shows of an assistant: its fields of this API, the key masked. (Description, metadata, version, the graph's config and context are the LangGraph API's.) */
+function toAssistantView(assistant: Assistant): AssistantView {
+  const { baseUrl, apiKey, ...model } = redactModel(assistant.model);
+  return {
+    id: assistant.id,
+    tenant_id: assistant.tenantId,
+    name: assistant.name,
+    graph: assistant.graph,
+    model: { ...model, ...(baseUrl === undefined ? {} : { base_url: baseUrl }), ...(apiKey === undefined ? {} : { api_key: apiKey }) },
+    ...(assistant.systemPrompt === undefined ? {} : { system_prompt: assistant.systemPrompt }),
+    tools: assistant.tools,
+    created_at: assistant.createdAt,
+    updated_at: assistant.updatedAt,
+  };
+}
+
+/** The store's create or update request of an `/api` body. */
+function requestOf<B extends { model?: ApiModel; system_prompt?: string }>({
+  model,
+  system_prompt,
+  ...rest
+}: B): Omit<B, "model" | "system_prompt"> & { systemPrompt?: string } & (undefined extends B["model"] ? { model?: AssistantModelConfig } : { model: AssistantModelConfig }) {
+  return { ...rest, ...(model === undefined ? {} : { model: modelOf(model) }), ...(system_prompt === undefined ? {} : { systemPrompt: system_prompt }) } as never;
+}
+
+const tags = ["assistants"];
 
 /** The assistants, and where the names their configurations give are looked up. */
 export interface AssistantRoutesOptions extends AssistantReferenceSources {
@@ -67,9 +114,6 @@ export interface AssistantRoutesOptions extends AssistantReferenceSources {
 export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = async (app, options) => {
   const { assistants } = options.stores;
   const checkReferences = assistantReferenceCheck(options);
-  // The fields of this API: description, metadata, version and the graph's config and context belong to the LangGraph API's view.
-  const redact = ({ description: _d, metadata: _m, version: _v, graphConfig: _c, graphContext: _x, ...assistant }: Assistant) =>
-    assistant.model.apiKey ? { ...assistant, model: redactModel(assistant.model) } : assistant;
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   app.post(
@@ -83,16 +127,24 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
       },
     },
     async (request, reply) => {
-      await checkReferences(tenantOf(request), request.body);
-      const assistant = await assistants.createAssistant(tenantOf(request), request.body);
-      return reply.status(201).send(redact(assistant));
+      const create = requestOf(request.body);
+      await checkReferences(tenantOf(request), create);
+      const assistant = await assistants.createAssistant(tenantOf(request), create);
+      return reply.status(201).send(toAssistantView(assistant));
     },
   );
 
   app.get(
     "/api/assistants",
-    { schema: { tags, summary: "List the tenant's assistants", response: { 200: z.object({ assistants: z.array(assistantView) }), ...apiErrors() } } },
-    async (request) => ({ assistants: (await assistants.listAssistants(tenantOf(request))).map(redact) }),
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's assistants, oldest first",
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("assistants", assistantView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
+      },
+    },
+    async (request) => pageBody("assistants", await assistants.listAssistants(tenantOf(request), request.query), toAssistantView),
   );
 
   app.get(
@@ -101,7 +153,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
     async (request) => {
       const assistant = await assistants.getAssistant(tenantOf(request), request.params.id);
       if (!assistant) throw notFound(request.params.id);
-      return redact(assistant);
+      return toAssistantView(assistant);
     },
   );
 
@@ -117,10 +169,11 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
       },
     },
     async (request) => {
-      await checkReferences(tenantOf(request), request.body);
-      const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, request.body);
+      const update = requestOf(request.body);
+      await checkReferences(tenantOf(request), update);
+      const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, update);
       if (!assistant) throw notFound(request.params.id);
-      return redact(assistant);
+      return toAssistantView(assistant);
     },
   );
 

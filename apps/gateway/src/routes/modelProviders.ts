@@ -1,6 +1,6 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
-import { MODEL_PROVIDER_KINDS } from "@axiom-lattice/protocols";
+import { MODEL_PROVIDER_KINDS, type ModelProvider } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -8,6 +8,7 @@ import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 export interface ModelProviderRoutesOptions {
@@ -24,28 +25,53 @@ const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored se
 const createSchema = z.strictObject({
   id: idSchema.describe('Unique within the tenant; assistants name it in `model.provider`. Not a built-in ("scripted", "openai")'),
   kind: z.enum(MODEL_PROVIDER_KINDS).describe('"openai": any OpenAI-compatible API; "scripted": the built-in deterministic model'),
-  baseUrl: baseUrlSchema.optional(),
+  base_url: baseUrlSchema.optional(),
   models: z.array(z.string().min(1).max(256)).max(100).optional().describe("Models it offers; the first is the default"),
-  apiKey: apiKeySchema.optional(),
+  api_key: apiKeySchema.optional(),
 });
 
 const updateSchema = z.strictObject({
   kind: createSchema.shape.kind.optional(),
-  baseUrl: baseUrlSchema.nullable().optional().describe("null removes it"),
+  base_url: baseUrlSchema.nullable().optional().describe("null removes it"),
   models: createSchema.shape.models,
-  apiKey: apiKeySchema.nullable().optional().describe("null removes it; omitted, the key stays, but a new baseUrl or kind needs it again (SECRETS_REQUIRED)"),
+  api_key: apiKeySchema.nullable().optional().describe("null removes it; omitted, the key stays, but a new base_url or kind needs it again (SECRETS_REQUIRED)"),
 });
 
-const providerView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  kind: z.enum(MODEL_PROVIDER_KINDS),
-  baseUrl: z.string().optional(),
-  models: z.array(z.string()),
-  hasApiKey: z.boolean().describe("Whether a key is set; the key itself is never returned"),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "ModelProvider" });
+const providerView = z
+  .object({
+    id: z.string(),
+    tenant_id: z.string(),
+    kind: z.enum(MODEL_PROVIDER_KINDS),
+    base_url: z.string().optional(),
+    models: z.array(z.string()),
+    has_api_key: z.boolean().describe("Whether a key is set; the key itself is never returned"),
+    created_at: z.date(),
+    updated_at: z.date(),
+  })
+  .meta({ id: "ModelProvider" });
+
+/** What the API shows of a provider. */
+function toProviderView(provider: ModelProvider): z.infer<typeof providerView> {
+  return {
+    id: provider.id,
+    tenant_id: provider.tenantId,
+    kind: provider.kind,
+    ...(provider.baseUrl === undefined ? {} : { base_url: provider.baseUrl }),
+    models: provider.models,
+    has_api_key: provider.hasApiKey,
+    created_at: provider.createdAt,
+    updated_at: provider.updatedAt,
+  };
+}
+
+/** The store's fields of a create or update body (`null` kept: it removes the field). */
+function providerFieldsOf<B extends { base_url?: string | null; api_key?: string | null }>({
+  base_url,
+  api_key,
+  ...rest
+}: B): Omit<B, "base_url" | "api_key"> & { baseUrl?: Exclude<B["base_url"], undefined>; apiKey?: Exclude<B["api_key"], undefined> } {
+  return { ...rest, ...(base_url === undefined ? {} : { baseUrl: base_url }), ...(api_key === undefined ? {} : { apiKey: api_key }) } as never;
+}
 
 const tags = ["model providers"];
 
@@ -71,15 +97,22 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
     async (request, reply) => {
       // A catalog entry named like a built-in would be shadowed by it in every assistant.
       if (agents.models.has(request.body.id)) throw new HttpError("ALREADY_EXISTS", `"${request.body.id}" is a built-in model provider`);
-      await checkBaseUrl(request.body.baseUrl);
-      return reply.status(201).send(await modelProviders.createProvider(tenantOf(request), request.body));
+      await checkBaseUrl(request.body.base_url);
+      return reply.status(201).send(toProviderView(await modelProviders.createProvider(tenantOf(request), providerFieldsOf(request.body))));
     },
   );
 
   app.get(
     "/api/model-providers",
-    { schema: { tags, summary: "List the tenant's model providers", response: { 200: z.object({ providers: z.array(providerView) }), ...apiErrors() } } },
-    async (request) => ({ providers: await modelProviders.listProviders(tenantOf(request)) }),
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's model providers, oldest first",
+        querystring: z.object(pageQuery),
+        response: { 200: pageView("providers", providerView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
+      },
+    },
+    async (request) => pageBody("providers", await modelProviders.listProviders(tenantOf(request), request.query), toProviderView),
   );
 
   app.get(
@@ -88,7 +121,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
     async (request) => {
       const provider = await modelProviders.getProvider(tenantOf(request), request.params.id);
       if (!provider) throw notFound(request.params.id);
-      return provider;
+      return toProviderView(provider);
     },
   );
 
@@ -104,10 +137,10 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
       },
     },
     async (request) => {
-      await checkBaseUrl(request.body.baseUrl);
-      const provider = await modelProviders.updateProvider(tenantOf(request), request.params.id, request.body);
+      await checkBaseUrl(request.body.base_url);
+      const provider = await modelProviders.updateProvider(tenantOf(request), request.params.id, providerFieldsOf(request.body));
       if (!provider) throw notFound(request.params.id);
-      return provider;
+      return toProviderView(provider);
     },
   );
 

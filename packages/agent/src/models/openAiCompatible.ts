@@ -15,7 +15,7 @@ import { UpstreamError } from "./upstreamErrors";
 export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries, egress }: UpstreamPolicy, fallbackApiKey?: string): ChatOpenAI {
   const apiKey = config.apiKey || fallbackApiKey;
   if (!apiKey) {
-    throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: set the assistant's model.apiKey, its model provider's apiKey, or OPENAI_API_KEY");
+    throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: give the assistant's model or its model provider an API key (`api_key`), or set OPENAI_API_KEY");
   }
   return new ChatOpenAI({
     timeout: timeoutMs,

@@ -1,6 +1,8 @@
 import type {
   Assistant,
   AssistantStore,
+  Page,
+  PageRequest,
   AssistantVersion,
   AssistantVersionQuery,
   CreateAssistantRequest,
@@ -8,6 +10,7 @@ import type {
 } from "@axiom-lattice/protocols";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { jsonContains } from "../stores/jsonContainment";
+import { CreationClock, pageByCreation } from "../stores/creationOrder";
 import { requireTenantId, requireText } from "../stores/storeArguments";
 import { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistantArguments";
 
@@ -25,13 +28,14 @@ const versionOf = ({ id, updatedAt, ...fields }: Assistant): AssistantVersion =>
 export class InMemoryAssistantStore implements AssistantStore {
   /** Per tenant, assistants in creation order. */
   private readonly tenants = new Map<string, Map<string, StoredAssistant>>();
+  private readonly clock = new CreationClock();
 
   async createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateAssistant(request);
     const assistants = this.tenants.get(tenant) ?? new Map<string, StoredAssistant>();
     if (assistants.has(valid.id)) throw new RecordExistsError("assistant", tenant, valid.id);
-    const now = new Date();
+    const now = this.clock.now();
     const assistant: Assistant = { ...valid, tenantId: tenant, version: 1, createdAt: now, updatedAt: now };
     assistants.set(valid.id, { assistant, versions: [versionOf(assistant)] });
     this.tenants.set(tenant, assistants);
@@ -43,8 +47,9 @@ export class InMemoryAssistantStore implements AssistantStore {
     return stored ? copy(stored.assistant) : null;
   }
 
-  async listAssistants(tenantId: string): Promise<Assistant[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((stored) => copy(stored.assistant));
+  async listAssistants(tenantId: string, page: PageRequest): Promise<Page<Assistant>> {
+    const stored = [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])];
+    return pageByCreation(stored.map(({ assistant }) => assistant), page, (assistant) => assistant.id);
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {
@@ -55,7 +60,7 @@ export class InMemoryAssistantStore implements AssistantStore {
     const metadata = update.metadata && { ...assistant.metadata, ...update.metadata };
     // One above the highest number given, not the current one: after an older version was made current, a new one still gets a new number.
     const version = versions[versions.length - 1]!.version + 1;
-    Object.assign(assistant, update, { ...(metadata && { metadata }), version, updatedAt: new Date() });
+    Object.assign(assistant, update, { ...(metadata && { metadata }), version, updatedAt: this.clock.now() });
     versions.push(versionOf(copy(assistant)));
     return copy(assistant);
   }
@@ -81,7 +86,7 @@ export class InMemoryAssistantStore implements AssistantStore {
     const chosen = stored?.versions.find((candidate) => candidate.version === wanted);
     if (!stored || !chosen) return null;
     const { assistantId: id, createdAt: _made, ...fields } = copy(chosen);
-    stored.assistant = { ...fields, id, createdAt: stored.assistant.createdAt, updatedAt: new Date() };
+    stored.assistant = { ...fields, id, createdAt: stored.assistant.createdAt, updatedAt: this.clock.now() };
     return copy(stored.assistant);
   }
 

@@ -1,4 +1,5 @@
-import type { CreateMcpServerConfigRequest, McpServerConfigEntry, McpServerConfigStore, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
+import type { CreateMcpServerConfigRequest, McpServerConfigEntry, McpServerConfigStore, Page, PageRequest, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
+import { CreationClock, pageByCreation } from "../stores/creationOrder";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { keepStoredMcpSecrets, requireMcpServerKey, validateCreateMcpServerConfig, validateUpdateMcpServerConfig } from "./mcpConfigArguments";
@@ -9,9 +10,10 @@ const copy = (entry: McpServerConfigEntry): McpServerConfigEntry => structuredCl
 export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
   /** Per tenant, configurations in creation order. */
   private readonly tenants = new Map<string, Map<string, McpServerConfigEntry>>();
+  private readonly clock = new CreationClock();
 
-  async getAll(tenantId: string): Promise<McpServerConfigEntry[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map(copy);
+  async list(tenantId: string, page: PageRequest): Promise<Page<McpServerConfigEntry>> {
+    return pageByCreation([...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])], page, (entry) => entry.key);
   }
 
   async get(tenantId: string, key: string): Promise<McpServerConfigEntry | null> {
@@ -24,7 +26,7 @@ export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
     const valid = validateCreateMcpServerConfig(request);
     const entries = this.tenants.get(tenant) ?? new Map<string, McpServerConfigEntry>();
     if (entries.has(valid.key)) throw new RecordExistsError("mcp-config", tenant, valid.key);
-    const now = new Date();
+    const now = this.clock.now();
     const entry: McpServerConfigEntry = { tenantId: tenant, ...valid, createdAt: now, updatedAt: now };
     entries.set(valid.key, entry);
     this.tenants.set(tenant, entries);
@@ -36,7 +38,7 @@ export class InMemoryMcpServerConfigStore implements McpServerConfigStore {
     const update = validateUpdateMcpServerConfig(request);
     if (!entry) return null;
     if (update.config) update.config = keepStoredMcpSecrets(update.config, entry.config);
-    Object.assign(entry, update, { updatedAt: new Date() });
+    Object.assign(entry, update, { updatedAt: this.clock.now() });
     return copy(entry);
   }
 

@@ -3,8 +3,11 @@ import type {
   ModelProvider,
   ModelProviderCredentials,
   ModelProviderStore,
+  Page,
+  PageRequest,
   UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
+import { CreationClock, pageByCreation } from "../stores/creationOrder";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireKeyForNewDestination, requireModelProviderId, validateCreateModelProvider, validateUpdateModelProvider } from "./modelProviderArguments";
@@ -21,13 +24,14 @@ export function withoutApiKey({ apiKey, ...provider }: ModelProviderCredentials)
 export class InMemoryModelProviderStore implements ModelProviderStore {
   /** Per tenant, providers in creation order. */
   private readonly tenants = new Map<string, Map<string, ModelProviderCredentials>>();
+  private readonly clock = new CreationClock();
 
   async createProvider(tenantId: string, request: CreateModelProviderRequest): Promise<ModelProvider> {
     const tenant = requireTenantId(tenantId);
     const valid = validateCreateModelProvider(request);
     const providers = this.tenants.get(tenant) ?? new Map<string, ModelProviderCredentials>();
     if (providers.has(valid.id)) throw new RecordExistsError("model provider", tenant, valid.id);
-    const now = new Date();
+    const now = this.clock.now();
     const provider: ModelProviderCredentials = { ...valid, tenantId: tenant, createdAt: now, updatedAt: now };
     providers.set(valid.id, provider);
     this.tenants.set(tenant, providers);
@@ -39,8 +43,9 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
     return provider ? withoutApiKey(provider) : null;
   }
 
-  async listProviders(tenantId: string): Promise<ModelProvider[]> {
-    return [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].map((provider) => withoutApiKey(structuredClone(provider)));
+  async listProviders(tenantId: string, page: PageRequest): Promise<Page<ModelProvider>> {
+    const listed = pageByCreation([...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])], page, (provider) => provider.id);
+    return { ...listed, items: listed.items.map(withoutApiKey) };
   }
 
   async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {
@@ -52,7 +57,7 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
       if (value === null) delete provider[field as "baseUrl" | "apiKey"];
       else Object.assign(provider, { [field]: value });
     }
-    provider.updatedAt = new Date();
+    provider.updatedAt = this.clock.now();
     return withoutApiKey(structuredClone(provider));
   }
 

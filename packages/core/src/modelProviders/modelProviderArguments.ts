@@ -91,7 +91,7 @@ export function requireKeyForNewDestination(providerId: string, stored: StoredPr
   const movesUrl = update.baseUrl !== undefined && (update.baseUrl ?? undefined) !== stored.baseUrl;
   const movesKind = update.kind !== undefined && update.kind !== stored.kind;
   if (movesUrl || movesKind) {
-    throw new SecretsRequiredError(`Model provider ${providerId}: a new base URL or kind needs its apiKey again ("apiKey": null drops it); a stored key never follows a new destination`);
+    throw new SecretsRequiredError(`Model provider ${providerId}: a new base URL or kind needs its API key again (or null, which drops it); a stored key never follows a new destination`);
   }
 }
 

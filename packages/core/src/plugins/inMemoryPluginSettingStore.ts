@@ -1,4 +1,5 @@
-import type { PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
+import type { Page, PageRequest, PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
+import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { requireTenantId } from "../stores/storeArguments";
 import { validatePluginSetting } from "./pluginSettingArguments";
 
@@ -6,9 +7,11 @@ import { validatePluginSetting } from "./pluginSettingArguments";
 export class InMemoryPluginSettingStore implements PluginSettingStore {
   private readonly tenants = new Map<string, Map<string, PluginSetting>>();
 
-  async list(tenantId: string): Promise<PluginSetting[]> {
-    const settings = [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])];
-    return settings.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((setting) => ({ ...setting }));
+  async list(tenantId: string, page: PageRequest): Promise<Page<PluginSetting>> {
+    const keyOf = (setting: PluginSetting) => [setting.name];
+    const settings = [...(this.tenants.get(requireTenantId(tenantId))?.values() ?? [])].sort((a, b) => comparePageKeys(keyOf(a), keyOf(b)));
+    const listed = pageOfSorted(settings, page, ["string"], keyOf);
+    return { ...listed, items: listed.items.map((setting) => ({ ...setting })) };
   }
 
   async set(tenantId: string, name: string, enabled: boolean): Promise<PluginSetting> {

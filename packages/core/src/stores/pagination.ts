@@ -85,3 +85,15 @@ export function pageOfSorted<T>(sorted: readonly T[], page: PageRequest, shape: 
   const start = after === null ? 0 : sorted.findIndex((item) => comparePageKeys(keyOf(item), after) > 0);
   return pageOf(start === -1 ? [] : sorted.slice(start, start + limit + 1), limit, keyOf);
 }
+
+/** Every item of a list, read a page at a time: for a caller that needs all of a short list (e.g. to filter it). */
+export async function readAllPages<T>(read: (page: PageRequest) => Promise<Page<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Page<T> = await read({ limit: MAX_PAGE_LIMIT, cursor });
+    items.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return items;
+}

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import type { Page } from "@axiom-lattice/protocols";
+import { describe, expect, it } from "vitest";
 import { PageCursorError, pageOfSorted, readPageRequest } from "../../src/index";
 
 interface Row {

@@ -28,11 +28,19 @@ export const GET_ASSISTANT = `
    WHERE tenant_id = $1
      AND id = $2`;
 
+/**
+ * A page of the tenant's assistants, oldest first: the $4 after the one created at $2 (epoch
+ * microseconds) with id $3, from the first when $2 is NULL. Ids compare COLLATE "C", as the index does.
+ */
 export const LIST_ASSISTANTS = `
-  SELECT ${COLUMNS}
+  SELECT ${COLUMNS},
+         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
     FROM lattice_assistants
    WHERE tenant_id = $1
-   ORDER BY created_at, id`;
+     AND ($2::bigint IS NULL
+          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+   ORDER BY created_at, id COLLATE "C"
+   LIMIT $4`;
 
 /**
  * A NULL parameter keeps the column as it is; metadata is merged (top-level keys). Every update is a

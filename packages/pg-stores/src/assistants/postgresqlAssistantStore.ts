@@ -15,8 +15,11 @@ import type {
   AssistantVersion,
   AssistantVersionQuery,
   CreateAssistantRequest,
+  Page,
+  PageRequest,
   UpdateAssistantRequest,
 } from "@axiom-lattice/protocols";
+import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import {
@@ -99,8 +102,13 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
     return row ? this.toAssistant(row) : null;
   }
 
-  async listAssistants(tenantId: string): Promise<Assistant[]> {
-    return (await this.rows(LIST_ASSISTANTS, [requireTenantId(tenantId)])).map((row) => this.toAssistant(row));
+  async listAssistants(tenantId: string, page: PageRequest): Promise<Page<Assistant>> {
+    const tenant = requireTenantId(tenantId);
+    const { limit, params } = creationPageParams(page);
+    await this.initialize();
+    const { rows } = await this.pool.query<AssistantRow & CreationOrderedRow>(LIST_ASSISTANTS, [tenant, ...params]);
+    const listed = creationPage(rows, limit, (row) => row.id);
+    return { ...listed, items: listed.items.map((row) => this.toAssistant(row)) };
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {

@@ -15,11 +15,19 @@ export const GET_MCP_SERVER_CONFIG = `
    WHERE tenant_id = $1
      AND key = $2`;
 
+/**
+ * A page of the tenant's configurations, oldest first: the $4 after the one created at $2 (epoch
+ * microseconds) with key $3, from the first when $2 is NULL. Keys compare COLLATE "C", as the index does.
+ */
 export const LIST_MCP_SERVER_CONFIGS = `
-  SELECT ${COLUMNS}
+  SELECT ${COLUMNS},
+         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
     FROM lattice_mcp_server_configs
    WHERE tenant_id = $1
-   ORDER BY created_at, key`;
+     AND ($2::bigint IS NULL
+          OR (created_at, key COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+   ORDER BY created_at, key COLLATE "C"
+   LIMIT $4`;
 
 export const LIST_CONNECTED_MCP_SERVER_CONFIGS = `
   SELECT ${COLUMNS}

@@ -13,9 +13,12 @@ import type {
   McpServerConfigEntry,
   McpServerConfigStore,
   McpServerStatus,
+  Page,
+  PageRequest,
   UpdateMcpServerConfigRequest,
 } from "@axiom-lattice/protocols";
 import type { Pool, PoolClient } from "pg";
+import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction } from "../db/transaction";
@@ -68,8 +71,13 @@ export class PostgreSQLMcpServerConfigStore extends PgStore implements McpServer
     this.keyring = options.keyring ?? SecretKeyring.development();
   }
 
-  async getAll(tenantId: string): Promise<McpServerConfigEntry[]> {
-    return (await this.rows(LIST_MCP_SERVER_CONFIGS, [requireTenantId(tenantId)])).map((row) => this.toEntry(row));
+  async list(tenantId: string, page: PageRequest): Promise<Page<McpServerConfigEntry>> {
+    const tenant = requireTenantId(tenantId);
+    const { limit, params } = creationPageParams(page);
+    await this.initialize();
+    const { rows } = await this.pool.query<McpServerConfigRow & CreationOrderedRow>(LIST_MCP_SERVER_CONFIGS, [tenant, ...params]);
+    const listed = creationPage(rows, limit, (row) => row.key);
+    return { ...listed, items: listed.items.map((row) => this.toEntry(row)) };
   }
 
   async get(tenantId: string, key: string): Promise<McpServerConfigEntry | null> {

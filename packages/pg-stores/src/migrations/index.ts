@@ -24,6 +24,7 @@ import { storeItemsMigration } from "./204_store_items";
 import { assistantVersionsMigration } from "./205_assistant_versions";
 import { threadTtlMigration } from "./206_thread_ttl";
 import { replicaPresenceRoleMigration } from "./208_replica_presence_role";
+import { registryPageOrderMigration } from "./209_registry_page_order";
 import { creationOrderPagesMigration } from "./210_creation_order_pages";
 import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
 import type { Migration } from "./migration";
@@ -56,6 +57,7 @@ export const allMigrations: readonly Migration[] = [
   assistantVersionsMigration,
   threadTtlMigration,
   replicaPresenceRoleMigration,
+  registryPageOrderMigration,
   creationOrderPagesMigration,
   agentMessagePayloadKeysMigration,
 ];

@@ -15,11 +15,19 @@ export const GET_MODEL_PROVIDER = `
    WHERE tenant_id = $1
      AND id = $2`;
 
+/**
+ * A page of the tenant's providers, oldest first: the $4 after the one created at $2 (epoch
+ * microseconds) with id $3, from the first when $2 is NULL. Ids compare COLLATE "C", as the index does.
+ */
 export const LIST_MODEL_PROVIDERS = `
-  SELECT ${COLUMNS}
+  SELECT ${COLUMNS},
+         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
     FROM lattice_model_providers
    WHERE tenant_id = $1
-   ORDER BY created_at, id`;
+     AND ($2::bigint IS NULL
+          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+   ORDER BY created_at, id COLLATE "C"
+   LIMIT $4`;
 
 /**
  * A NULL kind or models keeps the column. Base URL and key take a flag each, since NULL is also

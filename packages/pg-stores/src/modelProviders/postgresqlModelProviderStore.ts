@@ -13,8 +13,11 @@ import type {
   ModelProviderCredentials,
   ModelProviderKind,
   ModelProviderStore,
+  Page,
+  PageRequest,
   UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
+import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction } from "../db/transaction";
@@ -72,8 +75,13 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
     return row ? this.view(row) : null;
   }
 
-  async listProviders(tenantId: string): Promise<ModelProvider[]> {
-    return (await this.rows(LIST_MODEL_PROVIDERS, [requireTenantId(tenantId)])).map((row) => this.view(row));
+  async listProviders(tenantId: string, page: PageRequest): Promise<Page<ModelProvider>> {
+    const tenant = requireTenantId(tenantId);
+    const { limit, params } = creationPageParams(page);
+    await this.initialize();
+    const { rows } = await this.pool.query<ModelProviderRow & CreationOrderedRow>(LIST_MODEL_PROVIDERS, [tenant, ...params]);
+    const listed = creationPage(rows, limit, (row) => row.id);
+    return { ...listed, items: listed.items.map((row) => this.view(row)) };
   }
 
   async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {

@@ -1,5 +1,5 @@
-import { requireTenantId, validatePluginSetting } from "@axiom-lattice/core";
-import type { PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
+import { pageOf, readPageRequest, requireTenantId, validatePluginSetting } from "@axiom-lattice/core";
+import type { Page, PageRequest, PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
 import { LIST_PLUGIN_SETTINGS, UPSERT_PLUGIN_SETTING } from "./pluginSettingSql";
 
@@ -14,8 +14,12 @@ const toSetting = (row: PluginSettingRow): PluginSetting => ({ tenantId: row.ten
 
 /** {@link PluginSettingStore} on `lattice_plugin_settings`; every statement is scoped to one tenant. */
 export class PostgreSQLPluginSettingStore extends PgStore implements PluginSettingStore {
-  async list(tenantId: string): Promise<PluginSetting[]> {
-    return (await this.rows(LIST_PLUGIN_SETTINGS, [requireTenantId(tenantId)])).map(toSetting);
+  async list(tenantId: string, page: PageRequest): Promise<Page<PluginSetting>> {
+    const tenant = requireTenantId(tenantId);
+    const { limit, after } = readPageRequest(page, ["string"]);
+    const rows = await this.rows(LIST_PLUGIN_SETTINGS, [tenant, after?.[0] ?? null, limit + 1]);
+    const listed = pageOf(rows, limit, (row) => [row.name]);
+    return { ...listed, items: listed.items.map(toSetting) };
   }
 
   async set(tenantId: string, name: string, enabled: boolean): Promise<PluginSetting> {

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** Which model an assistant talks to. `provider: "scripted"` is the built-in deterministic model. */
 export interface AssistantModelConfig {
   provider: string;
@@ -68,7 +70,8 @@ export interface AssistantVersionQuery {
 export interface AssistantStore {
   createAssistant(tenantId: string, request: CreateAssistantRequest): Promise<Assistant>;
   getAssistant(tenantId: string, assistantId: string): Promise<Assistant | null>;
-  listAssistants(tenantId: string): Promise<Assistant[]>;
+  /** The tenant's assistants, oldest first (ties: by id). */
+  listAssistants(tenantId: string, page: PageRequest): Promise<Page<Assistant>>;
   updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null>;
   /** Deletes its versions too. */
   deleteAssistant(tenantId: string, assistantId: string): Promise<boolean>;

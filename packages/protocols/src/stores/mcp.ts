@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** How the gateway reaches an MCP server: a child process over stdio, or Streamable HTTP. */
 export type McpTransport = "stdio" | "http";
 
@@ -46,7 +48,8 @@ export type UpdateMcpServerConfigRequest = Partial<Omit<CreateMcpServerConfigReq
 
 /** Per-tenant MCP server configurations. `create` throws `ALREADY_EXISTS` for a key in use. */
 export interface McpServerConfigStore {
-  getAll(tenantId: string): Promise<McpServerConfigEntry[]>;
+  /** The tenant's configurations, oldest first (ties: by key). */
+  list(tenantId: string, page: PageRequest): Promise<Page<McpServerConfigEntry>>;
   get(tenantId: string, key: string): Promise<McpServerConfigEntry | null>;
   create(tenantId: string, request: CreateMcpServerConfigRequest): Promise<McpServerConfigEntry>;
   update(tenantId: string, key: string, request: UpdateMcpServerConfigRequest): Promise<McpServerConfigEntry | null>;

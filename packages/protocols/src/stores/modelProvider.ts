@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** What speaks to a provider's models: `openai` is any OpenAI-compatible API, `scripted` the built-in deterministic model. */
 export type ModelProviderKind = "openai" | "scripted";
 
@@ -45,7 +47,8 @@ export interface UpdateModelProviderRequest {
 export interface ModelProviderStore {
   createProvider(tenantId: string, request: CreateModelProviderRequest): Promise<ModelProvider>;
   getProvider(tenantId: string, providerId: string): Promise<ModelProvider | null>;
-  listProviders(tenantId: string): Promise<ModelProvider[]>;
+  /** The tenant's providers, oldest first (ties: by id). */
+  listProviders(tenantId: string, page: PageRequest): Promise<Page<ModelProvider>>;
   updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null>;
   deleteProvider(tenantId: string, providerId: string): Promise<boolean>;
   /** The provider with its key opened, read when a run builds its model. */
