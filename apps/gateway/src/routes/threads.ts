@@ -8,7 +8,7 @@ import { idParams, idSchema, noContent } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { threadRunRecords } from "./threadRuns";
-import { interruptView, messageView, queuedMessageView, runRecordView } from "./threadViews";
+import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toThreadView } from "./threadViews";
 
 export interface ThreadRoutesOptions {
   stores: Pick<GatewayStores, "assistants" | "threads" | "queue" | "lease">;
@@ -28,15 +28,6 @@ const listSchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 });
-
-const threadView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  assistantId: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "Thread" });
 
 const stateView = z.object({
   messages: z.array(messageView),
@@ -74,7 +65,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
       const { body } = request;
       await requireAssistant(options, tenantId, body.assistant_id);
       const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
-      return reply.status(201).send(thread);
+      return reply.status(201).send(toThreadView(thread));
     },
   );
 
@@ -83,14 +74,15 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     { schema: { tags, summary: "List the tenant's threads", querystring: listSchema, response: { 200: z.object({ threads: z.array(threadView) }), ...apiErrors(...INPUT_CODES) } } },
     async (request) => {
       const { query } = request;
-      return { threads: await threads.listThreads(tenantOf(request), { assistantId: query.assistant_id, limit: query.limit, offset: query.offset }) };
+      const found = await threads.listThreads(tenantOf(request), { assistantId: query.assistant_id, limit: query.limit, offset: query.offset });
+      return { threads: found.map(toThreadView) };
     },
   );
 
   app.get(
     "/api/threads/:id",
     { schema: { tags, summary: "Read a thread", params: idParams, response: { 200: threadView, ...threadErrors } } },
-    async (request) => requireThread(options, tenantOf(request), request.params.id),
+    async (request) => toThreadView(await requireThread(options, tenantOf(request), request.params.id)),
   );
 
   app.delete(
@@ -125,7 +117,8 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     },
     async (request) => {
       const thread = await requireThread(options, tenantOf(request), request.params.id);
-      return agents.getAgent(threadScope(thread)).getState();
+      const { messages, next, interrupts } = await agents.getAgent(threadScope(thread)).getState();
+      return { messages: messages.map(toMessageView), next, interrupts };
     },
   );
 
@@ -141,7 +134,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
         queue.getPendingMessages(id, scope),
         getThreadRunOwner(threadScope(thread), { store: lease }),
       ]);
-      return { processing, pending, size: processing.length + pending.length, owner };
+      return { processing: processing.map(toQueuedMessageView), pending: pending.map(toQueuedMessageView), size: processing.length + pending.length, owner };
     },
   );
 
