@@ -312,8 +312,8 @@ describe.each(["memory", "postgresql"])("tasks on %s stores", (stores) => {
     const run = await post("/api/runs", { assistant_id: "writer", thread_id: "task-with-runs", message: "hello", message_id: "task-run-1", mode: "wait" });
     expect(run.statusCode, run.body).toBe(200);
     await runtimeMoves("with-runs", { context: { run: { assistantId: "writer", threadId: "task-with-runs" } } });
-    const runs = (await get("/api/tasks/with-runs/runs")).json<{ runs: { messageId: string; status: string }[] }>();
-    expect(runs.runs.map(({ messageId, status }) => ({ messageId, status }))).toEqual([{ messageId: "task-run-1", status: "success" }]);
+    const runs = (await get("/api/tasks/with-runs/runs")).json<{ runs: { message_id: string; status: string }[] }>();
+    expect(runs.runs.map(({ message_id, status }) => ({ message_id, status }))).toEqual([{ message_id: "task-run-1", status: "success" }]);
     expect(runs).toEqual((await get("/api/threads/task-with-runs/runs")).json());
   });
 
