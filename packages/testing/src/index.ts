@@ -16,6 +16,7 @@ export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } 
 export { taskStoreContract } from "./taskStoreContract";
 export { scheduleStorageContract } from "./scheduleStorageContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
+export { FORGED_CURSORS, walkPages } from "./pageWalk";
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";
 export { followPostedSse, followSse, type SseFollower } from "./sseFollower";

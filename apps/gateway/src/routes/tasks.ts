@@ -6,10 +6,11 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
-import { threadRunRecords } from "./threadRuns";
-import { runRecordView } from "./threadViews";
+import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
+import { runRecordView, toRunRecordView } from "./threadViews";
 
 const STATUSES = Object.values(TaskStatus) as [TaskStatus, ...TaskStatus[]];
 const statusSchema = z.enum(STATUSES);
@@ -196,14 +197,16 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
       schema: {
         tags,
         summary: "The runs of the task's thread, as `GET /api/threads/{id}/runs` lists them; none before the task first started",
+        description: THREAD_RUNS_DESCRIPTION,
         params: taskParams,
-        response: { 200: z.object({ runs: z.array(runRecordView) }), ...taskErrors },
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("runs", runRecordView), ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_CURSOR") },
       },
     },
     async (request) => {
       const place = taskRunThreadOf(await tasks.get(tenantOf(request), request.params.id));
-      if (!place) return { runs: [] };
-      return { runs: await threadRunRecords(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }) };
+      if (!place) return pageBody("runs", { items: [], nextCursor: null }, toRunRecordView);
+      return pageBody("runs", await threadRunsPage(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }, request.query), toRunRecordView);
     },
   );
 

@@ -1,14 +1,16 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
-import { threadRunRecords } from "./threadRuns";
-import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toThreadView } from "./threadViews";
+import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
+import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 
 export interface ThreadRoutesOptions {
   stores: Pick<GatewayStores, "assistants" | "threads" | "queue" | "lease">;
@@ -24,9 +26,8 @@ const createSchema = z.strictObject({
 });
 
 const listSchema = z.strictObject({
-  assistant_id: idSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  assistant_id: idSchema.optional().describe("Only this assistant's threads"),
+  ...pageQuery,
 });
 
 const stateView = z.object({
@@ -44,6 +45,7 @@ const queueView = z.object({
 
 const tags = ["threads"];
 const threadErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
+const listErrors = (...codes: ErrorCode[]) => apiErrors(...INPUT_CODES, "INVALID_CURSOR", ...codes);
 
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
 export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (app, options) => {
@@ -71,11 +73,17 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
 
   app.get(
     "/api/threads",
-    { schema: { tags, summary: "List the tenant's threads", querystring: listSchema, response: { 200: z.object({ threads: z.array(threadView) }), ...apiErrors(...INPUT_CODES) } } },
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's threads, newest first, a page at a time",
+        querystring: listSchema,
+        response: { 200: pageView("threads", threadView), ...listErrors() },
+      },
+    },
     async (request) => {
-      const { query } = request;
-      const found = await threads.listThreads(tenantOf(request), { assistantId: query.assistant_id, limit: query.limit, offset: query.offset });
-      return { threads: found.map(toThreadView) };
+      const { assistant_id, limit, cursor } = request.query;
+      return pageBody("threads", await threads.listThreads(tenantOf(request), { limit, cursor }, { assistantId: assistant_id }), toThreadView);
     },
   );
 
@@ -143,16 +151,18 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     {
       schema: {
         tags,
-        summary: "The thread's runs: the latest 100 finished ones, oldest first, then the one in progress",
-        description: "Messages still waiting their turn are listed by `GET /api/threads/{id}/queue`.",
+        summary: "The thread's runs, oldest first, then the one in progress",
+        description: THREAD_RUNS_DESCRIPTION,
         params: idParams,
-        response: { 200: z.object({ runs: z.array(runRecordView) }), ...threadErrors },
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("runs", runRecordView), ...listErrors("NOT_FOUND") },
       },
     },
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      return { runs: await threadRunRecords(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }) };
+      const runs = await threadRunsPage(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }, request.query);
+      return pageBody("runs", runs, toRunRecordView);
     },
   );
 };

@@ -24,6 +24,7 @@ import { storeItemsMigration } from "./204_store_items";
 import { assistantVersionsMigration } from "./205_assistant_versions";
 import { threadTtlMigration } from "./206_thread_ttl";
 import { replicaPresenceRoleMigration } from "./208_replica_presence_role";
+import { threadAndRunPagesMigration } from "./212_thread_and_run_pages";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -54,4 +55,5 @@ export const allMigrations: readonly Migration[] = [
   assistantVersionsMigration,
   threadTtlMigration,
   replicaPresenceRoleMigration,
+  threadAndRunPagesMigration,
 ];
