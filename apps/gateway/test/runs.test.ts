@@ -142,7 +142,7 @@ describe("deleting a thread", () => {
     expect(await queue().getMessage("gone-1", scope)).toBeNull();
 
     expect((await post("/api/threads", { thread_id: "gone", assistant_id: "echo" })).statusCode).toBe(201);
-    expect((await get("/api/threads/gone/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/threads/gone/runs")).json()).toEqual({ runs: [], next_cursor: null, has_more: false });
     expect((await get("/api/threads/gone/state")).json()).toMatchObject({ messages: [], next: [], interrupts: [] });
     expect((await get("/api/threads/gone/queue")).json()).toMatchObject({ processing: [], pending: [], size: 0 });
     const stream = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "gone", message_id: "gone-1" });

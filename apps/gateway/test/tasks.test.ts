@@ -306,7 +306,7 @@ describe.each(["memory", "postgresql"])("tasks on %s stores", (stores) => {
 
   it("lists the runs of the task's thread as the thread's own route does; none before it started", async () => {
     await create({ id: "with-runs", title: "Runs", ownerType: "agent", ownerId: "writer" });
-    expect((await get("/api/tasks/with-runs/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/tasks/with-runs/runs")).json()).toEqual({ runs: [], next_cursor: null, has_more: false });
 
     expect((await post("/api/threads", { thread_id: "task-with-runs", assistant_id: "writer" })).statusCode).toBe(201);
     const run = await post("/api/runs", { assistant_id: "writer", thread_id: "task-with-runs", message: "hello", message_id: "task-run-1", mode: "wait" });
