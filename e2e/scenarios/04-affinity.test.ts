@@ -53,7 +53,7 @@ describe("scenario 4: thread ownership and affinity", () => {
       20_000,
       "both runs finished",
     );
-    expect(runs.find((run) => run.message_id === "long")).toMatchObject({ status: "aborted", replicaId: owner.replicaId });
-    expect(runs.find((run) => run.message_id === "second")).toMatchObject({ status: "success", replicaId: owner.replicaId });
+    expect(runs.find((run) => run.message_id === "long")).toMatchObject({ status: "aborted", replica_id: owner.replicaId });
+    expect(runs.find((run) => run.message_id === "second")).toMatchObject({ status: "success", replica_id: owner.replicaId });
   });
 });
