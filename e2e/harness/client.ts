@@ -34,11 +34,11 @@ export async function expectOk<T>(promise: ReturnType<typeof call>, status = 200
 }
 
 export interface RunRecord {
-  messageId: string;
+  message_id: string;
   status: string;
-  replicaId: string | null;
-  startedAt: string | null;
-  finishedAt: string | null;
+  replica_id: string | null;
+  started_at: string | null;
+  finished_at: string | null;
   error: string | null;
 }
 

@@ -48,13 +48,13 @@ export async function expectProcessedOnceInOrder(
     const runs = await eventually(
       async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(url, "GET", `/api/threads/${threadId}/runs`));
-        return runs.length === perThread && runs.every((run) => run.finishedAt) ? runs : undefined;
+        return runs.length === perThread && runs.every((run) => run.finished_at) ? runs : undefined;
       },
       120_000,
       `all runs of ${threadId} finished`,
     );
     expect(runs.every((run) => run.status === "success")).toBe(true);
-    expect(new Set(runs.map((run) => run.messageId)).size).toBe(perThread);
+    expect(new Set(runs.map((run) => run.message_id)).size).toBe(perThread);
 
     const state = await expectOk<{ messages: Array<{ type: string; content: string }> }>(call(url, "GET", `/api/threads/${threadId}/state`));
     const humans = state.messages.filter((message) => message.type === "human").map((message) => message.content);
@@ -62,14 +62,14 @@ export async function expectProcessedOnceInOrder(
     expect(humans).toEqual(Array.from({ length: perThread }, (_, m) => `${threadId} message ${m}`));
     expect(answers).toEqual(humans.map((text) => `echo: ${text}`));
 
-    const ordered = [...runs].sort((a, b) => Date.parse(a.startedAt!) - Date.parse(b.startedAt!));
-    expect(ordered.map((run) => run.messageId)).toEqual(Array.from({ length: perThread }, (_, m) => `${threadId}-m${m}`));
+    const ordered = [...runs].sort((a, b) => Date.parse(a.started_at!) - Date.parse(b.started_at!));
+    expect(ordered.map((run) => run.message_id)).toEqual(Array.from({ length: perThread }, (_, m) => `${threadId}-m${m}`));
     for (let i = 1; i < ordered.length; i++) {
-      expect(Date.parse(ordered[i].startedAt!)).toBeGreaterThanOrEqual(Date.parse(ordered[i - 1].finishedAt!));
+      expect(Date.parse(ordered[i].started_at!)).toBeGreaterThanOrEqual(Date.parse(ordered[i - 1].finished_at!));
     }
     for (const run of runs) {
-      expect(replicaIds).toContain(run.replicaId);
-      servedBy[run.replicaId!] = (servedBy[run.replicaId!] ?? 0) + 1;
+      expect(replicaIds).toContain(run.replica_id);
+      servedBy[run.replica_id!] = (servedBy[run.replica_id!] ?? 0) + 1;
     }
   }
   return servedBy;
@@ -107,8 +107,8 @@ export async function startLongRun(url: string, threadId: string, messageId: str
   );
   return eventually(
     async () => {
-      const { processing } = await expectOk<{ processing: Array<{ replicaId?: string }> }>(call(url, "GET", `/api/threads/${threadId}/queue`));
-      return processing[0]?.replicaId;
+      const { processing } = await expectOk<{ processing: Array<{ replica_id?: string }> }>(call(url, "GET", `/api/threads/${threadId}/queue`));
+      return processing[0]?.replica_id;
     },
     10_000,
     "the long run started",

@@ -28,7 +28,7 @@ describe("scenario 4: thread ownership and affinity", () => {
     expect(miss.status).toBe(200);
     expect(miss.headers.get("x-axiom-replica")).toBe(other.replicaId);
     expect(miss.headers.get("x-axiom-affinity-echo")).toBe(owner.replicaId);
-    expect(parseSse(miss.text)).toEqual([{ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: owner.replicaId, threadId: "owned", messageId: "second" } }]);
+    expect(parseSse(miss.text)).toEqual([{ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: owner.replicaId, thread_id: "owned", message_id: "second" } }]);
 
     const invalid = await call(
       other.url,
@@ -43,17 +43,17 @@ describe("scenario 4: thread ownership and affinity", () => {
     // Run control needs no affinity, strict or not: the peer records the abort, the owner applies it.
     const abort = await call(other.url, "POST", "/api/runs/abort", { assistant_id: ASSISTANT, thread_id: "owned" });
     expect(abort.status, abort.text).toBe(200);
-    expect(abort.json()).toEqual({ success: true, aborted: true, messageId: "long", status: "aborted" });
+    expect(abort.json()).toEqual({ success: true, aborted: true, message_id: "long", status: "aborted" });
 
     const runs = await eventually(
       async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(owner.url, "GET", "/api/threads/owned/runs"));
-        return runs.length === 2 && runs.every((run) => run.finishedAt) ? runs : undefined;
+        return runs.length === 2 && runs.every((run) => run.finished_at) ? runs : undefined;
       },
       20_000,
       "both runs finished",
     );
-    expect(runs.find((run) => run.messageId === "long")).toMatchObject({ status: "aborted", replicaId: owner.replicaId });
-    expect(runs.find((run) => run.messageId === "second")).toMatchObject({ status: "success", replicaId: owner.replicaId });
+    expect(runs.find((run) => run.message_id === "long")).toMatchObject({ status: "aborted", replica_id: owner.replicaId });
+    expect(runs.find((run) => run.message_id === "second")).toMatchObject({ status: "success", replica_id: owner.replicaId });
   });
 });

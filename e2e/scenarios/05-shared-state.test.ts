@@ -16,6 +16,6 @@ describe("scenario 5: shared conversation state", () => {
     expect(await runTurn(b.url, "shared", "turn two", "turn-2")).toEqual(["turn one", "echo: turn one", "turn two", "echo: turn two"]);
 
     const { runs } = await expectOk<{ runs: RunRecord[] }>(call(b.url, "GET", "/api/threads/shared/runs"));
-    expect(Object.fromEntries(runs.map((run) => [run.messageId, run.replicaId]))).toEqual({ "turn-1": a.replicaId, "turn-2": b.replicaId });
+    expect(Object.fromEntries(runs.map((run) => [run.message_id, run.replica_id]))).toEqual({ "turn-1": a.replicaId, "turn-2": b.replicaId });
   });
 });

@@ -23,13 +23,13 @@ describe("scenario 9 (part): schedule changes reach peers through the outbox", (
     const runs = await eventually(
       async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(b.url, "GET", "/api/threads/scheduled/runs"));
-        return runs.length > 0 && runs.every((run) => run.finishedAt) ? runs : undefined;
+        return runs.length > 0 && runs.every((run) => run.finished_at) ? runs : undefined;
       },
       20_000,
       "the scheduled message ran on B",
     );
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ status: "success", replicaId: b.replicaId, messageId: expect.stringContaining(created.id) });
+    expect(runs[0]).toMatchObject({ status: "success", replica_id: b.replicaId, message_id: expect.stringContaining(created.id) });
     const schedule = await expectOk<{ status: string }>(call(b.url, "GET", `/api/schedules/${created.id}`));
     expect(schedule.status).toBe("completed");
   });

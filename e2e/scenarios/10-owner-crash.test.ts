@@ -20,15 +20,15 @@ describe("scenario 10: crash of a run's owner", () => {
     const runs = await eventually(
       async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(peer.url, "GET", "/api/threads/crash/runs"));
-        return runs.length === 1 && runs[0].finishedAt ? runs : undefined;
+        return runs.length === 1 && runs[0].finished_at ? runs : undefined;
       },
       30_000,
       "the peer completed the run",
     );
-    expect(runs[0]).toMatchObject({ messageId: "long", status: "success", replicaId: peer.replicaId });
+    expect(runs[0]).toMatchObject({ message_id: "long", status: "success", replica_id: peer.replicaId });
     // Not before the dead owner's leases expired: renewed every third of the TTL, they outlive the
     // kill by at least two thirds of it.
-    expect(Date.parse(runs[0].startedAt!)).toBeGreaterThanOrEqual(killedAt + RUN_LEASE_MS / 2);
+    expect(Date.parse(runs[0].started_at!)).toBeGreaterThanOrEqual(killedAt + RUN_LEASE_MS / 2);
 
     // Nothing lost, nothing run twice: one question, one answer.
     const state = await expectOk<{ messages: Array<{ type: string }> }>(call(peer.url, "GET", "/api/threads/crash/state"));

@@ -20,12 +20,12 @@ describe("scenario 12: graceful shutdown", () => {
     const runs = await eventually(
       async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(peer.url, "GET", "/api/threads/shutdown/runs"));
-        return runs.length === 1 && runs[0].finishedAt ? runs : undefined;
+        return runs.length === 1 && runs[0].finished_at ? runs : undefined;
       },
       20_000,
       "the run completed on the peer",
     );
-    expect(runs[0]).toMatchObject({ messageId: "long", status: "success", replicaId: peer.replicaId });
+    expect(runs[0]).toMatchObject({ message_id: "long", status: "success", replica_id: peer.replicaId });
     const state = await expectOk<{ messages: Array<{ type: string; content: string }> }>(call(peer.url, "GET", "/api/threads/shutdown/state"));
     expect(state.messages.filter((message) => message.type === "human")).toHaveLength(1);
   });

@@ -111,10 +111,10 @@ describe("scenario 15: a schedule survives its runner", () => {
 
     // And each fire's message ran once, successfully: the killed fire's too (taken over, not resent).
     const { runs } = await expectOk<{ runs: RunRecord[] }>(call(survivors[0].url, "GET", "/api/threads/ticks/runs"));
-    const finished = runs.filter((run) => run.finishedAt);
+    const finished = runs.filter((run) => run.finished_at);
     const settledSlots = slots.filter((slot) => slot <= fire.runAt || survivors.some((replica) => settled(replica, taskId).some((line) => line.runAt === slot)));
     for (const slot of settledSlots) {
-      const ofSlot = finished.filter((run) => run.messageId === `schedule.${taskId}.${slot}`);
+      const ofSlot = finished.filter((run) => run.message_id === `schedule.${taskId}.${slot}`);
       expect(ofSlot, `runs of slot ${new Date(slot).toISOString()}`).toEqual([expect.objectContaining({ status: "success" })]);
     }
     const schedule = await expectOk<{ status: string; last_error?: string }>(call(survivors[0].url, "GET", `/api/schedules/${taskId}`));

@@ -35,7 +35,7 @@ describe("scenario 17: task delegation across processes", () => {
     await queue("busy-thread", "/sleep 1500", "busy-short");
     await queue("busy-thread", `/sleep ${BUSY_MS}`, "busy");
     await eventually(
-      async () => ((await runsOf(a.url, "busy-thread")).some((run) => run.messageId === "busy" && run.replicaId === a.replicaId && !run.finishedAt) ? true : undefined),
+      async () => ((await runsOf(a.url, "busy-thread")).some((run) => run.message_id === "busy" && run.replica_id === a.replicaId && !run.finished_at) ? true : undefined),
       30_000,
       "A running the busy thread's long run",
     );
@@ -48,16 +48,16 @@ describe("scenario 17: task delegation across processes", () => {
     const callerRuns = await eventually(
       async () => {
         const runs = await runsOf(b.url, "boss-thread");
-        return runs.some((run) => run.messageId === resumeId && run.finishedAt) ? runs : undefined;
+        return runs.some((run) => run.message_id === resumeId && run.finished_at) ? runs : undefined;
       },
       60_000,
       "the caller resumed",
     );
     expect(await expectOk(call(b.url, "GET", `/api/tasks/${taskId}`))).toMatchObject({ status: "completed", result: "echo: check the figures" });
     const calleeRuns = await expectOk<{ runs: RunRecord[] }>(call(b.url, "GET", `/api/tasks/${taskId}/runs`));
-    expect(calleeRuns.runs.map((run) => [run.replicaId, run.status])).toEqual([[b.replicaId, "success"]]);
+    expect(calleeRuns.runs.map((run) => [run.replica_id, run.status])).toEqual([[b.replicaId, "success"]]);
     // The resume runs wherever the caller's thread is claimed next: B, as A is still busy.
-    expect(callerRuns.map((run) => [run.messageId, run.replicaId, run.status])).toEqual([
+    expect(callerRuns.map((run) => [run.message_id, run.replica_id, run.status])).toEqual([
       ["warm-up", a.replicaId, "success"],
       ["delegate", a.replicaId, "interrupted"],
       [resumeId, b.replicaId, "success"],
@@ -95,12 +95,12 @@ describe("scenario 17: task delegation across processes", () => {
     const runs = await eventually(
       async () => {
         const listed = (await expectOk<{ runs: RunRecord[] }>(call(a.url, "GET", "/api/tasks/d1/runs"))).runs;
-        return listed.every((run) => run.finishedAt) ? listed : undefined;
+        return listed.every((run) => run.finished_at) ? listed : undefined;
       },
       5_000,
       "d1's runs to finish",
     );
-    expect(runs.map((run) => [run.messageId.replace(/-\d+$/, ""), run.status])).toEqual([
+    expect(runs.map((run) => [run.message_id.replace(/-\d+$/, ""), run.status])).toEqual([
       ["task-d1-start", "interrupted"],
       ["task-d1-resume-run", "success"],
     ]);

@@ -101,7 +101,7 @@ describe("scenario 19: a replica killed inside a project task machine pass", () 
       const runs = await eventually(
         async () => {
           const listed = (await expectOk<{ runs: RunRecord[] }>(call(survivors[0]!.url, "GET", `/api/tasks/${id}/runs`))).runs;
-          return listed.every((run) => run.finishedAt) ? listed : undefined;
+          return listed.every((run) => run.finished_at) ? listed : undefined;
         },
         5_000,
         `${id}'s run to finish`,

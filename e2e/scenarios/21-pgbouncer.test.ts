@@ -98,9 +98,9 @@ describe.skipIf(pgBouncerMissing)("scenario 21: replicas behind PgBouncer (trans
       );
       const runs = await eventually(async () => {
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(other.url, "GET", "/api/threads/held/runs"));
-        return runs.length === 2 && runs.every((run) => run.finishedAt) ? runs : undefined;
+        return runs.length === 2 && runs.every((run) => run.finished_at) ? runs : undefined;
       });
-      expect(runs.map((run) => [run.messageId, run.status]).sort()).toEqual([
+      expect(runs.map((run) => [run.message_id, run.status]).sort()).toEqual([
         ["held-after", "success"],
         ["held-long", "success"],
       ]);

@@ -44,8 +44,8 @@ async function finishedRun(url: string, threadId: string, messageId: string): Pr
   return eventually(
     async () => {
       const { runs } = await expectOk<{ runs: RunRecord[] }>(call(url, "GET", `/api/threads/${threadId}/runs`));
-      const run = runs.find((candidate) => candidate.messageId === messageId);
-      return run?.finishedAt ? run : undefined;
+      const run = runs.find((candidate) => candidate.message_id === messageId);
+      return run?.finished_at ? run : undefined;
     },
     60_000,
     `${messageId} finished`,
@@ -86,7 +86,7 @@ describe.skipIf(nginxMissing)("scenario 22: streams behind a round-robin balance
         // And replayed once it ended.
         const late = await resumeRun(lb, { ...run, lastEventId: `${run.messageId}:2` });
         await late.follower.ended;
-        const owner = (await finishedRun(lb, threadId, run.messageId)).replicaId;
+        const owner = (await finishedRun(lb, threadId, run.messageId)).replica_id;
         return { streams: [...live, late], logged: await finishedRunLog(pool, run.messageId), owner };
       }),
     );
@@ -119,11 +119,11 @@ describe.skipIf(nginxMissing)("scenario 22: streams behind a round-robin balance
     const logged = await finishedRunLog(pool, run.messageId);
     const record = await finishedRun(lb, run.threadId, run.messageId);
     expect(record).toMatchObject({ status: "success" });
-    expect(record.replicaId).not.toBe(killed.replicaId);
+    expect(record.replica_id).not.toBe(killed.replicaId);
 
     expectWhole(follower, logged);
     const resumed = follower.follower.ofType("run_resumed");
-    expect(resumed.map((event) => event.data)).toEqual([{ replica: record.replicaId, attempt: 2 }]);
+    expect(resumed.map((event) => event.data)).toEqual([{ replica: record.replica_id, attempt: 2 }]);
     // A killed owner says nothing: no hand-over event, the re-run's marker is all.
     expect(follower.follower.ofType("run_handed_over")).toEqual([]);
     expect(answerOf(follower.follower.events)).toBe(`echo: ${run.text}`);

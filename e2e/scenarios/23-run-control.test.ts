@@ -21,7 +21,7 @@ const RUN_LEASE_MS = 4_000;
 interface AbortAnswer {
   aborted: boolean;
   requested?: true;
-  messageId?: string;
+  message_id?: string;
   status?: string;
 }
 
@@ -63,7 +63,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
         threadIds.map(async (threadId) => {
           const response = await call(lb, "POST", "/api/runs/abort", { assistant_id: ASSISTANT, thread_id: threadId });
           expect(response.status, response.text).toBe(200);
-          expect(response.json<AbortAnswer>()).toEqual({ success: true, aborted: true, messageId: `${threadId}-long`, status: "aborted" });
+          expect(response.json<AbortAnswer>()).toEqual({ success: true, aborted: true, message_id: `${threadId}-long`, status: "aborted" });
           if (response.headers.get("x-axiom-replica") !== owners.get(threadId)) servedByNonOwner.push(threadId);
         }),
       );
@@ -72,8 +72,8 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
       for (const threadId of threadIds) {
         const runs = await runsOf(lb, threadId);
         // Stopped on the replica running it, recorded once, with the request on the record.
-        expect(runs).toEqual([expect.objectContaining({ messageId: `${threadId}-long`, status: "aborted", replicaId: owners.get(threadId), error: "Run aborted" })]);
-        expect((runs[0] as RunRecord & { abortRequestedAt: string | null }).abortRequestedAt).not.toBeNull();
+        expect(runs).toEqual([expect.objectContaining({ message_id: `${threadId}-long`, status: "aborted", replica_id: owners.get(threadId), error: "Run aborted" })]);
+        expect((runs[0] as RunRecord & { abort_requested_at: string | null }).abort_requested_at).not.toBeNull();
       }
       // Aborted, not stuck: the next message on an aborted thread runs, wherever it lands.
       const next = await expectOk<{ status: string }>(
@@ -107,11 +107,11 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
       );
       for (const threadId of threadIds) {
         const runs = await runsOf(lb, threadId);
-        expect(runs.map((listed) => [listed.messageId, listed.status])).toEqual([
+        expect(runs.map((listed) => [listed.message_id, listed.status])).toEqual([
           [`${threadId}-long`, "aborted"],
           [`${threadId}-urgent`, "success"],
         ]);
-        expect(runs[0].replicaId).toBe(owners.get(threadId));
+        expect(runs[0].replica_id).toBe(owners.get(threadId));
       }
     } finally {
       await stopBalancer();
@@ -139,7 +139,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
       const abort = await call(survivor.url, "POST", "/api/runs/abort", { assistant_id: ASSISTANT, thread_id: "doomed" });
       // Half the lease passed without an end: nobody alive runs it yet.
       expect(abort.status, abort.text).toBe(202);
-      expect(abort.json<AbortAnswer>()).toEqual({ success: true, aborted: false, requested: true, messageId: "doomed-long" });
+      expect(abort.json<AbortAnswer>()).toEqual({ success: true, aborted: false, requested: true, message_id: "doomed-long" });
       const pending = await readRunLeases(pool, "doomed", "doomed-long");
       expect(pending).toMatchObject({ status: "processing", claimReplicaId: ownerId });
 
@@ -152,7 +152,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
         RUN_LEASE_MS * 5,
         "the abort applied by the replica taking over",
       );
-      expect(runs).toEqual([expect.objectContaining({ messageId: "doomed-long", status: "aborted", error: "Run aborted" })]);
+      expect(runs).toEqual([expect.objectContaining({ message_id: "doomed-long", status: "aborted", error: "Run aborted" })]);
       // It never ran again: no answer in the thread, not even after another lease period.
       await new Promise((resolve) => setTimeout(resolve, RUN_LEASE_MS));
       expect(await runsOf(lb, "doomed")).toEqual(runs);
@@ -162,7 +162,7 @@ describe.skipIf(nginxMissing)("scenario 23: run control from any replica, behind
 
       // Asked again, through the balancer: the outcome, as recorded.
       const again = await call(lb, "POST", "/api/runs/abort", { assistant_id: ASSISTANT, thread_id: "doomed", message_id: "doomed-long" });
-      expect(again.json<AbortAnswer>()).toEqual({ success: true, aborted: true, messageId: "doomed-long", status: "aborted" });
+      expect(again.json<AbortAnswer>()).toEqual({ success: true, aborted: true, message_id: "doomed-long", status: "aborted" });
       const next = await expectOk<{ status: string; messages: Array<{ content: string }> }>(
         call(lb, "POST", "/api/runs", { assistant_id: ASSISTANT, thread_id: "doomed", message: "still here", mode: "wait" }),
       );

@@ -24,7 +24,7 @@ const finishedRuns = (url: string, path: string, count: number, headers: Record<
   eventually(
     async () => {
       const { runs } = await expectOk<{ runs: RunRecord[] }>(call(url, "GET", path, undefined, headers));
-      return runs.length === count && runs.every((run) => run.finishedAt) ? runs : undefined;
+      return runs.length === count && runs.every((run) => run.finished_at) ? runs : undefined;
     },
     60_000,
     `${count} runs of ${path} finished`,
@@ -135,7 +135,7 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
     expect(answerOf(stream.follower.events)).toBe(`echo: ${text}`);
 
     const [record] = await finishedRuns(api.url, "/api/threads/killed/runs", 1);
-    expect(record).toMatchObject({ messageId: "killed-m", status: "success", replicaId: survivor.replicaId });
+    expect(record).toMatchObject({ message_id: "killed-m", status: "success", replica_id: survivor.replicaId });
     // Once: the conversation holds the message and one answer to it.
     const { messages } = await expectOk<{ messages: Array<{ type: string; content: string }> }>(call(api.url, "GET", "/api/threads/killed/state"));
     expect(messages.map((message) => `${message.type}:${message.content}`)).toEqual([`human:${text}`, `ai:echo: ${text}`]);

@@ -83,7 +83,7 @@ describe.skipIf(nginxMissing)("behind the documented nginx load balancer", () =>
         const { runs } = await expectOk<{ runs: RunRecord[] }>(call(lb, "GET", "/api/threads/lb-owned/runs"));
         return runs.length === 2 ? runs : undefined;
       });
-      expect(runs.every((run) => run.replicaId === owner && run.status === "success")).toBe(true);
+      expect(runs.every((run) => run.replica_id === owner && run.status === "success")).toBe(true);
     } finally {
       await stopBalancer();
     }

@@ -387,15 +387,15 @@ CREATE INDEX lattice_thread_message_queue_finished ON public.lattice_thread_mess
 
 CREATE UNIQUE INDEX lattice_thread_message_queue_id_per_tenant ON public.lattice_thread_message_queue USING btree (id, COALESCE(tenant_id, ''::text));
 
-CREATE INDEX lattice_thread_message_queue_runs ON public.lattice_thread_message_queue USING btree (thread_id, finished_at DESC) WHERE (status = 'completed'::text);
+CREATE INDEX lattice_thread_message_queue_run_pages ON public.lattice_thread_message_queue USING btree (thread_id, finished_at, sequence) WHERE (status = 'completed'::text);
 
 CREATE INDEX lattice_thread_message_queue_tenant_open ON public.lattice_thread_message_queue USING btree (COALESCE(tenant_id, ''::text)) WHERE (status = ANY (ARRAY['pending'::text, 'processing'::text]));
 
-CREATE INDEX lattice_threads_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC);
-
-CREATE INDEX lattice_threads_by_creation ON public.lattice_threads USING btree (tenant_id, created_at DESC);
-
 CREATE INDEX lattice_threads_expiry ON public.lattice_threads USING btree (expires_at) WHERE (expires_at IS NOT NULL);
+
+CREATE INDEX lattice_threads_pages ON public.lattice_threads USING btree (tenant_id, created_at DESC, id COLLATE "C" DESC);
+
+CREATE INDEX lattice_threads_pages_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC, id COLLATE "C" DESC);
 
 ALTER TABLE ONLY public.lattice_assistant_versions
     ADD CONSTRAINT lattice_assistant_versions_tenant_id_assistant_id_fkey FOREIGN KEY (tenant_id, assistant_id) REFERENCES public.lattice_assistants(tenant_id, id) ON DELETE CASCADE;

@@ -97,8 +97,8 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     expect(sent).toHaveLength(threads.length * perThread);
 
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await queue().listRuns(threadId, scope)).length === perThread, { timeoutMs: 30_000 });
-      const runs = await queue().listRuns(threadId, scope);
+      await eventually(`${threadId} drained`, async () => (await queue().latestRuns(threadId, scope)).length === perThread, { timeoutMs: 30_000 });
+      const runs = await queue().latestRuns(threadId, scope);
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       // Claim order is enqueue order (the database sequence), and each run starts after the previous one finished.
       const bySequence = [...runs].sort((x, y) => Number(BigInt(x.sequence) - BigInt(y.sequence)));
@@ -238,7 +238,7 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     await queue().claimPendingMessages("outlived", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
 
     expect(await manager(b, { wakeup: lostWakeups }).getAgent(thread("outlived")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await queue().listRuns("outlived", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await queue().latestRuns("outlived", scope)).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);

@@ -48,7 +48,7 @@ describe("free-form JSON in requests is bounded: refused with 400, nothing store
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject(boundsError("command.resume"));
     expect((await get("/api/threads/t1/queue")).json()).toMatchObject({ size: 0 });
-    expect((await get("/api/threads/t1/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/threads/t1/runs")).json()).toEqual({ runs: [], next_cursor: null, has_more: false });
   });
 
   it.each(outOfBounds)("a schedule's payload %s", async (_label, payload) => {

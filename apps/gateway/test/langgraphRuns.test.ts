@@ -28,7 +28,7 @@ describe("LangGraph API: threads", () => {
     expect([again.statusCode, again.json().code]).toEqual([409, "ALREADY_EXISTS"]);
     expect((await post("/threads", { thread_id: "lg-t1", if_exists: "do_nothing" })).json()).toMatchObject({ metadata: { user: "ann" } });
     // In the /api dialect it is a thread of no assistant.
-    expect((await get("/api/threads/lg-t1")).json()).toMatchObject({ assistantId: "*" });
+    expect((await get("/api/threads/lg-t1")).json()).toMatchObject({ assistant_id: "*" });
 
     const patched = await gateway.app.inject({ method: "PATCH", url: "/threads/lg-t1", headers: { ...headers, "content-type": "application/json" }, payload: { metadata: { plan: "pro" } } });
     expect(patched.json().metadata).toEqual({ user: "ann", plan: "pro" });

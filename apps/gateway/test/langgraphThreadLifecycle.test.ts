@@ -21,7 +21,7 @@ async function remains(gateway: Pick<TestGateway, "context">, tenantId: string, 
   const scope = threadScope({ id, tenantId, assistantId: "*", metadata: {}, createdAt: new Date(), updatedAt: new Date() });
   const [thread, runs, snapshot] = await Promise.all([
     stores.threads.getThread(tenantId, id),
-    stores.queue.listRuns(id, { tenantId, assistantId: "*" }),
+    stores.queue.latestRuns(id, { tenantId, assistantId: "*" }),
     agents.getAgent(scope).stateSnapshot(),
   ]);
   return { thread: thread !== null, runs: runs.length, checkpointed: snapshot.createdAt !== undefined };

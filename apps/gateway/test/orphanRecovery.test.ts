@@ -79,7 +79,7 @@ const runThreadOf = (task: TaskItem) => ({ tenantId: task.tenantId, assistantId:
 async function messagesOn(context: GatewayContext, { tenantId, assistantId, threadId }: { tenantId: string; assistantId: string; threadId: string }): Promise<string[]> {
   const { queue } = context.stores;
   const scope = { tenantId, assistantId };
-  const all = [...(await queue.getPendingMessages(threadId, scope)), ...(await queue.getProcessingMessages(threadId, scope)), ...(await queue.listRuns(threadId, scope))];
+  const all = [...(await queue.getPendingMessages(threadId, scope)), ...(await queue.getProcessingMessages(threadId, scope)), ...(await queue.latestRuns(threadId, scope))];
   return [...new Set(all.map((message) => message.id))];
 }
 

@@ -172,10 +172,10 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     const [callee] = (await gateway.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { parentId: "abandoned" })).items;
     // The callee's run completes after its settlement resumed its caller, had it resumed anything.
     const calleeScope = { tenantId: TENANT, assistantId: "boss" };
-    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.listRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
+    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.latestRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
     expect(await gateway.context.stores.tasks.getTask(TENANT, callee!.id)).toMatchObject({ status: "completed" });
     const thread = taskThreadId("abandoned");
-    expect(await gateway.context.stores.queue.listRuns(thread, { tenantId: TENANT, assistantId: "writer" })).toHaveLength(1);
+    expect(await gateway.context.stores.queue.latestRuns(thread, { tenantId: TENANT, assistantId: "writer" })).toHaveLength(1);
     expect(await gateway.context.stores.queue.getQueueSize(thread, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
     expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
   });

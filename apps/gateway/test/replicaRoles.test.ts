@@ -43,8 +43,8 @@ afterAll(async () => {
 });
 
 const runRecord = async (threadId: string, messageId: string) => {
-  const { runs } = (await api.inject({ method: "GET", url: `/api/threads/${threadId}/runs` })).json<{ runs: Array<{ messageId: string; replicaId: string | null; status: string }> }>();
-  return runs.find((run) => run.messageId === messageId);
+  const { runs } = (await api.inject({ method: "GET", url: `/api/threads/${threadId}/runs` })).json<{ runs: Array<{ message_id: string; replica_id: string | null; status: string }> }>();
+  return runs.find((run) => run.message_id === messageId);
 };
 
 describe("api and worker replicas", () => {
@@ -84,7 +84,7 @@ describe("api and worker replicas", () => {
     const resumed = parseSse((await post(api, "/api/runs/resume_stream", { assistant_id: ASSISTANT, thread_id: "t-roles", message_id: "m-queue" })).body);
     expect(resumed.at(-1)).toMatchObject({ type: "message_completed" });
 
-    for (const messageId of ["m-wait", "m-stream", "m-queue"]) expect(await runRecord("t-roles", messageId)).toMatchObject({ status: "success", replicaId: "gw-worker" });
+    for (const messageId of ["m-wait", "m-stream", "m-queue"]) expect(await runRecord("t-roles", messageId)).toMatchObject({ status: "success", replica_id: "gw-worker" });
   });
 
   it("GET /api/cluster on the api replica lists each replica with its role", async () => {

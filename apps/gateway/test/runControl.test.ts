@@ -14,10 +14,10 @@ const run = (threadId: string, fields: Record<string, unknown> = {}) => ({ assis
 const RUN_LEASE_MS = 1_000;
 
 interface RunRecordView {
-  messageId: string;
+  message_id: string;
   status: string;
-  replicaId: string | null;
-  abortRequestedAt: string | null;
+  replica_id: string | null;
+  abort_requested_at: string | null;
 }
 
 describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (stores) => {
@@ -44,7 +44,7 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
   const newThread = async (threadId: string) => expect((await post("/api/threads", run(threadId))).statusCode).toBe(201);
   const runs = async (threadId: string) => (await get(`/api/threads/${threadId}/runs`)).json<{ runs: RunRecordView[] }>().runs;
   const running = (threadId: string, messageId: string) =>
-    eventually(`${messageId} running`, async () => (await runs(threadId)).some((listed) => listed.messageId === messageId && listed.status === "running"));
+    eventually(`${messageId} running`, async () => (await runs(threadId)).some((listed) => listed.message_id === messageId && listed.status === "running"));
   /** A new thread running a long message `<thread>-1` on this gateway. */
   const startLongRun = async (threadId: string) => {
     await newThread(threadId);
@@ -64,8 +64,8 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
 
     const response = await post("/api/runs/abort", run("stopped"));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, aborted: true, messageId: "stopped-1", status: "aborted" });
-    expect(await runs("stopped")).toEqual([expect.objectContaining({ messageId: "stopped-1", status: "aborted", error: "Run aborted", abortRequestedAt: expect.any(String) })]);
+    expect(response.json()).toEqual({ success: true, aborted: true, message_id: "stopped-1", status: "aborted" });
+    expect(await runs("stopped")).toEqual([expect.objectContaining({ message_id: "stopped-1", status: "aborted", error: "Run aborted", abort_requested_at: expect.any(String) })]);
   });
 
   it("answers how a named run ended when it ended before the abort, and leaves its record as it was", async () => {
@@ -73,8 +73,8 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
     expect((await post("/api/runs", run("ended", { message: "done already", message_id: "ended-1", mode: "wait" }))).statusCode).toBe(200);
     const response = await post("/api/runs/abort", run("ended", { message_id: "ended-1" }));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, aborted: false, messageId: "ended-1", status: "success" });
-    expect(await runs("ended")).toEqual([expect.objectContaining({ messageId: "ended-1", status: "success", abortRequestedAt: null })]);
+    expect(response.json()).toEqual({ success: true, aborted: false, message_id: "ended-1", status: "success" });
+    expect(await runs("ended")).toEqual([expect.objectContaining({ message_id: "ended-1", status: "success", abort_requested_at: null })]);
   });
 
   it("aborts only the named message: a queued one never runs, the run in progress goes on", async () => {
@@ -84,9 +84,9 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
     expect((await post("/api/runs", run("named", { message: "skip me", message_id: "named-2", mode: "queue" }))).statusCode).toBe(202);
 
     const response = await post("/api/runs/abort", run("named", { message_id: "named-2" }));
-    expect(response.json()).toEqual({ success: true, aborted: true, messageId: "named-2", status: "aborted" });
+    expect(response.json()).toEqual({ success: true, aborted: true, message_id: "named-2", status: "aborted" });
     await eventually("the run in progress to finish", async () => (await runs("named")).every((listed) => listed.status !== "running"));
-    expect((await runs("named")).map((listed) => [listed.messageId, listed.status])).toEqual([
+    expect((await runs("named")).map((listed) => [listed.message_id, listed.status])).toEqual([
       ["named-2", "aborted"],
       ["named-1", "success"],
     ]);
@@ -102,7 +102,7 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
       expect(response.statusCode).toBe(404);
       expect(response.json()).toMatchObject({ success: false, code: "NOT_FOUND", error: expect.stringContaining(messageId) });
     }
-    expect(await runs("theirs")).toEqual([expect.objectContaining({ messageId: "theirs-1", status: "running", abortRequestedAt: null })]);
+    expect(await runs("theirs")).toEqual([expect.objectContaining({ message_id: "theirs-1", status: "running", abort_requested_at: null })]);
     expect((await post("/api/runs/abort", run("theirs"))).json()).toMatchObject({ aborted: true });
   });
 
@@ -116,17 +116,17 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
 
     const response = await post("/api/runs/abort", run("orphaned"));
     expect(response.statusCode).toBe(202);
-    expect(response.json()).toEqual({ success: true, aborted: false, requested: true, messageId: "orphaned-1" });
-    expect(await runs("orphaned")).toEqual([expect.objectContaining({ messageId: "orphaned-1", status: "running", abortRequestedAt: expect.any(String) })]);
+    expect(response.json()).toEqual({ success: true, aborted: false, requested: true, message_id: "orphaned-1" });
+    expect(await runs("orphaned")).toEqual([expect.objectContaining({ message_id: "orphaned-1", status: "running", abort_requested_at: expect.any(String) })]);
 
     // Once the dead replica's lease expired, this one takes the thread over (as its sweep would).
     await eventually("the thread taken over", async () => (await post("/api/runs/recover", run("orphaned"))).json<{ code?: string }>().code === undefined);
-    expect(await runs("orphaned")).toEqual([expect.objectContaining({ messageId: "orphaned-1", status: "aborted", error: "Run aborted" })]);
+    expect(await runs("orphaned")).toEqual([expect.objectContaining({ message_id: "orphaned-1", status: "aborted", error: "Run aborted" })]);
     expect((await get("/api/threads/orphaned/state")).json()).toMatchObject({ messages: [] });
     expect((await post("/api/runs/abort", run("orphaned", { message_id: "orphaned-1" }))).json()).toEqual({
       success: true,
       aborted: true,
-      messageId: "orphaned-1",
+      message_id: "orphaned-1",
       status: "aborted",
     });
   });
@@ -135,15 +135,15 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
     await startLongRun("across");
     const response = await postToPeer("/api/runs/abort", run("across"));
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, aborted: true, messageId: "across-1", status: "aborted" });
-    expect(await runs("across")).toEqual([expect.objectContaining({ messageId: "across-1", status: "aborted", replicaId: "gw-here" })]);
+    expect(response.json()).toEqual({ success: true, aborted: true, message_id: "across-1", status: "aborted" });
+    expect(await runs("across")).toEqual([expect.objectContaining({ message_id: "across-1", status: "aborted", replica_id: "gw-here" })]);
   });
 
   it.runIf(stores === "postgresql")("the interrupt strategy sent to the replica not running the thread aborts the run there, then runs the new message", async () => {
     await startLongRun("interrupted");
     const urgent = await postToPeer("/api/runs", run("interrupted", { message: "urgent", message_id: "interrupted-2", mode: "wait", multitask_strategy: "interrupt" }));
-    expect(urgent.json()).toMatchObject({ messageId: "interrupted-2", status: "success" });
-    expect((await runs("interrupted")).map((listed) => [listed.messageId, listed.status, listed.replicaId])).toEqual([
+    expect(urgent.json()).toMatchObject({ message_id: "interrupted-2", status: "success" });
+    expect((await runs("interrupted")).map((listed) => [listed.message_id, listed.status, listed.replica_id])).toEqual([
       ["interrupted-1", "aborted", "gw-here"],
       ["interrupted-2", "success", expect.any(String)],
     ]);

@@ -29,7 +29,7 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
       const response = await post("/api/runs", run("wait-ok", { message: "second", message_id: "wait-ok-2", mode: "wait" }));
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({
-        messageId: "wait-ok-2",
+        message_id: "wait-ok-2",
         status: "success",
         messages: [
           { id: "wait-ok-2", type: "human", content: "second" },
@@ -69,12 +69,12 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
     const runs = async () => (await get("/api/threads/listed/runs")).json<{ runs: Array<Record<string, unknown>> }>().runs;
     await eventually("the run to start", async () => (await runs()).length === 2);
     expect(await runs()).toEqual([
-      expect.objectContaining({ messageId: "listed-1", status: "success" }),
-      { messageId: "listed-2", status: "running", replicaId: "replica-here", startedAt: expect.any(String), finishedAt: null, error: null, abortRequestedAt: null },
+      expect.objectContaining({ message_id: "listed-1", status: "success" }),
+      { message_id: "listed-2", status: "running", replica_id: "replica-here", started_at: expect.any(String), finished_at: null, error: null, abort_requested_at: null },
     ]);
-    expect((await post("/api/runs/abort", run("listed", {}))).json()).toEqual({ success: true, aborted: true, messageId: "listed-2", status: "aborted" });
+    expect((await post("/api/runs/abort", run("listed", {}))).json()).toEqual({ success: true, aborted: true, message_id: "listed-2", status: "aborted" });
     await eventually("the abort to be recorded", async () => (await runs()).at(-1)?.status === "aborted");
-    expect((await runs()).map((listed) => [listed.messageId, listed.status])).toEqual([
+    expect((await runs()).map((listed) => [listed.message_id, listed.status])).toEqual([
       ["listed-1", "success"],
       ["listed-2", "aborted"],
     ]);
@@ -143,14 +143,14 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
       const response = await strict.post("/api/runs", run("peer-run", { message: "who runs me?" }));
       const [event, ...rest] = parseSse(response.body);
       expect(rest).toEqual([]);
-      expect(event).toMatchObject({ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: "replica-peer", threadId: "peer-run", messageId: expect.any(String) } });
-      const { messageId } = event.data as { messageId: string };
+      expect(event).toMatchObject({ type: "affinity_miss", data: { code: "AFFINITY_MISS", owner: "replica-peer", thread_id: "peer-run", message_id: expect.any(String) } });
+      const { message_id: messageId } = event.data as { message_id: string };
       // The id is the queued message's: the client can follow it on the owner.
       const { pending } = (await strict.get("/api/threads/peer-run/queue")).json<{ pending: Array<{ id: string }> }>();
       expect(pending.map((message) => message.id)).toEqual([messageId]);
 
       const resumed = parseSse((await strict.post("/api/runs/resume_stream", run("peer-run", { message_id: messageId }))).body);
-      expect(resumed).toMatchObject([{ type: "affinity_miss", data: { owner: "replica-peer", messageId } }]);
+      expect(resumed).toMatchObject([{ type: "affinity_miss", data: { owner: "replica-peer", message_id: messageId } }]);
     });
   });
 });

@@ -34,7 +34,7 @@ describe("run API (in-memory stores)", () => {
   it("queues (202) and waits (200 with the final messages)", async () => {
     const queued = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "later", mode: "queue" });
     expect(queued.statusCode).toBe(202);
-    expect(queued.json()).toMatchObject({ queued: true, messageId: expect.any(String) });
+    expect(queued.json()).toMatchObject({ queued: true, message_id: expect.any(String) });
 
     const waited = await post("/api/runs", { assistant_id: "echo", thread_id: "t1", message: "/tool echo {\"text\":\"ping\"}", mode: "wait" });
     expect(waited.statusCode).toBe(200);
@@ -56,8 +56,8 @@ describe("run API (in-memory stores)", () => {
     await streamedMessage("m-listed");
     const response = await get("/api/threads/t1/runs");
     expect(response.statusCode).toBe(200);
-    const { runs } = response.json() as { runs: Array<{ messageId: string; status: string; replicaId: string }> };
-    expect(runs.find((run) => run.messageId === "m-listed")).toMatchObject({ status: "success", replicaId: gateway.context.replicaId });
+    const { runs } = response.json() as { runs: Array<{ message_id: string; status: string; replica_id: string }> };
+    expect(runs.find((run) => run.message_id === "m-listed")).toMatchObject({ status: "success", replica_id: gateway.context.replicaId });
   });
 
   it("echoes a valid affinity header and drops an invalid one", async () => {
@@ -142,7 +142,7 @@ describe("deleting a thread", () => {
     expect(await queue().getMessage("gone-1", scope)).toBeNull();
 
     expect((await post("/api/threads", { thread_id: "gone", assistant_id: "echo" })).statusCode).toBe(201);
-    expect((await get("/api/threads/gone/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/threads/gone/runs")).json()).toEqual({ runs: [], next_cursor: null, has_more: false });
     expect((await get("/api/threads/gone/state")).json()).toMatchObject({ messages: [], next: [], interrupts: [] });
     expect((await get("/api/threads/gone/queue")).json()).toMatchObject({ processing: [], pending: [], size: 0 });
     const stream = await post("/api/runs/resume_stream", { assistant_id: "echo", thread_id: "gone", message_id: "gone-1" });
@@ -168,7 +168,7 @@ describe("deleting a thread", () => {
 
     await post("/api/runs/abort", { assistant_id: "echo", thread_id: "running" });
     await eventually("the thread released", async () => (await get("/api/threads/running/queue")).json<{ owner: string | null }>().owner === null);
-    expect((await get("/api/threads/running/runs")).json()).toMatchObject({ runs: [{ messageId: "running-1", status: "aborted" }] });
+    expect((await get("/api/threads/running/runs")).json()).toMatchObject({ runs: [{ message_id: "running-1", status: "aborted" }] });
     expect((await del("/api/threads/running")).statusCode).toBe(204);
   });
 });

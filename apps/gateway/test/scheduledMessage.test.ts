@@ -17,14 +17,14 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
     expect(created.statusCode).toBe(201);
 
     const deadline = Date.now() + 10_000;
-    let runs: Array<{ messageId: string; status: string }> = [];
+    let runs: Array<{ message_id: string; status: string }> = [];
     while (Date.now() < deadline) {
       runs = (await get("/api/threads/daily/runs")).json<{ runs: typeof runs }>().runs;
       if (runs.length && runs.every((run) => run.status === "success")) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ status: "success", messageId: expect.stringMatching(/^schedule\./) });
+    expect(runs[0]).toMatchObject({ status: "success", message_id: expect.stringMatching(/^schedule\./) });
     const state = (await get("/api/threads/daily/state")).json<{ messages: Array<{ content: string }> }>();
     expect(state.messages.map((message) => message.content)).toEqual(["good morning", "echo: good morning"]);
   });
@@ -74,7 +74,7 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
     const taskId = created.json<{ id: string }>().id;
     await eventually("the fire to start", async () => (await get(`/api/schedules/${taskId}`)).json<{ status: string }>().status === "running");
     expect(await settledSchedule(taskId)).toMatchObject({ status: "completed", run_count: 1 });
-    const runs = (await get("/api/threads/daily/runs")).json<{ runs: Array<{ messageId: string; status: string }> }>().runs;
-    expect(runs.find((run) => run.messageId.startsWith(`schedule.${taskId}.`))).toMatchObject({ status: "success" });
+    const runs = (await get("/api/threads/daily/runs")).json<{ runs: Array<{ message_id: string; status: string }> }>().runs;
+    expect(runs.find((run) => run.message_id.startsWith(`schedule.${taskId}.`))).toMatchObject({ status: "success" });
   });
 });

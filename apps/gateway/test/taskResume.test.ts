@@ -91,7 +91,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
 
     expect((await post("/api/tasks/stopped/cancel", {})).statusCode).toBe(200);
     const runs = await runsOf(gateway, "writer", thread, 2);
-    await eventually("the resume run to stop", async () => (await queue.listRuns(thread, scope)).at(-1)?.runStatus === "aborted");
+    await eventually("the resume run to stop", async () => (await queue.latestRuns(thread, scope)).at(-1)?.runStatus === "aborted");
     expect(runs.map((run) => run.id)).toEqual([taskStartMessageId(interrupted), taskRunMessageId(resumed)]);
     expect(await tasks.getTask(TENANT, "stopped")).toMatchObject({ status: "cancelled" });
   });

@@ -375,14 +375,14 @@ describe.each(["memory", "postgresql"])("tasks on %s stores", (stores) => {
 
   it("lists the runs of the task's thread as the thread's own route does; none before it started", async () => {
     await create({ id: "with-runs", title: "Runs", owner_type: "agent", owner_id: "writer" });
-    expect((await get("/api/tasks/with-runs/runs")).json()).toEqual({ runs: [] });
+    expect((await get("/api/tasks/with-runs/runs")).json()).toEqual({ runs: [], next_cursor: null, has_more: false });
 
     expect((await post("/api/threads", { thread_id: "task-with-runs", assistant_id: "writer" })).statusCode).toBe(201);
     const run = await post("/api/runs", { assistant_id: "writer", thread_id: "task-with-runs", message: "hello", message_id: "task-run-1", mode: "wait" });
     expect(run.statusCode, run.body).toBe(200);
     await runtimeMoves("with-runs", { context: { run: { assistantId: "writer", threadId: "task-with-runs" } } });
-    const runs = (await get("/api/tasks/with-runs/runs")).json<{ runs: { messageId: string; status: string }[] }>();
-    expect(runs.runs.map(({ messageId, status }) => ({ messageId, status }))).toEqual([{ messageId: "task-run-1", status: "success" }]);
+    const runs = (await get("/api/tasks/with-runs/runs")).json<{ runs: { message_id: string; status: string }[] }>();
+    expect(runs.runs.map(({ message_id, status }) => ({ message_id, status }))).toEqual([{ message_id: "task-run-1", status: "success" }]);
     expect(runs).toEqual((await get("/api/threads/task-with-runs/runs")).json());
   });
 

@@ -20,15 +20,15 @@ describe("client-chosen message ids are per tenant", () => {
     expect((await queueRun("from a", tenantA)).statusCode).toBe(202);
     const reused = await queueRun("from b", tenantB);
     expect(reused.statusCode).toBe(202);
-    expect(reused.json()).toEqual({ messageId: "msg-a1", queued: true });
+    expect(reused.json()).toEqual({ message_id: "msg-a1", queued: true });
     const again = await queueRun("from a again", tenantA);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ success: false, code: "DUPLICATE_MESSAGE" });
 
     for (const [tenant, text] of [[tenantA, "from a"], [tenantB, "from b"]] as const) {
-      const runs = async () => (await get("/api/threads/t1/runs", tenant)).json<{ runs: Array<{ messageId: string; status: string }> }>().runs;
+      const runs = async () => (await get("/api/threads/t1/runs", tenant)).json<{ runs: Array<{ message_id: string; status: string }> }>().runs;
       await eventually(`${tenant["x-tenant-id"]}'s run`, async () => (await runs()).length > 0);
-      expect(await runs()).toEqual([expect.objectContaining({ messageId: "msg-a1", status: "success" })]);
+      expect(await runs()).toEqual([expect.objectContaining({ message_id: "msg-a1", status: "success" })]);
       const { messages } = (await get("/api/threads/t1/state", tenant)).json<{ messages: Array<{ content: string }> }>();
       expect(messages.map((message) => message.content)).toEqual([text, `echo: ${text}`]);
       // The stream of msg-a1 replays this tenant's answer, not the other's.

@@ -47,7 +47,7 @@ describe("two gateways in one process", () => {
     // What A created does not exist for B.
     expect((await b.get("/api/assistants/echo")).statusCode).toBe(404);
     expect((await b.get("/api/threads/t1")).statusCode).toBe(404);
-    expect((await b.get("/api/threads")).json()).toEqual({ threads: [] });
+    expect((await b.get("/api/threads")).json()).toEqual({ threads: [], next_cursor: null, has_more: false });
     expect((await b.get("/health")).headers["x-axiom-replica"]).toBe("gw-b");
     // Each logs through its own logger (both warn that their stores are per-process).
     expect(a.lines.length).toBeGreaterThan(0);

@@ -98,7 +98,7 @@ describe("a dead replica's claim that outlives its thread-run lease", () => {
 
     const agent = manager(stores, { wakeup: lostWakeups }).getAgent(thread("t1"));
     expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await stores.queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);
@@ -124,9 +124,9 @@ describe("a claim that lapsed while its replica still held the thread", () => {
     const first = await agent.addMessage({ message: "/sleep 400" });
     const second = await agent.addMessage({ message: "second" });
 
-    await eventually("both messages to finish", async () => (await queue.listRuns("t1", scope)).length === 2, { timeoutMs: 5_000 });
+    await eventually("both messages to finish", async () => (await queue.latestRuns("t1", scope)).length === 2, { timeoutMs: 5_000 });
     expect(queue.lapsed).toBe(true);
-    expect((await queue.listRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
       [first.messageId, "success"],
       [second.messageId, "success"],
     ]);

@@ -83,8 +83,8 @@ describe("processor", () => {
       }
     }
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await stores.queue.listRuns(threadId, scope)).length === 8, { timeoutMs: 10_000 });
-      const runs = await stores.queue.listRuns(threadId, scope);
+      await eventually(`${threadId} drained`, async () => (await stores.queue.latestRuns(threadId, scope)).length === 8, { timeoutMs: 10_000 });
+      const runs = await stores.queue.latestRuns(threadId, scope);
       expect(runs.map((run) => run.id)).toEqual(sent.get(threadId));
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());

@@ -103,7 +103,7 @@ describe("agent runs", () => {
     const last = await agent.waitForRun(ids.at(-1)!);
 
     expect(last.status).toBe("success");
-    const runs = await stores.queue.listRuns("t1", scope);
+    const runs = await stores.queue.latestRuns("t1", scope);
     expect(runs.map((run) => run.id)).toEqual(ids);
     for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
     const { messages } = await agent.getState();

@@ -32,7 +32,7 @@ const notFound = [expect.objectContaining({ type: "error", data: expect.objectCo
 const storedMessages = async (threadId: string) => [
   ...(await stores.queue.getPendingMessages(threadId, scope)),
   ...(await stores.queue.getProcessingMessages(threadId, scope)),
-  ...(await stores.queue.listRuns(threadId, scope)),
+  ...(await stores.queue.latestRuns(threadId, scope)),
 ];
 
 describe("deleteThread", () => {
@@ -94,7 +94,7 @@ describe("deleteThread", () => {
     expect(await threads.getThread(TENANT, "t1")).not.toBeNull();
 
     await runtime.deleteThread(thread("t1"));
-    expect(await queue.listRuns("t1", scope)).toEqual([]);
+    expect(await queue.latestRuns("t1", scope)).toEqual([]);
     expect((await runtime.getAgent(thread("t1")).getState()).messages).toEqual([]);
     expect(await threads.getThread(TENANT, "t1")).toBeNull();
   });

@@ -40,7 +40,7 @@ export {
   type ValidMessage,
 } from "./queue/queueArguments";
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
-export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadTtl } from "./threads/threadArguments";
+export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadListFilter, validateThreadTtl } from "./threads/threadArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";

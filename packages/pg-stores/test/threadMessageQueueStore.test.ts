@@ -3,7 +3,7 @@ import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { ThreadMessageQueueStore, runMigrations } from "../src";
-import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
+import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, LIST_RUNS, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
 const opened: ThreadMessageQueueStore[] = [];
@@ -153,12 +153,15 @@ describe("ThreadMessageQueueStore", () => {
 
     // Without the spelled-out status arms no partial index applies: a scan of the whole queue table.
     const deletion = await plan(DELETE_THREAD_MESSAGES, ["lifecycle-thread-7", null, null]);
-    for (const index of ["claim", "claims", "runs"]) expect(deletion).toContain(`Bitmap Index Scan on lattice_thread_message_queue_${index} `);
+    for (const index of ["claim", "claims", "run_pages"]) expect(deletion).toContain(`Bitmap Index Scan on lattice_thread_message_queue_${index} `);
     expect(deletion).not.toMatch(/Seq Scan/);
     // A sweep deletes the few runs that aged past the retention since the last one (here 20 of 2,000).
     const pruning = await plan(PRUNE_RUNS, [5940 * 60_000]);
     expect(pruning).toMatch(/Index Scan (using|on) lattice_thread_message_queue_finished /);
     expect(pruning).not.toMatch(/Seq Scan/);
+    // A page of runs starts at its cursor in the index (migration 212): the runs before it are not read.
+    const page = await plan(LIST_RUNS, ["lifecycle-thread-2", null, null, Date.now() * 1_000 - 60 * 60_000_000, 1, 11]);
+    expect(page).toMatch(/Index Scan using lattice_thread_message_queue_run_pages[^\n]*\n\s*Index Cond: \(\(thread_id = [^\n]*ROW\(finished_at, sequence\) >/);
 
     expect(await store.deleteThreadMessages("lifecycle-thread-7", {})).toBe(120);
   });
@@ -182,7 +185,7 @@ describe("ThreadMessageQueueStore", () => {
       vi.useRealTimers();
     }
     expect(await store.getMessage(longAgo.id, {})).toBeNull();
-    expect((await store.listRuns("prune-clock", {})).map((run) => run.id)).toEqual([lately.id]);
+    expect((await store.latestRuns("prune-clock", {})).map((run) => run.id)).toEqual([lately.id]);
   });
 
   it("refuses a bad capacity before opening a connection", () => {

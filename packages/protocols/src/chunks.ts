@@ -69,12 +69,13 @@ export interface RunResumedData {
   attempt: number;
 }
 
+/** The `data` of an `affinity_miss` event, as sent (snake_case, as every `/api` event's data). */
 export interface AffinityMissData {
   code: typeof AFFINITY_MISS_CODE;
   owner: string;
-  threadId: string;
+  thread_id: string;
   /** The message the client asked to follow: resume it on `owner` with `resume_stream`. */
-  messageId: string;
+  message_id: string;
 }
 
 /**
@@ -84,6 +85,6 @@ export interface AffinityMissData {
 export function buildAffinityMissChunk(owner: string, threadId: string, messageId: string): MessageChunk<AffinityMissData> {
   return {
     type: MessageChunkTypes.AFFINITY_MISS,
-    data: { code: AFFINITY_MISS_CODE, owner, threadId, messageId },
+    data: { code: AFFINITY_MISS_CODE, owner, thread_id: threadId, message_id: messageId },
   };
 }

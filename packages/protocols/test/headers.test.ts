@@ -40,7 +40,7 @@ describe("buildAffinityMissChunk", () => {
   it("names the owner, the thread and the message", () => {
     expect(buildAffinityMissChunk("replica-a", "t1", "m1")).toEqual({
       type: MessageChunkTypes.AFFINITY_MISS,
-      data: { code: AFFINITY_MISS_CODE, owner: "replica-a", threadId: "t1", messageId: "m1" },
+      data: { code: AFFINITY_MISS_CODE, owner: "replica-a", thread_id: "t1", message_id: "m1" },
     });
   });
 });

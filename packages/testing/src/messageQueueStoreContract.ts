@@ -2,6 +2,7 @@ import type { AddMessageParams, IMessageQueueStore, PendingMessage, QueueScope }
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { forgedCursors, walkPages } from "./pageWalk";
 
 export interface MessageQueueStoreHarness {
   /**
@@ -121,7 +122,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.completeMessage(id, "replica-2#def", { status: "success" })).toBe(false);
       expect(await store.completeMessage(id, "replica-1#abc", { status: "error", error: "model failed" })).toBe(true);
       expect(await store.completeMessage(id, "replica-1#abc", { status: "success" })).toBe(false);
-      const [run] = await store.listRuns(threadId, scope);
+      const [run] = await store.latestRuns(threadId, scope);
       expect(run).toMatchObject({ id, status: "completed", runStatus: "error", error: "model failed", replicaId: "replica-1", attempts: 1 });
       expect(run.lockedBy).toBeUndefined();
       expect(run.leaseExpiresAt).toBeUndefined();
@@ -167,7 +168,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await a.renewClaim([id], "replica-a#1", 60_000)).toBe(0);
       expect(await a.completeMessage(id, "replica-a#1", { status: "success" })).toBe(false);
       expect(await b.completeMessage(id, "replica-b#1", { status: "success" })).toBe(true);
-      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
+      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
     });
 
     it("renews only the owner's live claims", async () => {
@@ -212,8 +213,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.clearMessages(threadId, { assistantId: "a" })).toBe(1);
       expect(await store.getQueueSize(threadId, { tenantId: "u", assistantId: "a" })).toBe(1);
       expect(await store.completeMessage(added.get(scopes[1])!, "o#1", { status: "success" })).toBe(true);
-      expect(ids(await store.listRuns(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
-      expect(await store.listRuns(threadId, { tenantId: "t", assistantId: "a" })).toEqual([]);
+      expect(ids(await store.latestRuns(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
+      expect(await store.latestRuns(threadId, { tenantId: "t", assistantId: "a" })).toEqual([]);
 
       const threads = (await store.getThreadsWithPendingMessages()).filter((thread) => thread.threadId === threadId);
       expect(threads).toHaveLength(2);
@@ -373,9 +374,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.completeMessage(id, "a#1", { status: "success" })).toBe(true);
       expect(await store.getMessage(id, tenantB)).toMatchObject({ status: "processing", lockedBy: "b#1" });
       expect(await store.completeMessage(id, "b#1", { status: "error", error: "b failed" })).toBe(true);
-      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id, content: "a", runStatus: "success" }]);
-      expect(await store.listRuns(threadId, tenantB)).toMatchObject([{ id, content: "b", runStatus: "error", error: "b failed" }]);
-      expect(await store.listRuns(threadId, noTenant)).toEqual([]);
+      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id, content: "a", runStatus: "success" }]);
+      expect(await store.latestRuns(threadId, tenantB)).toMatchObject([{ id, content: "b", runStatus: "error", error: "b failed" }]);
+      expect(await store.latestRuns(threadId, noTenant)).toEqual([]);
 
       expect(await store.deleteThreadMessages(threadId, scope)).toBe(1);
       expect(await store.getMessage(id, scope)).toBeNull();
@@ -449,7 +450,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
       for (const threadId of threads) {
         expect(await store.getQueueSize(threadId, scope)).toBe(0);
-        expect(await store.listRuns(threadId, scope, { limit: 1000 })).toHaveLength(perThread);
+        expect(await store.latestRuns(threadId, scope, { limit: 1000 })).toHaveLength(perThread);
       }
     }, 30_000);
 
@@ -533,7 +534,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.renewClaim([running], "holder#1", 60_000)).toBe(1);
       expect(await store.completeMessage(running, "intruder#1", { status: "aborted" })).toBe(false);
       expect(await store.completeMessage(running, "holder#1", { status: "aborted", error: "Run aborted" })).toBe(true);
-      expect(await store.listRuns(threadId, scope)).toMatchObject([{ id: running, runStatus: "aborted", error: "Run aborted", abortRequestedAt: flagged!.abortRequestedAt }]);
+      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id: running, runStatus: "aborted", error: "Run aborted", abortRequestedAt: flagged!.abortRequestedAt }]);
       expect(await store.requestAbort(threadId, scope)).toBeNull();
       expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 }))).toEqual([waiting]);
     });
@@ -572,7 +573,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       // A claim never hands out what was aborted; the holder's outcome stands for its own run.
       expect(await store.completeMessage(running, "holder#1", { status: "success" })).toBe(true);
       expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
-      expect((await store.listRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      expect((await store.latestRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
         [done, "success"],
         [waiting, "aborted"],
         [running, "success"],
@@ -595,7 +596,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.getMessage(live, scope)).toMatchObject({ status: "completed", runStatus: "aborted" });
       expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
       expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "next#1", leaseMs: 60_000, limit: 10 }))).toEqual([waiting]);
-      expect((await store.listRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      expect((await store.latestRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
         [expiring, "aborted"],
         [live, "aborted"],
       ]);
@@ -696,7 +697,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.deleteMessage(threadId, scope, waiting)).toMatchObject({ id: waiting, status: "pending" });
       expect(await store.getMessage(done, scope)).toBeNull();
       expect(await store.getMessage(waiting, scope)).toBeNull();
-      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(await store.latestRuns(threadId, scope)).toEqual([]);
       expect(await store.deleteMessage(threadId, scope, done)).toBeNull();
 
       // A claimed one is kept, with its claim; another thread's or scope's is not this thread's.
@@ -748,8 +749,56 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const threadId = freshThread();
       const added = await fill(store, threadId, 5);
       expect(await drain(store, threadId)).toEqual(added);
-      expect(ids(await store.listRuns(threadId, scope))).toEqual(added);
-      expect(ids(await store.listRuns(threadId, scope, { limit: 2 }))).toEqual(added.slice(3));
+      expect(ids(await store.latestRuns(threadId, scope))).toEqual(added);
+      expect(ids(await store.latestRuns(threadId, scope, { limit: 2 }))).toEqual(added.slice(3));
+    });
+
+    it("pages the thread's runs oldest first, each once, and only its own", async () => {
+      const threadId = freshThread();
+      // Completed one after another: many within one millisecond, told apart by the store's finer clock (or queue order).
+      const added = await fill(store, threadId, 9);
+      expect(await drain(store, threadId)).toEqual(added);
+      await fill(store, threadId, 1);
+      await fill(store, threadId, 1, { tenantId: scope.tenantId });
+      for (const limit of [1, 2, 4, 9, 100]) {
+        const { items, pages } = await walkPages((page) => store.listRuns(threadId, scope, page), limit);
+        expect(ids(items)).toEqual(added);
+        expect(pages).toBe(Math.ceil(9 / limit));
+      }
+      expect(await store.listRuns(freshThread(), scope, { limit: 10 })).toEqual({ items: [], nextCursor: null });
+    });
+
+    it("pages on from its cursor when runs end and are deleted between pages, the cursor's own included", async () => {
+      const threadId = freshThread();
+      const added = await fill(store, threadId, 6);
+      const [later] = await fill(store, threadId, 1);
+      for (const id of added) {
+        const [message] = await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+        expect(message.id).toBe(id);
+        await store.completeMessage(id, "o#1", { status: "success" });
+      }
+      const { items } = await walkPages(
+        (page) => store.listRuns(threadId, scope, page),
+        2,
+        {
+          between: async (pageIndex) => {
+            if (pageIndex !== 0) return;
+            // After the first page: its last run and a later one are deleted, and one more run ends (it comes last).
+            expect(await store.deleteMessage(threadId, scope, added[1])).toMatchObject({ id: added[1] });
+            expect(await store.deleteMessage(threadId, scope, added[3])).toMatchObject({ id: added[3] });
+            expect(await drain(store, threadId)).toEqual([later]);
+          },
+        },
+      );
+      expect(ids(items)).toEqual([added[0], added[1], added[2], added[4], added[5], later]);
+    });
+
+    it.each(forgedCursors([1.5, 2]))("refuses a runs cursor that is %s with INVALID_CURSOR, and a limit out of bounds", async (_label, cursor) => {
+      const threadId = freshThread();
+      await fill(store, threadId, 1);
+      await drain(store, threadId);
+      await expect(store.listRuns(threadId, scope, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+      for (const limit of [0, 1.5, 1_001]) await expect(store.listRuns(threadId, scope, { limit })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
     it("deletes every message of a thread, whatever its status, within its strict scope only", async () => {
@@ -767,7 +816,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.deleteThreadMessages(threadId, scope)).toBe(3);
       for (const id of [done, running, waiting]) expect(await store.getMessage(id, scope)).toBeNull();
       expect(await store.getQueueSize(threadId, scope)).toBe(0);
-      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(await store.latestRuns(threadId, scope)).toEqual([]);
       expect(await store.completeMessage(running, "o#1", { status: "success" })).toBe(false);
       expect(await store.getMessage(otherScope, { tenantId: scope.tenantId })).not.toBeNull();
       expect(await store.getMessage(otherThread, scope)).not.toBeNull();
@@ -794,12 +843,12 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       // Also prunes the old runs of earlier tests: the store is shared, the age is what counts.
       expect(await store.pruneRunsOlderThan(ageMs)).toBeGreaterThanOrEqual(1);
       expect(await store.getMessage(old, scope)).toBeNull();
-      expect(ids(await store.listRuns(threadId, scope))).toEqual([recent]);
+      expect(ids(await store.latestRuns(threadId, scope))).toEqual([recent]);
       expect(await store.pruneRunsOlderThan(ageMs)).toBe(0);
 
       await sleep(2 * ageMs);
       expect(await store.pruneRunsOlderThan(ageMs)).toBe(1);
-      expect(await store.listRuns(threadId, scope)).toEqual([]);
+      expect(await store.latestRuns(threadId, scope)).toEqual([]);
       expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([running]);
       expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
     });
@@ -827,7 +876,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["a claim limit of 0", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 1_000, limit: 0 })],
       ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
       ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
-      ["a runs limit of 0", (s, t) => s.listRuns(t, scope, { limit: 0 })],
+      ["a runs limit of 0", (s, t) => s.latestRuns(t, scope, { limit: 0 })],
       ["an abort without thread id", (s) => s.requestAbort("", scope)],
       ["an abort with a non-object target", (s, t) => s.requestAbort(t, scope, "m1" as unknown as { messageId: string })],
       ["an abort naming an empty message id", (s, t) => s.requestAbort(t, scope, { messageId: "" })],

@@ -28,7 +28,7 @@ const tags = ["langgraph"];
 async function nextRun({ stores }: Pick<LanggraphServices, "stores">, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
   const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
   const [ended, processing, pending] = await Promise.all([
-    stores.queue.listRuns(thread.id, scope, { limit: 100 }),
+    stores.queue.latestRuns(thread.id, scope, { limit: 100 }),
     stores.queue.getProcessingMessages(thread.id, scope),
     stores.queue.getPendingMessages(thread.id, scope),
   ]);

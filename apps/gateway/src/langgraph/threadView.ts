@@ -46,7 +46,7 @@ export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "
   const [queued, snapshot, [lastRun]] = await Promise.all([
     stores.queue.getQueueSize(thread.id, queueScope),
     agents.getAgent(threadScope(thread)).stateSnapshot(),
-    stores.queue.listRuns(thread.id, queueScope, { limit: 1 }),
+    stores.queue.latestRuns(thread.id, queueScope, { limit: 1 }),
   ]);
   const interrupts = interruptsByTask(snapshot);
   const failed = lastRun?.runStatus === "error";

@@ -15,7 +15,7 @@ import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
 import { parseStreamEventId, streamEventId } from "./streamEventIds";
-import { RUN_ERROR_DESCRIPTION, interruptView, messageView } from "./threadViews";
+import { finishedRunStatus, runResultView, toRunResultView } from "./threadViews";
 
 const threadRef = { assistant_id: idSchema, thread_id: idSchema };
 
@@ -50,17 +50,15 @@ const abortSchema = z.strictObject({
   message_id: idSchema.optional().describe("Abort this message's run only (running: it is stopped; pending: it never runs). Default: the thread's run in progress"),
 });
 
-const finishedRunStatus = z.enum(["success", "error", "interrupted", "aborted"]);
-
 const abortOutcome = z.object({
   success: z.literal(true),
   aborted: z.boolean().describe("true: the run ended aborted (stopped, or never started); false: no run was in progress, or it ended otherwise first"),
-  messageId: z.string().optional().describe("The run the abort was for; absent when no run was in progress"),
+  message_id: z.string().optional().describe("The run the abort was for; absent when no run was in progress"),
   status: finishedRunStatus.optional().describe("How that run ended: `aborted`, or how it ended before the abort reached it"),
 });
 
 const abortRequested = z
-  .object({ success: z.literal(true), aborted: z.literal(false), requested: z.literal(true), messageId: z.string() })
+  .object({ success: z.literal(true), aborted: z.literal(false), requested: z.literal(true), message_id: z.string() })
   .describe("The run did not end within the wait (its replica is gone, or has not stopped it yet): the request is recorded on its message, and whichever replica holds or takes over the run applies it");
 
 const sseStream = z.string().describe(
@@ -68,16 +66,8 @@ const sseStream = z.string().describe(
     "When the replica running the message stops before it ends, `run_handed_over` (`data`: `code` such as `LEASE_LOST` or `REPLICA_SHUTDOWN`, `reason`, `replica`) says so, and the stream goes on with the attempt that takes the run over: `run_resumed` (`data`: `replica`, `attempt`), " +
     "whose id jumps past every id the earlier attempt may have sent; the text streamed since the earlier attempt's last completed step is streamed again. " +
     "A replica that dies sends nothing: its clients resume elsewhere with `Last-Event-ID` and meet `run_resumed`. A replica shutting down closes its streams (after its `run_handed_over` when it ran the message); resume elsewhere. Ids increase, none names two events. " +
-    "Or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`) and the message (`messageId`).",
+    "Or, with `AXIOM_STREAM_RELAY=off` on a replica that does not run the thread, a single `affinity_miss` event naming the replica that runs the thread (`owner`), the thread (`thread_id`) and the message (`message_id`).",
 );
-
-const runResultView = z.object({
-  messageId: z.string(),
-  status: finishedRunStatus.describe("How the run ended; the request succeeded either way"),
-  error: z.string().optional().describe(RUN_ERROR_DESCRIPTION),
-  interrupts: z.array(interruptView).optional().describe("interrupted: what the run asks; answer with a resume command"),
-  messages: z.array(messageView).describe("The messages this run added to the thread"),
-});
 
 const tags = ["runs"];
 const runErrors = (...codes: ErrorCode[]) => apiErrors(...BODY_CODES, "NOT_FOUND", ...codes);
@@ -165,7 +155,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
             description: "stream: the run's events; wait: how the run ended",
             content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
           },
-          202: z.object({ messageId: z.string(), queued: z.literal(true) }),
+          202: z.object({ message_id: z.string(), queued: z.literal(true) }),
           ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "TOO_MANY_STREAMS", "INVALID_RUN_INPUT"),
         },
       },
@@ -194,8 +184,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
             throw error;
           });
 
-        if (body.mode === "queue") return reply.status(202).send({ messageId: result.messageId, queued: true });
-        if (body.mode === "wait") return reply.send(await result.completion!);
+        if (body.mode === "queue") return reply.status(202).send({ message_id: result.messageId, queued: true });
+        if (body.mode === "wait") return reply.send(toRunResultView(await result.completion!));
 
         // The message is queued either way; when a peer runs the thread, it processes it.
         const owner = await affinity.peerOwnerAfterGrace(scope);
@@ -262,8 +252,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
         if (named !== undefined) throw new HttpError("NOT_FOUND", `Message ${named} not found on thread ${scope.threadId}`);
         return { success: true as const, aborted: false };
       }
-      if (status === undefined) return reply.status(202).send({ success: true as const, aborted: false as const, requested: true as const, messageId });
-      return { success: true as const, aborted: status === "aborted", messageId, status };
+      if (status === undefined) return reply.status(202).send({ success: true as const, aborted: false as const, requested: true as const, message_id: messageId });
+      return { success: true as const, aborted: status === "aborted", message_id: messageId, status };
     },
   );
 

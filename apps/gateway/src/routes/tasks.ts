@@ -10,8 +10,8 @@ import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
 import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "../tasks/taskViews";
-import { threadRunRecords } from "./threadRuns";
-import { runRecordView } from "./threadViews";
+import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
+import { runRecordView, toRunRecordView } from "./threadViews";
 
 // `GET /api/tasks/events` is the event stream: a task of that id could never be read.
 const taskIdSchema = idSchema.refine((id) => id !== TASK_EVENTS_SEGMENT, `must not be "${TASK_EVENTS_SEGMENT}"`);
@@ -203,14 +203,16 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
       schema: {
         tags,
         summary: "The runs of the task's thread, as `GET /api/threads/{id}/runs` lists them; none before the task first started",
+        description: THREAD_RUNS_DESCRIPTION,
         params: taskParams,
-        response: { 200: z.object({ runs: z.array(runRecordView) }), ...taskErrors },
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("runs", runRecordView), ...apiErrors(...INPUT_CODES, "NOT_FOUND", "INVALID_CURSOR") },
       },
     },
     async (request) => {
       const place = taskRunThreadOf(await tasks.get(tenantOf(request), request.params.id));
-      if (!place) return { runs: [] };
-      return { runs: await threadRunRecords(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }) };
+      if (!place) return pageBody("runs", { items: [], nextCursor: null }, toRunRecordView);
+      return pageBody("runs", await threadRunsPage(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }, request.query), toRunRecordView);
     },
   );
 

@@ -1,11 +1,19 @@
-import type { IMessageQueueStore, QueueScope } from "@axiom-lattice/protocols";
-import { toRunRecord } from "./threadViews";
+import type { IMessageQueueStore, Page, PageRequest, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
 
-/** A thread's run records: its latest finished runs, oldest first, then the one in progress. */
-export async function threadRunRecords(queue: IMessageQueueStore, threadId: string, scope: QueueScope) {
+/**
+ * A page of a thread's run records: its finished runs, oldest first; the last page ends with the
+ * runs in progress (normally one), so it may hold that many more than the page's limit.
+ */
+export async function threadRunsPage(queue: IMessageQueueStore, threadId: string, scope: QueueScope, page: PageRequest): Promise<Page<PendingMessage>> {
   // Running ones first: one that finishes between the reads is then found finished, never missed.
   const running = await queue.getProcessingMessages(threadId, scope);
-  const finished = await queue.listRuns(threadId, scope);
-  const finishedIds = new Set(finished.map((run) => run.id));
-  return [...finished, ...running.filter((run) => !finishedIds.has(run.id))].map(toRunRecord);
+  const finished = await queue.listRuns(threadId, scope, page);
+  if (finished.nextCursor !== null) return finished;
+  const finishedIds = new Set(finished.items.map((run) => run.id));
+  return { items: [...finished.items, ...running.filter((run) => !finishedIds.has(run.id))], nextCursor: null };
 }
+
+/** What a thread's run list says of its order and pages. */
+export const THREAD_RUNS_DESCRIPTION =
+  "Its finished runs, oldest first (by when they finished), a page at a time; the last page ends with the run in progress (`running`), " +
+  "one more than `limit` then. Messages still waiting their turn are listed by `GET /api/threads/{id}/queue`.";

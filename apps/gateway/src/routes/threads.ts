@@ -1,14 +1,16 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
+import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "./lookups";
-import { threadRunRecords } from "./threadRuns";
-import { interruptView, messageView, queuedMessageView, runRecordView } from "./threadViews";
+import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
+import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 
 export interface ThreadRoutesOptions {
   stores: Pick<GatewayStores, "assistants" | "threads" | "queue" | "lease">;
@@ -24,19 +26,9 @@ const createSchema = z.strictObject({
 });
 
 const listSchema = z.strictObject({
-  assistant_id: idSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  assistant_id: idSchema.optional().describe("Only this assistant's threads"),
+  ...pageQuery,
 });
-
-const threadView = z.object({
-  id: z.string(),
-  tenantId: z.string(),
-  assistantId: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  createdAt: z.date(),
-  updatedAt: z.date(),
-}).meta({ id: "Thread" });
 
 const stateView = z.object({
   messages: z.array(messageView),
@@ -53,6 +45,7 @@ const queueView = z.object({
 
 const tags = ["threads"];
 const threadErrors = apiErrors(...INPUT_CODES, "NOT_FOUND");
+const listErrors = (...codes: ErrorCode[]) => apiErrors(...INPUT_CODES, "INVALID_CURSOR", ...codes);
 
 /** Threads CRUD plus what a thread holds: checkpoint state, queue, run records. */
 export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (app, options) => {
@@ -74,23 +67,30 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
       const { body } = request;
       await requireAssistant(options, tenantId, body.assistant_id);
       const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
-      return reply.status(201).send(thread);
+      return reply.status(201).send(toThreadView(thread));
     },
   );
 
   app.get(
     "/api/threads",
-    { schema: { tags, summary: "List the tenant's threads", querystring: listSchema, response: { 200: z.object({ threads: z.array(threadView) }), ...apiErrors(...INPUT_CODES) } } },
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's threads, newest first, a page at a time",
+        querystring: listSchema,
+        response: { 200: pageView("threads", threadView), ...listErrors() },
+      },
+    },
     async (request) => {
-      const { query } = request;
-      return { threads: await threads.listThreads(tenantOf(request), { assistantId: query.assistant_id, limit: query.limit, offset: query.offset }) };
+      const { assistant_id, limit, cursor } = request.query;
+      return pageBody("threads", await threads.listThreads(tenantOf(request), { limit, cursor }, { assistantId: assistant_id }), toThreadView);
     },
   );
 
   app.get(
     "/api/threads/:id",
     { schema: { tags, summary: "Read a thread", params: idParams, response: { 200: threadView, ...threadErrors } } },
-    async (request) => requireThread(options, tenantOf(request), request.params.id),
+    async (request) => toThreadView(await requireThread(options, tenantOf(request), request.params.id)),
   );
 
   app.delete(
@@ -125,7 +125,8 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     },
     async (request) => {
       const thread = await requireThread(options, tenantOf(request), request.params.id);
-      return agents.getAgent(threadScope(thread)).getState();
+      const { messages, next, interrupts } = await agents.getAgent(threadScope(thread)).getState();
+      return { messages: messages.map(toMessageView), next, interrupts };
     },
   );
 
@@ -141,7 +142,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
         queue.getPendingMessages(id, scope),
         getThreadRunOwner(threadScope(thread), { store: lease }),
       ]);
-      return { processing, pending, size: processing.length + pending.length, owner };
+      return { processing: processing.map(toQueuedMessageView), pending: pending.map(toQueuedMessageView), size: processing.length + pending.length, owner };
     },
   );
 
@@ -150,16 +151,18 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     {
       schema: {
         tags,
-        summary: "The thread's runs: the latest 100 finished ones, oldest first, then the one in progress",
-        description: "Messages still waiting their turn are listed by `GET /api/threads/{id}/queue`.",
+        summary: "The thread's runs, oldest first, then the one in progress",
+        description: THREAD_RUNS_DESCRIPTION,
         params: idParams,
-        response: { 200: z.object({ runs: z.array(runRecordView) }), ...threadErrors },
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("runs", runRecordView), ...listErrors("NOT_FOUND") },
       },
     },
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      return { runs: await threadRunRecords(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }) };
+      const runs = await threadRunsPage(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }, request.query);
+      return pageBody("runs", runs, toRunRecordView);
     },
   );
 };

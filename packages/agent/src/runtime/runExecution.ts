@@ -202,7 +202,7 @@ function updateChunks(updates: NodeUpdates): MessageChunk[] {
     if (!ToolMessage.isInstance(message)) continue;
     chunks.push({
       type: MessageChunkTypes.TOOL_RESULT,
-      data: { toolCallId: message.tool_call_id, name: message.name, content: message.text, status: message.status },
+      data: { tool_call_id: message.tool_call_id, name: message.name, content: message.text, status: message.status },
     });
   }
   return chunks;

@@ -2,12 +2,15 @@ import type {
   AddMessageParams,
   ClaimMessagesOptions,
   IMessageQueueStore,
+  Page,
+  PageRequest,
   PendingMessage,
   QueueScope,
   RunOutcome,
   ThreadInfo,
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
+import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
 import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
@@ -53,6 +56,9 @@ interface Queue {
 }
 
 const inClaimOrder = (a: StoredMessage, b: StoredMessage) => b.priority - a.priority || a.sequence - b.sequence;
+
+/** Where a run sits in the runs list: when it finished, then its queue position (as PostgreSQL orders them). */
+const runKey = (message: StoredMessage) => [message.finishedAt!.getTime(), message.sequence];
 
 const queueKey = (threadId: string, scope: StrictScope) => JSON.stringify([threadId, scope.tenantId, scope.assistantId]);
 
@@ -130,7 +136,14 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return threads;
   }
 
-  async listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
+  async listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>> {
+    const queue = this.queue(threadId, scope);
+    const runs = queue ? queue.runs.map((id) => this.inQueue(queue, id)).sort((a, b) => comparePageKeys(runKey(a), runKey(b))) : [];
+    const found = pageOfSorted(runs, page, ["integer", "integer"], runKey);
+    return { items: found.items.map(toMessage), nextCursor: found.nextCursor };
+  }
+
+  async latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
     const limit = validateRunsLimit(options);
     const queue = this.queue(threadId, scope);
     return queue ? queue.runs.slice(-limit).map((id) => toMessage(this.inQueue(queue, id))) : [];

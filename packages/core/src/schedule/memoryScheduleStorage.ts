@@ -8,7 +8,8 @@ import {
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
-import { type PageKey, type PageKeyShape, pageOfSorted } from "../stores/pagination";
+import { CREATION_PAGE_SHAPE } from "../stores/creationOrder";
+import { type PageKey, pageOfSorted } from "../stores/pagination";
 import { requireText } from "../stores/storeArguments";
 import {
   validateAgeThreshold,
@@ -37,7 +38,6 @@ const copy = (task: ScheduledTaskDefinition): ScheduledTaskDefinition => ({
 });
 
 // Lists are ordered by creation time, then task id; a page starts after its last item's key.
-const TASK_PAGE_KEY: PageKeyShape = ["number", "string"];
 const taskPageKey = (task: ScheduledTaskDefinition): PageKey => [task.createdAt, task.taskId];
 
 /** {@link ScheduleStorage} within one process: the same contract as the PostgreSQL store. */
@@ -103,7 +103,7 @@ export class MemoryScheduleStorage implements ScheduleStorage {
 
   async listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
     validateTenantFilter(tenantId);
-    return pageOfSorted(this.select(tenantId, () => true), page, TASK_PAGE_KEY, taskPageKey);
+    return pageOfSorted(this.select(tenantId, () => true), page, CREATION_PAGE_SHAPE, taskPageKey);
   }
 
   async countTasks(tenantId?: string): Promise<number> {

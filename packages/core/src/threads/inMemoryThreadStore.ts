@@ -1,8 +1,17 @@
-import type { CreateThreadRequest, Thread, ThreadFilter, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
 import { jsonContains } from "../stores/jsonContainment";
+import { pageOfSorted } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId, requireText } from "../stores/storeArguments";
-import { type ValidThreadFilter, validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadTtl } from "./threadArguments";
+import {
+  type ValidThreadFilter,
+  validateCreateThread,
+  validateExpiryClaim,
+  validateMetadata,
+  validateThreadFilter,
+  validateThreadListFilter,
+  validateThreadTtl,
+} from "./threadArguments";
 
 const MINUTE_MS = 60_000;
 
@@ -41,6 +50,12 @@ const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sor
   return a[key].getTime() - b[key].getTime() || a[seq] - b[seq];
 };
 
+/**
+ * Where a thread sits in the newest-first list: its creation time and write count, negated so that
+ * the list's order is the keys' ascending order.
+ */
+const newestFirstKey = (stored: StoredThread) => [-stored.createdAt.getTime(), -stored.createdSeq];
+
 /** {@link ThreadStore} within one process: the same contract as the PostgreSQL store. */
 export class InMemoryThreadStore implements ThreadStore {
   /** Per tenant, threads in creation order. */
@@ -75,7 +90,17 @@ export class InMemoryThreadStore implements ThreadStore {
     return stored ? toThread(stored) : null;
   }
 
-  async listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
+  async listThreads(tenantId: string, page: PageRequest, filter?: ThreadListFilter): Promise<Page<Thread>> {
+    const tenant = requireTenantId(tenantId);
+    const { assistantId } = validateThreadListFilter(filter);
+    const newestFirst = [...(this.tenants.get(tenant)?.values() ?? [])]
+      .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
+      .sort((a, b) => compareBy(b, a, "createdAt"));
+    const found = pageOfSorted(newestFirst, page, ["integer", "integer"], newestFirstKey);
+    return { items: found.items.map(toThread), nextCursor: found.nextCursor };
+  }
+
+  async searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
     const tenant = requireTenantId(tenantId);
     const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
     const wanted = ids && new Set(ids);

@@ -56,6 +56,12 @@ export function validateExpiryClaim(limit: unknown, claimMs: unknown): { limit: 
   return { limit: requireInteger(limit, "Expired thread claim limit", 1, 1000), claimMs: requireInteger(claimMs, "Expired thread claim duration", 1) };
 }
 
+/** The filter of a thread list page. */
+export function validateThreadListFilter(filter: unknown): { assistantId?: string } {
+  const checked = filter === undefined ? {} : requireObject(filter, "Thread list filter");
+  return { assistantId: optionalText(checked.assistantId, "Thread list filter assistantId") };
+}
+
 export function validateThreadFilter(filter: unknown): ValidThreadFilter {
   const checked = filter === undefined ? {} : requireObject(filter, "Thread filter");
   const ids = checked.ids;

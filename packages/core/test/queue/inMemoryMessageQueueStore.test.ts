@@ -20,7 +20,7 @@ describe("InMemoryMessageQueueStore", () => {
       await store.claimPendingMessages("th", scope, { owner: "o#1", leaseMs: 1_000 });
       await store.completeMessage(added[n], "o#1", { status: "success" });
     }
-    expect((await store.listRuns("th", scope)).map((run) => run.id)).toEqual(added.slice(2));
+    expect((await store.latestRuns("th", scope)).map((run) => run.id)).toEqual(added.slice(2));
     expect(await store.getMessage(added[0], scope)).toBeNull();
   });
 

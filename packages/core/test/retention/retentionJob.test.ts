@@ -36,8 +36,8 @@ describe("RetentionJob over run records", () => {
     const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, log: logger });
 
     expect(await job.runOnce()).toBe(2);
-    expect((await queue.listRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
-    expect(await queue.listRuns("t2", scope)).toEqual([]);
+    expect((await queue.latestRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
+    expect(await queue.latestRuns("t2", scope)).toEqual([]);
     expect((await queue.getPendingMessages("t1", scope)).map((message) => message.id)).toEqual([open.id]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run pruned", fields: expect.objectContaining({ removed: 2 }) }));
   });

@@ -27,6 +27,7 @@ import { replicaPresenceRoleMigration } from "./208_replica_presence_role";
 import { registryPageOrderMigration } from "./209_registry_page_order";
 import { creationOrderPagesMigration } from "./210_creation_order_pages";
 import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
+import { threadAndRunPagesMigration } from "./212_thread_and_run_pages";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -60,4 +61,5 @@ export const allMigrations: readonly Migration[] = [
   registryPageOrderMigration,
   creationOrderPagesMigration,
   agentMessagePayloadKeysMigration,
+  threadAndRunPagesMigration,
 ];

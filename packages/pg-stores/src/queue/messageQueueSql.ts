@@ -1,3 +1,5 @@
+import { epochMicros, fromEpochMicros } from "../db/pageKeySql";
+
 // Leases are judged by the database clock (now()) so replicas with skewed clocks agree. A queue is a
 // thread's rows within one strict scope: an absent tenant or assistant matches only NULL.
 
@@ -259,8 +261,22 @@ export const THREADS_WITH_WORK = `
              AND lease_expires_at <= now()) AS work
    GROUP BY thread_id, tenant_id, assistant_id`;
 
-/** $4 limit: the latest runs, returned oldest first. */
+/**
+ * A page of the thread's runs, oldest first: $4 and $5 the key of the previous page's last run (when
+ * it finished, in epoch microseconds; its sequence; NULL: from the oldest); $6 how many. Each row
+ * carries its finish time's microseconds, the key a page ends with.
+ */
 export const LIST_RUNS = `
+  SELECT ${COLUMNS}, ${epochMicros("finished_at")} AS finished_us
+    FROM lattice_thread_message_queue
+   WHERE ${IN_QUEUE}
+     AND status = 'completed'
+     AND ($4::bigint IS NULL OR (finished_at, sequence) > (${fromEpochMicros("$4")}, $5::bigint))
+   ORDER BY finished_at, sequence
+   LIMIT $6`;
+
+/** $4 limit: the latest runs, returned oldest first. */
+export const LATEST_RUNS = `
   SELECT *
     FROM (SELECT ${COLUMNS}
             FROM lattice_thread_message_queue

@@ -4,6 +4,8 @@ import {
   DuplicateMessageError,
   QueueFullError,
   holderLabel,
+  pageOf,
+  readPageRequest,
   requireText,
   validateAbortTarget,
   validateAddMessage,
@@ -22,6 +24,8 @@ import type {
   AddMessageParams,
   ClaimMessagesOptions,
   IMessageQueueStore,
+  Page,
+  PageRequest,
   PendingMessage,
   QueueScope,
   QueuedMessageStatus,
@@ -41,6 +45,7 @@ import {
   ENQUEUE_MESSAGE,
   GET_MESSAGE,
   LIST_BY_STATUS,
+  LATEST_RUNS,
   LIST_RUNS,
   LOCK_QUEUE,
   LOCK_TENANT_QUEUE,
@@ -198,9 +203,17 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     );
   }
 
-  async listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
+  async latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
     const params = [...queueParams(threadId, scope), validateRunsLimit(options)];
-    return (await this.rows(LIST_RUNS, params)).map(toMessage);
+    return (await this.rows(LATEST_RUNS, params)).map(toMessage);
+  }
+
+  async listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>> {
+    const queue = queueParams(threadId, scope);
+    const { limit, after } = readPageRequest(page, ["integer", "integer"]);
+    const rows = (await this.rows(LIST_RUNS, [...queue, after?.[0] ?? null, after?.[1] ?? null, limit + 1])) as Array<MessageRow & { finished_us: string }>;
+    const found = pageOf(rows, limit, (row) => [Number(row.finished_us), Number(row.sequence)]);
+    return { items: found.items.map(toMessage), nextCursor: found.nextCursor };
   }
 
   async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {

@@ -1,6 +1,6 @@
 import {
   DuplicateScheduleError,
-  type PageKeyShape,
+  CREATION_PAGE_SHAPE,
   pageOf,
   readPageRequest,
   requireText,
@@ -69,7 +69,6 @@ interface TaskRow {
 }
 
 // Pages follow the lists' order: creation time (epoch microseconds), then task id.
-const TASK_PAGE_KEY: PageKeyShape = ["number", "string"];
 
 const optional = <T>(value: T | null): T | undefined => value ?? undefined;
 const millis = (value: Date | null) => value?.getTime();
@@ -210,7 +209,7 @@ export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorag
 
   async listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
     validateTenantFilter(tenantId);
-    const { limit, after } = readPageRequest(page, TASK_PAGE_KEY);
+    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
     await this.initialize();
     const { rows } = await this.pool.query<TaskRow & { created_us: string }>(LIST_PAGE, [tenantId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1]);
     const { items, nextCursor } = pageOf(rows, limit, (row) => [Number(row.created_us), row.task_id]);

@@ -1,16 +1,20 @@
 import {
+  CREATION_PAGE_SHAPE,
   RecordExistsError,
+  pageOf,
+  readPageRequest,
   requireTenantId,
   requireText,
   validateCreateThread,
   validateExpiryClaim,
   validateMetadata,
   validateThreadFilter,
+  validateThreadListFilter,
   validateThreadTtl,
 } from "@axiom-lattice/core";
-import type { CreateThreadRequest, Thread, ThreadFilter, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
 import { PgStore } from "../db/pgStore";
-import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, TOUCH_THREAD, UPDATE_THREAD, listThreads } from "./threadSql";
+import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, TOUCH_THREAD, UPDATE_THREAD, searchThreads } from "./threadSql";
 
 interface ThreadRow {
   tenant_id: string;
@@ -47,11 +51,21 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
     return row ? toThread(row) : null;
   }
 
-  async listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
+  async listThreads(tenantId: string, page: PageRequest, filter?: ThreadListFilter): Promise<Page<Thread>> {
+    const tenant = requireTenantId(tenantId);
+    const { assistantId } = validateThreadListFilter(filter);
+    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
+    const params = [tenant, assistantId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1];
+    const rows = await this.rows<ThreadRow & { created_us: string }>(LIST_THREADS, params);
+    const found = pageOf(rows, limit, (row) => [Number(row.created_us), row.id]);
+    return { items: found.items.map(toThread), nextCursor: found.nextCursor };
+  }
+
+  async searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
     const tenant = requireTenantId(tenantId);
     const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
     const params = [tenant, assistantId ?? null, metadata === undefined ? null : JSON.stringify(metadata), ids ?? null, limit, offset];
-    return (await this.rows(listThreads(sortBy, sortOrder), params)).map(toThread);
+    return (await this.rows(searchThreads(sortBy, sortOrder), params)).map(toThread);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
@@ -77,8 +91,8 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
     return (await this.pool.query(DELETE_THREAD, params)).rowCount === 1;
   }
 
-  private async rows(sql: string, params: unknown[]): Promise<ThreadRow[]> {
+  private async rows<R extends ThreadRow = ThreadRow>(sql: string, params: unknown[]): Promise<R[]> {
     await this.initialize();
-    return (await this.pool.query<ThreadRow>(sql, params)).rows;
+    return (await this.pool.query<R>(sql, params)).rows;
   }
 }

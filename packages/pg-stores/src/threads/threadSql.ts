@@ -1,3 +1,5 @@
+import { epochMicros, fromEpochMicros } from "../db/pageKeySql";
+
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
 const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes";
@@ -18,7 +20,21 @@ export const GET_THREAD = `
    WHERE tenant_id = $1
      AND id = $2`;
 
-/** The orders a thread list may take; ties are broken by id, compared bytewise as the in-memory store does. */
+/**
+ * A page of the tenant's threads, newest first: $2 assistant (NULL: any); $3 and $4 the key of the
+ * previous page's last thread (creation in epoch microseconds, id; NULL: from the newest); $5 how many.
+ * Each row carries its creation time's microseconds, the key a page ends with.
+ */
+export const LIST_THREADS = `
+  SELECT ${COLUMNS}, ${epochMicros("created_at")} AS created_us
+    FROM lattice_threads
+   WHERE tenant_id = $1
+     AND ($2::text IS NULL OR assistant_id = $2)
+     AND ($3::bigint IS NULL OR (created_at, id COLLATE "C") < (${fromEpochMicros("$3")}, $4::text))
+   ORDER BY created_at DESC, id COLLATE "C" DESC
+   LIMIT $5`;
+
+/** The orders a thread search may take; ties are broken by id, compared bytewise as the in-memory store does. */
 const THREAD_ORDERS = {
   createdAt: { asc: "created_at ASC, id COLLATE \"C\" ASC", desc: "created_at DESC, id COLLATE \"C\" DESC" },
   updatedAt: { asc: "updated_at ASC, id COLLATE \"C\" ASC", desc: "updated_at DESC, id COLLATE \"C\" DESC" },
@@ -29,7 +45,7 @@ const THREAD_ORDERS = {
  * $2 assistant, $3 metadata the thread's must contain, $4 ids (each NULL: any), $5 limit, $6 offset;
  * in one of the fixed {@link THREAD_ORDERS}.
  */
-export const listThreads = (sortBy: keyof typeof THREAD_ORDERS, sortOrder: "asc" | "desc") => `
+export const searchThreads = (sortBy: keyof typeof THREAD_ORDERS, sortOrder: "asc" | "desc") => `
   SELECT ${COLUMNS}
     FROM lattice_threads
    WHERE tenant_id = $1

@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 // The queue's types live here rather than in core so the shared contract suite can name them without a
 // package cycle; core re-exports them under the same names, next to the queue's error classes.
 
@@ -150,8 +152,16 @@ export interface IMessageQueueStore {
   getQueueSize(threadId: string, scope?: QueueScope): Promise<number>;
   /** Threads with due pending messages (a delayed one once it is due) or expired claims. */
   getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
-  /** Completed messages of the thread (its run records): the latest `limit` (default 100), oldest first. */
-  listRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
+  /**
+   * A page of the thread's completed messages (its run records), oldest first: by when they finished,
+   * then queue order. Throws `PageCursorError` on a cursor no page of this list returned.
+   */
+  listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>>;
+  /**
+   * The thread's latest `limit` (default 100) completed messages, oldest first: for callers that want
+   * the last runs only (the LangGraph API's thread status and run search).
+   */
+  latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
   /** Removes the thread's pending messages; returns how many. */
   clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
   /**

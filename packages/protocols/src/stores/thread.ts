@@ -1,3 +1,5 @@
+import type { Page, PageRequest } from "../pagination";
+
 /** A conversation with one assistant; its state lives in the checkpointer. */
 export interface Thread {
   id: string;
@@ -21,7 +23,12 @@ export interface CreateThreadRequest {
   ttlMinutes?: number;
 }
 
-/** Which of a tenant's threads to list, in which order, which page. */
+/** Which of a tenant's threads a {@link ThreadStore.listThreads} page holds. */
+export interface ThreadListFilter {
+  assistantId?: string;
+}
+
+/** Which of a tenant's threads to search (the LangGraph API's search), in which order, which slice. */
 export interface ThreadFilter {
   assistantId?: string;
   /** Only threads whose metadata contains this object (as PostgreSQL's jsonb `@>` judges). */
@@ -40,8 +47,17 @@ export interface ThreadFilter {
 export interface ThreadStore {
   createThread(tenantId: string, request: CreateThreadRequest): Promise<Thread>;
   getThread(tenantId: string, threadId: string): Promise<Thread | null>;
-  /** The tenant's threads matching `filter`, newest first unless it says otherwise. */
-  listThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]>;
+  /**
+   * A page of the tenant's threads (of one assistant, with `filter.assistantId`), newest first: by
+   * creation time, then id (by code unit), both descending. Throws `PageCursorError` on a cursor no
+   * page of this list returned.
+   */
+  listThreads(tenantId: string, page: PageRequest, filter?: ThreadListFilter): Promise<Page<Thread>>;
+  /**
+   * The LangGraph API's thread search: the tenant's threads matching `filter`, newest first unless it
+   * says otherwise, a slice by `limit` and `offset` (that API's paging).
+   */
+  searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]>;
   /**
    * Merges `metadata` (top-level keys) and, with `ttlMinutes`, sets the thread's TTL; either way the
    * thread was used: its TTL restarts.
