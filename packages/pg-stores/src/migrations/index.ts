@@ -26,8 +26,8 @@ import { threadTtlMigration } from "./206_thread_ttl";
 import { replicaPresenceRoleMigration } from "./208_replica_presence_role";
 import { registryPageOrderMigration } from "./209_registry_page_order";
 import { creationOrderPagesMigration } from "./210_creation_order_pages";
-import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
 import { threadAndRunPagesMigration } from "./212_thread_and_run_pages";
+import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
 import type { Migration } from "./migration";
 
 /** Every migration the stores need, in version order. */
@@ -60,6 +60,6 @@ export const allMigrations: readonly Migration[] = [
   replicaPresenceRoleMigration,
   registryPageOrderMigration,
   creationOrderPagesMigration,
-  agentMessagePayloadKeysMigration,
   threadAndRunPagesMigration,
+  agentMessagePayloadKeysMigration,
 ];
