@@ -120,15 +120,16 @@ describe.each(["memory", "postgresql"])("threads and runs on the wire, on %s sto
     expect((await post("/api/threads", { thread_id: "many-runs", assistant_id: ASSISTANT })).statusCode).toBe(201);
     const ids = Array.from({ length: 7 }, (_, n) => `many-runs-${n}`);
     for (const id of ids) expect((await post("/api/runs", run("many-runs", { message: "hello", message_id: id, mode: "queue" }))).statusCode).toBe(202);
-    const finished = () => walkPages(pageOver<{ message_id: string; status: string }>("/api/threads/many-runs/runs", "runs"), 3);
-    await eventually("every run to finish", async () => (await finished()).items.filter((listed) => listed.status === "success").length === ids.length);
-    const walked = await finished();
+    const runsPage = pageOver<{ message_id: string; status: string }>("/api/threads/many-runs/runs", "runs");
+    // One page of all while runs are in progress: the page that ends the list also holds the one running, beyond `limit`.
+    const listed = async () => (await runsPage({ limit: 1_000 })).items;
+    await eventually("every run to finish", async () => (await listed()).filter((run) => run.status === "success").length === ids.length);
+    const walked = await walkPages(runsPage, 3);
     expect(walked.items.map((listed) => listed.message_id)).toEqual(ids);
     expect(walked.pages).toBe(3);
 
     expect((await post("/api/runs", run("many-runs", { message: "/sleep 60000", message_id: "many-runs-long", mode: "queue" }))).statusCode).toBe(202);
-    await eventually("the long run to start", async () => (await finished()).items.some((listed) => listed.status === "running"));
-    const runsPage = pageOver<{ message_id: string; status: string }>("/api/threads/many-runs/runs", "runs");
+    await eventually("the long run to start", async () => (await listed()).some((run) => run.status === "running"));
     const first = await runsPage({ limit: 4 });
     expect(first.items.map((listed) => listed.message_id)).toEqual(ids.slice(0, 4));
     // The finished runs left fill this page exactly: the run in progress comes on top of them.
