@@ -78,7 +78,7 @@ export {
   type TaskFields,
   type ValidTask,
 } from "./tasks/taskArguments";
-export { TASK_PAGE_KEY_SHAPE, taskPageKey } from "./tasks/taskListing";
+export { taskPageKey } from "./tasks/taskListing";
 export { anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn, type TaskGuard } from "./tasks/taskWrites";
 export { StaleFencingTokenError } from "./tasks/staleFencingTokenError";
 export { scanEveryTask } from "./tasks/taskScan";

@@ -15,7 +15,8 @@ import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateScanRequest, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";
-import { TASK_PAGE_KEY_SHAPE, taskPageKey } from "./taskListing";
+import { CREATION_PAGE_SHAPE } from "../stores/creationOrder";
+import { taskPageKey } from "./taskListing";
 import { type TaskGuard, anyTask, matchesSnapshot, nextUpdatedAt, planTaskWrite, statusIn } from "./taskWrites";
 
 const copy = (task: TaskItem): TaskItem => structuredClone(task);
@@ -85,7 +86,7 @@ export class InMemoryTaskStore implements TaskStore {
       (valid.workspaceId === undefined || task.workspaceId === valid.workspaceId) &&
       (valid.parentId === undefined || task.parentId === valid.parentId);
     const tasks = [...(this.tenants.get(tenant)?.values() ?? [])].filter(matches).sort(byCreation);
-    const listed = pageOfSorted(tasks, page, TASK_PAGE_KEY_SHAPE, taskPageKey);
+    const listed = pageOfSorted(tasks, page, CREATION_PAGE_SHAPE, taskPageKey);
     return { ...listed, items: listed.items.map(copy) };
   }
 

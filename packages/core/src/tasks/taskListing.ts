@@ -1,9 +1,5 @@
 import type { TaskItem } from "@axiom-lattice/protocols";
-import { CREATION_PAGE_SHAPE } from "../stores/creationOrder";
-import type { PageKey, PageKeyShape } from "../stores/pagination";
-
-/** The shape of a task list's page keys (see {@link taskPageKey}). */
-export const TASK_PAGE_KEY_SHAPE: PageKeyShape = CREATION_PAGE_SHAPE;
+import type { PageKey } from "../stores/pagination";
 
 /**
  * Where a task sits in every TaskStore's list order: its creation in epoch microseconds, then its id.

@@ -1,6 +1,6 @@
 import {
+  CREATION_PAGE_SHAPE,
   RecordExistsError,
-  TASK_PAGE_KEY_SHAPE,
   type TaskFields,
   type TaskGuard,
   anyTask,
@@ -146,7 +146,7 @@ class TaskTable implements TaskStore {
   async listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>> {
     const tenant = requireTenantId(tenantId);
     const valid = validateListFilter(filter);
-    const { limit, after } = readPageRequest(page, TASK_PAGE_KEY_SHAPE);
+    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
     const rows = await this.rows(LIST_TASKS, [
       tenant,
       valid.status ?? null,
