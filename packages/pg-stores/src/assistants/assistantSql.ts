@@ -1,3 +1,5 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
 const COLUMNS =
@@ -34,11 +36,10 @@ export const GET_ASSISTANT = `
  */
 export const LIST_ASSISTANTS = `
   SELECT ${COLUMNS},
-         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+         ${createdMicrosColumn("lattice_assistants")}
     FROM lattice_assistants
    WHERE tenant_id = $1
-     AND ($2::bigint IS NULL
-          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+     AND ${afterCreation("lattice_assistants", "id", 2)}
    ORDER BY created_at, id COLLATE "C"
    LIMIT $4`;
 

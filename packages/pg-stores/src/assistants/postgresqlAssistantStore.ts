@@ -19,7 +19,7 @@ import type {
   PageRequest,
   UpdateAssistantRequest,
 } from "@axiom-lattice/protocols";
-import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import {
@@ -104,11 +104,11 @@ export class PostgreSQLAssistantStore extends PgStore implements AssistantStore 
 
   async listAssistants(tenantId: string, page: PageRequest): Promise<Page<Assistant>> {
     const tenant = requireTenantId(tenantId);
-    const { limit, params } = creationPageParams(page);
-    await this.initialize();
-    const { rows } = await this.pool.query<AssistantRow & CreationOrderedRow>(LIST_ASSISTANTS, [tenant, ...params]);
-    const listed = creationPage(rows, limit, (row) => row.id);
-    return { ...listed, items: listed.items.map((row) => this.toAssistant(row)) };
+    const read = async (after: (string | null)[], fetch: number) => {
+      await this.initialize();
+      return (await this.pool.query<AssistantRow & { created_us: string }>(LIST_ASSISTANTS, [tenant, ...after, fetch])).rows;
+    };
+    return readCreationPage(page, read, (row) => row.id, (row) => this.toAssistant(row));
   }
 
   async updateAssistant(tenantId: string, assistantId: string, request: UpdateAssistantRequest): Promise<Assistant | null> {

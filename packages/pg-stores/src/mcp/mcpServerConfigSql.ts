@@ -1,3 +1,5 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every statement names its tenant: rows are keyed by (tenant_id, key).
 
 const COLUMNS = "tenant_id, key, config, selected_tools, status, created_at, updated_at";
@@ -21,11 +23,10 @@ export const GET_MCP_SERVER_CONFIG = `
  */
 export const LIST_MCP_SERVER_CONFIGS = `
   SELECT ${COLUMNS},
-         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+         ${createdMicrosColumn("lattice_mcp_server_configs")}
     FROM lattice_mcp_server_configs
    WHERE tenant_id = $1
-     AND ($2::bigint IS NULL
-          OR (created_at, key COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+     AND ${afterCreation("lattice_mcp_server_configs", "key", 2)}
    ORDER BY created_at, key COLLATE "C"
    LIMIT $4`;
 

@@ -18,7 +18,7 @@ import type {
   UpdateMcpServerConfigRequest,
 } from "@axiom-lattice/protocols";
 import type { Pool, PoolClient } from "pg";
-import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction } from "../db/transaction";
@@ -73,11 +73,11 @@ export class PostgreSQLMcpServerConfigStore extends PgStore implements McpServer
 
   async list(tenantId: string, page: PageRequest): Promise<Page<McpServerConfigEntry>> {
     const tenant = requireTenantId(tenantId);
-    const { limit, params } = creationPageParams(page);
-    await this.initialize();
-    const { rows } = await this.pool.query<McpServerConfigRow & CreationOrderedRow>(LIST_MCP_SERVER_CONFIGS, [tenant, ...params]);
-    const listed = creationPage(rows, limit, (row) => row.key);
-    return { ...listed, items: listed.items.map((row) => this.toEntry(row)) };
+    const read = async (after: (string | null)[], fetch: number) => {
+      await this.initialize();
+      return (await this.pool.query<McpServerConfigRow & { created_us: string }>(LIST_MCP_SERVER_CONFIGS, [tenant, ...after, fetch])).rows;
+    };
+    return readCreationPage(page, read, (row) => row.key, (row) => this.toEntry(row));
   }
 
   async get(tenantId: string, key: string): Promise<McpServerConfigEntry | null> {

@@ -1,3 +1,5 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
 const COLUMNS = "tenant_id, id, kind, base_url, models, api_key_sealed, created_at, updated_at";
@@ -21,11 +23,10 @@ export const GET_MODEL_PROVIDER = `
  */
 export const LIST_MODEL_PROVIDERS = `
   SELECT ${COLUMNS},
-         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+         ${createdMicrosColumn("lattice_model_providers")}
     FROM lattice_model_providers
    WHERE tenant_id = $1
-     AND ($2::bigint IS NULL
-          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text))
+     AND ${afterCreation("lattice_model_providers", "id", 2)}
    ORDER BY created_at, id COLLATE "C"
    LIMIT $4`;
 

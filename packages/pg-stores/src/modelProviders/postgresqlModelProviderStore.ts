@@ -17,7 +17,7 @@ import type {
   PageRequest,
   UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
-import { type CreationOrderedRow, creationPage, creationPageParams } from "../db/creationPage";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction } from "../db/transaction";
@@ -77,11 +77,11 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
 
   async listProviders(tenantId: string, page: PageRequest): Promise<Page<ModelProvider>> {
     const tenant = requireTenantId(tenantId);
-    const { limit, params } = creationPageParams(page);
-    await this.initialize();
-    const { rows } = await this.pool.query<ModelProviderRow & CreationOrderedRow>(LIST_MODEL_PROVIDERS, [tenant, ...params]);
-    const listed = creationPage(rows, limit, (row) => row.id);
-    return { ...listed, items: listed.items.map((row) => this.view(row)) };
+    const read = async (after: (string | null)[], fetch: number) => {
+      await this.initialize();
+      return (await this.pool.query<ModelProviderRow & { created_us: string }>(LIST_MODEL_PROVIDERS, [tenant, ...after, fetch])).rows;
+    };
+    return readCreationPage(page, read, (row) => row.id, (row) => this.view(row));
   }
 
   async updateProvider(tenantId: string, providerId: string, request: UpdateModelProviderRequest): Promise<ModelProvider | null> {

@@ -1,5 +1,6 @@
-import { pageOf, readPageRequest, requireTenantId, validatePluginSetting } from "@axiom-lattice/core";
+import { type PageKey, requireTenantId, validatePluginSetting } from "@axiom-lattice/core";
 import type { Page, PageRequest, PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
+import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { LIST_PLUGIN_SETTINGS, UPSERT_PLUGIN_SETTING } from "./pluginSettingSql";
 
@@ -16,10 +17,8 @@ const toSetting = (row: PluginSettingRow): PluginSetting => ({ tenantId: row.ten
 export class PostgreSQLPluginSettingStore extends PgStore implements PluginSettingStore {
   async list(tenantId: string, page: PageRequest): Promise<Page<PluginSetting>> {
     const tenant = requireTenantId(tenantId);
-    const { limit, after } = readPageRequest(page, ["string"]);
-    const rows = await this.rows(LIST_PLUGIN_SETTINGS, [tenant, after?.[0] ?? null, limit + 1]);
-    const listed = pageOf(rows, limit, (row) => [row.name]);
-    return { ...listed, items: listed.items.map(toSetting) };
+    const read = (after: PageKey | null, fetch: number) => this.rows(LIST_PLUGIN_SETTINGS, [tenant, after?.[0] ?? null, fetch]);
+    return readPage(page, ["string"], read, (row) => [row.name], toSetting);
   }
 
   async set(tenantId: string, name: string, enabled: boolean): Promise<PluginSetting> {

@@ -1,4 +1,4 @@
-import { epochMicros, fromEpochMicros } from "../db/pageKeySql";
+import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 
 // Leases are judged by the database clock (now()) so replicas with skewed clocks agree. A queue is a
 // thread's rows within one strict scope: an absent tenant or assistant matches only NULL.

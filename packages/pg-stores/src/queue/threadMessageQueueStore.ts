@@ -2,10 +2,9 @@ import {
   ABORTED_RUN_ERROR,
   DEFAULT_QUEUE_CAPACITY,
   DuplicateMessageError,
+  type PageKey,
   QueueFullError,
   holderLabel,
-  pageOf,
-  readPageRequest,
   requireText,
   validateAbortTarget,
   validateAddMessage,
@@ -33,6 +32,7 @@ import type {
   RunStatus,
   ThreadInfo,
 } from "@axiom-lattice/protocols";
+import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction, isUniqueViolation } from "../db/transaction";
@@ -210,10 +210,9 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
 
   async listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>> {
     const queue = queueParams(threadId, scope);
-    const { limit, after } = readPageRequest(page, ["integer", "integer"]);
-    const rows = (await this.rows(LIST_RUNS, [...queue, after?.[0] ?? null, after?.[1] ?? null, limit + 1])) as Array<MessageRow & { finished_us: string }>;
-    const found = pageOf(rows, limit, (row) => [Number(row.finished_us), Number(row.sequence)]);
-    return { items: found.items.map(toMessage), nextCursor: found.nextCursor };
+    const read = async (after: PageKey | null, fetch: number) =>
+      (await this.rows(LIST_RUNS, [...queue, ...(after ?? [null, null]), fetch])) as Array<MessageRow & { finished_us: string }>;
+    return readPage(page, ["integer", "integer"], read, (row) => [Number(row.finished_us), Number(row.sequence)], toMessage);
   }
 
   async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {

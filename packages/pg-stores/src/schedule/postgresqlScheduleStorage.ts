@@ -1,8 +1,5 @@
 import {
   DuplicateScheduleError,
-  CREATION_PAGE_SHAPE,
-  pageOf,
-  readPageRequest,
   requireText,
   validateAgeThreshold,
   validateClaim,
@@ -24,6 +21,7 @@ import type {
   ScheduledTaskStatus,
   ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import {
   CLAIM_RUN,
@@ -209,11 +207,11 @@ export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorag
 
   async listTasks(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
     validateTenantFilter(tenantId);
-    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
-    await this.initialize();
-    const { rows } = await this.pool.query<TaskRow & { created_us: string }>(LIST_PAGE, [tenantId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1]);
-    const { items, nextCursor } = pageOf(rows, limit, (row) => [Number(row.created_us), row.task_id]);
-    return { items: items.map(toTask), nextCursor };
+    const read = async (after: (string | null)[], fetch: number) => {
+      await this.initialize();
+      return (await this.pool.query<TaskRow & { created_us: string }>(LIST_PAGE, [tenantId ?? null, ...after, fetch])).rows;
+    };
+    return readCreationPage(page, read, (row) => row.task_id, toTask);
   }
 
   async countTasks(tenantId?: string): Promise<number> {

@@ -1,3 +1,5 @@
+import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
+
 // Every decision about who runs a fire is one conditional UPDATE whose row count says who won, and
 // every age is judged by the database clock (now()), never by a replica's.
 
@@ -47,11 +49,10 @@ export const LIST_BY_THREAD = listWhere("thread_id = $2");
  */
 export const LIST_PAGE = `
   SELECT ${COLUMNS},
-         (extract(epoch FROM created_at) * 1000000)::bigint AS created_us
+         ${createdMicrosColumn("lattice_scheduled_tasks")}
     FROM lattice_scheduled_tasks
    WHERE ($1::text IS NULL OR tenant_id = $1)
-     AND ($2::bigint IS NULL
-          OR (created_at, task_id COLLATE "C") > (timestamptz 'epoch' + $2 * interval '1 microsecond', $3::text))
+     AND ${afterCreation("lattice_scheduled_tasks", "task_id", 2)}
    ORDER BY created_at, task_id COLLATE "C"
    LIMIT $4`;
 

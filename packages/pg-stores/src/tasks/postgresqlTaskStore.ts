@@ -1,13 +1,12 @@
 import {
   CREATION_PAGE_SHAPE,
+  type PageKey,
   RecordExistsError,
   type TaskFields,
   type TaskGuard,
   anyTask,
   matchesSnapshot,
-  pageOf,
   planTaskWrite,
-  readPageRequest,
   requireTaskId,
   requireTaskStatuses,
   requireTenantId,
@@ -35,6 +34,7 @@ import type {
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
 import type { ClientBase, QueryResult } from "pg";
+import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { inTransaction } from "../db/transaction";
 import { DELETE_TASK, GET_TASK, INSERT_TASK, LIST_TASKS, LOCK_TASK, SCAN_TASKS, WRITE_TASK } from "./taskSql";
@@ -146,8 +146,8 @@ class TaskTable implements TaskStore {
   async listTasks(tenantId: string, page: PageRequest, filter?: TaskListFilter): Promise<Page<TaskItem>> {
     const tenant = requireTenantId(tenantId);
     const valid = validateListFilter(filter);
-    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
-    const rows = await this.rows(LIST_TASKS, [
+    const read = async (after: PageKey | null, fetch: number) =>
+      (await this.rows(LIST_TASKS, [
       tenant,
       valid.status ?? null,
       valid.ownerType ?? null,
@@ -155,11 +155,10 @@ class TaskTable implements TaskStore {
       valid.projectId ?? null,
       valid.workspaceId ?? null,
       valid.parentId ?? null,
-      after?.[0] ?? null,
-      after?.[1] ?? null,
-      limit + 1,
-    ]);
-    return pageOf(rows.map(toTask), limit, taskPageKey);
+        ...(after ?? [null, null]),
+        fetch,
+      ])).map(toTask);
+    return readPage(page, CREATION_PAGE_SHAPE, read, taskPageKey, (task) => task);
   }
 
   updateTask(tenantId: string, taskId: string, updates: UpdateTaskRequest, options?: TaskWriteOptions): Promise<TaskItem | null> {

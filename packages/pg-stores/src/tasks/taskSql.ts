@@ -1,3 +1,5 @@
+import { afterCreation } from "../db/pageKeys";
+
 // Every statement names its tenant: rows are keyed by (tenant_id, id). Times are truncated to the
 // millisecond (see migration 191). A result is read as JSON text: a JSON null result is kept, SQL NULL
 // is no result.
@@ -60,8 +62,7 @@ export const LIST_TASKS = `
      AND ($5::text IS NULL OR project_id = $5)
      AND ($6::text IS NULL OR workspace_id = $6)
      AND ($7::text IS NULL OR parent_id = $7)
-     AND ($8::bigint IS NULL
-          OR (created_at, id COLLATE "C") > (timestamptz 'epoch' + $8::bigint * interval '1 microsecond', $9::text COLLATE "C"))
+     AND ${afterCreation("lattice_tasks", "id", 8)}
    ORDER BY created_at, id COLLATE "C"
    LIMIT $10`;
 

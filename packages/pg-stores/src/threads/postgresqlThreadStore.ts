@@ -1,8 +1,5 @@
 import {
-  CREATION_PAGE_SHAPE,
   RecordExistsError,
-  pageOf,
-  readPageRequest,
   requireTenantId,
   requireText,
   validateCreateThread,
@@ -13,6 +10,7 @@ import {
   validateThreadTtl,
 } from "@axiom-lattice/core";
 import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
+import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, TOUCH_THREAD, UPDATE_THREAD, searchThreads } from "./threadSql";
 
@@ -54,11 +52,8 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
   async listThreads(tenantId: string, page: PageRequest, filter?: ThreadListFilter): Promise<Page<Thread>> {
     const tenant = requireTenantId(tenantId);
     const { assistantId } = validateThreadListFilter(filter);
-    const { limit, after } = readPageRequest(page, CREATION_PAGE_SHAPE);
-    const params = [tenant, assistantId ?? null, after?.[0] ?? null, after?.[1] ?? null, limit + 1];
-    const rows = await this.rows<ThreadRow & { created_us: string }>(LIST_THREADS, params);
-    const found = pageOf(rows, limit, (row) => [Number(row.created_us), row.id]);
-    return { items: found.items.map(toThread), nextCursor: found.nextCursor };
+    const read = (after: (string | null)[], fetch: number) => this.rows<ThreadRow & { created_us: string }>(LIST_THREADS, [tenant, assistantId ?? null, ...after, fetch]);
+    return readCreationPage(page, read, (row) => row.id, toThread);
   }
 
   async searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {

@@ -1,4 +1,4 @@
-import { epochMicros, fromEpochMicros } from "../db/pageKeySql";
+import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
