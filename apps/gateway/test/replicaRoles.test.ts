@@ -95,8 +95,14 @@ describe("api and worker replicas", () => {
     ]);
   });
 
-  it("an api replica's recover defers the thread to the workers instead of running it", async () => {
-    const recovered = await post(api, "/api/runs/recover", { assistant_id: ASSISTANT, thread_id: "t-roles" });
-    expect(recovered.json()).toEqual({ status: "busy", code: "AFFINITY_MISS" });
+  it("an api replica's recover defers what is queued to the workers instead of running it, and reports an idle thread idle", async () => {
+    await post(api, "/api/threads", { thread_id: "t-deferred", assistant_id: ASSISTANT });
+    await post(api, "/api/runs", { assistant_id: ASSISTANT, thread_id: "t-deferred", message: "/sleep 1000", message_id: "m-later", mode: "queue" });
+    const deferred = await post(api, "/api/runs/recover", { assistant_id: ASSISTANT, thread_id: "t-deferred" });
+    expect(deferred.json()).toEqual({ status: "busy", code: "AFFINITY_MISS" });
+    const resumed = parseSse((await post(api, "/api/runs/resume_stream", { assistant_id: ASSISTANT, thread_id: "t-deferred", message_id: "m-later" })).body);
+    expect(resumed.at(-1)).toMatchObject({ type: "message_completed" });
+    const idle = await post(api, "/api/runs/recover", { assistant_id: ASSISTANT, thread_id: "t-roles" });
+    expect(idle.json()).toEqual({ status: "idle" });
   });
 });

@@ -38,4 +38,9 @@ describe("a runtime that executes no runs", () => {
     expect(await stores.queue.getMessage("m-left", scope)).toMatchObject({ status: "pending" });
     expect(() => first.startQueueSweep({ intervalMs: 1_000 })).toThrow(/runs no messages/);
   });
+
+  it("reports a thread with nothing queued as it is, not as deferred", async () => {
+    const api = manager(stores, { replicaId: "api", executeRuns: false, peerWakeDelayMs: 0 });
+    expect(await api.getAgent(thread("t-quiet")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
+  });
 });

@@ -159,8 +159,11 @@ export class Agent {
    * owns the thread).
    */
   async resumeTask(): Promise<ResumeTaskResult> {
-    const { leaseContended } = await this.processors.wake(this.scope);
-    return { status: leaseContended ? "busy" : await this.status(), leaseContended };
+    const { leaseContended, leftToPeers } = await this.processors.wake(this.scope);
+    if (leaseContended) return { status: "busy", leaseContended };
+    const status = await this.status();
+    // Where no runs are executed, only work still queued is deferred to the peers that were woken.
+    return { status, leaseContended: leftToPeers === true && status === "busy" };
   }
 
   /**

@@ -31,6 +31,8 @@ import { runFailureText } from "./runFailure";
 export interface DrainResult {
   /** A peer holds the thread-run lease: it runs the thread's messages. */
   leaseContended: boolean;
+  /** This replica runs no messages: its peers were woken to run the thread's instead. */
+  leftToPeers?: boolean;
 }
 
 /** What a `run_handed_over` event says of each reason. */

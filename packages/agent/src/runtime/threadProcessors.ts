@@ -22,12 +22,12 @@ export class ThreadProcessors {
 
   /**
    * Wakes the thread's processor, starting one when none runs. Where no runs are executed, the
-   * peers are woken instead and the thread is reported left to them, as if one held its lease.
+   * peers are woken instead and the thread is reported left to them.
    */
   async wake(scope: ThreadRunScope): Promise<DrainResult> {
     if (!this.executeRuns) {
       await notifyPeers(this.context, scope);
-      return { leaseContended: true };
+      return { leaseContended: false, leftToPeers: true };
     }
     const key = threadRunLeaseKey(scope);
     let processor = this.active.get(key);
