@@ -46,7 +46,7 @@ export const toRoomMessageView = (message: ProjectRoomMessage): z.input<typeof r
   author_type: message.authorType,
   author_id: message.authorId,
   content: message.content,
-  ...(message.idempotencyKey === undefined ? {} : { idempotency_key: message.idempotencyKey }),
+  idempotency_key: message.idempotencyKey,
   created_at: message.createdAt,
 });
 

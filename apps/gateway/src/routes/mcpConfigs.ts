@@ -133,7 +133,7 @@ const toolViewOf = ({ name, fullName, selected, description, inputSchema }: Offe
   name,
   full_name: fullName,
   selected,
-  ...(description === undefined ? {} : { description }),
+  description,
   input_schema: inputSchema,
 });
 

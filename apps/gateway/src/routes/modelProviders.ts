@@ -56,7 +56,7 @@ function toProviderView(provider: ModelProvider): z.infer<typeof providerView> {
     id: provider.id,
     tenant_id: provider.tenantId,
     kind: provider.kind,
-    ...(provider.baseUrl === undefined ? {} : { base_url: provider.baseUrl }),
+    base_url: provider.baseUrl,
     models: provider.models,
     has_api_key: provider.hasApiKey,
     created_at: provider.createdAt,

@@ -23,7 +23,7 @@ const entryView = z
 const toPluginView = ({ name, source, serverKey, description, enabled }: PluginEntry): z.infer<typeof entryView> => ({
   name,
   source,
-  ...(serverKey === undefined ? {} : { server_key: serverKey }),
+  server_key: serverKey,
   description,
   enabled,
 });

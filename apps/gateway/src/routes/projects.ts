@@ -33,8 +33,8 @@ const toProjectView = (project: Project): z.input<typeof projectView> => ({
   id: project.id,
   tenant_id: project.tenantId,
   name: project.name,
-  ...(project.description === undefined ? {} : { description: project.description }),
-  ...(project.metadata === undefined ? {} : { metadata: project.metadata }),
+  description: project.description,
+  metadata: project.metadata,
   created_at: project.createdAt,
   updated_at: project.updatedAt,
 });

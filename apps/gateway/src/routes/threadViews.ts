@@ -42,10 +42,10 @@ export const toMessageView = (message: PlainMessage): z.input<typeof messageView
   id: message.id,
   type: message.type,
   content: message.content,
-  ...(message.name === undefined ? {} : { name: message.name }),
+  name: message.name,
   // A call's args are the model's JSON: passed as they are.
-  ...(message.toolCalls === undefined ? {} : { tool_calls: message.toolCalls }),
-  ...(message.toolCallId === undefined ? {} : { tool_call_id: message.toolCallId }),
+  tool_calls: message.toolCalls,
+  tool_call_id: message.toolCallId,
 });
 
 /** An `interrupt()` the thread waits on; `value` is what the graph asked. */
@@ -151,7 +151,7 @@ export const runResultView = z
 export const toRunResultView = (result: RunResult): z.input<typeof runResultView> => ({
   message_id: result.messageId,
   status: result.status,
-  ...(result.error === undefined ? {} : { error: result.error }),
-  ...(result.interrupts === undefined ? {} : { interrupts: result.interrupts }),
+  error: result.error,
+  interrupts: result.interrupts,
   messages: result.messages.map(toMessageView),
 });
