@@ -1,16 +1,13 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { RecoveryActor, type TaskRecoveryResult } from "@axiom-lattice/agent";
-import { type ResealSummary, type StoredSecretKind, UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
-import { pino } from "pino";
-import { issueToken } from "./auth/tokenIssuer";
+import type { TaskRecoveryResult } from "@axiom-lattice/agent";
+import type { ResealSummary, StoredSecretKind } from "@axiom-lattice/pg-stores";
 import { SCOPES, type Scope } from "./auth/principal";
-import { ConfigError, loadConfig, tokenSigningConfig } from "./config";
-import { createGatewayStores } from "./stores/gatewayStores";
-import { start } from "./start";
-import { describeStartupFailure } from "./startup/startupFailure";
-import { createGatewayTasks } from "./tasks/gatewayTasks";
+import { ConfigError } from "./configError";
 import { GATEWAY_VERSION } from "./version";
+
+/** What the commands run, loaded once one runs (after its arguments were read). */
+const commandRuntime = () => import("./cliCommandRuntime");
 
 // Exit codes: 0 done (or serving until a signal), 2 for a command line or configuration the gateway
 // refuses, 1 for a failure while starting, 3 for a task that task:recover left alone, 4 for stored
@@ -84,6 +81,7 @@ async function issueTokenCommand(args: string[]): Promise<void> {
   const missing = (["tenant", "sub"] as const).filter((option) => !values[option]);
   if (missing.length > 0) throw new UsageError(`token:issue needs ${missing.map((option) => `--${option}`).join(" and ")}: ${TOKEN_USAGE}`);
   if (!SCOPES.includes(values.scope as Scope)) throw new UsageError(`--scope "${values.scope}" is not a scope: one of ${SCOPES.join(", ")}`);
+  const { issueToken, tokenSigningConfig } = await commandRuntime();
   const signing = tokenSigningConfig(process.env);
   const token = await issueToken({
     ...signing,
@@ -120,6 +118,7 @@ async function recoverTaskCommand(args: string[]): Promise<void> {
   );
   if (values.help) return void process.stdout.write(`usage: ${RECOVER_USAGE}\n`);
   if (!values.tenant || !values.task) throw new UsageError(`usage: ${RECOVER_USAGE}`);
+  const { RecoveryActor, createGatewayStores, createGatewayTasks, loadConfig, pino } = await commandRuntime();
   const config = loadConfig(process.env);
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "task:recover works on the database the replicas share; set it");
   // Logs go to stderr: stdout carries only the result line.
@@ -166,6 +165,7 @@ function resealSummaryView(summary: ResealSummary) {
 async function rotateKeysCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
   if (values.help) return void process.stdout.write(`usage: ${ROTATE_USAGE}\n`);
+  const { UnreadableSecretsError, createPgStoreConfig, loadConfig, pino, resealStoredSecrets } = await commandRuntime();
   const config = loadConfig(process.env);
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "keys:rotate reseals the secrets stored in the database the replicas share; set it");
   if (config.secrets.development) {
@@ -196,6 +196,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
 async function serveCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
   if (values.help) return void process.stdout.write(HELP);
+  const { describeStartupFailure, loadConfig, start } = await commandRuntime();
   const config = loadConfig(process.env);
   await start(config).catch((error: unknown) => {
     throw new StartupError(describeStartupFailure(error, config), { cause: error });

@@ -29,17 +29,9 @@ import {
   DEFAULT_THREAD_TTL_SWEEP_MS,
   SSE_HEARTBEAT_MS,
 } from "./defaults";
+import { ConfigError } from "./configError";
 
-/** A configuration value the gateway refuses to start with. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 export interface GatewayConfig {
   /** `AXIOM_ROLE`: what this replica does (see {@link ReplicaRole}). */
