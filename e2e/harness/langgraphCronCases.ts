@@ -112,6 +112,9 @@ export function langgraphCronConformance(target: () => LanggraphTarget): void {
       }
     };
     await untilAnswered("/sleep 2000");
+    // The answer streams before the run ends: a run created on the thread in between meets a busy
+    // thread (multitask_strategy reject, the default).
+    await client.runs.join(thread_id, first.run_id);
     const second = await client.runs.create(thread_id, assistantId, { input: say("again") });
     await untilAnswered("again");
     leave.abort();
