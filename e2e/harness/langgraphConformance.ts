@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { tokenFor } from "./auth";
-import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, tenantWithAssistant, transcript } from "./langgraphSdk";
+import { GRAPH, collect, eventNames, freshTenant, refusal, say, sdkClient, tenantWithAssistant, transcript, untilRunning } from "./langgraphSdk";
 
 /** Where the cases run: the URL SDK clients are given (one gateway, or nginx before replicas). */
 export interface LanggraphTarget {
@@ -194,19 +194,19 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
   it("multitask strategies: reject answers 409, enqueue runs in order, interrupt stops the run in progress", async () => {
     const { client, assistantId } = await setUp("multitask");
     const { thread_id } = await client.threads.create();
-    const long = await client.runs.create(thread_id, assistantId, { input: say("/sleep 1500") });
+    const long = await client.runs.create(thread_id, assistantId, { input: say("/sleep 5000") });
     const busy = await refusal(client.runs.create(thread_id, assistantId, { input: say("rejected") }));
     expect(busy).toEqual({ status: 409, body: { detail: "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.", code: "THREAD_BUSY" } });
     const queued = await client.runs.create(thread_id, assistantId, { input: say("queued"), multitaskStrategy: "enqueue" });
     expect((await client.threads.get(thread_id)).status).toBe("busy");
     await client.runs.join(thread_id, queued.run_id);
     const order = transcript((await client.threads.getState(thread_id)).values).filter((line) => line.startsWith("human:"));
-    expect(order).toEqual(["human:/sleep 1500", "human:queued"]);
+    expect(order).toEqual(["human:/sleep 5000", "human:queued"]);
     expect((await client.runs.get(thread_id, long.run_id)).status).toBe("success");
 
     // interrupt: the run in progress stops, wherever it runs (behind round-robin, any replica takes the request).
     const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 5000") });
-    await expect.poll(async () => (await client.runs.get(thread_id, first.run_id)).status).toBe("running");
+    await untilRunning(client, thread_id, first.run_id, "/sleep 5000");
     const instead = await client.runs.wait(thread_id, assistantId, { input: say("instead"), multitaskStrategy: "interrupt" });
     expect(transcript(instead).at(-1)).toBe("ai:echo: instead");
     expect((await client.runs.get(thread_id, first.run_id)).status).toBe("interrupted");
@@ -219,7 +219,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     const queued = await client.runs.create(thread_id, assistantId, { input: say("never"), multitaskStrategy: "enqueue" });
     await client.runs.cancel(thread_id, queued.run_id);
     expect((await client.runs.get(thread_id, queued.run_id)).status).toBe("interrupted");
-    await expect.poll(async () => (await client.runs.get(thread_id, running.run_id)).status).toBe("running");
+    await untilRunning(client, thread_id, running.run_id, "/sleep 20000");
     await client.runs.cancel(thread_id, running.run_id, true);
     expect((await client.runs.get(thread_id, running.run_id)).status).toBe("interrupted");
     await client.runs.cancel(thread_id, running.run_id, true);
@@ -258,13 +258,13 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     const { client, assistantId } = await setUp("two-assistants");
     const { assistant_id: other } = await client.assistants.create({ graphId: GRAPH, name: "Other", context: { system_prompt: "Be other." } });
     const { thread_id } = await client.threads.create();
-    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 1200") });
+    const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 5000") });
     // One queue and one run lease per thread, whichever assistant runs: the second is refused, or waits its turn.
     expect(await refusal(client.runs.create(thread_id, other, { input: say("mine now") }))).toMatchObject({ status: 409, body: { code: "THREAD_BUSY" } });
     const second = await client.runs.create(thread_id, other, { input: say("mine now"), multitaskStrategy: "enqueue" });
     expect((await client.runs.get(thread_id, second.run_id)).status).toBe("pending");
     await client.runs.join(thread_id, second.run_id);
-    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 1200", "ai:echo: /sleep 1200", "human:mine now", "ai:echo: mine now"]);
+    expect(transcript((await client.threads.getState(thread_id)).values)).toEqual(["human:/sleep 5000", "ai:echo: /sleep 5000", "human:mine now", "ai:echo: mine now"]);
     const runs = await client.runs.list(thread_id);
     expect(runs.map((run) => [run.run_id, run.assistant_id])).toEqual([
       [second.run_id, other],

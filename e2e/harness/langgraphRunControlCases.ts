@@ -1,7 +1,7 @@
 import type { Client } from "@langchain/langgraph-sdk";
 import { expect, it } from "vitest";
 import type { LanggraphTarget } from "./langgraphConformance";
-import { refusal, say, tenantWithAssistant, transcript } from "./langgraphSdk";
+import { refusal, say, tenantWithAssistant, transcript, untilRunning } from "./langgraphSdk";
 
 /**
  * The SDK conformance cases of run control beyond cancel (deleting runs, rollback, delayed runs) and of stateless background runs. Same targets as
@@ -18,7 +18,7 @@ export function langgraphRunControlConformance(target: () => LanggraphTarget): v
     await client.runs.join(thread_id, ended.run_id);
     const running = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
     const queued = await client.runs.create(thread_id, assistantId, { input: say("never"), multitaskStrategy: "enqueue" });
-    await expect.poll(async () => (await client.runs.get(thread_id, running.run_id)).status).toBe("running");
+    await untilRunning(client, thread_id, running.run_id, "/sleep 20000");
 
     expect(await refusal(client.runs.delete(thread_id, running.run_id))).toEqual({
       status: 409,
@@ -41,14 +41,14 @@ export function langgraphRunControlConformance(target: () => LanggraphTarget): v
     const { client, assistantId } = await setUp("rollback");
     const { thread_id } = await client.threads.create();
     const first = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
-    await expect.poll(async () => (await client.runs.get(thread_id, first.run_id)).status).toBe("running");
+    await untilRunning(client, thread_id, first.run_id, "/sleep 20000");
     const instead = await client.runs.wait(thread_id, assistantId, { input: say("instead"), multitaskStrategy: "rollback" });
     expect(transcript(instead).at(-1)).toBe("ai:echo: instead");
     expect(await refusal(client.runs.get(thread_id, first.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     expect((await client.runs.list(thread_id)).map((run) => run.status)).toEqual(["success"]);
 
     const second = await client.runs.create(thread_id, assistantId, { input: say("/sleep 20000") });
-    await expect.poll(async () => (await client.runs.get(thread_id, second.run_id)).status).toBe("running");
+    await untilRunning(client, thread_id, second.run_id, "/sleep 20000");
     await client.runs.cancel(thread_id, second.run_id, true, "rollback");
     expect(await refusal(client.runs.get(thread_id, second.run_id))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
     expect((await client.threads.get(thread_id)).status).toBe("idle");

@@ -67,6 +67,16 @@ export const eventNames = (events: StreamedEvent[]) => events.map((event) => eve
 /** The text of each message of LangGraph values, `type:content`. */
 export const transcript = (values: unknown) => ((values as { messages?: Array<{ type: string; content: unknown }> }).messages ?? []).map((message) => `${message.type}:${String(message.content)}`);
 
+/**
+ * Waits until the run runs with its input saved in the thread's state (its last message), so that
+ * what stops it from then on finds that input kept. A claimed run reads `running` a moment before it
+ * saves its input; a loaded machine may take seconds to get there.
+ */
+export async function untilRunning(client: Client, threadId: string, runId: string, input: string): Promise<void> {
+  await expect.poll(async () => (await client.runs.get(threadId, runId)).status, { timeout: 20_000 }).toBe("running");
+  await expect.poll(async () => transcript((await client.threads.getState(threadId)).values).at(-1), { timeout: 20_000 }).toBe(`human:${input}`);
+}
+
 /** How the SDK reports a refused request: the status and the body it carried. */
 export async function refusal(promise: Promise<unknown>): Promise<{ status: number; body: { detail: string; code: string } }> {
   const error = await promise.then(

@@ -80,7 +80,15 @@ describe("scenario 2: project task machine exclusion across replicas", () => {
     for (const id of taskIds) {
       const task = await expectOk<{ status: string; result: unknown }>(call(first.url, "GET", `/api/tasks/${id}`));
       expect(task).toMatchObject({ status: "completed", result: `echo: text of ${id}` });
-      const { runs } = await expectOk<{ runs: RunRecord[] }>(call(first.url, "GET", `/api/tasks/${id}/runs`));
+      // A task settles just before its run's record completes.
+      const runs = await eventually(
+        async () => {
+          const listed = (await expectOk<{ runs: RunRecord[] }>(call(first.url, "GET", `/api/tasks/${id}/runs`))).runs;
+          return listed.every((run) => run.finished_at) ? listed : undefined;
+        },
+        5_000,
+        `${id}'s run to finish`,
+      );
       expect(runs.map((run) => run.status)).toEqual(["success"]);
     }
 

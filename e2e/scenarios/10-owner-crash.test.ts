@@ -27,8 +27,8 @@ describe("scenario 10: crash of a run's owner", () => {
     );
     expect(runs[0]).toMatchObject({ message_id: "long", status: "success", replica_id: peer.replicaId });
     // Not before the dead owner's leases expired: renewed every third of the TTL, they outlive the
-    // kill by at least two thirds of it.
-    expect(Date.parse(runs[0].started_at!)).toBeGreaterThanOrEqual(killedAt + RUN_LEASE_MS / 2);
+    // kill by up to two thirds of it (less when a loaded machine delays a renewal, or the kill's end).
+    expect(Date.parse(runs[0].started_at!)).toBeGreaterThanOrEqual(killedAt + RUN_LEASE_MS / 3);
 
     // Nothing lost, nothing run twice: one question, one answer.
     const state = await expectOk<{ messages: Array<{ type: string }> }>(call(peer.url, "GET", "/api/threads/crash/state"));

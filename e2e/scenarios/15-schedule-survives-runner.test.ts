@@ -7,7 +7,7 @@ import { ASSISTANT, createThreads } from "../harness/workloads";
 
 // Short heartbeats so the scenario runs in seconds: a fire is requeued three heartbeats after its
 // runner went silent, on the maintenance pass, by whichever replica leads maintenance.
-const HEARTBEAT_MS = 250;
+const HEARTBEAT_MS = 500;
 const RUN_LEASE_MS = 1_000;
 const SLOT_MS = 2_000;
 /** Each fire's run sleeps this long: most of a slot, so a kill lands inside a fire. */

@@ -4,7 +4,7 @@ import { useCluster } from "../harness/cluster";
 
 // A's one run slot stays taken this long by the busy thread: far longer than B needs to start and
 // run the callee, and never waited for (the test ends once the caller resumed; the cluster kills A).
-const BUSY_MS = 20_000;
+const BUSY_MS = 60_000;
 
 interface Message {
   id?: string;

@@ -73,7 +73,8 @@ describe("scenario 19: a replica killed inside a project task machine pass", () 
     expect(Math.max(...answerMs)).toBeLessThan(1_000);
 
     // They start once the dead replica's machine lease lapsed: within one run lease of the kill (its
-    // last renewal may have just preceded it), plus a waiting pass's retry delay (at most 1 s).
+    // last renewal may have just preceded it), plus a waiting pass's retry delay (at most 1 s), plus the
+    // passes that start them one after the other on a loaded machine.
     const startMs = await Promise.all(
       ids.map((id) =>
         eventually(
@@ -84,7 +85,7 @@ describe("scenario 19: a replica killed inside a project task machine pass", () 
       ),
     );
     console.log(`tasks started after the kill (ms): ${startMs.join(", ")}`);
-    expect(Math.max(...startMs)).toBeLessThan(RUN_LEASE_MS + 2_000);
+    expect(Math.max(...startMs)).toBeLessThan(RUN_LEASE_MS + 3_000);
 
     // Every task completes, once: the doomed one too (its run was never queued; the admissions sweep queues it).
     for (const id of ["doomed", ...ids]) {

@@ -145,8 +145,9 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
 
   it("a stream served by a replica that shuts down is never ended early: cut once the shutdown's grace is over, the SDK resumes it at Location (through nginx) to the run's end", async () => {
     // A fourth replica on the same database, outside nginx: the stream starts there, its resumption goes through nginx.
-    // Its shutdown grace is far shorter than the run: its open streams are cut, not finished.
-    const leaving = new Replica({ replicaId: "leaving", databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_SHUTDOWN_TIMEOUT_MS: "300" } });
+    // Its shutdown grace is far shorter than the run: its open streams are cut, not finished. An api
+    // replica, so that it never runs the run itself (a peer woken late could leave it the claim).
+    const leaving = new Replica({ replicaId: "leaving", databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_SHUTDOWN_TIMEOUT_MS: "300", AXIOM_ROLE: "api" } });
     try {
       await leaving.waitReady();
       const { tenant, client, threadId, runId } = await backgroundRun("server-leaves", "/sleep 6000");
@@ -183,7 +184,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
 
   // Kills the replica running a run: the next case still has two replicas.
   it("a stream followed on another replica goes on across the run's takeover when its running replica dies: the new owner's events, then end, no id twice", async () => {
-    const { tenant, client, threadId, runId } = await backgroundRun("owner-dies", "/sleep 4000");
+    const { tenant, client, threadId, runId } = await backgroundRun("owner-dies", "/sleep 8000");
     const owner = await runningReplica(tenant, threadId);
     const follower = replicas.find((replica) => replica.replicaId !== owner)!;
     const stream = (await sdkClient(follower.url, tenant)).runs.joinStream(threadId, runId) as AsyncGenerator<{ event: string; data: unknown; id?: string }>;
@@ -200,7 +201,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
     // One stream, from the follower, to the run's end, no error: the re-run's events follow (its first
     // values again: the state it resumed from), under ids past every id the dead attempt could have sent.
     expect(eventNames(events)).toEqual(["metadata", "values", "values", "updates", "values", "end"]);
-    expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 4000", "ai:echo: /sleep 4000"]);
+    expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 8000", "ai:echo: /sleep 8000"]);
     // The SDK hands `end` the last id it saw: the graph events' ids are the run's, increasing across the takeover.
     const ids = events.filter((event) => event.event !== "end" && event.id).map((event) => Number(event.id!.split(":")[1]));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -211,7 +212,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
 
   // Last: it kills a replica of the block's cluster.
   it("a stream whose replica dies is resumed by the SDK on another replica (Location and Last-Event-ID), without a lost or repeated event", async () => {
-    const { tenant, threadId, runId } = await backgroundRun("replica-dies", "/sleep 4000");
+    const { tenant, threadId, runId } = await backgroundRun("replica-dies", "/sleep 8000");
     const owner = await runningReplica(tenant, threadId);
     const servedBy: string[] = [];
     const client = await sdkClient(balancer.url, tenant, {

@@ -74,7 +74,7 @@ function playgroundJourney(target: () => { url: string; name: string }, browser:
     await showing(page.getByLabel("Assistant").locator("option:checked"), (shown) => shown === "Playground");
 
     // Tokens arrive one by one: the answer is seen growing, word by word, to its end.
-    const dripped = "/drip 150 tokens arrive one by one";
+    const dripped = "/drip 300 tokens arrive one by one";
     await say(page, dripped);
     const seen = await lastAnswerUntil(page, (shown) => shown === `echo: ${dripped}`);
     expect(seen.filter((text) => text.startsWith("echo:")).length).toBeGreaterThan(2);
@@ -101,7 +101,7 @@ function playgroundJourney(target: () => { url: string; name: string }, browser:
     expect(await interrupt.count()).toBe(0);
 
     // A reload in the middle of a run: the page rejoins it (reconnectOnMount) and shows it to its end, once.
-    const slow = "/drip 250 still going after the reload";
+    const slow = "/drip 500 still going after the reload";
     await say(page, slow);
     await showing(answers.last(), (shown) => shown.startsWith("echo: /drip"));
     const rejoined = page.waitForRequest((request) => request.method() === "GET" && /\/threads\/[^/]+\/runs\/[^/]+\/stream/.test(request.url()));

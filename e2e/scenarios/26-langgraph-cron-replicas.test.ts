@@ -10,7 +10,9 @@ import type { Replica } from "../harness/replica";
 // Issue 25: a LangGraph cron made through the SDK, behind nginx, on three replicas of one database.
 // Every replica arms it; each fire runs on the one whose claim wins, so each fire queues one run.
 // Counted from the runs themselves (their `cron_scheduled_at`) and from the scheduler's claims.
-const HEARTBEAT_MS = 250;
+// Fast enough for a short test, slow enough that a loaded machine's pause does not pass for a dead
+// claimer (a claim is taken back after three missed heartbeats).
+const HEARTBEAT_MS = 1000;
 const FIRES_BEFORE = 6;
 const FIRES_AFTER = 4;
 
@@ -41,10 +43,12 @@ describe.skipIf(nginxMissing)("scenario 26: a LangGraph cron on three replicas b
     const fires = async () => runsByFire(client, thread_id, cron.cron_id);
     await eventually(async () => ((await fires()).size >= FIRES_BEFORE ? true : undefined), 60_000, `${FIRES_BEFORE} fires`);
 
-    // The replica that claimed the latest fire, killed once that fire settled (so it dies between fires).
+    // The replica that claimed the latest fire, killed once that fire settled, early in the second
+    // before the next fire (so it dies between fires, not holding the next one's claim).
     const { victim, lastFire } = await eventually(async () => {
       const latest = replicas.map((replica) => ({ replica, fire: Math.max(...claimedFires(replica, cron.cron_id)) })).sort((a, b) => b.fire - a.fire)[0];
-      return settledFires(latest.replica, cron.cron_id).includes(latest.fire) ? { victim: latest.replica, lastFire: latest.fire } : undefined;
+      const betweenFires = settledFires(latest.replica, cron.cron_id).includes(latest.fire) && Date.now() - latest.fire < 500;
+      return betweenFires ? { victim: latest.replica, lastFire: latest.fire } : undefined;
     }, 30_000, "the latest fire settled");
     await victim.stop("SIGKILL");
     const survivors = replicas.filter((replica) => replica !== victim);
