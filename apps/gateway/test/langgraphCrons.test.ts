@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { gatewayContextOf } from "../src/context/gatewayContext";
-import { cronFireRunId, langgraphCronFire } from "../src/langgraph/cronFire";
+import { cronFireRunId, cronFireThreadId, langgraphCronFire } from "../src/langgraph/cronFire";
 import { useGateway } from "./support";
 
 // The LangGraph API's crons through HTTP, every answer checked against the OpenAPI document. The
@@ -82,10 +82,25 @@ describe("LangGraph API: crons", () => {
       const threads = threadId ? [threadId] : (await post("/threads/search", { metadata: { cron_id: cron.cron_id } })).json<Array<{ thread_id: string }>>().map((thread) => thread.thread_id);
       const runs = (await Promise.all(threads.map(async (id) => (await get(`/threads/${id}/runs`)).json<Array<{ run_id: string }>>()))).flat();
       expect(runs.map((run) => run.run_id)).toEqual([cronFireRunId(cron.cron_id, scheduledAt)]);
-      // The second attempt's own thread was deleted again: one thread, the run's.
-      expect(threads).toHaveLength(1);
+      // Both attempts of a fire without a thread use the fire's thread: one thread, the run's.
+      expect(threads).toEqual([threadId ?? cronFireThreadId(cron.cron_id, scheduledAt)]);
       expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
     }
+  });
+
+  it("a fire of a cron without a thread run again after its replica died having made the fire's thread queues its run there; the thread goes once the run ended", async () => {
+    const cron = (await post("/runs/crons", { assistant_id: ASSISTANT, schedule: "0 0 1 1 *", input: say("once") })).json();
+    const context = gatewayContextOf(gateway.app);
+    const task = (await context.schedules.get(cron.cron_id))!;
+    const scheduledAt = Date.parse("2030-01-01T00:00:00Z");
+    const fireThread = cronFireThreadId(cron.cron_id, scheduledAt);
+    // What the dead attempt left: the fire's thread, no run.
+    expect((await post("/threads", { thread_id: fireThread, metadata: { cron_id: cron.cron_id } })).statusCode).toBe(200);
+    await langgraphCronFire(context)({ task, scheduledAt, replicaId: "test", signal: new AbortController().signal });
+    expect((await post("/threads/search", { metadata: { cron_id: cron.cron_id } })).json<Array<{ thread_id: string }>>().map((thread) => thread.thread_id)).toEqual([fireThread]);
+    // on_run_completed delete (the default): the thread goes, run and all, once the run ended.
+    await eventually(async () => ((await get(`/threads/${fireThread}`)).statusCode === 404 ? true : undefined), "the fire's thread deleted");
+    expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
   });
 
   it("searches (filters, sort, select, pagination) and counts, updates and deletes, within the tenant", async () => {

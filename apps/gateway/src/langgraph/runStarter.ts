@@ -31,13 +31,13 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
-  /** The thread a run goes to; with `if_not_exists: create`, created when missing. */
-  const threadForRun = async (tenantId: string, threadId: string, ifNotExists: RunCreateBody["if_not_exists"]): Promise<Thread> => {
+  /** The thread a run goes to; with `if_not_exists: create`, created when missing (with `metadata`). */
+  const threadForRun = async (tenantId: string, threadId: string, ifNotExists: RunCreateBody["if_not_exists"], metadata?: Record<string, unknown>): Promise<Thread> => {
     const thread = await stores.threads.getThread(tenantId, threadId);
     if (thread) return thread;
     if (ifNotExists === "create") {
       try {
-        return await stores.threads.createThread(tenantId, { id: threadId, assistantId: ANY_ASSISTANT });
+        return await stores.threads.createThread(tenantId, { id: threadId, assistantId: ANY_ASSISTANT, metadata });
       } catch (error) {
         // A concurrent run created it first.
         const created = await stores.threads.getThread(tenantId, threadId);
