@@ -119,7 +119,7 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
   it("kill -9 of the worker running a run, after its first chunk: the other worker completes it once, and the stream through the api replica carries it to the end", async () => {
     const { api, workers, pool } = await start({ AXIOM_RUN_LEASE_MS: RUN_LEASE_MS });
     await createThreads(api.url, ["killed"]);
-    const text = dripping(40, 60);
+    const text = dripping(60, 60);
     const stream = await streamRun(api.url, "killed", "killed-m", text);
     await eventually(async () => (stream.follower.ofType("message_chunk").length > 0 ? true : undefined), 30_000, "a first chunk through the api replica");
 
