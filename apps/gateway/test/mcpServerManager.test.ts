@@ -6,6 +6,7 @@ import { recordingLogger } from "@axiom-lattice/testing";
 import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MCP_TIMEOUT_MS } from "../src/defaults";
 import { McpServerManager } from "../src/mcp/mcpServerManager";
 import { MCP_FIXTURE as FIXTURE, startHttpFixture } from "./mcpFixture";
 
@@ -28,9 +29,17 @@ afterAll(() => {
   httpFixture.child.kill();
 });
 
-describe.each<[string, () => McpServerConfig]>([
-  ["stdio", () => ({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 1500 })],
-  ["Streamable HTTP", () => ({ transport: "http", url: httpFixture.url, timeout: 1500, headers: { Authorization: AUTHORIZATION } })],
+/**
+ * Every request's bound, connecting included: room for a loaded machine to start a stdio server (a
+ * Node process loading the MCP SDK), two at a time when a replica restores.
+ */
+const TIMEOUT_MS = 10_000;
+/** The bound of the case that waits it out, far below the default's (30 s) so that reaching it shows it applies. */
+const HANG_TIMEOUT_MS = 3_000;
+
+describe.each<[string, (timeout?: number) => McpServerConfig]>([
+  ["stdio", (timeout = TIMEOUT_MS) => ({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout })],
+  ["Streamable HTTP", (timeout = TIMEOUT_MS) => ({ transport: "http", url: httpFixture.url, timeout, headers: { Authorization: AUTHORIZATION } })],
 ])("MCP server manager over %s", (_transport, config) => {
   let store: InMemoryMcpServerConfigStore;
   let manager: McpServerManager;
@@ -47,10 +56,10 @@ describe.each<[string, () => McpServerConfig]>([
   afterEach(async () => {
     await Promise.all(managers.splice(0).map((made) => made.close()));
   });
-  const setUp = async (key: string, selectedTools: string[] = []) => {
+  const setUp = async (key: string, selectedTools: string[] = [], timeout?: number) => {
     announced = [];
     manager = newManager();
-    await store.create(TENANT, { key, config: config(), selectedTools });
+    await store.create(TENANT, { key, config: config(timeout), selectedTools });
   };
 
   it("connects, registers the selected tools for the tenant only, and a run calls one", async () => {
@@ -66,11 +75,11 @@ describe.each<[string, () => McpServerConfig]>([
   });
 
   it("a tool that hangs fails the run's tool call within the timeout, and the status becomes error", async () => {
-    await setUp("slow");
+    await setUp("slow", [], HANG_TIMEOUT_MS);
     await manager.connect(TENANT, "slow");
     const started = Date.now();
     const answer = await runWith(manager, ["slow__hang"], "/tool slow__hang {}");
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(DEFAULT_MCP_TIMEOUT_MS / 3);
     expect(answer).toMatch(/slow__hang returned: .*MCP server slow failed on hang.*status is now error/s);
     await expect.poll(async () => (await store.get(TENANT, "slow"))?.status).toBe("error");
     expect(manager.tenantTools(TENANT).size).toBe(0);
