@@ -121,8 +121,9 @@ describe("run slots between tenants, with authentication on and default settings
 
     const started = Date.now();
     expect((await b.run("quiet", "hello", "wait")).json()).toMatchObject({ status: "success" });
-    // tenant-a's backlog is 60 runs of 0.5 s on 4 slots (7.5 s): tenant-b waited for none of it.
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // tenant-a's backlog is 60 runs of 0.5 s on 4 slots (7.5 s): tenant-b waited for none of it (at
+    // most for one of its runs to end; the rest is room for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(gateway.context.agents.tenantRunStats().get("tenant-a")?.waiting).toBeGreaterThan(15);
     expect(gateway.context.agents.stats().runningThreads).toBeLessThanOrEqual(8);
   });
