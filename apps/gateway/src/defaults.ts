@@ -29,6 +29,12 @@ export const DEFAULT_RUN_EVENT_RETENTION_HOURS = 24;
  * did): a thread outlives its TTL by at most this, plus the time its runs take when it was in use.
  */
 export const DEFAULT_THREAD_TTL_SWEEP_MS = 5_000;
+/**
+ * The TTL of a thread made for one run and deleted once it ended (a stateless run's, a threadless
+ * cron fire's): the replica that deletes it may die first, and then the expiry sweep does, once the
+ * thread is no longer in use.
+ */
+export const RUN_OWN_THREAD_TTL_MINUTES = 60;
 /** A graceful shutdown gives in-flight requests and runs this long to settle before the process exits. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Largest request body accepted (413 beyond): every API body is small JSON; 1 MiB is generous. */

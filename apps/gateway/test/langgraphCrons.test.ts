@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { gatewayContextOf } from "../src/context/gatewayContext";
+import { RUN_OWN_THREAD_TTL_MINUTES } from "../src/defaults";
 import { cronFireRunId, cronFireThreadId, langgraphCronFire } from "../src/langgraph/cronFire";
 import { useGateway } from "./support";
 
@@ -88,8 +89,8 @@ describe("LangGraph API: crons", () => {
     }
   });
 
-  it("a fire of a cron without a thread run again after its replica died having made the fire's thread queues its run there; the thread goes once the run ended", async () => {
-    const cron = (await post("/runs/crons", { assistant_id: ASSISTANT, schedule: "0 0 1 1 *", input: say("once") })).json();
+  it("a fire of a cron without a thread run again after its replica died having made the fire's thread queues its run there; the thread goes once the run ended, and has a TTL till then", async () => {
+    const cron = (await post("/runs/crons", { assistant_id: ASSISTANT, schedule: "0 0 1 1 *", input: say("/sleep 300") })).json();
     const context = gatewayContextOf(gateway.app);
     const task = (await context.schedules.get(cron.cron_id))!;
     const scheduledAt = Date.parse("2030-01-01T00:00:00Z");
@@ -100,6 +101,11 @@ describe("LangGraph API: crons", () => {
     expect((await post("/threads/search", { metadata: { cron_id: cron.cron_id } })).json<Array<{ thread_id: string }>>().map((thread) => thread.thread_id)).toEqual([fireThread]);
     // on_run_completed delete (the default): the thread goes, run and all, once the run ended.
     await eventually(async () => ((await get(`/threads/${fireThread}`)).statusCode === 404 ? true : undefined), "the fire's thread deleted");
+    // A fire's own thread made by the fire carries a TTL: the expiry sweep deletes it should no replica live to.
+    const next = scheduledAt + 60_000;
+    await langgraphCronFire(context)({ task, scheduledAt: next, replicaId: "test", signal: new AbortController().signal });
+    expect((await context.stores.threads.getThread(headers["x-tenant-id"], cronFireThreadId(cron.cron_id, next)))?.ttlMinutes).toBe(RUN_OWN_THREAD_TTL_MINUTES);
+    await eventually(async () => ((await get(`/threads/${cronFireThreadId(cron.cron_id, next)}`)).statusCode === 404 ? true : undefined), "the next fire's thread deleted");
     expect((await gateway.del(`/runs/crons/${cron.cron_id}`, headers)).statusCode).toBe(204);
   });
 

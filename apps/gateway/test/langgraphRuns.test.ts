@@ -1,6 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { gatewayContextOf } from "../src/context/gatewayContext";
+import { RUN_OWN_THREAD_TTL_MINUTES } from "../src/defaults";
 import { sseEvents as events } from "./langgraphSse";
 import { useGateway } from "./support";
 
@@ -201,6 +203,18 @@ describe("LangGraph API: runs", () => {
     await expect.poll(async () => (await get(`/threads/${ownThread}`)).statusCode, { timeout: 10_000 }).toBe(404);
     const waited = await post("/runs/wait", say("alone again", { on_completion: "keep" }));
     expect(waited.json().messages.map((message: { content: string }) => message.content)).toEqual(["alone again", "echo: alone again"]);
+  });
+
+  it("gives a stateless run's own thread a TTL, so that the expiry sweep deletes it should the replica that was to die first; none when kept", async () => {
+    const { threads } = gatewayContextOf(gateway.app).stores;
+    const ttlOf = async (extra: Record<string, unknown>) => {
+      const run = (await post("/runs", say("/sleep 300", extra))).json<{ thread_id: string; run_id: string }>();
+      const { ttlMinutes } = (await threads.getThread(headers["x-tenant-id"], run.thread_id))!;
+      await get(`/threads/${run.thread_id}/runs/${run.run_id}/join`);
+      return ttlMinutes;
+    };
+    expect(await ttlOf({})).toBe(RUN_OWN_THREAD_TTL_MINUTES);
+    expect(await ttlOf({ on_completion: "keep" })).toBeUndefined();
   });
 
   it("refuses what it does not do, and bad input, with 422, queueing nothing", async () => {

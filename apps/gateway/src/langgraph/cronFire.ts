@@ -2,6 +2,7 @@ import type { ScheduleHandler } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import { v5 as uuidV5 } from "uuid";
 import type { LanggraphServices } from "./langgraphServices";
+import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
 import { threadScope } from "../routes/lookups";
 import { storedCron } from "./cronRequest";
 import { planRun, runCreateSchema } from "./runRequest";
@@ -42,7 +43,10 @@ export function langgraphCronFire(gateway: RunStarterServices & Pick<LanggraphSe
     const runId = cronFireRunId(task.taskId, scheduledAt);
     const ownThread = task.threadId === undefined;
     const thread: Thread = ownThread
-      ? await threadForRun(task.tenantId, cronFireThreadId(task.taskId, scheduledAt), "create", { cron_id: task.taskId })
+      ? await threadForRun(task.tenantId, cronFireThreadId(task.taskId, scheduledAt), "create", {
+          metadata: { cron_id: task.taskId },
+          ttlMinutes: cron.on_run_completed === "keep" ? undefined : RUN_OWN_THREAD_TTL_MINUTES,
+        })
       : await threadForRun(task.tenantId, task.threadId!, body.if_not_exists);
     const deleteOwnThreadWhenEnded = () => {
       if (ownThread && cron.on_run_completed !== "keep") void deleteWhenEnded(gateway, gateway.agents.getAgent(threadScope(thread)), thread, runId);

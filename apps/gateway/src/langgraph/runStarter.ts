@@ -1,6 +1,6 @@
 import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
-import type { Thread } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../routes/assistantReferences";
@@ -31,13 +31,18 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
-  /** The thread a run goes to; with `if_not_exists: create`, created when missing (with `metadata`). */
-  const threadForRun = async (tenantId: string, threadId: string, ifNotExists: RunCreateBody["if_not_exists"], metadata?: Record<string, unknown>): Promise<Thread> => {
+  /** The thread a run goes to; with `if_not_exists: create`, created when missing (as `created` says). */
+  const threadForRun = async (
+    tenantId: string,
+    threadId: string,
+    ifNotExists: RunCreateBody["if_not_exists"],
+    created: Pick<CreateThreadRequest, "metadata" | "ttlMinutes"> = {},
+  ): Promise<Thread> => {
     const thread = await stores.threads.getThread(tenantId, threadId);
     if (thread) return thread;
     if (ifNotExists === "create") {
       try {
-        return await stores.threads.createThread(tenantId, { id: threadId, assistantId: ANY_ASSISTANT, metadata });
+        return await stores.threads.createThread(tenantId, { ...created, id: threadId, assistantId: ANY_ASSISTANT });
       } catch (error) {
         // A concurrent run created it first.
         const created = await stores.threads.getThread(tenantId, threadId);

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
+import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
@@ -41,7 +42,8 @@ const tags = ["langgraph"];
 
 /**
  * Deletes a stateless run's thread once the run ended (`on_completion: delete`, the default), retrying
- * while the thread's processor still holds its run lease. A replica that dies first leaves the thread.
+ * while the thread's processor still holds its run lease. Should this replica die first, the thread's
+ * TTL ({@link RUN_OWN_THREAD_TTL_MINUTES}) has the expiry sweep delete it.
  */
 export async function deleteWhenEnded(gateway: Pick<LanggraphServices, "agents" | "logger">, agent: Agent, thread: Thread, runId: string): Promise<void> {
   try {
@@ -69,7 +71,8 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
 
   /** A thread for one run; deleted again when the run could not be queued. */
   const startOnOwnThread = async <M extends RunMode>(tenantId: string, body: RunCreateBody, mode: M, plan = planRun(body)) => {
-    const thread = await gateway.stores.threads.createThread(tenantId, { assistantId: ANY_ASSISTANT });
+    const ttlMinutes = body.on_completion === "delete" ? RUN_OWN_THREAD_TTL_MINUTES : undefined;
+    const thread = await gateway.stores.threads.createThread(tenantId, { assistantId: ANY_ASSISTANT, ttlMinutes });
     try {
       return { thread, plan, ...(await startRun(thread, body, plan, mode)) };
     } catch (error) {
