@@ -31,18 +31,18 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
-  /** The thread a run goes to; with `if_not_exists: create`, created when missing (as `created` says). */
+  /** The thread a run goes to; with `if_not_exists: create`, created when missing (with `creation`'s metadata and TTL). */
   const threadForRun = async (
     tenantId: string,
     threadId: string,
     ifNotExists: RunCreateBody["if_not_exists"],
-    created: Pick<CreateThreadRequest, "metadata" | "ttlMinutes"> = {},
+    creation: Pick<CreateThreadRequest, "metadata" | "ttlMinutes"> = {},
   ): Promise<Thread> => {
     const thread = await stores.threads.getThread(tenantId, threadId);
     if (thread) return thread;
     if (ifNotExists === "create") {
       try {
-        return await stores.threads.createThread(tenantId, { ...created, id: threadId, assistantId: ANY_ASSISTANT });
+        return await stores.threads.createThread(tenantId, { ...creation, id: threadId, assistantId: ANY_ASSISTANT });
       } catch (error) {
         // A concurrent run created it first.
         const created = await stores.threads.getThread(tenantId, threadId);
