@@ -49,7 +49,7 @@ describe.skipIf(nginxMissing)("scenario 26: a LangGraph cron on three replicas b
       const latest = replicas.map((replica) => ({ replica, fire: Math.max(...claimedFires(replica, cron.cron_id)) })).sort((a, b) => b.fire - a.fire)[0];
       const betweenFires = settledFires(latest.replica, cron.cron_id).includes(latest.fire) && Date.now() - latest.fire < 500;
       return betweenFires ? { victim: latest.replica, lastFire: latest.fire } : undefined;
-    }, 30_000, "the latest fire settled");
+    }, 30_000, "the latest fire settled, early in its second");
     await victim.stop("SIGKILL");
     const survivors = replicas.filter((replica) => replica !== victim);
 
