@@ -2,7 +2,9 @@
 // that were never logged, resumes on the replica that takes the run over, and a follower elsewhere
 // sees the run go on. Each is killed at an aimed moment, with the run event log in memory and in
 // PostgreSQL: right before anything was logged, and right after a batch was.
-import { AgentInstanceManager, type StreamChunk } from "@axiom-lattice/agent";
+// The owner pauses instead (issue 43): it wakes after its peer took the run over, and its late writes
+// are all refused by their fences.
+import { AgentInstanceManager, InMemoryCheckpointSaver, ScriptedChatModel, type StreamChunk } from "@axiom-lattice/agent";
 import {
   type IMessageQueueStore,
   InMemoryAssistantStore,
@@ -16,8 +18,8 @@ import {
 } from "@axiom-lattice/core";
 import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
-import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
+import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually, fresh, pauseAfterModelAnswer, recordingLogger } from "@axiom-lattice/testing";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const TENANT = "tenant-a";
@@ -41,14 +43,16 @@ interface SharedStores {
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 function inMemory(): SharedStores {
+  // The lease store judges the fences of the runs' writes, as in the gateway's in-memory bundle.
+  const leases = new InMemoryLeaseStore();
   return {
-    queue: new InMemoryMessageQueueStore(),
-    leases: new InMemoryLeaseStore(),
+    queue: new InMemoryMessageQueueStore({ fences: leases }),
+    leases,
     assistants: new InMemoryAssistantStore(),
-    checkpointer: new MemorySaver(),
+    checkpointer: new InMemoryCheckpointSaver(leases),
     threads: new InMemoryThreadStore(),
-    items: new InMemoryItemStore(),
-    runEvents: new InMemoryRunEventLog(),
+    items: new InMemoryItemStore({ fences: leases }),
+    runEvents: new InMemoryRunEventLog({ fences: leases }),
     dispose: async () => {},
   };
 }
@@ -67,6 +71,15 @@ async function onPostgreSQL(database: TestDatabase): Promise<SharedStores> {
   };
 }
 
+/** The stores `open` gives, with the echo bot (the test database is shared by this file's suites). */
+async function openWithEchoBot(open: () => Promise<SharedStores>): Promise<SharedStores> {
+  const stores = await open();
+  if (!(await stores.assistants.getAssistant(TENANT, ASSISTANT))) {
+    await stores.assistants.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: [] });
+  }
+  return stores;
+}
+
 /** A wake-up that reaches nobody: the dead owner's peer finds the message on its sweep. */
 const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
 const shortLeases = { threadRunTtlMs: 500, claimLeaseMs: 500 };
@@ -82,8 +95,8 @@ function replica(stores: Omit<SharedStores, "dispose">, options: Partial<Constru
 function ownerLog(log: RunEventLog, crash: SimulatedCrash, afterAppend: () => void): RunEventLog {
   const cut = crash.wrap(log);
   return {
-    append: async (run: RunEventRef, events: RunEvent[]) => {
-      await cut.append(run, events);
+    append: async (run: RunEventRef, events: RunEvent[], options) => {
+      await cut.append(run, events, options);
       afterAppend();
     },
     read: (...args) => cut.read(...args),
@@ -121,8 +134,7 @@ describe.each([
   let stores: SharedStores;
 
   beforeAll(async () => {
-    stores = await open();
-    await stores.assistants.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: [] });
+    stores = await openWithEchoBot(open);
   });
 
   afterAll(() => stores.dispose());
@@ -193,6 +205,113 @@ describe.each([
     }
   });
 });
+
+/**
+ * `store` as a paused replica sees it when it wakes: its overdue timers and the promises behind them
+ * run before anything tells it that its leases ran out, so its renewals seem to have held.
+ */
+function renewalsSeemToHold<T extends object>(store: T, renewal: "renew" | "renewClaim"): T {
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (property === renewal) return async (ids: string[] | string) => (Array.isArray(ids) ? ids.length : true);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** The scripted model of a replica paused while it called it: it answers once the replica wakes. */
+class ModelAnsweringOnceWoken extends ScriptedChatModel {
+  constructor(private readonly woken: Promise<void>) {
+    super();
+  }
+
+  override async *_streamResponseChunks(...args: Parameters<ScriptedChatModel["_streamResponseChunks"]>) {
+    await this.woken;
+    yield* super._streamResponseChunks(...args);
+  }
+}
+
+describe.each([
+  ["in memory", async () => inMemory()],
+  ["in PostgreSQL", async () => onPostgreSQL(await database())],
+])("a replica paused past its lease, stores %s", { timeout: 60_000 }, (_, open) => {
+  let stores: SharedStores;
+
+  beforeAll(async () => {
+    stores = await openWithEchoBot(open);
+  });
+
+  afterAll(() => stores.dispose());
+
+  // Each moment of the pause leaves a different write first in line when it wakes: its answer's
+  // checkpoint (its events flushed as they come, or waiting to flush); the answer's own pending write,
+  // paused after the model answered; or a batch of its events that was on its way to the log.
+  type Moment = { pausedIn: "model call" | "answer's write" | "event batch"; runEventFlushMs?: number };
+  it.each<[string, Moment]>([
+    ["inside its model call", { pausedIn: "model call" }],
+    ["inside its model call, its events waiting to flush", { pausedIn: "model call", runEventFlushMs: 60_000 }],
+    ["after its model answered, before the checkpoint", { pausedIn: "answer's write", runEventFlushMs: 60_000 }],
+    ["with a batch of its events on its way to the log", { pausedIn: "event batch" }],
+  ])("%s: changes nothing when it wakes; every turn the peer answered stays, once and in order", async (_, { pausedIn, runEventFlushMs }) => {
+    const threadId = fresh("paused-owner");
+    const message = pausedIn === "event batch" ? `/drip 50 ${Array.from({ length: 24 }, (_, i) => `w${i}`).join(" ")}` : "/sleep 300";
+    const { logger, entries } = recordingLogger();
+    let wake = () => {};
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const paused = replica(
+      {
+        ...stores,
+        leases: renewalsSeemToHold(stores.leases, "renew"),
+        queue: renewalsSeemToHold(stores.queue, "renewClaim"),
+        checkpointer: pausedIn === "answer's write" ? pauseAfterModelAnswer(stores.checkpointer, woken) : stores.checkpointer,
+        runEvents: pausedIn === "event batch" ? appendsWaitingFor(stores.runEvents, woken) : stores.runEvents,
+      },
+      { replicaId: "replica-r", logger, runEventFlushMs },
+    );
+    if (pausedIn === "model call") paused.models.register("scripted", () => new ModelAnsweringOnceWoken(woken));
+    const first = await paused.getAgent(thread(threadId)).addMessage({ message });
+    await eventually("the run to start on the paused replica", () => paused.stats().runningThreads === 1, { timeoutMs: 5_000 });
+
+    // The peer takes the thread over once the lease lapses, runs the message again, and answers the next.
+    const peer = replica(stores, { replicaId: "replica-s" });
+    peer.startQueueSweep({ intervalMs: 50 });
+    const onPeer = peer.getAgent(thread(threadId));
+    const second = await onPeer.addMessage({ message: "second" }, { mode: "wait" });
+    expect((await second.completion).status).toBe("success");
+    const run = { ...thread(threadId), messageId: first.messageId };
+    const loggedBeforeWaking = await stores.runEvents.read(run, -1, 1_000);
+    const stateBeforeWaking = await onPeer.getState();
+    wake();
+
+    // It goes on where it paused: the first write it tries is refused, and it lets go.
+    await eventually("the paused replica to be fenced out", () => entries.some((entry) => /lease lost: .*refused/.test(entry.msg ?? "")), { timeoutMs: 10_000 });
+    await eventually("the paused replica to let go", () => paused.stats().activeThreads === 0, { timeoutMs: 10_000 });
+    expect(await stores.runEvents.read(run, -1, 1_000)).toEqual(loggedBeforeWaking);
+    expect(await onPeer.getState()).toEqual(stateBeforeWaking);
+
+    const third = await onPeer.addMessage({ message: "third" }, { mode: "wait" });
+    expect((await third.completion).status).toBe("success");
+    const state = await onPeer.getState();
+    expect(state.messages.map((said) => said.content)).toEqual([message, `echo: ${message}`, "second", "echo: second", "third", "echo: third"]);
+    const resumedAt = loggedBeforeWaking.findIndex((event) => event.type === "run_resumed");
+    expect(loggedBeforeWaking[resumedAt]).toMatchObject({ data: { replica: "replica-s" } });
+    expect(textOf(loggedBeforeWaking.slice(resumedAt) as StreamChunk[])).toBe(`echo: ${message}`);
+    expect(loggedBeforeWaking.filter((event) => event.type === "message_completed")).toHaveLength(1);
+  });
+});
+
+/** `log` as a replica paused with a batch on its way sees it: every append reaches the log once it wakes. */
+function appendsWaitingFor(log: RunEventLog, woken: Promise<void>): RunEventLog {
+  return new Proxy(log, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const call = value.bind(target) as (...args: unknown[]) => unknown;
+      return property === "append" ? (...args: unknown[]) => woken.then(() => call(...args)) : call;
+    },
+  });
+}
 
 async function collectAll(stream: AsyncIterable<StreamChunk>): Promise<StreamChunk[]> {
   const chunks: StreamChunk[] = [];

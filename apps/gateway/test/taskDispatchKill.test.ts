@@ -61,9 +61,10 @@ afterAll(async () => {
 
 const kinds: Record<string, () => Promise<Kind>> = {
   memory: async () => {
-    const tasks = new InMemoryTaskStore();
+    const lease = new InMemoryLeaseStore();
+    const tasks = new InMemoryTaskStore({ fences: lease });
     const outbox = new InMemoryOutboxStore();
-    const writer = { tasks, outbox, projects: new InMemoryProjectStore(), lease: new InMemoryLeaseStore(), queue: new InMemoryMessageQueueStore(), unitOfWork: new InMemoryUnitOfWork({ tasks, outbox }) };
+    const writer = { tasks, outbox, projects: new InMemoryProjectStore(), lease, queue: new InMemoryMessageQueueStore({ fences: lease }), unitOfWork: new InMemoryUnitOfWork({ tasks, outbox }) };
     // A process that dies takes its staged writes with it: the work's throw discards them.
     return { writer, peer: writer, cutTransaction: async () => undefined };
   },

@@ -23,6 +23,8 @@ export {
   type NodeInterrupt,
 } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
+export { FencedCheckpointer, type FencingCheckpointSaver } from "./graph/fencedCheckpointer";
+export { InMemoryCheckpointSaver } from "./graph/inMemoryCheckpointSaver";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
 export { clientCheckpointOf } from "./graph/clientCheckpoints";
 export { GRAPH_STREAM_MODES, type GraphEvent, type GraphStreamMode } from "./graph/graphStreamEvents";

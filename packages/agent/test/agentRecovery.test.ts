@@ -55,7 +55,7 @@ class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
 
 describe("processor", () => {
   it("strands no message enqueued between its last empty claim and its lease release", async () => {
-    const queue = new QueueWithEmptyClaimHook();
+    const queue = new QueueWithEmptyClaimHook({ fences: stores.leases });
     const shared = { ...stores, queue };
     const owner = manager(shared, { wakeup: lostWakeups }).getAgent(thread("t1"));
     const peer = manager(shared, { wakeup: lostWakeups }).getAgent(thread("t1"));
@@ -132,7 +132,7 @@ describe("resumeTask", () => {
   });
 
   it("reclaims an expired claim and resumes from the checkpoint without answering twice", async () => {
-    const queue = new QueueFailingFirstCompletion();
+    const queue = new QueueFailingFirstCompletion({ fences: stores.leases });
     const agent = manager({ ...stores, queue }, { wakeup: lostWakeups, claimLeaseMs: 150 }).getAgent(thread("t1"));
     const { messageId } = await agent.addMessage({ message: "once only" });
     await eventually("the failed completion", () => queue.failed, { timeoutMs: 3_000 });

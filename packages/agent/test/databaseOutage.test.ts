@@ -81,7 +81,7 @@ describe("a run the database interrupted", () => {
   });
 
   it("of a task's run leaves the task to its retried run, which completes it", async () => {
-    const tasks = new InMemoryTaskStore();
+    const tasks = new InMemoryTaskStore({ fences: stores.leases });
     await stores.assistants.createAssistant(TENANT, { id: "helper-bot", name: "Helper", model: { provider: "scripted" }, tools: [] });
     // The callee's run fails to read its checkpoint, then its settlement fails to write the task.
     const checkpointer = failing(stores.checkpointer, "getTuple", {

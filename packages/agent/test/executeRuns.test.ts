@@ -9,7 +9,7 @@ describe("a runtime that executes no runs", () => {
   const stores = useSharedStores();
 
   it("queues a message and streams and waits for its run, which a peer executes", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     manager(stores, { runEvents, replicaId: "worker", peerWakeDelayMs: 0 });
     const api = manager(stores, { runEvents, replicaId: "api", executeRuns: false, streamPollMs: 20 });
 

@@ -101,7 +101,7 @@ describe("runs queued with LangGraph input and stream modes", () => {
   });
 
   it("logs the graph events with the run, so another replica replays them", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const owner = manager(stores, { runEvents, runEventFlushMs: 5 });
     const { messageId, completion } = await owner
       .getAgent(unboundThread("lg-5"))

@@ -10,7 +10,7 @@ describe("run event log", () => {
   const stores = useSharedStores();
 
   it("a re-run of a message (claimed before by a replica that died) starts with run_resumed, its ids past any the dead one may have streamed", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const ref = { ...thread("rerun"), messageId: "m-rerun" };
     await stores.queue.addMessage({ id: "m-rerun", threadId: "rerun", scope, content: { message: "again" } });
     await stores.queue.claimPendingMessages("rerun", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
@@ -30,7 +30,7 @@ describe("run event log", () => {
   });
 
   it("a replica without the run's buffer replays it from the log, and only its outcome once the log is pruned", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const owner = manager(stores, { runEvents });
     const ran = await collect((await owner.getAgent(thread("elsewhere")).addMessage({ message: "one two three" }, { mode: "stream", messageId: "m-1" })).stream);
     const peer = manager(stores, { runEvents, streamPollMs: 20 }).getAgent(thread("elsewhere"));
@@ -43,7 +43,7 @@ describe("run event log", () => {
   });
 
   it("a follower that hears no notification (its LISTEN connection down) still follows the run, reading every streamPollMs", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const deaf: RunEventLog = {
       append: runEvents.append.bind(runEvents),
       read: runEvents.read.bind(runEvents),

@@ -204,10 +204,10 @@ describe("maxConcurrentRuns", () => {
   });
 
   it("answers every wake-up that arrives before a claim with that claim: no second tenure for the run's own wake-ups", async () => {
-    const stores = await sharedStores();
     const leases = new CountingLeaseStore();
+    const stores = await sharedStores({}, leases);
     // Peers' wake-ups (this replica's own notices among them) held back: only the wake-ups below arrive.
-    const replica = manager(stores, { leases, peerWakeDelayMs: 60_000 });
+    const replica = manager(stores, { peerWakeDelayMs: 60_000 });
     const scope = thread("woken");
     const run = await replica.getAgent(scope).addMessage({ message: "/sleep 200" }, { mode: "wait" });
     await eventually("the run started", () => replica.stats().runningThreads === 1, { timeoutMs: 2_000 });

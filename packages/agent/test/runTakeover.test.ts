@@ -33,7 +33,7 @@ const lastAttemptText = (chunks: StreamChunk[]) => tokens(chunks.slice(chunks.ma
 
 describe("a hand-over mid-stream", () => {
   it("lease lost: the owner's own stream goes on with the peer's attempt, after run_handed_over and run_resumed", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const text = dripping(30);
     const owner = manager(stores, { runEvents, replicaId: "replica-a", wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1"));
     const { messageId, stream } = await owner.addMessage({ message: text }, { mode: "stream" });
@@ -58,7 +58,7 @@ describe("a hand-over mid-stream", () => {
   });
 
   it("shutdown: the leaving replica's stream ends at run_handed_over; a follower elsewhere sees the run go on, and a client resumes after its last id", async () => {
-    const runEvents = new InMemoryRunEventLog();
+    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const text = dripping(30);
     const leaving = manager(stores, { runEvents, replicaId: "replica-a", wakeup: lostWakeups });
     const { messageId, stream } = await leaving.getAgent(thread("t1")).addMessage({ message: text }, { mode: "stream" });
@@ -112,7 +112,7 @@ describe("a run whose events cannot be logged", () => {
   const answerChunks = words + 1;
 
   it(`streams at most ${RUN_EVENT_UNLOGGED_LIMIT - 1} events beyond the last logged one, and goes on once they are logged`, async () => {
-    const logged = new InMemoryRunEventLog();
+    const logged = new InMemoryRunEventLog({ fences: stores.leases });
     const { log, state } = failingLog(logged);
     const agent = manager(stores, { runEvents: log, runEventFlushMs: 20 }).getAgent(thread("t1"));
     const { messageId, stream } = await agent.addMessage({ message: text }, { mode: "stream" });
@@ -131,7 +131,7 @@ describe("a run whose events cannot be logged", () => {
   });
 
   it("stops at once when aborted while it waits; its outcome takes the last place", async () => {
-    const { log } = failingLog(new InMemoryRunEventLog());
+    const { log } = failingLog(new InMemoryRunEventLog({ fences: stores.leases }));
     const agent = manager(stores, { runEvents: log, runEventFlushMs: 20 }).getAgent(thread("t1"));
     const { messageId, stream } = await agent.addMessage({ message: text }, { mode: "stream" });
     const local = reading(stream);

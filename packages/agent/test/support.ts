@@ -1,9 +1,8 @@
 import type { Assistant } from "@axiom-lattice/protocols";
-import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, beforeEach } from "vitest";
 import { InMemoryAssistantStore, InMemoryItemStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryThreadStore, InProcessQueueWakeup } from "@axiom-lattice/core";
 import { recordingLogger } from "@axiom-lattice/testing";
-import { AgentInstanceManager, type AgentRuntimeOptions, type StreamChunk } from "../src";
+import { AgentInstanceManager, type AgentRuntimeOptions, InMemoryCheckpointSaver, type StreamChunk } from "../src";
 
 export const TENANT = "tenant-a";
 export const ASSISTANT = "echo-bot";
@@ -17,13 +16,16 @@ export interface SharedStores {
   queue: InMemoryMessageQueueStore;
   leases: InMemoryLeaseStore;
   assistants: InMemoryAssistantStore;
-  checkpointer: MemorySaver;
+  checkpointer: InMemoryCheckpointSaver;
   wakeup: InProcessQueueWakeup;
   threads: InMemoryThreadStore;
   items: InMemoryItemStore;
 }
 
-export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | "tools" | "systemPrompt">> = {}): Promise<SharedStores> {
+export async function sharedStores(
+  assistant: Partial<Pick<Assistant, "model" | "tools" | "systemPrompt">> = {},
+  leases = new InMemoryLeaseStore(),
+): Promise<SharedStores> {
   const assistants = new InMemoryAssistantStore();
   await assistants.createAssistant(TENANT, {
     id: ASSISTANT,
@@ -32,14 +34,15 @@ export async function sharedStores(assistant: Partial<Pick<Assistant, "model" | 
     tools: assistant.tools ?? ["clock", "echo"],
     systemPrompt: assistant.systemPrompt,
   });
+  // The stores judge fenced writes by the shared lease store, as the gateway's in-memory bundle does.
   return {
-    queue: new InMemoryMessageQueueStore(),
-    leases: new InMemoryLeaseStore(),
+    queue: new InMemoryMessageQueueStore({ fences: leases }),
+    leases,
     assistants,
-    checkpointer: new MemorySaver(),
+    checkpointer: new InMemoryCheckpointSaver(leases),
     wakeup: new InProcessQueueWakeup({ logger: quietLogger }),
     threads: new InMemoryThreadStore(),
-    items: new InMemoryItemStore(),
+    items: new InMemoryItemStore({ fences: leases }),
   };
 }
 

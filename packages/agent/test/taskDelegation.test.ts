@@ -14,7 +14,7 @@ let tasks: InMemoryTaskStore;
 let events: TaskLifecycleEvent[];
 
 beforeEach(async () => {
-  tasks = new InMemoryTaskStore();
+  tasks = new InMemoryTaskStore({ fences: stores.leases });
   events = [];
   await stores.assistants.createAssistant(TENANT, { id: HELPER, name: "Helper", model: { provider: "scripted" }, tools: [] });
 });

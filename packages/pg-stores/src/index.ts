@@ -24,6 +24,7 @@ export {
 } from "./secrets/resealStoredSecrets";
 export { PostgreSQLPluginSettingStore } from "./plugins/postgresqlPluginSettingStore";
 export { PostgreSQLItemStore } from "./items/postgresqlItemStore";
+export { PostgreSQLCheckpointSaver } from "./checkpoints/postgresqlCheckpointSaver";
 export { PostgreSQLRunEventLog } from "./runs/postgresqlRunEventLog";
 export { PostgreSQLProjectStore } from "./projects/postgresqlProjectStore";
 export { PostgreSQLProjectRoomStore } from "./rooms/postgresqlProjectRoomStore";

@@ -70,6 +70,8 @@ describe("ThreadMessageQueueStore", () => {
       1_000,
       "o",
       1,
+      null,
+      null,
     ]);
     const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
     expect(plan).toMatch(/InitPlan/);

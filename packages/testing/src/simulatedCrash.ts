@@ -26,14 +26,30 @@ export class SimulatedCrash {
   }
 }
 
-/** The part of a LangGraph checkpointer this crash point watches. */
+/** The part of a LangGraph checkpointer the crash and pause points watch. */
 interface CheckpointWriter {
   put(...args: never[]): Promise<unknown>;
   putWrites(config: unknown, writes: Array<[string, unknown]>, taskId: string): Promise<void>;
 }
 
+/** Whether a checkpointer call `property(...args)` stores a model's answer, as a step's pending write. */
+function writesAnswer(property: string | symbol, args: unknown[]): boolean {
+  const writesAt = typeof property === "string" ? WRITES_OF.get(property) : undefined;
+  return writesAt !== undefined && (args[writesAt] as Array<[string, unknown]>).some(([channel, written]) => channel === "messages" && isAnswer(written));
+}
+
+/** Whether a checkpointer call `property` stores a checkpoint. */
+const putsCheckpoint = (property: string | symbol): boolean => property === "put" || property === "putUnderFence";
+
 const isAnswer = (value: unknown): boolean =>
   Array.isArray(value) ? value.some(isAnswer) : (value as { getType?: () => string } | null)?.getType?.() === "ai";
+
+// A run writes through a fencing saver's `…UnderFence` methods (their first argument the fence), a
+// plain saver's through `put` and `putWrites`: the crash and pause points watch both.
+const WRITES_OF = new Map([
+  ["putWrites", 1],
+  ["putWritesUnderFence", 2],
+]);
 
 /**
  * `checkpointer` throwing `interruption()` in place of the first checkpoint after a model's answer was
@@ -47,22 +63,42 @@ export function interruptAfterModelAnswer<T extends CheckpointWriter>(checkpoint
   let interrupted = false;
   return new Proxy(checkpointer, {
     get: (target, property) => {
-      if (property === "putWrites") {
-        return (...args: Parameters<CheckpointWriter["putWrites"]>) => {
-          const stored = target.putWrites(...args);
-          if (args[1].some(([channel, value]) => channel === "messages" && isAnswer(value))) answerStored ??= stored;
-          return stored;
-        };
-      }
-      if (property === "put") {
-        return async (...args: never[]) => {
-          if (!answerStored || interrupted) return target.put(...args);
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const call = value as (...args: unknown[]) => Promise<unknown>;
+      if (putsCheckpoint(property)) {
+        return async (...args: unknown[]) => {
+          if (!answerStored || interrupted) return call.apply(target, args);
           await answerStored;
           interrupted = true;
           throw interruption();
         };
       }
-      return Reflect.get(target, property, target);
+      return (...args: unknown[]) => {
+        const result = call.apply(target, args);
+        if (writesAnswer(property, args)) answerStored ??= result.then(() => undefined);
+        return result;
+      };
+    },
+  });
+}
+
+/**
+ * `checkpointer` as a replica paused right after its model answered sees it: the writes storing that
+ * answer, and every checkpoint from then on, wait for `resumed` (SIGCONT), then go on as they would have.
+ */
+export function pauseAfterModelAnswer<T extends CheckpointWriter>(checkpointer: T, resumed: Promise<void>): T {
+  let answered = false;
+  return new Proxy(checkpointer, {
+    get: (target, property) => {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const call = value as (...args: unknown[]) => Promise<unknown>;
+      return (...args: unknown[]) => {
+        answered ||= writesAnswer(property, args);
+        const held = answered && (putsCheckpoint(property) || writesAnswer(property, args));
+        return held ? resumed.then(() => call.apply(target, args)) : call.apply(target, args);
+      };
     },
   });
 }

@@ -40,7 +40,8 @@ import type {
   ThreadStore,
   UnitOfWork,
 } from "@axiom-lattice/protocols";
-import { type BaseCheckpointSaver, MemorySaver } from "@langchain/langgraph-checkpoint";
+import { InMemoryCheckpointSaver } from "@axiom-lattice/agent";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { DatabaseSettings } from "../config";
 import { READINESS_TIMEOUT_MS } from "../defaults";
 import type { PoolCounts } from "../metrics/poolGauges";
@@ -103,18 +104,21 @@ export async function createGatewayStores(
   database?: DatabaseSettings,
 ): Promise<GatewayStores> {
   if (!databaseUrl) {
+    // The lease store judges the fences of the writes runs make under their thread-run leases.
+    const lease = new InMemoryLeaseStore();
+    const fenced = { fences: lease };
     const projects = new InMemoryProjectStore();
     const rooms = new InMemoryProjectRoomStore(projects);
-    const tasks = new InMemoryTaskStore();
+    const tasks = new InMemoryTaskStore(fenced);
     const outbox = new InMemoryOutboxStore({ logger });
     const unitOfWork = new InMemoryUnitOfWork({ tasks, outbox });
     return {
       kind: "memory",
       inTransaction: (fn) => unitOfWork.inTransaction(fn),
-      lease: new InMemoryLeaseStore(),
+      lease,
       presence: new InMemoryReplicaPresenceStore(),
       outbox,
-      queue: new InMemoryMessageQueueStore(),
+      queue: new InMemoryMessageQueueStore(fenced),
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
       modelProviders: new InMemoryModelProviderStore(),
@@ -124,10 +128,10 @@ export async function createGatewayStores(
       tasks,
       mcp: new InMemoryMcpServerConfigStore(),
       pluginSettings: new InMemoryPluginSettingStore(),
-      items: new InMemoryItemStore(),
+      items: new InMemoryItemStore(fenced),
       schedules: new MemoryScheduleStorage(),
-      runEvents: new InMemoryRunEventLog(),
-      checkpoint: new MemorySaver(),
+      runEvents: new InMemoryRunEventLog(fenced),
+      checkpoint: new InMemoryCheckpointSaver(lease),
       readiness: [],
       dispose: async () => {},
     };

@@ -1,15 +1,18 @@
-import type { ItemStore } from "@axiom-lattice/protocols";
+import { type FencedTenure, writeUnderFence } from "@axiom-lattice/core";
+import type { ItemStore, LeaseFence } from "@axiom-lattice/protocols";
 import { BaseStore, type Item, type Operation, type OperationResults } from "@langchain/langgraph-checkpoint";
 
 /**
  * LangGraph's `BaseStore` over one tenant's items: what a running graph's nodes and tools reach with
  * `getStore()` or `config.store`, the same items the LangGraph API's `/store` routes serve. A put from
  * a graph never expires (BaseStore's put has no time-to-live); reads refresh items that have one.
+ * A run's store writes under its thread-run lease's `tenure`: a refused write ends the tenure.
  */
 export class TenantStore extends BaseStore {
   constructor(
     private readonly items: ItemStore,
     private readonly tenantId: string,
+    private readonly tenure?: FencedTenure,
   ) {
     super();
   }
@@ -29,7 +32,14 @@ export class TenantStore extends BaseStore {
       return items.listNamespaces(tenantId, { prefix: at("prefix"), suffix: at("suffix"), maxDepth: operation.maxDepth, limit: operation.limit, offset: operation.offset });
     }
     if (!("value" in operation)) return items.get(tenantId, operation.namespace, operation.key);
-    if (operation.value === null) await items.delete(tenantId, operation.namespace, operation.key);
-    else await items.put(tenantId, operation.namespace, operation.key, operation.value);
+    const { value } = operation;
+    await this.write(async (fence) => {
+      if (value === null) await items.delete(tenantId, operation.namespace, operation.key, { fence });
+      else await items.put(tenantId, operation.namespace, operation.key, value, { fence });
+    });
+  }
+
+  private write(write: (fence: LeaseFence | undefined) => Promise<void>): Promise<void> {
+    return this.tenure ? writeUnderFence(this.tenure, write) : write(undefined);
   }
 }

@@ -1,4 +1,5 @@
 import {
+  type FencedTenure,
   type IMessageQueueStore,
   InProcessQueueWakeup,
   type LatticeObserver,
@@ -243,7 +244,7 @@ export class AgentInstanceManager {
    * run writes in between; while a run keeps the lease, it throws {@link ThreadBusyError}.
    */
   updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string, checkpointId?: string): Promise<string> {
-    return this.betweenRuns(scope, () => writeThreadState(this.context, scope, values, asNode, checkpointId));
+    return this.betweenRuns(scope, (tenure) => writeThreadState(this.context, scope, tenure, { values, asNode, checkpointId }));
   }
 
   /**
@@ -256,7 +257,7 @@ export class AgentInstanceManager {
   }
 
   /** Runs `work` holding the thread's run lease, which every run on every replica needs. */
-  private async betweenRuns<T>(scope: ThreadRunScope, work: () => Promise<T>): Promise<T> {
+  private async betweenRuns<T>(scope: ThreadRunScope, work: (tenure: FencedTenure) => Promise<T>): Promise<T> {
     const { leases, threadRunTtlMs, replicaId, logger } = this.context;
     try {
       return await withLease(leases, threadRunLeaseKey(scope), replicaId, work, {

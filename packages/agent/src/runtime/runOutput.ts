@@ -1,4 +1,4 @@
-import type { Logger } from "@axiom-lattice/core";
+import { FencedOutError, type FencedTenure, type Logger, writeUnderFence } from "@axiom-lattice/core";
 import type { MessageChunk, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RUN_EVENT_UNLOGGED_LIMIT } from "../defaults";
@@ -28,16 +28,23 @@ export interface RunOutputDeps {
  * the last logged index: ids jump, and never collide. A re-run is known from the message's claim count
  * (`attempts`), read with the claim, so a first attempt starts at 0 without reading the log: nothing
  * stands between the claim and its first chunk.
+ *
+ * Every append is made under the attempt's tenure of the thread-run lease: once a newer tenure took
+ * the message over, the log refuses this attempt's events (they would follow the next attempt's
+ * `run_resumed`), the tenure ends, and nothing more of the attempt is logged.
  */
 export class RunOutput {
   private pending: RunEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  /** The log refused an append: a newer tenure runs the message, and logs its events. */
+  private fencedOut = false;
 
   private constructor(
     private readonly deps: RunOutputDeps,
     private readonly key: string,
     private readonly run: RunEventRef,
+    private readonly tenure: FencedTenure,
     /** The highest index known to be logged. */
     private logged: number,
     /** The highest index this attempt streamed. */
@@ -48,32 +55,32 @@ export class RunOutput {
    * Opens the buffer for attempt `attempt` (the message's claim count) of the run. A re-run starts
    * with a `run_resumed` event, logged before anything of the attempt is streamed: were it streamed
    * first and this attempt died, the next would reuse its id. Throws when the log cannot be read or
-   * written (the database is unavailable): the attempt must not start.
+   * written (the database is unavailable), or refuses the tenure: the attempt must not start.
    */
-  static async open(deps: RunOutputDeps, key: string, run: RunEventRef, attempt: number): Promise<RunOutput> {
+  static async open(deps: RunOutputDeps, key: string, run: RunEventRef, attempt: number, tenure: FencedTenure): Promise<RunOutput> {
     const { buffers, runEvents } = deps;
     if (attempt <= 1) {
       buffers.open(key, run.messageId, 0);
-      return new RunOutput(deps, key, run, -1, -1);
+      return new RunOutput(deps, key, run, tenure, -1, -1);
     }
     const resumed = resumedChunk(deps.replicaId, attempt);
     if (!runEvents) {
       // One process, no log: its buffer alone numbers the run's events.
       buffers.open(key, run.messageId);
-      const output = new RunOutput(deps, key, run, -1, -1);
+      const output = new RunOutput(deps, key, run, tenure, -1, -1);
       output.push(resumed);
       return output;
     }
     const first = (await runEvents.lastIndex(run)) + RUN_EVENT_UNLOGGED_LIMIT + 1;
-    await runEvents.append(run, [{ ...resumed, index: first }]);
+    await writeUnderFence(tenure, (fence) => runEvents.append(run, [{ ...resumed, index: first }], { fence }));
     buffers.open(key, run.messageId, first);
     buffers.push(key, resumed);
-    return new RunOutput(deps, key, run, first, first);
+    return new RunOutput(deps, key, run, tenure, first, first);
   }
 
   push(chunk: MessageChunk): void {
     const streamed = this.deps.buffers.push(this.key, chunk);
-    if (!streamed || !this.deps.runEvents) return;
+    if (!streamed || !this.deps.runEvents || this.fencedOut) return;
     this.streamed = streamed.index;
     this.pending.push({ type: streamed.type, data: streamed.data, index: streamed.index });
     this.timer ??= setTimeout(() => void this.flush(), this.deps.runEventFlushMs);
@@ -86,9 +93,10 @@ export class RunOutput {
    * `runEventFlushMs` while the log fails. Rejects when `signal` aborts (the run is stopped).
    */
   async room(signal: AbortSignal): Promise<void> {
-    while (this.streamed - this.logged >= RUN_EVENT_UNLOGGED_LIMIT - 1) {
+    const heldBack = () => !this.fencedOut && this.streamed - this.logged >= RUN_EVENT_UNLOGGED_LIMIT - 1;
+    while (heldBack()) {
       await untilAborted(this.flush(), signal);
-      if (this.streamed - this.logged >= RUN_EVENT_UNLOGGED_LIMIT - 1) await sleep(this.deps.runEventFlushMs, undefined, { signal });
+      if (heldBack()) await sleep(this.deps.runEventFlushMs, undefined, { signal });
     }
   }
 
@@ -113,12 +121,19 @@ export class RunOutput {
 
   private async writePending(): Promise<void> {
     const batch = this.pending;
-    if (batch.length === 0 || !this.deps.runEvents) return;
+    const log = this.deps.runEvents;
+    if (batch.length === 0 || !log) return;
     this.pending = [];
     try {
-      await this.deps.runEvents.append(this.run, batch);
+      await writeUnderFence(this.tenure, (fence) => log.append(this.run, batch, { fence }));
       this.logged = batch.at(-1)!.index;
     } catch (error) {
+      if (error instanceof FencedOutError) {
+        this.fencedOut = true;
+        this.deps.logger.warn({ messageId: this.run.messageId, dropped: batch.length + this.pending.length }, "run events refused: a newer tenure of the thread runs the message");
+        this.pending = [];
+        return;
+      }
       // Kept first in line: the next batch must not be written before it, or followers would skip it.
       this.pending = [...batch, ...this.pending];
       this.timer ??= setTimeout(() => void this.flush(), this.deps.runEventFlushMs);

@@ -1,4 +1,5 @@
 import {
+  type FencedTenure,
   type FinishedRunStatus,
   type IMessageQueueStore,
   type LatticeObserver,
@@ -15,6 +16,7 @@ import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { checkpointConfig } from "../graph/checkpointThread";
+import { withFencedCheckpoints } from "../graph/fencedCheckpointer";
 import { AssistantGraphs } from "../graph/assistantGraphs";
 import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
@@ -152,16 +154,17 @@ export async function readThreadHistory(context: Pick<RuntimeContext, "checkpoin
 /**
  * Writes `values` into the thread's state as if node `asNode` had returned them (LangGraph's
  * `updateState`), over its latest checkpoint or the earlier one named (a fork: the new checkpoint
- * becomes the latest); returns the new checkpoint's id. The caller holds the thread's run lease.
+ * becomes the latest); returns the new checkpoint's id. The caller holds the thread's run lease, whose
+ * `tenure` fences the write.
  */
 export async function writeThreadState(
   context: Pick<RuntimeContext, "checkpointer">,
   scope: ThreadRunScope,
-  values: Record<string, unknown>,
-  asNode?: string,
-  checkpointId?: string,
+  tenure: FencedTenure,
+  { values, asNode, checkpointId }: { values: Record<string, unknown>; asNode?: string; checkpointId?: string },
 ): Promise<string> {
-  const written = await stateReaderOf(context).updateState(checkpointConfig(scope, checkpointId), values, asNode);
+  const config = withFencedCheckpoints(checkpointConfig(scope, checkpointId), context.checkpointer, tenure);
+  const written = await stateReaderOf(context).updateState(config, values, asNode);
   return written.configurable?.checkpoint_id as string;
 }
 

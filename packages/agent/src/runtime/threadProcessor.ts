@@ -1,17 +1,20 @@
 import {
   ABORTED_RUN_ERROR,
+  FencedOutError,
   type Logger,
   type PendingMessage,
   type QueueScope,
   type ThreadRunHandle,
   type ThreadRunScope,
   tryAcquireThreadRun,
+  writeUnderFence,
 } from "@axiom-lattice/core";
 import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
+import { withFencedCheckpoints } from "../graph/fencedCheckpointer";
 import { TenantStore } from "../graph/tenantStore";
 import { ActiveRun, type HandOverReason } from "./activeRun";
 import type { AssistantGraph } from "../graph/reactGraph";
@@ -156,8 +159,9 @@ export class ThreadProcessor {
       // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
       // every claim left on the thread belongs to an earlier holder that is gone, however long its
       // claim still has to live. Take them all back first, keeping their queue positions, so the
-      // oldest unfinished message runs before anything newer.
-      const reclaimed = await queue.resetProcessingToPending(threadId, this.queueScope);
+      // oldest unfinished message runs before anything newer. Every write of the tenure, this one
+      // first, is fenced with it: a replica paused past its lease writes nothing once it wakes.
+      const reclaimed = await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(threadId, this.queueScope, { fence }));
       if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
       while (!lease.signal.aborted && !this.context.isClosed()) {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
@@ -167,7 +171,9 @@ export class ThreadProcessor {
         // later one calls for another tenure. Without this, the wake-up of the very message about to
         // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
         this.wanted = false;
-        const [message] = await queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1 });
+        const [message] = await writeUnderFence(lease, (fence) =>
+          queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
+        );
         if (!message) break;
         observer.queueClaimed?.();
         const handedOver = await this.runMessage(message, lease);
@@ -187,6 +193,11 @@ export class ThreadProcessor {
         // and one with a long queue cannot keep a slot from the others, of its tenant or another.
         if (this.context.runSlots.othersWaiting(this.scope.tenantId)) break;
       }
+    } catch (error) {
+      if (!(error instanceof FencedOutError)) throw error;
+      // A newer tenure took the thread over while this one was paused: it runs the thread's messages.
+      this.logger.warn({ err: error }, "thread-run lease taken over; its new holder runs the thread");
+      return { leaseContended: true };
     } finally {
       await lease.release();
     }
@@ -220,8 +231,8 @@ export class ThreadProcessor {
     const run = new ActiveRun(message.id);
     this.active = run;
     try {
-      const output = await this.openOutput(message);
-      return output ? await this.runAttempt(message, lease, run, output, claimedAt) : "database_unavailable";
+      const output = await this.openOutput(message, lease);
+      return output instanceof RunOutput ? await this.runAttempt(message, lease, run, output, claimedAt) : output;
     } finally {
       this.active = undefined;
       run.finish();
@@ -235,13 +246,13 @@ export class ThreadProcessor {
     const stopClaimHeartbeat = this.keepClaim(message.id, lease.holder, run);
     try {
       const taskId = taskMarkerOf(message.content)?.taskId;
-      const executed = await this.execute(message, run, output, claimedAt, taskId);
-      const result = "handOver" in executed || !taskId ? executed : await this.settle(message, taskId, executed);
-      if ("handOver" in result) return await this.handOver(result.handOver, output);
+      const executed = await this.execute(message, lease, run, output, claimedAt, taskId);
+      const result = "handOver" in executed || !taskId ? executed : await this.settle(message, lease, taskId, executed);
+      if ("handOver" in result) return await this.handOver(result.handOver, output, lease);
       // Every event is logged before the message completes: a follower elsewhere that sees it completed finds them all.
       await output.flush();
       const unrecorded = await this.complete(message, lease.holder, result, claimedAt);
-      if (unrecorded) return await this.handOver(unrecorded, output);
+      if (unrecorded) return await this.handOver(unrecorded, output, lease);
       output.push(terminalChunk(result));
       return undefined;
     } finally {
@@ -251,17 +262,21 @@ export class ThreadProcessor {
     }
   }
 
-  /** The output of this attempt of the message; none when the database keeps it from starting (a re-run must log its start first). */
-  private async openOutput(message: PendingMessage): Promise<RunOutput | undefined> {
+  /**
+   * The output of this attempt of the message; why it could not start when the database keeps it
+   * from starting, or a newer tenure took the thread over (a re-run must log its start first).
+   */
+  private async openOutput(message: PendingMessage, lease: ThreadRunHandle): Promise<RunOutput | HandOverReason> {
     const { buffers, runEvents, runEventFlushMs, replicaId, observer } = this.context;
     const deps = { buffers, runEvents: runEvents?.log, runEventFlushMs, replicaId, logger: this.logger };
     try {
-      return await RunOutput.open(deps, bufferKey(this.scope, message), { ...this.scope, messageId: message.id }, message.attempts);
+      return await RunOutput.open(deps, bufferKey(this.scope, message), { ...this.scope, messageId: message.id }, message.attempts, lease);
     } catch (error) {
-      if (!isDatabaseOutage(error)) throw error;
-      observer.runHandedOver?.({ reason: "database_unavailable" });
-      this.logger.warn({ messageId: message.id, err: error }, "re-run not started: the database is unavailable; the message runs again");
-      return undefined;
+      const reason = error instanceof FencedOutError ? "lease_lost" : isDatabaseOutage(error) ? "database_unavailable" : undefined;
+      if (!reason) throw error;
+      observer.runHandedOver?.({ reason });
+      this.logger.warn({ messageId: message.id, err: error }, "re-run not started; the message runs again");
+      return reason;
     }
   }
 
@@ -288,11 +303,13 @@ export class ThreadProcessor {
    * Settles the task the run executed, before its message completes: a crash in between re-runs the
    * message, which settles again (idempotently). A settlement that fails leaves the message to retry.
    */
-  private async settle(message: PendingMessage, taskId: string, outcome: RunOutcomeDetails): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
+  private async settle(message: PendingMessage, lease: ThreadRunHandle, taskId: string, outcome: RunOutcomeDetails): Promise<RunOutcomeDetails | { handOver: HandOverReason }> {
     try {
-      await settleTaskRun(this.context, this.scope.tenantId, taskId, message.id, await taskRunEnd(this.context, this.scope, message.id, outcome));
+      const end = await taskRunEnd(this.context, this.scope, message.id, outcome);
+      await writeUnderFence(lease, (fence) => settleTaskRun(this.context, this.scope.tenantId, taskId, message.id, end, fence));
       return outcome;
     } catch (error) {
+      if (error instanceof FencedOutError) return { handOver: "lease_lost" };
       this.logger.warn({ messageId: message.id, taskId, err: error }, "task settlement failed; the run's message is retried");
       return { handOver: isDatabaseOutage(error) ? "database_unavailable" : "settlement_failed" };
     }
@@ -301,6 +318,7 @@ export class ThreadProcessor {
   /** The outcome to record, or why this replica stopped the run without finishing it. */
   private async execute(
     message: PendingMessage,
+    lease: ThreadRunHandle,
     run: ActiveRun,
     output: RunOutput,
     claimedAt: number,
@@ -319,7 +337,7 @@ export class ThreadProcessor {
       const content = parseRunContent(message.content);
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
-      const config = this.runConfig(taskRun);
+      const config = this.runConfig(lease, taskRun);
       return await executeRun({
         graph: await this.graphOf(content, message.id, config),
         config,
@@ -355,10 +373,13 @@ export class ThreadProcessor {
     }
   }
 
-  /** The graph's config of a run on this thread: its checkpoints, its tenant's store, and (with tasks) the caller the `task` tool delegates for. */
-  private runConfig(taskRun: TaskRunRef | undefined): LangGraphRunnableConfig {
-    const config = checkpointConfig(this.scope);
-    const store = new TenantStore(this.context.items, this.scope.tenantId);
+  /**
+   * The graph's config of a run on this thread: its checkpoints and its tenant's store, both written
+   * under the lease's tenure, and (with tasks) the caller the `task` tool delegates for.
+   */
+  private runConfig(lease: ThreadRunHandle, taskRun: TaskRunRef | undefined): LangGraphRunnableConfig {
+    const config = withFencedCheckpoints(checkpointConfig(this.scope), this.context.checkpointer, lease);
+    const store = new TenantStore(this.context.items, this.scope.tenantId, lease);
     if (!this.context.tasks) return { ...config, store };
     return { ...config, configurable: { ...config.configurable, ...taskToolConfigurable({ caller: this.scope, callerRun: taskRun }) }, store };
   }
@@ -370,13 +391,13 @@ export class ThreadProcessor {
    * ours, so no peer can hold the thread's claims: hand the message back to the queue at once, after
    * the event is logged (the next attempt's events must follow it).
    */
-  private async handOver(reason: HandOverReason, output: RunOutput): Promise<HandOverReason> {
+  private async handOver(reason: HandOverReason, output: RunOutput, lease: ThreadRunHandle): Promise<HandOverReason> {
     const { observer, replicaId, queue } = this.context;
     observer.runHandedOver?.({ reason });
     output.push(handedOverChunk({ ...HAND_OVERS[reason], replica: replicaId }));
     if (reason === "shutdown") {
       await output.flush();
-      await queue.resetProcessingToPending(this.scope.threadId, this.queueScope);
+      await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope.threadId, this.queueScope, { fence }));
     }
     return reason;
   }

@@ -1,4 +1,4 @@
-import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
+import { type LeaseFence, type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
 import { writeAnnounced } from "./announcedTaskWrite";
 import { type TaskMessageDeps, resumeCallerThread, startTaskRun } from "./taskMessages";
 import { taskOutcomeOf } from "./taskOutcome";
@@ -16,6 +16,8 @@ import { type TaskRuntimeOptions, writeTask } from "./taskRuntimeDeps";
 /** What resuming a task's run needs: the task store (and machine), and the queue its resume run goes on. */
 export interface TaskResumeDeps extends TaskMessageDeps {
   tasks: TaskRuntimeOptions;
+  /** The lease tenure the resume is written under (a delegated task run's end, under its thread's run lease). */
+  fence?: LeaseFence;
 }
 
 /**
@@ -25,10 +27,10 @@ export interface TaskResumeDeps extends TaskMessageDeps {
  * finds it missing, like the admissions sweep, queues again). Then announces it and queues that run.
  * Null when the task changed since it was read: nothing is written.
  */
-export async function resumeTaskRun({ tasks, ...runs }: TaskResumeDeps, task: TaskItem, value: unknown): Promise<TaskItem | null> {
+export async function resumeTaskRun({ tasks, fence, ...runs }: TaskResumeDeps, task: TaskItem, value: unknown): Promise<TaskItem | null> {
   const context = { ...task.context, [RESUMED_AT_KEY]: new Date().toISOString(), [RESUME_VALUE_KEY]: value ?? null };
   const resumed = await writeTask(tasks, task, (fencingToken) =>
-    writeAnnounced(tasks, (store) => store.updateIfSnapshot(task.tenantId, task.id, task, { status: TaskStatus.IN_PROGRESS, context }, fencingToken ? { fencingToken } : undefined)),
+    writeAnnounced(tasks, (store) => store.updateIfSnapshot(task.tenantId, task.id, task, { status: TaskStatus.IN_PROGRESS, context }, { fencingToken, fence })),
   );
   if (!resumed) return null;
   await startTaskRun(runs, resumed);

@@ -1,5 +1,5 @@
 import type { FinishedRunStatus, ThreadRunScope } from "@axiom-lattice/core";
-import { type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattice/protocols";
+import { type LeaseFence, type TaskItem, TaskStatus, type UpdateTaskRequest } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
@@ -45,13 +45,14 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
  * outcome, whatever settled it. Only the task's current run settles it: read and write are one
  * compare-and-set, so a resume that makes another run current meanwhile is never overwritten.
  * Called before the run's message completes, so a crash in between re-runs the message, which finds
- * its checkpoint done and settles again: every step is idempotent.
+ * its checkpoint done and settles again: every step is idempotent. Its writes are made under `fence`,
+ * the run's tenure of its thread-run lease: a paused replica's late settlement is refused.
  */
-export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd): Promise<TaskItem | null> {
+export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd, fence?: LeaseFence): Promise<TaskItem | null> {
   const options = context.tasks;
   if (!options) return null;
   const { store } = options;
-  const callerDeps = { queue: context.queue, wake: context.wake, tasks: options };
+  const callerDeps = { queue: context.queue, wake: context.wake, tasks: options, fence };
   for (;;) {
     const task = await store.getTask(tenantId, taskId);
     if (!task) return null;
@@ -63,7 +64,7 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
       return task;
     }
     const settled = await writeTask(options, task, (fencingToken) =>
-      writeAnnounced(options, (tasks) => tasks.updateIfSnapshot(tenantId, taskId, task, settlementOf(task, end), fencingToken ? { fencingToken } : undefined)),
+      writeAnnounced(options, (tasks) => tasks.updateIfSnapshot(tenantId, taskId, task, settlementOf(task, end), { fencingToken, fence })),
     );
     if (!settled) continue;
     await resumeCaller(callerDeps, settled);

@@ -1,6 +1,6 @@
-import type { LeaseStore } from "@axiom-lattice/protocols";
+import type { LeaseFence, LeaseStore } from "@axiom-lattice/protocols";
 import type { Logger } from "../logging/logger";
-import { startLeaseHeartbeat } from "./leaseHeartbeat";
+import { type LeaseLostError, startLeaseHeartbeat } from "./leaseHeartbeat";
 
 /** A lease this process won, kept alive by its heartbeat until released. */
 export interface HeldLease {
@@ -8,8 +8,15 @@ export interface HeldLease {
   readonly holder: string;
   /** Fencing token of this tenure: pass it to writes that must be refused once a newer holder exists. */
   readonly token: string;
+  /** This tenure, for the writes a store must refuse once the key has a newer one. */
+  readonly fence: LeaseFence;
   /** Aborted (with a `LeaseLostError`) once the lease can no longer be confirmed: stop the guarded work. */
   readonly signal: AbortSignal;
+  /**
+   * Ends this tenure at once, for a loss learnt from a store (a write its fence refused): the
+   * heartbeat stops and `signal` aborts with `error`, as on a refused renewal.
+   */
+  revoke(error: LeaseLostError): void;
   /**
    * Stops the heartbeat and removes the lease if this holder still owns it. Idempotent. A failed release
    * is logged, not thrown: the work is over either way, and the lease lapses at its ttl.
@@ -61,7 +68,9 @@ export async function acquireLease(
     key,
     holder,
     token: record.token,
+    fence: { key, token: record.token },
     signal: heartbeat.signal,
+    revoke: heartbeat.revoke,
     release: () => (released ??= releaseOnce()),
     stopHeartbeat: heartbeat.stop,
   };

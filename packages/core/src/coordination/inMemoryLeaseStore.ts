@@ -1,9 +1,18 @@
-import type { LeaseListOptions, LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
+import type { LeaseFence, LeaseListOptions, LeaseRecord, LeaseStore } from "@axiom-lattice/protocols";
 import { validateLeaseArguments, validateLeaseListOptions } from "./leaseArguments";
+import { type FenceCheck, FencedOutError } from "./leaseFence";
 
-/** {@link LeaseStore} within one process: the same contract as the PostgreSQL store. */
-export class InMemoryLeaseStore implements LeaseStore {
+/** A released lease: it stays, holding its key's latest token, until the next tenure. */
+const RELEASED = new Date(-8.64e15);
+
+/**
+ * {@link LeaseStore} within one process: the same contract as the PostgreSQL store. It also judges
+ * the fences of the in-memory stores' writes ({@link FenceCheck}).
+ */
+export class InMemoryLeaseStore implements LeaseStore, FenceCheck {
   private readonly leases = new Map<string, LeaseRecord>();
+  /** Per key, the fenced writes in progress ({@link hold}): no new tenure begins meanwhile. */
+  private readonly held = new Map<string, number>();
   private lastToken = 0n;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -13,6 +22,8 @@ export class InMemoryLeaseStore implements LeaseStore {
     const now = this.now();
     const current = this.live(key, now);
     if (current && current.holder !== holder) return null;
+    // A new tenure waits for the fenced writes of the one before, as PostgreSQL's takeover waits for its lock.
+    if (!current && this.held.has(key)) return null;
     const record: LeaseRecord = current
       ? { ...current, expiresAt: new Date(now + ttlMs) }
       : { key, holder, acquiredAt: new Date(now), expiresAt: new Date(now + ttlMs), token: String(++this.lastToken) };
@@ -33,12 +44,31 @@ export class InMemoryLeaseStore implements LeaseStore {
     return true;
   }
 
+  /** Ends the tenure but keeps its token, as the PostgreSQL store does: its fence holds until a new tenure. */
   async release(key: string, holder: string): Promise<boolean> {
     validateLeaseArguments(key, holder);
     const current = this.leases.get(key);
-    if (!current || current.holder !== holder) return false;
-    this.leases.delete(key);
+    if (!current || current.holder !== holder || current.expiresAt === RELEASED) return false;
+    this.leases.set(key, { ...current, expiresAt: RELEASED });
     return true;
+  }
+
+  isCurrent(fence: LeaseFence): boolean {
+    return this.leases.get(fence.key)?.token === fence.token;
+  }
+
+  hold(fence: LeaseFence): () => void {
+    if (!this.isCurrent(fence)) throw new FencedOutError(fence);
+    const { key } = fence;
+    this.held.set(key, (this.held.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const count = this.held.get(key)! - 1;
+      if (count === 0) this.held.delete(key);
+      else this.held.set(key, count);
+    };
   }
 
   async get(key: string): Promise<LeaseRecord | null> {

@@ -1,4 +1,5 @@
-export { LeaseArgumentError, validateLeaseArguments, validateLeaseListOptions } from "./leaseArguments";
+export { LeaseArgumentError, isLeaseToken, validateLeaseArguments, validateLeaseListOptions } from "./leaseArguments";
+export { FencedOutError, assertFenceHolds, validateFence, writeUnderFence, type FenceCheck, type FencedTenure } from "./leaseFence";
 export { InMemoryLeaseStore } from "./inMemoryLeaseStore";
 export { LeaseLostError, startLeaseHeartbeat, type LeaseHeartbeat } from "./leaseHeartbeat";
 export { acquireLease, type AcquireLeaseOptions, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";

@@ -26,6 +26,15 @@ export function validateLeaseArguments(key: unknown, holder?: unknown, ttlMs?: u
   }
 }
 
+// A non-negative PostgreSQL bigint, as a decimal string.
+const TOKEN = /^(0|[1-9][0-9]{0,18})$/;
+const MAX_BIGINT = 2n ** 63n - 1n;
+
+/** Whether `value` can be a lease's fencing token (see `LeaseRecord.token`). */
+export function isLeaseToken(value: unknown): value is string {
+  return typeof value === "string" && TOKEN.test(value) && BigInt(value) <= MAX_BIGINT;
+}
+
 /** Checks `LeaseStore.list` options and resolves the limit; throws {@link LeaseArgumentError}. */
 export function validateLeaseListOptions(options: unknown): { prefix: string; limit: number } {
   const { prefix = "", limit = LEASE_LIST_MAX } = (options ?? {}) as LeaseListOptions;

@@ -18,6 +18,8 @@ export interface LeaseHeartbeat {
   /** Aborted (with a {@link LeaseLostError}) once the lease can no longer be confirmed. */
   readonly signal: AbortSignal;
   stop(): void;
+  /** Ends the tenure at once, for a loss learnt elsewhere (a write refused by its fence): stops and aborts with `error`. */
+  revoke(error: LeaseLostError): void;
 }
 
 /**
@@ -49,13 +51,15 @@ export function startLeaseHeartbeat(
     clearTimeout(expiryTimer);
   };
 
-  const lose = (reason: string) => {
+  const revoke = (error: LeaseLostError) => {
     // A renewal answered after stop() concerns work that has already ended: nothing to abort.
     if (stopped) return;
     stop();
-    logger.error({ phase: "lease", key, holder }, `lease lost: ${reason}`);
-    controller.abort(new LeaseLostError(key, reason));
+    // Operators (and the chaos scenario) find losses by this message's start.
+    logger.error({ phase: "lease", key, holder }, `lease lost: ${error.message}`);
+    controller.abort(error);
   };
+  const lose = (reason: string) => revoke(new LeaseLostError(key, reason));
 
   const confirmed = (sentAt: number) => {
     clearTimeout(expiryTimer);
@@ -75,5 +79,5 @@ export function startLeaseHeartbeat(
 
   confirmed(requestedAt);
   renewTimer = setTimeout(beat, intervalMs);
-  return { signal: controller.signal, stop };
+  return { signal: controller.signal, stop, revoke };
 }

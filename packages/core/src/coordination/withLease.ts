@@ -1,7 +1,8 @@
-import type { ErrorCode, LeaseStore } from "@axiom-lattice/protocols";
+import type { ErrorCode, LeaseFence, LeaseStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type AcquireLeaseOptions, acquireLease } from "./heldLease";
 import { uniqueHolder } from "./holder";
+import type { LeaseLostError } from "./leaseHeartbeat";
 import { WITH_LEASE_ACQUIRE_TIMEOUT_MS, WITH_LEASE_RETRY_DELAY_MS, WITH_LEASE_TTL_MS } from "../defaults";
 
 /** Acquisition gave up after `acquireTimeoutMs` because another holder kept the key. */
@@ -29,6 +30,10 @@ export interface LeaseContext {
   signal: AbortSignal;
   /** Fencing token of this tenure: pass it to writes that must be refused once a newer holder exists. */
   token: string;
+  /** This tenure, for the writes a store must refuse once the key has a newer one. */
+  fence: LeaseFence;
+  /** Ends the tenure at once (aborting `signal`): a store refused a write under its fence. */
+  revoke(error: LeaseLostError): void;
   holder: string;
 }
 
@@ -54,7 +59,7 @@ export async function withLease<T>(
   }
 
   try {
-    return await fn({ signal: lease.signal, token: lease.token, holder });
+    return await fn({ signal: lease.signal, token: lease.token, fence: lease.fence, revoke: lease.revoke, holder });
   } finally {
     await lease.release();
   }

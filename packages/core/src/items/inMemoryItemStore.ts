@@ -1,4 +1,5 @@
-import type { ItemSearch, ItemStore, NamespaceListing, PutItemOptions, ReadItemOptions, StoredItem } from "@axiom-lattice/protocols";
+import type { FencedWriteOptions, ItemSearch, ItemStore, NamespaceListing, PutItemOptions, ReadItemOptions, StoredItem } from "@axiom-lattice/protocols";
+import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
 import { validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "./itemArguments";
 import { compareNamespaces, containsTerms, hasLabelsAt, meetsConditions } from "./itemMatching";
 
@@ -12,6 +13,8 @@ interface Entry {
 export interface InMemoryItemStoreOptions {
   /** The store's clock in epoch milliseconds (tests move it to age items). */
   now?: () => number;
+  /** Judges fenced writes (the in-memory lease store); without it, they are refused. */
+  fences?: FenceCheck;
 }
 
 const MINUTE_MS = 60_000;
@@ -22,15 +25,18 @@ const copy = (item: StoredItem): StoredItem => ({ ...item, namespace: [...item.n
 export class InMemoryItemStore implements ItemStore {
   private readonly tenants = new Map<string, Map<string, Entry>>();
   private readonly now: () => number;
+  private readonly fences: FenceCheck | undefined;
   private lastStamp = 0;
 
   constructor(options: InMemoryItemStoreOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.fences = options.fences;
   }
 
   async put(tenantId: string, namespace: string[], key: string, value: Record<string, unknown>, options?: PutItemOptions): Promise<StoredItem> {
     const address = validateItemAddress(tenantId, namespace, key);
     const { json, ttlMinutes } = validateItemWrite(value, options);
+    assertFenceHolds(this.fences, options);
     const items = this.tenants.get(address.tenantId) ?? new Map<string, Entry>();
     this.tenants.set(address.tenantId, items);
     const slot = JSON.stringify([address.namespace, address.key]);
@@ -56,8 +62,9 @@ export class InMemoryItemStore implements ItemStore {
     return copy(entry.item);
   }
 
-  async delete(tenantId: string, namespace: string[], key: string): Promise<boolean> {
+  async delete(tenantId: string, namespace: string[], key: string, options?: FencedWriteOptions): Promise<boolean> {
     const address = validateItemAddress(tenantId, namespace, key);
+    assertFenceHolds(this.fences, options);
     const items = this.tenants.get(address.tenantId);
     const slot = JSON.stringify([address.namespace, address.key]);
     const live = this.live(items?.get(slot)) !== undefined;

@@ -1,6 +1,7 @@
 import type {
   AddMessageParams,
   ClaimMessagesOptions,
+  FencedWriteOptions,
   IMessageQueueStore,
   Page,
   PageRequest,
@@ -10,6 +11,7 @@ import type {
   ThreadInfo,
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
+import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
 import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
@@ -37,6 +39,8 @@ export interface InMemoryMessageQueueStoreOptions {
   retainedRuns?: number;
   /** The store's clock, for leases. */
   now?: () => number;
+  /** Judges the fences of claims and resets (the in-memory lease store); without it, fenced calls are refused. */
+  fences?: FenceCheck;
 }
 
 /** A message as held: content as JSON text, so callers never share objects with the store. */
@@ -70,6 +74,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
   private readonly capacity: number;
   private readonly retainedRuns: number;
   private readonly now: () => number;
+  private readonly fences: FenceCheck | undefined;
   /** By id, then by tenant (`null`: none): a message id is unique within its tenant only. */
   private readonly messages = new Map<string, Map<string | null, StoredMessage>>();
   private readonly queues = new Map<string, Queue>();
@@ -80,6 +85,7 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     this.capacity = validateCapacity(options.capacity ?? DEFAULT_QUEUE_CAPACITY);
     this.retainedRuns = validateCapacity(options.retainedRuns ?? IN_MEMORY_RETAINED_RUNS);
     this.now = options.now ?? Date.now;
+    this.fences = options.fences;
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
@@ -161,13 +167,16 @@ export class InMemoryMessageQueueStore implements IMessageQueueStore {
     return pending.length;
   }
 
-  async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.release(this.withStatus(this.queue(threadId, scope), "processing"));
+  async resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number> {
+    const queue = this.queue(threadId, scope);
+    assertFenceHolds(this.fences, options);
+    return this.release(this.withStatus(queue, "processing"));
   }
 
   async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
     const queue = this.queue(threadId, scope);
     const { owner, leaseMs, limit } = validateClaimOptions(options);
+    assertFenceHolds(this.fences, options);
     const now = this.now();
     const claimed = this.withStatus(queue, "pending")
       .filter((message) => isDue(message, now))

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, QueueScope, RunOutcome } from "@axiom-lattice/protocols";
+import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, LeaseFence, QueueScope, RunOutcome } from "@axiom-lattice/protocols";
+import { validateFence } from "../coordination/leaseFence";
 import {
   StoreArgumentError,
   optionalString,
@@ -38,6 +39,7 @@ export interface ValidClaim {
   owner: string;
   leaseMs: number;
   limit: number;
+  fence?: LeaseFence;
 }
 
 /** Most rows one claim, renewal or listing handles. */
@@ -84,6 +86,7 @@ export function validateClaimOptions(options: ClaimMessagesOptions): ValidClaim 
     owner: requireText(checked.owner, "Claim owner"),
     leaseMs: requirePositiveNumber(checked.leaseMs, "Claim leaseMs"),
     limit: checked.limit === undefined ? 1 : requireInteger(checked.limit, "Claim limit", 1, MAX_QUEUE_BATCH),
+    fence: validateFence(checked),
   };
 }
 

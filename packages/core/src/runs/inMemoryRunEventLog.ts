@@ -1,4 +1,5 @@
-import type { RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import type { FencedWriteOptions, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
 
 interface LoggedEvent extends RunEvent {
   loggedAt: number;
@@ -12,7 +13,11 @@ export class InMemoryRunEventLog implements RunEventLog {
   private readonly threads = new Map<string, Map<string, LoggedEvent[]>>();
   private readonly listeners = new Set<(run?: RunEventRef) => void>();
 
-  async append(run: RunEventRef, events: RunEvent[]): Promise<void> {
+  /** `fences` judges fenced appends (the in-memory lease store); without it, they are refused. */
+  constructor(private readonly options: { fences?: FenceCheck } = {}) {}
+
+  async append(run: RunEventRef, events: RunEvent[], options?: FencedWriteOptions): Promise<void> {
+    assertFenceHolds(this.options.fences, options);
     const log = this.log(run, true)!;
     const last = log.at(-1)?.index ?? -1;
     const loggedAt = Date.now();

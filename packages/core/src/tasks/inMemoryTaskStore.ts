@@ -1,5 +1,6 @@
 import type {
   CreateTaskRequest,
+  LeaseFence,
   Page,
   PageRequest,
   TaskItem,
@@ -11,6 +12,7 @@ import type {
   TaskWriteOptions,
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
+import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
 import { comparePageKeys, pageOfSorted } from "../stores/pagination";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
@@ -36,17 +38,25 @@ const byTenantThenId = (a: Pick<TaskItem, "tenantId" | "id">, b: Pick<TaskItem, 
 export class InMemoryTaskStore implements TaskStore {
   private readonly tenants = new Map<string, Map<string, TaskItem>>();
   private turn: Promise<unknown> = Promise.resolve();
+  /** A staged copy's ({@link transaction}): the fences of its writes, judged again when it commits. */
+  private stagedFences: LeaseFence[] | undefined;
+
+  /** `fences` judges fenced writes (the in-memory lease store); without it, they are refused. */
+  constructor(private readonly options: { fences?: FenceCheck } = {}) {}
 
   /**
    * Runs `work` on a staged copy of this store, while every other write waits. When `work` resolves,
    * its writes replace this store's tasks and `commit` runs, in one synchronous step, so no reader
-   * sees one without the other; when it throws, nothing of it is kept.
+   * sees one without the other; when it throws, nothing of it is kept. A fence of a staged write that
+   * no longer holds by then refuses the whole unit, as PostgreSQL's lock on the fence makes it.
    */
   transaction<T>(work: (staged: TaskStore) => Promise<T>, commit: () => void): Promise<T> {
     return this.inTurn(async () => {
-      const staged = new InMemoryTaskStore();
+      const staged = new InMemoryTaskStore(this.options);
+      staged.stagedFences = [];
       for (const [tenant, tasks] of this.tenants) staged.tenants.set(tenant, new Map(tasks));
       const result = await work(staged);
+      for (const fence of staged.stagedFences) assertFenceHolds(this.options.fences, { fence });
       this.tenants.clear();
       for (const [tenant, tasks] of staged.tenants) this.tenants.set(tenant, tasks);
       commit();
@@ -131,7 +141,9 @@ export class InMemoryTaskStore implements TaskStore {
     const id = requireTaskId(taskId);
     const expected = guard();
     const update = validateUpdateTask(updates);
-    const fencingToken = validateWriteOptions(options);
+    const { fencingToken, fence } = validateWriteOptions(options);
+    assertFenceHolds(this.options.fences, { fence });
+    if (fence) this.stagedFences?.push(fence);
     const current = this.tenants.get(tenant)?.get(id);
     if (!current) return null;
     const planned = planTaskWrite(tenant, current, expected, update, fencingToken);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type CreateTaskRequest,
+  type LeaseFence,
   type TaskItem,
   type TaskListFilter,
   type TaskMutationSnapshot,
@@ -10,6 +11,8 @@ import {
   type TaskWriteOptions,
   type UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
+import { isLeaseToken } from "../coordination/leaseArguments";
+import { validateFence } from "../coordination/leaseFence";
 import { MAX_TASK_ID_LENGTH, TASK_LIST_MAX } from "../defaults";
 import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
 
@@ -24,9 +27,6 @@ export type ValidTask = TaskFields & { id: string };
 
 const STATUSES = new Set<string>(Object.values(TaskStatus));
 const OWNER_TYPES = new Set<string>(["user", "agent"] satisfies TaskOwnerType[]);
-// A lease token: a non-negative PostgreSQL bigint, as a decimal string.
-const FENCING_TOKEN = /^(0|[1-9][0-9]{0,18})$/;
-const MAX_BIGINT = 2n ** 63n - 1n;
 
 /** A task id, or an id a task refers to. */
 export function requireTaskId(value: unknown, what = "Task id"): string {
@@ -131,15 +131,15 @@ export function validateSnapshot(snapshot: TaskMutationSnapshot): TaskMutationSn
   return { status: requireTaskStatus(checked.status), updatedAt: requireDate(checked.updatedAt, "Task snapshot updatedAt") };
 }
 
-/** The fencing token of `options`, if any. */
-export function validateWriteOptions(options: TaskWriteOptions | undefined): string | undefined {
-  if (options === undefined) return undefined;
-  const token = requireObject(options, "Task write options").fencingToken;
-  if (token === undefined) return undefined;
-  if (typeof token !== "string" || !FENCING_TOKEN.test(token) || BigInt(token) > MAX_BIGINT) {
-    throw new StoreArgumentError(`Task fencingToken must be a lease token (a non-negative integer as a decimal string), got ${String(token)}`);
+/** The fencing token and the lease fence of `options`, each if any. */
+export function validateWriteOptions(options: TaskWriteOptions | undefined): { fencingToken?: string; fence?: LeaseFence } {
+  if (options === undefined) return {};
+  const { fencingToken } = requireObject(options, "Task write options");
+  const fence = validateFence(options);
+  if (fencingToken !== undefined && !isLeaseToken(fencingToken)) {
+    throw new StoreArgumentError(`Task fencingToken must be a lease token (a non-negative integer as a decimal string), got ${String(fencingToken)}`);
   }
-  return token;
+  return { ...(fencingToken === undefined ? {} : { fencingToken }), ...(fence ? { fence } : {}) };
 }
 
 /** A list filter with every field it names checked. */

@@ -1,6 +1,6 @@
 import { defaultLogger, type Logger, SecretKeyring } from "@axiom-lattice/core";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { ForkSafePostgresSaver } from "../checkpoints/forkSafePostgresSaver";
+import { PostgreSQLCheckpointSaver } from "../checkpoints/postgresqlCheckpointSaver";
 import type { Pool, PoolConfig } from "pg";
 import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
@@ -64,8 +64,8 @@ export interface PgStoreConfig {
   queueWakeup: PostgreSQLQueueWakeup;
   /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
   runEvents: PostgreSQLRunEventLog;
-  /** LangGraph's checkpointer, its tables set up. */
-  checkpoint: PostgresSaver;
+  /** LangGraph's checkpointer, its tables set up; a run's writes go through it under their lease's fence. */
+  checkpoint: PostgreSQLCheckpointSaver;
   /** Task writes and outbox appends in one transaction. */
   unitOfWork: PostgreSQLUnitOfWork;
   /** Stops the stores, then ends the pool. */
@@ -81,7 +81,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
   const logger = options.logger ?? defaultLogger();
   const pool = createPool({ ...options.poolConfig, connectionString }, options, logger);
   try {
-    const checkpoint = new ForkSafePostgresSaver(pool);
+    const checkpoint = new PostgreSQLCheckpointSaver(pool);
     // Behind a pooler, on direct connections: the migration lock is a session lock.
     const { applied } = await withSessionPool(pool, options, (sessions) =>
       runMigrations(sessions, { afterMigrate: () => new PostgresSaver(sessions).setup() }),

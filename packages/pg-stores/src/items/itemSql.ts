@@ -1,12 +1,19 @@
 // Every statement names its tenant (but the expiry sweep's): rows are keyed by (tenant_id, namespace, key).
 // An item whose expires_at has passed is gone for every read, whether or not the sweep removed it.
 
+import { statementFence } from "../coordination/fenceSql";
+
 const COLUMNS = "namespace, key, value, created_at, updated_at";
 const LIVE = "(expires_at IS NULL OR expires_at > now())";
 
+const PUT_FENCE = statementFence(6);
+
+/** $6, $7: the fence of the writer's lease tenure (a run's, for a put from its graph); no row: it did not hold. */
 export const PUT_ITEM = `
+  WITH ${PUT_FENCE.cte}
   INSERT INTO lattice_store_items AS item (tenant_id, namespace, key, value, ttl_minutes, expires_at, created_at, updated_at)
-  VALUES ($1, $2, $3, $4::jsonb, $5::double precision, now() + $5::double precision * interval '1 minute', now(), now())
+  SELECT $1, $2, $3, $4::jsonb, $5::double precision, now() + $5::double precision * interval '1 minute', now(), now()
+   WHERE ${PUT_FENCE.holds}
   ON CONFLICT (tenant_id, namespace, key) DO UPDATE
      SET value = EXCLUDED.value,
          ttl_minutes = EXCLUDED.ttl_minutes,
@@ -34,10 +41,18 @@ export const GET_ITEM = `
   ), ${refreshing("found", "$4::boolean")}
   SELECT ${COLUMNS} FROM found`;
 
+const DELETE_FENCE = statementFence(4);
+
+/** $4, $5: the fence of the writer's lease tenure. Answers whether it held, and whether a live item went. */
 export const DELETE_ITEM = `
-  DELETE FROM lattice_store_items
-   WHERE tenant_id = $1 AND namespace = $2 AND key = $3
-  RETURNING ${LIVE} AS live`;
+  WITH ${DELETE_FENCE.cte},
+  deleted AS (
+    DELETE FROM lattice_store_items
+     WHERE tenant_id = $1 AND namespace = $2 AND key = $3
+       AND ${DELETE_FENCE.holds}
+    RETURNING ${LIVE} AS live
+  )
+  SELECT ${DELETE_FENCE.holds} AS fence_holds, COALESCE((SELECT live FROM deleted), false) AS live`;
 
 // $2 is the prefix; $3 (null when the prefix is empty) bounds it from above, so the primary key's
 // (tenant_id, namespace) reads the prefix as one range: every namespace beginning with the prefix

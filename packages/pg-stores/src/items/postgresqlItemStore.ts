@@ -1,5 +1,6 @@
-import { validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "@axiom-lattice/core";
-import type { ItemSearch, ItemStore, NamespaceListing, PutItemOptions, ReadItemOptions, StoredItem } from "@axiom-lattice/protocols";
+import { validateFence, validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "@axiom-lattice/core";
+import type { FencedWriteOptions, ItemSearch, ItemStore, NamespaceListing, PutItemOptions, ReadItemOptions, StoredItem } from "@axiom-lattice/protocols";
+import { assertHeld, fenceParams } from "../coordination/fenceSql";
 import { PgStore } from "../db/pgStore";
 import { DELETE_EXPIRED_ITEMS, DELETE_ITEM, GET_ITEM, LIST_NAMESPACES, PUT_ITEM, SEARCH_ITEMS } from "./itemSql";
 
@@ -27,7 +28,9 @@ export class PostgreSQLItemStore extends PgStore implements ItemStore {
   async put(tenantId: string, namespace: string[], key: string, value: Record<string, unknown>, options?: PutItemOptions): Promise<StoredItem> {
     const address = validateItemAddress(tenantId, namespace, key);
     const { json, ttlMinutes } = validateItemWrite(value, options);
-    const [row] = await this.rows<ItemRow>(PUT_ITEM, [address.tenantId, address.namespace, address.key, json, ttlMinutes]);
+    const fence = validateFence(options);
+    const [row] = await this.rows<ItemRow>(PUT_ITEM, [address.tenantId, address.namespace, address.key, json, ttlMinutes, ...fenceParams(fence)]);
+    assertHeld(row !== undefined, fence);
     return toItem(row!);
   }
 
@@ -37,10 +40,12 @@ export class PostgreSQLItemStore extends PgStore implements ItemStore {
     return row ? toItem(row) : null;
   }
 
-  async delete(tenantId: string, namespace: string[], key: string): Promise<boolean> {
+  async delete(tenantId: string, namespace: string[], key: string, options?: FencedWriteOptions): Promise<boolean> {
     const address = validateItemAddress(tenantId, namespace, key);
-    const [row] = await this.rows<{ live: boolean }>(DELETE_ITEM, [address.tenantId, address.namespace, address.key]);
-    return row?.live ?? false;
+    const fence = validateFence(options);
+    const [row] = await this.rows<{ fence_holds: boolean; live: boolean }>(DELETE_ITEM, [address.tenantId, address.namespace, address.key, ...fenceParams(fence)]);
+    assertHeld(row.fence_holds, fence);
+    return row.live;
   }
 
   async search(tenantId: string, request: ItemSearch): Promise<StoredItem[]> {

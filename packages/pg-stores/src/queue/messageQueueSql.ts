@@ -1,3 +1,4 @@
+import { statementFence } from "../coordination/fenceSql";
 import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 
 // Leases are judged by the database clock (now()) so replicas with skewed clocks agree. A queue is a
@@ -102,17 +103,22 @@ export interface PreparedStatement {
   text: string;
 }
 
+const CLAIM_FENCE = statementFence(8);
+
 /**
- * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6. The
- * rows are locked once (SKIP LOCKED: concurrent claimers take disjoint rows) and passed as an array so
- * the planner cannot re-run the locking subquery per row; by sequence, the primary key, because an id
- * is unique only within its tenant. It returns only what the caller does not already know (the
- * claim's own values come from its arguments): fewer columns to decode per claim.
+ * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6, while
+ * the fence $8, $9 (the thread-run lease's tenure) holds. The rows are locked once (SKIP LOCKED:
+ * concurrent claimers take disjoint rows) and passed as an array so the planner cannot re-run the
+ * locking subquery per row; by sequence, the primary key, because an id is unique only within its
+ * tenant. It returns only what the caller does not already know (the claim's own values come from
+ * its arguments): fewer columns to decode per claim. Every answer has a row saying whether the fence
+ * held, so a refused claim is told from an empty queue (whose one row has no message).
  */
 export const CLAIM_MESSAGES: PreparedStatement = {
   name: "lattice_queue_claim",
   text: `
-  WITH claimed AS (
+  WITH ${CLAIM_FENCE.cte},
+  claimed AS (
     UPDATE lattice_thread_message_queue
        SET status = 'processing',
            locked_by = $4,
@@ -128,12 +134,16 @@ export const CLAIM_MESSAGES: PreparedStatement = {
               WHERE ${IN_QUEUE}
                 AND status = 'pending'
                 AND ${DUE}
+                AND ${CLAIM_FENCE.holds}
               ORDER BY ${CLAIM_ORDER}
               LIMIT $7
                 FOR UPDATE SKIP LOCKED))
     RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
   )
-  SELECT * FROM claimed ORDER BY ${CLAIM_ORDER}`,
+  SELECT ${CLAIM_FENCE.holds} AS fence_holds, claimed.*
+    FROM (SELECT) AS statement
+    LEFT JOIN claimed ON true
+   ORDER BY ${CLAIM_ORDER}`,
 };
 
 /** $4: the error of a flagged row, completed as aborted. */
@@ -144,12 +154,24 @@ export const RECLAIM_EXPIRED = `
      AND status = 'processing'
      AND lease_expires_at <= now()`;
 
-/** $4: the error of a flagged row, completed as aborted. */
+const RESET_FENCE = statementFence(5);
+
+/**
+ * $4: the error of a flagged row, completed as aborted; $5, $6: the fence of the thread-run lease's
+ * new tenure, which takes the claims back only while it holds. Answers whether it held and how many
+ * claims it released.
+ */
 export const RESET_PROCESSING = `
-  UPDATE lattice_thread_message_queue
-     SET ${RELEASE_CLAIM}
-   WHERE ${IN_QUEUE}
-     AND status = 'processing'`;
+  WITH ${RESET_FENCE.cte},
+  released AS (
+    UPDATE lattice_thread_message_queue
+       SET ${RELEASE_CLAIM}
+     WHERE ${IN_QUEUE}
+       AND status = 'processing'
+       AND ${RESET_FENCE.holds}
+    RETURNING 1
+  )
+  SELECT ${RESET_FENCE.holds} AS fence_holds, (SELECT count(*) FROM released)::integer AS released`;
 
 /**
  * Flags the thread's processing rows for abort (the first request's time is kept) and returns them,

@@ -10,6 +10,7 @@ import {
   validateAddMessage,
   validateCapacity,
   validateClaimOptions,
+  validateFence,
   validateMessageId,
   validateRenewal,
   validateRunAge,
@@ -22,6 +23,7 @@ import {
 import type {
   AddMessageParams,
   ClaimMessagesOptions,
+  FencedWriteOptions,
   IMessageQueueStore,
   Page,
   PageRequest,
@@ -32,6 +34,7 @@ import type {
   RunStatus,
   ThreadInfo,
 } from "@axiom-lattice/protocols";
+import { assertHeld, fenceParams } from "../coordination/fenceSql";
 import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
@@ -219,20 +222,27 @@ export class ThreadMessageQueueStore extends PgStore implements IMessageQueueSto
     return this.count(CLEAR_PENDING, queueParams(threadId, scope));
   }
 
-  async resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.count(RESET_PROCESSING, [...queueParams(threadId, scope), ABORTED_RUN_ERROR]);
+  async resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number> {
+    const params = queueParams(threadId, scope);
+    const fence = validateFence(options);
+    await this.initialize();
+    const { rows } = await this.pool.query<{ fence_holds: boolean; released: number }>(RESET_PROCESSING, [...params, ABORTED_RUN_ERROR, ...fenceParams(fence)]);
+    assertHeld(rows[0].fence_holds, fence);
+    return rows[0].released;
   }
 
   async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
     const [thread, tenantId, assistantId] = queueParams(threadId, scope);
-    const { owner, leaseMs, limit } = validateClaimOptions(options);
+    const { owner, leaseMs, limit, fence } = validateClaimOptions(options);
     const replicaId = holderLabel(owner);
     await this.initialize();
-    const { rows } = await this.pool.query<ClaimedRow>({
+    const { rows } = await this.pool.query<ClaimedRow & { fence_holds: boolean }>({
       ...CLAIM_MESSAGES,
-      values: [thread, tenantId, assistantId, owner, leaseMs, replicaId, limit],
+      values: [thread, tenantId, assistantId, owner, leaseMs, replicaId, limit, ...fenceParams(fence)],
     });
-    return rows.map((row) =>
+    assertHeld(rows[0].fence_holds, fence);
+    // A claim that took nothing answers one row without a message.
+    return rows.filter((row) => row.id !== null).map((row) =>
       withPresent<PendingMessage>(
         {
           id: row.id,

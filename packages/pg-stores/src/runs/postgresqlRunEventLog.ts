@@ -1,5 +1,6 @@
-import { requireTenantId } from "@axiom-lattice/core";
-import type { RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import { requireTenantId, validateFence } from "@axiom-lattice/core";
+import type { FencedWriteOptions, RunEvent, RunEventLog, RunEventRef } from "@axiom-lattice/protocols";
+import { assertHeld, fenceParams } from "../coordination/fenceSql";
 import { NotificationListener } from "../db/notificationListener";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
@@ -36,18 +37,21 @@ export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
     });
   }
 
-  async append(run: RunEventRef, events: RunEvent[]): Promise<void> {
+  async append(run: RunEventRef, events: RunEvent[], options?: FencedWriteOptions): Promise<void> {
+    const fence = validateFence(options);
     if (events.length === 0) return;
     await this.initialize();
     const { tenantId, assistantId, threadId, messageId } = run;
-    await this.pool.query(APPEND_RUN_EVENTS, [
+    const { rows } = await this.pool.query<{ fence_holds: boolean }>(APPEND_RUN_EVENTS, [
       ...runKey(run),
       events.map((event) => event.index),
       events.map((event) => event.type),
       events.map((event) => JSON.stringify(event.data ?? null)),
       RUN_EVENTS_CHANNEL,
       JSON.stringify({ tenantId, assistantId, threadId, messageId }),
+      ...fenceParams(fence),
     ]);
+    assertHeld(rows[0].fence_holds, fence);
   }
 
   async read(run: RunEventRef, afterIndex: number, limit: number): Promise<RunEvent[]> {

@@ -1,17 +1,26 @@
+import { statementFence } from "../coordination/fenceSql";
+
 // Every statement names the run's tenant, assistant and thread: the primary key's prefix.
 
 export const RUN_EVENTS_CHANNEL = "lattice_run_events";
 
+const APPEND_FENCE = statementFence(10);
+
 // One round trip per batch: the insert, and the wake-up of every replica's followers ($8, $9). The
-// notification is sent at commit, so a follower it wakes reads the rows.
+// notification is sent at commit, so a follower it wakes reads the rows. $10, $11: the fence of the
+// running replica's tenure of the thread's run lease: a paused attempt's events never follow the
+// next attempt's. Answers whether the fence held.
 export const APPEND_RUN_EVENTS = `
-  WITH inserted AS (
+  WITH ${APPEND_FENCE.cte},
+  inserted AS (
     INSERT INTO lattice_run_events (tenant_id, assistant_id, thread_id, message_id, event_index, type, data)
     SELECT $1, $2, $3, $4, event.event_index, event.type, event.data
       FROM unnest($5::int[], $6::text[], $7::jsonb[]) AS event(event_index, type, data)
+     WHERE ${APPEND_FENCE.holds}
     ON CONFLICT DO NOTHING
   )
-  SELECT pg_notify($8, $9)`;
+  SELECT ${APPEND_FENCE.holds} AS fence_holds,
+         CASE WHEN ${APPEND_FENCE.holds} THEN pg_notify($8, $9) END AS notified`;
 
 export const READ_RUN_EVENTS = `
   SELECT event_index, type, data

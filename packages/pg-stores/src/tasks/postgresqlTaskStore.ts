@@ -34,6 +34,7 @@ import type {
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
 import type { ClientBase, QueryResult } from "pg";
+import { LOCK_FENCE, assertHeld } from "../coordination/fenceSql";
 import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { inTransaction } from "../db/transaction";
@@ -188,8 +189,9 @@ class TaskTable implements TaskStore {
     const key = [requireTenantId(tenantId), requireTaskId(taskId)];
     const expected = guard();
     const update = validateUpdateTask(updates);
-    const fencingToken = validateWriteOptions(options);
+    const { fencingToken, fence } = validateWriteOptions(options);
     return this.session.transaction(async (client) => {
+      if (fence) assertHeld((await client.query(LOCK_FENCE, [fence.key, fence.token])).rowCount === 1, fence);
       const [current] = (await client.query<TaskRow>(LOCK_TASK, key)).rows;
       if (!current) return null;
       const planned = planTaskWrite(current.tenant_id, toTask(current), expected, update, fencingToken);

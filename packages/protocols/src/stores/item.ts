@@ -1,3 +1,5 @@
+import type { FencedWriteOptions } from "./lease";
+
 /**
  * One item of a tenant's long-term memory (LangGraph's store): a JSON object under a key, in a
  * namespace of labels such as `["users", "u1"]`.
@@ -10,7 +12,7 @@ export interface StoredItem {
   updatedAt: Date;
 }
 
-export interface PutItemOptions {
+export interface PutItemOptions extends FencedWriteOptions {
   /** Minutes the item lives after this put (and after each read that refreshes it); absent or null: for ever. */
   ttlMinutes?: number | null;
 }
@@ -60,7 +62,7 @@ export interface ItemStore {
   put(tenantId: string, namespace: string[], key: string, value: Record<string, unknown>, options?: PutItemOptions): Promise<StoredItem>;
   get(tenantId: string, namespace: string[], key: string, options?: ReadItemOptions): Promise<StoredItem | null>;
   /** Resolves to whether a live item was deleted. */
-  delete(tenantId: string, namespace: string[], key: string): Promise<boolean>;
+  delete(tenantId: string, namespace: string[], key: string, options?: FencedWriteOptions): Promise<boolean>;
   /** The matching items, most recently updated first (ties by namespace, then key). */
   search(tenantId: string, search: ItemSearch): Promise<StoredItem[]>;
   /** The distinct namespaces of the tenant's items, in order (label by label, by code point). */

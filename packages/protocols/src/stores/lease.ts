@@ -11,6 +11,24 @@ export interface LeaseRecord {
   token: string;
 }
 
+/**
+ * The tenure of a lease a write is made under: its key and the token that tenure drew. A store
+ * refuses a fenced write, in the write itself, once the key has a newer tenure (a larger token),
+ * whatever the writer believes: the error's `code` is `LEASE_LOST` and nothing is written. A tenure
+ * that ran out or was released with no successor still writes, since nothing newer exists to protect,
+ * and whoever takes the key next waits for a fenced write in progress and reads what it wrote.
+ */
+export interface LeaseFence {
+  key: string;
+  token: string;
+}
+
+/** Options of a write that may be made under a lease's tenure. */
+export interface FencedWriteOptions {
+  /** Refuse the write once this tenure is no longer the key's latest (see {@link LeaseFence}). */
+  fence?: LeaseFence;
+}
+
 /** Which live leases {@link LeaseStore.list} returns. */
 export interface LeaseListOptions {
   /** Only keys starting with this text (e.g. `leader:`). */

@@ -1,4 +1,5 @@
 import type { Page, PageRequest } from "../pagination";
+import type { FencedWriteOptions } from "./lease";
 
 // The queue's types live here rather than in core so the shared contract suite can name them without a
 // package cycle; core re-exports them under the same names, next to the queue's error classes.
@@ -94,7 +95,7 @@ export interface AddMessageParams {
   delayMs?: number;
 }
 
-export interface ClaimMessagesOptions {
+export interface ClaimMessagesOptions extends FencedWriteOptions {
   /**
    * Who claims: a holder unique to one claimer within one tenant, such as a thread-run lease tenure.
    * Only it may renew or complete the claim, which name the message by id and owner alone.
@@ -167,10 +168,14 @@ export interface IMessageQueueStore {
   /**
    * Returns every processing row of the thread to pending (use only when no replica can hold them),
    * except those whose abort was requested: the caller takes their claims over, so it applies the
-   * request, completing them as `aborted`. Returns how many claims it released, both kinds.
+   * request, completing them as `aborted`. Returns how many claims it released, both kinds. A new
+   * holder of the thread's run lease calls it under that tenure's `fence`.
    */
-  resetProcessingToPending(threadId: string, scope?: QueueScope): Promise<number>;
-  /** Atomically moves up to `limit` due pending rows to `processing` under `owner`'s lease; disjoint across callers. */
+  resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number>;
+  /**
+   * Atomically moves up to `limit` due pending rows to `processing` under `owner`'s lease; disjoint
+   * across callers. With a `fence`, only while that tenure of the thread's run lease is the latest.
+   */
   claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
   /**
    * Returns only expired processing rows to pending, in their old queue position (a flagged one is

@@ -1,4 +1,5 @@
 import type { MessageChunk } from "../chunks";
+import type { FencedWriteOptions } from "./lease";
 
 /** The run of one message: the thread it belongs to and the message's id. */
 export interface RunEventRef {
@@ -20,9 +21,10 @@ export interface RunEvent extends MessageChunk {
 export interface RunEventLog {
   /**
    * Appends events (indexes increasing) to the run's log and tells the subscribers. An index already
-   * logged is left as it is, so re-appending a batch is harmless.
+   * logged is left as it is, so re-appending a batch is harmless. The running replica fences its
+   * appends with the thread's run lease: a paused attempt's events never follow its successor's.
    */
-  append(run: RunEventRef, events: RunEvent[]): Promise<void>;
+  append(run: RunEventRef, events: RunEvent[], options?: FencedWriteOptions): Promise<void>;
   /** The run's events after `afterIndex`, in index order, at most `limit`. */
   read(run: RunEventRef, afterIndex: number, limit: number): Promise<RunEvent[]>;
   /** The run's highest logged index, or -1: a re-run of the message continues after it. */

@@ -1,3 +1,4 @@
+import type { FencedWriteOptions } from "./lease";
 import type { Page, PageRequest } from "../pagination";
 
 export const TaskStatus = {
@@ -56,9 +57,10 @@ export type UpdateTaskRequest = Partial<Omit<TaskItem, "id" | "tenantId" | "fenc
  * A write carrying a token older than the task's {@link TaskItem.fencingToken} is refused with an
  * error whose `code` is `LEASE_LOST` (never a `null`, which means a compare-and-set miss); an equal
  * or newer token is accepted and remembered. A write without a token (a user's edit) is not fenced
- * and leaves the remembered token as it is.
+ * and leaves the remembered token as it is. `fence`: the lease tenure the write is made under (a
+ * task run's end, under its thread's run lease), refused once that lease has a newer tenure.
  */
-export interface TaskWriteOptions {
+export interface TaskWriteOptions extends FencedWriteOptions {
   fencingToken?: string;
 }
 
