@@ -79,6 +79,16 @@ export class Replica {
     }
   }
 
+  /** Freezes the process (SIGSTOP), as a long GC pause, a frozen VM or a throttled container would. */
+  pause(): void {
+    this.process.kill("SIGSTOP");
+  }
+
+  /** Lets a paused process go on (SIGCONT) from where it stopped. */
+  resume(): void {
+    this.process.kill("SIGCONT");
+  }
+
   /** Sends `signal` to this process (by its pid) and waits for it to exit; returns the exit code. */
   async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | undefined> {
     if (this.running) this.process.kill(signal);

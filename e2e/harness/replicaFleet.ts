@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { useCluster } from "./cluster";
 import type { Replica } from "./replica";
 
@@ -11,6 +12,8 @@ type Cluster = ReturnType<typeof useCluster>;
 export class ReplicaFleet {
   /** SIGKILLs sent so far. */
   kills = 0;
+  /** Pauses (SIGSTOP, then SIGCONT) so far. */
+  pauses = 0;
   private readonly slots: Array<Replica | undefined>;
   /** Each slot's first replica id, which a restart reuses or extends. */
   private readonly slotIds: string[];
@@ -68,6 +71,17 @@ export class ReplicaFleet {
     await replica.stop("SIGKILL");
     this.options.log(`kill -9 ${replica.replicaId} (pid ${replica.pid})`);
     return slot;
+  }
+
+  /** Pauses a live replica for `ms` (SIGSTOP), then lets it go on (SIGCONT). */
+  async pause(replica: Replica, ms: number): Promise<void> {
+    if (!this.live().includes(replica)) throw new Error(`${replica.replicaId} is not live`);
+    replica.pause();
+    this.pauses++;
+    this.options.log(`SIGSTOP ${replica.replicaId} (pid ${replica.pid}) for ${ms} ms`);
+    await sleep(ms);
+    replica.resume();
+    this.options.log(`SIGCONT ${replica.replicaId}`);
   }
 
   /** Starts a new process in an empty slot, under the slot's first id or a new one; waits until ready. */

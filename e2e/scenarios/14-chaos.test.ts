@@ -2,7 +2,8 @@
 //   CHAOS_MESSAGES=2000 CHAOS_THREADS=80 CHAOS_KILLS=24 CHAOS_AIMED=6 npx vitest run scenarios/14-chaos.test.ts
 // CHAOS_MESSAGES: workload messages (default 500) over CHAOS_THREADS threads (default 20; a run costs
 // more the longer its conversation, so a soak adds threads rather than depth); CHAOS_KILLS: random
-// kills (default 6); CHAOS_AIMED: aimed kills of each of the two kinds (default 3);
+// kills (default 6); CHAOS_AIMED: aimed kills of each of the two kinds (default 3); CHAOS_PAUSES:
+// replicas paused (SIGSTOP) past their leases, then resumed (default 3);
 // CHAOS_RUN_LEASE_MS: the replicas' AXIOM_RUN_LEASE_MS (default 1500). The test's timeout and the
 // workload's pace follow from them.
 import { randomInt } from "node:crypto";
@@ -23,10 +24,12 @@ const THREADS = setting("CHAOS_THREADS", 20);
 const MESSAGES = setting("CHAOS_MESSAGES", 500);
 const RANDOM_KILLS = setting("CHAOS_KILLS", 6);
 const AIMED = setting("CHAOS_AIMED", 3);
+const PAUSES = setting("CHAOS_PAUSES", 3);
 /** Short, so dead replicas' leases and claims expire within the test. */
 const RUN_LEASE_MS = setting("CHAOS_RUN_LEASE_MS", 1_500);
 const REPLICAS = 3;
-const ACTIONS = RANDOM_KILLS + 2 * AIMED;
+const KILLS = RANDOM_KILLS + 2 * AIMED;
+const ACTIONS = KILLS + PAUSES;
 /** A generous guess of what one kill costs, restart and pause included (a bound, not a claim). */
 const ACTION_BOUND_MS = 20_000;
 const SETTLE_MS = 120_000;
@@ -66,6 +69,11 @@ async function allSettled(tasks: Array<Promise<unknown>>): Promise<void> {
   if (failed) throw failed.reason;
 }
 
+/** Pauses a random replica past its run lease, so its peers take its threads over, then resumes it. */
+async function pauseRandomly({ fleet }: AimContext): Promise<void> {
+  await fleet.pause(fleet.any(), randomInt(RUN_LEASE_MS + 500, 3 * RUN_LEASE_MS + 1));
+}
+
 async function killRandomly({ fleet, log }: AimContext, newIdentity: boolean): Promise<void> {
   log("random kill");
   const slot = await fleet.kill(fleet.any());
@@ -77,7 +85,7 @@ describe("scenario 14: chaos", () => {
   const cluster = useCluster();
 
   it(
-    `${MESSAGES} messages over ${THREADS} threads through ${ACTIONS} kill -9s and restarts: each answered once, in order, never overlapping`,
+    `${MESSAGES} messages over ${THREADS} threads through ${KILLS} kill -9s and restarts and ${PAUSES} pauses past the lease: each answered once, in order, never overlapping`,
     async () => {
       const env = { AXIOM_RUN_LEASE_MS: String(RUN_LEASE_MS) };
       const replicas = await cluster.start(REPLICAS, { env });
@@ -102,15 +110,20 @@ describe("scenario 14: chaos", () => {
           killAfterLeaseRenewal(context, feeds[(2 * k + 1) % THREADS], { claimOutlivesLease: k % 2 === 0, newIdentity }),
       ]).flat();
       const random = Array.from({ length: RANDOM_KILLS }, () => (newIdentity: boolean) => killRandomly(context, newIdentity));
-      const plan = Array.from({ length: Math.max(aimed.length, random.length) }, (_, i) => [random[i], aimed[i]])
+      const kills = Array.from({ length: Math.max(aimed.length, random.length) }, (_, i) => [random[i], aimed[i]])
         .flat()
         .filter((action) => action !== undefined);
+      // Pauses spread evenly among the kills: after kill i when the i-th share of them is due.
+      const pauseAfter = (i: number) => Math.floor(((i + 1) * PAUSES) / kills.length) - Math.floor((i * PAUSES) / kills.length);
+      const plan = kills.flatMap((kill, i) => [{ kill }, ...Array.from({ length: pauseAfter(i) }, () => ({ kill: undefined }))]);
       const pace = new Pace();
       const chaos = async () => {
-        for (const [i, action] of plan.entries()) {
+        let killed = 0;
+        for (const { kill } of plan) {
           await sleep(randomInt(1_000, 3_000));
           // Restarts alternate in pairs between the same and a new replica id, for both kinds of kill.
-          await action(Math.floor(i / 2) % 2 === 1);
+          if (kill) await kill(Math.floor(killed++ / 2) % 2 === 1);
+          else await pauseRandomly(context);
           pace.actionDone();
         }
       };
@@ -142,7 +155,7 @@ describe("scenario 14: chaos", () => {
       const total = totalCounts(audits);
       console.log(
         `chaos: accepted=${total.accepted} answered_once=${total.answeredOnce} lost=${total.lost} dup=${total.dup} ` +
-          `out_of_order=${total.outOfOrder} overlaps=${total.overlaps} kills=${fleet.kills} http5xx=${tally.serverErrors.length}`,
+          `out_of_order=${total.outOfOrder} overlaps=${total.overlaps} kills=${fleet.kills} pauses=${fleet.pauses} http5xx=${tally.serverErrors.length}`,
       );
       // Leases lost without a kill (a replica too slow to renew) also hand threads over: worth knowing.
       // Counted in the raw logs: a killed process may have left half a JSON line.
@@ -167,7 +180,8 @@ describe("scenario 14: chaos", () => {
       }).toEqual({ settled: true, lost: 0, dup: 0, outOfOrder: 0, overlaps: 0, http5xx: [], droppedByLive: [], exitedOnTheirOwn: [] });
       expect(total.answeredOnce).toBe(total.accepted);
       expect(total.accepted).toBeGreaterThanOrEqual(MESSAGES);
-      expect(fleet.kills).toBe(ACTIONS);
+      expect(fleet.kills).toBe(KILLS);
+      expect(fleet.pauses).toBe(PAUSES);
     },
     60_000 + ACTIONS * ACTION_BOUND_MS + SETTLE_MS,
   );

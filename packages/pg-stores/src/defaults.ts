@@ -33,5 +33,12 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 export const STATEMENT_TIMEOUT_MS = 15_000;
 /** The client's wait beyond the server's own cancel, so a slow statement ends with the server's error, the connection kept. */
 export const QUERY_TIMEOUT_MARGIN_MS = 1_000;
+/**
+ * A transaction left open this long between its statements is ended by the server
+ * (`idle_in_transaction_session_timeout`), its locks with it. The stores' transactions run their
+ * statements back to back; one left open is a paused or partitioned replica's, and its locks (among them
+ * the share lock of a write's lease fence) would otherwise hold every peer back until it woke.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5_000;
 /** An idle pooled connection is closed after this: well within the idle timeouts of proxies and poolers. */
 export const IDLE_TIMEOUT_MS = 30_000;

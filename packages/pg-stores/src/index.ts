@@ -34,5 +34,5 @@ export { createPgStoreConfig, type PgStoreConfig, type PgStoreConfigOptions } fr
 export { PostgreSQLScheduleStorage } from "./schedule/postgresqlScheduleStorage";
 export { PostgreSQLQueueWakeup, QUEUE_WAKEUP_CHANNEL, type PostgreSQLQueueWakeupOptions } from "./wakeup/postgresqlQueueWakeup";
 export { Pool, type PoolConfig, type QueryConfig } from "pg";
-export { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, LISTEN_CONNECTIONS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "./defaults";
+export { CONNECT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS, IDLE_TIMEOUT_MS, LISTEN_CONNECTIONS, POOL_MAX, STATEMENT_TIMEOUT_MS } from "./defaults";
 export { checkConnection } from "./db/connectionCheck";

@@ -1,6 +1,6 @@
 import type { Logger } from "@axiom-lattice/core";
 import type { Pool, PoolConfig } from "pg";
-import { CONNECT_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, QUERY_TIMEOUT_MARGIN_MS, STATEMENT_TIMEOUT_MS } from "../defaults";
+import { CONNECT_TIMEOUT_MS, IDLE_IN_TRANSACTION_TIMEOUT_MS, IDLE_TIMEOUT_MS, POOL_MAX, QUERY_TIMEOUT_MARGIN_MS, STATEMENT_TIMEOUT_MS } from "../defaults";
 import { type PoolerOptions, createStorePool } from "./pooler";
 
 /** How every PostgreSQL store is given its connection (`directConnectionString`: behind a pooler). */
@@ -45,9 +45,11 @@ export function createPool(config: PoolConfig, pooler: PoolerOptions, logger: Lo
       // Notice a silently dead peer on a connection that waits for an answer.
       keepAlive: true,
       ...config,
-      // Behind a pooler the server-side timeout cannot ride on the startup packet (PgBouncer 1.18
+      // Behind a pooler the server-side timeouts cannot ride on the startup packet (PgBouncer 1.18
       // refuses parameters it does not know); the client-side query timeout still bounds each statement.
       statement_timeout: pooler.directConnectionString === undefined ? statementTimeout : undefined,
+      idle_in_transaction_session_timeout:
+        pooler.directConnectionString === undefined ? (config.idle_in_transaction_session_timeout ?? IDLE_IN_TRANSACTION_TIMEOUT_MS) : undefined,
     },
     pooler,
   );
