@@ -22,4 +22,24 @@ export default defineConfig(
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
     },
   },
+  // The gateway's two HTTP dialects, the LangGraph API (langgraph/) and /api (routes/), import
+  // nothing from each other: what both use lives in shared/, which imports neither.
+  ...[
+    { folder: "langgraph", forbidden: ["routes"] },
+    { folder: "routes", forbidden: ["langgraph"] },
+    { folder: "shared", forbidden: ["langgraph", "routes"] },
+  ].map(({ folder, forbidden }) => ({
+    files: [`apps/gateway/src/${folder}/**/*.ts`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: forbidden.map((other) => ({
+            regex: `^(\\.\\./)+${other}(/|$)`,
+            message: `${folder}/ imports nothing from ${other}/: what both dialects use lives in apps/gateway/src/shared/, which imports neither.`,
+          })),
+        },
+      ],
+    },
+  })),
 );

@@ -1,7 +1,7 @@
 import type { LeaderTenure } from "@axiom-lattice/core";
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { threadScope } from "../src/routes/lookups";
+import { threadScope } from "../src/shared/lookups";
 import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
 
 // A thread's lifecycle through the LangGraph API: its TTL (deleted by the maintenance leader's sweep

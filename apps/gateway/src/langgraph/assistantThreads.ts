@@ -1,7 +1,7 @@
 import type { Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
-import { threadScope } from "../routes/lookups";
+import { queueScopeOf, threadScope } from "../shared/lookups";
 
 const PAGE = 1000;
 
@@ -19,7 +19,7 @@ export async function deleteAssistantThreads({ stores, agents }: Pick<LanggraphS
     if (page.length < PAGE) break;
   }
   for (const thread of labelled) {
-    const running = await stores.queue.getProcessingMessages(thread.id, { tenantId, assistantId: thread.assistantId });
+    const running = await stores.queue.getProcessingMessages(thread.id, queueScopeOf(thread));
     if (running.length > 0) throw new HttpError("THREAD_BUSY", `Thread ${thread.id} of assistant ${assistantId} has a run in progress; cancel it first (nothing was deleted)`);
   }
   for (const thread of labelled) await agents.deleteThread(threadScope(thread));

@@ -1,6 +1,6 @@
 import type { Assistant, AssistantModelConfig, AssistantVersion } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import { redactModel } from "../routes/assistants";
+import { redactModel } from "../shared/assistantModel";
 import type { reactContextSchema } from "./graphs";
 
 const jsonObject = z.record(z.string(), z.unknown());

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
-import { REFERENCE_CODES, assistantReferenceCheck } from "../routes/assistantReferences";
+import { REFERENCE_CODES, assistantReferenceCheck } from "../shared/assistantReferences";
 import { idSchema, noContent } from "../http/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
 import { type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";

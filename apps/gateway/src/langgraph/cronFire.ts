@@ -3,7 +3,7 @@ import type { Thread } from "@axiom-lattice/protocols";
 import { v5 as uuidV5 } from "uuid";
 import type { LanggraphServices } from "./langgraphServices";
 import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
-import { threadScope } from "../routes/lookups";
+import { threadScope } from "../shared/lookups";
 import { storedCron } from "./cronRequest";
 import { planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";

@@ -5,7 +5,7 @@ import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
-import { requireAssistant } from "../routes/lookups";
+import { requireAssistant } from "../shared/lookups";
 import { LANGGRAPH_CRON_TASK_TYPE, type CronCreateBody, type StoredCron, cronCreateSchema, cronUpdateSchema, runBodyOf, storedCron } from "./cronRequest";
 import { type CronView, cronView, toCronView } from "./cronView";
 import { bodyErrors, inputErrors } from "./errors";

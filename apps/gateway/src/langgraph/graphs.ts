@@ -1,7 +1,7 @@
 import { ModelProviderRegistry, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
-import { modelSchema } from "../routes/assistants";
+import { modelSchema } from "../shared/assistantModel";
 
 /** The graph ids the LangGraph API serves: the built-in ReAct agent, which every assistant runs. */
 export const GRAPH_IDS = ["react"] as const;

@@ -12,7 +12,7 @@ import {
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
-import { REFERENCE_CODES } from "../routes/assistantReferences";
+import { REFERENCE_CODES } from "../shared/assistantReferences";
 import { idSchema } from "../http/ids";
 import { checkpointIdOf, checkpointRefShape } from "./checkpointRefs";
 import { reactContextSchema } from "./graphs";

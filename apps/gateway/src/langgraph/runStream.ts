@@ -2,7 +2,7 @@ import type { Agent, GraphEvent, StreamChunk } from "@axiom-lattice/agent";
 import { type MessageChunk, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import { type SseStreamOptions, openSseStream } from "../http/sse";
-import { streamEventId } from "../routes/streamEventIds";
+import { streamEventId } from "../shared/streamEventIds";
 import { runErrorOf } from "./runOutcome";
 
 /** The stream mode each LangGraph event belongs to (`messages` events are the `messages-tuple` mode's, `messages/…` the `messages` mode's). */

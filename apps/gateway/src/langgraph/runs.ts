@@ -7,12 +7,12 @@ import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { idSchema, noContent } from "../http/ids";
-import { requireThread, threadScope } from "../routes/lookups";
-import { parseStreamEventId } from "../routes/streamEventIds";
+import { queueScopeOf, requireThread, threadScope } from "../shared/lookups";
+import { parseStreamEventId } from "../shared/streamEventIds";
 import { bodyErrors, inputErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
-import { runRateLimit } from "./runRateLimit";
+import { runRateLimit } from "../shared/runRateLimit";
 import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
@@ -84,8 +84,6 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
   const { agents, stores, streams } = gateway;
   const { threadForRun, startRun } = langgraphRunStarter(gateway);
   const rateLimit = runRateLimit(gateway.config);
-
-  const queueScopeOf = (thread: Thread) => ({ tenantId: thread.tenantId, assistantId: thread.assistantId });
 
   /**
    * A run of the thread, or, without a thread id (the SDK's `joinStream(null, runId)` for a stateless

@@ -8,11 +8,11 @@ import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
-import { requireAssistant, threadScope } from "../routes/lookups";
+import { queueScopeOf, requireAssistant, threadScope } from "../shared/lookups";
 import { bodyErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
-import { runRateLimit } from "./runRateLimit";
+import { runRateLimit } from "../shared/runRateLimit";
 import { RUN_CREATE_ERRORS, type RunCreateBody, type RunPlan, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
@@ -85,7 +85,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
   const startInBackground = async (tenantId: string, body: RunCreateBody, plan: RunPlan) => {
     const { thread, agent, result } = await startOnOwnThread(tenantId, body, "queue", plan);
     if (body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
-    const run = await gateway.stores.queue.getMessage(result.messageId, { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    const run = await gateway.stores.queue.getMessage(result.messageId, queueScopeOf(thread));
     if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
     /** Stops the run (still queued, it never runs) and deletes its thread: for a batch refused part-way. */
     const withdraw = async () => {

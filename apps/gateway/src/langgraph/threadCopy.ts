@@ -4,7 +4,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { idSchema } from "../http/ids";
-import { requireThread, threadScope } from "../routes/lookups";
+import { requireThread, threadScope } from "../shared/lookups";
 import { inputErrors } from "./errors";
 import { ANY_ASSISTANT, threadView, toThreadView } from "./threadView";
 

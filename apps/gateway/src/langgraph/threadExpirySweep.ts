@@ -1,7 +1,7 @@
 import { type AgentInstanceManager, ThreadBusyError } from "@axiom-lattice/agent";
 import type { IMessageQueueStore, Logger, MaintenanceTask } from "@axiom-lattice/core";
 import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
-import { threadScope } from "../routes/lookups";
+import { queueScopeOf, threadScope } from "../shared/lookups";
 
 /** Threads one claim takes; a pass claims until none is left. */
 const CLAIM_BATCH = 100;
@@ -28,7 +28,7 @@ export function threadExpirySweep({ threads, queue, agents, logger, intervalMs }
   const deleteUnlessInUse = async (thread: Thread): Promise<boolean> => {
     const scope = threadScope(thread);
     // A run queued on it is a use the client is waiting on, which deleting the thread would drop.
-    if ((await queue.getQueueSize(thread.id, { tenantId: scope.tenantId, assistantId: scope.assistantId })) > 0) return false;
+    if ((await queue.getQueueSize(thread.id, queueScopeOf(thread))) > 0) return false;
     try {
       await agents.deleteThread(scope);
       return true;

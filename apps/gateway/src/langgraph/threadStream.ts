@@ -8,8 +8,8 @@ import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { idSchema } from "../http/ids";
-import { requireThread, threadScope } from "../routes/lookups";
-import { parseStreamEventId, streamEventId } from "../routes/streamEventIds";
+import { queueScopeOf, requireThread, threadScope } from "../shared/lookups";
+import { parseStreamEventId, streamEventId } from "../shared/streamEventIds";
 import { inputErrors } from "./errors";
 import { sseEventOf } from "./runStream";
 import { streamModesOfRun } from "./runView";
@@ -26,7 +26,7 @@ const tags = ["langgraph"];
  * or ended since `since` (a run that came and went between two looks is still followed, from its log).
  */
 async function nextRun({ stores }: Pick<LanggraphServices, "stores">, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
-  const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+  const scope = queueScopeOf(thread);
   const [ended, processing, pending] = await Promise.all([
     stores.queue.latestRuns(thread.id, scope, { limit: 100 }),
     stores.queue.getProcessingMessages(thread.id, scope),
@@ -68,7 +68,7 @@ export const langgraphThreadStreamRoutes: FastifyPluginAsyncZod<Pick<LanggraphSe
       const thread = await requireThread(gateway, tenantId, request.params.thread_id);
       const lastEventId = request.headers["last-event-id"];
       let resume = lastEventId === undefined ? undefined : parseStreamEventId(lastEventId);
-      const resumed = resume && (await gateway.stores.queue.getMessage(resume.messageId, { tenantId, assistantId: thread.assistantId }));
+      const resumed = resume && (await gateway.stores.queue.getMessage(resume.messageId, queueScopeOf(thread)));
       if (resume && resumed?.threadId !== thread.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${resume.messageId}, not a run of thread ${thread.id}`);
       const agent = gateway.agents.getAgent(threadScope(thread));
       const sse = openSseStream(reply, gatewaySseOptions(gateway, gateway.streams.take(tenantId)));

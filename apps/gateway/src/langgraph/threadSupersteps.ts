@@ -4,7 +4,7 @@ import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
-import { threadScope } from "../routes/lookups";
+import { threadScope } from "../shared/lookups";
 import { checkMessages } from "./messageInput";
 
 /** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */

@@ -2,7 +2,7 @@ import { clientStateValues } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import type { LanggraphServices } from "./langgraphServices";
-import { threadScope } from "../routes/lookups";
+import { queueScopeOf, threadScope } from "../shared/lookups";
 import { interruptView, interruptsByTask } from "./stateView";
 
 /**
@@ -32,8 +32,6 @@ export const threadView = z.object({
 }).meta({ id: "LangGraphThread" });
 
 export type ThreadView = z.input<typeof threadView>;
-
-const queueScopeOf = ({ tenantId, assistantId }: Thread) => ({ tenantId, assistantId });
 
 /** Whether the thread is `busy` (runs queued or running): read from its queue alone, without its state. */
 export async function isThreadBusy({ stores }: Pick<LanggraphServices, "stores">, thread: Thread): Promise<boolean> {

@@ -7,7 +7,7 @@ import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
-import { requireThread, threadScope } from "../routes/lookups";
+import { requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
 import { checkMessages } from "./messageInput";

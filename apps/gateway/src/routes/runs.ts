@@ -13,8 +13,9 @@ import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { requireAssistant, requireThread, threadScope } from "./lookups";
-import { parseStreamEventId, streamEventId } from "./streamEventIds";
+import { queueScopeOf, requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { runRateLimit } from "../shared/runRateLimit";
+import { parseStreamEventId, streamEventId } from "../shared/streamEventIds";
 import { finishedRunStatus, runResultView, toRunResultView } from "./threadViews";
 
 const threadRef = { assistant_id: idSchema, thread_id: idSchema };
@@ -137,8 +138,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
     sse.end();
   };
 
-  // Each tenant may create so many runs a minute on this replica (AXIOM_RUN_RATE_LIMIT_PER_MINUTE).
-  const rateLimit = config.runRateLimitPerMinute > 0 ? { max: config.runRateLimitPerMinute, timeWindow: 60_000, keyGenerator: tenantOf } : false;
+  const rateLimit = runRateLimit(config);
   app.post(
     "/api/runs",
     {
@@ -217,7 +217,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
       const tenantId = tenantOf(request);
       const { messageId, after } = resumePoint(request.body, request.headers["last-event-id"]);
       const scope = await resolveScope(tenantId, request.body);
-      const message = await stores.queue.getMessage(messageId, { tenantId, assistantId: scope.assistantId });
+      const message = await stores.queue.getMessage(messageId, queueScopeOf(scope));
       if (!message || message.threadId !== scope.threadId) {
         throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
       }

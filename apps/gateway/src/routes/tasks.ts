@@ -7,6 +7,7 @@ import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { queueScopeOf } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
 import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "../tasks/taskViews";
@@ -212,7 +213,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
     async (request) => {
       const place = taskRunThreadOf(await tasks.get(tenantOf(request), request.params.id));
       if (!place) return pageBody("runs", { items: [], nextCursor: null }, toRunRecordView);
-      return pageBody("runs", await threadRunsPage(queue, place.threadId, { tenantId: place.tenantId, assistantId: place.assistantId }, request.query), toRunRecordView);
+      return pageBody("runs", await threadRunsPage(queue, place.threadId, queueScopeOf(place), request.query), toRunRecordView);
     },
   );
 

@@ -8,7 +8,7 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pagination";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { requireAssistant, requireThread, threadScope } from "./lookups";
+import { queueScopeOf, requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 
@@ -136,7 +136,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+      const scope = queueScopeOf(thread);
       const [processing, pending, owner] = await Promise.all([
         queue.getProcessingMessages(id, scope),
         queue.getPendingMessages(id, scope),
@@ -161,7 +161,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      const runs = await threadRunsPage(queue, id, { tenantId: thread.tenantId, assistantId: thread.assistantId }, request.query);
+      const runs = await threadRunsPage(queue, id, queueScopeOf(thread), request.query);
       return pageBody("runs", runs, toRunRecordView);
     },
   );
