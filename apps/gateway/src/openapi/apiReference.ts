@@ -43,7 +43,8 @@ const SCHEMA_REF = /"#\/components\/schemas\/([^"]+)"/g;
 
 /**
  * The document without the component schemas nothing references: the type provider adds an input
- * twin (`ThreadInput`) of every named answer schema, and no route takes one.
+ * twin (`ThreadInput`) of every named answer schema, and no route takes one. The rest are listed by
+ * name: zod's registry holds them in the order their modules loaded, which no reader should depend on.
  */
 function withoutUnusedSchemas(document: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   const schemas = document.components?.schemas ?? {};
@@ -54,7 +55,11 @@ function withoutUnusedSchemas(document: OpenAPIV3_1.Document): OpenAPIV3_1.Docum
     for (const name of fresh) used.add(name);
     found = fresh.flatMap((name) => [...JSON.stringify(schemas[name] ?? {}).matchAll(SCHEMA_REF)].map((match) => match[1]));
   }
-  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+  const kept = Object.fromEntries(
+    Object.entries(schemas)
+      .filter(([name]) => used.has(name))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  );
   return { ...document, components: { ...document.components, schemas: kept } };
 }
 
