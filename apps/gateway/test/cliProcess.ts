@@ -30,7 +30,9 @@ export async function startGatewayProcess(
   args: string[],
   { env, cwd, timeoutMs = 30_000, until = READY_LINE }: { env: Record<string, string>; cwd?: string; timeoutMs?: number; until?: RegExp },
 ): Promise<CliGateway> {
-  const child: ResultPromise = execa(file, args, { env, cwd, extendEnv: false, reject: false, timeout: timeoutMs * 2 });
+  // No lifetime bound beyond the test run's (execa ends the child with it): a test stops its gateway,
+  // and one serving a long test (the README's sections, a loaded machine) must not be killed midway.
+  const child: ResultPromise = execa(file, args, { env, cwd, extendEnv: false, reject: false });
   const chunks: string[] = [];
   const errorChunks: string[] = [];
   let exitCode: number | null | undefined;
