@@ -29,7 +29,8 @@ import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "..
 import { RunEventWaits } from "./runEventWaits";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
-import { ModelProviderRegistry, type UpstreamPolicy } from "../models/modelRegistry";
+import { ModelProviderRegistry } from "../models/modelRegistry";
+import type { UpstreamPolicy } from "../models/upstreamPolicy";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_UPSTREAM_POLICY,
