@@ -1,6 +1,6 @@
 import {
   type FencedTenure,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   InProcessQueueWakeup,
   type LatticeObserver,
   NO_OBSERVER,
@@ -41,7 +41,7 @@ import {
 } from "../defaults";
 
 export interface AgentRuntimeOptions {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   assistants: Pick<AssistantStore, "getAssistant">;
   /** The tenants' model provider catalog, read at every run. Absent: assistants use registered providers only. */

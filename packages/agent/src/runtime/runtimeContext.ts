@@ -1,7 +1,7 @@
 import {
   type FencedTenure,
   type FinishedRunStatus,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   type LatticeObserver,
   type Logger,
   type PendingMessage,
@@ -41,7 +41,7 @@ export interface CompletedRun {
 }
 
 export interface RuntimeContext {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   assistants: Pick<AssistantStore, "getAssistant">;
   /** The tenants' model providers, which assistants may name. Absent: only registered providers. */
