@@ -1,4 +1,5 @@
-// One flat config for the whole workspace; each package's `lint` script runs eslint on its own folders.
+// One flat config for the whole workspace; each package's `lint` script runs eslint on its own folders,
+// then `madge --circular` on them: an import cycle inside a package fails the lint step.
 import js from "@eslint/js";
 import { defineConfig } from "eslint/config";
 import globals from "globals";
@@ -20,6 +21,11 @@ export default defineConfig(
       ],
       // A `let` that a closure reads before its single assignment cannot be a `const`.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+      // Interfaces are named for what they are (`MessageQueueStore`), never `I`-prefixed (`IMessageQueueStore`).
+      "@typescript-eslint/naming-convention": [
+        "error",
+        { selector: "interface", format: null, custom: { regex: "^I[A-Z]", match: false } },
+      ],
     },
   },
   // The gateway's two HTTP dialects, the LangGraph API (langgraph/) and /api (routes/), import

@@ -6,7 +6,7 @@
 // are all refused by their fences.
 import { AgentInstanceManager, InMemoryCheckpointSaver, ScriptedChatModel, type StreamChunk } from "@axiom-lattice/agent";
 import {
-  type IMessageQueueStore,
+  type MessageQueueStore,
   InMemoryAssistantStore,
   InMemoryItemStore,
   InMemoryLeaseStore,
@@ -29,7 +29,7 @@ const TEXT = `/drip 20 ${Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ")
 
 /** The stores replicas share (one database). */
 interface SharedStores {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   assistants: AssistantStore;
   checkpointer: BaseCheckpointSaver;

@@ -10,7 +10,7 @@ import {
   InMemoryProjectStore,
   InMemoryTaskStore,
   InMemoryUnitOfWork,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   ProjectTaskAdmissionNotifier,
   ProjectTaskExecutionMutex,
   TaskLifecycleNotifier,
@@ -39,7 +39,7 @@ interface StoreSet {
   projects: ProjectStore;
   outbox: OutboxStore;
   lease: LeaseStore;
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   unitOfWork: UnitOfWork;
 }
 

@@ -2,7 +2,7 @@ import type { Client, Message } from "@langchain/langgraph-sdk";
 import { type ToolCallWithResult, type UseAgentStream, useStream } from "@langchain/langgraph-sdk/react";
 import { type FormEvent, useState } from "react";
 import { readLocation, writeLocation } from "./connection";
-import { describe } from "./Playground";
+import { describe } from "./failures";
 
 interface ChatState extends Record<string, unknown> {
   messages: Message[];

@@ -1,6 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { Chat } from "./Chat";
+import { describe } from "./failures";
 import { API_URL, type Credentials, clientOptions, readLocation, saveCredentials, savedCredentials, writeLocation } from "./connection";
 
 /** The graph every gateway assistant runs. */
@@ -81,16 +82,4 @@ export function Playground() {
 async function loadAssistants(client: Client): Promise<AssistantChoice[]> {
   const found = await client.assistants.search({ graphId: GRAPH, limit: 100, sortBy: "created_at", sortOrder: "desc" });
   return found.length > 0 ? found : [await client.assistants.create(STARTER_ASSISTANT)];
-}
-
-/** An SDK failure in words: the gateway's `detail` when it sent one. */
-export function describe(failure: unknown): string {
-  const { status, text, message } = failure as { status?: number; text?: string; message?: string };
-  try {
-    const { detail } = JSON.parse(text ?? "") as { detail?: string };
-    if (detail) return `${status}: ${detail}`;
-  } catch {
-    // not JSON: fall back to the message
-  }
-  return message ?? String(failure);
 }

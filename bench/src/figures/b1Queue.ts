@@ -1,4 +1,4 @@
-// B1 (performance.md, issue 26): messages/s claimed + completed through ThreadMessageQueueStore by 4
+// B1 (performance.md, issue 26): messages/s claimed + completed through PostgreSQLMessageQueueStore by 4
 // concurrent claimers (each on its own connection, like replicas) across 200 threads, zero duplicates,
 // beside two baselines measured in the same run on the same database:
 // - graphile-worker 0.17 (a maintained PostgreSQL job queue) draining the same number of jobs that do
@@ -12,7 +12,7 @@
 // back stale claims, claim + complete until empty, release, look again), against `queue_name` mode.
 // The figure's ratio is the latter pair's: per-thread order is what the gateway promises.
 import { defaultLogger, tryAcquireThreadRun } from "@axiom-lattice/core";
-import { PostgreSQLLeaseStore, ThreadMessageQueueStore } from "@axiom-lattice/pg-stores";
+import { PostgreSQLLeaseStore, PostgreSQLMessageQueueStore } from "@axiom-lattice/pg-stores";
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing/database";
 import { EventEmitter } from "node:events";
@@ -147,7 +147,7 @@ class Bench {
     private readonly admin: Pool,
     /** One connection per claimer, shared by its queue and lease store (as a replica's pool is). */
     private readonly pools: Pool[],
-    private readonly queues: ThreadMessageQueueStore[],
+    private readonly queues: PostgreSQLMessageQueueStore[],
     private readonly leases: PostgreSQLLeaseStore[],
     private readonly clients: Client[],
     private readonly graphilePool: Pool,
@@ -157,7 +157,7 @@ class Bench {
     const database = await createTestDatabase("lattice_bench_b1");
     const admin = new Pool({ connectionString: database.url, max: 1 });
     const pools = Array.from({ length: CLAIMERS }, () => new Pool({ connectionString: database.url, max: 1, idleTimeoutMillis: 0 }));
-    const queues = pools.map((pool) => new ThreadMessageQueueStore({ pool }));
+    const queues = pools.map((pool) => new PostgreSQLMessageQueueStore({ pool }));
     const leases = pools.map((pool) => new PostgreSQLLeaseStore({ pool }));
     const clients = Array.from({ length: CLAIMERS }, () => new Client({ connectionString: database.url }));
     // graphile-worker's default pool size (maxPoolSize 10): it writes completions without waiting, so

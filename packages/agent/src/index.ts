@@ -4,8 +4,8 @@ export {
   UnknownModelProviderError,
   type ChatModelFactory,
   type ModelProviderRegistryOptions,
-  type UpstreamPolicy,
 } from "./models/modelRegistry";
+export type { UpstreamPolicy } from "./models/upstreamPolicy";
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
@@ -49,7 +49,8 @@ export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { RunAffinity, type RunAffinityOptions } from "./runtime/runAffinity";
 export { InvalidRunInputError, type AgentInput, type GraphInput, type GraphRunOptions, type ResumeCommand, type RunContent, type RunGraphSettings, type TaskRunMarker } from "./runtime/runContent";
 export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
-export { TASK_TOOL, delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
+export { TASK_TOOL } from "./tasks/taskToolName";
+export { delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";
 export { isProjectTask, projectTaskScopeOf, writeTask, type TaskRuntimeOptions } from "./tasks/taskRuntimeDeps";
 export type { AnnouncedTaskWriteDeps } from "./tasks/announcedTaskWrite";

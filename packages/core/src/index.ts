@@ -13,7 +13,7 @@ export {
   type AddMessageParams,
   type ClaimMessagesOptions,
   type FinishedRunStatus,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   type PendingMessage,
   type QueueScope,
   type QueuedMessageStatus,

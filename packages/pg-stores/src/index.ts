@@ -8,7 +8,7 @@ export { MIGRATION_LOCK_KEY, MigrationError, ensureMigrated, runMigrations, type
 export { PostgreSQLLeaseStore } from "./coordination/postgresqlLeaseStore";
 export { PostgreSQLReplicaPresenceStore } from "./presence/postgresqlReplicaPresenceStore";
 export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxStoreOptions } from "./outbox/postgresqlOutboxStore";
-export { ThreadMessageQueueStore, type ThreadMessageQueueStoreOptions } from "./queue/threadMessageQueueStore";
+export { PostgreSQLMessageQueueStore, type PostgreSQLMessageQueueStoreOptions } from "./queue/postgresqlMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore, type PostgreSQLAssistantStoreOptions } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";

@@ -15,7 +15,7 @@ import {
 } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgreSQLLeaseStore, PostgreSQLOutboxStore, ThreadMessageQueueStore, createPgStoreConfig, type PgStoreOptions } from "../src";
+import { PostgreSQLLeaseStore, PostgreSQLOutboxStore, PostgreSQLMessageQueueStore, createPgStoreConfig, type PgStoreOptions } from "../src";
 
 // Outside CI a machine without pgbouncer skips this file (scripts/test.sh installs it in CI only).
 const pgBouncerMissing = findPgBouncer() === undefined && process.env.CI !== "true";
@@ -98,7 +98,7 @@ describe.skipIf(pgBouncerMissing)("behind PgBouncer in transaction mode", { time
   messageQueueStoreContract("PostgreSQL behind PgBouncer", {
     open: async (count, options) => {
       const base = await pooled();
-      return Promise.all(Array.from({ length: count }, () => open(new ThreadMessageQueueStore({ ...base, capacity: options?.capacity }))));
+      return Promise.all(Array.from({ length: count }, () => open(new PostgreSQLMessageQueueStore({ ...base, capacity: options?.capacity }))));
     },
   });
 

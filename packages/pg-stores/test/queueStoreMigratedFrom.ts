@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, beforeAll } from "vitest";
-import { ThreadMessageQueueStore, allMigrations, runMigrations } from "../src";
+import { PostgreSQLMessageQueueStore, allMigrations, runMigrations } from "../src";
 
 /**
  * For a test file of a migration on a database that already holds data: a fresh database migrated
@@ -9,7 +9,7 @@ import { ThreadMessageQueueStore, allMigrations, runMigrations } from "../src";
  * store's first use. Answers the store (and its pool, for SQL of the test's own).
  */
 export function useQueueStoreMigratedFrom(version: number, databaseName: string, seed: (pool: Pool) => Promise<void>) {
-  const handle = {} as { store: ThreadMessageQueueStore; database: TestDatabase };
+  const handle = {} as { store: PostgreSQLMessageQueueStore; database: TestDatabase };
   beforeAll(async () => {
     handle.database = await createTestDatabase(databaseName);
     const pool = new Pool({ connectionString: handle.database.url, max: 1 });
@@ -19,7 +19,7 @@ export function useQueueStoreMigratedFrom(version: number, databaseName: string,
     } finally {
       await pool.end();
     }
-    handle.store = new ThreadMessageQueueStore({ poolConfig: handle.database.url });
+    handle.store = new PostgreSQLMessageQueueStore({ poolConfig: handle.database.url });
     await handle.store.initialize();
   });
   afterAll(async () => {

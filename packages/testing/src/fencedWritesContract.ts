@@ -1,4 +1,4 @@
-import type { IMessageQueueStore, ItemStore, LeaseFence, LeaseStore, QueueScope, RunEvent, RunEventLog, RunEventRef, TaskStore } from "@axiom-lattice/protocols";
+import type { MessageQueueStore, ItemStore, LeaseFence, LeaseStore, QueueScope, RunEvent, RunEventLog, RunEventRef, TaskStore } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
@@ -18,7 +18,7 @@ export interface FencedCheckpointWriter {
 /** One replica's handles on the stores whose writes a run makes under its thread-run lease. */
 export interface FencedWriteStores {
   leases: LeaseStore;
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   runEvents: RunEventLog;
   items: ItemStore;
   tasks: TaskStore;

@@ -1,4 +1,4 @@
-import type { AddMessageParams, IMessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
+import type { AddMessageParams, MessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
@@ -10,7 +10,7 @@ export interface MessageQueueStoreHarness {
    * database store gives each handle its own connection pool, so races between handles are real; an
    * in-memory store returns one instance `count` times.
    */
-  open(count: number, options?: { capacity?: number }): Promise<IMessageQueueStore[]>;
+  open(count: number, options?: { capacity?: number }): Promise<MessageQueueStore[]>;
 }
 
 const freshThread = () => fresh("queue-contract");
@@ -19,14 +19,14 @@ const content = (n: number) => ({ text: `message ${n}` });
 const ids = (messages: PendingMessage[]) => messages.map((message) => message.id);
 
 /** Adds `count` messages to the thread one after another; returns their ids in enqueue order. */
-async function fill(store: IMessageQueueStore, threadId: string, count: number, at: QueueScope = scope): Promise<string[]> {
+async function fill(store: MessageQueueStore, threadId: string, count: number, at: QueueScope = scope): Promise<string[]> {
   const added: string[] = [];
   for (let n = 0; n < count; n += 1) added.push((await store.addMessage({ threadId, scope: at, content: content(n) })).id);
   return added;
 }
 
 /** Adds through add path `path % 3` (if-capacity, tail, head); a full queue answers `null` on every path. */
-function addOrNull(store: IMessageQueueStore, path: number, params: AddMessageParams): Promise<PendingMessage | null> {
+function addOrNull(store: MessageQueueStore, path: number, params: AddMessageParams): Promise<PendingMessage | null> {
   if (path % 3 === 0) return store.addMessageIfCapacity(params);
   const add = path % 3 === 1 ? store.addMessage(params) : store.addMessageAtHead(params);
   return add.catch((error: { code?: string }) => {
@@ -36,7 +36,7 @@ function addOrNull(store: IMessageQueueStore, path: number, params: AddMessagePa
 }
 
 /** Claims one message at a time until the thread is empty; returns the claimed ids in claim order. */
-async function drain(store: IMessageQueueStore, threadId: string, at: QueueScope = scope): Promise<string[]> {
+async function drain(store: MessageQueueStore, threadId: string, at: QueueScope = scope): Promise<string[]> {
   const claimed: string[] = [];
   for (;;) {
     const [message] = await store.claimPendingMessages(threadId, at, { owner: "drainer#1", leaseMs: 60_000 });
@@ -47,13 +47,13 @@ async function drain(store: IMessageQueueStore, threadId: string, at: QueueScope
 }
 
 /**
- * The {@link IMessageQueueStore} contract. Every implementation runs this same suite, so their
+ * The {@link MessageQueueStore} contract. Every implementation runs this same suite, so their
  * semantics cannot drift.
  */
 export function messageQueueStoreContract(name: string, harness: MessageQueueStoreHarness): void {
-  describe(`IMessageQueueStore contract: ${name}`, () => {
-    let store: IMessageQueueStore;
-    let peers: IMessageQueueStore[];
+  describe(`MessageQueueStore contract: ${name}`, () => {
+    let store: MessageQueueStore;
+    let peers: MessageQueueStore[];
     beforeAll(async () => {
       peers = await harness.open(4);
       store = peers[0];
@@ -628,7 +628,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
           const threadId = freshThread();
           const [id] = await fill(holder, threadId, 1);
           const completions: Array<{ by: string; status: string }> = [];
-          const complete = async (by: string, owner: string, via: IMessageQueueStore, status: "success" | "aborted") => {
+          const complete = async (by: string, owner: string, via: MessageQueueStore, status: "success" | "aborted") => {
             if (await via.completeMessage(id, owner, { status })) completions.push({ by, status });
           };
           // The run's holder: claims, runs briefly, and completes it as the runtime would: aborted if
@@ -853,7 +853,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
     });
 
-    it.each<[string, (store: IMessageQueueStore, threadId: string) => Promise<unknown>]>([
+    it.each<[string, (store: MessageQueueStore, threadId: string) => Promise<unknown>]>([
       ["an empty thread id", (s) => s.addMessage({ threadId: "", scope, content: 1 })],
       ["a non-string thread id", (s) => s.addMessage({ threadId: 7 as unknown as string, scope, content: 1 })],
       ["an empty message id", (s, t) => s.addMessage({ id: "", threadId: t, scope, content: 1 })],

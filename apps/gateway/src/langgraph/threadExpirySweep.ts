@@ -1,5 +1,5 @@
 import { type AgentInstanceManager, ThreadBusyError } from "@axiom-lattice/agent";
-import type { IMessageQueueStore, Logger, MaintenanceTask } from "@axiom-lattice/core";
+import type { MessageQueueStore, Logger, MaintenanceTask } from "@axiom-lattice/core";
 import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
 import { queueScopeOf, threadScope } from "../shared/lookups";
 
@@ -8,7 +8,7 @@ const CLAIM_BATCH = 100;
 
 export interface ThreadExpirySweepDeps {
   threads: Pick<ThreadStore, "claimExpiredThreads">;
-  queue: Pick<IMessageQueueStore, "getQueueSize">;
+  queue: Pick<MessageQueueStore, "getQueueSize">;
   agents: Pick<AgentInstanceManager, "deleteThread">;
   logger: Logger;
   /** Period between passes; a thread found in use is claimed again one period later. */

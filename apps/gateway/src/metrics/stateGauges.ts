@@ -1,5 +1,5 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
-import type { IMessageQueueStore, OutboxPollerStats } from "@axiom-lattice/core";
+import type { MessageQueueStore, OutboxPollerStats } from "@axiom-lattice/core";
 import { Gauge } from "prom-client";
 import { answerWithin } from "../answerWithin";
 import { READINESS_TIMEOUT_MS } from "../defaults";
@@ -7,7 +7,7 @@ import type { GatewayMetrics } from "./gatewayMetrics";
 
 export interface GaugedState {
   agents: Pick<AgentInstanceManager, "stats">;
-  queue: Pick<IMessageQueueStore, "getThreadsWithPendingMessages">;
+  queue: Pick<MessageQueueStore, "getThreadsWithPendingMessages">;
   outboxStats(): OutboxPollerStats;
 }
 

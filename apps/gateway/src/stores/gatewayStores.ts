@@ -1,5 +1,5 @@
 import {
-  type IMessageQueueStore,
+  type MessageQueueStore,
   type Logger,
   InMemoryAssistantStore,
   InMemoryItemStore,
@@ -61,7 +61,7 @@ export interface GatewayStores extends UnitOfWork {
   /** Which replicas are alive (`GET /api/cluster`). */
   presence: ReplicaPresenceStore;
   outbox: OutboxStore;
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   threads: ThreadStore;
   assistants: AssistantStore;
   /** The tenants' model provider catalogs (API keys sealed at rest). */

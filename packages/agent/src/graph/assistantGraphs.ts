@@ -2,7 +2,7 @@ import type { Assistant } from "@axiom-lattice/protocols";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { ASSISTANT_GRAPH_CACHE_SIZE } from "../defaults";
-import type { UpstreamPolicy } from "../models/modelRegistry";
+import type { UpstreamPolicy } from "../models/upstreamPolicy";
 import { type AssistantGraph, type AssistantRegistries, assistantTools, buildReactGraph } from "./reactGraph";
 
 /** A number per object, for keys made of instances (tools, provider factories). */

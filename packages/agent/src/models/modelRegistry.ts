@@ -1,19 +1,9 @@
-import type { EgressPolicy } from "@axiom-lattice/core";
 import type { AssistantModelConfig, ErrorCode } from "@axiom-lattice/protocols";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createOpenAiCompatibleModel } from "./openAiCompatible";
 import { ScriptedChatModel } from "./scriptedChatModel";
 import { DEFAULT_UPSTREAM_POLICY } from "../defaults";
-
-/**
- * How a model's API calls are bounded: the time one request may take, the retries after a failure,
- * and where a base URL may send them.
- */
-export interface UpstreamPolicy {
-  timeoutMs: number;
-  maxRetries: number;
-  egress: EgressPolicy;
-}
+import type { UpstreamPolicy } from "./upstreamPolicy";
 
 /** Builds the chat model an assistant's model config describes, its API calls bounded by `policy`. */
 export type ChatModelFactory = (config: AssistantModelConfig, policy: UpstreamPolicy) => BaseChatModel;

@@ -2,7 +2,7 @@ import { egressFetch, findEgressRefusal } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
 import { AsyncCaller, type FailedAttemptHandler } from "@langchain/core/utils/async_caller";
 import { ChatOpenAI } from "@langchain/openai";
-import type { UpstreamPolicy } from "./modelRegistry";
+import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError } from "./upstreamErrors";
 
 /**

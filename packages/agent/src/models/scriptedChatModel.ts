@@ -5,7 +5,7 @@ import { AIMessageChunk, type BaseMessage, ToolMessage } from "@langchain/core/m
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 import { concat } from "@langchain/core/utils/stream";
 import { ASK_HUMAN_TOOL } from "../tools/askHuman";
-import { TASK_TOOL } from "../tasks/taskTool";
+import { TASK_TOOL } from "../tasks/taskToolName";
 import { parseDirective } from "./scriptedDirectives";
 
 type ScriptedReply = { text: string; wordDelayMs?: number } | { toolCall: { name: string; args: Record<string, unknown> } };

@@ -1,6 +1,6 @@
 import {
   type FencedTenure,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   InProcessQueueWakeup,
   type LatticeObserver,
   NO_OBSERVER,
@@ -29,7 +29,8 @@ import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "..
 import { RunEventWaits } from "./runEventWaits";
 import { RunSlots } from "./runSlots";
 import { ThreadProcessors } from "./threadProcessors";
-import { ModelProviderRegistry, type UpstreamPolicy } from "../models/modelRegistry";
+import { ModelProviderRegistry } from "../models/modelRegistry";
+import type { UpstreamPolicy } from "../models/upstreamPolicy";
 import {
   DEFAULT_MAX_CONCURRENT_RUNS,
   DEFAULT_UPSTREAM_POLICY,
@@ -40,7 +41,7 @@ import {
 } from "../defaults";
 
 export interface AgentRuntimeOptions {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   assistants: Pick<AssistantStore, "getAssistant">;
   /** The tenants' model provider catalog, read at every run. Absent: assistants use registered providers only. */

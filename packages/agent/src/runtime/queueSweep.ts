@@ -1,4 +1,4 @@
-import { type IMessageQueueStore, type Logger, type ThreadRunScope, getThreadRunOwner } from "@axiom-lattice/core";
+import { type MessageQueueStore, type Logger, type ThreadRunScope, getThreadRunOwner } from "@axiom-lattice/core";
 import type { LeaseStore } from "@axiom-lattice/protocols";
 
 export interface QueueSweepOptions {
@@ -12,7 +12,7 @@ export interface QueueSweepHandle {
 }
 
 export interface QueueSweepDependencies {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   wake(scope: ThreadRunScope): void;
   logger: Logger;

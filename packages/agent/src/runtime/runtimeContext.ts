@@ -1,7 +1,7 @@
 import {
   type FencedTenure,
   type FinishedRunStatus,
-  type IMessageQueueStore,
+  type MessageQueueStore,
   type LatticeObserver,
   type Logger,
   type PendingMessage,
@@ -22,7 +22,8 @@ import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import { AssistantNotFoundError } from "./errors";
-import type { ModelProviderRegistry, UpstreamPolicy } from "../models/modelRegistry";
+import type { ModelProviderRegistry } from "../models/modelRegistry";
+import type { UpstreamPolicy } from "../models/upstreamPolicy";
 import { ScriptedChatModel } from "../models/scriptedChatModel";
 import type { RunEventWaits } from "./runEventWaits";
 import type { RunGraphSettings } from "./runContent";
@@ -40,7 +41,7 @@ export interface CompletedRun {
 }
 
 export interface RuntimeContext {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   leases: LeaseStore;
   assistants: Pick<AssistantStore, "getAssistant">;
   /** The tenants' model providers, which assistants may name. Absent: only registered providers. */

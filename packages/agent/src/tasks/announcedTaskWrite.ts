@@ -1,6 +1,5 @@
 import { type TaskLifecycleNotifier, taskLifecycleEventOf } from "@axiom-lattice/core";
 import type { TaskItem, TaskStore, UnitOfWork } from "@axiom-lattice/protocols";
-import type { TaskRuntimeOptions } from "./taskRuntimeDeps";
 
 export interface AnnouncedTaskWriteDeps {
   unitOfWork: UnitOfWork;
@@ -20,16 +19,5 @@ export async function announcedTaskWrite({ unitOfWork, lifecycle }: AnnouncedTas
     return task;
   });
   if (written) await lifecycle.deliverLocally(taskLifecycleEventOf(written));
-  return written;
-}
-
-/**
- * A status write of the task runtime, announced: in one unit of work with its event when
- * `options.announced` is set ({@link announcedTaskWrite}), else published once written.
- */
-export async function writeAnnounced(options: TaskRuntimeOptions, write: (tasks: TaskStore) => Promise<TaskItem | null>): Promise<TaskItem | null> {
-  if (options.announced) return announcedTaskWrite(options.announced, write);
-  const written = await write(options.store);
-  if (written) await options.events?.publish(taskLifecycleEventOf(written));
   return written;
 }

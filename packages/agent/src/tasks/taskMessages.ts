@@ -1,11 +1,11 @@
-import { DuplicateMessageError, type IMessageQueueStore, type ThreadRunScope } from "@axiom-lattice/core";
+import { DuplicateMessageError, type MessageQueueStore, type ThreadRunScope } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
 import type { RunContent } from "../runtime/runContent";
 import { taskOutcomeOf } from "./taskOutcome";
 import { callerResumeMessageId, RESUME_VALUE_KEY, taskResumedAt, taskRunMessageId, taskRunThreadOf } from "./taskRunPlace";
 
 export interface TaskMessageDeps {
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   /** Gets the thread processed (this replica's processor, the peers' wake-up). */
   wake(scope: ThreadRunScope): Promise<void> | void;
 }

@@ -1,5 +1,4 @@
 import { type LeaseFence, type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
-import { writeAnnounced } from "./announcedTaskWrite";
 import { type TaskMessageDeps, resumeCallerThread, startTaskRun } from "./taskMessages";
 import { taskOutcomeOf } from "./taskOutcome";
 import {
@@ -11,7 +10,7 @@ import {
   taskResumedAt,
   taskRunMessageId,
 } from "./taskRunPlace";
-import { type TaskRuntimeOptions, writeTask } from "./taskRuntimeDeps";
+import { type TaskRuntimeOptions, writeAnnounced, writeTask } from "./taskRuntimeDeps";
 
 /** What resuming a task's run needs: the task store (and machine), and the queue its resume run goes on. */
 export interface TaskResumeDeps extends TaskMessageDeps {

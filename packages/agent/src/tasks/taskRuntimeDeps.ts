@@ -1,6 +1,6 @@
-import type { ProjectTaskExecutionMutex, ProjectTaskScope } from "@axiom-lattice/core";
+import { type ProjectTaskExecutionMutex, type ProjectTaskScope, taskLifecycleEventOf } from "@axiom-lattice/core";
 import type { TaskItem, TaskLifecycleEvent, TaskStore } from "@axiom-lattice/protocols";
-import type { AnnouncedTaskWriteDeps } from "./announcedTaskWrite";
+import { type AnnouncedTaskWriteDeps, announcedTaskWrite } from "./announcedTaskWrite";
 
 /** What the agent runtime needs to run tasks: delegation (the `task` tool) and settling task runs. */
 export interface TaskRuntimeOptions {
@@ -39,4 +39,15 @@ export const projectTaskScopeOf = (task: TaskItem & { projectId: string }): Proj
 export function writeTask<T>(options: TaskRuntimeOptions, task: TaskItem, write: (fencingToken: string | undefined) => Promise<T>): Promise<T> {
   if (!options.machine || !isProjectTask(task)) return write(undefined);
   return options.machine.runExclusive(projectTaskScopeOf(task), ({ fencingToken }) => write(fencingToken), { acquireTimeoutMs: options.machineWaitMs });
+}
+
+/**
+ * A status write of the task runtime, announced: in one unit of work with its event when
+ * `options.announced` is set ({@link announcedTaskWrite}), else published once written.
+ */
+export async function writeAnnounced(options: TaskRuntimeOptions, write: (tasks: TaskStore) => Promise<TaskItem | null>): Promise<TaskItem | null> {
+  if (options.announced) return announcedTaskWrite(options.announced, write);
+  const written = await write(options.store);
+  if (written) await options.events?.publish(taskLifecycleEventOf(written));
+  return written;
 }

@@ -5,10 +5,9 @@ import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
 import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
-import { writeAnnounced } from "./announcedTaskWrite";
 import { resumeCaller } from "./taskResumption";
 import { taskRunMessageId } from "./taskRunPlace";
-import { writeTask } from "./taskRuntimeDeps";
+import { writeAnnounced, writeTask } from "./taskRuntimeDeps";
 
 /** How a task's run ended, as the task records it. */
 export interface TaskRunEnd {

@@ -1,14 +1,23 @@
 import { RecordExistsError, type ThreadRunScope } from "@axiom-lattice/core";
-import { type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
+import { type AssistantStore, type TaskItem, TaskStatus } from "@axiom-lattice/protocols";
 import { type ToolRunnableConfig, tool } from "@langchain/core/tools";
 import { interrupt } from "@langchain/langgraph";
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { RuntimeContext } from "../runtime/runtimeContext";
-import { startTaskRun } from "./taskMessages";
+import { type TaskMessageDeps, startTaskRun } from "./taskMessages";
+import type { TaskRuntimeOptions } from "./taskRuntimeDeps";
+import { TASK_TOOL } from "./taskToolName";
 import { TASK_CALLER_KEY, TASK_RUN_KEY, type TaskRunRef, callerEntry, placeEntry, taskThreadId } from "./taskRunPlace";
 
-export const TASK_TOOL = "task";
+/**
+ * What the `task` tool uses of its runtime: the tasks and the assistants to delegate to, and the
+ * queue that starts the task's run. The runtime's context is one.
+ */
+export interface TaskToolDeps extends TaskMessageDeps {
+  assistants: Pick<AssistantStore, "getAssistant">;
+  /** Absent: tasks are not configured, and the tool refuses to delegate. */
+  tasks?: Pick<TaskRuntimeOptions, "store">;
+}
 
 /** What the caller's run waits on while a delegated task runs (the interrupt's value). */
 export interface DelegatedTaskWait {
@@ -63,7 +72,7 @@ const TASK_TOOL_SCHEMA = z.object({
  * The calling run is read from the run's config ({@link taskToolConfigurable}), not captured: one tool
  * (and one compiled graph holding it) serves every run of the runtime.
  */
-export function createTaskTool(context: RuntimeContext) {
+export function createTaskTool(context: TaskToolDeps) {
   return tool(
     async ({ assistant, description, title }, config: ToolRunnableConfig) => {
       const toolCallId = config.toolCall?.id;
@@ -81,7 +90,7 @@ export function createTaskTool(context: RuntimeContext) {
 
 /** The task of this tool call: created (already `in_progress`, placed on its run thread) the first time. */
 async function delegatedTask(
-  context: RuntimeContext,
+  context: TaskToolDeps,
   { caller, callerRun }: TaskToolScope,
   toolCallId: string,
   request: { assistant: string; description: string; title?: string },

@@ -4,13 +4,7 @@ export { decodeOutboxCursor, encodeOutboxCursor, type OutboxPosition } from "./o
 export { InMemoryOutboxStore, type InMemoryOutboxStoreOptions } from "./inMemoryOutboxStore";
 export { OutboxPoller, type OutboxHandler, type OutboxPollerOptions, type OutboxPollerStats } from "./outboxPoller";
 export { OutboxNotifier, type NotifierListener, type OutboxNotifierOptions } from "./outboxNotifier";
-export {
-  ProjectTaskAdmissionNotifier,
-  TaskLifecycleNotifier,
-  isProjectTaskAdmissionEvent,
-  isTaskLifecycleEvent,
-  taskLifecycleEventOf,
-  taskOutboxHandlers,
-} from "./taskNotifiers";
+export { ProjectTaskAdmissionNotifier, TaskLifecycleNotifier, taskLifecycleEventOf, taskOutboxHandlers } from "./taskNotifiers";
+export { isProjectTaskAdmissionEvent, isTaskLifecycleEvent } from "./taskPayloads";
 export { isOutboxPayload, outboxHandlersOf, type OutboxPayloadParser, type OutboxTopicHandler, type OutboxTopicHandlers } from "./outboxTopicHandlers";
 export { OutboxRetentionJob, type OutboxRetentionJobOptions } from "./outboxRetentionJob";

@@ -2,7 +2,7 @@ import { MCP_CONFIG_CHANGED_TOPIC, type OutboxEvent, type OutboxPayloads, type O
 import { OutboxArgumentError, OutboxPayloadError } from "./outboxErrors";
 import type { OutboxHandler } from "./outboxPoller";
 import { isId, isOptionalString, isRecord } from "./payloadShapes";
-import { isProjectTaskAdmissionEvent, isTaskLifecycleEvent } from "./taskNotifiers";
+import { isProjectTaskAdmissionEvent, isTaskLifecycleEvent } from "./taskPayloads";
 
 /** Recognises a well-formed payload of one topic in a peer's JSON. */
 export type OutboxPayloadParser<T extends OutboxTopic> = (payload: unknown) => payload is OutboxPayloads[T];

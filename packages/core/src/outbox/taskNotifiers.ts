@@ -1,31 +1,7 @@
-import {
-  PROJECT_TASK_ADMISSION_TOPIC,
-  TASK_LIFECYCLE_TOPIC,
-  TaskStatus,
-  type ProjectTaskAdmissionEvent,
-  type TaskItem,
-  type TaskLifecycleEvent,
-} from "@axiom-lattice/protocols";
+import { PROJECT_TASK_ADMISSION_TOPIC, TASK_LIFECYCLE_TOPIC, type ProjectTaskAdmissionEvent, type TaskItem, type TaskLifecycleEvent } from "@axiom-lattice/protocols";
 import { OutboxNotifier, type OutboxNotifierOptions } from "./outboxNotifier";
 import type { OutboxTopicHandlers } from "./outboxTopicHandlers";
-import { isId, isOptionalString, isRecord } from "./payloadShapes";
-
-const STATUSES = new Set<unknown>(Object.values(TaskStatus));
-
-
-export function isTaskLifecycleEvent(payload: unknown): payload is TaskLifecycleEvent {
-  return (
-    isRecord(payload) &&
-    isId(payload.tenantId) &&
-    isId(payload.taskId) &&
-    STATUSES.has(payload.status) &&
-    isId(payload.updatedAt) &&
-    isOptionalString(payload.workspaceId) &&
-    isOptionalString(payload.projectId) &&
-    isOptionalString(payload.ownerId) &&
-    isOptionalString(payload.failureReason)
-  );
-}
+import { isProjectTaskAdmissionEvent, isTaskLifecycleEvent } from "./taskPayloads";
 
 /** The event announcing `task`'s status as written: what every writer of a status publishes. */
 export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
@@ -34,18 +10,6 @@ export function taskLifecycleEventOf(task: TaskItem): TaskLifecycleEvent {
   if (task.projectId !== undefined) event.projectId = task.projectId;
   if (task.failureReason !== undefined) event.failureReason = task.failureReason;
   return event;
-}
-
-export function isProjectTaskAdmissionEvent(payload: unknown): payload is ProjectTaskAdmissionEvent {
-  return (
-    isRecord(payload) &&
-    isId(payload.tenantId) &&
-    isOptionalString(payload.workspaceId) &&
-    isId(payload.projectId) &&
-    isId(payload.taskId) &&
-    isId(payload.ownerId) &&
-    isId(payload.updatedAt)
-  );
 }
 
 /** Task status changes, heard by local listeners on every replica. */

@@ -2,7 +2,7 @@ import type {
   AddMessageParams,
   ClaimMessagesOptions,
   FencedWriteOptions,
-  IMessageQueueStore,
+  MessageQueueStore,
   Page,
   PageRequest,
   PendingMessage,
@@ -67,10 +67,10 @@ const runKey = (message: StoredMessage) => [message.finishedAt!.getTime(), messa
 const queueKey = (threadId: string, scope: StrictScope) => JSON.stringify([threadId, scope.tenantId, scope.assistantId]);
 
 /**
- * {@link IMessageQueueStore} within one process: the same contract as the PostgreSQL store. Each
+ * {@link MessageQueueStore} within one process: the same contract as the PostgreSQL store. Each
  * method checks and writes without awaiting in between, which makes it atomic in JavaScript.
  */
-export class InMemoryMessageQueueStore implements IMessageQueueStore {
+export class InMemoryMessageQueueStore implements MessageQueueStore {
   private readonly capacity: number;
   private readonly retainedRuns: number;
   private readonly now: () => number;

@@ -6,7 +6,7 @@ export type {
   AddMessageParams,
   ClaimMessagesOptions,
   FinishedRunStatus,
-  IMessageQueueStore,
+  MessageQueueStore,
   PendingMessage,
   QueueScope,
   QueuedMessageStatus,

@@ -13,7 +13,7 @@ import {
   requireText,
 } from "../stores/storeArguments";
 
-// Checks shared by every IMessageQueueStore, so bad input is refused alike and before any write.
+// Checks shared by every MessageQueueStore, so bad input is refused alike and before any write.
 
 /** A scope with both keys resolved: `null` is the strict "IS NULL" the scope means when a key is absent. */
 export interface StrictScope {

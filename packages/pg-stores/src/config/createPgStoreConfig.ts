@@ -18,7 +18,7 @@ import { PostgreSQLProjectRoomMessageStore } from "../rooms/postgresqlProjectRoo
 import { PostgreSQLProjectRoomStore } from "../rooms/postgresqlProjectRoomStore";
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { PostgreSQLRunEventLog } from "../runs/postgresqlRunEventLog";
-import { ThreadMessageQueueStore } from "../queue/threadMessageQueueStore";
+import { PostgreSQLMessageQueueStore } from "../queue/postgresqlMessageQueueStore";
 import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
 import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
@@ -45,7 +45,7 @@ export interface PgStoreConfig {
   /** Which replicas are alive (`GET /api/cluster`). */
   presence: PostgreSQLReplicaPresenceStore;
   outbox: PostgreSQLOutboxStore;
-  threadMessageQueue: ThreadMessageQueueStore;
+  threadMessageQueue: PostgreSQLMessageQueueStore;
   schedule: PostgreSQLScheduleStorage;
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
@@ -92,7 +92,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       lease: new PostgreSQLLeaseStore(shared),
       presence: new PostgreSQLReplicaPresenceStore(shared),
       outbox: new PostgreSQLOutboxStore(shared),
-      threadMessageQueue: new ThreadMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
+      threadMessageQueue: new PostgreSQLMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedule: new PostgreSQLScheduleStorage(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore({ ...shared, keyring }),

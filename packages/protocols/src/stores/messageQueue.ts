@@ -131,7 +131,7 @@ export interface ThreadInfo {
  *
  * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`; nothing is written.
  */
-export interface IMessageQueueStore {
+export interface MessageQueueStore {
   /**
    * Enqueues at the tail; throws `QueueFullError` at the thread's or the tenant's capacity,
    * `DuplicateMessageError` on an id the tenant used.

@@ -1,5 +1,5 @@
 import {
-  type IMessageQueueStore,
+  type MessageQueueStore,
   type Logger,
   type ProjectTaskAdmissionNotifier,
   type ProjectTaskExecutionMutex,
@@ -35,7 +35,7 @@ export interface TaskServiceStores {
   projects: Pick<ProjectStore, "getProject" | "listBots">;
   assistants: Pick<AssistantStore, "getAssistant">;
   leases: LeaseStore;
-  queue: IMessageQueueStore;
+  queue: MessageQueueStore;
   /** Commits task writes with the events announcing them. */
   unitOfWork: UnitOfWork;
 }

@@ -24,7 +24,7 @@ import type {
   AddMessageParams,
   ClaimMessagesOptions,
   FencedWriteOptions,
-  IMessageQueueStore,
+  MessageQueueStore,
   Page,
   PageRequest,
   PendingMessage,
@@ -64,7 +64,7 @@ import {
   type PreparedStatement,
 } from "./messageQueueSql";
 
-export interface ThreadMessageQueueStoreOptions extends PgStoreOptions {
+export interface PostgreSQLMessageQueueStoreOptions extends PgStoreOptions {
   /** Queued (pending plus processing) messages per thread; default {@link DEFAULT_QUEUE_CAPACITY}. */
   capacity?: number;
 }
@@ -135,15 +135,15 @@ const toMessage = (row: MessageRow): PendingMessage =>
 const MESSAGE_ID_KEY = "lattice_thread_message_queue_id_per_tenant";
 
 /**
- * {@link IMessageQueueStore} on `lattice_thread_message_queue`. Adds to a thread are serialised by a
+ * {@link MessageQueueStore} on `lattice_thread_message_queue`. Adds to a thread are serialised by a
  * per-thread advisory lock (exact capacity, queue order = commit order), and those bounded per tenant
  * by a per-tenant one too (an exact count across replicas); a claim is one statement,
  * disjoint across replicas; completion and renewal are conditional on the claim's owner.
  */
-export class ThreadMessageQueueStore extends PgStore implements IMessageQueueStore {
+export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueueStore {
   private readonly capacity: number;
 
-  constructor(options: ThreadMessageQueueStoreOptions) {
+  constructor(options: PostgreSQLMessageQueueStoreOptions) {
     const capacity = validateCapacity(options.capacity ?? DEFAULT_QUEUE_CAPACITY);
     super(options);
     this.capacity = capacity;

@@ -2,11 +2,11 @@ import { createTestDatabase, messageQueueStoreContract, type TestDatabase } from
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
-import { ThreadMessageQueueStore, runMigrations } from "../src";
+import { PostgreSQLMessageQueueStore, runMigrations } from "../src";
 import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, LIST_RUNS, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
-const opened: ThreadMessageQueueStore[] = [];
+const opened: PostgreSQLMessageQueueStore[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase("lattice_queue");
@@ -18,8 +18,8 @@ afterAll(async () => {
 });
 
 /** A store on its own pool: separate handles race like separate replicas. */
-async function openStore(capacity?: number): Promise<ThreadMessageQueueStore> {
-  const store = new ThreadMessageQueueStore({ poolConfig: { connectionString: database.url, max: 4 }, capacity });
+async function openStore(capacity?: number): Promise<PostgreSQLMessageQueueStore> {
+  const store = new PostgreSQLMessageQueueStore({ poolConfig: { connectionString: database.url, max: 4 }, capacity });
   opened.push(store);
   await store.initialize();
   return store;
@@ -44,8 +44,8 @@ messageQueueStoreContract("PostgreSQL", {
   open: (count, options) => Promise.all(Array.from({ length: count }, () => openStore(options?.capacity))),
 });
 
-describe("ThreadMessageQueueStore", () => {
-  let store: ThreadMessageQueueStore;
+describe("PostgreSQLMessageQueueStore", () => {
+  let store: PostgreSQLMessageQueueStore;
   beforeAll(async () => {
     store = await openStore();
   });
@@ -191,7 +191,7 @@ describe("ThreadMessageQueueStore", () => {
   });
 
   it("refuses a bad capacity before opening a connection", () => {
-    expect(() => new ThreadMessageQueueStore({ poolConfig: database.url, capacity: 0 })).toThrow(
+    expect(() => new PostgreSQLMessageQueueStore({ poolConfig: database.url, capacity: 0 })).toThrow(
       expect.objectContaining({ code: "INVALID_STORE_ARGUMENT" }),
     );
   });
