@@ -1,7 +1,7 @@
 import type { ProjectRoomScope } from "./stores/room";
 import type { TaskStatus } from "./stores/task";
 
-// Topics replicas exchange through the outbox (see the design's topic table). A peer ignores a
+// Topics replicas exchange through the outbox (docs/outbox-topics.md: producers, consumers). A peer ignores a
 // topic it has no handler for, so adding one never breaks older replicas.
 
 /** Payload {@link TaskLifecycleEvent}: local lifecycle listeners on every peer. */

@@ -1,51 +1,43 @@
-import { runWebhooks } from "../langgraph/runWebhooks";
-import { threadExpirySweep } from "../langgraph/threadExpirySweep";
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, RecoveryActor, type TaskService, stopRunsOfCancelledTasks } from "@axiom-lattice/agent";
-import {
+import type { AgentInstanceManager, TaskService } from "@axiom-lattice/agent";
+import type {
   DefaultScheduleClient,
-  type Logger,
+  Logger,
   MaintenanceLoop,
-  type MaintenanceTask,
-  OutboxPoller,
-  type OutboxPollerStats,
-  OutboxRetentionJob,
-  type ProjectTaskAdmissionNotifier,
-  type ProjectTaskExecutionMutex,
-  type PresenceHeartbeat,
+  MaintenanceTask,
+  OutboxPollerStats,
+  ProjectTaskAdmissionNotifier,
+  ProjectTaskExecutionMutex,
   RetentionJob,
-  type TaskLifecycleNotifier,
-  itemExpirySweep,
-  outboxHandlersOf,
-  runAsLeader,
-  startPresenceHeartbeat,
-  taskOutboxHandlers,
+  TaskLifecycleNotifier,
 } from "@axiom-lattice/core";
-import {
-  MCP_CONFIG_CHANGED_TOPIC,
-  PLUGIN_CATALOG_CHANGED_TOPIC,
-  type ReplicaAnnouncement,
-  SCHEDULE_CHANGED_TOPIC,
-} from "@axiom-lattice/protocols";
+import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
+import { agentsSubsystem, queueSweepSubsystem } from "../agents/agentsSubsystem";
+import { maintenanceSubsystem } from "../cluster/maintenanceSubsystem";
+import { outboxSubsystem } from "../cluster/outboxSubsystem";
+import { presenceSubsystem, replicaDescriber } from "../cluster/presenceSubsystem";
+import { upkeepSubsystem } from "../cluster/upkeepSubsystem";
 import type { GatewayConfig } from "../config";
-import { createAgentMessageDelivery } from "../schedules/agentMessageDelivery";
-import { McpServerManager } from "../mcp/mcpServerManager";
-import { PluginCatalog } from "../plugins/pluginCatalog";
+import { TenantStreams } from "../http/tenantStreams";
+import type { McpServerManager } from "../mcp/mcpServerManager";
+import { mcpSubsystem } from "../mcp/mcpSubsystem";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore, observeUnitOfWork } from "../metrics/observedStores";
 import { registerPoolGauges } from "../metrics/poolGauges";
 import { registerStateGauges } from "../metrics/stateGauges";
 import { registerTenantGauges } from "../metrics/tenantGauges";
-import { TenantStreams } from "../http/tenantStreams";
-import { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
-import { publishRoomEvent, roomOutboxHandlers } from "../rooms/roomEventSync";
-import { publishTaskEventsIntoRooms } from "../rooms/taskEventsIntoRooms";
-import { AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler } from "../schedules/agentMessageHandler";
-import { langgraphCronFire } from "../langgraph/cronFire";
-import { LANGGRAPH_CRON_TASK_TYPE } from "../langgraph/cronRequest";
-import { createGatewayTasks } from "../tasks/gatewayTasks";
-import { GATEWAY_VERSION } from "../version";
+import type { PluginCatalog } from "../plugins/pluginCatalog";
+import { pluginsSubsystem } from "../plugins/pluginsSubsystem";
+import type { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
+import { roomsSubsystem, taskEventsIntoRoomsSubsystem } from "../rooms/roomsSubsystem";
+import { schedulesSubsystem } from "../schedules/schedulesSubsystem";
 import { type GatewayStores, createGatewayStores } from "../stores/gatewayStores";
+import { cancelledRunsSubsystem, tasksSubsystem } from "../tasks/tasksSubsystem";
+import { GATEWAY_VERSION } from "../version";
+import { LateBound } from "./lateBound";
+import { outboxAnnouncer } from "./outboxAnnounce";
+import { recoverGateway } from "./startupRecovery";
+import { type Subsystem, maintenanceTasksOf, outboxHandlersOfSubsystems, subsystemLifecycle } from "./subsystem";
 
 /**
  * Everything one gateway runs on, built once and handed to every route and component that needs it:
@@ -99,20 +91,120 @@ export interface GatewayContext {
   close(): Promise<void>;
 }
 
+/**
+ * The order `close` stops the subsystems in. Room streams end at once (with the task events feeding
+ * them): their clients reconnect to a replica that stays. Then this replica withdraws its presence
+ * and hands work over (maintenance, schedules), stops hearing peers, stops taking tasks and runs, and
+ * closes its MCP servers and stores last, once nothing uses them.
+ */
+export const GATEWAY_STOP_ORDER = [
+  "task-events-into-rooms",
+  "cancelled-runs",
+  "rooms",
+  "presence",
+  "maintenance",
+  "schedules",
+  "outbox",
+  "tasks",
+  "agents",
+  "mcp",
+  "stores",
+] as const;
+
 export async function createGatewayContext(config: GatewayConfig, logger: Logger): Promise<GatewayContext> {
+  return (await composeGateway(config, logger)).context;
+}
+
+/** A gateway's context and the subsystems it is composed of, in list order (tests read them). */
+export interface ComposedGateway {
+  context: GatewayContext;
+  subsystems: readonly Subsystem[];
+}
+
+/**
+ * The composition root: builds each subsystem on those listed before it, the outbox poller and the
+ * maintenance loop on what the subsystems before them handle and do. Background work starts in list
+ * order; `close` stops in {@link GATEWAY_STOP_ORDER}.
+ */
+export async function composeGateway(config: GatewayConfig, logger: Logger): Promise<ComposedGateway> {
   const { replicaId } = config;
   const startedAt = new Date();
   const metrics = new GatewayMetrics();
+  const stores = await observedStores(config, logger, metrics);
+  warnOfUnsafeSettings(config, stores, logger);
+  const announce = outboxAnnouncer(stores.outbox, replicaId);
+  // Built on the task service and the plugin catalog, which call it back once the gateway runs.
+  const agentRuntime = new LateBound<AgentInstanceManager>("The agent runtime");
+
+  const subsystems: Subsystem[] = [];
+  const add = <S extends Subsystem>(subsystem: S): S => {
+    subsystems.push(subsystem);
+    return subsystem;
+  };
+  add({ name: "stores", stop: () => stores.dispose() });
+  const tasks = add(tasksSubsystem(config, stores, logger, (scope) => agentRuntime.get().wake(scope)));
+  const { mcp } = add(mcpSubsystem({ config, stores, logger, announce }));
+  const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
+  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, handle: agentRuntime }));
+  const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins }));
+  const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
+  add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
+  add(cancelledRunsSubsystem({ tasks, agents }));
+  const { poller } = add(outboxSubsystem({ store: stores.outbox, replicaId, logger, metrics, handlers: outboxHandlersOfSubsystems(subsystems) }));
+  const upkeep = add(upkeepSubsystem({ config, stores, logger, tasks: tasks.service, agents }));
+  const { maintenance } = add(
+    maintenanceSubsystem({ store: stores.lease, tasks: maintenanceTasksOf(subsystems), intervalMs: config.maintenanceIntervalMs, replicaId, logger }),
+  );
+  const outboxStats = () => poller.stats();
+  const streams = registerGauges(config, stores, metrics, { agents, outboxStats });
+  const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
+  const activeRuns = () => agents.stats().runningThreads;
+  const describeReplica = replicaDescriber({ replicaId, version: GATEWAY_VERSION, startedAt, storeMode, role: config.role, activeRuns, outboxStats });
+  add(presenceSubsystem({ store: stores.presence, describe: describeReplica, intervalMs: config.presenceIntervalMs, logger }));
+  add(queueSweepSubsystem(config, agents));
+
+  const recover = () => recoverGateway({ config, logger, leases: stores.lease, poller, mcp, tasks: tasks.service, schedules });
+  const { runRetention, runEventRetention, threadExpiry } = upkeep;
+  const { notifiers, machine: projectTaskMachine } = tasks;
+  const context: GatewayContext = {
+    config,
+    replicaId,
+    logger,
+    stores,
+    agents,
+    schedules,
+    roomEvents,
+    notifiers,
+    projectTaskMachine,
+    tasks: tasks.service,
+    mcp,
+    plugins,
+    runRetention,
+    runEventRetention,
+    threadExpiry,
+    maintenance,
+    metrics,
+    streams,
+    outboxStats,
+    describeReplica,
+    recover,
+    ...subsystemLifecycle(subsystems, GATEWAY_STOP_ORDER),
+  };
+  return { context, subsystems };
+}
+
+/** The gateway's stores, counted: every component gets these, so each acquisition and append anywhere is seen. */
+async function observedStores(config: GatewayConfig, logger: Logger, metrics: GatewayMetrics): Promise<GatewayStores> {
   const created = await createGatewayStores(config.databaseUrl, logger, config.secrets.keyring, config.database);
-  // Every component gets the counted stores, so each acquisition and append anywhere is seen.
-  const stores: GatewayStores = {
+  return {
     ...created,
     lease: observeLeaseStore(created.lease, metrics),
     outbox: observeOutboxStore(created.outbox, metrics),
     inTransaction: observeUnitOfWork(created, metrics),
   };
-  const { outbox, queue } = stores;
+}
 
+function warnOfUnsafeSettings(config: GatewayConfig, stores: GatewayStores, logger: Logger): void {
   if (!config.auth.required) {
     logger.warn(
       { phase: "startup" },
@@ -125,227 +217,21 @@ export async function createGatewayContext(config: GatewayConfig, logger: Logger
       "AXIOM_REPLICA_ID is set but every store is in-memory (per-process only): set DATABASE_URL to run several replicas",
     );
   }
+}
 
-  const { service: tasks, notifiers, machine: projectTaskMachine } = createGatewayTasks(config, stores, logger, (scope) => agents.wake(scope));
-  const mcp = new McpServerManager({
-    store: stores.mcp,
-    logger,
-    targets: { egress: config.upstream.egress, stdioAllow: config.mcpStdioAllow },
-    announce: async (tenantId, serverKey) => {
-      await outbox.append({ topic: MCP_CONFIG_CHANGED_TOPIC, payload: { tenantId, serverKey }, originReplicaId: replicaId });
-    },
-  });
-  const plugins = new PluginCatalog({
-    settings: stores.pluginSettings,
-    // The agent runtime's own registry, read when the catalog is (the runtime is built below).
-    registeredTools: () => agents.tools.list(),
-    mcpTools: (tenantId) => mcp.tenantTools(tenantId),
-    logger,
-    announce: async (tenantId) => {
-      await outbox.append({ topic: PLUGIN_CATALOG_CHANGED_TOPIC, payload: { tenantId }, originReplicaId: replicaId });
-    },
-  });
-  const agents: AgentInstanceManager = new AgentInstanceManager({
-    queue,
-    leases: stores.lease,
-    assistants: stores.assistants,
-    modelProviders: stores.modelProviders,
-    threads: stores.threads,
-    checkpointer: stores.checkpoint,
-    items: stores.items,
-    wakeup: stores.queueWakeup,
-    // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is
-    // logged. In memory there is no other replica to serve, and a log would only hold every token for a day.
-    runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
-    runEventFlushMs: config.runEventFlushMs,
-    maxConcurrentRuns: config.maxConcurrentRuns,
-    // An api replica leaves every run to the workers; they act on its wake-ups at once, as it never
-    // takes the thread itself (the delay only lets an enqueuing replica that runs messages go first).
-    executeRuns: config.role !== "api",
-    ...(config.role === "worker" ? { peerWakeDelayMs: 0 } : {}),
-    maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
-    upstream: config.upstream,
-    openAiApiKey: config.openAiApiKey,
-    threadRunTtlMs: config.runLeaseMs,
-    claimLeaseMs: config.runLeaseMs,
-    replicaId,
-    logger,
-    observer: metrics.observer,
-    onRunCompleted: runWebhooks({ agents: (): AgentInstanceManager => agents, threads: stores.threads, egress: config.upstream.egress, logger }),
-    tasks: tasks.runtime,
-    tenantTools: (tenantId) => mcp.tenantTools(tenantId),
-    disabledTools: (tenantId) => plugins.disabled(tenantId),
-  });
-  tasks.dispatcher.start();
-  const schedules = new DefaultScheduleClient({
-    storage: stores.schedules,
-    replicaId,
-    logger,
-    heartbeatIntervalMs: config.scheduleHeartbeatMs,
-    observer: metrics.observer,
-    onChange: async (taskId) => {
-      await outbox.append({ topic: SCHEDULE_CHANGED_TOPIC, payload: { taskId }, originReplicaId: replicaId });
-    },
-  });
-  schedules.registerHandler(
-    AGENT_MESSAGE_TASK_TYPE,
-    createAgentMessageHandler(createAgentMessageDelivery({ agents, assistants: stores.assistants, threads: stores.threads })),
-  );
-
-  const roomEvents = new ProjectRoomEventBroker();
-  roomEvents.setBroadcastHook((scope, serialized, sourceKey) => {
-    void publishRoomEvent(outbox, replicaId, { scope, serialized, sourceKey }, logger);
-  });
-  const stopTaskEventsIntoRooms = publishTaskEventsIntoRooms({ lifecycle: notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger });
-  const stopStoppingCancelledRuns = stopRunsOfCancelledTasks({ tasks: tasks.runtime, agents, lifecycle: notifiers.taskLifecycle });
-
-  const poller = new OutboxPoller({
-    store: outbox,
-    owner: replicaId,
-    log: logger,
-    observer: metrics.observer,
-    handlers: outboxHandlersOf(
-      taskOutboxHandlers(notifiers),
-      roomOutboxHandlers(roomEvents, (outcome) => metrics.roomEventsIngested.inc({ outcome })),
-      mcp.outboxHandlers(),
-      plugins.outboxHandlers(),
-      schedules.outboxHandlers(),
-    ),
-  });
-  const outboxRetention = new OutboxRetentionJob({ store: outbox, retentionHours: config.outboxRetentionHours, log: logger });
-  // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
-  // make progress once they are hours old, the least retention there is.
-  const runRetention = new RetentionJob({
-    subject: "run",
-    prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs),
-    retentionHours: config.runRetentionHours,
-    log: logger,
-  });
-  // A run's events serve clients resuming its stream; its outcome stays on its run record.
-  const runEventRetention = new RetentionJob({
-    subject: "run_event",
-    prune: (olderThanMs) => stores.runEvents.pruneOlderThan(olderThanMs),
-    retentionHours: config.runEventRetentionHours,
-    log: logger,
-  });
-  const threadExpiry = threadExpirySweep({ threads: stores.threads, queue, agents, logger, intervalMs: config.threadTtlSweepMs });
-  // Everything one replica at a time does for the cluster. The queue's expired claims are not here:
-  // every replica's queue sweep takes them back (agent package). Orphan recovery passes once per run
-  // lease: a task orphaned while its dead replica's leases still lived is converged once they lapse.
-  const maintenanceTasks: MaintenanceTask[] = [
-    ...schedules.maintenanceTasks(),
-    ...outboxRetention.maintenanceTasks(),
-    ...runRetention.maintenanceTasks(),
-    ...runEventRetention.maintenanceTasks(),
-    // Passes cut short (see sweepAdmissions): admissions themselves commit with their dispatch.
-    tasks.dispatcher.maintenanceTask(config.runLeaseMs),
-    itemExpirySweep(stores.items, { logger }),
-    threadExpiry,
-    ...(config.taskOrphanRecovery ? [tasks.recovery.maintenanceTask(config.runLeaseMs)] : []),
-  ];
-  const maintenance = new MaintenanceLoop({
-    store: stores.lease,
-    tasks: maintenanceTasks,
-    intervalMs: config.maintenanceIntervalMs,
-    replicaId,
-    logger,
-  });
-
+/** Registers the gauges read at each scrape, and answers the tenants' stream limits (counted when they refuse). */
+function registerGauges(
+  config: GatewayConfig,
+  stores: GatewayStores,
+  metrics: GatewayMetrics,
+  { agents, outboxStats }: { agents: AgentInstanceManager; outboxStats: () => OutboxPollerStats },
+): TenantStreams {
   metrics.replicaRole.set({ role: config.role }, 1);
-  const outboxStats = () => poller.stats();
-  registerStateGauges(metrics, { agents, queue, outboxStats });
+  registerStateGauges(metrics, { agents, queue: stores.queue, outboxStats });
   if (stores.pool) registerPoolGauges(metrics, stores.pool);
   const streams = new TenantStreams(config.tenantLimits.maxStreams, (tenant) => metrics.tenantRefusals.inc({ tenant, reason: "too_many_streams" }));
   registerTenantGauges(metrics, { agents, streams });
-  const describeReplica = (): ReplicaAnnouncement => {
-    const { cursor, lagMs } = outboxStats();
-    return {
-      replicaId,
-      version: GATEWAY_VERSION,
-      startedAt,
-      storeMode: stores.kind === "postgres" ? "postgresql" : "memory",
-      role: config.role,
-      activeRuns: agents.stats().runningThreads,
-      outboxCursor: cursor,
-      outboxLagMs: Math.round(lagMs),
-    };
-  };
-
-  let started = false;
-  let presence: PresenceHeartbeat | undefined;
-  let closed: Promise<void> | undefined;
-  const context: GatewayContext = {
-    config,
-    replicaId,
-    logger,
-    stores,
-    agents,
-    schedules,
-    roomEvents,
-    notifiers,
-    projectTaskMachine,
-    tasks,
-    mcp,
-    plugins,
-    runRetention,
-    runEventRetention,
-    threadExpiry,
-    maintenance,
-    metrics,
-    streams,
-    outboxStats,
-    describeReplica,
-    async recover() {
-      await poller.start();
-      // After the poller's cursor: a change made while restoring still arrives and is reconciled.
-      logger.info({ phase: "startup", mcpServers: await mcp.restore() }, "MCP servers restored");
-      const startupRecovery = async () => ({
-        orphanedTasks: config.taskOrphanRecovery ? await tasks.recovery.recoverOrphanedTasks(RecoveryActor.SWEEP) : "disabled",
-        schedules: await schedules.restore(),
-      });
-      const outcome = await runAsLeader(stores.lease, "startup-recovery", startupRecovery, { hold: true, replicaId, logger });
-      if (outcome.ran) {
-        logger.info({ phase: "startup_recovery", result: outcome.result }, "startup recovery ran on this replica");
-      } else {
-        logger.info({ phase: "startup_recovery" }, "startup recovery skipped (another replica leads)");
-        await schedules.armActive();
-      }
-    },
-    async startBackground() {
-      if (started) return;
-      started = true;
-      maintenance.start();
-      presence = await startPresenceHeartbeat({
-        store: stores.presence,
-        describe: describeReplica,
-        intervalMs: config.presenceIntervalMs,
-        logger,
-      });
-      // Closed while announcing: withdraw what was just announced.
-      if (closed) await presence.stop();
-      if (config.role !== "api") agents.startQueueSweep({ intervalMs: QUEUE_SWEEP_INTERVAL_MS });
-    },
-    close() {
-      closed ??= (async () => {
-        // Room streams end at once: their clients reconnect to a replica that stays.
-        stopTaskEventsIntoRooms();
-        stopStoppingCancelledRuns();
-        roomEvents.close();
-        await presence?.stop();
-        await maintenance.stop();
-        await schedules.stop();
-        await poller.stop();
-        tasks.dispatcher.stop();
-        await agents.shutdown();
-        await mcp.close();
-        await stores.dispose();
-      })();
-      return closed;
-    },
-  };
-  // Registered before any replica arms its schedules (recover): a cron's fire finds its handler.
-  schedules.registerHandler(LANGGRAPH_CRON_TASK_TYPE, langgraphCronFire(context));
-  return context;
+  return streams;
 }
 
 // Read through a function rather than a typed `app.gateway`: augmenting Fastify's types from our
