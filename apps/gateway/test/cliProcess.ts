@@ -12,6 +12,8 @@ export interface CliGateway {
   stderr(): string;
   /** The exit code once the process has ended; undefined while it runs. */
   exitCode(): number | null | undefined;
+  /** Whether it still runs, and the end of what it printed: for a failed test's message. */
+  describe(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | undefined>;
 }
@@ -58,6 +60,9 @@ export async function startGatewayProcess(
     stdout: () => chunks.join(""),
     stderr: () => errorChunks.join(""),
     exitCode: () => exitCode,
+    describe: () =>
+      `--- gateway ${exitCode === undefined ? "still running" : `exited with ${exitCode}`}; the end of its stdout ---\n${chunks.join("").slice(-4_000)}\n` +
+      `--- the end of its stderr ---\n${errorChunks.join("").slice(-4_000)}`,
     async stop() {
       child.kill("SIGTERM");
       return (await child).exitCode;

@@ -74,9 +74,11 @@ async function runExample(script: string, gateway: CliGateway, { env = {}, readm
 /** Runs the example, expecting every curl call to answer 2xx; resolves to what it printed. */
 async function expectEveryCallSucceeds(script: string, gateway: CliGateway, reader?: Reader): Promise<string> {
   const { statuses, output } = await runExample(script, gateway, reader);
-  expect(statuses, output).toHaveLength(curlCalls(script));
-  for (const status of statuses) expect(status, output).toBeGreaterThanOrEqual(200);
-  for (const status of statuses) expect(status, output).toBeLessThan(300);
+  // A failure shows the gateway's side too: whether it still runs, and what it printed last.
+  const failure = `${output}\n${gateway.describe()}`;
+  expect(statuses, failure).toHaveLength(curlCalls(script));
+  for (const status of statuses) expect(status, failure).toBeGreaterThanOrEqual(200);
+  for (const status of statuses) expect(status, failure).toBeLessThan(300);
   return output;
 }
 
