@@ -22,7 +22,7 @@ beforeAll(async () => {
   writerStore = new PostgreSQLOutboxStore({ poolConfig: db.url, logger: db.logger });
   await writerStore.initialize();
   poller = new OutboxPoller({
-    log: db.logger,
+    logger: db.logger,
     store: readerStore,
     owner: "reader",
     intervalMs: FALLBACK_MS,

@@ -22,6 +22,6 @@ export function outboxSubsystem({
   metrics: GatewayMetrics;
   handlers: Record<string, OutboxHandler>;
 }): OutboxSubsystem {
-  const poller = new OutboxPoller({ store, owner: replicaId, log: logger, observer: metrics.observer, handlers });
+  const poller = new OutboxPoller({ store, owner: replicaId, logger, observer: metrics.observer, handlers });
   return { name: "outbox", poller, stop: () => poller.stop() };
 }

@@ -31,21 +31,21 @@ export function upkeepSubsystem({
   agents: AgentInstanceManager;
 }): UpkeepSubsystem {
   const { queue } = stores;
-  const outboxRetention = new OutboxRetentionJob({ store: stores.outbox, retentionHours: config.outboxRetentionHours, log: logger });
+  const outboxRetention = new OutboxRetentionJob({ store: stores.outbox, retentionHours: config.outboxRetentionHours, logger });
   // Completed runs are history (…/runs, resume_stream of a finished message); nothing needs them to
   // make progress once they are hours old, the least retention there is.
   const runRetention = new RetentionJob({
     subject: "run",
     prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs),
     retentionHours: config.runRetentionHours,
-    log: logger,
+    logger,
   });
   // A run's events serve clients resuming its stream; its outcome stays on its run record.
   const runEventRetention = new RetentionJob({
     subject: "run_event",
     prune: (olderThanMs) => stores.runEvents.pruneOlderThan(olderThanMs),
     retentionHours: config.runEventRetentionHours,
-    log: logger,
+    logger,
   });
   const threadExpiry = threadExpirySweep({ threads: stores.threads, queue, agents, logger, intervalMs: config.threadTtlSweepMs });
   return {

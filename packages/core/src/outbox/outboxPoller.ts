@@ -22,7 +22,7 @@ export interface OutboxPollerOptions {
    */
   pendingRetryMs?: number;
   /** Default: a new {@link defaultLogger}. */
-  log?: Logger;
+  logger?: Logger;
   /** Wake-ups that trigger an immediate poll; defaults to the store when it provides them, `null` for none. */
   wakeups?: OutboxWakeSource | null;
   /** Told about every event passed, by topic and outcome (metrics). */
@@ -106,7 +106,7 @@ export class OutboxPoller {
     this.intervalMs = positive(options.intervalMs, OUTBOX_POLL_INTERVAL_MS, "intervalMs");
     this.batchSize = positive(options.batchSize, OUTBOX_BATCH_SIZE, "batchSize", true);
     this.pendingRetryMs = positive(options.pendingRetryMs, OUTBOX_PENDING_RETRY_MS, "pendingRetryMs");
-    this.log = (options.log ?? defaultLogger()).child({ phase: "outbox" });
+    this.log = (options.logger ?? defaultLogger()).child({ phase: "outbox" });
     this.observer = options.observer ?? NO_OBSERVER;
     this.wakeups = options.wakeups === undefined ? (options.store.subscribe ? (options.store as OutboxWakeSource) : null) : options.wakeups;
   }

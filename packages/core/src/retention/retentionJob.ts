@@ -16,7 +16,7 @@ export interface RetentionJobOptions {
   /** Period between sweeps (default 6 h). */
   intervalMs?: number;
   /** Default: a new {@link defaultLogger}. */
-  log?: Logger;
+  logger?: Logger;
 }
 
 /**
@@ -39,7 +39,7 @@ export class RetentionJob implements MaintenanceTask {
     this.intervalMs = options.intervalMs ?? RETENTION_INTERVAL_MS;
     this.initialDelayMs = options.initialDelayMs ?? RETENTION_INITIAL_DELAY_MS;
     this.retentionMs = Number.isSafeInteger(hours) && hours > 0 ? hours * HOUR_MS : null;
-    this.log = (options.log ?? defaultLogger()).child({ phase: `${options.subject}_retention` });
+    this.log = (options.logger ?? defaultLogger()).child({ phase: `${options.subject}_retention` });
   }
 
   get enabled(): boolean {

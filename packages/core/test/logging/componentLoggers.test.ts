@@ -28,7 +28,7 @@ const components: [string, (logger: CapturingLogger, tag: string) => Promise<voi
   [
     "RetentionJob (a failing prune)",
     async (logger, tag) => {
-      await new RetentionJob({ subject: "run", retentionHours: 1, log: logger, prune: async () => Promise.reject(new Error(tag)) }).runOnce();
+      await new RetentionJob({ subject: "run", retentionHours: 1, logger, prune: async () => Promise.reject(new Error(tag)) }).runOnce();
     },
   ],
 ];

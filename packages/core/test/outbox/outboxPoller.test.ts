@@ -15,7 +15,7 @@ afterEach(async () => {
 
 function startPoller(options: Partial<OutboxPollerOptions> & Pick<OutboxPollerOptions, "store" | "handlers">) {
   const { logger, entries: logs } = recordingLogger();
-  const poller = new OutboxPoller({ owner: OWNER, intervalMs: 60_000, log: logger, ...options });
+  const poller = new OutboxPoller({ owner: OWNER, intervalMs: 60_000, logger, ...options });
   pollers.push(poller);
   return { poller, logs, started: poller.start() };
 }

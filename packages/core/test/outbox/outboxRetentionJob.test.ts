@@ -40,16 +40,16 @@ describe("OutboxRetentionJob", () => {
     await store.append({ topic: "t", payload: { n: "old" }, originReplicaId: "r" });
     offset = 25 * HOUR;
     const fresh = await store.append({ topic: "t", payload: { n: "new" }, originReplicaId: "r" });
-    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, logger, retentionHours: 24 });
     expect(await job.runOnce()).toBe(1);
     expect(await store.listAfter(null, 10)).toEqual([fresh]);
   });
 
   it("is a maintenance task: first 60 s after a replica starts leading, then every 6 h", () => {
-    const job = new OutboxRetentionJob({ store: pruneSpy(), log: logger, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store: pruneSpy(), logger, retentionHours: 24 });
     expect(job.maintenanceTasks()).toEqual([job]);
     expect(job).toMatchObject({ name: "outbox-retention", initialDelayMs: 60_000, intervalMs: 6 * HOUR });
-    expect(new OutboxRetentionJob({ store: pruneSpy(), log: logger, retentionHours: 1, initialDelayMs: 10, intervalMs: 100 })).toMatchObject({
+    expect(new OutboxRetentionJob({ store: pruneSpy(), logger, retentionHours: 1, initialDelayMs: 10, intervalMs: 100 })).toMatchObject({
       initialDelayMs: 10,
       intervalMs: 100,
     });
@@ -65,7 +65,7 @@ describe("OutboxRetentionJob", () => {
           replicaId: `r${i}`,
           logger,
           intervalMs: 20,
-          tasks: new OutboxRetentionJob({ store, log: logger, retentionHours: 1, initialDelayMs: 0, intervalMs: 20 }).maintenanceTasks(),
+          tasks: new OutboxRetentionJob({ store, logger, retentionHours: 1, initialDelayMs: 0, intervalMs: 20 }).maintenanceTasks(),
         }),
     );
     for (const loop of loops) loop.start();
@@ -77,7 +77,7 @@ describe("OutboxRetentionJob", () => {
 
   it.each([0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("is disabled by %s hours: it never prunes", async (hours) => {
     const store = pruneSpy();
-    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: hours });
+    const job = new OutboxRetentionJob({ store, logger, retentionHours: hours });
     expect(job.enabled).toBe(false);
     expect(job.maintenanceTasks()).toEqual([]);
     expect(await job.runOnce()).toBe(0);
@@ -88,7 +88,7 @@ describe("OutboxRetentionJob", () => {
   it("never overlaps sweeps: a sweep asked for while one runs joins it", async () => {
     const store = pruneSpy();
     store.hold = true;
-    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, logger, retentionHours: 24 });
     const first = job.run();
     const joined = job.runOnce();
     expect(store.calls).toHaveLength(1);
@@ -103,7 +103,7 @@ describe("OutboxRetentionJob", () => {
   it("logs a failed sweep, never throws, and sweeps again next time", async () => {
     const store = pruneSpy();
     store.fail = true;
-    const job = new OutboxRetentionJob({ store, log: logger, retentionHours: 24 });
+    const job = new OutboxRetentionJob({ store, logger, retentionHours: 24 });
     expect(await job.runOnce()).toBe(0);
     expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: expect.stringContaining("prune failed") }));
     store.fail = false;

@@ -16,7 +16,7 @@ describe("outboxHandlersOf", () => {
     const poller = new OutboxPoller({
       store,
       owner: "self",
-      log: logger,
+      logger,
       wakeups: null,
       handlers: outboxHandlersOf({ [MCP_CONFIG_CHANGED_TOPIC]: (event) => void reconciled.push(event) }),
     });

@@ -33,7 +33,7 @@ describe("RetentionJob over run records", () => {
     advance(25 * HOUR);
     const recent = await run("t1");
     const open = await queue.addMessage({ threadId: "t1", scope, content: { message: "later" } });
-    const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, log: logger });
+    const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, logger });
 
     expect(await job.runOnce()).toBe(2);
     expect((await queue.latestRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
@@ -47,12 +47,12 @@ describe("RetentionJob over run records", () => {
     const prune = async () => {
       throw new Error("database unavailable");
     };
-    const job = new RetentionJob({ subject: "run", prune, retentionHours: 168, log: logger });
+    const job = new RetentionJob({ subject: "run", prune, retentionHours: 168, logger });
     expect(job.name).toBe("run-retention");
     expect(await job.run()).toBe(0);
     expect(logs).toContainEqual(expect.objectContaining({ level: "warn", msg: "run prune failed; will retry at the next sweep" }));
 
-    expect(new RetentionJob({ subject: "run", prune, retentionHours: 0, log: logger }).maintenanceTasks()).toEqual([]);
+    expect(new RetentionJob({ subject: "run", prune, retentionHours: 0, logger }).maintenanceTasks()).toEqual([]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run retention disabled" }));
   });
 });

@@ -12,7 +12,7 @@ export interface NotificationListenerOptions {
   /** First reconnect delay; doubles per failed attempt up to `maxBackoffMs` (defaults 100 ms, 10 s). */
   minBackoffMs?: number;
   maxBackoffMs?: number;
-  log: Logger;
+  logger: Logger;
 }
 
 interface Run {
@@ -40,7 +40,7 @@ export class NotificationListener {
 
   constructor(private readonly options: NotificationListenerOptions) {
     if (!/^[a-z_][a-z0-9_]*$/.test(options.channel)) throw new TypeError(`Not a plain channel name: ${options.channel}`);
-    this.log = options.log.child({ phase: "pg_listener", channel: options.channel });
+    this.log = options.logger.child({ phase: "pg_listener", channel: options.channel });
   }
 
   /** Adds a wake-up callback; the first one opens the connection, removing the last closes it. */

@@ -61,7 +61,7 @@ export class PostgreSQLOutboxStore extends PgStore implements OutboxStore, Outbo
       connection: listenConnection(this.pool, options),
       channel: OUTBOX_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-outbox-listener",
-      log: this.logger,
+      logger: this.logger,
     });
   }
 

@@ -33,7 +33,7 @@ export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
       connection: listenConnection(this.pool, options),
       channel: RUN_EVENTS_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-run-events",
-      log: this.logger,
+      logger: this.logger,
     });
   }
 

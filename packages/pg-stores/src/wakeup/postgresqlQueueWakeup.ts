@@ -30,7 +30,7 @@ export class PostgreSQLQueueWakeup implements QueueWakeup {
       connection: listenConnection(this.pool, options),
       channel: QUEUE_WAKEUP_CHANNEL,
       applicationName: options.listenerApplicationName ?? "lattice-queue-wakeup",
-      log: this.logger,
+      logger: this.logger,
     });
   }
 
