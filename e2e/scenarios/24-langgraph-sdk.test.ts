@@ -119,7 +119,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
     await client.runs.join(threadId, runId);
     const streams: StreamedEvent[][] = [];
     for (const replica of replicas) streams.push(await collect((await sdkClient(replica.url, tenant)).runs.joinStream(threadId, runId)));
-    expect(eventNames(streams[0])).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(eventNames(streams[0])).toEqual(["metadata", "values", "updates", "values"]);
     expect(streams[1]).toEqual(streams[0]);
     expect(streams[2]).toEqual(streams[0]);
 
@@ -132,7 +132,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
       if (event === "values") break;
     }
     const rest = await collect(second.runs.joinStream(live.threadId, live.runId, { lastEventId: head.at(-1)!.id }));
-    expect(eventNames([...head, ...rest])).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(eventNames([...head, ...rest])).toEqual(["metadata", "values", "updates", "values"]);
   });
 
   it("cancel from a replica that does not run the run stops it (run control reaches the run wherever it runs)", async () => {
@@ -173,7 +173,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
       }
       await leaving.stop("SIGTERM");
       for await (const { event, data } of { [Symbol.asyncIterator]: () => stream }) events.push({ event, data });
-      expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values", "end"]);
+      expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values"]);
       expect(served).toEqual(["leaving", "nginx"]);
       expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 6000", "ai:echo: /sleep 6000"]);
       expect((await client.runs.get(threadId, runId)).status).toBe("success");
@@ -200,7 +200,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
 
     // One stream, from the follower, to the run's end, no error: the re-run's events follow (its first
     // values again: the state it resumed from), under ids past every id the dead attempt could have sent.
-    expect(eventNames(events)).toEqual(["metadata", "values", "values", "updates", "values", "end"]);
+    expect(eventNames(events)).toEqual(["metadata", "values", "values", "updates", "values"]);
     expect(transcript(events.at(-2)!.data)).toEqual(["human:/sleep 8000", "ai:echo: /sleep 8000"]);
     // The SDK hands `end` the last id it saw: the graph events' ids are the run's, increasing across the takeover.
     const ids = events.filter((event) => event.event !== "end" && event.id).map((event) => Number(event.id!.split(":")[1]));
@@ -245,7 +245,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
     for await (const event of { [Symbol.asyncIterator]: () => stream! }) events.push({ event: event.event, data: event.data, ...(event.id === undefined ? {} : { id: event.id }) });
 
     events = events.map(({ event, data, id }) => ({ event, data, ...(id === undefined ? {} : { id }) }));
-    expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(eventNames(events)).toEqual(["metadata", "values", "updates", "values"]);
     // Reconnected to a live replica, which went on after the last id received.
     expect(servedBy.length).toBeGreaterThanOrEqual(2);
     expect(servedBy.at(-1)).not.toBe(server.replicaId);

@@ -95,6 +95,11 @@ export interface GatewayConfig {
   /** The key of the built-in `openai` model provider for assistants whose config (and catalog provider) has none (`OPENAI_API_KEY`). */
   openAiApiKey?: string;
   /**
+   * The operator's `langgraph.json` (`AXIOM_LANGGRAPH_CONFIG`): the graphs this gateway serves beside
+   * the built-in ReAct agent, read by every replica at start. Unset: the ReAct agent alone.
+   */
+  langgraphConfig?: string;
+  /**
    * The commands a tenant's stdio MCP server may run on this host (`AXIOM_MCP_STDIO_ALLOW`; `*`: any).
    * Unset: any while authentication is off (one trusted user), none once it is on, where a tenant's
    * admin must not run commands on a host shared with other tenants.
@@ -225,6 +230,7 @@ const envSchema = z.object({
   AXIOM_UPSTREAM_MAX_RETRIES: integer(0, 10).default(DEFAULT_UPSTREAM_POLICY.maxRetries),
   AXIOM_UPSTREAM_ALLOW: z.string().optional(),
   OPENAI_API_KEY: z.string().optional(),
+  AXIOM_LANGGRAPH_CONFIG: z.string().trim().min(1).optional(),
   AXIOM_MCP_STDIO_ALLOW: z
     .string()
     .transform((list) => list.split(",").map((command) => command.trim()).filter(Boolean))
@@ -293,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     mcpStdioAllow: mcpStdioAllowList(e.AXIOM_MCP_STDIO_ALLOW, auth.required),
     // Empty is unset, as the OpenAI SDK reads it.
     ...(e.OPENAI_API_KEY ? { openAiApiKey: e.OPENAI_API_KEY } : {}),
+    ...(e.AXIOM_LANGGRAPH_CONFIG ? { langgraphConfig: e.AXIOM_LANGGRAPH_CONFIG } : {}),
     secrets: secretsConfig(env),
     tenantLimits: tenantLimitsConfig(e, auth.required),
   };

@@ -33,6 +33,7 @@ import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
 import { langgraphApi } from "./langgraph/langgraphApi";
+import { answerWithOperatorApp } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 
@@ -102,7 +103,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     }
   });
 
-  installErrorHandling(app);
+  const { operatorApp } = context.graphs;
+  installErrorHandling(app, operatorApp && ((request, reply) => answerWithOperatorApp(operatorApp, request, reply)));
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.
@@ -128,7 +130,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
-  await app.register(langgraphApi, { stores, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
+  await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
   return app;
 }

@@ -23,6 +23,7 @@ describe("the gateway's subsystems", () => {
     const { context, subsystems } = await composeInMemory();
     expect(subsystems.map((subsystem) => subsystem.name)).toEqual([
       "stores",
+      "graphs",
       "tasks",
       "mcp",
       "plugins",

@@ -25,7 +25,7 @@ describe("LangGraph API: stream modes events, debug, tasks, checkpoints", () => 
     const streamed = events(answer);
     const runId = (streamed[0].data as { run_id: string }).run_id;
     const names = new Set(streamed.map((event) => event.event));
-    expect([...names].sort()).toEqual(["checkpoints", "debug", "end", "events", "metadata", "tasks"]);
+    expect([...names].sort()).toEqual(["checkpoints", "debug", "events", "metadata", "tasks"]);
     const first = streamed.find((event) => event.event === "events")!.data;
     expect(first).toMatchObject({ event: "on_chain_start", name: "LangGraph", run_id: runId, tags: [], metadata: { thread_id: thread } });
     const lastCheckpoint = streamed.filter((event) => event.event === "checkpoints").at(-1)!.data;
@@ -35,7 +35,7 @@ describe("LangGraph API: stream modes events, debug, tasks, checkpoints", () => 
     expect((lastCheckpoint as { checkpoint: unknown }).checkpoint).toEqual(state.checkpoint);
 
     const joined = events(await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=tasks`));
-    expect(joined.map((event) => event.event)).toEqual(["metadata", "tasks", "tasks", "end"]);
+    expect(joined.map((event) => event.event)).toEqual(["metadata", "tasks", "tasks"]);
     expect(joined.slice(1, 3).map((event) => event.id)).toEqual(streamed.filter((event) => event.event === "tasks").map((event) => event.id));
   });
 });
@@ -66,7 +66,7 @@ describe("LangGraph API: recursion_limit", () => {
   it("fails a run beyond its config.recursion_limit with a stable code", async () => {
     const thread = await newThread();
     const streamed = events(await post(`/threads/${thread}/runs/stream`, say('/tool echo {"text":"loop"}', { config: { recursion_limit: 2 }, stream_mode: "updates" })));
-    expect(streamed.at(-2)).toMatchObject({ event: "error", data: { error: "GRAPH_RECURSION_LIMIT", message: "GRAPH_RECURSION_LIMIT: Recursion limit of 2 reached without hitting a stop condition" } });
+    expect(streamed.at(-1)).toMatchObject({ event: "error", data: { error: "GRAPH_RECURSION_LIMIT", message: "GRAPH_RECURSION_LIMIT: Recursion limit of 2 reached without hitting a stop condition" } });
     expect((await get(`/threads/${thread}`)).json()).toMatchObject({ status: "error" });
   });
 });

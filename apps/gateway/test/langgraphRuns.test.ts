@@ -108,7 +108,7 @@ describe("LangGraph API: threads", () => {
 });
 
 describe("LangGraph API: runs", () => {
-  it("streams a run: metadata first, the modes asked for with resumable ids, then end; locates the run", async () => {
+  it("streams a run: metadata first, then the modes asked for with resumable ids; locates the run", async () => {
     const thread = await newThread();
     const answer = await post(`/threads/${thread}/runs/stream`, say("hi there", { stream_mode: ["values", "updates", "messages-tuple", "custom"] }));
     expect(answer.headers["content-type"]).toMatch(/^text\/event-stream/);
@@ -117,17 +117,17 @@ describe("LangGraph API: runs", () => {
     expect(streamed[0]).toEqual({ event: "metadata", data: { run_id: runId, thread_id: thread } });
     expect(answer.headers["content-location"]).toBe(`/threads/${thread}/runs/${runId}`);
     expect(answer.headers.location).toBe(`/threads/${thread}/runs/${runId}/stream`);
-    expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "messages", "messages", "messages", "updates", "values", "end"]);
-    expect(streamed.slice(1, -1).every((event) => event.id?.startsWith(`${runId}:`))).toBe(true);
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "messages", "messages", "messages", "updates", "values"]);
+    expect(streamed.slice(1).every((event) => event.id?.startsWith(`${runId}:`))).toBe(true);
     expect(streamed[2].data).toEqual([expect.objectContaining({ type: "ai", content: "echo:" }), expect.objectContaining({ langgraph_node: "agent", thread_id: thread, run_id: runId })]);
 
     // The run again, from after its first token, as a reconnecting client asks (Last-Event-ID): nothing twice.
     const resumed = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": streamed[2].id! } });
-    expect(events(resumed).map((event) => event.id)).toEqual([...streamed.slice(3, -1).map((event) => event.id), undefined]);
+    expect(events(resumed).map((event) => event.id)).toEqual(streamed.slice(3).map((event) => event.id));
     const onlyUpdates = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream?stream_mode=updates`, headers: { ...headers, "last-event-id": streamed[1].id! } });
-    expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates", "end"]);
+    expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates"]);
     const joined = await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=${encodeURIComponent('["values","updates"]')}`);
-    expect(events(joined).map((event) => event.event)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(events(joined).map((event) => event.event)).toEqual(["metadata", "values", "updates", "values"]);
     // -1: every event from the start, as LangGraph Platform reads it (useStream rejoins a run so).
     const fromStart = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": "-1" } });
     expect(events(fromStart)).toEqual(streamed);
@@ -198,7 +198,7 @@ describe("LangGraph API: runs", () => {
     expect((await post("/threads/lg-missing/runs/wait", say("hello"))).json()).toEqual({ detail: "Thread lg-missing not found", code: "NOT_FOUND" });
 
     const streamed = events(await post("/runs/stream", say("alone", { stream_mode: "updates" })));
-    expect(streamed.map((event) => event.event)).toEqual(["metadata", "updates", "end"]);
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "updates"]);
     const { thread_id: ownThread } = streamed[0].data as { thread_id: string };
     await expect.poll(async () => (await get(`/threads/${ownThread}`)).statusCode, { timeout: 10_000 }).toBe(404);
     const waited = await post("/runs/wait", say("alone again", { on_completion: "keep" }));
@@ -242,7 +242,7 @@ describe("LangGraph API: runs", () => {
   it("streams a failure as an error event before the end", async () => {
     const thread = await newThread();
     const streamed = events(await post(`/threads/${thread}/runs/stream`, say("/fail broke", { stream_mode: "updates" })));
-    expect(streamed.map((event) => event.event)).toEqual(["metadata", "error", "end"]);
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "error"]);
     expect(streamed[1].data).toEqual({ error: "Error", message: "broke" });
   });
 });

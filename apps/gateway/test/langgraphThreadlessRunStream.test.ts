@@ -23,13 +23,13 @@ describe("LangGraph API: a run's stream by its id alone", () => {
     expect(joined.headers["content-location"]).toBe(`/runs/${runId}`);
     expect(joined.headers.location).toBe(`/runs/${runId}/stream`);
     const streamed = events(joined);
-    expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "updates", "values"]);
     expect(streamed[0].data).toEqual({ run_id: runId, thread_id: threadId });
     // The same events as the thread's own join stream gives.
     expect(streamed).toEqual(events(await gateway.get(`/threads/${threadId}/runs/${runId}/stream`, headers)));
 
-    expect(events(await join(runId, { "last-event-id": streamed[1].id! })).map((event) => event.id)).toEqual([streamed[2].id, streamed[3].id, undefined]);
-    expect(events(await join(runId, {}, "?stream_mode=updates")).map((event) => event.event)).toEqual(["metadata", "updates", "end"]);
+    expect(events(await join(runId, { "last-event-id": streamed[1].id! })).map((event) => event.id)).toEqual([streamed[2].id, streamed[3].id]);
+    expect(events(await join(runId, {}, "?stream_mode=updates")).map((event) => event.event)).toEqual(["metadata", "updates"]);
   });
 
   it("answers 404 for an unknown run, another tenant's, and a stateless run deleted with its thread", async () => {

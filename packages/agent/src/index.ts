@@ -23,6 +23,7 @@ export {
   type NodeInterrupt,
 } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
+export { GraphNotFoundError, REACT_GRAPH_ID, type DeployedGraphs } from "./graph/deployedGraphs";
 export { FencedCheckpointer, type FencingCheckpointSaver } from "./graph/fencedCheckpointer";
 export { InMemoryCheckpointSaver } from "./graph/inMemoryCheckpointSaver";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
@@ -48,7 +49,7 @@ export * from "./defaults";
 export type { QueueSweepHandle, QueueSweepOptions } from "./runtime/queueSweep";
 export { RunAffinity, type RunAffinityOptions } from "./runtime/runAffinity";
 export { InvalidRunInputError, type AgentInput, type GraphInput, type GraphRunOptions, type ResumeCommand, type RunContent, type RunGraphSettings, type TaskRunMarker } from "./runtime/runContent";
-export type { CompletedRun, ThreadHistoryOptions } from "./runtime/runtimeContext";
+export type { CompletedRun, StateReadOptions, StateWrite, ThreadHistoryOptions } from "./runtime/runtimeContext";
 export { TASK_TOOL } from "./tasks/taskToolName";
 export { delegatedTaskId, type DelegatedTaskWait } from "./tasks/taskTool";
 export { isSettled, settlementOf, type TaskRunEnd } from "./tasks/taskSettlement";

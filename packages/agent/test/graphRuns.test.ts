@@ -180,7 +180,7 @@ describe("runs queued with LangGraph input and stream modes", () => {
     const scope = unboundThread("lg-6");
     const agent = runtime.getAgent(scope);
     await (await agent.addMessage({ input: { messages: [{ role: "user", content: "first" }] } }, { mode: "wait", assistantId: ASSISTANT })).completion;
-    const checkpointId = await runtime.updateThreadState(scope, { messages: [{ role: "user", content: "added" }] });
+    const checkpointId = await runtime.updateThreadState(scope, { values: { messages: [{ role: "user", content: "added" }] } });
     const state = await agent.stateSnapshot();
     expect(state.config.configurable?.checkpoint_id).toBe(checkpointId);
     expect((state.values.messages as Array<{ content: string }>).map((message) => message.content)).toEqual(["first", "echo: first", "added"]);
@@ -188,7 +188,7 @@ describe("runs queued with LangGraph input and stream modes", () => {
 
     const { completion } = await agent.addMessage({ input: { messages: [{ role: "user", content: "/sleep 800" }] } }, { mode: "wait", assistantId: ASSISTANT });
     await expect.poll(() => stores.leases.get(`thread-run:${TENANT}:*:lg-6`)).not.toBeNull();
-    await expect(runtime.updateThreadState(scope, { messages: [{ role: "user", content: "racing" }] })).rejects.toBeInstanceOf(ThreadBusyError);
+    await expect(runtime.updateThreadState(scope, { values: { messages: [{ role: "user", content: "racing" }] } })).rejects.toBeInstanceOf(ThreadBusyError);
     await completion;
   }, 20_000);
 });

@@ -53,6 +53,7 @@ export type ErrorCode =
   | "INVALID_SCHEDULE_STATE"
   // Agents and runs.
   | "ASSISTANT_NOT_FOUND"
+  | "GRAPH_NOT_FOUND"
   | "THREAD_BUSY"
   | "RUN_IN_PROGRESS"
   | "NOTHING_TO_RESUME"

@@ -5,6 +5,7 @@ import type { LateBound } from "../context/lateBound";
 import type { Subsystem } from "../context/subsystem";
 import { runWebhooks } from "../langgraph/runWebhooks";
 import type { McpServerManager } from "../mcp/mcpServerManager";
+import type { GatewayGraphs } from "../graphs/graphsSubsystem";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { PluginCatalog } from "../plugins/pluginCatalog";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -26,6 +27,7 @@ export function agentsSubsystem({
   tasks,
   mcp,
   plugins,
+  graphs,
   handle,
 }: {
   config: GatewayConfig;
@@ -35,6 +37,7 @@ export function agentsSubsystem({
   tasks: TaskService;
   mcp: McpServerManager;
   plugins: PluginCatalog;
+  graphs: GatewayGraphs;
   handle: LateBound<AgentInstanceManager>;
 }): AgentsSubsystem {
   const agents = new AgentInstanceManager({
@@ -67,6 +70,7 @@ export function agentsSubsystem({
     tasks: tasks.runtime,
     tenantTools: (tenantId) => mcp.tenantTools(tenantId),
     disabledTools: (tenantId) => plugins.disabled(tenantId),
+    ...(graphs.deployed ? { graphs: graphs.deployed } : {}),
   });
   handle.bind(agents);
   return { name: "agents", agents, stop: () => agents.shutdown() };

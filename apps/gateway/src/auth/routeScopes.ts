@@ -80,6 +80,8 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /assistants/:assistant_id": "write",
   "GET /assistants/:assistant_id/graph": "read",
   "GET /assistants/:assistant_id/schemas": "read",
+  "GET /assistants/:assistant_id/subgraphs": "read",
+  "GET /assistants/:assistant_id/subgraphs/:namespace": "read",
   "POST /assistants/:assistant_id/versions": "read",
   "POST /assistants/:assistant_id/latest": "write",
   "POST /threads": "write",

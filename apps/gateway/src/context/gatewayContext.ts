@@ -31,6 +31,7 @@ import { pluginsSubsystem } from "../plugins/pluginsSubsystem";
 import type { ProjectRoomEventBroker } from "../rooms/projectRoomEventBroker";
 import { roomsSubsystem, taskEventsIntoRoomsSubsystem } from "../rooms/roomsSubsystem";
 import { schedulesSubsystem } from "../schedules/schedulesSubsystem";
+import { type GatewayGraphs, graphsSubsystem } from "../graphs/graphsSubsystem";
 import { type GatewayStores, createGatewayStores } from "../stores/gatewayStores";
 import { cancelledRunsSubsystem, tasksSubsystem } from "../tasks/tasksSubsystem";
 import { GATEWAY_VERSION } from "../version";
@@ -49,6 +50,8 @@ export interface GatewayContext {
   replicaId: string;
   logger: Logger;
   stores: GatewayStores;
+  /** The graphs served: the ReAct agent and the operator's (`AXIOM_LANGGRAPH_CONFIG`). */
+  graphs: GatewayGraphs;
   agents: AgentInstanceManager;
   schedules: DefaultScheduleClient;
   /** Realtime events of project rooms: this replica's subscribers, its replay ring, mirrored to peers. */
@@ -142,11 +145,12 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     return subsystem;
   };
   add({ name: "stores", stop: () => stores.dispose() });
+  const { graphs } = add(await graphsSubsystem({ config, stores, logger }));
   const tasks = add(tasksSubsystem(config, stores, logger, (scope) => agentRuntime.get().wake(scope)));
   const { mcp } = add(mcpSubsystem({ config, stores, logger, announce }));
   const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
-  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, handle: agentRuntime }));
-  const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins }));
+  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
+  const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));
@@ -171,6 +175,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     replicaId,
     logger,
     stores,
+    graphs,
     agents,
     schedules,
     roomEvents,

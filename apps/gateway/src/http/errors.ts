@@ -49,6 +49,7 @@ export const ERROR_STATUS = {
   SCHEDULE_NOT_FOUND: 404,
   INVALID_SCHEDULE_STATE: 409,
   ASSISTANT_NOT_FOUND: 404,
+  GRAPH_NOT_FOUND: 404,
   THREAD_BUSY: 409,
   RUN_IN_PROGRESS: 409,
   NOTHING_TO_RESUME: 409,
@@ -79,7 +80,7 @@ export const ERROR_STATUS = {
 } as const satisfies Record<ErrorCode, number>;
 
 // Domain "not found" errors share the API's one code, so clients need not know each kind.
-const PUBLIC_CODE: Partial<Record<ErrorCode, ErrorCode>> = { ASSISTANT_NOT_FOUND: "NOT_FOUND", SCHEDULE_NOT_FOUND: "NOT_FOUND" };
+const PUBLIC_CODE: Partial<Record<ErrorCode, ErrorCode>> = { ASSISTANT_NOT_FOUND: "NOT_FOUND", GRAPH_NOT_FOUND: "NOT_FOUND", SCHEDULE_NOT_FOUND: "NOT_FOUND" };
 
 // Fastify's own client errors, mapped to stable codes.
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -162,9 +163,10 @@ const isApiUrl = (url: string) => url === "/api" || /^\/api[/?]/.test(url);
  * Every error answers `{ success: false, code, error }`; anything unexpected is a logged 500. An
  * unknown route under `/api` answers 404 in that shape too; one elsewhere at the root answers as
  * LangGraph Platform does, `{ detail }` (with the code beside it), for the LangGraph clients that call
- * there (a route of the platform's this gateway lacks).
+ * there (a route of the platform's this gateway lacks), unless `unrouted` answers it (the operator's
+ * custom routes).
  */
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, unrouted?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>): void {
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     const { status, code, message, details } = errorAnswerOf(error, request);
     return adviseRetry(reply, code).status(status).send({ success: false, code, error: message, ...details });
@@ -173,6 +175,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     const message = `Route ${request.method} ${request.url} not found`;
     if (isApiUrl(request.url)) return reply.status(404).send({ success: false, code: "NOT_FOUND", error: message });
+    if (unrouted) return unrouted(request, reply);
     return reply.status(404).send({ detail: message, code: "NOT_FOUND" });
   });
 }

@@ -1,3 +1,4 @@
+import { REACT_GRAPH_ID } from "@axiom-lattice/agent";
 import type { Assistant, AssistantModelConfig, AssistantVersion } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { redactModel } from "../shared/assistantModel";
@@ -9,8 +10,8 @@ const jsonObject = z.record(z.string(), z.unknown());
 export const assistantView = z.object({
   assistant_id: z.string(),
   graph_id: z.string(),
-  config: jsonObject.describe("As given: the graph reads none of it"),
-  context: jsonObject.describe('The graph\'s settings (`model` with its API key shown as "***", `tools`, `system_prompt`) and the assistant\'s own keys'),
+  config: jsonObject.describe("As given: a deployed graph's runs get its `configurable`"),
+  context: jsonObject.describe('As given to a deployed graph; the ReAct graph\'s settings (`model` with its API key shown as "***", `tools`, `system_prompt`) and the assistant\'s own keys'),
   metadata: jsonObject,
   name: z.string(),
   description: z.string().nullable(),
@@ -40,12 +41,7 @@ function fieldsView(id: string, assistant: Omit<Assistant, "id" | "updatedAt">):
     assistant_id: id,
     graph_id: assistant.graph,
     config: assistant.graphConfig,
-    context: {
-      ...assistant.graphContext,
-      model: redactModel(assistant.model),
-      tools: assistant.tools,
-      ...(assistant.systemPrompt ? { system_prompt: assistant.systemPrompt } : {}),
-    },
+    context: assistant.graph === REACT_GRAPH_ID ? reactContextOf(assistant) : assistant.graphContext,
     metadata: assistant.metadata,
     name: assistant.name,
     description: assistant.description ?? null,
@@ -53,6 +49,14 @@ function fieldsView(id: string, assistant: Omit<Assistant, "id" | "updatedAt">):
     created_at: assistant.createdAt,
   };
 }
+
+/** The ReAct graph's settings shown in its assistant's context, beside the assistant's own keys. */
+const reactContextOf = (assistant: Omit<Assistant, "id" | "updatedAt">) => ({
+  ...assistant.graphContext,
+  model: redactModel(assistant.model),
+  tools: assistant.tools,
+  ...(assistant.systemPrompt ? { system_prompt: assistant.systemPrompt } : {}),
+});
 
 /** An assistant's `context`, split into the graph's settings (stored as such) and the assistant's own keys. */
 export interface AssistantSettings {

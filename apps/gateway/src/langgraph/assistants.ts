@@ -1,5 +1,6 @@
 import { boundedJson, jsonContains, readAllPages } from "@axiom-lattice/core";
 import type { Assistant } from "@axiom-lattice/protocols";
+import { REACT_GRAPH_ID } from "@axiom-lattice/agent";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -8,15 +9,18 @@ import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../shared/assistantReferences";
 import { idSchema, noContent } from "../http/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
-import { type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
+import { type AssistantSettings, type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";
-import { GRAPH_IDS, reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
+import { reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
+import { assistantIdOf } from "./graphAssistants";
 import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
-const graphId = z.string().min(1).max(128).describe(`The graph: ${GRAPH_IDS.join(", ")} (the built-in ReAct agent)`);
-const context = boundedJson(reactContextSchema).describe("The graph's settings (`model`, `tools`, `system_prompt`) and any keys of the assistant's own");
-const config = jsonObject.describe("Kept and shown as given; the graph reads its settings from `context`");
+const graphId = z.string().min(1).max(128).describe("The graph: `react` (the built-in ReAct agent) or one of the operator's `langgraph.json`");
+const context = jsonObject.describe(
+  "A deployed graph's runs get it as given. The ReAct graph reads its settings (`model`, `tools`, `system_prompt`) here; other keys are the assistant's own",
+);
+const config = jsonObject.describe("A deployed graph's runs get its `configurable`; the ReAct graph reads its settings from `context`");
 
 const createSchema = z.strictObject({
   assistant_id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
@@ -69,30 +73,56 @@ const assistantParams = z.object({ assistant_id: idSchema });
 const deleteQuery = z.object({
   delete_threads: z.enum(["true", "false"]).default("false").describe("true: delete the threads its runs used too (metadata.assistant_id); none while one has a run in progress (409 THREAD_BUSY)"),
 });
-const graphQuery = z.object({ xray: z.union([z.enum(["true", "false"]), z.coerce.number().int().min(0).max(10)]).optional().describe("The graph has no subgraphs: no effect") });
+const graphQuery = z.object({ xray: z.union([z.enum(["true", "false"]), z.coerce.number().int().min(0).max(10)]).optional().describe("Draw subgraphs inside their nodes (to this depth)") });
+const subgraphParams = z.object({ assistant_id: idSchema, namespace: z.string().min(1).max(1024) });
+const subgraphQuery = z.object({ recurse: z.enum(["true", "false"]).default("false").describe("Subgraphs of subgraphs too, named `parent|child`") });
+const schemasView = z.object({
+  graph_id: z.string(),
+  input_schema: z.unknown(),
+  output_schema: z.unknown(),
+  state_schema: z.unknown(),
+  config_schema: z.unknown(),
+  context_schema: z.unknown(),
+});
 
 const tags = ["langgraph"];
 
 /**
- * The LangGraph API's assistants: the gateway's own, read and written in LangGraph's terms. Every
- * assistant runs the built-in ReAct graph (`graph_id` "react"), its model, tools and system prompt
- * in its `context`.
+ * The LangGraph API's assistants: the gateway's own, read and written in LangGraph's terms. An
+ * assistant runs the built-in ReAct graph (`graph_id` "react", its model, tools and system prompt in
+ * its `context`) or one of the operator's graphs (its `config` and `context` given to its runs). A
+ * graph's id stands for its default assistant.
  */
-export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "config" | "mcp" | "plugins" | "agents">> = async (app, gateway) => {
+export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "config" | "mcp" | "plugins" | "agents" | "graphs">> = async (
+  app,
+  gateway,
+) => {
   const { assistants } = gateway.stores;
+  const { graphs } = gateway;
   const checkReferences = assistantReferenceCheck(gateway);
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Assistant ${id} not found`);
 
   const requireGraph = (id: string | undefined) => {
-    if (id !== undefined && !(GRAPH_IDS as readonly string[]).includes(id)) {
-      throw new HttpError("NOT_FOUND", `Graph ${id} not found: this gateway serves ${GRAPH_IDS.join(", ")}`);
-    }
+    if (id !== undefined && !graphs.has(id)) throw new HttpError("NOT_FOUND", `Graph "${id}" not found: this gateway serves ${graphs.ids.join(", ")}`);
   };
 
   const requireAssistant = async (tenantId: string, id: string): Promise<Assistant> => {
-    const assistant = await assistants.getAssistant(tenantId, id);
+    const assistant = await assistants.getAssistant(tenantId, assistantIdOf(graphs, id));
     if (!assistant) throw notFound(id);
     return assistant;
+  };
+
+  /** What an assistant of `graph` keeps of a `context`: the ReAct graph's settings apart (checked), or the whole of it. */
+  const settingsFor = async (tenantId: string, graph: string, given: Record<string, unknown> | undefined): Promise<AssistantSettings> => {
+    if (graph !== REACT_GRAPH_ID) return { model: { provider: "scripted" }, tools: [], systemPrompt: "", graphContext: given ?? {} };
+    const parsed = reactContextSchema.safeParse(given ?? {});
+    if (!parsed.success) {
+      const [issue] = parsed.error.issues;
+      throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
+    }
+    const settings = settingsOf(parsed.data);
+    await checkReferences(tenantId, settings);
+    return settings;
   };
 
   /** The tenant's assistants a search or count matches (assistants are few per tenant: every page read, filtered here). */
@@ -124,11 +154,11 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
         const existing = await assistants.getAssistant(tenantId, body.assistant_id);
         if (existing) return toAssistantView(existing);
       }
-      const { model, tools, systemPrompt, graphContext } = settingsOf(body.context);
-      await checkReferences(tenantId, { model, tools });
+      const { model, tools, systemPrompt, graphContext } = await settingsFor(tenantId, body.graph_id, body.context);
       const created = await assistants.createAssistant(tenantId, {
         id: body.assistant_id,
         name: body.name ?? "Untitled",
+        graph: body.graph_id,
         model,
         tools,
         ...(systemPrompt ? { systemPrompt } : {}),
@@ -185,11 +215,12 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
     async (request) => {
       const tenantId = tenantOf(request);
       const { body } = request;
-      const { assistant_id: id } = request.params;
+      const id = assistantIdOf(graphs, request.params.assistant_id);
       requireGraph(body.graph_id);
-      const settings = body.context === undefined ? undefined : settingsOf(body.context);
-      if (settings) await checkReferences(tenantId, settings);
+      const graph = body.graph_id ?? (await requireAssistant(tenantId, id)).graph;
+      const settings = body.context === undefined ? undefined : await settingsFor(tenantId, graph, body.context);
       const updated = await assistants.updateAssistant(tenantId, id, {
+        ...(body.graph_id === undefined ? {} : { graph: body.graph_id }),
         ...(body.name === undefined ? {} : { name: body.name }),
         ...(body.description === undefined ? {} : { description: body.description ?? "" }),
         ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
@@ -213,7 +244,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       },
     },
     async (request) => {
-      const { assistant_id: id } = request.params;
+      const id = assistantIdOf(graphs, request.params.assistant_id);
       const versions = await assistants.listAssistantVersions(tenantOf(request), id, request.body);
       if (!versions) throw notFound(id);
       return versions.map(toAssistantVersionView);
@@ -233,7 +264,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const { assistant_id: id } = request.params;
+      const id = assistantIdOf(graphs, request.params.assistant_id);
       const { version } = request.body;
       const current = await assistants.setCurrentAssistantVersion(tenantId, id, version);
       if (current) return toAssistantView(current);
@@ -254,7 +285,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       },
     },
     async (request, reply) => {
-      const { assistant_id: id } = request.params;
+      const id = assistantIdOf(graphs, request.params.assistant_id);
       if (request.query.delete_threads === "true") {
         await requireAssistant(tenantOf(request), id);
         await deleteAssistantThreads(gateway, tenantOf(request), id);
@@ -276,9 +307,50 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       },
     },
     async (request) => {
-      await requireAssistant(tenantOf(request), request.params.assistant_id);
-      return reactGraphDrawing() as Promise<{ nodes: Record<string, unknown>[]; edges: Record<string, unknown>[] }>;
+      const { graph } = await requireAssistant(tenantOf(request), request.params.assistant_id);
+      const { xray } = request.query;
+      const drawing = graph === REACT_GRAPH_ID ? reactGraphDrawing() : deployedGraphs().drawing(graph, xray === undefined || xray === "false" ? undefined : xray === "true" ? true : xray);
+      return drawing as Promise<{ nodes: Record<string, unknown>[]; edges: Record<string, unknown>[] }>;
     },
+  );
+
+  const deployedGraphs = () => {
+    if (!graphs.deployed) throw new HttpError("NOT_FOUND", "Graph not found");
+    return graphs.deployed;
+  };
+
+  const subgraphs = async (tenantId: string, id: string, namespace: string | undefined, recurse: boolean) => {
+    const { graph } = await requireAssistant(tenantId, id);
+    // The ReAct graph has no subgraphs.
+    return graph === REACT_GRAPH_ID ? {} : deployedGraphs().subgraphSchemas(graph, namespace, recurse);
+  };
+
+  app.get(
+    "/assistants/:assistant_id/subgraphs",
+    {
+      schema: {
+        tags,
+        summary: "The schemas of the assistant's graph's subgraphs, by namespace (LangGraph API)",
+        params: assistantParams,
+        querystring: subgraphQuery,
+        response: { 200: z.record(z.string(), z.unknown()), ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => subgraphs(tenantOf(request), request.params.assistant_id, undefined, request.query.recurse === "true"),
+  );
+
+  app.get(
+    "/assistants/:assistant_id/subgraphs/:namespace",
+    {
+      schema: {
+        tags,
+        summary: "The schemas of one of the assistant's graph's subgraphs (LangGraph API)",
+        params: subgraphParams,
+        querystring: subgraphQuery,
+        response: { 200: z.record(z.string(), z.unknown()), ...inputErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => subgraphs(tenantOf(request), request.params.assistant_id, request.params.namespace, request.query.recurse === "true"),
   );
 
   app.get(
@@ -288,22 +360,12 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
         tags,
         summary: "The JSON schemas of the assistant's graph: input, output, state, config, context (LangGraph API)",
         params: assistantParams,
-        response: {
-          200: z.object({
-            graph_id: z.string(),
-            input_schema: z.unknown(),
-            output_schema: z.unknown(),
-            state_schema: z.unknown(),
-            config_schema: z.unknown(),
-            context_schema: z.unknown(),
-          }),
-          ...inputErrors("NOT_FOUND"),
-        },
+        response: { 200: schemasView, ...inputErrors("NOT_FOUND") },
       },
     },
     async (request) => {
-      const assistant = await requireAssistant(tenantOf(request), request.params.assistant_id);
-      return reactGraphSchemas(assistant.graph);
+      const { graph } = await requireAssistant(tenantOf(request), request.params.assistant_id);
+      return graph === REACT_GRAPH_ID ? reactGraphSchemas() : { graph_id: graph, ...(await deployedGraphs().schemas(graph)) };
     },
   );
 };

@@ -25,7 +25,7 @@ export function checkpointIdOf(body: CheckpointRef): string | undefined {
 
 /** The thread's state at `checkpointId`; 404 when it is none of the thread's checkpoints. */
 export async function requireCheckpoint(agent: Agent, threadId: string, checkpointId: string): Promise<Awaited<ReturnType<Agent["stateSnapshot"]>>> {
-  const snapshot = await agent.stateSnapshot(checkpointId);
+  const snapshot = await agent.stateSnapshot({ checkpointId });
   if (snapshot.createdAt === undefined) throw new HttpError("NOT_FOUND", `Checkpoint ${checkpointId} of thread ${threadId} not found`);
   return snapshot;
 }

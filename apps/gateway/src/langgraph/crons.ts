@@ -6,11 +6,12 @@ import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireAssistant } from "../shared/lookups";
+import { assistantIdOf } from "./graphAssistants";
 import { LANGGRAPH_CRON_TASK_TYPE, type CronCreateBody, type StoredCron, cronCreateSchema, cronUpdateSchema, runBodyOf, storedCron } from "./cronRequest";
 import { type CronView, cronView, toCronView } from "./cronView";
 import { bodyErrors, inputErrors } from "./errors";
 import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
-import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
+import { RUN_CREATE_ERRORS, planForGraph, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 
 const SORT_KEYS = ["cron_id", "assistant_id", "thread_id", "created_at", "updated_at", "next_run_date"] as const;
@@ -56,8 +57,9 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
   /** Checks the cron's run as a run creation would (nothing is stored when refused), then schedules it. */
   const create = async (tenantId: string, body: CronCreateBody, threadId?: string) => {
     const run = runBodyOf(body);
-    planRun(runCreateSchema.parse(run));
-    await requireAssistant(gateway, tenantId, body.assistant_id);
+    const runBody = runCreateSchema.parse(run);
+    const assistant = await requireAssistant(gateway, tenantId, assistantIdOf(gateway.graphs, body.assistant_id));
+    planForGraph(planRun(runBody), runBody, assistant.graph);
     if (threadId !== undefined) await threadForRun(tenantId, threadId, body.if_not_exists);
     const payload: StoredCron = { run, end_time: body.end_time ?? null, ...(threadId === undefined ? { on_run_completed: body.on_run_completed } : {}) };
     const task = await schedules.scheduleCron({ taskType: LANGGRAPH_CRON_TASK_TYPE, tenantId, assistantId: body.assistant_id, threadId, cronExpression: body.schedule, payload });
@@ -141,7 +143,9 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
       const { schedule, enabled, end_time, on_run_completed, ...runFields } = request.body;
       const stored = storedCron.parse(task.payload);
       const run = { ...stored.run, ...runBodyOf(runFields) };
-      planRun(runCreateSchema.parse(run));
+      const runBody = runCreateSchema.parse(run);
+      const assistant = await requireAssistant(gateway, tenantId, assistantIdOf(gateway.graphs, runBody.assistant_id));
+      planForGraph(planRun(runBody), runBody, assistant.graph);
       const payload: StoredCron = {
         run,
         end_time: end_time === undefined ? stored.end_time : end_time,

@@ -1,11 +1,7 @@
-import { ModelProviderRegistry, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
+import { ModelProviderRegistry, REACT_GRAPH_ID, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
 import { modelSchema } from "../shared/assistantModel";
-
-/** The graph ids the LangGraph API serves: the built-in ReAct agent, which every assistant runs. */
-export const GRAPH_IDS = ["react"] as const;
-export type GraphId = (typeof GRAPH_IDS)[number];
 
 /**
  * The settings the ReAct graph reads from an assistant's `context`. Other keys are the assistant's
@@ -25,8 +21,8 @@ const messageSchema = z.looseObject({
 const stateSchema = z.object({ messages: z.array(messageSchema) });
 
 /** The JSON schemas of the ReAct graph, as `GET /assistants/{id}/schemas` answers them. */
-export const reactGraphSchemas = (graphId: GraphId) => ({
-  graph_id: graphId,
+export const reactGraphSchemas = () => ({
+  graph_id: REACT_GRAPH_ID,
   input_schema: z.toJSONSchema(stateSchema, { io: "input" }),
   output_schema: z.toJSONSchema(stateSchema),
   state_schema: z.toJSONSchema(stateSchema),

@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from "fastify";
 import { langgraphAssistantRoutes } from "./assistants";
 import { langgraphCronRoutes } from "./crons";
 import { installLanggraphErrors } from "./errors";
+import { langgraphServerInfoRoutes } from "./serverInfo";
+import { isProtectedRoute, tenantOf } from "../auth/authentication";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
 import { langgraphStoreRoutes } from "./store";
@@ -17,6 +19,11 @@ import type { LanggraphServices } from "./langgraphServices";
  */
 export const langgraphApi: FastifyPluginAsync<LanggraphServices> = async (app, services) => {
   installLanggraphErrors(app);
+  await app.register(langgraphServerInfoRoutes, services);
+  // Each graph's default assistant exists in a tenant before its first LangGraph request is answered.
+  app.addHook("preHandler", async (request) => {
+    if (isProtectedRoute(request.url)) await services.graphs.systemAssistants.ensure(tenantOf(request));
+  });
   await app.register(langgraphAssistantRoutes, services);
   await app.register(langgraphThreadRoutes, services);
   await app.register(langgraphRunRoutes, services);

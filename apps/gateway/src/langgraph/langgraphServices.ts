@@ -3,6 +3,7 @@ import type { DefaultScheduleClient, Logger } from "@axiom-lattice/core";
 import type { GatewayConfig } from "../config";
 import type { TenantStreams } from "../http/tenantStreams";
 import type { McpServerManager } from "../mcp/mcpServerManager";
+import type { GatewayGraphs } from "../graphs/graphsSubsystem";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { PluginCatalog } from "../plugins/pluginCatalog";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -13,6 +14,8 @@ import type { GatewayStores } from "../stores/gatewayStores";
  */
 export interface LanggraphServices {
   stores: GatewayStores;
+  /** The graphs served and their default assistants. */
+  graphs: GatewayGraphs;
   agents: AgentInstanceManager;
   config: GatewayConfig;
   logger: Logger;

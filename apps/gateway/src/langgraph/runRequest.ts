@@ -1,5 +1,6 @@
 import {
   GRAPH_NODES,
+  REACT_GRAPH_ID,
   GRAPH_STREAM_MODES,
   type GraphInput,
   type GraphRunOptions,
@@ -31,29 +32,35 @@ const RUN_UNSUPPORTED = {
 const MAX_AFTER_SECONDS = 14 * 24 * 3600;
 
 const nodeInterrupt = z
-  .union([z.literal("*"), z.array(z.string().max(128)).max(10)])
+  .union([z.literal("*"), z.array(z.string().max(128)).max(100)])
   .optional()
-  .describe(`Nodes to pause at (${GRAPH_NODES.join(", ")}), or * for every node: the run ends, its thread interrupted; a run with input null continues`);
+  .describe(`Nodes to pause at (the ReAct graph's: ${GRAPH_NODES.join(", ")}), or * for every node: the run ends, its thread interrupted; a run with input null continues`);
+
+/** A graph's input, checked by the graph that runs it (the ReAct graph reads `messages`). */
+const graphInput = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 /** The body of every LangGraph run creation (`/threads/{id}/runs…` and the stateless `/runs…`). */
 export const runCreateSchema = z.strictObject({
   assistant_id: idSchema.describe("The assistant that runs it: any of the tenant's, whichever ran the thread before"),
-  input: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
+  input: graphInput
     .nullable()
     .optional()
-    .describe("null: the thread goes on from its checkpoint (after a pause before or after a node)"),
+    .describe("The graph's input (the ReAct graph's: `messages` to add, in any form LangChain reads); null: the thread goes on from its checkpoint"),
   command: z
     .strictObject({
       resume: z.unknown().optional().describe("What the interrupt the thread waits on returns"),
-      update: boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000).describe("Messages to add, in any form LangChain reads") }))
+      update: graphInput.optional().describe("Written to the thread's state before the graph goes on (the ReAct graph's: `messages` to add)"),
+      goto: z
+        .union([z.string().min(1).max(128), z.array(z.string().min(1).max(128)).min(1).max(100)])
         .optional()
-        .describe("Added to the thread's state before the graph goes on"),
-      goto: z.enum(["agent", "tools"]).optional().describe("The node that runs next"),
+        .describe("The node (or nodes) that run next"),
     })
     .nullable()
     .optional(),
-  config: jsonObject.optional().describe("Kept with the run (its kwargs); `recursion_limit` bounds its steps; `configurable` may carry the graph's settings, as `context`"),
-  context: jsonObject.optional().describe("Kept with the run (its kwargs); the graph's settings (model, tools, system_prompt) given here replace the assistant's for this run"),
+  config: jsonObject
+    .optional()
+    .describe("`recursion_limit` bounds its steps; `configurable` reaches a deployed graph over its assistant's (for the ReAct graph it may carry the graph's settings, as `context`)"),
+  context: jsonObject.optional().describe("Reaches a deployed graph over its assistant's; the ReAct graph's settings (model, tools, system_prompt) given here replace the assistant's for this run"),
   interrupt_before: nodeInterrupt,
   interrupt_after: nodeInterrupt,
   ...checkpointRefShape,
@@ -63,7 +70,7 @@ export const runCreateSchema = z.strictObject({
     .union([z.string(), z.array(z.string()).max(10)])
     .optional()
     .describe(`${GRAPH_STREAM_MODES.join(", ")}; default values`),
-  stream_subgraphs: z.boolean().optional().describe("The graph has no subgraphs: no effect"),
+  stream_subgraphs: z.boolean().optional().describe("Stream the subgraphs' events too, named with their namespace (`updates|child:1`)"),
   stream_resumable: z.boolean().optional().describe("Every run's stream is resumable here: no effect"),
   multitask_strategy: z
     .enum(["reject", "enqueue", "interrupt", "rollback"])
@@ -129,11 +136,11 @@ function streamModesOf(requested: string | string[] | undefined): GraphStreamMod
   return [...new Set(modes as GraphStreamMode[])];
 }
 
-function nodeInterruptOf(field: string, requested: "*" | string[] | undefined): NodeInterrupt | undefined {
-  if (requested === undefined || requested === "*") return requested;
+/** The ReAct graph's nodes a pause names; a deployed graph checks its own. */
+function checkReactNodes(field: string, requested: NodeInterrupt | undefined): void {
+  if (requested === undefined || requested === "*") return;
   const unknown = requested.find((node) => !(GRAPH_NODES as readonly string[]).includes(node));
   if (unknown !== undefined) throw new HttpError("INVALID_REQUEST", `${field}: the graph has no node ${unknown} (it has ${GRAPH_NODES.join(", ")})`);
-  return requested as NodeInterrupt;
 }
 
 /**
@@ -162,20 +169,43 @@ function recursionLimitOf(config: Record<string, unknown>): number | undefined {
   return limit;
 }
 
-/** LangGraph's options of the run, checked. */
+/** LangGraph's options of the run, checked as far as they do not depend on its graph. */
 function graphRunOptionsOf(body: RunCreateBody, config: Record<string, unknown>): GraphRunOptions {
   const checkpointId = checkpointIdOf(body);
-  const interruptBefore = nodeInterruptOf("interrupt_before", body.interrupt_before);
-  const interruptAfter = nodeInterruptOf("interrupt_after", body.interrupt_after);
+  const { interrupt_before: interruptBefore, interrupt_after: interruptAfter } = body;
   const recursionLimit = recursionLimitOf(config);
-  const settings = runSettingsOf(config.configurable, body.context);
   return {
     ...(interruptBefore === undefined ? {} : { interruptBefore }),
     ...(interruptAfter === undefined ? {} : { interruptAfter }),
     ...(recursionLimit === undefined ? {} : { recursionLimit }),
     ...(checkpointId === undefined ? {} : { checkpointId }),
-    ...(settings ? { settings } : {}),
+    ...(body.stream_subgraphs ? { streamSubgraphs: true } : {}),
   };
+}
+
+/**
+ * The plan for the graph that runs it. The ReAct graph's: messages LangChain can read, its own node
+ * names, and the settings the run gives for itself (checked as an assistant's). A deployed graph's:
+ * the run's `config.configurable` and `context` given to it, its input and nodes its own to check.
+ */
+export function planForGraph(plan: RunPlan, body: RunCreateBody, graphId: string): RunPlan {
+  const config = body.config ?? {};
+  if (graphId !== REACT_GRAPH_ID) {
+    const configurable = config.configurable;
+    const given = configurable !== null && typeof configurable === "object" && !Array.isArray(configurable) ? (configurable as Record<string, unknown>) : undefined;
+    return { ...plan, graph: { ...plan.graph, ...(given ? { configurable: given } : {}), ...(body.context ? { context: body.context } : {}) } };
+  }
+  const { input, command } = plan;
+  if (input && (!Array.isArray(input.messages) || Object.keys(input).some((key) => key !== "messages"))) {
+    throw new HttpError("INVALID_REQUEST", "input: the ReAct graph's input is { messages }: the messages to add");
+  }
+  if (input) checkMessages(input.messages!);
+  if (command?.update) checkMessages(Array.isArray(command.update.messages) ? command.update.messages : []);
+  if (command?.goto !== undefined) checkReactNodes("command.goto", [command.goto].flat());
+  checkReactNodes("interrupt_before", plan.graph.interruptBefore);
+  checkReactNodes("interrupt_after", plan.graph.interruptAfter);
+  const settings = runSettingsOf(config.configurable, body.context);
+  return settings ? { ...plan, graph: { ...plan.graph, settings } } : plan;
 }
 
 /** The command as queued: the fields given, nothing else. */
@@ -197,11 +227,9 @@ export function planRun(body: RunCreateBody): RunPlan {
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
   if (command) {
     if (command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
-    if (command.update) checkMessages(command.update.messages);
   } else if (input === undefined) {
-    throw new HttpError("INVALID_REQUEST", "input (with messages; null to go on from the checkpoint) or a command is required");
+    throw new HttpError("INVALID_REQUEST", "input (null to go on from the checkpoint) or a command is required");
   }
-  if (input) checkMessages(input.messages);
   const streamModes = streamModesOf(body.stream_mode);
   const multitaskStrategy = body.multitask_strategy;
   return {

@@ -4,9 +4,10 @@ import type { CreateThreadRequest, Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../shared/assistantReferences";
-import { requireAssistant, threadScope } from "../shared/lookups";
+import { threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
-import type { RunCreateBody, RunPlan } from "./runRequest";
+import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
+import { assistantIdOf } from "./graphAssistants";
 import { ANY_ASSISTANT } from "./threadView";
 
 /** LangGraph Platform's words for a busy thread under `multitask_strategy: reject`. */
@@ -24,7 +25,7 @@ export interface StartedRun<M extends RunMode> {
  * labels its threads, which clients search by).
  */
 /** What starting a run uses: the runtime, its stores and limits, and what an assistant's references are checked against. */
-export type RunStarterServices = Pick<LanggraphServices, "agents" | "stores" | "config" | "metrics" | "logger" | "mcp" | "plugins">;
+export type RunStarterServices = Pick<LanggraphServices, "agents" | "stores" | "config" | "metrics" | "logger" | "mcp" | "plugins" | "graphs">;
 
 export function langgraphRunStarter(gateway: RunStarterServices) {
   const { agents, stores, config, metrics, logger } = gateway;
@@ -64,8 +65,10 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   };
 
   /** `runId`: the run's id when the caller needs a stable one (a cron's fire); a new one otherwise. */
-  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, plan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
-    const assistant = await requireAssistant(gateway, thread.tenantId, body.assistant_id);
+  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
+    const assistant = await stores.assistants.getAssistant(thread.tenantId, assistantIdOf(gateway.graphs, body.assistant_id));
+    if (!assistant) throw new HttpError("NOT_FOUND", `No assistant found for "${body.assistant_id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+    const plan = planForGraph(givenPlan, body, assistant.graph);
     // Checked when written, as every URL a tenant names; every connection is checked again.
     if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
     // The run's own settings are checked as an assistant's.

@@ -76,8 +76,8 @@ export async function streamRun(reply: FastifyReply, { runId, threadId, chunks, 
       if (event && !sse.sendEvent(event.event, streamEventId(runId, chunk.index), event.data)) return;
     }
     finished = true;
+    // A stream cut short is aborted, so the client reconnects; one that ended just closes, as the LangGraph JS server's do.
     if (!ended) return sse.abort();
-    sse.sendEvent("end", undefined, null);
   } finally {
     sse.end();
   }

@@ -3,6 +3,7 @@ import { boundedJson } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import type { LanggraphServices } from "./langgraphServices";
+import { threadGraphId } from "./graphAssistants";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../shared/lookups";
 import { checkMessages } from "./messageInput";
@@ -49,7 +50,7 @@ export async function applySupersteps({ agents }: Pick<LanggraphServices, "agent
   const scope = threadScope(thread);
   try {
     for (const { updates } of steps) {
-      for (const { values, as_node } of updates) await agents.updateThreadState(scope, values, as_node);
+      for (const { values, as_node } of updates) await agents.updateThreadState(scope, { values, asNode: as_node, graphId: threadGraphId(thread) });
     }
   } catch (error) {
     await agents.deleteThread(scope);

@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
+import { threadGraphId } from "./graphAssistants";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
@@ -295,10 +296,15 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
       const { values, as_node } = request.body;
-      checkMessages(values.messages);
+      if (Array.isArray(values.messages)) checkMessages(values.messages);
       const from = checkpointIdOf(request.body);
       if (from !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, from);
-      const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), values, as_node, from);
+      const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), {
+        values,
+        ...(as_node === undefined ? {} : { asNode: as_node }),
+        ...(from === undefined ? {} : { checkpointId: from }),
+        graphId: threadGraphId(thread),
+      });
       // A use of the thread: its TTL, if it has one, restarts.
       if (thread.ttlMinutes !== undefined) await threads.touchThread(thread.tenantId, thread.id);
       const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };

@@ -37,7 +37,7 @@ const assistantView = z
     id: z.string(),
     tenant_id: z.string(),
     name: z.string(),
-    graph: z.literal("react"),
+    graph: z.string().describe("react (the built-in ReAct agent) or a graph of the operator's langgraph.json"),
     model: apiModelSchema.extend({ api_key: z.string().optional().describe('"***" when set: never echoed back') }),
     system_prompt: z.string().optional(),
     tools: z.array(z.string()),

@@ -2,6 +2,7 @@ import type { AgentInstanceManager } from "@axiom-lattice/agent";
 import { DefaultScheduleClient, type Logger } from "@axiom-lattice/core";
 import { SCHEDULE_CHANGED_TOPIC } from "@axiom-lattice/protocols";
 import type { GatewayConfig } from "../config";
+import type { GatewayGraphs } from "../graphs/graphsSubsystem";
 import type { OutboxAnnounce } from "../context/outboxAnnounce";
 import type { Subsystem } from "../context/subsystem";
 import { langgraphCronFire } from "../langgraph/cronFire";
@@ -30,6 +31,7 @@ export function schedulesSubsystem(gateway: {
   agents: AgentInstanceManager;
   mcp: McpServerManager;
   plugins: PluginCatalog;
+  graphs: GatewayGraphs;
 }): SchedulesSubsystem {
   const { config, stores, agents } = gateway;
   const schedules = new DefaultScheduleClient({

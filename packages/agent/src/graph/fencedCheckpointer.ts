@@ -34,6 +34,8 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
   constructor(
     private readonly saver: FencingCheckpointSaver,
     private readonly tenure: FencedTenure,
+    /** Written into the metadata of every checkpoint (a deployed graph's run: its run id, as LangGraph Platform records it). */
+    private readonly runMetadata: Record<string, unknown> = {},
   ) {
     super(saver.serde);
   }
@@ -51,7 +53,8 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
   }
 
   put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    return writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, metadata, newVersions));
+    const stamped = { ...this.runMetadata, ...metadata } as CheckpointMetadata;
+    return writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions));
   }
 
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
@@ -79,7 +82,7 @@ const LENT_CHECKPOINTER = "__pregel_checkpointer";
  * {@link FencedCheckpointer}. A saver that cannot fence its writes (one a library user passed) is left
  * as it is: its writes are not fenced.
  */
-export function withFencedCheckpoints<C extends RunnableConfig>(config: C, saver: BaseCheckpointSaver, tenure: FencedTenure): C {
+export function withFencedCheckpoints<C extends RunnableConfig>(config: C, saver: BaseCheckpointSaver, tenure: FencedTenure, runMetadata?: Record<string, unknown>): C {
   if (!isFencingSaver(saver)) return config;
-  return { ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: new FencedCheckpointer(saver, tenure) } };
+  return { ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: new FencedCheckpointer(saver, tenure, runMetadata) } };
 }

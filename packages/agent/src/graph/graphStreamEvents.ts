@@ -49,10 +49,15 @@ export class GraphEvents {
 
   constructor(private readonly run: GraphEventRun) {}
 
-  /** The chunks of one item of the graph's stream: none for a mode the run did not ask for. */
-  chunksOf(mode: GraphStreamItemMode, payload: unknown): MessageChunk<GraphEvent>[] {
+  /**
+   * The chunks of one item of the graph's stream: none for a mode the run did not ask for. An item of
+   * a subgraph (`namespace` not empty) is named with it, as LangGraph Platform names it: `updates|child:1`.
+   */
+  chunksOf(mode: GraphStreamItemMode, payload: unknown, namespace: readonly string[] = []): MessageChunk<GraphEvent>[] {
     const events = [graphEventOf(mode, payload, this.run), ...(this.run.modes.includes("messages") ? this.messageEventsOf(mode, payload) : [])];
-    return events.filter((event) => event !== undefined).map((event) => ({ type: MessageChunkTypes.GRAPH_EVENT, data: event }));
+    return events
+      .filter((event) => event !== undefined)
+      .map((event) => ({ type: MessageChunkTypes.GRAPH_EVENT, data: namespace.length === 0 ? event : { ...event, event: [event.event, ...namespace].join("|") } }));
   }
 
   private messageEventsOf(mode: GraphStreamItemMode, payload: unknown): GraphEvent[] {

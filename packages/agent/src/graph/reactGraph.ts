@@ -20,8 +20,8 @@ export const AGENT_NODE = "agent";
 export const TOOLS_NODE = "tools";
 /** The nodes a run may pause before or after (LangGraph's `interrupt_before` / `interrupt_after`). */
 export const GRAPH_NODES = [AGENT_NODE, TOOLS_NODE] as const;
-/** Node names to pause at, or `*` for every node. */
-export type NodeInterrupt = Array<(typeof GRAPH_NODES)[number]> | "*";
+/** Node names to pause at (the ReAct graph's, or a deployed graph's own), or `*` for every node. */
+export type NodeInterrupt = string[] | "*";
 
 export interface ReactGraphParts {
   model: BaseChatModel;

@@ -12,7 +12,7 @@ import { ThreadBusyError } from "./errors";
 import { deleteRolledBackRuns, deleteRun } from "./runDeletion";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type GraphRunOptions, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
+import { type RuntimeContext, type StateReadOptions, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
 /** A completed message's outcome (it always carries a finished status; the guard only narrows the type). */
@@ -297,9 +297,9 @@ export class Agent {
     };
   }
 
-  /** The thread's checkpointed state as LangGraph reads it: its latest checkpoint, or the one named. */
-  stateSnapshot(checkpointId?: string): Promise<StateSnapshot> {
-    return readThreadState(this.context, this.scope, checkpointId);
+  /** The thread's checkpointed state as LangGraph reads it: its latest checkpoint, or the one named; read with the thread's graph. */
+  stateSnapshot(options: StateReadOptions = {}): Promise<StateSnapshot> {
+    return readThreadState(this.context, this.scope, options);
   }
 
   /** The thread's checkpoints, newest first. */

@@ -22,7 +22,8 @@ import { Agent } from "./agent";
 import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
-import { type CompletedRun, type RuntimeContext, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
+import type { DeployedGraphs } from "../graph/deployedGraphs";
+import { type CompletedRun, type RuntimeContext, type StateWrite, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "../tools/toolRegistry";
@@ -105,6 +106,8 @@ export interface AgentRuntimeOptions {
   tenantTools?: TenantToolSource;
   /** The tools each tenant switched off, looked up when a run builds its graph. Default: none. */
   disabledTools?: DisabledToolSource;
+  /** Graphs the operator deployed beside the ReAct agent, which assistants may run (`Assistant.graph`). Default: none. */
+  graphs?: DeployedGraphs;
 }
 
 function runSlotsOf(options: AgentRuntimeOptions): RunSlots {
@@ -157,6 +160,7 @@ export class AgentInstanceManager {
       runSlots: runSlotsOf(options),
       tasks: options.tasks,
       tenantTools: options.tenantTools,
+      graphs: options.graphs,
       disabledTools: options.disabledTools,
       wake: (scope) => this.wake(scope),
       isClosed: () => this.closed,
@@ -244,8 +248,8 @@ export class AgentInstanceManager {
    * new checkpoint's id. Like {@link deleteThread}, it holds the thread's run lease meanwhile, so no
    * run writes in between; while a run keeps the lease, it throws {@link ThreadBusyError}.
    */
-  updateThreadState(scope: ThreadRunScope, values: Record<string, unknown>, asNode?: string, checkpointId?: string): Promise<string> {
-    return this.betweenRuns(scope, (tenure) => writeThreadState(this.context, scope, tenure, { values, asNode, checkpointId }));
+  updateThreadState(scope: ThreadRunScope, write: StateWrite): Promise<string> {
+    return this.betweenRuns(scope, (tenure) => writeThreadState(this.context, scope, tenure, write));
   }
 
   /**

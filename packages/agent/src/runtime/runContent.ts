@@ -2,7 +2,7 @@ import type { AssistantModelConfig, ErrorCode } from "@axiom-lattice/protocols";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { GRAPH_STREAM_MODES, type GraphStreamMode } from "../graph/graphStreamEvents";
-import { GRAPH_NODES, type NodeInterrupt } from "../graph/reactGraph";
+import type { NodeInterrupt } from "../graph/reactGraph";
 
 /**
  * What a user sends to a thread: a message, or LangGraph input (messages as LangGraph clients send
@@ -15,21 +15,21 @@ export interface AgentInput {
 }
 
 /**
- * LangGraph input: messages to add to the thread as given (any form LangChain reads: `{ role,
- * content }`, `{ type, content, id }`, …).
+ * LangGraph input: the graph's input as given. The ReAct graph reads `messages`, added to the thread
+ * as given (any form LangChain reads: `{ role, content }`, `{ type, content, id }`, …); a deployed
+ * graph reads what its input schema says.
  */
-export interface GraphInput {
-  messages: unknown[];
-}
+export type GraphInput = Record<string, unknown> & { messages?: unknown[] };
 
 /**
  * LangGraph's command: `resume` becomes the value the `interrupt()` the thread waits on returns;
- * `update` adds messages to the thread's state; `goto` runs that node next. At least one is given.
+ * `update` is written to the thread's state (the ReAct graph: its messages added); `goto` runs that
+ * node (or those nodes) next. At least one is given.
  */
 export interface ResumeCommand {
   resume?: unknown;
   update?: GraphInput;
-  goto?: "agent" | "tools";
+  goto?: string | string[];
 }
 
 /** The graph's settings for one run, over its assistant's (each one given replaces the assistant's). */
@@ -48,7 +48,14 @@ export interface GraphRunOptions {
   recursionLimit?: number;
   /** Run from this earlier checkpoint of the thread: the thread goes on from there (a fork). */
   checkpointId?: string;
+  /** The ReAct graph's settings for this run. */
   settings?: RunGraphSettings;
+  /** A deployed graph's run: its `config.configurable`, over its assistant's. */
+  configurable?: Record<string, unknown>;
+  /** A deployed graph's run: its `context`, over its assistant's. */
+  context?: Record<string, unknown>;
+  /** Stream the events of subgraphs too, each named with its namespace (`updates|child:1`). */
+  streamSubgraphs?: boolean;
 }
 
 /** A run that executes a task: set only by the task runtime, never taken from a request. */
@@ -95,13 +102,18 @@ export class InvalidRunInputError extends Error {
 
 const taskMarkerSchema = z.object({ task: z.object({ taskId: z.string().min(1) }) });
 
-const nodeInterruptSchema = z.union([z.literal("*"), z.array(z.enum(GRAPH_NODES)).max(GRAPH_NODES.length)]);
+// Node names are checked against the ReAct graph's where a run is queued; a deployed graph has its own.
+const nodeInterruptSchema = z.union([z.literal("*"), z.array(z.string().min(1).max(128)).max(100)]);
+const jsonObjectSchema = z.record(z.string(), z.unknown());
 
 const graphRunOptionsSchema = z.object({
   interruptBefore: nodeInterruptSchema.optional(),
   interruptAfter: nodeInterruptSchema.optional(),
   recursionLimit: z.number().int().min(1).max(10_000).optional(),
   checkpointId: z.string().min(1).max(128).optional(),
+  configurable: boundedJson(jsonObjectSchema).optional(),
+  context: boundedJson(jsonObjectSchema).optional(),
+  streamSubgraphs: z.boolean().optional(),
   settings: z
     .object({
       model: z.looseObject({ provider: z.string().min(1) }).optional(),
@@ -115,14 +127,14 @@ const graphRunOptionsSchema = z.object({
 const runContentSchema = z
   .object({
     message: z.string().min(1).optional(),
-    input: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) }))
+    input: boundedJson(z.looseObject({ messages: z.array(z.unknown()).max(1000).optional() }))
       .nullable()
       .optional(),
     command: z
       .object({
         resume: boundedJson(z.unknown()).optional(),
-        update: boundedJson(z.object({ messages: z.array(z.unknown()).max(1000) })).optional(),
-        goto: z.enum(["agent", "tools"]).optional(),
+        update: boundedJson(z.looseObject({ messages: z.array(z.unknown()).max(1000).optional() })).optional(),
+        goto: z.union([z.string().min(1).max(128), z.array(z.string().min(1).max(128)).min(1).max(100)]).optional(),
       })
       .refine((command) => command.resume !== undefined || command.update !== undefined || command.goto !== undefined, "a command needs resume, update or goto")
       .optional(),

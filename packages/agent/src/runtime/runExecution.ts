@@ -3,10 +3,14 @@ import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage,
 import { Command, GraphRecursionError, type LangGraphRunnableConfig, START, type StreamMode } from "@langchain/langgraph";
 import { type GraphStreamItemMode, graphStream } from "../graph/graphStream";
 import { GraphEvents, type GraphStreamMode, graphModesFor } from "../graph/graphStreamEvents";
-import { AGENT_NODE, type AssistantGraph, TOOLS_NODE } from "../graph/reactGraph";
+import { AGENT_NODE, type AssistantGraph, type GRAPH_NODES, TOOLS_NODE } from "../graph/reactGraph";
 import { type PendingInterrupt, pendingInterrupts } from "../graph/pendingInterrupts";
 import { type ThreadGraphState, recordRunStart } from "../graph/runBoundaries";
 import type { RunContent } from "./runContent";
+import { ALREADY_RAN, type RunInput, deployedRunInput } from "./deployedRunInput";
+
+/** The ReAct graph's nodes, as `Command.goto` names them (checked where the run was queued). */
+type ReactNode = (typeof GRAPH_NODES)[number];
 
 /** A resume command arrived for a thread that is not waiting on an interrupt. */
 export class NothingToResumeError extends Error {
@@ -20,6 +24,8 @@ export class NothingToResumeError extends Error {
 
 export interface RunExecution {
   graph: AssistantGraph;
+  /** A graph the operator deployed: its input goes in as given (see `deployedRunInput`). */
+  deployed: boolean;
   /** Addresses the thread's checkpoints. */
   config: LangGraphRunnableConfig;
   /** The thread's id as clients know it (LangGraph events name it). */
@@ -50,10 +56,9 @@ export type ExecutedRun = { status: "success" } | { status: "interrupted"; inter
  * Runs one queued message through the graph, streaming model tokens, tool calls and tool results.
  * Throws when the graph fails or `signal` aborts it.
  */
-export async function executeRun({ graph, config, threadId, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
-  const { interruptBefore, interruptAfter, recursionLimit } = content.graph ?? {};
-  const startConfig = await startingPoint(graph, config, messageId, content);
-  const input = await planInput(graph, startConfig, messageId, content);
+export async function executeRun({ graph, deployed, config, threadId, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
+  const { interruptBefore, interruptAfter, recursionLimit, streamSubgraphs } = content.graph ?? {};
+  const { startConfig, input } = deployed ? await deployedRunInput(graph, config, messageId, content) : await reactRunInput(graph, config, messageId, content);
   if (input !== ALREADY_RAN) {
     // A run queued with LangGraph stream modes emits those events alone; a run of the /api dialect
     // its tokens, tool calls and tool results. The graph streams only the modes that serve them: a
@@ -62,10 +67,11 @@ export async function executeRun({ graph, config, threadId, messageId, content, 
     const graphEvents = modes && new GraphEvents({ modes, threadId, runId: messageId });
     const runConfig = recursionLimit === undefined ? startConfig : { ...startConfig, recursionLimit };
     const streamMode = modes ? graphModesOrUpdates(modes) : API_DIALECT_MODES;
-    const stream = graphStream(graph, input, { config: runConfig, streamMode, signal, events: modes?.includes("events") ?? false, runId: messageId, interruptBefore, interruptAfter });
+    const events = modes?.includes("events") ?? false;
+    const stream = graphStream(graph, input, { config: runConfig, streamMode, signal, events, runId: messageId, interruptBefore, interruptAfter, subgraphs: streamSubgraphs });
     try {
-      for await (const [mode, payload] of stream) {
-        for (const chunk of graphEvents ? graphEvents.chunksOf(mode, payload) : apiDialectChunks(mode, payload)) await emit(chunk);
+      for await (const [mode, payload, namespace] of stream) {
+        for (const chunk of graphEvents ? graphEvents.chunksOf(mode, payload, namespace) : apiDialectChunks(mode, payload)) await emit(chunk);
       }
     } catch (error) {
       throw error instanceof GraphRecursionError ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
@@ -104,8 +110,11 @@ async function startingPoint(graph: AssistantGraph, config: LangGraphRunnableCon
   return { ...config, configurable: { ...config.configurable, checkpoint_id: checkpointId } };
 }
 
-const ALREADY_RAN = Symbol("already ran");
-type GraphInput = Parameters<AssistantGraph["stream"]>[0];
+/** The ReAct graph's run: where it starts, and what it is fed (see {@link planInput}). */
+async function reactRunInput(graph: AssistantGraph, config: LangGraphRunnableConfig, messageId: string, content: RunContent): Promise<RunInput> {
+  const startConfig = await startingPoint(graph, config, messageId, content);
+  return { startConfig, input: await planInput(graph, startConfig, messageId, content) };
+}
 
 /**
  * What to feed the graph. A message is added once, under its queue id: when an earlier attempt of
@@ -126,7 +135,7 @@ async function planInput(
   config: LangGraphRunnableConfig,
   messageId: string,
   content: RunContent,
-): Promise<GraphInput | typeof ALREADY_RAN> {
+): Promise<RunInput["input"]> {
   const state = await graph.getState(config);
   const waiting = pendingInterrupts(state).length > 0;
   const unfinished = state.tasks.length > 0;
@@ -136,8 +145,8 @@ async function planInput(
     const command = (recorded: boolean) =>
       new Command({
         ...(resume === undefined ? {} : { resume }),
-        ...(recorded ? {} : { update: { ...(update ? { messages: update.messages.map(asMessage) } : {}), ...recordRunStart(state.values, messageId) } }),
-        ...(goto ? { goto } : {}),
+        ...(recorded ? {} : { update: { ...(update ? { messages: (update.messages ?? []).map(asMessage) } : {}), ...recordRunStart(state.values, messageId) } }),
+        ...(goto ? { goto: goto as ReactNode | ReactNode[] } : {}),
       });
     if (resume !== undefined) {
       if (waiting) return command(false);
@@ -150,7 +159,7 @@ async function planInput(
   // Input null: the thread goes on from its checkpoint, whatever it waits on (an interrupt asks again).
   if (content.input === null) return unfinished ? null : ALREADY_RAN;
   if (content.input) {
-    if (!runStarted(state.values, messageId)) return { messages: content.input.messages.map(asMessage), ...recordRunStart(state.values, messageId) };
+    if (!runStarted(state.values, messageId)) return { messages: (content.input.messages ?? []).map(asMessage), ...recordRunStart(state.values, messageId) };
     return unfinished && !waiting ? null : ALREADY_RAN;
   }
   const messages: BaseMessage[] = state.values.messages ?? [];

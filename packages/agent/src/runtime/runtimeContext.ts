@@ -11,17 +11,17 @@ import {
   type ThreadRunScope,
   threadRunLeaseKey,
 } from "@axiom-lattice/core";
-import type { AssistantStore, ItemStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
+import type { Assistant, AssistantStore, ItemStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { StateSnapshot } from "@langchain/langgraph";
+import type { LangGraphRunnableConfig, StateSnapshot } from "@langchain/langgraph";
 import { checkpointConfig } from "../graph/checkpointThread";
 import { withFencedCheckpoints } from "../graph/fencedCheckpointer";
 import { AssistantGraphs } from "../graph/assistantGraphs";
 import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
+import { type DeployedGraphs, GraphNotFoundError, REACT_GRAPH_ID } from "../graph/deployedGraphs";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
-import { AssistantNotFoundError } from "./errors";
 import type { ModelProviderRegistry } from "../models/modelRegistry";
 import type { UpstreamPolicy } from "../models/upstreamPolicy";
 import { ScriptedChatModel } from "../models/scriptedChatModel";
@@ -73,6 +73,8 @@ export interface RuntimeContext {
   tools: ToolRegistry;
   /** Bounds the threads this replica runs at once. */
   runSlots: RunSlots;
+  /** The graphs the operator deployed beside the ReAct agent, which assistants may run. Absent: only the ReAct agent. */
+  graphs?: DeployedGraphs;
   /** Tasks: delegation (the `task` tool) and settling the runs of tasks. Absent: no tasks. */
   tasks?: TaskRuntimeOptions;
   /** Each tenant's own tools (its MCP servers'), which its assistants may list. Absent: none. */
@@ -88,21 +90,13 @@ export interface RuntimeContext {
 export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
 
 /**
- * The thread's graph, of its assistant's current configuration (or that of the assistant the run
- * names, on a thread not tied to one), with the run's own settings over it. Graphs are compiled once
- * per configuration and shared by its runs (see {@link AssistantGraphs}): what is the run's own (its
- * thread, its caller for the `task` tool) comes in its config.
+ * The ReAct graph of an assistant's configuration, with the run's own settings over it. Graphs are
+ * compiled once per configuration and shared by its runs (see {@link AssistantGraphs}): what is the
+ * run's own (its thread, its caller for the `task` tool) comes in its config.
  */
-export async function loadThreadGraph(
-  context: RuntimeContext,
-  scope: ThreadRunScope,
-  run: { assistantId?: string | undefined; settings?: RunGraphSettings | undefined } = {},
-): Promise<AssistantGraph> {
-  const assistantId = run.assistantId ?? scope.assistantId;
-  const stored = await context.assistants.getAssistant(scope.tenantId, assistantId);
-  if (!stored) throw new AssistantNotFoundError(scope.tenantId, assistantId);
+export async function reactGraphOf(context: RuntimeContext, scope: ThreadRunScope, stored: Assistant, settings?: RunGraphSettings): Promise<AssistantGraph> {
   // The run's own settings, each over the assistant's, for this run only.
-  const assistant = { ...stored, ...run.settings };
+  const assistant = { ...stored, ...settings };
   const model = await resolveModelConfig(scope.tenantId, assistant.model, context.modelProviders, context.models);
   // A tool switched off after the assistant was written is left out, not a failure of every run.
   const disabled = await context.disabledTools?.(scope.tenantId);
@@ -124,13 +118,54 @@ function assistantGraphsOf(context: RuntimeContext): AssistantGraphs {
 const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();
 
 /**
- * The thread's checkpointed state. The graph's shape does not depend on the assistant's model or
- * tools, so one graph without either reads every thread of a checkpointer: a read never fails
- * because a tool or provider the assistant names is gone since its last run (an MCP server
- * disconnected, a provider removed), and it builds no model.
+ * The graph that reads (and updates) a thread's checkpointed state: the thread's deployed graph, whose
+ * channels its state is made of; otherwise the ReAct graph. Its shape does not depend on the
+ * assistant's model or tools, so one graph without either reads every ReAct thread of a
+ * checkpointer: a read never fails because a tool or provider the assistant names is gone since its
+ * last run (an MCP server disconnected, a provider removed), and it builds no model.
  */
-export function readThreadState(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, checkpointId?: string): Promise<StateSnapshot> {
-  return stateReaderOf(context).getState(checkpointConfig(scope, checkpointId));
+export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer" | "graphs">, graphId?: string): Promise<AssistantGraph> {
+  if (graphId !== undefined && graphId !== REACT_GRAPH_ID) {
+    if (!context.graphs?.has(graphId)) throw new GraphNotFoundError(graphId);
+    return context.graphs.graphFor(graphId);
+  }
+  let reader = stateReaders.get(context.checkpointer);
+  if (!reader) {
+    reader = buildReactGraph({ model: new ScriptedChatModel(), tools: [] }, context.checkpointer);
+    stateReaders.set(context.checkpointer, reader);
+  }
+  return reader;
+}
+
+/** What a thread's state is read with. */
+type StateContext = Pick<RuntimeContext, "checkpointer" | "graphs">;
+
+export interface StateReadOptions {
+  /** An earlier checkpoint; default the latest. */
+  checkpointId?: string;
+  /** The graph whose state the thread holds; default the ReAct graph. */
+  graphId?: string;
+}
+
+/** The thread's checkpointed state, read with its graph (see {@link stateReaderOf}). */
+export async function readThreadState(context: StateContext, scope: ThreadRunScope, { checkpointId, graphId }: StateReadOptions = {}): Promise<StateSnapshot> {
+  const config = checkpointConfig(scope, checkpointId);
+  return (await threadGraphOf(context, config, graphId)).getState(config);
+}
+
+/**
+ * The graph of a thread's state: the one named, else the one whose run (or state update) wrote the
+ * checkpoint read (deployed graphs' checkpoints carry their `graph_id`), else the ReAct graph. Only a
+ * gateway serving deployed graphs reads the checkpoint to know.
+ */
+async function threadGraphOf(context: StateContext, config: LangGraphRunnableConfig, graphId?: string): Promise<AssistantGraph> {
+  return stateReaderOf(context, await threadGraphIdOf(context, config, graphId));
+}
+
+async function threadGraphIdOf(context: StateContext, config: LangGraphRunnableConfig, graphId?: string): Promise<string | undefined> {
+  if (graphId !== undefined || !context.graphs) return graphId;
+  const written = (await context.checkpointer.getTuple(config))?.metadata as Record<string, unknown> | undefined;
+  return typeof written?.graph_id === "string" ? written.graph_id : undefined;
 }
 
 export interface ThreadHistoryOptions {
@@ -140,42 +175,45 @@ export interface ThreadHistoryOptions {
   before?: string;
   /** Only checkpoints whose metadata holds these values. */
   metadata?: Record<string, unknown>;
+  /** The graph whose state the thread holds; default the ReAct graph. */
+  graphId?: string;
 }
 
-/** The thread's checkpoints, newest first (see {@link readThreadState} for the graph that reads them). */
-export async function readThreadHistory(context: Pick<RuntimeContext, "checkpointer">, scope: ThreadRunScope, options: ThreadHistoryOptions): Promise<StateSnapshot[]> {
+/** The thread's checkpoints, newest first, read with its graph (see {@link stateReaderOf}). */
+export async function readThreadHistory(context: StateContext, scope: ThreadRunScope, options: ThreadHistoryOptions): Promise<StateSnapshot[]> {
   const snapshots: StateSnapshot[] = [];
   const before = options.before === undefined ? undefined : checkpointConfig(scope, options.before);
-  for await (const snapshot of stateReaderOf(context).getStateHistory(checkpointConfig(scope), { limit: options.limit, before, filter: options.metadata })) {
+  const reader = await threadGraphOf(context, checkpointConfig(scope), options.graphId);
+  for await (const snapshot of reader.getStateHistory(checkpointConfig(scope), { limit: options.limit, before, filter: options.metadata })) {
     snapshots.push(snapshot);
   }
   return snapshots;
 }
 
-/**
- * Writes `values` into the thread's state as if node `asNode` had returned them (LangGraph's
- * `updateState`), over its latest checkpoint or the earlier one named (a fork: the new checkpoint
- * becomes the latest); returns the new checkpoint's id. The caller holds the thread's run lease, whose
- * `tenure` fences the write.
- */
-export async function writeThreadState(
-  context: Pick<RuntimeContext, "checkpointer">,
-  scope: ThreadRunScope,
-  tenure: FencedTenure,
-  { values, asNode, checkpointId }: { values: Record<string, unknown>; asNode?: string; checkpointId?: string },
-): Promise<string> {
-  const config = withFencedCheckpoints(checkpointConfig(scope, checkpointId), context.checkpointer, tenure);
-  const written = await stateReaderOf(context).updateState(config, values, asNode);
-  return written.configurable?.checkpoint_id as string;
+/** An update of a thread's state (LangGraph's `updateState`). */
+export interface StateWrite {
+  values: Record<string, unknown>;
+  /** The node the values are written as. */
+  asNode?: string;
+  /** Over this earlier checkpoint (a fork: the new checkpoint becomes the latest); default the latest. */
+  checkpointId?: string;
+  /** The graph whose state the thread holds; default the ReAct graph. */
+  graphId?: string;
 }
 
-export function stateReaderOf(context: Pick<RuntimeContext, "checkpointer">): AssistantGraph {
-  let reader = stateReaders.get(context.checkpointer);
-  if (!reader) {
-    reader = buildReactGraph({ model: new ScriptedChatModel(), tools: [] }, context.checkpointer);
-    stateReaders.set(context.checkpointer, reader);
-  }
-  return reader;
+/**
+ * Writes `values` into the thread's state as if node `asNode` had returned them (LangGraph's
+ * `updateState`); returns the new checkpoint's id. The caller holds the thread's run lease, whose
+ * `tenure` fences the write.
+ */
+export async function writeThreadState(context: StateContext, scope: ThreadRunScope, tenure: FencedTenure, { values, asNode, checkpointId, graphId }: StateWrite): Promise<string> {
+  const addressed = checkpointConfig(scope, checkpointId);
+  const threadGraphId = await threadGraphIdOf(context, addressed, graphId);
+  const deployed = threadGraphId !== undefined && threadGraphId !== REACT_GRAPH_ID;
+  // The update's checkpoint says which graph's state it is, as a deployed graph's run's do.
+  const config = withFencedCheckpoints(addressed, context.checkpointer, tenure, deployed ? { graph_id: threadGraphId } : undefined);
+  const written = await (await stateReaderOf(context, threadGraphId)).updateState(config, values, asNode);
+  return written.configurable?.checkpoint_id as string;
 }
 
 // Buffers are per process; keying them by thread too keeps one tenant off another's message ids.

@@ -10,25 +10,19 @@ import {
   writeUnderFence,
 } from "@axiom-lattice/core";
 import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
-import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
-import { checkpointConfig } from "../graph/checkpointThread";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
-import { withFencedCheckpoints } from "../graph/fencedCheckpointer";
-import { TenantStore } from "../graph/tenantStore";
 import { ActiveRun, type HandOverReason } from "./activeRun";
-import type { AssistantGraph } from "../graph/reactGraph";
 import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChunks";
-import { type RunContent, parseRunContent, taskMarkerOf } from "./runContent";
+import { parseRunContent, taskMarkerOf } from "./runContent";
 import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
-import type { TaskRunRef } from "../tasks/taskRunPlace";
-import { taskToolConfigurable } from "../tasks/taskTool";
-import { type RuntimeContext, bufferKey, loadThreadGraph, notifyPeers, queueScopeOf, stateReaderOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { runTarget } from "./runTarget";
 import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";
 import { RetryBackoff } from "./retryBackoff";
-import { executeRun, recordRunInput } from "./runExecution";
+import { executeRun } from "./runExecution";
 import { runFailureText } from "./runFailure";
 
 export interface DrainResult {
@@ -337,16 +331,8 @@ export class ThreadProcessor {
       const content = parseRunContent(message.content);
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
-      const config = this.runConfig(lease, taskRun);
-      return await executeRun({
-        graph: await this.graphOf(content, message.id, config),
-        config,
-        threadId: this.scope.threadId,
-        messageId: message.id,
-        content,
-        signal: run.signal,
-        emit,
-      });
+      const { graph, config, deployed } = await runTarget(this.context, this.scope, { messageId: message.id, content, lease, ...(taskRun ? { taskRun } : {}) });
+      return await executeRun({ graph, deployed, config, threadId: this.scope.threadId, messageId: message.id, content, signal: run.signal, emit });
     } catch (error) {
       const reason = run.stopReason;
       if (reason === "aborted") return { status: "aborted", error: ABORTED_RUN_ERROR };
@@ -358,30 +344,6 @@ export class ThreadProcessor {
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
       return { status: "error", error: runFailureText(error) };
     }
-  }
-
-  /**
-   * The run's graph. A run whose graph cannot be built (its assistant is gone, or names a tool or
-   * provider that is) fails as a run whose model failed does: with its input kept in the thread.
-   */
-  private async graphOf(content: RunContent, messageId: string, config: LangGraphRunnableConfig): Promise<AssistantGraph> {
-    try {
-      return await loadThreadGraph(this.context, this.scope, { assistantId: content.assistantId, settings: content.graph?.settings });
-    } catch (error) {
-      if (!isDatabaseOutage(error)) await recordRunInput(stateReaderOf(this.context), config, messageId, content);
-      throw error;
-    }
-  }
-
-  /**
-   * The graph's config of a run on this thread: its checkpoints and its tenant's store, both written
-   * under the lease's tenure, and (with tasks) the caller the `task` tool delegates for.
-   */
-  private runConfig(lease: ThreadRunHandle, taskRun: TaskRunRef | undefined): LangGraphRunnableConfig {
-    const config = withFencedCheckpoints(checkpointConfig(this.scope), this.context.checkpointer, lease);
-    const store = new TenantStore(this.context.items, this.scope.tenantId, lease);
-    if (!this.context.tasks) return { ...config, store };
-    return { ...config, configurable: { ...config.configurable, ...taskToolConfigurable({ caller: this.scope, callerRun: taskRun }) }, store };
   }
 
   /**

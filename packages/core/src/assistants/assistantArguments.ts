@@ -8,7 +8,7 @@ import { StoreArgumentError, optionalString, optionalText, requireBoundedJson, r
 export interface ValidAssistant {
   id: string;
   name: string;
-  graph: "react";
+  graph: string;
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools: string[];
@@ -25,9 +25,13 @@ function validateJsonObject(value: unknown, what: string): Record<string, unknow
   return JSON.parse(requireBoundedJson(requireObject(value, what), what)) as Record<string, unknown>;
 }
 
-function validateGraph(graph: unknown): "react" {
-  if (graph !== "react") throw new StoreArgumentError(`Assistant graph must be "react", got ${String(graph)}`);
-  return graph;
+/** The longest graph id: graphs are named by their operator (`langgraph.json`), checked against what is deployed at the edge. */
+const MAX_GRAPH_ID_LENGTH = 128;
+
+function validateGraph(graph: unknown): string {
+  const id = requireText(graph, "Assistant graph");
+  if (id.length > MAX_GRAPH_ID_LENGTH) throw new StoreArgumentError(`Assistant graph must be at most ${MAX_GRAPH_ID_LENGTH} characters`);
+  return id;
 }
 
 function validateModel(model: unknown): AssistantModelConfig {

@@ -36,7 +36,7 @@ import {
 interface VersionFieldsRow {
   tenant_id: string;
   name: string;
-  graph: "react";
+  graph: string;
   model: AssistantModelConfig;
   system_prompt: string | null;
   tools: string[];

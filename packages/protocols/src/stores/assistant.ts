@@ -14,7 +14,8 @@ export interface Assistant {
   id: string;
   tenantId: string;
   name: string;
-  graph: "react";
+  /** The graph it runs: `react` (the built-in ReAct agent) or a graph the operator deployed (`langgraph.json`). */
+  graph: string;
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools: string[];
@@ -24,9 +25,9 @@ export interface Assistant {
   metadata: Record<string, unknown>;
   /** The version the assistant's fields are: 1 when created, a new one per update, or one chosen again ({@link AssistantStore.setCurrentAssistantVersion}). */
   version: number;
-  /** LangGraph's assistant `config`, kept as given: the graph reads none of it. */
+  /** LangGraph's assistant `config`, kept as given: a deployed graph's runs get its `configurable`; the ReAct graph reads none of it. */
   graphConfig: Record<string, unknown>;
-  /** LangGraph's assistant `context` beyond the graph's own settings (model, tools, system prompt), kept as given. */
+  /** LangGraph's assistant `context` beyond the ReAct graph's own settings (model, tools, system prompt), kept as given; a deployed graph's runs get it. */
   graphContext: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
@@ -35,7 +36,8 @@ export interface Assistant {
 export interface CreateAssistantRequest {
   id?: string;
   name: string;
-  graph?: "react";
+  /** Default `react`. */
+  graph?: string;
   model: AssistantModelConfig;
   systemPrompt?: string;
   tools?: string[];
