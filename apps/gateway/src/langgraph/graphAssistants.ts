@@ -1,3 +1,4 @@
+import { REACT_GRAPH_ID } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { GatewayGraphs } from "../graphs/graphsSubsystem";
 import { systemAssistantId } from "../graphs/systemAssistants";
@@ -17,3 +18,11 @@ export const threadGraphId = (thread: Pick<Thread, "metadata">): string | undefi
   const graphId = thread.metadata.graph_id;
   return typeof graphId === "string" ? graphId : undefined;
 };
+
+/**
+ * The graph whose rules a state update of the thread is checked by at the edge: its own, or on a
+ * gateway serving the ReAct agent alone, the ReAct graph's; undefined leaves the check to the runtime,
+ * which reads the graph from the thread's checkpoints.
+ */
+export const stateGraphOf = (graphs: Pick<GatewayGraphs, "deployed">, thread: Pick<Thread, "metadata">): string | undefined =>
+  threadGraphId(thread) ?? (graphs.deployed ? undefined : REACT_GRAPH_ID);

@@ -11,7 +11,12 @@ export interface RunError {
 // A failure with a stable code reads `<CODE>: <message>` (see RUN_ERROR_DESCRIPTION).
 const LEADING_CODE = /^([A-Z][A-Z_]+):/;
 
+// A deployed graph's failure reads `<ErrorName>: <message>` (see `graphFailureText`): named as its class.
+const ERROR_NAME = /^([A-Z][A-Za-z0-9]*(?:Error|Exception)): ([\s\S]*)$/;
+
 export function runErrorOf(status: FinishedRunStatus, message = "", code?: string): RunError {
+  const named = code === undefined ? ERROR_NAME.exec(message) : null;
+  if (named) return { error: named[1], message: named[2] };
   return { error: code ?? LEADING_CODE.exec(message)?.[1] ?? (status === "aborted" ? "Interrupted" : "Error"), message };
 }
 

@@ -193,9 +193,13 @@ export function planForGraph(plan: RunPlan, body: RunCreateBody, graphId: string
   if (graphId !== REACT_GRAPH_ID) {
     const configurable = config.configurable;
     const given = configurable !== null && typeof configurable === "object" && !Array.isArray(configurable) ? (configurable as Record<string, unknown>) : undefined;
-    return { ...plan, graph: { ...plan.graph, ...(given ? { configurable: given } : {}), ...(body.context ? { context: body.context } : {}) } };
+    // No input and no command: the thread goes on from its checkpoint, as on the platform.
+    const input = plan.input === undefined && !plan.command ? { input: null } : {};
+    const graph = { ...plan.graph, ...(given ? { configurable: given } : {}), ...(body.context ? { context: body.context } : {}), ...(body.metadata ? { metadata: body.metadata } : {}) };
+    return { ...plan, ...input, graph };
   }
   const { input, command } = plan;
+  if (input === undefined && !command) throw new HttpError("INVALID_REQUEST", "input (with messages; null to go on from the checkpoint) or a command is required");
   if (input && (!Array.isArray(input.messages) || Object.keys(input).some((key) => key !== "messages"))) {
     throw new HttpError("INVALID_REQUEST", "input: the ReAct graph's input is { messages }: the messages to add");
   }
@@ -225,11 +229,7 @@ export function planRun(body: RunCreateBody): RunPlan {
   const graph = graphRunOptionsOf(body, config);
   const { input, command } = body;
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");
-  if (command) {
-    if (command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
-  } else if (input === undefined) {
-    throw new HttpError("INVALID_REQUEST", "input (null to go on from the checkpoint) or a command is required");
-  }
+  if (command && command.resume === undefined && !command.update && !command.goto) throw new HttpError("INVALID_REQUEST", "A command needs resume, update or goto");
   const streamModes = streamModesOf(body.stream_mode);
   const multitaskStrategy = body.multitask_strategy;
   return {

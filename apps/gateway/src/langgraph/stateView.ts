@@ -25,11 +25,12 @@ export const threadStateView = z.object({
     z.object({
       id: z.string(),
       name: z.string(),
+      path: z.array(z.unknown()).describe("Where the task sits in the graph, as LangGraph names it (`[\"__pregel_pull\", node]`)"),
       error: z.string().nullable(),
       interrupts: z.array(interruptView),
       checkpoint: z.null(),
       state: z.null(),
-      result: z.unknown().optional(),
+      result: z.unknown().describe("What the task returned, once it ran; null before"),
     }),
   ),
   metadata: jsonObject.nullable(),
@@ -53,11 +54,12 @@ export function toThreadState(threadId: string, snapshot: StateSnapshot): Thread
     tasks: snapshot.tasks.map((task) => ({
       id: task.id,
       name: task.name,
+      path: toClientJson(task.path ?? []) as unknown[],
       error: task.error === undefined || task.error === null ? null : String((task.error as { message?: unknown }).message ?? task.error),
       interrupts: task.interrupts.map(({ id, value }) => ({ id, value })),
       checkpoint: null,
       state: null,
-      ...(task.result === undefined ? {} : { result: toClientJson(task.result) }),
+      result: task.result === undefined ? null : toClientJson(task.result),
     })),
     // The checkpointer's thread id is tenant-qualified: clients know the thread by its own.
     metadata: snapshot.metadata ? (toClientJson({ ...snapshot.metadata, thread_id: threadId }) as Record<string, unknown>) : null,

@@ -1,4 +1,4 @@
-import { AGENT_NODE, TOOLS_NODE } from "@axiom-lattice/agent";
+import { AGENT_NODE, REACT_GRAPH_ID, TOOLS_NODE } from "@axiom-lattice/agent";
 import { boundedJson } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
@@ -8,11 +8,28 @@ import { HttpError } from "../http/errors";
 import { threadScope } from "../shared/lookups";
 import { checkMessages } from "./messageInput";
 
-/** What a state update may write: the graph's one channel, `messages`, in any form LangChain reads. */
-export const stateValues = boundedJson(z.strictObject({ messages: z.array(z.unknown()).max(1000) }));
+/** What a state update may write: the graph's channels (the ReAct graph's one, `messages`, in any form LangChain reads). */
+export const stateValues = boundedJson(z.record(z.string().max(256), z.unknown()));
 
-/** A node a state update may be written as. */
-export const stateUpdateNode = z.enum([AGENT_NODE, TOOLS_NODE]);
+/** A node a state update may be written as (the ReAct graph's: agent or tools). */
+export const stateUpdateNode = z.string().min(1).max(128);
+
+const REACT_NODES: readonly string[] = [AGENT_NODE, TOOLS_NODE];
+
+/**
+ * Refuses, before anything is written, an update the ReAct graph could not take: values other than
+ * `messages` LangChain reads, or a node it does not have. A deployed graph checks its own, when it
+ * writes; a thread of no known graph, on a gateway serving deployed ones, is left to the runtime.
+ */
+export function checkStateUpdate(graphId: string | undefined, values: Record<string, unknown>, asNode: string | undefined, where = ""): void {
+  if (graphId !== REACT_GRAPH_ID) return;
+  const { messages, ...others } = values;
+  const unknown = Object.keys(others)[0];
+  if (unknown !== undefined) throw new HttpError("INVALID_REQUEST", `${where}values.${unknown}: the ReAct graph's state has messages alone`);
+  if (!Array.isArray(messages)) throw new HttpError("INVALID_REQUEST", `${where}values.messages: an array of messages`);
+  checkMessages(messages);
+  if (asNode !== undefined && !REACT_NODES.includes(asNode)) throw new HttpError("INVALID_REQUEST", `${where}as_node: the graph has no node ${asNode} (it has ${REACT_NODES.join(", ")})`);
+}
 
 const superstepUpdate = z.strictObject({
   values: stateValues,
@@ -31,13 +48,13 @@ export const supersteps = z
 export type Supersteps = NonNullable<z.output<typeof supersteps>>;
 
 /** Refuses, before anything is written, supersteps the thread could not be given. */
-export function checkSupersteps(steps: Supersteps): void {
+export function checkSupersteps(steps: Supersteps, graphId: string | undefined): void {
   steps.forEach(({ updates }, step) =>
     updates.forEach((update, index) => {
       if (update.command !== undefined && update.command !== null) {
         throw new HttpError("NOT_SUPPORTED", `supersteps[${step}].updates[${index}].command is not supported by this gateway: give values and as_node`);
       }
-      checkMessages(update.values.messages);
+      checkStateUpdate(graphId, update.values, update.as_node, `supersteps[${step}].updates[${index}].`);
     }),
   );
 }

@@ -5,17 +5,16 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
-import { threadGraphId } from "./graphAssistants";
+import { stateGraphOf, threadGraphId } from "./graphAssistants";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
-import { checkMessages } from "./messageInput";
 import { paginationQuery } from "./pagination";
 import { threadStateView, toThreadState } from "./stateView";
 import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
-import { applySupersteps, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
+import { applySupersteps, checkStateUpdate, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
@@ -98,7 +97,7 @@ const tags = ["langgraph"];
  * The LangGraph API's threads: the gateway's threads, read with their status and state. A thread it
  * creates belongs to no assistant ({@link ANY_ASSISTANT}); one created by `/api` is served too.
  */
-export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents">> = async (app, gateway) => {
+export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents" | "graphs">> = async (app, gateway) => {
   const { threads } = gateway.stores;
   const view = (thread: Thread) => toThreadView(gateway, thread);
 
@@ -148,7 +147,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       const tenantId = tenantOf(request);
       const { thread_id: id = randomUUID(), metadata, if_exists, ttl, supersteps: steps } = request.body;
       const ttlMinutes = ttlMinutesOf(ttl);
-      if (steps) checkSupersteps(steps);
+      if (steps) checkSupersteps(steps, stateGraphOf(gateway.graphs, { metadata: metadata ?? {} }));
       if (if_exists === "do_nothing") {
         const existing = await threads.getThread(tenantId, id);
         if (existing) return view(existing);
@@ -296,7 +295,9 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
       const { values, as_node } = request.body;
-      if (Array.isArray(values.messages)) checkMessages(values.messages);
+      checkStateUpdate(stateGraphOf(gateway.graphs, thread), values, as_node);
+      // A run queued but not yet started holds no lease: the update would slip in before it.
+      if (await isThreadBusy(gateway, thread)) throw new HttpError("THREAD_BUSY", "Thread is busy: a run is queued or in progress; update its state once it ended");
       const from = checkpointIdOf(request.body);
       if (from !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, from);
       const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), {

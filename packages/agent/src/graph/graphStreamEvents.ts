@@ -64,7 +64,7 @@ export class GraphEvents {
     if (mode === "messages") {
       const [message, metadata] = payload as [BaseMessage, Record<string, unknown>];
       // Whole messages (a tool's answer) come complete with the values; only the model's tokens are partial.
-      if (!AIMessageChunk.isInstance(message) || !message.id) return [];
+      if (!isAiMessageChunk(message) || !message.id) return [];
       const known = this.partial.get(message.id);
       this.partial.set(message.id, known ? known.concat(message) : message);
       const partial = { event: "messages/partial", data: [toClientJson(this.partial.get(message.id))] };
@@ -79,6 +79,13 @@ export class GraphEvents {
     return [];
   }
 }
+
+/**
+ * A model's token chunk, of this runtime's LangChain or of a deployed graph's own copy (whose classes
+ * `isInstance` does not recognise: it compares prototypes). Chunks concatenate; whole messages do not.
+ */
+const isAiMessageChunk = (message: BaseMessage): message is AIMessageChunk =>
+  AIMessageChunk.isInstance(message) || (message.type === "ai" && typeof (message as Partial<AIMessageChunk>).concat === "function");
 
 /** A message's metadata as clients read it: the graph's thread id is the checkpointer's (tenant-qualified), clients know the thread by its own id. */
 const clientMetadataOf = (metadata: Record<string, unknown>, { threadId, runId }: GraphEventRun) => toClientJson({ ...metadata, thread_id: threadId, run_id: runId });

@@ -54,6 +54,8 @@ export interface GraphRunOptions {
   configurable?: Record<string, unknown>;
   /** A deployed graph's run: its `context`, over its assistant's. */
   context?: Record<string, unknown>;
+  /** A deployed graph's run: its metadata, in its config and on every checkpoint it writes. */
+  metadata?: Record<string, unknown>;
   /** Stream the events of subgraphs too, each named with its namespace (`updates|child:1`). */
   streamSubgraphs?: boolean;
 }
@@ -113,6 +115,7 @@ const graphRunOptionsSchema = z.object({
   checkpointId: z.string().min(1).max(128).optional(),
   configurable: boundedJson(jsonObjectSchema).optional(),
   context: boundedJson(jsonObjectSchema).optional(),
+  metadata: boundedJson(jsonObjectSchema).optional(),
   streamSubgraphs: z.boolean().optional(),
   settings: z
     .object({

@@ -74,7 +74,8 @@ export async function executeRun({ graph, deployed, config, threadId, messageId,
         for (const chunk of graphEvents ? graphEvents.chunksOf(mode, payload, namespace) : apiDialectChunks(mode, payload)) await emit(chunk);
       }
     } catch (error) {
-      throw error instanceof GraphRecursionError ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
+      // A deployed graph's failure is reported as it is, as LangGraph Platform reports it.
+      throw error instanceof GraphRecursionError && !deployed ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
     }
   }
   const state = await graph.getState(config);

@@ -11,6 +11,15 @@ export function runFailureText(error: unknown): string {
   return typeof code === "string" && CODE_PREFIX.test(`${code}: `) ? `${code}: ${error.message}` : error.message;
 }
 
+/**
+ * The error text a failed run of a deployed graph records: `<ErrorName>: <message>`, the error's class
+ * named as LangGraph Platform names it (`GraphRecursionError`, a graph's own `CustomError`).
+ */
+export function graphFailureText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return `${error.name}: ${error.message}`;
+}
+
 /** The stable code a recorded run error starts with, if any. */
 export function runFailureCode(text: string | undefined): string | undefined {
   return text?.match(CODE_PREFIX)?.[1];

@@ -60,11 +60,11 @@ export async function runTarget(context: RuntimeContext, scope: ThreadRunScope, 
   }
   const graphs = context.graphs;
   if (!graphs?.has(assistant.graph)) throw new GraphNotFoundError(assistant.graph);
-  const metadata = { run_id: messageId, thread_id: scope.threadId, assistant_id: assistant.id, graph_id: assistant.graph };
+  const metadata = { ...content.graph?.metadata, run_id: messageId, thread_id: scope.threadId, assistant_id: assistant.id, graph_id: assistant.graph };
   const addressed = checkpointConfig(scope);
   const own = {
     // The thread's address comes last: a graph's settings cannot point its run at another thread.
-    configurable: { ...configurableOf(assistant.graphConfig), ...content.graph?.configurable, ...metadata, ...addressed.configurable },
+    configurable: { ...configurableOf(assistant.graphConfig), ...content.graph?.configurable, run_id: messageId, assistant_id: assistant.id, graph_id: assistant.graph, ...addressed.configurable },
     context: { ...assistant.graphContext, ...content.graph?.context },
     metadata,
     store,

@@ -23,7 +23,7 @@ import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";
 import { RetryBackoff } from "./retryBackoff";
 import { executeRun } from "./runExecution";
-import { runFailureText } from "./runFailure";
+import { graphFailureText, runFailureText } from "./runFailure";
 
 export interface DrainResult {
   /** A peer holds the thread-run lease: it runs the thread's messages. */
@@ -327,12 +327,14 @@ export class ThreadProcessor {
       }
       output.push(chunk);
     };
+    let deployed = false;
     try {
       const content = parseRunContent(message.content);
       if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
-      const { graph, config, deployed } = await runTarget(this.context, this.scope, { messageId: message.id, content, lease, ...(taskRun ? { taskRun } : {}) });
-      return await executeRun({ graph, deployed, config, threadId: this.scope.threadId, messageId: message.id, content, signal: run.signal, emit });
+      const target = await runTarget(this.context, this.scope, { messageId: message.id, content, lease, ...(taskRun ? { taskRun } : {}) });
+      deployed = target.deployed;
+      return await executeRun({ ...target, threadId: this.scope.threadId, messageId: message.id, content, signal: run.signal, emit });
     } catch (error) {
       const reason = run.stopReason;
       if (reason === "aborted") return { status: "aborted", error: ABORTED_RUN_ERROR };
@@ -342,7 +344,7 @@ export class ThreadProcessor {
         return { handOver: "database_unavailable" };
       }
       this.logger.warn({ messageId: message.id, err: error }, "run failed");
-      return { status: "error", error: runFailureText(error) };
+      return { status: "error", error: deployed ? graphFailureText(error) : runFailureText(error) };
     }
   }
 
