@@ -93,7 +93,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -153,6 +153,18 @@ describe("the README's examples, against the built CLI", () => {
       for (const script of curlExamples("Authentication")) await expectEveryCallSucceeds(script, authenticated, { env: { SECRET: AUTH_SECRET }, readmePort: 4002 });
     } finally {
       await authenticated.stop();
+    }
+  });
+
+  it("Your own graphs: every curl answers 2xx from the section's gateway (examples/my-graph, port 4003), and the graph answers as its comment says", async () => {
+    const withGraph = await startCli({ PORT: "0", LOG_LEVEL: "warn", AXIOM_LANGGRAPH_CONFIG: resolve(ROOT, "examples/my-graph/langgraph.json") });
+    try {
+      const [script] = curlExamples("Your own graphs");
+      const output = await expectEveryCallSucceeds(script, withGraph, { readmePort: 4003 });
+      expect(output).toContain('{"name":"Ada","greeting":"Hello, Ada!"}');
+      expect(output).toContain('"graphs":["react","hello"]');
+    } finally {
+      await withGraph.stop();
     }
   });
 
