@@ -2,6 +2,7 @@ import closeWithGrace from "close-with-grace";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
+import { exposeLoopbackUrl } from "./graphs/loopback";
 import { buildGateway, createGatewayLogger } from "./server";
 import { waitForDatabase } from "./startup/databaseWait";
 import { listeningUrl } from "./startup/listeningUrl";
@@ -43,6 +44,7 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
     await app.listen({ port: starting?.port ?? config.port, host: config.host });
     await context.startBackground();
     const url = listeningUrl(app, config.host);
+    if (context.graphs.deployment) exposeLoopbackUrl(url);
     logStartupSummary(logger, context, url);
     return { app, url, close: () => app.close() };
   } catch (error) {

@@ -65,3 +65,16 @@ describe("deployed graphs (langgraph.json)", () => {
     );
   });
 });
+
+describe("the ReAct graph's settings in an assistant's config.configurable", () => {
+  it("are read as the assistant's own, as older clients give them: a model named there is the one that runs", async () => {
+    const created = await gateway.post(
+      "/assistants",
+      { graph_id: "react", config: { configurable: { model: { provider: "missing-provider" } } } },
+      { "x-tenant-id": "configurable" },
+    );
+    // Checked as an assistant's settings are: a provider nobody registered is refused, not run as the echo model.
+    expect(created.statusCode).toBe(400);
+    expect(created.json().code).toBe("UNKNOWN_MODEL_PROVIDER");
+  });
+});

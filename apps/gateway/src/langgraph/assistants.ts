@@ -42,6 +42,15 @@ const updateSchema = z.strictObject({
   description: z.string().max(10_000).nullable().optional(),
 });
 
+const REACT_SETTINGS = ["model", "tools", "system_prompt"];
+
+/** The ReAct graph's settings a `config.configurable` carries. */
+function reactSettingsIn(config: Record<string, unknown> | undefined): Record<string, unknown> {
+  const configurable = config?.configurable;
+  if (configurable === null || typeof configurable !== "object" || Array.isArray(configurable)) return {};
+  return Object.fromEntries(Object.entries(configurable).filter(([key]) => REACT_SETTINGS.includes(key)));
+}
+
 const SORT_KEYS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
 const SELECT_FIELDS = Object.keys(assistantView.shape) as [keyof AssistantView, ...(keyof AssistantView)[]];
 
@@ -113,9 +122,10 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
   };
 
   /** What an assistant of `graph` keeps of a `context`: the ReAct graph's settings apart (checked), or the whole of it. */
-  const settingsFor = async (tenantId: string, graph: string, given: Record<string, unknown> | undefined): Promise<AssistantSettings> => {
+  const settingsFor = async (tenantId: string, graph: string, given: Record<string, unknown> | undefined, config?: Record<string, unknown>): Promise<AssistantSettings> => {
     if (graph !== REACT_GRAPH_ID) return { model: { provider: "scripted" }, tools: [], systemPrompt: "", graphContext: given ?? {} };
-    const parsed = reactContextSchema.safeParse(given ?? {});
+    // The ReAct graph's settings in `config.configurable`, as older clients give them; `context` wins.
+    const parsed = reactContextSchema.safeParse({ ...reactSettingsIn(config), ...given });
     if (!parsed.success) {
       const [issue] = parsed.error.issues;
       throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
@@ -154,7 +164,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
         const existing = await assistants.getAssistant(tenantId, body.assistant_id);
         if (existing) return toAssistantView(existing);
       }
-      const { model, tools, systemPrompt, graphContext } = await settingsFor(tenantId, body.graph_id, body.context);
+      const { model, tools, systemPrompt, graphContext } = await settingsFor(tenantId, body.graph_id, body.context, body.config);
       const created = await assistants.createAssistant(tenantId, {
         id: body.assistant_id,
         name: body.name ?? "Untitled",
@@ -218,7 +228,8 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       const id = assistantIdOf(graphs, request.params.assistant_id);
       requireGraph(body.graph_id);
       const graph = body.graph_id ?? (await requireAssistant(tenantId, id)).graph;
-      const settings = body.context === undefined ? undefined : await settingsFor(tenantId, graph, body.context);
+      const changesSettings = body.context !== undefined || Object.keys(reactSettingsIn(body.config)).length > 0;
+      const settings = changesSettings ? await settingsFor(tenantId, graph, body.context, body.config) : undefined;
       const updated = await assistants.updateAssistant(tenantId, id, {
         ...(body.graph_id === undefined ? {} : { graph: body.graph_id }),
         ...(body.name === undefined ? {} : { name: body.name }),
