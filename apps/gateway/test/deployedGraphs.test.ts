@@ -78,3 +78,17 @@ describe("the ReAct graph's settings in an assistant's config.configurable", () 
     expect(created.json().code).toBe("UNKNOWN_MODEL_PROVIDER");
   });
 });
+
+describe("POST /internal/truncate (a development gateway: in memory, authentication off)", () => {
+  it("empties the tenant's threads, assistants and store, as langgraph dev does for test suites; default assistants come back", async () => {
+    const headers = { "x-tenant-id": "truncated" };
+    const thread = (await gateway.post("/threads", {}, headers)).json().thread_id as string;
+    await gateway.post("/assistants", { graph_id: "counter", name: "mine" }, headers);
+    await gateway.app.inject({ method: "PUT", url: "/store/items", headers: { ...headers, "content-type": "application/json" }, payload: JSON.stringify({ namespace: ["a"], key: "k", value: { v: 1 } }) });
+    expect((await gateway.post("/internal/truncate", { threads: true, assistants: true, store: true }, headers)).json()).toEqual({ ok: true });
+    expect((await gateway.get(`/threads/${thread}`, headers)).statusCode).toBe(404);
+    expect((await gateway.post("/store/namespaces", {}, headers)).json()).toEqual({ namespaces: [] });
+    const left = (await gateway.post("/assistants/search", {}, headers)).json() as Array<{ metadata: Record<string, unknown> }>;
+    expect(left.map((assistant) => assistant.metadata.created_by)).toEqual(["system", "system", "system"]);
+  });
+});

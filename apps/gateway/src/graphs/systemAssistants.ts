@@ -39,6 +39,11 @@ export class SystemAssistants {
     return ensuring;
   }
 
+  /** Makes them again on the tenant's next `ensure` (its assistants were emptied). */
+  forget(tenantId: string): void {
+    this.ensured.delete(tenantId);
+  }
+
   private async create(tenantId: string): Promise<void> {
     for (const graphId of this.graphIds) {
       const { config = {}, context = {} } = this.defaults[graphId] ?? {};

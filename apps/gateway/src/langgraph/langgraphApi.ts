@@ -3,6 +3,7 @@ import { langgraphAssistantRoutes } from "./assistants";
 import { langgraphCronRoutes } from "./crons";
 import { installLanggraphErrors } from "./errors";
 import { langgraphServerInfoRoutes } from "./serverInfo";
+import { langgraphDevTruncateRoute } from "./devTruncate";
 import { isProtectedRoute, tenantOf } from "../auth/authentication";
 import { langgraphRunRoutes } from "./runs";
 import { langgraphStatelessRunRoutes } from "./statelessRuns";
@@ -20,6 +21,8 @@ import type { LanggraphServices } from "./langgraphServices";
 export const langgraphApi: FastifyPluginAsync<LanggraphServices> = async (app, services) => {
   installLanggraphErrors(app);
   await app.register(langgraphServerInfoRoutes, services);
+  // Development only: the one user's data lives in this process alone (see langgraphDevTruncateRoute).
+  if (services.stores.kind === "memory" && !services.config.auth.required) await app.register(langgraphDevTruncateRoute, services);
   // Each graph's default assistant exists in a tenant before its first LangGraph request is answered.
   app.addHook("preHandler", async (request) => {
     if (isProtectedRoute(request.url)) await services.graphs.systemAssistants.ensure(tenantOf(request));
