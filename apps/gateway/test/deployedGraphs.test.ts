@@ -43,6 +43,22 @@ describe("deployed graphs (langgraph.json)", () => {
     expect(new Set(history.map((snapshot) => snapshot.metadata.graph_id))).toEqual(new Set(["counter"]));
   });
 
+  it("rolls a thread back to before the runs a rollback run replaced: their checkpoints left on a branch", async () => {
+    const thread = await newThread();
+    await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: "counter", input: {}, config: { configurable: { step: 1, who: "kept" } } }, tenant);
+    const slow = await gateway.post(`/threads/${thread}/runs`, { assistant_id: "counter", input: {}, config: { configurable: { step: 5, who: "rolled back", sleep_ms: 2000 } } }, tenant);
+    expect(slow.statusCode).toBe(200);
+    // Once the slow run's first step is checkpointed (count 1 + 5), so there is something to roll back.
+    await expect.poll(async () => (await gateway.get(`/threads/${thread}/state`, tenant)).json().values.count, { timeout: 5_000 }).toBe(6);
+    const replacing = await gateway.post(
+      `/threads/${thread}/runs/wait`,
+      { assistant_id: "counter", input: {}, multitask_strategy: "rollback", config: { configurable: { step: 2, who: "replacing" } } },
+      tenant,
+    );
+    expect(replacing.json()).toEqual({ count: 3, trail: ["add:kept", "small", "add:replacing", "small"] });
+    expect((await gateway.get(`/threads/${thread}/runs/${slow.json().run_id}`, tenant)).statusCode).toBe(404);
+  });
+
   it("builds a factory's graph per run, from the run's config", async () => {
     const thread = await newThread();
     const answer = await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: "made", input: {}, config: { configurable: { who: "this run" } } }, tenant);

@@ -23,11 +23,16 @@ export async function deleteRun(context: RuntimeContext, scope: ThreadRunScope, 
  * `multitask_strategy: rollback`, applied by the run that replaces them, before it runs (under the
  * thread's run lease, so each has ended by then): deletes those of `runIds` that were stopped
  * (`aborted`). One that ended on its own first is kept, as the platform keeps a run it could not
- * cancel. Idempotent: a re-run of the replacing run finds them gone.
+ * cancel. Idempotent: a re-run of the replacing run finds them gone. Answers the runs it deleted.
  */
-export async function deleteRolledBackRuns(context: RuntimeContext, scope: ThreadRunScope, runIds: readonly string[]): Promise<void> {
+export async function deleteRolledBackRuns(context: RuntimeContext, scope: ThreadRunScope, runIds: readonly string[]): Promise<string[]> {
+  const deleted: string[] = [];
   for (const runId of runIds) {
     const run = await context.queue.getMessage(runId, queueScopeOf(scope));
-    if (run?.threadId === scope.threadId && run.status === "completed" && run.runStatus === "aborted") await deleteRun(context, scope, runId);
+    if (run?.threadId === scope.threadId && run.status === "completed" && run.runStatus === "aborted") {
+      await deleteRun(context, scope, runId);
+      deleted.push(runId);
+    }
   }
+  return deleted;
 }

@@ -32,6 +32,8 @@ export interface RunExecution {
   threadId: string;
   messageId: string;
   content: RunContent;
+  /** The runs this one rolled back (`multitask_strategy: rollback`): a deployed graph's thread goes back to before them. */
+  rolledBack?: readonly string[];
   signal: AbortSignal;
   /** Streams a chunk; the run waits while it settles (the run's output holds it back until its events are logged). */
   emit(chunk: MessageChunk): Promise<void>;
@@ -56,9 +58,9 @@ export type ExecutedRun = { status: "success" } | { status: "interrupted"; inter
  * Runs one queued message through the graph, streaming model tokens, tool calls and tool results.
  * Throws when the graph fails or `signal` aborts it.
  */
-export async function executeRun({ graph, deployed, config, threadId, messageId, content, signal, emit }: RunExecution): Promise<ExecutedRun> {
+export async function executeRun({ graph, deployed, config, threadId, messageId, content, rolledBack = [], signal, emit }: RunExecution): Promise<ExecutedRun> {
   const { interruptBefore, interruptAfter, recursionLimit, streamSubgraphs } = content.graph ?? {};
-  const { startConfig, input } = deployed ? await deployedRunInput(graph, config, messageId, content) : await reactRunInput(graph, config, messageId, content);
+  const { startConfig, input } = deployed ? await deployedRunInput(graph, config, messageId, content, rolledBack) : await reactRunInput(graph, config, messageId, content);
   if (input !== ALREADY_RAN) {
     // A run queued with LangGraph stream modes emits those events alone; a run of the /api dialect
     // its tokens, tool calls and tool results. The graph streams only the modes that serve them: a

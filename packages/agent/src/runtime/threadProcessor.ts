@@ -330,11 +330,11 @@ export class ThreadProcessor {
     let deployed = false;
     try {
       const content = parseRunContent(message.content);
-      if (content.rollback) await deleteRolledBackRuns(this.context, this.scope, content.rollback);
+      const rolledBack = content.rollback ? await deleteRolledBackRuns(this.context, this.scope, content.rollback) : [];
       const taskRun = taskId ? { taskId, messageId: message.id } : undefined;
       const target = await runTarget(this.context, this.scope, { messageId: message.id, content, lease, ...(taskRun ? { taskRun } : {}) });
       deployed = target.deployed;
-      return await executeRun({ ...target, threadId: this.scope.threadId, messageId: message.id, content, signal: run.signal, emit });
+      return await executeRun({ ...target, threadId: this.scope.threadId, messageId: message.id, content, rolledBack, signal: run.signal, emit });
     } catch (error) {
       const reason = run.stopReason;
       if (reason === "aborted") return { status: "aborted", error: ABORTED_RUN_ERROR };
