@@ -32,6 +32,13 @@ export interface GraphSchemas {
   context_schema: unknown;
 }
 
+/**
+ * A subgraph's schemas (`GET /assistants/{id}/subgraphs`), named both as the LangGraph JS server
+ * answers them (`state`, `input`, `output`, `config`) and as the SDK's `Subgraphs` type declares them
+ * (`state_schema`, …), so that clients of either read them.
+ */
+export type SubgraphSchemas = GraphSchemas & { state: unknown; input: unknown; output: unknown; config: unknown };
+
 const isCompiled = (value: unknown): value is CompiledGraphLike =>
   typeof value === "object" && value !== null && typeof (value as { builder?: unknown }).builder === "object" && (value as { builder?: unknown }).builder !== null;
 
@@ -112,13 +119,14 @@ export class DeployedGraphCatalog implements DeployedGraphs {
   }
 
   /** The schemas of the graph's subgraphs, by namespace (`parent|child` with `recurse`), found as the graph's own are. */
-  async subgraphSchemas(graphId: string, namespace?: string, recurse = false): Promise<Record<string, GraphSchemas>> {
+  async subgraphSchemas(graphId: string, namespace?: string, recurse = false): Promise<Record<string, SubgraphSchemas>> {
     const file = this.graphs.get(graphId)!.source.file;
     const graph = await this.plainGraphOf(graphId);
-    const result: Record<string, GraphSchemas> = {};
+    const result: Record<string, SubgraphSchemas> = {};
     for await (const [name, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
       const runtime = await this.schemasOf(file, subgraph);
-      result[name] = hasAny(runtime) ? runtime : schemasOfTypes((await this.typeSchemasOf(graphId))[name]);
+      const schemas = hasAny(runtime) ? runtime : schemasOfTypes((await this.typeSchemasOf(graphId))[name]);
+      result[name] = { ...schemas, state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
     }
     return result;
   }
