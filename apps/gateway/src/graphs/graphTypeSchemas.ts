@@ -98,10 +98,15 @@ export function extractGraphTypeSchemas(file: string, exportName: string): Recor
   );
 }
 
-/** The graph's project's own options (its nearest tsconfig.json), strict as the platform reads types. */
+/**
+ * The graph's project's own options (its nearest tsconfig.json), strict as the platform reads types.
+ * Without its own `lib`, the DOM's types are left out: a server's graph has no use for them, and the
+ * generator would walk every one of them.
+ */
 function compilerOptionsFor(file: string): ts.CompilerOptions {
   const defaults: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2022.d.ts"],
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     esModuleInterop: true,
@@ -156,10 +161,10 @@ function subgraphsOf(program: ts.Program, root: ts.VariableDeclaration): FoundGr
   };
 
   const result: FoundGraph[] = [];
-  const searched = new Set<ts.Node>();
-  const search = (declaration: ts.VariableDeclaration, namespace: string[]) => {
-    if (!declaration.initializer || searched.has(declaration)) return;
-    searched.add(declaration);
+  // `within`: the declarations searched on the way here, so that one referring back to them ends the search.
+  const search = (declaration: ts.VariableDeclaration, namespace: string[], within: ReadonlySet<ts.Node>) => {
+    if (!declaration.initializer || within.has(declaration)) return;
+    const path = new Set(within).add(declaration);
     const added: { node: string; variable: string; declaration?: ts.VariableDeclaration }[] = [];
     const visit = (node: ts.Node) => {
       if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === "addNode") {
@@ -174,16 +179,15 @@ function subgraphsOf(program: ts.Program, root: ts.VariableDeclaration): FoundGr
     };
     visit(declaration.initializer);
     if (added.length === 0) {
-      for (const referred of graphVariables(declaration.initializer).values()) if (referred) search(referred, namespace);
+      for (const referred of graphVariables(declaration.initializer).values()) if (referred) search(referred, namespace, path);
       return;
     }
     for (const { node, variable, declaration: inner } of added) {
-      const path = [...namespace, node];
-      result.push({ namespace: path.join("|"), variable });
-      if (inner) search(inner, path);
+      result.push({ namespace: [...namespace, node].join("|"), variable });
+      if (inner) search(inner, [...namespace, node], path);
     }
   };
-  search(root, []);
+  search(root, [], new Set());
   return result;
 }
 
