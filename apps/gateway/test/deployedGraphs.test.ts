@@ -14,12 +14,12 @@ const newThread = async () => (await gateway.post("/threads", {}, tenant)).json(
 describe("deployed graphs (langgraph.json)", () => {
   it("answers /ok and /info, naming every graph it serves", async () => {
     expect((await gateway.get("/ok")).json()).toEqual({ ok: true });
-    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made"], node_version: "20", flags: { assistants: true } });
+    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made", "annotated"], node_version: "20", flags: { assistants: true } });
   });
 
   it("gives each graph a default assistant, its config from LANGGRAPH_CONFIG, that its graph id names", async () => {
     const found = (await gateway.post("/assistants/search", { metadata: { created_by: "system" } }, tenant)).json() as Array<Record<string, unknown>>;
-    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["counter", "made", "react"]);
+    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["annotated", "counter", "made", "react"]);
     expect(found.find((assistant) => assistant.graph_id === "counter")).toMatchObject({ name: "counter", config: { configurable: { who: "the operator" } } });
     const byGraphId = await gateway.get("/assistants/counter", tenant);
     expect(byGraphId.json()).toMatchObject({ graph_id: "counter", assistant_id: found.find((assistant) => assistant.graph_id === "counter")!.assistant_id });

@@ -2,8 +2,10 @@ import { type AssistantGraph, type DeployedGraphs, GraphNotFoundError } from "@a
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { ConfigError } from "../configError";
+import type { TypeSchemas } from "./graphTypeSchemas";
 import type { LanggraphDeployment, ModuleExport } from "./langgraphConfig";
 import { importBeside, importExport } from "./operatorModules";
+import { typeSchemasInWorker } from "./typeSchemasInWorker";
 
 /** A compiled graph as the catalogue handles it: whichever copy of LangGraph built it. */
 interface CompiledGraphLike {
@@ -30,6 +32,13 @@ export interface GraphSchemas {
   context_schema: unknown;
 }
 
+/**
+ * A subgraph's schemas (`GET /assistants/{id}/subgraphs`), named both as the LangGraph JS server
+ * answers them (`state`, `input`, `output`, `config`) and as the SDK's `Subgraphs` type declares them
+ * (`state_schema`, …), so that clients of either read them.
+ */
+export type SubgraphSchemas = GraphSchemas & { state: unknown; input: unknown; output: unknown; config: unknown };
+
 const isCompiled = (value: unknown): value is CompiledGraphLike =>
   typeof value === "object" && value !== null && typeof (value as { builder?: unknown }).builder === "object" && (value as { builder?: unknown }).builder !== null;
 
@@ -52,6 +61,8 @@ function compiledOf(value: unknown): CompiledGraphLike {
  */
 export class DeployedGraphCatalog implements DeployedGraphs {
   private readonly readers = new Map<string, Promise<CompiledGraphLike>>();
+  /** Each graph's schemas from its TypeScript types, by namespace: worked out once, when first asked for. */
+  private readonly typeSchemas = new Map<string, Promise<Record<string, TypeSchemas>>>();
 
   private constructor(
     private readonly graphs: ReadonlyMap<string, DeployedGraph>,
@@ -98,18 +109,41 @@ export class DeployedGraphCatalog implements DeployedGraphs {
     return (await graph.getGraphAsync(xray === undefined ? {} : { xray })).toJSON();
   }
 
-  /** The graph's JSON schemas, from its zod or `StateSchema` state (an `Annotation` state has none). */
+  /**
+   * The graph's JSON schemas: from its zod or `StateSchema` state, or else (an `Annotation` state) from
+   * its TypeScript types, as the platform falls back to them. Null where neither gives one.
+   */
   async schemas(graphId: string): Promise<GraphSchemas> {
-    return this.schemasOf(this.graphs.get(graphId)!.source.file, await this.plainGraphOf(graphId));
+    const runtime = await this.schemasOf(this.graphs.get(graphId)!.source.file, await this.plainGraphOf(graphId));
+    return hasAny(runtime) ? runtime : schemasOfTypes((await this.typeSchemasOf(graphId))[""]);
   }
 
-  /** The schemas of the graph's subgraphs, by namespace (`parent|child` with `recurse`). */
-  async subgraphSchemas(graphId: string, namespace?: string, recurse = false): Promise<Record<string, GraphSchemas>> {
+  /** The schemas of the graph's subgraphs, by namespace (`parent|child` with `recurse`), found as the graph's own are. */
+  async subgraphSchemas(graphId: string, namespace?: string, recurse = false): Promise<Record<string, SubgraphSchemas>> {
     const file = this.graphs.get(graphId)!.source.file;
     const graph = await this.plainGraphOf(graphId);
-    const result: Record<string, GraphSchemas> = {};
-    for await (const [name, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) result[name] = await this.schemasOf(file, subgraph);
+    const result: Record<string, SubgraphSchemas> = {};
+    for await (const [name, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
+      const runtime = await this.schemasOf(file, subgraph);
+      const schemas = hasAny(runtime) ? runtime : schemasOfTypes((await this.typeSchemasOf(graphId))[name]);
+      result[name] = { ...schemas, state: schemas.state_schema, input: schemas.input_schema, output: schemas.output_schema, config: schemas.config_schema };
+    }
     return result;
+  }
+
+  /** The graph's schemas from its types; none (`{}`) when they cannot be worked out, asked again next time. */
+  private async typeSchemasOf(graphId: string): Promise<Record<string, TypeSchemas>> {
+    let schemas = this.typeSchemas.get(graphId);
+    if (!schemas) {
+      schemas = typeSchemasInWorker(this.graphs.get(graphId)!.source);
+      this.typeSchemas.set(graphId, schemas);
+    }
+    try {
+      return await schemas;
+    } catch {
+      if (this.typeSchemas.get(graphId) === schemas) this.typeSchemas.delete(graphId);
+      return {};
+    }
   }
 
   private async plainGraphOf(graphId: string): Promise<CompiledGraphLike> {
@@ -151,6 +185,17 @@ export class DeployedGraphCatalog implements DeployedGraphs {
     return { input_schema: schemaOf("getInputTypeSchema"), output_schema: schemaOf("getOutputTypeSchema"), state_schema: schemaOf("getStateTypeSchema"), config_schema: config, context_schema: config };
   }
 }
+
+const hasAny = (schemas: GraphSchemas) => Object.values(schemas).some((schema) => schema !== null);
+
+// LangGraph JS cannot tell a context schema from a config schema: both are the config's type, as on the platform.
+const schemasOfTypes = (types: TypeSchemas | undefined): GraphSchemas => ({
+  input_schema: types?.input ?? null,
+  output_schema: types?.output ?? null,
+  state_schema: types?.state ?? null,
+  config_schema: types?.config ?? null,
+  context_schema: types?.config ?? null,
+});
 
 function loadFailureOf(error: unknown): string {
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
