@@ -39,7 +39,8 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(page.assistants.map((assistant) => assistant.name)).toEqual(["Echo"]);
     expect(page.next).toBe("1");
     expect((await client.assistants.search({ metadata: { tier: "gold" } })).map((assistant) => assistant.assistant_id)).toEqual(["helper"]);
-    expect(await client.assistants.count({ graphId: GRAPH })).toBe(2);
+    // Echo, helper, and the graph's default assistant (as LangGraph Platform makes one per graph).
+    expect(await client.assistants.count({ graphId: GRAPH })).toBe(3);
     expect(await client.assistants.count({ name: "helper" })).toBe(1);
 
     const graph = await client.assistants.getGraph("helper");
@@ -72,7 +73,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(await refusal(client.threads.get("t-1"))).toEqual({ status: 404, body: { detail: "Thread t-1 not found", code: "NOT_FOUND" } });
   });
 
-  it("streams a run in each mode: metadata first with the run id, the mode's events, then end", async () => {
+  it("streams a run in each mode: metadata first with the run id, the mode's events, to the close", async () => {
     const { client, assistantId } = await setUp("stream-modes");
     const { thread_id } = await client.threads.create();
     const created: string[] = [];
@@ -84,27 +85,27 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
       }),
     );
     expect(all[0]).toEqual({ event: "metadata", data: { run_id: created[0], thread_id } });
-    expect(eventNames(all)).toEqual(["metadata", "values", "messages", "messages", "messages", "messages", "updates", "values", "end"]);
+    expect(eventNames(all)).toEqual(["metadata", "values", "messages", "messages", "messages", "messages", "updates", "values"]);
     const tokens = all.filter((event) => event.event === "messages").map((event) => (event.data as [{ content: string }, unknown])[0].content);
     expect(tokens.join("")).toBe("echo: hello big world");
     const [, metadata] = all[2].data as [unknown, Record<string, unknown>];
     expect(metadata).toMatchObject({ langgraph_node: "agent", thread_id, run_id: created[0] });
-    expect(transcript(all.at(-2)!.data)).toEqual(["human:hello big world", "ai:echo: hello big world"]);
+    expect(transcript(all.at(-1)!.data)).toEqual(["human:hello big world", "ai:echo: hello big world"]);
 
     const updates = await collect(client.runs.stream(thread_id, assistantId, { input: say('/tool echo {"text":"ping"}'), streamMode: "updates" }));
-    expect(eventNames(updates)).toEqual(["metadata", "updates", "updates", "updates", "end"]);
+    expect(eventNames(updates)).toEqual(["metadata", "updates", "updates", "updates"]);
     expect(updates.slice(1, 4).map((event) => Object.keys(event.data as object)[0])).toEqual(["agent", "tools", "agent"]);
 
     // The default is values; `custom` is accepted, and the built-in graph emits no custom events.
-    expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("again") })))).toEqual(["metadata", "values", "values", "end"]);
-    expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("quiet"), streamMode: "custom" })))).toEqual(["metadata", "end"]);
+    expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("again") })))).toEqual(["metadata", "values", "values"]);
+    expect(eventNames(await collect(client.runs.stream(thread_id, assistantId, { input: say("quiet"), streamMode: "custom" })))).toEqual(["metadata"]);
   });
 
   it("stream mode messages: LangGraph Platform's messages/metadata, messages/partial (the message so far) and messages/complete (each message once)", async () => {
     const { client, assistantId } = await setUp("messages-mode");
     const { thread_id } = await client.threads.create();
     const events = await collect(client.runs.stream(thread_id, assistantId, { input: say("hello big world"), streamMode: "messages" }));
-    expect(eventNames(events)).toEqual(["metadata", "messages/complete", "messages/metadata", ...Array(4).fill("messages/partial"), "messages/complete", "end"]);
+    expect(eventNames(events)).toEqual(["metadata", "messages/complete", "messages/metadata", ...Array(4).fill("messages/partial"), "messages/complete"]);
     const [human] = events[1].data as Array<{ type: string; content: string; id: string }>;
     expect(human).toMatchObject({ type: "human", content: "hello big world" });
     const answerId = Object.keys(events[2].data as object)[0];
@@ -137,11 +138,11 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(transcript(joined).slice(-2)).toEqual(["human:second", "ai:echo: second"]);
 
     const whole = await collect(client.runs.joinStream(thread_id, run.run_id));
-    expect(eventNames(whole)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(eventNames(whole)).toEqual(["metadata", "values", "updates", "values"]);
     const onlyUpdates = await collect(client.runs.joinStream(thread_id, run.run_id, { streamMode: "updates" }));
-    expect(eventNames(onlyUpdates)).toEqual(["metadata", "updates", "end"]);
+    expect(eventNames(onlyUpdates)).toEqual(["metadata", "updates"]);
     const afterFirst = await collect(client.runs.joinStream(thread_id, run.run_id, { lastEventId: whole[1].id }));
-    expect(eventNames(afterFirst)).toEqual(["updates", "values", "end"]);
+    expect(eventNames(afterFirst)).toEqual(["updates", "values"]);
 
     const runs = await client.runs.list(thread_id);
     expect(runs.map((listed) => [listed.run_id === run.run_id, listed.status])).toEqual([
@@ -156,7 +157,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     const { client, assistantId } = await setUp("interrupts");
     const { thread_id } = await client.threads.create();
     const asked = await collect(client.runs.stream(thread_id, assistantId, { input: say("/interrupt which colour?"), streamMode: ["values", "updates"] }));
-    const [interrupt] = (asked.at(-2)!.data as { __interrupt__: Array<{ id: string; value: unknown }> }).__interrupt__;
+    const [interrupt] = (asked.at(-1)!.data as { __interrupt__: Array<{ id: string; value: unknown }> }).__interrupt__;
     expect(interrupt).toEqual({ id: expect.any(String), value: "which colour?" });
     expect(asked.find((event) => event.event === "updates" && "__interrupt__" in (event.data as object))).toBeDefined();
 
@@ -167,7 +168,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect((await client.runs.list(thread_id)).map((run) => run.status)).toEqual(["success"]);
 
     const answered = await collect(client.runs.stream(thread_id, assistantId, { command: { resume: "blue" }, streamMode: "updates" }));
-    expect(answered.slice(1, -1).map((event) => Object.keys(event.data as object)[0])).toEqual(["tools", "agent"]);
+    expect(answered.slice(1).map((event) => Object.keys(event.data as object)[0])).toEqual(["tools", "agent"]);
     expect((await client.threads.get(thread_id)).status).toBe("idle");
 
     const again = await client.runs.wait(thread_id, assistantId, { input: say("/interrupt and now?") });
@@ -184,7 +185,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(transcript(updated)).toEqual(["human:first", "ai:echo: first", "human:added", "ai:echo: added"]);
     // Without goto the graph has nothing to run: the state is updated, no node runs.
     const streamed = await collect(client.runs.stream(thread_id, assistantId, { command: { update: { messages: [{ role: "user", content: "noted" }] } }, streamMode: "updates" }));
-    expect(eventNames(streamed)).toEqual(["metadata", "end"]);
+    expect(eventNames(streamed)).toEqual(["metadata"]);
     expect(transcript((await client.threads.getState(thread_id)).values).slice(-2)).toEqual(["ai:echo: added", "human:noted"]);
     expect(await refusal(client.runs.create(thread_id, assistantId, { command: { goto: "planner" } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { command: { update: { messages: [{ role: "wizard", content: "x" }] } } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
@@ -296,17 +297,17 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
   it("stateless runs: streamed and waited on a thread of their own, which is deleted afterwards", async () => {
     const { client, assistantId } = await setUp("stateless");
     const streamed = await collect(client.runs.stream(null, assistantId, { input: say("alone"), streamMode: "updates" }));
-    expect(eventNames(streamed)).toEqual(["metadata", "updates", "end"]);
+    expect(eventNames(streamed)).toEqual(["metadata", "updates"]);
     const { thread_id } = streamed[0].data as { thread_id: string };
     await expect.poll(() => refusal(client.threads.get(thread_id)).then((refused) => refused.status), { timeout: 15_000 }).toBe(404);
     expect(transcript(await client.runs.wait(null, assistantId, { input: say("alone again") }))).toEqual(["human:alone again", "ai:echo: alone again"]);
   });
 
-  it("errors: a failed run streams error then end, and wait raises it; bad input and what is not supported answer 422 with detail", async () => {
+  it("errors: a failed run streams error and closes, and wait raises it; bad input and what is not supported answer 422 with detail", async () => {
     const { client, assistantId } = await setUp("errors");
     const { thread_id } = await client.threads.create();
     const failed = await collect(client.runs.stream(thread_id, assistantId, { input: say("/fail out of ideas"), streamMode: "updates" }));
-    expect(eventNames(failed)).toEqual(["metadata", "error", "end"]);
+    expect(eventNames(failed)).toEqual(["metadata", "error"]);
     expect(failed[1].data).toEqual({ error: "Error", message: "out of ideas" });
     await expect(client.runs.wait(thread_id, assistantId, { input: say("/fail again") })).rejects.toThrow("Error: again");
     expect((await client.threads.get(thread_id)).status).toBe("error");
@@ -319,8 +320,8 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: say("x"), webhook: "http://127.0.0.1:9/hook" }))).toMatchObject({ status: 400, body: { code: "BASE_URL_NOT_ALLOWED" } });
     expect(await refusal(client.runs.create(thread_id, assistantId, { input: { messages: [{ role: "wizard", content: "x" }] } }))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
     expect(await refusal(client.assistants.create({ graphId: "planner" }))).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
-    // A route of the platform's the gateway lacks answers 404 in LangGraph's shape.
-    expect(await refusal(client.assistants.getSubgraphs(assistantId))).toEqual({ status: 404, body: { detail: `Route GET /assistants/${assistantId}/subgraphs not found`, code: "NOT_FOUND" } });
+    // The ReAct graph has no subgraphs.
+    expect(await client.assistants.getSubgraphs(assistantId)).toEqual({});
     // Nothing was queued by the refused runs.
     expect(await client.runs.list(thread_id)).toHaveLength(2);
   });
@@ -337,7 +338,8 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
     expect(await refusal(stranger.runs.wait(thread_id, assistantId, { input: say("let me in") }))).toMatchObject({ status: 404 });
     expect(await refusal(collect(stranger.runs.joinStream(thread_id, "any-run")))).toMatchObject({ status: 404 });
     expect(await stranger.threads.search({ metadata: { secret: "of this tenant" } })).toEqual([]);
-    expect(await stranger.assistants.count()).toBe(0);
+    // The stranger's own default assistant alone.
+    expect(await stranger.assistants.count()).toBe(1);
 
     const viaHeader = await sdkClient(target().url, tenant, { anonymous: true, headers: { authorization: `Bearer ${await tokenFor(tenant)}` } });
     expect(transcript((await viaHeader.threads.get(thread_id)).values)).toEqual(["human:private", "ai:echo: private"]);

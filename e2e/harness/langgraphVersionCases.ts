@@ -51,11 +51,11 @@ export function langgraphVersionConformance(target: () => LanggraphTarget): void
       break;
     }
     const whole = await collect(client.runs.joinStream(null, runId));
-    expect(eventNames(whole)).toEqual(["metadata", "values", "updates", "values", "end"]);
+    expect(eventNames(whole)).toEqual(["metadata", "values", "updates", "values"]);
     expect(whole[0]!.data).toMatchObject({ run_id: runId });
     const afterFirst = await collect(client.runs.joinStream(null, runId, { lastEventId: whole[1]!.id }));
-    expect(eventNames(afterFirst)).toEqual(["updates", "values", "end"]);
-    expect(eventNames(await collect(client.runs.joinStream(null, runId, { streamMode: "updates" })))).toEqual(["metadata", "updates", "end"]);
+    expect(eventNames(afterFirst)).toEqual(["updates", "values"]);
+    expect(eventNames(await collect(client.runs.joinStream(null, runId, { streamMode: "updates" })))).toEqual(["metadata", "updates"]);
     const stranger = await sdkClient(target().url, freshTenant("threadless-stranger"));
     await expect(collect(stranger.runs.joinStream(null, runId))).rejects.toThrow(/404|not found/i);
   });

@@ -257,6 +257,8 @@ const CASES: Record<string, RouteCase> = {
   "DELETE /assistants/:assistant_id": { url: () => "/assistants/a-assistant-only", foreign: notFound },
   "GET /assistants/:assistant_id/graph": { url: () => "/assistants/a-assistant-only/graph", foreign: notFound },
   "GET /assistants/:assistant_id/schemas": { url: () => "/assistants/a-assistant-only/schemas", foreign: notFound },
+  "GET /assistants/:assistant_id/subgraphs": { url: () => "/assistants/a-assistant-only/subgraphs", foreign: notFound },
+  "GET /assistants/:assistant_id/subgraphs/:namespace": { url: () => "/assistants/a-assistant-only/subgraphs/child", foreign: notFound },
   "POST /assistants/:assistant_id/versions": { url: () => "/assistants/a-assistant-only/versions", body: () => ({}), foreign: notFound },
   "POST /assistants/:assistant_id/latest": { url: () => "/assistants/a-assistant-only/latest", body: () => ({ version: 1 }), foreign: notFound },
   "POST /threads": {

@@ -105,6 +105,7 @@ describe("POST /internal/truncate (a development gateway: in memory, authenticat
     expect((await gateway.get(`/threads/${thread}`, headers)).statusCode).toBe(404);
     expect((await gateway.post("/store/namespaces", {}, headers)).json()).toEqual({ namespaces: [] });
     const left = (await gateway.post("/assistants/search", {}, headers)).json() as Array<{ metadata: Record<string, unknown> }>;
-    expect(left.map((assistant) => assistant.metadata.created_by)).toEqual(["system", "system", "system"]);
+    const graphs = (await gateway.get("/info")).json().graphs as string[];
+    expect(left.map((assistant) => assistant.metadata.created_by)).toEqual(graphs.map(() => "system"));
   });
 });

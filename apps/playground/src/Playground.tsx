@@ -78,8 +78,12 @@ export function Playground() {
   );
 }
 
-/** The tenant's assistants, newest first; a starter one when it has none yet. */
+/**
+ * The tenant's own assistants, newest first; a starter one when it has none yet. The graph's default
+ * assistant (`created_by: "system"`, no tools) is left out: the starter shows more.
+ */
 async function loadAssistants(client: Client): Promise<AssistantChoice[]> {
   const found = await client.assistants.search({ graphId: GRAPH, limit: 100, sortBy: "created_at", sortOrder: "desc" });
-  return found.length > 0 ? found : [await client.assistants.create(STARTER_ASSISTANT)];
+  const own = found.filter((assistant) => assistant.metadata?.created_by !== "system");
+  return own.length > 0 ? own : [await client.assistants.create(STARTER_ASSISTANT)];
 }

@@ -39,6 +39,14 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
       expect((await store.listAssistants(tenant, { limit: 100 })).items.map((assistant) => assistant.id)).toEqual(["a1", minimal.id]);
     });
 
+    it("keeps the graph an assistant runs, the ReAct agent's or a deployed one's, through updates and versions", async () => {
+      const tenant = fresh("tenant");
+      await store.createAssistant(tenant, { ...request("g1"), graph: "my_graph" });
+      expect((await store.getAssistant(tenant, "g1"))?.graph).toBe("my_graph");
+      await store.updateAssistant(tenant, "g1", { graph: "other.graph-2" });
+      expect((await store.listAssistantVersions(tenant, "g1", { limit: 10, offset: 0 }))?.map((version) => version.graph)).toEqual(["other.graph-2", "my_graph"]);
+    });
+
     it("keeps only known model settings", async () => {
       const tenant = fresh("tenant");
       const created = await store.createAssistant(tenant, { name: "x", model: { provider: "openai", stray: "dropped" } as never });
@@ -182,7 +190,9 @@ export function assistantStoreContract(name: string, makeStore: () => Promise<As
     it.each<[string, (store: AssistantStore, tenant: string) => Promise<unknown>]>([
       ["an empty tenant", (s) => s.createAssistant("", request("x"))],
       ["an empty name", (s, t) => s.createAssistant(t, { ...request("x"), name: "" })],
-      ["an unknown graph", (s, t) => s.createAssistant(t, { ...request("x"), graph: "plan" as "react" })],
+      // Which graphs exist is the gateway's to check (its deployment): a store refuses only ids no graph could have.
+      ["an empty graph id", (s, t) => s.createAssistant(t, { ...request("x"), graph: "" })],
+      ["a graph id over 128 characters", (s, t) => s.createAssistant(t, { ...request("x"), graph: "g".repeat(129) })],
       ["a model without provider", (s, t) => s.createAssistant(t, { ...request("x"), model: {} as never })],
       ["a negative temperature", (s, t) => s.createAssistant(t, { ...request("x"), model: { provider: "p", temperature: -1 } })],
       ["tools that are no list", (s, t) => s.createAssistant(t, { ...request("x"), tools: "search" as never })],
