@@ -163,9 +163,9 @@ export class DeployedGraphCatalog implements DeployedGraphs {
     return reader;
   }
 
-  /** A graph compiled without a saver gets the gateway's; one compiled with `checkpointer: false` keeps none. */
+  /** The gateway's saver replaces whatever the graph was compiled with, as on LangGraph Platform: threads live in the gateway's stores. */
   private withSaver(graph: CompiledGraphLike): AssistantGraph {
-    if (graph.checkpointer === undefined || graph.checkpointer === null) graph.checkpointer = this.checkpointer;
+    graph.checkpointer = this.checkpointer;
     // The runtime drives every graph as it drives the ReAct graph; the state it reads is the graph's own.
     return graph as unknown as AssistantGraph;
   }
