@@ -3,14 +3,20 @@ import { configDefaults, defineConfig } from "vitest/config";
 // One module graph per worker (isolate: false): loading it anew for each file took 48 s, 5 s so. No
 // file mocks a module or keeps state between files but in what it starts, which it stops.
 //
-// Two files at a time: each file has its own databases (createTestDatabase), replicas on free ports
-// (PORT=0) and nginx/pgbouncer/verdaccio on free ports, and the scenarios mostly wait on leases,
-// timers and child processes, so two of them fit on two cores (the serial run used about a third of
-// them). The one file that touches the shared checkout, the README's `scripts/start.sh` (its install
-// and build may rewrite dist/, which every replica is started from), runs alone after the others.
-// E2E_MAX_WORKERS=1 runs every file one at a time, as before.
+// Three projects, run in this order by `vitest run` (scripts/test.sh runs `release` beside the
+// gateway's unit tests, then the others):
+// - release: the files that create no test database: the release pipeline (packing, publishing to a
+//   local registry, turbo's cache, changesets, each in a temporary copy or folder) and scenario 24 in
+//   memory;
+// - scenarios: every other scenario. Each file has its own databases (createTestDatabase), replicas
+//   on free ports (PORT=0) and nginx/pgbouncer on free ports, and mostly waits on leases, timers and
+//   child processes, so two files run at a time; more would pass PostgreSQL's 100 connections;
+// - checkout: the README's `scripts/start.sh`, alone and last: its install and build rewrite dist/ in
+//   the checkout, which every replica is started from.
+// E2E_MAX_WORKERS=1 runs the files one at a time, as before.
 const maxWorkers = Number(process.env.E2E_MAX_WORKERS ?? 2);
 const CHECKOUT = ["release/startScript.test.ts"];
+const RELEASE = ["release/**/*.test.ts", "scenarios/24-langgraph-sdk.test.ts"];
 
 const shared = {
   isolate: false,
@@ -24,8 +30,8 @@ export default defineConfig({
       {
         test: {
           ...shared,
-          name: "e2e",
-          include: ["scenarios/**/*.test.ts", "release/**/*.test.ts"],
+          name: "release",
+          include: RELEASE,
           exclude: [...configDefaults.exclude, ...CHECKOUT],
           maxWorkers,
           sequence: { groupOrder: 0 },
@@ -34,10 +40,20 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          name: "scenarios",
+          include: ["scenarios/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...RELEASE],
+          maxWorkers,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...shared,
           name: "checkout",
           include: CHECKOUT,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -34,18 +34,32 @@ pnpm build --output-logs=errors-only
 phase_done "build"
 
 status=0
-echo "==> unit and integration tests"
-# The gateway's suite (the longest, two vitest workers) beside the other packages' (one package at a
-# time), rather than all in a row: each file has its own databases and ports. --only: everything is
-# built above, and a build task replaying its cache would rewrite dist/ under running tests.
+# The tests in three streams, so that their waits overlap:
+#   the gateway's unit tests (the longest package: two vitest workers)
+#   beside: the other packages' (one at a time), then the e2e files that create no test database;
+#   then the e2e scenarios (two files at a time), then the README's start script (alone: it rewrites dist/).
+# Every file has its own databases and ports. `turbo run test --only`: everything is built above, and a
+# build task replaying its cache could rewrite dist/ under running tests.
+e2e() {
+  local project="$1"
+  (cd e2e && pnpm exec vitest run --project "$project" --reporter=default --reporter=json --outputFile.json="test-results/$project.json")
+}
+echo "==> unit and integration tests, and the e2e files without a database"
 pnpm exec turbo run test --only --continue --filter=@axiom-lattice/gateway &
 gateway_tests=$!
 pnpm exec turbo run test --only --continue --concurrency=1 --filter='!@axiom-lattice/gateway' || status=1
+phase_done "unit (other packages)"
+echo "==> e2e: release pipeline and scenario 24 in memory"
+e2e release || status=1
+phase_done "e2e: release (beside gateway)"
 wait "$gateway_tests" || status=1
-phase_done "unit and integration tests"
-echo "==> e2e"
-pnpm e2e || status=1
-phase_done "e2e"
+phase_done "unit (gateway, rest of it)"
+echo "==> e2e: scenarios"
+e2e scenarios || status=1
+phase_done "e2e: scenarios"
+echo "==> e2e: scripts/start.sh"
+e2e checkout || status=1
+phase_done "e2e: scripts/start.sh"
 
 echo "==> time per phase"
 printf '%s\n' "${phases[@]}"
