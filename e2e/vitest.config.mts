@@ -11,11 +11,13 @@ import { configDefaults, defineConfig } from "vitest/config";
 // - scenarios: every other scenario. Each file has its own databases (createTestDatabase), replicas
 //   on free ports (PORT=0) and nginx/pgbouncer on free ports, and mostly waits on leases, timers and
 //   child processes, so two files run at a time; more would pass PostgreSQL's 100 connections;
-// - checkout: the README's `scripts/start.sh`, alone and last: its install and build rewrite dist/ in
-//   the checkout, which every replica is started from.
+// - alone: one file at a time, last. The README's `scripts/start.sh`: its install and build rewrite
+//   dist/ in the checkout, which every replica is started from. Scenario 28: it sends three messages
+//   to the replica it will pause, which must take all three, and a peer steps in when the enqueuing
+//   replica has not taken a thread within 100 ms (PEER_WAKE_DELAY_MS), as a file beside it can make it.
 // E2E_MAX_WORKERS=1 runs the files one at a time, as before.
 const maxWorkers = Number(process.env.E2E_MAX_WORKERS ?? 2);
-const CHECKOUT = ["release/startScript.test.ts"];
+const ALONE = ["release/startScript.test.ts", "scenarios/28-paused-replica.test.ts"];
 const RELEASE = ["release/**/*.test.ts", "scenarios/24-langgraph-sdk.test.ts"];
 
 const shared = {
@@ -32,7 +34,7 @@ export default defineConfig({
           ...shared,
           name: "release",
           include: RELEASE,
-          exclude: [...configDefaults.exclude, ...CHECKOUT],
+          exclude: [...configDefaults.exclude, ...ALONE],
           maxWorkers,
           sequence: { groupOrder: 0 },
         },
@@ -42,7 +44,7 @@ export default defineConfig({
           ...shared,
           name: "scenarios",
           include: ["scenarios/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...RELEASE],
+          exclude: [...configDefaults.exclude, ...RELEASE, ...ALONE],
           maxWorkers,
           sequence: { groupOrder: 1 },
         },
@@ -50,8 +52,8 @@ export default defineConfig({
       {
         test: {
           ...shared,
-          name: "checkout",
-          include: CHECKOUT,
+          name: "alone",
+          include: ALONE,
           maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
