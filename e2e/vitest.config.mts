@@ -1,14 +1,63 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
-// One module graph for the run (isolate: false): loading it anew for each file took 48 s, 5 s so. No
+// One module graph per worker (isolate: false): loading it anew for each file took 48 s, 5 s so. No
 // file mocks a module or keeps state between files but in what it starts, which it stops.
+//
+// Three projects, run in this order by `vitest run` (scripts/test.sh runs `release` beside the
+// gateway's unit tests, then the others):
+// - release: the files that create no test database: the release pipeline (packing, publishing to a
+//   local registry, turbo's cache, changesets, each in a temporary copy or folder) and scenario 24 in
+//   memory;
+// - scenarios: every other scenario. Each file has its own databases (createTestDatabase), replicas
+//   on free ports (PORT=0) and nginx/pgbouncer on free ports, and mostly waits on leases, timers and
+//   child processes, so two files run at a time; more would pass PostgreSQL's 100 connections;
+// - alone: one file at a time, last. The README's `scripts/start.sh`: its install and build rewrite
+//   dist/ in the checkout, which every replica is started from. Scenario 28: it sends three messages
+//   to the replica it will pause, which must take all three, and a peer steps in when the enqueuing
+//   replica has not taken a thread within 100 ms (PEER_WAKE_DELAY_MS), as a file beside it can make it.
+// E2E_MAX_WORKERS=1 runs the files one at a time, as before.
+const maxWorkers = Number(process.env.E2E_MAX_WORKERS ?? 2);
+const ALONE = ["release/startScript.test.ts", "scenarios/28-paused-replica.test.ts"];
+const RELEASE = ["release/**/*.test.ts", "scenarios/24-langgraph-sdk.test.ts"];
+
+const shared = {
+  isolate: false,
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
-    include: ["scenarios/**/*.test.ts", "release/**/*.test.ts"],
-    // Scenarios start real processes; running them one at a time keeps 2-core machines honest.
-    fileParallelism: false,
-    isolate: false,
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: "release",
+          include: RELEASE,
+          exclude: [...configDefaults.exclude, ...ALONE],
+          maxWorkers,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "scenarios",
+          include: ["scenarios/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...RELEASE, ...ALONE],
+          maxWorkers,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: "alone",
+          include: ALONE,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 });

@@ -34,12 +34,32 @@ pnpm build --output-logs=errors-only
 phase_done "build"
 
 status=0
-echo "==> unit and integration tests"
-pnpm test --continue || status=1
-phase_done "unit and integration tests"
-echo "==> e2e"
-pnpm e2e || status=1
-phase_done "e2e"
+# The tests in three streams, so that their waits overlap:
+#   the gateway's unit tests (the longest package: two vitest workers)
+#   beside: the other packages' (one at a time), then the e2e files that create no test database;
+#   then the e2e scenarios (two files at a time), then the two e2e files that run alone (e2e/vitest.config.mts says why).
+# Every file has its own databases and ports. `turbo run test --only`: everything is built above, and a
+# build task replaying its cache could rewrite dist/ under running tests.
+e2e() {
+  local project="$1"
+  (cd e2e && pnpm exec vitest run --project "$project" --reporter=default --reporter=json --outputFile.json="test-results/$project.json")
+}
+echo "==> unit and integration tests, and the e2e files without a database"
+pnpm exec turbo run test --only --continue --filter=@axiom-lattice/gateway &
+gateway_tests=$!
+pnpm exec turbo run test --only --continue --concurrency=1 --filter='!@axiom-lattice/gateway' || status=1
+phase_done "unit (other packages)"
+echo "==> e2e: release pipeline and scenario 24 in memory"
+e2e release || status=1
+phase_done "e2e: release (beside gateway)"
+wait "$gateway_tests" || status=1
+phase_done "unit (gateway, rest of it)"
+echo "==> e2e: scenarios"
+e2e scenarios || status=1
+phase_done "e2e: scenarios"
+echo "==> e2e: the files that run alone (scripts/start.sh, scenario 28)"
+e2e alone || status=1
+phase_done "e2e: alone"
 
 echo "==> time per phase"
 printf '%s\n' "${phases[@]}"
