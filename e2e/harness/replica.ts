@@ -30,6 +30,9 @@ export class Replica {
         // on one PostgreSQL (100 connections), and a replica's pool grown in a burst gives its
         // connections back soon after. A test's env may set it otherwise.
         DATABASE_IDLE_TIMEOUT_MS: "5000",
+        // For the same reason, at most 6 pooled connections a replica (the default is 10): two files of
+        // three or four replicas each, with their restarts, stayed under 100 only so.
+        DATABASE_POOL_MAX: "6",
         ...AUTH_ENV,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         ...env,
