@@ -161,7 +161,8 @@ describe("gap-free reading", () => {
     expect(poller.stats().horizonAgeMs).toBeGreaterThan(0);
 
     await a.query("COMMIT");
-    await eventually("A and B", async () => received.length === 2, { timeoutMs: 1_000 });
+    // Within half the 5 s poll interval: never left to the next regular poll.
+    await eventually("A and B", async () => received.length === 2, { timeoutMs: 2_500 });
     expect(received.map((event) => event.payload)).toEqual([{ name: "A" }, { name: "B" }]);
     expect(received.map((event) => event.id)).toEqual([eventA.id, eventB.id]);
     await settled();

@@ -52,6 +52,12 @@ async function quiet(): Promise<void> {
   }, { intervalMs: 250 });
 }
 
+/**
+ * How soon a NOTIFY must deliver: half the fallback poll's 5 s, so only a NOTIFY explains it, with
+ * room for a busy machine (1 s was missed on two loaded cores running other suites beside).
+ */
+const WAKE_UP_BOUND_MS = 2_500;
+
 /** Appends ping `n` and resolves with how long it took to reach the handler (bounded by `withinMs`). */
 async function ping(n: number, withinMs: number): Promise<number> {
   const sentAt = Date.now();
@@ -61,19 +67,19 @@ async function ping(n: number, withinMs: number): Promise<number> {
 }
 
 describe("outbox wake-ups", () => {
-  it("delivers a foreign event in well under a second although the fallback poll is 5 s away", async () => {
+  it("delivers a foreign event within 2.5 s, well before the fallback poll 5 s away", async () => {
     await db.listener.awaitListening();
     await quiet();
-    expect(await ping(1, 1_000)).toBeLessThan(1_000);
+    expect(await ping(1, WAKE_UP_BOUND_MS)).toBeLessThan(WAKE_UP_BOUND_MS);
   });
 
   it("re-LISTENs after its connection is killed server-side, and wake-ups resume", async () => {
     for (let round = 2; round <= 3; round += 1) {
       await db.listener.killAndAwaitRelisten();
       // Let the catch-up poll that follows a re-LISTEN finish, so only a NOTIFY can explain a
-      // delivery within a second (the fallback is 5 s away).
+      // delivery within the bound (the fallback is 5 s away).
       await quiet();
-      expect(await ping(round, 1_000)).toBeLessThan(1_000);
+      expect(await ping(round, WAKE_UP_BOUND_MS)).toBeLessThan(WAKE_UP_BOUND_MS);
     }
     expect(poller.stats()).toMatchObject({ delivered: 3, failed: 0 });
     expect(db.warnings.filter((msg) => msg.includes("notification connection lost"))).toHaveLength(2);

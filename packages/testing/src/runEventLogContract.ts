@@ -78,10 +78,12 @@ export function runEventLogContract(name: string, makeStore: () => Promise<RunEv
       const old = freshRun();
       const recent = freshRun();
       await store.append(old, words(0, 2));
-      await sleep(50);
+      // A retention the old events are well past and the recent ones well within, also when a busy
+      // machine delays the calls between the append and the prune.
+      await sleep(1_000);
       await store.append(recent, words(0, 2));
       expect(await store.pruneOlderThan(60_000)).toBe(0);
-      expect(await store.pruneOlderThan(25)).toBeGreaterThanOrEqual(2);
+      expect(await store.pruneOlderThan(500)).toBeGreaterThanOrEqual(2);
       expect(await store.read(old, -1, 100)).toEqual([]);
       expect(await store.read(recent, -1, 100)).toHaveLength(2);
     });
