@@ -26,13 +26,11 @@ export class Replica {
         HOST: "127.0.0.1",
         LOG_LEVEL: "info",
         AXIOM_REPLICA_ID: replicaId,
-        // Idle pooled connections closed after 5 s rather than 30 s: two scenario files run at once
-        // on one PostgreSQL (100 connections), and a replica's pool grown in a burst gives its
-        // connections back soon after. A test's env may set it otherwise.
-        DATABASE_IDLE_TIMEOUT_MS: "5000",
-        // For the same reason, at most 6 pooled connections a replica (the default is 10): two files of
-        // three or four replicas each, with their restarts, stayed under 100 only so.
-        DATABASE_POOL_MAX: "6",
+        // Set where scenario files run two at a time on one PostgreSQL (100 connections; see
+        // vitest.config.mts): a replica's pool grown in a burst gives its connections back sooner,
+        // and holds fewer at once.
+        ...(process.env.E2E_DATABASE_IDLE_TIMEOUT_MS ? { DATABASE_IDLE_TIMEOUT_MS: process.env.E2E_DATABASE_IDLE_TIMEOUT_MS } : {}),
+        ...(process.env.E2E_DATABASE_POOL_MAX ? { DATABASE_POOL_MAX: process.env.E2E_DATABASE_POOL_MAX } : {}),
         ...AUTH_ENV,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         ...env,
