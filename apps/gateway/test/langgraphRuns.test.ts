@@ -226,6 +226,7 @@ describe("LangGraph API: runs", () => {
       [{ assistant_id: ASSISTANT }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, input: { messages: [{ role: "wizard", content: "x" }] } }, "INVALID_REQUEST"],
       [{ assistant_id: ASSISTANT, input: { messages: [], topic: "x" } }, "INVALID_REQUEST"],
+      [{ assistant_id: ASSISTANT, command: { update: { topic: "x" } } }, "INVALID_REQUEST"],
       [{ ...say("x"), command: { resume: 1 } }, "INVALID_REQUEST"],
       [{ ...say("x"), surprise: 1 }, "INVALID_REQUEST"],
     ];

@@ -11,7 +11,7 @@ import { idSchema, noContent } from "../http/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
 import { type AssistantSettings, type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
 import { bodyErrors, inputErrors } from "./errors";
-import { reactContextSchema, reactGraphDrawing, reactGraphSchemas } from "./graphs";
+import { configurableOf, parseReactContext, reactGraphDrawing, reactGraphSchemas, reactSettingsIn } from "./graphs";
 import { assistantIdOf } from "./graphAssistants";
 import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
 
@@ -41,15 +41,6 @@ const updateSchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   description: z.string().max(10_000).nullable().optional(),
 });
-
-const REACT_SETTINGS = ["model", "tools", "system_prompt"];
-
-/** The ReAct graph's settings a `config.configurable` carries. */
-function reactSettingsIn(config: Record<string, unknown> | undefined): Record<string, unknown> {
-  const configurable = config?.configurable;
-  if (configurable === null || typeof configurable !== "object" || Array.isArray(configurable)) return {};
-  return Object.fromEntries(Object.entries(configurable).filter(([key]) => REACT_SETTINGS.includes(key)));
-}
 
 const SORT_KEYS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;
 const SELECT_FIELDS = Object.keys(assistantView.shape) as [keyof AssistantView, ...(keyof AssistantView)[]];
@@ -125,12 +116,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
   const settingsFor = async (tenantId: string, graph: string, given: Record<string, unknown> | undefined, config?: Record<string, unknown>): Promise<AssistantSettings> => {
     if (graph !== REACT_GRAPH_ID) return { model: { provider: "scripted" }, tools: [], systemPrompt: "", graphContext: given ?? {} };
     // The ReAct graph's settings in `config.configurable`, as older clients give them; `context` wins.
-    const parsed = reactContextSchema.safeParse({ ...reactSettingsIn(config), ...given });
-    if (!parsed.success) {
-      const [issue] = parsed.error.issues;
-      throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
-    }
-    const settings = settingsOf(parsed.data);
+    const settings = settingsOf(parseReactContext({ ...reactSettingsIn(configurableOf(config)), ...given }));
     await checkReferences(tenantId, settings);
     return settings;
   };
@@ -228,7 +214,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       const id = assistantIdOf(graphs, request.params.assistant_id);
       requireGraph(body.graph_id);
       const graph = body.graph_id ?? (await requireAssistant(tenantId, id)).graph;
-      const changesSettings = body.context !== undefined || Object.keys(reactSettingsIn(body.config)).length > 0;
+      const changesSettings = body.context !== undefined || Object.keys(reactSettingsIn(configurableOf(body.config))).length > 0;
       const settings = changesSettings ? await settingsFor(tenantId, graph, body.context, body.config) : undefined;
       const updated = await assistants.updateAssistant(tenantId, id, {
         ...(body.graph_id === undefined ? {} : { graph: body.graph_id }),

@@ -1,6 +1,7 @@
 import { ModelProviderRegistry, REACT_GRAPH_ID, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
 import { z } from "zod";
+import { HttpError } from "../http/errors";
 import { modelSchema } from "../shared/assistantModel";
 
 /**
@@ -12,6 +13,29 @@ export const reactContextSchema = z.looseObject({
   system_prompt: z.string().max(100_000).optional(),
   tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
+
+/** A config's `configurable`, when it is an object. */
+export function configurableOf(config: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const configurable = config?.configurable;
+  return configurable !== null && typeof configurable === "object" && !Array.isArray(configurable) ? (configurable as Record<string, unknown>) : undefined;
+}
+
+const REACT_SETTINGS = ["model", "tools", "system_prompt"];
+
+/** The ReAct graph's settings among `fields` (as older clients give them in `config.configurable`). */
+export function reactSettingsIn(fields: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields ?? {}).filter(([key, value]) => REACT_SETTINGS.includes(key) && value !== undefined));
+}
+
+/** `given` checked as the ReAct graph's `context`: a bad setting answers 422, naming it. */
+export function parseReactContext(given: Record<string, unknown>): z.output<typeof reactContextSchema> {
+  const parsed = reactContextSchema.safeParse(given);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
+  }
+  return parsed.data;
+}
 
 const messageSchema = z.looseObject({
   type: z.string().describe("human, ai, tool or system"),

@@ -14,3 +14,11 @@ export function checkMessages(messages: unknown[]): void {
     }
   });
 }
+
+/** The ReAct graph's input, state update or command update: `{ messages }` alone, in forms LangChain reads. */
+export function checkReactMessages(field: string, value: Record<string, unknown>): void {
+  if (!Array.isArray(value.messages) || Object.keys(value).some((key) => key !== "messages")) {
+    throw new HttpError("INVALID_REQUEST", `${field}: the ReAct graph takes { messages }: the messages to add`);
+  }
+  checkMessages(value.messages);
+}

@@ -16,8 +16,8 @@ import { HttpError } from "../http/errors";
 import { REFERENCE_CODES } from "../shared/assistantReferences";
 import { idSchema } from "../http/ids";
 import { checkpointIdOf, checkpointRefShape } from "./checkpointRefs";
-import { reactContextSchema } from "./graphs";
-import { checkMessages } from "./messageInput";
+import { configurableOf, parseReactContext, reactSettingsIn } from "./graphs";
+import { checkReactMessages } from "./messageInput";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
@@ -148,16 +148,10 @@ function checkReactNodes(field: string, requested: NodeInterrupt | undefined): v
  * sent them) `config.configurable`; `context` wins. Checked as an assistant's; a model's API key is
  * refused: a run's content is not sealed as an assistant's key is (a tenant's model provider keeps one).
  */
-function runSettingsOf(configurable: unknown, context: Record<string, unknown> | undefined): RunGraphSettings | undefined {
-  const given = { ...(configurable !== null && typeof configurable === "object" ? configurable : {}), ...context } as Record<string, unknown>;
-  const picked = Object.fromEntries(["model", "tools", "system_prompt"].filter((key) => given[key] !== undefined).map((key) => [key, given[key]]));
+function runSettingsOf(configurable: Record<string, unknown> | undefined, context: Record<string, unknown> | undefined): RunGraphSettings | undefined {
+  const picked = reactSettingsIn({ ...configurable, ...context });
   if (Object.keys(picked).length === 0) return undefined;
-  const parsed = reactContextSchema.safeParse(picked);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    throw new HttpError("INVALID_REQUEST", `context.${issue.path.join(".")}: ${issue.message}`);
-  }
-  const { model, tools, system_prompt: systemPrompt } = parsed.data;
+  const { model, tools, system_prompt: systemPrompt } = parseReactContext(picked);
   if (model?.apiKey !== undefined) throw notSupported("context.model.apiKey is not supported on a run: name a model provider of the tenant's, or set the key on the assistant");
   return { ...(model ? { model } : {}), ...(tools ? { tools } : {}), ...(systemPrompt === undefined ? {} : { systemPrompt }) };
 }
@@ -191,8 +185,7 @@ function graphRunOptionsOf(body: RunCreateBody, config: Record<string, unknown>)
 export function planForGraph(plan: RunPlan, body: RunCreateBody, graphId: string): RunPlan {
   const config = body.config ?? {};
   if (graphId !== REACT_GRAPH_ID) {
-    const configurable = config.configurable;
-    const given = configurable !== null && typeof configurable === "object" && !Array.isArray(configurable) ? (configurable as Record<string, unknown>) : undefined;
+    const given = configurableOf(config);
     // No input and no command: the thread goes on from its checkpoint, as on the platform.
     const input = plan.input === undefined && !plan.command ? { input: null } : {};
     const graph = { ...plan.graph, ...(given ? { configurable: given } : {}), ...(body.context ? { context: body.context } : {}), ...(body.metadata ? { metadata: body.metadata } : {}) };
@@ -200,15 +193,12 @@ export function planForGraph(plan: RunPlan, body: RunCreateBody, graphId: string
   }
   const { input, command } = plan;
   if (input === undefined && !command) throw new HttpError("INVALID_REQUEST", "input (with messages; null to go on from the checkpoint) or a command is required");
-  if (input && (!Array.isArray(input.messages) || Object.keys(input).some((key) => key !== "messages"))) {
-    throw new HttpError("INVALID_REQUEST", "input: the ReAct graph's input is { messages }: the messages to add");
-  }
-  if (input) checkMessages(input.messages!);
-  if (command?.update) checkMessages(Array.isArray(command.update.messages) ? command.update.messages : []);
+  if (input) checkReactMessages("input", input);
+  if (command?.update) checkReactMessages("command.update", command.update);
   if (command?.goto !== undefined) checkReactNodes("command.goto", [command.goto].flat());
   checkReactNodes("interrupt_before", plan.graph.interruptBefore);
   checkReactNodes("interrupt_after", plan.graph.interruptAfter);
-  const settings = runSettingsOf(config.configurable, body.context);
+  const settings = runSettingsOf(configurableOf(config), body.context);
   return settings ? { ...plan, graph: { ...plan.graph, settings } } : plan;
 }
 

@@ -6,7 +6,7 @@ import type { LanggraphServices } from "./langgraphServices";
 import { threadGraphId } from "./graphAssistants";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../shared/lookups";
-import { checkMessages } from "./messageInput";
+import { checkReactMessages } from "./messageInput";
 
 /** What a state update may write: the graph's channels (the ReAct graph's one, `messages`, in any form LangChain reads). */
 export const stateValues = boundedJson(z.record(z.string().max(256), z.unknown()));
@@ -23,11 +23,7 @@ const REACT_NODES: readonly string[] = [AGENT_NODE, TOOLS_NODE];
  */
 export function checkStateUpdate(graphId: string | undefined, values: Record<string, unknown>, asNode: string | undefined, where = ""): void {
   if (graphId !== REACT_GRAPH_ID) return;
-  const { messages, ...others } = values;
-  const unknown = Object.keys(others)[0];
-  if (unknown !== undefined) throw new HttpError("INVALID_REQUEST", `${where}values.${unknown}: the ReAct graph's state has messages alone`);
-  if (!Array.isArray(messages)) throw new HttpError("INVALID_REQUEST", `${where}values.messages: an array of messages`);
-  checkMessages(messages);
+  checkReactMessages(`${where}values`, values);
   if (asNode !== undefined && !REACT_NODES.includes(asNode)) throw new HttpError("INVALID_REQUEST", `${where}as_node: the graph has no node ${asNode} (it has ${REACT_NODES.join(", ")})`);
 }
 
