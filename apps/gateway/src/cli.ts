@@ -165,7 +165,7 @@ function resealSummaryView(summary: ResealSummary) {
 async function rotateKeysCommand(args: string[]): Promise<void> {
   const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
   if (values.help) return void process.stdout.write(`usage: ${ROTATE_USAGE}\n`);
-  const { UnreadableSecretsError, createPgStoreConfig, loadConfig, pino, resealStoredSecrets } = await commandRuntime();
+  const { UnreadableSecretsError, createPostgreSQLStores, loadConfig, pino, resealStoredSecrets } = await commandRuntime();
   const config = loadConfig(process.env);
   if (!config.databaseUrl) throw new ConfigError("DATABASE_URL", "keys:rotate reseals the secrets stored in the database the replicas share; set it");
   if (config.secrets.development) {
@@ -174,7 +174,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
   const { keyring } = config.secrets;
   // Logs go to stderr: stdout carries only the summary line.
   const logger = pino({ level: config.logLevel, base: { replica: config.replicaId } }, pino.destination(2));
-  const pg = await createPgStoreConfig(config.databaseUrl, {
+  const pg = await createPostgreSQLStores(config.databaseUrl, {
     poolConfig: { application_name: "lattice-gateway keys:rotate" },
     directConnectionString: config.database.listenUrl,
     logger,

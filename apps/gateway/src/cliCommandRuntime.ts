@@ -1,7 +1,7 @@
 // What the CLI's commands run: the gateway, its stores and the database tools. The CLI loads this only
 // once a command runs, so --help, --version and a refused command line answer without loading it.
 export { RecoveryActor } from "@axiom-lattice/agent";
-export { UnreadableSecretsError, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
+export { UnreadableSecretsError, createPostgreSQLStores, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 export { pino } from "pino";
 export { issueToken } from "./auth/tokenIssuer";
 export { loadConfig, tokenSigningConfig } from "./config";

@@ -3,7 +3,7 @@
 // assistants, PostgresSaver checkpoints and LISTEN/NOTIFY wake-ups.
 import { AgentInstanceManager, type AgentRuntimeOptions } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup, getThreadRunOwner } from "@axiom-lattice/core";
-import { type PgStoreConfig, PostgreSQLQueueWakeup, createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import { type PostgreSQLStores, PostgreSQLQueueWakeup, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import {
   ListenerConnection,
   SimulatedCrash,
@@ -20,7 +20,7 @@ const scope = { tenantId: TENANT, assistantId: ASSISTANT };
 const thread = (threadId: string) => ({ ...scope, threadId });
 
 interface Replica {
-  stores: PgStoreConfig;
+  stores: PostgreSQLStores;
   wakeup: PostgreSQLQueueWakeup;
 }
 
@@ -34,7 +34,7 @@ const lostWakeups: QueueWakeup = { notify: async () => {}, subscribe: () => () =
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 async function replica(name: string): Promise<Replica> {
-  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 }, logger: quiet });
+  const stores = await createPostgreSQLStores(database.url, { poolConfig: { max: 5 }, logger: quiet });
   const created = { stores, wakeup: new PostgreSQLQueueWakeup({ pool: stores.pool, logger: quiet, listenerApplicationName: `wakeup-${name}` }) };
   replicas.push(created);
   return created;

@@ -5,7 +5,7 @@
 // the database, and that the run's own failures still fail it.)
 import { AgentInstanceManager, callerResumeMessageId, checkpointThreadId, taskThreadId } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup } from "@axiom-lattice/core";
-import { type PgStoreConfig, createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import { type PostgreSQLStores, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import { type TestDatabase, createTestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
@@ -14,7 +14,7 @@ const scope = { tenantId: TENANT, assistantId: "echo-bot" };
 const helperScope = { tenantId: TENANT, assistantId: "helper-bot" };
 
 let database: TestDatabase;
-let stores: PgStoreConfig;
+let stores: PostgreSQLStores;
 const managers: AgentInstanceManager[] = [];
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
@@ -23,7 +23,7 @@ const noPeers: QueueWakeup = { notify: async () => {}, subscribe: () => () => {}
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  stores = await createPgStoreConfig(database.url, { poolConfig: { max: 5 }, logger: quiet });
+  stores = await createPostgreSQLStores(database.url, { poolConfig: { max: 5 }, logger: quiet });
   // A session terminated while checked out reports its loss as an `error` event too; the run sees the
   // same error from its query. (The gateway's pool handles these; this bare pool needs a listener.)
   const heard = new WeakSet<object>();

@@ -16,7 +16,7 @@ import {
   type Logger,
   type QueueWakeup,
 } from "@axiom-lattice/core";
-import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import { createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
 import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually, fresh, pauseAfterModelAnswer, recordingLogger } from "@axiom-lattice/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -58,7 +58,7 @@ function inMemory(): SharedStores {
 }
 
 async function onPostgreSQL(database: TestDatabase): Promise<SharedStores> {
-  const stores = await createPgStoreConfig(database.url, { poolConfig: { max: 8 }, logger: quiet });
+  const stores = await createPostgreSQLStores(database.url, { poolConfig: { max: 8 }, logger: quiet });
   return {
     queue: stores.threadMessageQueue,
     leases: stores.lease,

@@ -1,4 +1,4 @@
-import { DefaultScheduleClient, MemoryScheduleStorage } from "@axiom-lattice/core";
+import { DefaultScheduleClient, InMemoryScheduleStore } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -7,15 +7,15 @@ import { useDocumentedResponses } from "./documentedResponses";
 
 let app: FastifyInstance;
 let client: DefaultScheduleClient;
-let storage: MemoryScheduleStorage;
+let store: InMemoryScheduleStore;
 let enqueued: ScheduledAgentMessage[];
 let enqueueFailure: Error | undefined;
 
 const checkResponses = useDocumentedResponses();
 
 beforeAll(async () => {
-  storage = new MemoryScheduleStorage();
-  client = new DefaultScheduleClient({ storage, replicaId: "test", retryBackoff: { baseMs: 20 } });
+  store = new InMemoryScheduleStore();
+  client = new DefaultScheduleClient({ store, replicaId: "test", retryBackoff: { baseMs: 20 } });
   app = await buildGateway(loadConfig({ LOG_LEVEL: "silent" }), {
     schedules: {
       client,
@@ -193,11 +193,11 @@ describe("/api/schedules", () => {
       ["an unknown field", { ...cron, priority: "high" }, "INVALID_REQUEST"],
       ["an array body", [cron], "INVALID_REQUEST"],
     ])("%s", async (_label, body, code) => {
-      const before = await storage.countTasks();
+      const before = await store.countTasks();
       const response = await post("/api/schedules", body);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
-      expect(await storage.countTasks()).toBe(before);
+      expect(await store.countTasks()).toBe(before);
     });
 
     it("names the API's fields, not the library's, in what it says", async () => {
@@ -208,14 +208,14 @@ describe("/api/schedules", () => {
     });
 
     it("a malformed x-tenant-id header", async () => {
-      const before = await storage.countTasks();
+      const before = await store.countTasks();
       for (const tenant of ["has space", "x".repeat(65), "semi;colon"]) {
         const response = await post("/api/schedules", cron, { "x-tenant-id": tenant });
         expect(response.statusCode).toBe(400);
         expect(response.json()).toMatchObject({ success: false, code: "INVALID_TENANT" });
       }
       expect((await app.inject({ method: "GET", url: "/api/schedules", headers: { "x-tenant-id": "a/b" } })).statusCode).toBe(400);
-      expect(await storage.countTasks()).toBe(before);
+      expect(await store.countTasks()).toBe(before);
     });
 
     it("a malformed schedule id answers 400, an unknown one 404", async () => {

@@ -15,7 +15,7 @@ import {
   ProjectTaskExecutionMutex,
   TaskLifecycleNotifier,
 } from "@axiom-lattice/core";
-import { createPgStoreConfig } from "@axiom-lattice/pg-stores";
+import { createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import {
   type AppendOutboxEventInput,
   type LeaseStore,
@@ -72,8 +72,8 @@ const kinds: Record<string, () => Promise<Kind>> = {
     database = await createTestDatabase("lattice_dispatch_kill");
     const url = database.url;
     const [pg, peer] = [
-      await createPgStoreConfig(url, { poolConfig: { application_name: DISPATCHER }, logger }),
-      await createPgStoreConfig(url, { poolConfig: { application_name: "peer" }, logger }),
+      await createPostgreSQLStores(url, { poolConfig: { application_name: DISPATCHER }, logger }),
+      await createPostgreSQLStores(url, { poolConfig: { application_name: "peer" }, logger }),
     ];
     disposals.push(() => pg.dispose(), () => peer.dispose());
     return {

@@ -15,7 +15,7 @@ import {
 } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { PostgreSQLLeaseStore, PostgreSQLOutboxStore, PostgreSQLMessageQueueStore, createPgStoreConfig, type PgStoreOptions } from "../src";
+import { PostgreSQLLeaseStore, PostgreSQLOutboxStore, PostgreSQLMessageQueueStore, createPostgreSQLStores, type PgStoreOptions } from "../src";
 
 // Outside CI a machine without pgbouncer skips this file (scripts/test.sh installs it in CI only).
 const pgBouncerMissing = findPgBouncer() === undefined && process.env.CI !== "true";
@@ -53,10 +53,10 @@ afterAll(async () => {
 });
 
 describe.skipIf(pgBouncerMissing)("behind PgBouncer in transaction mode", { timeout: 30_000 }, () => {
-  describe("createPgStoreConfig", () => {
+  describe("createPostgreSQLStores", () => {
     it("migrates on the direct connection, releasing its session lock, and every store and the checkpointer work through the pooler", async () => {
       const { database, bouncer } = await behindPgBouncer();
-      const configs = await Promise.all([1, 2].map(() => createPgStoreConfig(bouncer.url, { poolConfig: { max: 4 }, directConnectionString: database.url })));
+      const configs = await Promise.all([1, 2].map(() => createPostgreSQLStores(bouncer.url, { poolConfig: { max: 4 }, directConnectionString: database.url })));
       opened.push(...configs);
       const [a, b] = configs;
       const direct = new Pool({ connectionString: database.url, max: 1 });

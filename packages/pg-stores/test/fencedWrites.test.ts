@@ -1,11 +1,11 @@
 import { type TestDatabase, createTestDatabase, fencedWritesContract, recordingLogger } from "@axiom-lattice/testing";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { type PgStoreConfig, createPgStoreConfig } from "../src";
+import { type PostgreSQLStores, createPostgreSQLStores } from "../src";
 import { LOCK_FENCE } from "../src/coordination/fenceSql";
 
 let database: TestDatabase | undefined;
-const opened: PgStoreConfig[] = [];
+const opened: PostgreSQLStores[] = [];
 
 afterAll(async () => {
   await Promise.all(opened.map((config) => config.dispose()));
@@ -17,7 +17,7 @@ fencedWritesContract("PostgreSQL", {
     database = await createTestDatabase("lattice_fenced_writes");
     const url = database.url;
     // Migrated once, then one pool per replica: each replica's writes race the others' over connections of their own.
-    for (let n = 0; n < count; n += 1) opened.push(await createPgStoreConfig(url, { poolConfig: { max: 4 } }));
+    for (let n = 0; n < count; n += 1) opened.push(await createPostgreSQLStores(url, { poolConfig: { max: 4 } }));
     return opened.map((config) => ({
       leases: config.lease,
       queue: config.threadMessageQueue,
@@ -34,8 +34,8 @@ describe("a fenced transaction its replica left open (paused mid-write)", () => 
     const idle = await createTestDatabase("lattice_fence_idle");
     const url = idle.url;
     // Its pool logs the connection the server ended: kept off the test's output.
-    const stalled = await createPgStoreConfig(url, { poolConfig: { max: 2, idle_in_transaction_session_timeout: 300 }, logger: recordingLogger().logger });
-    const peer = await createPgStoreConfig(url, { poolConfig: { max: 2 } });
+    const stalled = await createPostgreSQLStores(url, { poolConfig: { max: 2, idle_in_transaction_session_timeout: 300 }, logger: recordingLogger().logger });
+    const peer = await createPostgreSQLStores(url, { poolConfig: { max: 2 } });
     try {
       const lease = await stalled.lease.acquire("thread-run:t", "paused#1", 50);
       const client = await stalled.pool.connect();

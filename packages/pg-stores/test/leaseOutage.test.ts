@@ -1,13 +1,13 @@
 import { LeaseLostError, withLease } from "@axiom-lattice/core";
 import { TcpProxy, createTestDatabase, recordingLogger, type TestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PgStoreConfig, createPgStoreConfig } from "../src";
+import { type PostgreSQLStores, createPostgreSQLStores } from "../src";
 
 // The lease store reached through a proxy the test partitions: renewals then fail (time out) rather
 // than being refused, and the work under the lease must stop by the time the lease would expire.
 let db: TestDatabase;
 let proxy: TcpProxy;
-let pg: PgStoreConfig;
+let pg: PostgreSQLStores;
 
 const TTL_MS = 1_500;
 // Keeps the expected renewal failures off the test output.
@@ -16,7 +16,7 @@ const { logger } = recordingLogger();
 beforeAll(async () => {
   db = await createTestDatabase("lattice_lease_outage");
   proxy = await TcpProxy.forUrl(db.url);
-  pg = await createPgStoreConfig(proxy.url(db.url), { poolConfig: { connectionTimeoutMillis: 300, statement_timeout: 300 }, logger });
+  pg = await createPostgreSQLStores(proxy.url(db.url), { poolConfig: { connectionTimeoutMillis: 300, statement_timeout: 300 }, logger });
 });
 
 afterAll(async () => {

@@ -2,13 +2,13 @@ import { isDatabaseUnavailable } from "@axiom-lattice/core";
 import { createTestDatabase, recordingLogger, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PgStoreConfig, createPgStoreConfig } from "../src";
+import { type PostgreSQLStores, createPostgreSQLStores } from "../src";
 
 // A pg client or pool that emits 'error' with nobody listening throws: in a replica that ends the
 // process. Here it would fail the test run as an unhandled error.
 let db: TestDatabase;
 let admin: Pool;
-let pg: PgStoreConfig;
+let pg: PostgreSQLStores;
 const { logger, entries: logs } = recordingLogger();
 
 const terminate = (pid: number) => admin.query("SELECT pg_terminate_backend($1)", [pid]);
@@ -16,7 +16,7 @@ const terminate = (pid: number) => admin.query("SELECT pg_terminate_backend($1)"
 beforeAll(async () => {
   db = await createTestDatabase("lattice_pool_faults");
   admin = new Pool({ connectionString: db.url, max: 1 });
-  pg = await createPgStoreConfig(db.url, { poolConfig: { application_name: "pool-faults" }, logger });
+  pg = await createPostgreSQLStores(db.url, { poolConfig: { application_name: "pool-faults" }, logger });
 });
 
 afterAll(async () => {

@@ -2,14 +2,14 @@ import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { type RunnableConfig } from "@langchain/core/runnables";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPgStoreConfig, type PgStoreConfig } from "../src";
+import { createPostgreSQLStores, type PostgreSQLStores } from "../src";
 
 let database: TestDatabase;
-let config: PgStoreConfig;
+let config: PostgreSQLStores;
 
 beforeEach(async () => {
   database = await createTestDatabase("lattice_checkpoints");
-  config = await createPgStoreConfig(database.url, { poolConfig: { max: 2 } });
+  config = await createPostgreSQLStores(database.url, { poolConfig: { max: 2 } });
 });
 
 afterEach(async () => {

@@ -17,7 +17,7 @@ export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projec
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";
 export { taskStoreContract } from "./taskStoreContract";
 export { fencedWritesContract, type FencedCheckpointWriter, type FencedWriteStores, type FencedWritesHarness } from "./fencedWritesContract";
-export { scheduleStorageContract } from "./scheduleStorageContract";
+export { scheduleStoreContract } from "./scheduleStoreContract";
 export { outboxStoreContract, type OutboxStoreHarness } from "./outboxStoreContract";
 export { parseSse, type SseEvent } from "./sse";
 export { sseFrames, type SseRawFrame } from "./sseFrames";

@@ -35,7 +35,7 @@ export function schedulesSubsystem(gateway: {
 }): SchedulesSubsystem {
   const { config, stores, agents } = gateway;
   const schedules = new DefaultScheduleClient({
-    storage: stores.schedules,
+    store: stores.schedules,
     replicaId: config.replicaId,
     logger: gateway.logger,
     heartbeatIntervalMs: config.scheduleHeartbeatMs,

@@ -17,11 +17,11 @@ import {
   InMemoryTaskStore,
   InMemoryThreadStore,
   InMemoryUnitOfWork,
-  MemoryScheduleStorage,
+  InMemoryScheduleStore,
   type QueueWakeup,
   type SecretKeyring,
 } from "@axiom-lattice/core";
-import { type QueryConfig, allMigrations, createPgStoreConfig, resealStoredSecrets } from "@axiom-lattice/pg-stores";
+import { type QueryConfig, allMigrations, createPostgreSQLStores, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import type {
   AssistantStore,
   ItemStore,
@@ -32,7 +32,7 @@ import type {
   ProjectRoomStore,
   ProjectStore,
   ReplicaPresenceStore,
-  ScheduleStorage,
+  ScheduleStore,
   McpServerConfigStore,
   PluginSettingStore,
   RunEventLog,
@@ -78,7 +78,7 @@ export interface GatewayStores extends UnitOfWork {
   pluginSettings: PluginSettingStore;
   /** Each tenant's long-term memory (the LangGraph API's `/store`, and its runs' `getStore()`). */
   items: ItemStore;
-  schedules: ScheduleStorage;
+  schedules: ScheduleStore;
   /** Every run's stream, replayable and followed on any replica. */
   runEvents: RunEventLog;
   /** LangGraph's checkpointer: where conversations live. */
@@ -129,7 +129,7 @@ export async function createGatewayStores(
       mcp: new InMemoryMcpServerConfigStore(),
       pluginSettings: new InMemoryPluginSettingStore(),
       items: new InMemoryItemStore(fenced),
-      schedules: new MemoryScheduleStorage(),
+      schedules: new InMemoryScheduleStore(),
       runEvents: new InMemoryRunEventLog(fenced),
       checkpoint: new InMemoryCheckpointSaver(lease),
       readiness: [],
@@ -143,7 +143,7 @@ export async function createGatewayStores(
     statement_timeout: database.statementTimeoutMs,
     idleTimeoutMillis: database.idleTimeoutMs,
   };
-  const pg = await createPgStoreConfig(databaseUrl, {
+  const pg = await createPostgreSQLStores(databaseUrl, {
     poolConfig: { ...poolConfig, application_name: "lattice-gateway" },
     directConnectionString: database?.listenUrl,
     logger,

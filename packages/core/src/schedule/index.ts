@@ -1,4 +1,4 @@
-export { MemoryScheduleStorage } from "./memoryScheduleStorage";
+export { InMemoryScheduleStore } from "./inMemoryScheduleStore";
 export {
   DefaultScheduleClient,
   type RestoreResult,

@@ -4,7 +4,7 @@ import {
   type NewScheduledTask,
   type Page,
   type PageRequest,
-  type ScheduleStorage,
+  type ScheduleStore,
   type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
@@ -47,7 +47,7 @@ export interface ScheduleFire {
 export type ScheduleHandler = (fire: ScheduleFire) => Promise<void> | void;
 
 export interface ScheduleClientOptions {
-  storage: ScheduleStorage;
+  store: ScheduleStore;
   /** Defaults to this process's replica id. */
   replicaId?: string;
   /** Default: a new {@link defaultLogger}. */
@@ -81,7 +81,7 @@ export interface RestoreResult {
  * the store before running the handler, so exactly one replica runs it and the others skip.
  */
 export class DefaultScheduleClient {
-  private readonly storage: ScheduleStorage;
+  private readonly store: ScheduleStore;
   private readonly replicaId: string;
   private readonly logger: Logger;
   private readonly onChange?: (taskId: string) => void | Promise<void>;
@@ -98,7 +98,7 @@ export class DefaultScheduleClient {
   private readonly stopping = new AbortController();
 
   constructor(options: ScheduleClientOptions) {
-    this.storage = options.storage;
+    this.store = options.store;
     this.replicaId = options.replicaId ?? getReplicaId();
     this.logger = options.logger ?? defaultLogger();
     this.onChange = options.onChange;
@@ -131,18 +131,18 @@ export class DefaultScheduleClient {
 
   /** The schedule, or `null` when it does not exist or belongs to another tenant. */
   async get(taskId: string, tenantId?: string): Promise<ScheduledTaskDefinition | null> {
-    const task = await this.storage.get(taskId);
+    const task = await this.store.get(taskId);
     return task && (tenantId === undefined || task.tenantId === tenantId) ? task : null;
   }
 
   /** A page of the tenant's schedules (every tenant's when omitted), oldest first. */
   list(page: PageRequest, tenantId?: string): Promise<Page<ScheduledTaskDefinition>> {
-    return this.storage.listTasks(page, tenantId);
+    return this.store.listTasks(page, tenantId);
   }
 
   /** Every schedule of one task type of the tenant (every tenant when omitted), oldest first. */
   listOfType(taskType: string, tenantId?: string): Promise<ScheduledTaskDefinition[]> {
-    return this.storage.getTasksByType(taskType, tenantId);
+    return this.store.getTasksByType(taskType, tenantId);
   }
 
   /** Stops a pending or running schedule from firing until resumed (a run in progress finishes). */
@@ -189,7 +189,7 @@ export class DefaultScheduleClient {
   /** Deletes a schedule for good; a fire in progress finishes, and no replica fires it again. */
   async delete(taskId: string, tenantId?: string): Promise<void> {
     await this.owned(taskId, tenantId);
-    await this.storage.delete(taskId);
+    await this.store.delete(taskId);
     this.disarm(taskId);
     await this.notify(taskId);
   }
@@ -211,7 +211,7 @@ export class DefaultScheduleClient {
    * runs it again per its catch-up policy. Resolves to the requeued task ids.
    */
   async requeueAbandoned(): Promise<string[]> {
-    const requeued = await this.storage.requeueStaleRunning(this.staleRunningMs);
+    const requeued = await this.store.requeueStaleRunning(this.staleRunningMs);
     for (const taskId of requeued) {
       this.log("warn", { event: "requeued", taskId, staleRunningMs: this.staleRunningMs }, "schedule fire abandoned by its runner (no heartbeat); requeued");
       await this.notify(taskId);
@@ -227,7 +227,7 @@ export class DefaultScheduleClient {
 
   /** Arms a timer for every active schedule (what every other replica does at startup); returns how many. */
   async armActive(): Promise<number> {
-    for (const task of await this.storage.getActiveTasks()) this.armFor(task.taskId, task);
+    for (const task of await this.store.getActiveTasks()) this.armFor(task.taskId, task);
     return this.armed.size;
   }
 
@@ -238,7 +238,7 @@ export class DefaultScheduleClient {
 
   /** A peer changed the schedule: re-read it and arm or disarm this replica's timer. */
   async handleScheduleChanged(taskId: string): Promise<void> {
-    this.armFor(taskId, await this.storage.get(taskId));
+    this.armFor(taskId, await this.store.get(taskId));
   }
 
   /**
@@ -260,7 +260,7 @@ export class DefaultScheduleClient {
   }
 
   private async create(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
-    const saved = await this.storage.save(task);
+    const saved = await this.store.save(task);
     this.armFor(saved.taskId, saved);
     await this.notify(saved.taskId);
     return saved;
@@ -281,7 +281,7 @@ export class DefaultScheduleClient {
   ): Promise<ScheduledTaskDefinition> {
     const task = await this.owned(taskId, tenantId);
     if (!from.includes(task.status)) throw new ScheduleStateError(taskId, task.status, verb);
-    await this.storage.update(taskId, updates(task));
+    await this.store.update(taskId, updates(task));
     const updated = await this.owned(taskId, tenantId);
     this.armFor(taskId, updated);
     await this.notify(taskId);
@@ -328,7 +328,7 @@ export class DefaultScheduleClient {
       this.log("warn", { event: "no-handler", taskId, taskType }, "no handler registered here for this task type; leaving the fire to peers");
       return;
     }
-    if (!(await this.storage.claimScheduledRun(taskId, runAt))) {
+    if (!(await this.store.claimScheduledRun(taskId, runAt))) {
       this.log("debug", { event: "claim-lost", taskId, runAt }, "fire claimed elsewhere; skipping");
       this.observer.scheduleClaimLost?.({ taskType });
       await this.handleScheduleChanged(taskId);
@@ -337,7 +337,7 @@ export class DefaultScheduleClient {
     const lateMs = Date.now() - runAt;
     this.log("info", { event: "claim-won", taskId, runAt, lateMs }, "schedule fire claimed; running it");
     // Read after the claim: a copy read earlier may predate a peer's settlement of the previous fire.
-    const task = await this.storage.get(taskId);
+    const task = await this.store.get(taskId);
     if (!task) return;
     const plan = planFire(task, lateMs, this.missedFireGraceMs);
     let outcome: FireOutcome;
@@ -355,7 +355,7 @@ export class DefaultScheduleClient {
       outcome = error === undefined ? { kind: "succeeded", startedAt, caughtUp: plan === "catch-up" } : { kind: "failed", startedAt, error };
     }
     const settlement = settleFire(task, { runAt, outcome, now: Date.now() }, this.retryBackoff);
-    const settled = await this.storage.settleScheduledRun(taskId, runAt, settlement);
+    const settled = await this.store.settleScheduledRun(taskId, runAt, settlement);
     this.logSettlement(taskId, runAt, outcome, settlement, settled);
     this.observer.scheduleFired?.({ taskType, outcome: outcome.kind });
     await this.notify(taskId);
@@ -365,7 +365,7 @@ export class DefaultScheduleClient {
   /** Runs the handler while heartbeating the claim; resolves to the failure message, if any. */
   private async runHandler(handler: ScheduleHandler, task: ScheduledTaskDefinition, runAt: number): Promise<string | undefined> {
     const heartbeat = setInterval(() => {
-      this.storage.heartbeatScheduledRun(task.taskId).catch((err: unknown) => {
+      this.store.heartbeatScheduledRun(task.taskId).catch((err: unknown) => {
         this.log("warn", { event: "heartbeat-failed", taskId: task.taskId, err }, "schedule heartbeat failed");
       });
     }, this.heartbeatIntervalMs);
@@ -406,7 +406,7 @@ export class DefaultScheduleClient {
     }
   }
 
-  /** Keeps a fire's promise for `stop()`; a storage failure is logged and the task looked at again later. */
+  /** Keeps a fire's promise for `stop()`; a store failure is logged and the task looked at again later. */
   private track(taskId: string, work: Promise<void>): void {
     const tracked = work.catch((err: unknown) => {
       this.log("error", { event: "fire-failed", taskId, err }, "schedule fire failed; looking again shortly");

@@ -1,6 +1,6 @@
-import type { ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
+import type { ScheduleStore, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { DefaultScheduleClient, type Logger, MemoryScheduleStorage, type ScheduleClientOptions, type ScheduleFire } from "../../src";
+import { DefaultScheduleClient, type Logger, InMemoryScheduleStore, type ScheduleClientOptions, type ScheduleFire } from "../../src";
 import { type LogEntry, recordingLogger } from "../coordination/support";
 
 // Pure timer logic over the in-memory store: fake timers drive the clock (Date.now included).
@@ -19,13 +19,13 @@ const clients: DefaultScheduleClient[] = [];
 
 /** A client whose `record` handler logs every run; `behaviour` may throw or wait. */
 function replica(
-  storage: ScheduleStorage,
+  store: ScheduleStore,
   replicaId: string,
   runs: Run[],
   options: Partial<ScheduleClientOptions> = {},
   behaviour: (fire: ScheduleFire) => Promise<void> | void = () => {},
 ) {
-  const client = new DefaultScheduleClient({ storage, replicaId, logger, heartbeatIntervalMs: 5 * SECOND, ...options });
+  const client = new DefaultScheduleClient({ store, replicaId, logger, heartbeatIntervalMs: 5 * SECOND, ...options });
   client.registerHandler("record", async (fire) => {
     runs.push({ taskId: fire.task.taskId, scheduledAt: fire.scheduledAt, ranAt: Date.now(), replicaId: fire.replicaId });
     await behaviour(fire);
@@ -53,9 +53,9 @@ afterEach(async () => {
 
 describe("DefaultScheduleClient: one-shot and cron", () => {
   it("runs a one-shot schedule once, at its time, then completes it", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const client = replica(storage, "a", runs);
+    const client = replica(store, "a", runs);
     const task = await client.scheduleOnce({ taskType: "record", delayMs: 90 * SECOND, payload: { hello: "world" } });
     expect(task).toMatchObject({ status: "pending", executeAt: START + 90 * SECOND, tenantId: "default", catchUp: "once" });
 
@@ -68,9 +68,9 @@ describe("DefaultScheduleClient: one-shot and cron", () => {
   });
 
   it("runs a cron schedule on its fires and completes it after maxRuns", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const client = replica(storage, "a", runs);
+    const client = replica(store, "a", runs);
     const task = await client.scheduleCron({ taskType: "record", cronExpression: "*/15 * * * *", maxRuns: 3 });
     expect(task.nextRunAt).toBe(START + 15 * MINUTE);
 
@@ -87,7 +87,7 @@ describe("DefaultScheduleClient: one-shot and cron", () => {
     ] as const) {
       vi.setSystemTime(Date.parse(from));
       const runs: Run[] = [];
-      const client = replica(new MemoryScheduleStorage(), "a", runs);
+      const client = replica(new InMemoryScheduleStore(), "a", runs);
       await client.scheduleCron({ taskType: "record", cronExpression: "30 2 * * *", timezone: "Europe/Berlin" });
       await vi.advanceTimersByTimeAsync(3 * 24 * 60 * MINUTE);
       expect(scheduledTimes(runs)).toEqual(expected);
@@ -98,7 +98,7 @@ describe("DefaultScheduleClient: one-shot and cron", () => {
   it("runs an hourly Europe/Berlin schedule 25 times on the fall-back day", async () => {
     vi.setSystemTime(Date.parse("2025-10-25T21:59:00Z"));
     const runs: Run[] = [];
-    const client = replica(new MemoryScheduleStorage(), "a", runs);
+    const client = replica(new InMemoryScheduleStore(), "a", runs);
     await client.scheduleCron({ taskType: "record", cronExpression: "0 * * * *", timezone: "Europe/Berlin" });
     await vi.advanceTimersByTimeAsync(25 * 60 * MINUTE);
     expect(runs).toHaveLength(25);
@@ -107,7 +107,7 @@ describe("DefaultScheduleClient: one-shot and cron", () => {
 
   it("waits beyond the platform timer maximum in steps and fires on time", async () => {
     const runs: Run[] = [];
-    const client = replica(new MemoryScheduleStorage(), "a", runs);
+    const client = replica(new InMemoryScheduleStore(), "a", runs);
     const executeAt = START + 40 * 24 * 60 * MINUTE; // 40 days > 2^31-1 ms
     await client.scheduleOnce({ taskType: "record", executeAt: new Date(executeAt) });
     await vi.advanceTimersByTimeAsync(executeAt - START - 1);
@@ -119,10 +119,10 @@ describe("DefaultScheduleClient: one-shot and cron", () => {
 
 describe("DefaultScheduleClient: failures", () => {
   it("retries with exponential backoff while retries remain, then fails with lastError", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     let attempt = 0;
-    const client = replica(storage, "a", runs, { retryBackoff: { baseMs: 10 * SECOND } }, () => {
+    const client = replica(store, "a", runs, { retryBackoff: { baseMs: 10 * SECOND } }, () => {
       throw new Error(`boom ${++attempt}`);
     });
     const task = await client.scheduleOnce({ taskType: "record", delayMs: MINUTE, maxRetries: 2 });
@@ -142,10 +142,10 @@ describe("DefaultScheduleClient: failures", () => {
   });
 
   it("a cron fire that fails then succeeds on retry continues with the next cron fire", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     let attempt = 0;
-    const client = replica(storage, "a", runs, { retryBackoff: { baseMs: 5 * SECOND } }, () => {
+    const client = replica(store, "a", runs, { retryBackoff: { baseMs: 5 * SECOND } }, () => {
       if (++attempt === 1) throw new Error("flaky");
     });
     const task = await client.scheduleCron({ taskType: "record", cronExpression: "0 * * * *" });
@@ -157,18 +157,18 @@ describe("DefaultScheduleClient: failures", () => {
 
 describe("DefaultScheduleClient: several replicas on one store", () => {
   it("claims before executing: each fire runs once although every replica armed it", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     // Each run takes a while, so the losers' claims land while the winner's run is in progress.
     const busy = () => new Promise<void>((resolve) => setTimeout(resolve, 200));
-    const [a, b, c] = ["a", "b", "c"].map((id) => replica(storage, id, runs, {}, busy));
+    const [a, b, c] = ["a", "b", "c"].map((id) => replica(store, id, runs, {}, busy));
     const task = await a.scheduleCron({ taskType: "record", cronExpression: "* * * * * *" });
     expect(await b.restore()).toEqual({ requeued: 0, armed: 1 });
     expect(await c.armActive()).toBe(1);
     await vi.advanceTimersByTimeAsync(20 * SECOND + 500);
     const expected = Array.from({ length: 20 }, (_, i) => at(START + (i + 1) * SECOND));
     expect(scheduledTimes(runs)).toEqual(expected);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 20 });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "pending", runCount: 20 });
     // Every replica tried every fire; the two losers of each skipped silently (a debug line only).
     expect(events("claim-won")).toHaveLength(20);
     expect(events("claim-lost")).toHaveLength(40);
@@ -177,9 +177,9 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
   });
 
   it("a stale timer for fire N cannot claim fire N+1", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     // Replica "slow" reaches the store late: its claim of fire N arrives after "fast" ran and settled it.
-    const slowStorage = new Proxy(storage, {
+    const slowStore = new Proxy(store, {
       get(target, property, receiver) {
         if (property !== "claimScheduledRun") return Reflect.get(target, property, receiver);
         return async (taskId: string, expectedRunAt?: number) => {
@@ -189,8 +189,8 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
       },
     });
     const runs: Run[] = [];
-    const slow = replica(slowStorage, "slow", runs);
-    const fast = replica(storage, "fast", runs);
+    const slow = replica(slowStore, "slow", runs);
+    const fast = replica(store, "fast", runs);
     const task = await slow.scheduleCron({ taskType: "record", cronExpression: "* * * * *" });
     await fast.restore();
 
@@ -199,31 +199,31 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
     expect(runs.map((run) => [at(run.scheduledAt), at(run.ranAt), run.replicaId])).toEqual([
       ["2031-01-01T08:01:00.000Z", "2031-01-01T08:01:00.000Z", "fast"],
     ]);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", nextRunAt: START + 2 * MINUTE });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "pending", nextRunAt: START + 2 * MINUTE });
     await vi.advanceTimersByTimeAsync(MINUTE);
     expect(scheduledTimes(runs)).toEqual(["2031-01-01T08:01:00.000Z", "2031-01-01T08:02:00.000Z"]);
   });
 
   it("leaves a fire to peers when this replica has no handler for its type", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const withHandler = replica(storage, "a", runs);
-    const bare = new DefaultScheduleClient({ storage, replicaId: "bare", logger });
+    const withHandler = replica(store, "a", runs);
+    const bare = new DefaultScheduleClient({ store, replicaId: "bare", logger });
     clients.push(bare);
     const task = await withHandler.scheduleOnce({ taskType: "record", delayMs: SECOND });
     await bare.restore();
     await withHandler.stop();
     await vi.advanceTimersByTimeAsync(MINUTE);
     expect(runs).toHaveLength(0);
-    expect((await storage.get(task.taskId))?.status).toBe("pending");
+    expect((await store.get(task.taskId))?.status).toBe("pending");
   });
 
   it("peers learn about changes through onChange → handleScheduleChanged", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const peer = replica(storage, "peer", runs);
+    const peer = replica(store, "peer", runs);
     const changed: string[] = [];
-    const origin = replica(storage, "origin", runs, {
+    const origin = replica(store, "origin", runs, {
       onChange: async (taskId) => {
         changed.push(taskId);
         await peer.handleScheduleChanged(taskId);
@@ -238,10 +238,10 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
   });
 
   it("a paused schedule is disarmed on a notified peer, and a resumed one re-armed", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const peer = replica(storage, "peer", runs);
-    const origin = replica(storage, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const peer = replica(store, "peer", runs);
+    const origin = replica(store, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
     const task = await origin.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * *" });
     await origin.pause(task.taskId);
     await vi.advanceTimersByTimeAsync(30 * MINUTE);
@@ -255,12 +255,12 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
   });
 
   it("a deleted schedule is disarmed on a notified peer: no further claim attempts", async () => {
-    const storage = new MemoryScheduleStorage();
-    const peer = replica(storage, "peer", []);
-    const origin = replica(storage, "origin", [], { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const store = new InMemoryScheduleStore();
+    const peer = replica(store, "peer", []);
+    const origin = replica(store, "origin", [], { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
     const task = await origin.scheduleOnce({ taskType: "record", delayMs: MINUTE });
     await origin.stop();
-    await storage.delete(task.taskId);
+    await store.delete(task.taskId);
     await peer.handleScheduleChanged(task.taskId);
     await vi.advanceTimersByTimeAsync(2 * MINUTE);
     expect([...events("claim-won"), ...events("claim-lost")]).toEqual([]);
@@ -269,59 +269,59 @@ describe("DefaultScheduleClient: several replicas on one store", () => {
 
 describe("DefaultScheduleClient: recovery", () => {
   it("heartbeats a running handler so another replica's restore does not requeue it", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     let release!: () => void;
-    const long = replica(storage, "long", runs, { heartbeatIntervalMs: 10 * SECOND }, () => new Promise<void>((resolve) => (release = resolve)));
+    const long = replica(store, "long", runs, { heartbeatIntervalMs: 10 * SECOND }, () => new Promise<void>((resolve) => (release = resolve)));
     const task = await long.scheduleOnce({ taskType: "record", delayMs: SECOND });
     await vi.advanceTimersByTimeAsync(SECOND);
-    expect((await storage.get(task.taskId))?.status).toBe("running");
+    expect((await store.get(task.taskId))?.status).toBe("running");
 
     await vi.advanceTimersByTimeAsync(5 * MINUTE);
-    const other = replica(storage, "other", runs, { staleRunningMs: MINUTE });
+    const other = replica(store, "other", runs, { staleRunningMs: MINUTE });
     expect(await other.restore()).toMatchObject({ requeued: 0 });
-    expect((await storage.get(task.taskId))?.status).toBe("running");
+    expect((await store.get(task.taskId))?.status).toBe("running");
     release();
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(runs.map((run) => run.replicaId)).toEqual(["long"]);
-    expect((await storage.get(task.taskId))?.status).toBe("completed");
+    expect((await store.get(task.taskId))?.status).toBe("completed");
   });
 
   it("restore() requeues a run left unsettled by a crash after the threshold, and the fire runs again", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const creator = replica(storage, "creator", runs);
+    const creator = replica(store, "creator", runs);
     const task = await creator.scheduleCron({ taskType: "record", cronExpression: "0 9 * * *" });
     await creator.stop();
     // A replica that claimed the 09:00 fire and died before settling it.
     vi.setSystemTime(task.nextRunAt!);
-    expect(await storage.claimScheduledRun(task.taskId, task.nextRunAt)).toBe(true);
+    expect(await store.claimScheduledRun(task.taskId, task.nextRunAt)).toBe(true);
 
     vi.setSystemTime(task.nextRunAt! + 10 * MINUTE);
-    const early = replica(storage, "early", runs, { staleRunningMs: 30 * MINUTE });
+    const early = replica(store, "early", runs, { staleRunningMs: 30 * MINUTE });
     expect(await early.restore()).toMatchObject({ requeued: 0 });
     await early.stop();
 
     vi.setSystemTime(task.nextRunAt! + 31 * MINUTE);
-    const restarted = replica(storage, "restarted", runs, { staleRunningMs: 30 * MINUTE });
+    const restarted = replica(store, "restarted", runs, { staleRunningMs: 30 * MINUTE });
     expect(await restarted.restore()).toMatchObject({ requeued: 1, armed: 1 });
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(runs.map((run) => [at(run.scheduledAt), run.replicaId])).toEqual([["2031-01-01T09:00:00.000Z", "restarted"]]);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 1, nextRunAt: Date.UTC(2031, 0, 2, 9) });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "pending", runCount: 1, nextRunAt: Date.UTC(2031, 0, 2, 9) });
   });
 
   it("requeueAbandoned(): a cron fire whose runner died is requeued within a few heartbeats and runs again on a survivor, no restart", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     // Peers hear of each other's changes, as through the outbox.
     const peers: DefaultScheduleClient[] = [];
     const onChange = async (taskId: string) => Promise.all(peers.map((peer) => peer.handleScheduleChanged(taskId))).then(() => undefined);
-    const [b, c] = ["b", "c"].map((id) => replica(storage, id, runs, { heartbeatIntervalMs: 2 * SECOND, onChange }));
+    const [b, c] = ["b", "c"].map((id) => replica(store, id, runs, { heartbeatIntervalMs: 2 * SECOND, onChange }));
     peers.push(b, c);
     const task = await b.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * * *" });
     // Replica "a" claimed the 08:00:10 fire, then died: no heartbeat, no settlement.
     vi.setSystemTime(task.nextRunAt!);
-    expect(await storage.claimScheduledRun(task.taskId, task.nextRunAt)).toBe(true);
+    expect(await store.claimScheduledRun(task.taskId, task.nextRunAt)).toBe(true);
     await b.handleScheduleChanged(task.taskId);
     await c.handleScheduleChanged(task.taskId);
 
@@ -338,75 +338,75 @@ describe("DefaultScheduleClient: recovery", () => {
     // Firing continues on its cron from there, each fire once.
     await vi.advanceTimersByTimeAsync(20 * SECOND);
     expect(scheduledTimes(runs)).toEqual(["2031-01-01T08:00:10.000Z", "2031-01-01T08:00:20.000Z", "2031-01-01T08:00:30.000Z"]);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 3 });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "pending", runCount: 3 });
   });
 
   it("stop() inside a fire aborts the handler's signal and leaves the fire running, unsettled, for a peer to requeue", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const stopping = replica(storage, "stopping", runs, { heartbeatIntervalMs: 2 * SECOND }, ({ signal }) =>
+    const stopping = replica(store, "stopping", runs, { heartbeatIntervalMs: 2 * SECOND }, ({ signal }) =>
       new Promise<void>((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
     );
     const task = await stopping.scheduleOnce({ taskType: "record", delayMs: SECOND });
     await vi.advanceTimersByTimeAsync(SECOND);
     await stopping.stop();
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "running", retryCount: 0 });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "running", retryCount: 0 });
     expect(events("fire-interrupted")).toHaveLength(1);
 
-    const peer = replica(storage, "peer", runs, { heartbeatIntervalMs: 2 * SECOND });
+    const peer = replica(store, "peer", runs, { heartbeatIntervalMs: 2 * SECOND });
     await vi.advanceTimersByTimeAsync(7 * SECOND);
     expect(await peer.requeueAbandoned()).toEqual([task.taskId]);
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(runs.map((run) => run.replicaId)).toEqual(["stopping", "peer"]);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "completed", runCount: 1 });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "completed", runCount: 1 });
   });
 
   it("offers its requeue as a maintenance task, run once per heartbeat interval", () => {
-    const client = replica(new MemoryScheduleStorage(), "a", [], { heartbeatIntervalMs: 700 });
+    const client = replica(new InMemoryScheduleStore(), "a", [], { heartbeatIntervalMs: 700 });
     expect(client.maintenanceTasks()).toEqual([expect.objectContaining({ name: "schedule-requeue", intervalMs: 700 })]);
   });
 
   it("catch-up once: fires missed while no replica ran run once, then the schedule continues from now", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const first = replica(storage, "first", runs);
+    const first = replica(store, "first", runs);
     const task = await first.scheduleCron({ taskType: "record", cronExpression: "*/5 * * * *" });
     await first.stop();
     vi.setSystemTime(START + 62 * MINUTE); // 12 fires missed
 
-    const second = replica(storage, "second", runs);
+    const second = replica(store, "second", runs);
     await second.restore();
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(scheduledTimes(runs)).toEqual(["2031-01-01T08:05:00.000Z"]);
-    expect(await storage.get(task.taskId)).toMatchObject({ runCount: 1, nextRunAt: START + 65 * MINUTE });
+    expect(await store.get(task.taskId)).toMatchObject({ runCount: 1, nextRunAt: START + 65 * MINUTE });
     await vi.advanceTimersByTimeAsync(5 * MINUTE);
     expect(runs).toHaveLength(2);
   });
 
   it("catch-up skip: missed fires do not run; a missed one-shot completes without running", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const first = replica(storage, "first", runs);
+    const first = replica(store, "first", runs);
     const cron = await first.scheduleCron({ taskType: "record", cronExpression: "*/5 * * * *", catchUp: "skip" });
     const once = await first.scheduleOnce({ taskType: "record", delayMs: MINUTE, catchUp: "skip" });
     await first.stop();
     vi.setSystemTime(START + 62 * MINUTE);
 
-    const second = replica(storage, "second", runs);
+    const second = replica(store, "second", runs);
     await second.restore();
     await vi.advanceTimersByTimeAsync(SECOND);
     expect(runs).toHaveLength(0);
-    expect(await storage.get(cron.taskId)).toMatchObject({ status: "pending", runCount: 0, nextRunAt: START + 65 * MINUTE });
-    expect(await storage.get(once.taskId)).toMatchObject({ status: "completed", runCount: 0 });
+    expect(await store.get(cron.taskId)).toMatchObject({ status: "pending", runCount: 0, nextRunAt: START + 65 * MINUTE });
+    expect(await store.get(once.taskId)).toMatchObject({ status: "completed", runCount: 0 });
     await vi.advanceTimersByTimeAsync(3 * MINUTE);
     expect(scheduledTimes(runs)).toEqual(["2031-01-01T09:05:00.000Z"]);
   });
 
   it("stop() disarms every timer and waits for a fire in progress", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
     let finished = false;
-    const client = replica(storage, "a", runs, {}, async () => {
+    const client = replica(store, "a", runs, {}, async () => {
       await new Promise((resolve) => setTimeout(resolve, 5 * SECOND));
       finished = true;
     });
@@ -418,25 +418,25 @@ describe("DefaultScheduleClient: recovery", () => {
     expect(finished).toBe(true);
     await vi.advanceTimersByTimeAsync(10 * MINUTE);
     expect(runs).toHaveLength(1);
-    expect(await storage.get(task.taskId)).toMatchObject({ status: "pending", runCount: 1 });
+    expect(await store.get(task.taskId)).toMatchObject({ status: "pending", runCount: 1 });
   });
 });
 
 describe("DefaultScheduleClient: requests and state changes", () => {
   // The rules themselves are tabled in scheduleRequest.test.ts; here: the client applies them before storing.
   it("refuses an invalid request, storing nothing", async () => {
-    const storage = new MemoryScheduleStorage();
-    const client = replica(storage, "a", []);
+    const store = new InMemoryScheduleStore();
+    const client = replica(store, "a", []);
     await expect(client.scheduleOnce({ taskType: "nope", delayMs: 1 })).rejects.toMatchObject({ code: "UNKNOWN_TASK_TYPE" });
     await expect(client.scheduleOnce({ taskType: "record", delayMs: 1, maxRetries: -1 })).rejects.toMatchObject({ code: "INVALID_SCHEDULE" });
     await expect(client.scheduleCron({ taskType: "record", cronExpression: "61 * * * *" })).rejects.toMatchObject({ code: "INVALID_CRON" });
-    expect(await storage.countTasks()).toBe(0);
+    expect(await store.countTasks()).toBe(0);
   });
 
   it("pauses, resumes, cancels and lists within a tenant only", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const client = replica(storage, "a", runs);
+    const client = replica(store, "a", runs);
     const mine = await client.scheduleOnce({ taskType: "record", delayMs: MINUTE, tenantId: "acme" });
     const theirs = await client.scheduleOnce({ taskType: "record", delayMs: MINUTE, tenantId: "other" });
 
@@ -455,10 +455,10 @@ describe("DefaultScheduleClient: requests and state changes", () => {
   });
 
   it("changes a cron schedule's payload, expression and pausing, on every notified replica; refuses a bad change", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const peer = replica(storage, "peer", runs);
-    const origin = replica(storage, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const peer = replica(store, "peer", runs);
+    const origin = replica(store, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
     const task = await origin.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * *", tenantId: "acme" });
     await expect(origin.changeCron(task.taskId, "other", { active: false })).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
     await expect(origin.changeCron(task.taskId, "acme", { cronExpression: "61 * * * *" })).rejects.toMatchObject({ code: "INVALID_CRON" });
@@ -479,20 +479,20 @@ describe("DefaultScheduleClient: requests and state changes", () => {
   });
 
   it("deletes a schedule within its tenant, disarming it on every notified replica", async () => {
-    const storage = new MemoryScheduleStorage();
+    const store = new InMemoryScheduleStore();
     const runs: Run[] = [];
-    const peer = replica(storage, "peer", runs);
-    const origin = replica(storage, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
+    const peer = replica(store, "peer", runs);
+    const origin = replica(store, "origin", runs, { onChange: (taskId) => peer.handleScheduleChanged(taskId) });
     const task = await origin.scheduleCron({ taskType: "record", cronExpression: "*/10 * * * *", tenantId: "acme" });
     await expect(origin.delete(task.taskId, "other")).rejects.toMatchObject({ code: "SCHEDULE_NOT_FOUND" });
     await origin.delete(task.taskId, "acme");
     await vi.advanceTimersByTimeAsync(30 * MINUTE);
     expect(runs).toHaveLength(0);
-    expect(await storage.get(task.taskId)).toBeNull();
+    expect(await store.get(task.taskId)).toBeNull();
   });
 
   it("refuses a second handler for one task type", () => {
-    const client = replica(new MemoryScheduleStorage(), "a", []);
+    const client = replica(new InMemoryScheduleStore(), "a", []);
     expect(() => client.registerHandler("record", () => {})).toThrow(/already registered/);
   });
 });

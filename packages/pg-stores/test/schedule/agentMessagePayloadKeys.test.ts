@@ -1,12 +1,12 @@
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { PostgreSQLScheduleStorage, allMigrations, runMigrations } from "../../src";
+import { PostgreSQLScheduleStore, allMigrations, runMigrations } from "../../src";
 
 // Migration 213 on a database that holds agent-message schedules of the camelCase API: their
 // payloads take the snake_case keys the handler reads; other task types' payloads are left alone.
 let database: TestDatabase;
-let store: PostgreSQLScheduleStorage;
+let store: PostgreSQLScheduleStore;
 
 const insert = (taskId: string, taskType: string, payload: object) =>
   `INSERT INTO lattice_scheduled_tasks (task_id, tenant_id, task_type, payload, execution_type, execute_at, catch_up, status)
@@ -23,7 +23,7 @@ beforeAll(async () => {
   } finally {
     await pool.end();
   }
-  store = new PostgreSQLScheduleStorage({ poolConfig: database.url });
+  store = new PostgreSQLScheduleStore({ poolConfig: database.url });
   await store.initialize();
 });
 

@@ -21,14 +21,14 @@ describe("schedule crash recovery across processes", { timeout: 60_000 }, () => 
   it("a process killed between claim and completion leaves the task running; a restart's restore() requeues it and the fire runs again", async () => {
     const taskId = "crashed";
     const executeAt = Date.now() + 1_500;
-    await db.storage.save(recordFireTask(taskId, { executionType: "once", executeAt }));
+    await db.store.save(recordFireTask(taskId, { executionType: "once", executeAt }));
 
     const doomed = new Child("scheduleReplica.mjs", { url: db.database.url, replica: "doomed", mode: "hang" });
     await doomed.next("READY");
     expect(await doomed.next("STARTED")).toEqual({ taskId, scheduledAt: executeAt });
     doomed.kill("SIGKILL");
     expect((await doomed.outcome()).signal).toBe("SIGKILL");
-    expect((await db.storage.get(taskId))?.status).toBe("running");
+    expect((await db.store.get(taskId))?.status).toBe("running");
 
     // Past the restarted replica's threshold by the database clock, so its restore() must requeue.
     await eventually("the claim to age past 600 ms", () => untouchedFor(taskId, 600));
@@ -42,7 +42,7 @@ describe("schedule crash recovery across processes", { timeout: 60_000 }, () => 
       { fireAt: executeAt, replica: "doomed" },
       { fireAt: executeAt, replica: "restarted" },
     ]);
-    await eventually("the task to complete", async () => (await db.storage.get(taskId))?.status === "completed");
+    await eventually("the task to complete", async () => (await db.store.get(taskId))?.status === "completed");
     restarted.go();
     await restarted.result();
   });
@@ -50,12 +50,12 @@ describe("schedule crash recovery across processes", { timeout: 60_000 }, () => 
   it("a live long-running handler keeps its claim fresh: another process's restore() does not requeue it", async () => {
     const taskId = "long-running";
     const executeAt = Date.now() + 1_500;
-    await db.storage.save(recordFireTask(taskId, { executionType: "once", executeAt }));
+    await db.store.save(recordFireTask(taskId, { executionType: "once", executeAt }));
 
     const worker = new Child("scheduleReplica.mjs", { url: db.database.url, replica: "worker", handlerMs: 5_000, heartbeatIntervalMs: 200 });
     await worker.next("READY");
     await worker.next("STARTED");
-    const claimed = (await db.storage.get(taskId))!;
+    const claimed = (await db.store.get(taskId))!;
     expect(claimed.status).toBe("running");
     // Wait until the run is older than the other replica's threshold (by the database clock)...
     await eventually("the run to outlast the 1500 ms threshold", async () => {
@@ -66,11 +66,11 @@ describe("schedule crash recovery across processes", { timeout: 60_000 }, () => 
       return rows[0].old;
     });
     // ...while its heartbeat has kept updated_at recent.
-    expect((await db.storage.get(taskId))!.updatedAt).toBeGreaterThan(claimed.updatedAt);
+    expect((await db.store.get(taskId))!.updatedAt).toBeGreaterThan(claimed.updatedAt);
 
     const other = new Child("scheduleReplica.mjs", { url: db.database.url, replica: "other", staleRunningMs: 1_500 });
     expect(await other.next("READY")).toEqual({ requeued: 0, armed: 0 });
-    await eventually("the long run to finish", async () => (await db.storage.get(taskId))?.status === "completed", { timeoutMs: 15_000 });
+    await eventually("the long run to finish", async () => (await db.store.get(taskId))?.status === "completed", { timeoutMs: 15_000 });
 
     expect(await firesOf(db.pool, "handler_starts", taskId)).toEqual([{ fireAt: executeAt, replica: "worker" }]);
     expect(await firesOf(db.pool, "fires", taskId)).toEqual([{ fireAt: executeAt, replica: "worker" }]);

@@ -18,7 +18,7 @@ describe("DefaultScheduleClient on PostgreSQL across processes", { timeout: 60_0
     const taskId = "every-second";
     // Far enough ahead that the replicas are usually up before the first fire (a late one still joins).
     const firstFire = Math.ceil((Date.now() + 4_000) / 1_000) * 1_000;
-    await db.storage.save(recordFireTask(taskId, { executionType: "cron", cronExpression: "* * * * * *", nextRunAt: firstFire }));
+    await db.store.save(recordFireTask(taskId, { executionType: "cron", cronExpression: "* * * * * *", nextRunAt: firstFire }));
 
     const replicas = ["r1", "r2", "r3"].map((replica) => new Child("scheduleReplica.mjs", { url: db.database.url, replica }));
     for (const child of replicas) expect(await child.next<{ armed: number }>("READY")).toMatchObject({ armed: 1 });
@@ -34,7 +34,7 @@ describe("DefaultScheduleClient on PostgreSQL across processes", { timeout: 60_0
     expect(starts.map((start) => start.fireAt)).toEqual(fires.map((fire) => fire.fireAt));
     // Consecutive seconds from the first scheduled fire: none skipped.
     expect(fires.map((fire) => fire.fireAt)).toEqual(fires.map((_, i) => firstFire + i * 1_000));
-    expect((await db.storage.get(taskId))?.runCount).toBe(fires.length);
+    expect((await db.store.get(taskId))?.runCount).toBe(fires.length);
 
     // Claims, as each process logged them: per fire exactly one win, by the replica that recorded it.
     const byFire = new Map<number, { winners: string[]; losers: number }>();

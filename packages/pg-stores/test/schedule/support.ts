@@ -2,13 +2,13 @@ import type { NewScheduledTask } from "@axiom-lattice/protocols";
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { PostgreSQLScheduleStorage, runMigrations } from "../../src";
+import { PostgreSQLScheduleStore, runMigrations } from "../../src";
 import { killRunningChildren } from "../support/children";
 
 export interface FireDatabase {
   database: TestDatabase;
   pool: Pool;
-  storage: PostgreSQLScheduleStorage;
+  store: PostgreSQLScheduleStore;
 }
 
 /**
@@ -23,7 +23,7 @@ export function useFireDatabase(prefix: string): FireDatabase {
     db.pool = new Pool({ connectionString: db.database.url, max: 3 });
     await runMigrations(db.pool);
     await createFireTables(db.pool);
-    db.storage = new PostgreSQLScheduleStorage({ pool: db.pool, autoMigrate: false });
+    db.store = new PostgreSQLScheduleStore({ pool: db.pool, autoMigrate: false });
   });
 
   afterEach(killRunningChildren);

@@ -52,13 +52,13 @@ export interface ScheduledTaskDefinition {
   updatedAt: number;
 }
 
-/** A schedule as handed to {@link ScheduleStorage.save}: the store stamps the times. */
+/** A schedule as handed to {@link ScheduleStore.save}: the store stamps the times. */
 export type NewScheduledTask = Omit<ScheduledTaskDefinition, "createdAt" | "updatedAt">;
 
-/** Fields {@link ScheduleStorage.update} may change. */
+/** Fields {@link ScheduleStore.update} may change. */
 export type ScheduledTaskUpdate = Partial<Omit<ScheduledTaskDefinition, "taskId" | "tenantId" | "createdAt" | "updatedAt">>;
 
-/** The outcome of a claimed fire, written by {@link ScheduleStorage.settleScheduledRun}. */
+/** The outcome of a claimed fire, written by {@link ScheduleStore.settleScheduledRun}. */
 export interface ScheduledRunSettlement {
   /** Where the task goes next: `pending` (another fire or a retry), `completed` or `failed`. */
   status: typeof ScheduledTaskStatus.PENDING | typeof ScheduledTaskStatus.COMPLETED | typeof ScheduledTaskStatus.FAILED;
@@ -76,7 +76,7 @@ export interface ScheduledRunSettlement {
  * Where schedules live. A fire is identified by (taskId, scheduled time): the scheduled time is
  * `nextRunAt` for cron schedules and `executeAt` for one-shot ones.
  */
-export interface ScheduleStorage {
+export interface ScheduleStore {
   /** Stores a new schedule; a taken `taskId` is refused with `ALREADY_EXISTS`. */
   save(task: NewScheduledTask): Promise<ScheduledTaskDefinition>;
   get(taskId: string): Promise<ScheduledTaskDefinition | null>;

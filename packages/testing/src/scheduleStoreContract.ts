@@ -1,4 +1,4 @@
-import type { NewScheduledTask, PageRequest, ScheduleStorage, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
+import type { NewScheduledTask, PageRequest, ScheduleStore, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
@@ -48,12 +48,12 @@ const ids = (tasks: ScheduledTaskDefinition[]) => tasks.map((task) => task.taskI
 const BIG_PAGE = { limit: 1_000 };
 
 /**
- * The {@link ScheduleStorage} contract. Every implementation runs this same suite, so their
+ * The {@link ScheduleStore} contract. Every implementation runs this same suite, so their
  * semantics cannot drift. `makeStore` is called once per suite.
  */
-export function scheduleStorageContract(name: string, makeStore: () => Promise<ScheduleStorage>): void {
-  describe(`ScheduleStorage contract: ${name}`, () => {
-    let store: ScheduleStorage;
+export function scheduleStoreContract(name: string, makeStore: () => Promise<ScheduleStore>): void {
+  describe(`ScheduleStore contract: ${name}`, () => {
+    let store: ScheduleStore;
     beforeAll(async () => {
       store = await makeStore();
     });

@@ -19,13 +19,13 @@ import { PostgreSQLProjectRoomStore } from "../rooms/postgresqlProjectRoomStore"
 import { PostgreSQLReplicaPresenceStore } from "../presence/postgresqlReplicaPresenceStore";
 import { PostgreSQLRunEventLog } from "../runs/postgresqlRunEventLog";
 import { PostgreSQLMessageQueueStore } from "../queue/postgresqlMessageQueueStore";
-import { PostgreSQLScheduleStorage } from "../schedule/postgresqlScheduleStorage";
+import { PostgreSQLScheduleStore } from "../schedule/postgresqlScheduleStore";
 import { PostgreSQLTaskStore } from "../tasks/postgresqlTaskStore";
 import { PostgreSQLThreadStore } from "../threads/postgresqlThreadStore";
 import { PostgreSQLQueueWakeup } from "../wakeup/postgresqlQueueWakeup";
 
 /** `directConnectionString` declares that `connectionString` goes through a transaction pooler. */
-export interface PgStoreConfigOptions extends PoolerOptions {
+export interface PostgreSQLStoresOptions extends PoolerOptions {
   /** Pool settings besides the connection string (size, timeouts, application_name); unset ones take createPool's defaults. */
   poolConfig?: Omit<PoolConfig, "connectionString">;
   /** Queued messages per thread (default 1000). */
@@ -37,7 +37,7 @@ export interface PgStoreConfigOptions extends PoolerOptions {
 }
 
 /** Every PostgreSQL store of a replica, on one shared pool. */
-export interface PgStoreConfig {
+export interface PostgreSQLStores {
   pool: Pool;
   /** Versions of the migrations this call applied (empty when another process had applied them). */
   appliedMigrations: number[];
@@ -46,7 +46,7 @@ export interface PgStoreConfig {
   presence: PostgreSQLReplicaPresenceStore;
   outbox: PostgreSQLOutboxStore;
   threadMessageQueue: PostgreSQLMessageQueueStore;
-  schedule: PostgreSQLScheduleStorage;
+  schedule: PostgreSQLScheduleStore;
   thread: PostgreSQLThreadStore;
   assistant: PostgreSQLAssistantStore;
   /** The tenants' model provider catalogs, keys sealed with the given keyring. */
@@ -77,7 +77,7 @@ export interface PgStoreConfig {
  * checkpoint tables are set up under the same advisory lock, awaited: replicas starting together
  * take turns, and whoever comes first creates everything once.
  */
-export async function createPgStoreConfig(connectionString: string, options: PgStoreConfigOptions = {}): Promise<PgStoreConfig> {
+export async function createPostgreSQLStores(connectionString: string, options: PostgreSQLStoresOptions = {}): Promise<PostgreSQLStores> {
   const logger = options.logger ?? defaultLogger();
   const pool = createPool({ ...options.poolConfig, connectionString }, options, logger);
   try {
@@ -93,7 +93,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       presence: new PostgreSQLReplicaPresenceStore(shared),
       outbox: new PostgreSQLOutboxStore(shared),
       threadMessageQueue: new PostgreSQLMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
-      schedule: new PostgreSQLScheduleStorage(shared),
+      schedule: new PostgreSQLScheduleStore(shared),
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore({ ...shared, keyring }),
       modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring }),

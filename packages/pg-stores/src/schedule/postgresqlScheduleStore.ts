@@ -15,7 +15,7 @@ import type {
   PageRequest,
   ScheduleCatchUpPolicy,
   ScheduleExecutionType,
-  ScheduleStorage,
+  ScheduleStore,
   ScheduledRunSettlement,
   ScheduledTaskDefinition,
   ScheduledTaskStatus,
@@ -123,11 +123,11 @@ const UPDATE_COLUMNS: Record<keyof ScheduledTaskUpdate, { column: string; param?
 };
 
 /**
- * {@link ScheduleStorage} on `lattice_scheduled_tasks`. Claims, heartbeats, settlements and stale-run
+ * {@link ScheduleStore} on `lattice_scheduled_tasks`. Claims, heartbeats, settlements and stale-run
  * recovery are each one conditional statement judged by the database clock, so replicas agree on
  * who runs a fire.
  */
-export class PostgreSQLScheduleStorage extends PgStore implements ScheduleStorage {
+export class PostgreSQLScheduleStore extends PgStore implements ScheduleStore {
   async save(task: NewScheduledTask): Promise<ScheduledTaskDefinition> {
     validateNewScheduledTask(task);
     await this.initialize();

@@ -1,10 +1,10 @@
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { allMigrations, createPgStoreConfig, type PgStoreConfig } from "../src";
+import { allMigrations, createPostgreSQLStores, type PostgreSQLStores } from "../src";
 
 let database: TestDatabase;
-let configs: PgStoreConfig[];
+let configs: PostgreSQLStores[];
 
 beforeEach(async () => {
   database = await createTestDatabase("lattice_config");
@@ -18,9 +18,9 @@ afterEach(async () => {
 
 const CHECKPOINT_TABLES = ["checkpoint_blobs", "checkpoint_migrations", "checkpoint_writes", "checkpoints"];
 
-describe("createPgStoreConfig", () => {
+describe("createPostgreSQLStores", () => {
   it("lets replicas starting together on an empty database all succeed, creating every table once", async () => {
-    configs = await Promise.all([1, 2, 3].map(() => createPgStoreConfig(database.url, { poolConfig: { max: 4 } })));
+    configs = await Promise.all([1, 2, 3].map(() => createPostgreSQLStores(database.url, { poolConfig: { max: 4 } })));
     const inspect = new Pool({ connectionString: database.url, max: 1 });
     try {
       const tables = await inspect.query<{ tablename: string }>(
@@ -39,7 +39,7 @@ describe("createPgStoreConfig", () => {
   });
 
   it("builds every store and the checkpointer on one pool", async () => {
-    const config = await createPgStoreConfig(database.url, { queueCapacity: 1 });
+    const config = await createPostgreSQLStores(database.url, { queueCapacity: 1 });
     configs.push(config);
     for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.project, config.projectRoom, config.projectRoomMessage, config.queueWakeup]) {
       expect((store as unknown as { pool: Pool }).pool).toBe(config.pool);
@@ -60,7 +60,7 @@ describe("createPgStoreConfig", () => {
   });
 
   it("ends its pool on dispose, once however often it is called", async () => {
-    const config = await createPgStoreConfig(database.url);
+    const config = await createPostgreSQLStores(database.url);
     await Promise.all([config.dispose(), config.dispose()]);
     expect(config.pool.ended).toBe(true);
   });
@@ -68,6 +68,6 @@ describe("createPgStoreConfig", () => {
   it("ends its pool when the database cannot be reached", async () => {
     const url = new URL(database.url);
     url.pathname = "/lattice_no_such_database";
-    await expect(createPgStoreConfig(url.toString())).rejects.toThrow(/does not exist/);
+    await expect(createPostgreSQLStores(url.toString())).rejects.toThrow(/does not exist/);
   });
 });

@@ -3,7 +3,7 @@ import {
   type NewScheduledTask,
   type Page,
   type PageRequest,
-  type ScheduleStorage,
+  type ScheduleStore,
   type ScheduledRunSettlement,
   type ScheduledTaskDefinition,
   type ScheduledTaskUpdate,
@@ -40,8 +40,8 @@ const copy = (task: ScheduledTaskDefinition): ScheduledTaskDefinition => ({
 // Lists are ordered by creation time, then task id; a page starts after its last item's key.
 const taskPageKey = (task: ScheduledTaskDefinition): PageKey => [task.createdAt, task.taskId];
 
-/** {@link ScheduleStorage} within one process: the same contract as the PostgreSQL store. */
-export class MemoryScheduleStorage implements ScheduleStorage {
+/** {@link ScheduleStore} within one process: the same contract as the PostgreSQL store. */
+export class InMemoryScheduleStore implements ScheduleStore {
   private readonly tasks = new Map<string, ScheduledTaskDefinition>();
 
   constructor(private readonly now: () => number = Date.now) {}
