@@ -42,12 +42,12 @@ async function replica(name: string): Promise<Replica> {
 
 function manager({ stores, wakeup }: Replica, options: Partial<AgentRuntimeOptions> = {}): AgentInstanceManager {
   const created = new AgentInstanceManager({
-    queue: stores.threadMessageQueue,
+    queue: stores.queue,
     leases: stores.lease,
-    assistants: stores.assistant,
+    assistants: stores.assistants,
     checkpointer: stores.checkpoint,
-    threads: stores.thread,
-    items: stores.item,
+    threads: stores.threads,
+    items: stores.items,
     wakeup,
     logger: quiet,
     ...options,
@@ -62,7 +62,7 @@ let b: Replica;
 beforeAll(async () => {
   database = await createTestDatabase();
   [a, b] = await Promise.all([replica("a"), replica("b")]);
-  await a.stores.assistant.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: ["echo"] });
+  await a.stores.assistants.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: ["echo"] });
 });
 
 afterEach(async () => {
@@ -77,7 +77,7 @@ afterAll(async () => {
   await database.drop();
 });
 
-const queue = () => a.stores.threadMessageQueue;
+const queue = () => a.stores.queue;
 const runStatus = async (messageId: string) => (await queue().getMessage(messageId, scope))?.runStatus;
 
 /** Resolves once the replica's wake-up connection has completed its LISTEN. */
@@ -208,7 +208,7 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     const dying = manager(a, {
       wakeup: lostWakeups,
       ...shortLeases,
-      queue: crash.wrap(a.stores.threadMessageQueue),
+      queue: crash.wrap(a.stores.queue),
       leases: crash.wrap(a.stores.lease),
       checkpointer: crashAfterModelAnswer(a.stores.checkpoint, crash),
     });

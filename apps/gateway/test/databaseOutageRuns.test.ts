@@ -33,8 +33,8 @@ beforeAll(async () => {
     client.on("error", () => {});
   });
   stores.pool.on("error", () => {});
-  await stores.assistant.createAssistant(TENANT, { id: "echo-bot", name: "Echo bot", model: { provider: "scripted" }, tools: [] });
-  await stores.assistant.createAssistant(TENANT, { id: "helper-bot", name: "Helper", model: { provider: "scripted" }, tools: [] });
+  await stores.assistants.createAssistant(TENANT, { id: "echo-bot", name: "Echo bot", model: { provider: "scripted" }, tools: [] });
+  await stores.assistants.createAssistant(TENANT, { id: "helper-bot", name: "Helper", model: { provider: "scripted" }, tools: [] });
 });
 
 afterEach(async () => {
@@ -49,15 +49,15 @@ afterAll(async () => {
 function replica() {
   const { logger, entries } = recordingLogger();
   const created = new AgentInstanceManager({
-    queue: stores.threadMessageQueue,
+    queue: stores.queue,
     leases: stores.lease,
-    assistants: stores.assistant,
+    assistants: stores.assistants,
     checkpointer: stores.checkpoint,
-    threads: stores.thread,
-    items: stores.item,
+    threads: stores.threads,
+    items: stores.items,
     runEvents: stores.runEvents,
     wakeup: noPeers,
-    tasks: { store: stores.task },
+    tasks: { store: stores.tasks },
     logger: logger as Logger,
     streamPollMs: 50,
   });
@@ -121,7 +121,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
 
     expect(await completion).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
     expect(handOvers(logs)).toEqual(["terminating connection due to administrator command"]);
-    expect((await stores.threadMessageQueue.latestRuns("read", scope)).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
+    expect((await stores.queue.latestRuns("read", scope)).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me"]);
   });
 
@@ -143,7 +143,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     expect(types.at(-1)).toBe("message_completed");
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "/sleep 1500" }, { content: "echo: /sleep 1500" }] });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.threadMessageQueue.latestRuns("answered", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
+    expect((await stores.queue.latestRuns("answered", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
   });
 
@@ -153,7 +153,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     await caller.addMessage({ message: "/task helper-bot /sleep 1500" });
     let taskId = "";
     await eventually("the task to be delegated", async () => {
-      taskId = (await stores.task.listTasks(TENANT, { limit: 1 })).items[0]?.id ?? "";
+      taskId = (await stores.tasks.listTasks(TENANT, { limit: 1 })).items[0]?.id ?? "";
       return taskId !== "";
     }, patiently);
     await eventually("the task's model to be called", () => modelCalled(taskThreadId(taskId)), patiently);
@@ -162,13 +162,13 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     await lock.release();
 
     const resumed = callerResumeMessageId(taskId);
-    await eventually("the caller to be resumed", async () => (await stores.threadMessageQueue.getMessage(resumed, scope))?.runStatus === "success", patiently);
-    expect(await stores.task.getTask(TENANT, taskId)).toMatchObject({ status: "completed", result: "echo: /sleep 1500" });
+    await eventually("the caller to be resumed", async () => (await stores.queue.getMessage(resumed, scope))?.runStatus === "success", patiently);
+    expect(await stores.tasks.getTask(TENANT, taskId)).toMatchObject({ status: "completed", result: "echo: /sleep 1500" });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.threadMessageQueue.latestRuns(taskThreadId(taskId), helperScope)).map((run) => run.runStatus)).toEqual(["success"]);
+    expect((await stores.queue.latestRuns(taskThreadId(taskId), helperScope)).map((run) => run.runStatus)).toEqual(["success"]);
     const helper = manager.getAgent({ ...helperScope, threadId: taskThreadId(taskId) });
     expect((await helper.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
-    expect((await stores.threadMessageQueue.latestRuns("caller", scope)).map((run) => [run.id === resumed, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns("caller", scope)).map((run) => [run.id === resumed, run.runStatus])).toEqual([
       [false, "interrupted"],
       [true, "success"],
     ]);

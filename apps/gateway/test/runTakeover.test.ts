@@ -60,12 +60,12 @@ function inMemory(): SharedStores {
 async function onPostgreSQL(database: TestDatabase): Promise<SharedStores> {
   const stores = await createPostgreSQLStores(database.url, { poolConfig: { max: 8 }, logger: quiet });
   return {
-    queue: stores.threadMessageQueue,
+    queue: stores.queue,
     leases: stores.lease,
-    assistants: stores.assistant,
+    assistants: stores.assistants,
     checkpointer: stores.checkpoint,
-    threads: stores.thread,
-    items: stores.item,
+    threads: stores.threads,
+    items: stores.items,
     runEvents: stores.runEvents,
     dispose: () => stores.dispose(),
   };

@@ -77,8 +77,8 @@ const kinds: Record<string, () => Promise<Kind>> = {
     ];
     disposals.push(() => pg.dispose(), () => peer.dispose());
     return {
-      writer: { tasks: pg.task, projects: pg.project, outbox: pg.outbox, lease: pg.lease, queue: pg.threadMessageQueue, unitOfWork: pg.unitOfWork },
-      peer: { tasks: peer.task, outbox: peer.outbox },
+      writer: { tasks: pg.tasks, projects: pg.projects, outbox: pg.outbox, lease: pg.lease, queue: pg.queue, unitOfWork: pg.unitOfWork },
+      peer: { tasks: peer.tasks, outbox: peer.outbox },
       cutTransaction: async () => {
         // The dispatcher's connection that waits inside its open transaction: the one the kill aims at.
         const { rowCount } = await peer.pool.query(

@@ -66,6 +66,7 @@ export { InMemoryRunEventLog } from "./runs/inMemoryRunEventLog";
 export { validatePluginSetting } from "./plugins/pluginSettingArguments";
 export { InMemoryTaskStore } from "./tasks/inMemoryTaskStore";
 export { InMemoryUnitOfWork } from "./stores/inMemoryUnitOfWork";
+export { type InMemoryStores, createInMemoryStores } from "./stores/inMemoryStores";
 export {
   requireTaskId,
   requireTaskStatuses,

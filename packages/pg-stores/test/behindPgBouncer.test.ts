@@ -71,9 +71,9 @@ describe.skipIf(pgBouncerMissing)("behind PgBouncer in transaction mode", { time
       }
 
       // A thread's data, then its checkpoint written (a transaction of upserts) and read back.
-      await a.assistant.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
-      await a.thread.createThread("tenant", { id: "t", assistantId: "a" });
-      expect(await b.thread.getThread("tenant", "t")).toMatchObject({ id: "t" });
+      await a.assistants.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
+      await a.threads.createThread("tenant", { id: "t", assistantId: "a" });
+      expect(await b.threads.getThread("tenant", "t")).toMatchObject({ id: "t" });
       const config = { configurable: { thread_id: "t", checkpoint_ns: "" } };
       const checkpoint = { ...emptyCheckpoint(), channel_values: { messages: ["hi"] }, channel_versions: { messages: 1 } };
       await a.checkpoint.put(config, checkpoint, { source: "input", step: -1, parents: {} }, { messages: 1 });

@@ -41,21 +41,21 @@ describe("createPostgreSQLStores", () => {
   it("builds every store and the checkpointer on one pool", async () => {
     const config = await createPostgreSQLStores(database.url, { queueCapacity: 1 });
     configs.push(config);
-    for (const store of [config.lease, config.outbox, config.threadMessageQueue, config.schedule, config.thread, config.assistant, config.project, config.projectRoom, config.projectRoomMessage, config.queueWakeup]) {
+    for (const store of [config.lease, config.outbox, config.queue, config.schedules, config.threads, config.assistants, config.projects, config.rooms, config.roomMessages, config.queueWakeup]) {
       expect((store as unknown as { pool: Pool }).pool).toBe(config.pool);
     }
     expect(config.checkpoint["pool"]).toBe(config.pool);
 
     expect(await config.lease.tryAcquire("config-test", "me#1", 1_000)).toBe(true);
-    await config.threadMessageQueue.addMessage({ threadId: "t", scope: {}, content: "hi" });
-    await expect(config.threadMessageQueue.addMessage({ threadId: "t", scope: {}, content: "over" })).rejects.toMatchObject({ code: "QUEUE_FULL" });
-    await config.assistant.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
-    await config.thread.createThread("tenant", { id: "t", assistantId: "a" });
-    await config.project.createProject("tenant", { id: "p", name: "P" });
-    expect(await config.project.addBot("tenant", "p", "a")).toMatchObject({ projectId: "p", assistantId: "a" });
-    expect(await config.projectRoom.createRoom("tenant", "p", { id: "r", name: "R" })).toMatchObject({ projectId: "p", id: "r" });
-    expect(await config.projectRoomMessage.appendMessage({ tenantId: "tenant", projectId: "p", roomId: "r" }, { authorType: "user", authorId: "u", content: "hi" })).toMatchObject({ created: true });
-    expect(await config.schedule.countTasks()).toBe(0);
+    await config.queue.addMessage({ threadId: "t", scope: {}, content: "hi" });
+    await expect(config.queue.addMessage({ threadId: "t", scope: {}, content: "over" })).rejects.toMatchObject({ code: "QUEUE_FULL" });
+    await config.assistants.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
+    await config.threads.createThread("tenant", { id: "t", assistantId: "a" });
+    await config.projects.createProject("tenant", { id: "p", name: "P" });
+    expect(await config.projects.addBot("tenant", "p", "a")).toMatchObject({ projectId: "p", assistantId: "a" });
+    expect(await config.rooms.createRoom("tenant", "p", { id: "r", name: "R" })).toMatchObject({ projectId: "p", id: "r" });
+    expect(await config.roomMessages.appendMessage({ tenantId: "tenant", projectId: "p", roomId: "r" }, { authorType: "user", authorId: "u", content: "hi" })).toMatchObject({ created: true });
+    expect(await config.schedules.countTasks()).toBe(0);
     expect(await config.checkpoint.getTuple({ configurable: { thread_id: "t", checkpoint_ns: "" } })).toBeUndefined();
   });
 

@@ -20,10 +20,10 @@ fencedWritesContract("PostgreSQL", {
     for (let n = 0; n < count; n += 1) opened.push(await createPostgreSQLStores(url, { poolConfig: { max: 4 } }));
     return opened.map((config) => ({
       leases: config.lease,
-      queue: config.threadMessageQueue,
+      queue: config.queue,
       runEvents: config.runEvents,
-      items: config.item,
-      tasks: config.task,
+      items: config.items,
+      tasks: config.tasks,
       checkpoints: config.checkpoint,
     }));
   },

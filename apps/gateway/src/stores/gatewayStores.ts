@@ -1,45 +1,6 @@
-import {
-  type MessageQueueStore,
-  type Logger,
-  InMemoryAssistantStore,
-  InMemoryItemStore,
-  InMemoryLeaseStore,
-  InMemoryMessageQueueStore,
-  InMemoryModelProviderStore,
-  InMemoryOutboxStore,
-  InMemoryProjectRoomMessageStore,
-  InMemoryProjectRoomStore,
-  InMemoryProjectStore,
-  InMemoryReplicaPresenceStore,
-  InMemoryRunEventLog,
-  InMemoryMcpServerConfigStore,
-  InMemoryPluginSettingStore,
-  InMemoryTaskStore,
-  InMemoryThreadStore,
-  InMemoryUnitOfWork,
-  InMemoryScheduleStore,
-  type QueueWakeup,
-  type SecretKeyring,
-} from "@axiom-lattice/core";
+import { type Logger, type QueueWakeup, type SecretKeyring, createInMemoryStores } from "@axiom-lattice/core";
 import { type QueryConfig, allMigrations, createPostgreSQLStores, resealStoredSecrets } from "@axiom-lattice/pg-stores";
-import type {
-  AssistantStore,
-  ItemStore,
-  LeaseStore,
-  ModelProviderStore,
-  OutboxStore,
-  ProjectRoomMessageStore,
-  ProjectRoomStore,
-  ProjectStore,
-  ReplicaPresenceStore,
-  ScheduleStore,
-  McpServerConfigStore,
-  PluginSettingStore,
-  RunEventLog,
-  TaskStore,
-  ThreadStore,
-  UnitOfWork,
-} from "@axiom-lattice/protocols";
+import type { Stores, UnitOfWork } from "@axiom-lattice/protocols";
 import { InMemoryCheckpointSaver } from "@axiom-lattice/agent";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { DatabaseSettings } from "../config";
@@ -53,34 +14,10 @@ export type ReadinessCheck = { name: string; check: () => Promise<void> };
  * The stores one gateway runs on: its own instances, handed to every component that needs them.
  * `inTransaction` commits task writes with the outbox events announcing them.
  */
-export interface GatewayStores extends UnitOfWork {
+export interface GatewayStores extends Stores, UnitOfWork {
   kind: "memory" | "postgres";
   /** PostgreSQL only: the migrations this process applied (none when a peer had) and the schema's version. */
   migrations?: { applied: number[]; schemaVersion: number };
-  lease: LeaseStore;
-  /** Which replicas are alive (`GET /api/cluster`). */
-  presence: ReplicaPresenceStore;
-  outbox: OutboxStore;
-  queue: MessageQueueStore;
-  threads: ThreadStore;
-  assistants: AssistantStore;
-  /** The tenants' model provider catalogs (API keys sealed at rest). */
-  modelProviders: ModelProviderStore;
-  /** Projects and their member assistants ("bots"). */
-  projects: ProjectStore;
-  /** Rooms of projects and their messages. */
-  rooms: ProjectRoomStore;
-  roomMessages: ProjectRoomMessageStore;
-  tasks: TaskStore;
-  /** Each tenant's MCP server configurations. */
-  mcp: McpServerConfigStore;
-  /** Each tenant's plugin settings (the tools it switched off). */
-  pluginSettings: PluginSettingStore;
-  /** Each tenant's long-term memory (the LangGraph API's `/store`, and its runs' `getStore()`). */
-  items: ItemStore;
-  schedules: ScheduleStore;
-  /** Every run's stream, replayable and followed on any replica. */
-  runEvents: RunEventLog;
   /** LangGraph's checkpointer: where conversations live. */
   checkpoint: BaseCheckpointSaver;
   /** Cross-replica queue wake-ups (PostgreSQL NOTIFY); in one process the runtime's own suffice. */
@@ -104,34 +41,13 @@ export async function createGatewayStores(
   database?: DatabaseSettings,
 ): Promise<GatewayStores> {
   if (!databaseUrl) {
-    // The lease store judges the fences of the writes runs make under their thread-run leases.
-    const lease = new InMemoryLeaseStore();
-    const fenced = { fences: lease };
-    const projects = new InMemoryProjectStore();
-    const rooms = new InMemoryProjectRoomStore(projects);
-    const tasks = new InMemoryTaskStore(fenced);
-    const outbox = new InMemoryOutboxStore({ logger });
-    const unitOfWork = new InMemoryUnitOfWork({ tasks, outbox });
+    const { unitOfWork, ...stores } = createInMemoryStores({ logger });
     return {
       kind: "memory",
       inTransaction: (fn) => unitOfWork.inTransaction(fn),
-      lease,
-      presence: new InMemoryReplicaPresenceStore(),
-      outbox,
-      queue: new InMemoryMessageQueueStore(fenced),
-      threads: new InMemoryThreadStore(),
-      assistants: new InMemoryAssistantStore(),
-      modelProviders: new InMemoryModelProviderStore(),
-      projects,
-      rooms,
-      roomMessages: new InMemoryProjectRoomMessageStore(rooms),
-      tasks,
-      mcp: new InMemoryMcpServerConfigStore(),
-      pluginSettings: new InMemoryPluginSettingStore(),
-      items: new InMemoryItemStore(fenced),
-      schedules: new InMemoryScheduleStore(),
-      runEvents: new InMemoryRunEventLog(fenced),
-      checkpoint: new InMemoryCheckpointSaver(lease),
+      ...stores,
+      // The lease store judges the fences of the checkpoint writes runs make under their thread-run leases.
+      checkpoint: new InMemoryCheckpointSaver(stores.lease),
       readiness: [],
       dispose: async () => {},
     };
@@ -180,30 +96,14 @@ export async function createGatewayStores(
       }
     },
   };
+  const { pool, appliedMigrations, unitOfWork, dispose, ...stores } = pg;
   return {
     kind: "postgres",
-    inTransaction: (fn) => pg.unitOfWork.inTransaction(fn),
-    migrations: { applied: pg.appliedMigrations, schemaVersion: Math.max(...allMigrations.map((migration) => migration.version)) },
-    lease: pg.lease,
-    presence: pg.presence,
-    outbox: pg.outbox,
-    queue: pg.threadMessageQueue,
-    threads: pg.thread,
-    assistants: pg.assistant,
-    modelProviders: pg.modelProvider,
-    projects: pg.project,
-    rooms: pg.projectRoom,
-    roomMessages: pg.projectRoomMessage,
-    tasks: pg.task,
-    mcp: pg.mcp,
-    pluginSettings: pg.pluginSetting,
-    items: pg.item,
-    schedules: pg.schedule,
-    runEvents: pg.runEvents,
-    checkpoint: pg.checkpoint,
-    queueWakeup: pg.queueWakeup,
+    inTransaction: (fn) => unitOfWork.inTransaction(fn),
+    migrations: { applied: appliedMigrations, schemaVersion: Math.max(...allMigrations.map((migration) => migration.version)) },
+    ...stores,
     readiness: [migrationsApplied],
-    pool: pg.pool,
-    dispose: () => pg.dispose(),
+    pool,
+    dispose,
   };
 }

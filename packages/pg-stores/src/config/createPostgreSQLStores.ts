@@ -1,4 +1,5 @@
 import { defaultLogger, type Logger, SecretKeyring } from "@axiom-lattice/core";
+import type { Stores } from "@axiom-lattice/protocols";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import { PostgreSQLCheckpointSaver } from "../checkpoints/postgresqlCheckpointSaver";
 import type { Pool, PoolConfig } from "pg";
@@ -36,30 +37,29 @@ export interface PostgreSQLStoresOptions extends PoolerOptions {
   keyring?: SecretKeyring;
 }
 
-/** Every PostgreSQL store of a replica, on one shared pool. */
-export interface PostgreSQLStores {
+/** Every PostgreSQL store of a replica, on one shared pool, under the {@link Stores} names core's in-memory bundle uses too. */
+export interface PostgreSQLStores extends Stores {
   pool: Pool;
   /** Versions of the migrations this call applied (empty when another process had applied them). */
   appliedMigrations: number[];
   lease: PostgreSQLLeaseStore;
-  /** Which replicas are alive (`GET /api/cluster`). */
   presence: PostgreSQLReplicaPresenceStore;
   outbox: PostgreSQLOutboxStore;
-  threadMessageQueue: PostgreSQLMessageQueueStore;
-  schedule: PostgreSQLScheduleStore;
-  thread: PostgreSQLThreadStore;
-  assistant: PostgreSQLAssistantStore;
-  /** The tenants' model provider catalogs, keys sealed with the given keyring. */
-  modelProvider: PostgreSQLModelProviderStore;
-  project: PostgreSQLProjectStore;
-  projectRoom: PostgreSQLProjectRoomStore;
-  projectRoomMessage: PostgreSQLProjectRoomMessageStore;
-  task: PostgreSQLTaskStore;
+  queue: PostgreSQLMessageQueueStore;
+  schedules: PostgreSQLScheduleStore;
+  threads: PostgreSQLThreadStore;
+  /** Assistants, keys sealed with the given keyring. */
+  assistants: PostgreSQLAssistantStore;
+  /** Model provider catalogs, keys sealed with the given keyring. */
+  modelProviders: PostgreSQLModelProviderStore;
+  projects: PostgreSQLProjectStore;
+  rooms: PostgreSQLProjectRoomStore;
+  roomMessages: PostgreSQLProjectRoomMessageStore;
+  tasks: PostgreSQLTaskStore;
+  /** MCP server configurations, headers and env sealed with the given keyring. */
   mcp: PostgreSQLMcpServerConfigStore;
-  /** The tenants' plugin settings (which tools each has switched off). */
-  pluginSetting: PostgreSQLPluginSettingStore;
-  /** The tenants' long-term memory (the LangGraph store). */
-  item: PostgreSQLItemStore;
+  pluginSettings: PostgreSQLPluginSettingStore;
+  items: PostgreSQLItemStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
@@ -92,18 +92,18 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       lease: new PostgreSQLLeaseStore(shared),
       presence: new PostgreSQLReplicaPresenceStore(shared),
       outbox: new PostgreSQLOutboxStore(shared),
-      threadMessageQueue: new PostgreSQLMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
-      schedule: new PostgreSQLScheduleStore(shared),
-      thread: new PostgreSQLThreadStore(shared),
-      assistant: new PostgreSQLAssistantStore({ ...shared, keyring }),
-      modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring }),
-      project: new PostgreSQLProjectStore(shared),
-      projectRoom: new PostgreSQLProjectRoomStore(shared),
-      projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),
-      task: new PostgreSQLTaskStore(shared),
+      queue: new PostgreSQLMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
+      schedules: new PostgreSQLScheduleStore(shared),
+      threads: new PostgreSQLThreadStore(shared),
+      assistants: new PostgreSQLAssistantStore({ ...shared, keyring }),
+      modelProviders: new PostgreSQLModelProviderStore({ ...shared, keyring }),
+      projects: new PostgreSQLProjectStore(shared),
+      rooms: new PostgreSQLProjectRoomStore(shared),
+      roomMessages: new PostgreSQLProjectRoomMessageStore(shared),
+      tasks: new PostgreSQLTaskStore(shared),
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
-      pluginSetting: new PostgreSQLPluginSettingStore(shared),
-      item: new PostgreSQLItemStore(shared),
+      pluginSettings: new PostgreSQLPluginSettingStore(shared),
+      items: new PostgreSQLItemStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup(shared),
       runEvents: new PostgreSQLRunEventLog(shared),
     };
@@ -112,7 +112,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       pool,
       appliedMigrations: applied.map((migration) => migration.version),
       ...stores,
-      unitOfWork: new PostgreSQLUnitOfWork({ pool, tasks: stores.task, outbox: stores.outbox }),
+      unitOfWork: new PostgreSQLUnitOfWork({ pool, tasks: stores.tasks, outbox: stores.outbox }),
       checkpoint,
       dispose() {
         disposed ??= Promise.all(Object.values(stores).map((store) => store.dispose())).then(() => pool.end());

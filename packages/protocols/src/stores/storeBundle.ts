@@ -1,0 +1,47 @@
+import type { AssistantStore } from "./assistant";
+import type { ItemStore } from "./item";
+import type { LeaseStore } from "./lease";
+import type { McpServerConfigStore } from "./mcp";
+import type { MessageQueueStore } from "./messageQueue";
+import type { ModelProviderStore } from "./modelProvider";
+import type { OutboxStore } from "./outbox";
+import type { PluginSettingStore } from "./pluginSetting";
+import type { ProjectStore } from "./project";
+import type { ReplicaPresenceStore } from "./replicaPresence";
+import type { ProjectRoomMessageStore, ProjectRoomStore } from "./room";
+import type { RunEventLog } from "./runEventLog";
+import type { ScheduleStore } from "./schedule";
+import type { TaskStore } from "./task";
+import type { ThreadStore } from "./thread";
+
+/**
+ * Every store of one replica, by the names core's in-memory bundle and pg-stores' PostgreSQL bundle
+ * both use, so a caller takes either without renaming. LangGraph's checkpointer is not here: its type
+ * belongs to LangGraph, which this package does not depend on.
+ */
+export interface Stores {
+  lease: LeaseStore;
+  /** Which replicas are alive. */
+  presence: ReplicaPresenceStore;
+  outbox: OutboxStore;
+  queue: MessageQueueStore;
+  threads: ThreadStore;
+  assistants: AssistantStore;
+  /** The tenants' model provider catalogs (API keys sealed at rest). */
+  modelProviders: ModelProviderStore;
+  /** Projects and their member assistants ("bots"). */
+  projects: ProjectStore;
+  /** Rooms of projects and their messages. */
+  rooms: ProjectRoomStore;
+  roomMessages: ProjectRoomMessageStore;
+  tasks: TaskStore;
+  /** Each tenant's MCP server configurations. */
+  mcp: McpServerConfigStore;
+  /** Each tenant's plugin settings (the tools it switched off). */
+  pluginSettings: PluginSettingStore;
+  /** Each tenant's long-term memory (the LangGraph store). */
+  items: ItemStore;
+  schedules: ScheduleStore;
+  /** Every run's stream, replayable on any replica. */
+  runEvents: RunEventLog;
+}
