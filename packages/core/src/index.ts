@@ -95,7 +95,7 @@ export {
   pageOfSorted,
   readAllPages,
   readPageRequest,
-} from "./stores/pagination";
+} from "./stores/keysetPages";
 export { CREATION_PAGE_SHAPE } from "./stores/creationOrder";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
 export { jsonContains } from "./stores/jsonContainment";

@@ -2,5 +2,5 @@ export * from "./headers";
 export * from "./chunks";
 export * from "./stores";
 export * from "./outboxTopics";
-export * from "./pagination";
+export * from "./page";
 export type { ErrorCode } from "./errorCodes";

@@ -13,7 +13,7 @@ import { type AssistantSettings, type AssistantView, assistantVersionView, assis
 import { bodyErrors, inputErrors } from "./errors";
 import { configurableOf, parseReactContext, reactGraphDrawing, reactGraphSchemas, reactSettingsIn } from "./graphs";
 import { assistantIdOf } from "./graphAssistants";
-import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
+import { paginate, paginationQuery, selected, sortedBy } from "./searchResults";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 const graphId = z.string().min(1).max(128).describe("The graph: `react` (the built-in ReAct agent) or one of the operator's `langgraph.json`");

@@ -10,7 +10,7 @@ import { assistantIdOf } from "./graphAssistants";
 import { LANGGRAPH_CRON_TASK_TYPE, type CronCreateBody, type StoredCron, cronCreateSchema, cronUpdateSchema, runBodyOf, storedCron } from "./cronRequest";
 import { type CronView, cronView, toCronView } from "./cronView";
 import { bodyErrors, inputErrors } from "./errors";
-import { paginate, paginationQuery, selected, sortedBy } from "./pagination";
+import { paginate, paginationQuery, selected, sortedBy } from "./searchResults";
 import { RUN_CREATE_ERRORS, planForGraph, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 

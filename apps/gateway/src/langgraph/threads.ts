@@ -11,7 +11,7 @@ import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
-import { paginationQuery } from "./pagination";
+import { paginationQuery } from "./searchResults";
 import { threadStateView, toThreadState } from "./stateView";
 import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
 import { applySupersteps, checkStateUpdate, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";

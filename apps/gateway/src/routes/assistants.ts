@@ -7,7 +7,7 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { modelFields, redactModel } from "../shared/assistantModel";
 import { type AssistantReferenceSources, REFERENCE_CODES, assistantReferenceCheck } from "../shared/assistantReferences";
 import { idParams, idSchema, noContent } from "../http/ids";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 /** An assistant's model as `/api` takes it. */

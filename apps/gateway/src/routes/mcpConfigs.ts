@@ -15,7 +15,7 @@ import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { noContent } from "../http/ids";
 import type { McpServerManager, OfferedTool } from "../mcp/mcpServerManager";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 const keySchema = z

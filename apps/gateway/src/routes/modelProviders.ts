@@ -8,7 +8,7 @@ import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 export interface ModelProviderRoutesOptions {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";

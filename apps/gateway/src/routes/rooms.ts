@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { principalOf, tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import { type SseSettingsSource, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { TenantStreams } from "../http/tenantStreams";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";

@@ -8,7 +8,7 @@ import { parseInput } from "../http/validation";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams, noContent } from "../http/ids";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 
 export interface ScheduleRoutesOptions {
   client: DefaultScheduleClient;

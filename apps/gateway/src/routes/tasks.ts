@@ -6,7 +6,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import { queueScopeOf } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";

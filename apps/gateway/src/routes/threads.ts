@@ -6,7 +6,7 @@ import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
-import { pageBody, pageQuery, pageView } from "../http/pagination";
+import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { queueScopeOf, requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";

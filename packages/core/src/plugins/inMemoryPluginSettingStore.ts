@@ -1,5 +1,5 @@
 import type { Page, PageRequest, PluginSetting, PluginSettingStore } from "@axiom-lattice/protocols";
-import { comparePageKeys, pageOfSorted } from "../stores/pagination";
+import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { requireTenantId } from "../stores/storeArguments";
 import { validatePluginSetting } from "./pluginSettingArguments";
 

@@ -12,7 +12,7 @@ import type {
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
 import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
-import { comparePageKeys, pageOfSorted } from "../stores/pagination";
+import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
 import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError } from "./messageQueueStore";

@@ -9,7 +9,7 @@ import type {
   ProjectRoomStore,
 } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
-import { pageOfSorted } from "../stores/pagination";
+import { pageOfSorted } from "../stores/keysetPages";
 import { ROOM_MESSAGE_PAGE_SHAPE, roomMessagePageKey, validateAppendMessage, validateRoomScope } from "./roomArguments";
 
 interface RoomHistory {

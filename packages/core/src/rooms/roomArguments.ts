@@ -7,7 +7,7 @@ import type {
   ProjectRoomScope,
 } from "@axiom-lattice/protocols";
 import { ROOM_MESSAGE_MAX_CHARS } from "../defaults";
-import { type PageKey, type PageKeyShape, encodePageCursor } from "../stores/pagination";
+import { type PageKey, type PageKeyShape, encodePageCursor } from "../stores/keysetPages";
 import { StoreArgumentError, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
 import { requireProjectId } from "../projects/projectArguments";
 

@@ -9,7 +9,7 @@ import {
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { CREATION_PAGE_SHAPE } from "../stores/creationOrder";
-import { type PageKey, pageOfSorted } from "../stores/pagination";
+import { type PageKey, pageOfSorted } from "../stores/keysetPages";
 import { requireText } from "../stores/storeArguments";
 import {
   validateAgeThreshold,

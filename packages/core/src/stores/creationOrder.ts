@@ -1,5 +1,5 @@
 import type { Page, PageRequest } from "@axiom-lattice/protocols";
-import { type PageKey, type PageKeyShape, comparePageKeys, pageOfSorted } from "./pagination";
+import { type PageKey, type PageKeyShape, comparePageKeys, pageOfSorted } from "./keysetPages";
 
 /**
  * Lists in creation order (projects, bots, rooms) page by when each item was made, then by its id:

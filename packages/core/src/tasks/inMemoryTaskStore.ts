@@ -13,7 +13,7 @@ import type {
   UpdateTaskRequest,
 } from "@axiom-lattice/protocols";
 import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
-import { comparePageKeys, pageOfSorted } from "../stores/pagination";
+import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId } from "../stores/storeArguments";
 import { requireTaskId, requireTaskStatuses, validateCreateTask, validateListFilter, validateScanRequest, validateSnapshot, validateUpdateTask, validateWriteOptions } from "./taskArguments";

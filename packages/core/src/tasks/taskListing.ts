@@ -1,5 +1,5 @@
 import type { TaskItem } from "@axiom-lattice/protocols";
-import type { PageKey } from "../stores/pagination";
+import type { PageKey } from "../stores/keysetPages";
 
 /**
  * Where a task sits in every TaskStore's list order: its creation in epoch microseconds, then its id.

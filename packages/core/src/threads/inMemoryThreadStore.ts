@@ -1,6 +1,6 @@
 import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
 import { jsonContains } from "../stores/jsonContainment";
-import { pageOfSorted } from "../stores/pagination";
+import { pageOfSorted } from "../stores/keysetPages";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId, requireText } from "../stores/storeArguments";
 import {

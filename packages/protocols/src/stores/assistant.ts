@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** Which model an assistant talks to. `provider: "scripted"` is the built-in deterministic model. */
 export interface AssistantModelConfig {

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** How the gateway reaches an MCP server: a child process over stdio, or Streamable HTTP. */
 export type McpTransport = "stdio" | "http";

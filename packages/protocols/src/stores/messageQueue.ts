@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 import type { FencedWriteOptions } from "./lease";
 
 // The queue's types live here rather than in core so the shared contract suite can name them without a

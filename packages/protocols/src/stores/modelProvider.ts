@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** What speaks to a provider's models: `openai` is any OpenAI-compatible API, `scripted` the built-in deterministic model. */
 export type ModelProviderKind = "openai" | "scripted";

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /**
  * A tenant's setting for one entry of its plugin catalog (a tool its assistants could enable), by

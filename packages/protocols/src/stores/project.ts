@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** A tenant's project: the place its tasks and the assistants ("bots") working on them belong. */
 export interface Project {

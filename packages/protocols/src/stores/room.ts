@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** Identifies one room of a tenant's project: the key of its messages and of its realtime events. */
 export interface ProjectRoomScope {

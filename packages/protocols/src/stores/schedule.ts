@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 export const ScheduledTaskStatus = {
   PENDING: "pending",

@@ -1,5 +1,5 @@
 import type { FencedWriteOptions } from "./lease";
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 export const TaskStatus = {
   PENDING: "pending",

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "../pagination";
+import type { Page, PageRequest } from "../page";
 
 /** A conversation with one assistant; its state lives in the checkpointer. */
 export interface Thread {
