@@ -1,3 +1,4 @@
+import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import type { LeaderTenure } from "@axiom-lattice/core";
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,10 +19,10 @@ const SWEEP_ENV = { AXIOM_THREAD_TTL_SWEEP_MS: "200" };
 /** What the gateway keeps of a thread: its record, runs and checkpoints. */
 async function remains(gateway: Pick<TestGateway, "context">, tenantId: string, id: string) {
   const { stores, agents } = gateway.context;
-  const scope = threadScope({ id, tenantId, assistantId: "*", metadata: {}, createdAt: new Date(), updatedAt: new Date() });
+  const scope = threadScope({ id, tenantId, assistantId: ANY_ASSISTANT, metadata: {}, createdAt: new Date(), updatedAt: new Date() });
   const [thread, runs, snapshot] = await Promise.all([
     stores.threads.getThread(tenantId, id),
-    stores.queue.latestRuns(id, { tenantId, assistantId: "*" }),
+    stores.queue.latestRuns(id, { tenantId, assistantId: ANY_ASSISTANT }),
     agents.getAgent(scope).stateSnapshot(),
   ]);
   return { thread: thread !== null, runs: runs.length, checkpointed: snapshot.createdAt !== undefined };

@@ -1,3 +1,4 @@
+import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import { InMemoryRunEventLog } from "@axiom-lattice/core";
 import { describe, expect, it } from "vitest";
 import { type StreamChunk, ThreadBusyError } from "../src";
@@ -6,7 +7,7 @@ import { ASSISTANT, TENANT, collect, manager, useSharedStores } from "./support"
 const stores = useSharedStores();
 
 /** A thread the LangGraph API created: tied to no assistant, each run names its own. */
-const unboundThread = (threadId: string) => ({ tenantId: TENANT, assistantId: "*", threadId });
+const unboundThread = (threadId: string) => ({ tenantId: TENANT, assistantId: ANY_ASSISTANT, threadId });
 
 const graphEvents = (chunks: StreamChunk[]) =>
   chunks.filter((chunk) => chunk.type === "graph_event").map((chunk) => chunk.data as { event: string; data: unknown });

@@ -1,3 +1,4 @@
+import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import { HumanMessage } from "@langchain/core/messages";
 import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -49,7 +50,7 @@ describe("OpenAI-compatible provider", () => {
 
   it("streams the answer from the API for a run that streams no tokens to anyone (LangGraph values only)", async () => {
     const stores = await sharedStores({ model: { provider: "openai", baseUrl, apiKey: "sk-local", model: "fake-model" } });
-    const agent = manager(stores).getAgent({ ...thread("openai-values"), assistantId: "*" });
+    const agent = manager(stores).getAgent({ ...thread("openai-values"), assistantId: ANY_ASSISTANT });
     const sentBefore = api.requests.length;
 
     const { completion } = await agent.addMessage({ input: { messages: [{ role: "user", content: "hi" }] } }, { mode: "wait", assistantId: ASSISTANT, streamModes: ["values"] });

@@ -1,6 +1,6 @@
 import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
-import type { CreateThreadRequest, Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type CreateThreadRequest, type Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../shared/assistantReferences";
@@ -8,7 +8,6 @@ import { threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
 import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
 import { assistantIdOf } from "./graphAssistants";
-import { ANY_ASSISTANT } from "./threadView";
 
 /** LangGraph Platform's words for a busy thread under `multitask_strategy: reject`. */
 const THREAD_BUSY_DETAIL = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";

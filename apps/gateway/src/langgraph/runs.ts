@@ -1,4 +1,4 @@
-import type { PendingMessage, Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type PendingMessage, type Thread } from "@axiom-lattice/protocols";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -17,7 +17,6 @@ import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
-import { ANY_ASSISTANT } from "./threadView";
 
 const threadParams = z.object({ thread_id: idSchema });
 const runParams = z.object({ thread_id: idSchema, run_id: idSchema });

@@ -1,5 +1,5 @@
 import { type Agent, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
-import type { Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
@@ -17,7 +17,6 @@ import { RUN_CREATE_ERRORS, type RunCreateBody, type RunPlan, planRun, runCreate
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
 import { cancelRun, streamRun } from "./runStream";
 import { runView, toRunView } from "./runView";
-import { ANY_ASSISTANT } from "./threadView";
 
 /**
  * A run of a batch. The JS SDK's `createBatch` sends each payload's keys as its caller wrote them

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { idSchema } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
 import { inputErrors } from "./errors";
-import { ANY_ASSISTANT, threadView, toThreadView } from "./threadView";
+import { threadView, toThreadView } from "./threadView";
 
 const threadParams = z.object({ thread_id: idSchema });
 const tags = ["langgraph"];

@@ -5,13 +5,6 @@ import type { LanggraphServices } from "./langgraphServices";
 import { queueScopeOf, threadScope } from "../shared/lookups";
 import { interruptView, interruptsByTask } from "./stateView";
 
-/**
- * The assistant id of the threads the LangGraph API creates: they belong to no assistant (each run
- * names its own), and this id, outside the ids any assistant may take, keeps one queue, run lease and
- * run history per thread whichever assistants run on it.
- */
-export const ANY_ASSISTANT = "*";
-
 export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;
 export type ThreadStatus = (typeof THREAD_STATUSES)[number];
 

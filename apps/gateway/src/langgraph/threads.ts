@@ -1,5 +1,5 @@
 import { TTL_MAX_MINUTES, boundedJson, jsonContains } from "@axiom-lattice/core";
-import type { Thread, ThreadFilter } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type Thread, type ThreadFilter } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -13,7 +13,7 @@ import { bodyErrors, inputErrors } from "./errors";
 import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
 import { paginationQuery } from "./searchResults";
 import { threadStateView, toThreadState } from "./stateView";
-import { ANY_ASSISTANT, THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
+import { THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
 import { applySupersteps, checkStateUpdate, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
 import { refuseUnsupported, unsupportedShape } from "./unsupported";
 

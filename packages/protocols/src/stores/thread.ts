@@ -1,6 +1,13 @@
 import type { Page, PageRequest } from "../page";
 
-/** A conversation with one assistant; its state lives in the checkpointer. */
+/**
+ * The assistant id of a thread that belongs to no assistant: the LangGraph API's threads, where each
+ * run names its own assistant. One id for all of them keeps one queue scope, run lease and run history
+ * per thread whichever assistants run on it.
+ */
+export const ANY_ASSISTANT = "*";
+
+/** A conversation with one assistant (or {@link ANY_ASSISTANT}); its state lives in the checkpointer. */
 export interface Thread {
   id: string;
   tenantId: string;
