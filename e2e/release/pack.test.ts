@@ -1,6 +1,7 @@
 import { access, constants, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { allMigrations } from "@axiom-lattice/pg-stores";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTarball, type TarballContents } from "./tarball";
@@ -130,6 +131,7 @@ console.log(JSON.stringify({
   getReplicaId: typeof core.getReplicaId,
   AgentInstanceManagerIsClass: isClass(agent.AgentInstanceManager),
   PostgreSQLLeaseStoreIsClass: isClass(pgStores.PostgreSQLLeaseStore),
+  migrations: pgStores.allMigrations.map((migration) => migration.version),
   buildGateway: typeof gateway.buildGateway,
   entries: Object.fromEntries(names.map((name) => [name, entryOf(name)])),
 }));
@@ -141,6 +143,8 @@ console.log(JSON.stringify({
       getReplicaId: "function",
       AgentInstanceManagerIsClass: true,
       PostgreSQLLeaseStoreIsClass: true,
+      // The .sql migrations are read from the installed package's dist/migrations at run time.
+      migrations: allMigrations.map((migration) => migration.version),
       buildGateway: "function",
       entries: Object.fromEntries(publishedPackages.map(({ name }) => [name, nodeModule(name, entryFile)])),
     });

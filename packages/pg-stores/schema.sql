@@ -197,6 +197,8 @@ CREATE TABLE public.lattice_schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+COMMENT ON TABLE public.lattice_schema_migrations IS 'Applied schema migrations of @axiom-lattice/pg-stores: TypeScript modules up to 213, numbered .sql files after';
+
 CREATE TABLE public.lattice_store_items (
     tenant_id text NOT NULL,
     namespace text[] NOT NULL COLLATE pg_catalog."C",

@@ -29,9 +29,10 @@ import { creationOrderPagesMigration } from "./210_creation_order_pages";
 import { threadAndRunPagesMigration } from "./212_thread_and_run_pages";
 import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
 import type { Migration } from "./migration";
+import { SQL_MIGRATIONS_DIR, inVersionOrder, readSqlMigrations } from "./sqlMigrations";
 
-/** Every migration the stores need, in version order. */
-export const allMigrations: readonly Migration[] = [
+// Up to 213 the migrations are TypeScript modules, never edited; later ones are numbered .sql files.
+const typescriptMigrations: readonly Migration[] = [
   threadsAssistantsMigration,
   threadMessageQueueMigration,
   scheduledTasksMigration,
@@ -63,3 +64,6 @@ export const allMigrations: readonly Migration[] = [
   threadAndRunPagesMigration,
   agentMessagePayloadKeysMigration,
 ];
+
+/** Every migration the stores need, in version order: a version taken twice fails the import. */
+export const allMigrations: readonly Migration[] = inVersionOrder([...typescriptMigrations, ...readSqlMigrations(SQL_MIGRATIONS_DIR)]);
