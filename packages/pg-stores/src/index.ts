@@ -4,7 +4,7 @@ export { PgStore } from "./db/pgStore";
 export { PostgreSQLUnitOfWork, type PostgreSQLUnitOfWorkOptions } from "./db/postgresqlUnitOfWork";
 export type { Migration } from "./migrations/migration";
 export { allMigrations } from "./migrations/index";
-export { MIGRATION_LOCK_KEY, MigrationError, ensureMigrated, runMigrations, type MigrationResult } from "./migrations/migrator";
+export { MIGRATION_LOCK_KEY, MigrationError, countMissingMigrations, ensureMigrated, runMigrations, type MigrationResult } from "./migrations/migrator";
 export { PostgreSQLLeaseStore } from "./coordination/postgresqlLeaseStore";
 export { PostgreSQLReplicaPresenceStore } from "./presence/postgresqlReplicaPresenceStore";
 export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxStoreOptions } from "./outbox/postgresqlOutboxStore";

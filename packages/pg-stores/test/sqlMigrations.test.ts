@@ -4,7 +4,7 @@ import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { allMigrations, runMigrations } from "../src";
+import { allMigrations, countMissingMigrations, runMigrations } from "../src";
 import { SQL_MIGRATIONS_DIR, inVersionOrder, readSqlMigrations } from "../src/migrations/sqlMigrations";
 
 // Numbered .sql files, read at run time as graphile-worker reads its migrations, beside the
@@ -87,9 +87,12 @@ describe("runMigrations with .sql migrations", { timeout: 60_000 }, () => {
     expect((await pool.query("SELECT step FROM sql_migration_test ORDER BY step")).rows).toEqual([{ step: 1 }, { step: 2 }]);
   });
 
-  it("upgrades a database the TypeScript migrations built by applying only the .sql ones", async () => {
+  it("upgrades a database the TypeScript migrations built by applying only the .sql ones, which it counted as missing", async () => {
     await runMigrations(pool, { migrations: allMigrations.filter((migration) => migration.version <= 213) });
+    const sqlMigrationCount = allMigrations.filter((migration) => migration.version > 213).length;
+    expect(await countMissingMigrations(pool, 5_000)).toBe(sqlMigrationCount);
     const { applied } = await runMigrations(pool);
+    expect(await countMissingMigrations(pool, 5_000)).toBe(0);
     expect(applied.map((migration) => migration.version)).toEqual(allMigrations.filter((migration) => migration.version > 213).map((migration) => migration.version));
     expect(await ledger()).toEqual([{ version: 214, name: "lattice_schema_migrations_comment" }]);
     const { rows } = await pool.query<{ comment: string }>("SELECT obj_description('lattice_schema_migrations'::regclass) AS comment");

@@ -1,5 +1,5 @@
 import { type Logger, type QueueWakeup, type SecretKeyring, createInMemoryStores } from "@axiom-lattice/core";
-import { type QueryConfig, allMigrations, createPostgreSQLStores, resealStoredSecrets } from "@axiom-lattice/pg-stores";
+import { allMigrations, countMissingMigrations, createPostgreSQLStores, resealStoredSecrets } from "@axiom-lattice/pg-stores";
 import type { Stores, UnitOfWork } from "@axiom-lattice/protocols";
 import { InMemoryCheckpointSaver } from "@axiom-lattice/agent";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -83,17 +83,8 @@ export async function createGatewayStores(
   const migrationsApplied: ReadinessCheck = {
     name: "database",
     check: async () => {
-      // A connection that does not answer is given up (and discarded) as soon as the probe is; node-postgres
-      // reads a query's own query_timeout, which its types leave out.
-      const probe: QueryConfig & { query_timeout: number } = {
-        text: "SELECT count(*)::int AS applied FROM lattice_schema_migrations WHERE version = ANY($1::int[])",
-        values: [allMigrations.map((migration) => migration.version)],
-        query_timeout: READINESS_TIMEOUT_MS,
-      };
-      const { rows } = await pg.pool.query<{ applied: number }>(probe);
-      if (rows[0].applied !== allMigrations.length) {
-        throw new Error(`${allMigrations.length - rows[0].applied} migration(s) not applied`);
-      }
+      const missing = await countMissingMigrations(pg.pool, READINESS_TIMEOUT_MS);
+      if (missing > 0) throw new Error(`${missing} migration(s) not applied`);
     },
   };
   const { pool, appliedMigrations, unitOfWork, dispose, ...stores } = pg;

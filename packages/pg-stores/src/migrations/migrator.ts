@@ -1,4 +1,4 @@
-import { Client, type Pool } from "pg";
+import { Client, type Pool, type QueryConfig } from "pg";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { allMigrations } from "./index";
 import type { Migration } from "./migration";
@@ -99,4 +99,19 @@ export function ensureMigrated(pool: Pool, pooler: PoolerOptions = {}): Promise<
     pending.catch(() => migratedPools.delete(pool));
   }
   return pending;
+}
+
+/**
+ * How many of {@link allMigrations} the database has not applied: a replica's readiness check. A
+ * connection that does not answer within `timeoutMs` is given up (and discarded) as soon as the check is.
+ */
+export async function countMissingMigrations(pool: Pool, timeoutMs: number): Promise<number> {
+  // node-postgres reads a query's own query_timeout, which its types leave out.
+  const probe: QueryConfig & { query_timeout: number } = {
+    text: "SELECT count(*)::int AS applied FROM lattice_schema_migrations WHERE version = ANY($1::int[])",
+    values: [allMigrations.map((migration) => migration.version)],
+    query_timeout: timeoutMs,
+  };
+  const { rows } = await pool.query<{ applied: number }>(probe);
+  return allMigrations.length - rows[0].applied;
 }
