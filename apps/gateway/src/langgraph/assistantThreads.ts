@@ -1,7 +1,8 @@
+import { queueScopeOf } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
-import { queueScopeOf, threadScope } from "../shared/lookups";
+import { threadScope } from "../shared/lookups";
 
 const PAGE = 1000;
 

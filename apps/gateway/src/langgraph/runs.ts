@@ -1,3 +1,4 @@
+import { queueScopeOf } from "@axiom-lattice/core";
 import { ANY_ASSISTANT, type PendingMessage, type Thread } from "@axiom-lattice/protocols";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -7,7 +8,7 @@ import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { idSchema, noContent } from "../http/ids";
-import { queueScopeOf, requireThread, threadScope } from "../shared/lookups";
+import { requireThread, threadScope } from "../shared/lookups";
 import { parseStreamEventId } from "../shared/streamEventIds";
 import { bodyErrors, inputErrors } from "./errors";
 import { locateRun } from "./runHeaders";

@@ -1,3 +1,4 @@
+import { queueScopeOf } from "@axiom-lattice/core";
 import { type Agent, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import { ANY_ASSISTANT, type Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -8,7 +9,7 @@ import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
-import { queueScopeOf, requireAssistant, threadScope } from "../shared/lookups";
+import { requireAssistant, threadScope } from "../shared/lookups";
 import { bodyErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";

@@ -1,7 +1,7 @@
 import { type AgentInstanceManager, ThreadBusyError } from "@axiom-lattice/agent";
-import type { MessageQueueStore, Logger, MaintenanceTask } from "@axiom-lattice/core";
+import { type MessageQueueStore, type Logger, type MaintenanceTask, queueScopeOf } from "@axiom-lattice/core";
 import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
-import { queueScopeOf, threadScope } from "../shared/lookups";
+import { threadScope } from "../shared/lookups";
 
 /** Threads one claim takes; a pass claims until none is left. */
 const CLAIM_BATCH = 100;

@@ -1,3 +1,4 @@
+import { queueScopeOf } from "@axiom-lattice/core";
 import { STREAM_POLL_MS } from "@axiom-lattice/agent";
 import type { PendingMessage, Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -8,7 +9,7 @@ import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
 import { idSchema } from "../http/ids";
-import { queueScopeOf, requireThread, threadScope } from "../shared/lookups";
+import { requireThread, threadScope } from "../shared/lookups";
 import { parseStreamEventId, streamEventId } from "../shared/streamEventIds";
 import { inputErrors } from "./errors";
 import { sseEventOf } from "./runStream";

@@ -1,8 +1,9 @@
+import { queueScopeOf } from "@axiom-lattice/core";
 import { clientStateValues } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
 import type { LanggraphServices } from "./langgraphServices";
-import { queueScopeOf, threadScope } from "../shared/lookups";
+import { threadScope } from "../shared/lookups";
 import { interruptView, interruptsByTask } from "./stateView";
 
 export const THREAD_STATUSES = ["idle", "busy", "interrupted", "error"] as const;

@@ -1,5 +1,5 @@
 import type { AgentInstanceManager, RunAffinity, StreamChunk } from "@axiom-lattice/agent";
-import { QueueFullError, type ThreadRunScope, boundedJson } from "@axiom-lattice/core";
+import { QueueFullError, type ThreadRunScope, boundedJson, queueScopeOf } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, type ErrorCode, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -13,7 +13,7 @@ import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { queueScopeOf, requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { runRateLimit } from "../shared/runRateLimit";
 import { parseStreamEventId, streamEventId } from "../shared/streamEventIds";
 import { finishedRunStatus, runResultView, toRunResultView } from "./threadViews";

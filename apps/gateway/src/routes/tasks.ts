@@ -1,5 +1,5 @@
 import { type TaskService, type TaskUpdate, taskRunThreadOf } from "@axiom-lattice/agent";
-import { boundedJson } from "@axiom-lattice/core";
+import { boundedJson, queueScopeOf } from "@axiom-lattice/core";
 import { type CreateTaskRequest, type TaskListFilter } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,7 +7,7 @@ import { tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
-import { queueScopeOf } from "../shared/lookups";
+import {  } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { TASK_EVENTS_SEGMENT } from "./taskEvents";
 import { outcomeView, statusSchema, taskView, toOutcomeView, toTaskView } from "../tasks/taskViews";

@@ -1,5 +1,5 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
-import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
+import { boundedJson, getThreadRunOwner, queueScopeOf } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
@@ -8,7 +8,7 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { queueScopeOf, requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 

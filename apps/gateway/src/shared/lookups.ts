@@ -1,5 +1,5 @@
 import type { ThreadRunScope } from "@axiom-lattice/core";
-import type { Assistant, QueueScope, Thread } from "@axiom-lattice/protocols";
+import type { Assistant, Thread } from "@axiom-lattice/protocols";
 import { HttpError } from "../http/errors";
 import type { GatewayStores } from "../stores/gatewayStores";
 
@@ -22,6 +22,3 @@ export async function requireThread({ stores }: { stores: Pick<GatewayStores, "t
 export function threadScope(thread: Thread): ThreadRunScope {
   return { tenantId: thread.tenantId, assistantId: thread.assistantId, threadId: thread.id };
 }
-
-/** Where a thread's runs are queued: its tenant and assistant. */
-export const queueScopeOf = ({ tenantId, assistantId }: Pick<ThreadRunScope, "tenantId" | "assistantId">): QueueScope => ({ tenantId, assistantId });

@@ -1,4 +1,4 @@
-import type { AddMessageParams, FinishedRunStatus, PendingMessage, QueueScope, ThreadRunScope } from "@axiom-lattice/core";
+import { type AddMessageParams, type FinishedRunStatus, type PendingMessage, type QueueScope, type ThreadRunScope, queueScopeOf } from "@axiom-lattice/core";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
@@ -12,7 +12,7 @@ import { ThreadBusyError } from "./errors";
 import { deleteRolledBackRuns, deleteRun } from "./runDeletion";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type GraphRunOptions, type ResumeCommand, parseRunContent } from "./runContent";
-import { type RuntimeContext, type StateReadOptions, type ThreadHistoryOptions, bufferKey, notifyPeers, queueScopeOf, readThreadHistory, readThreadState } from "./runtimeContext";
+import { type RuntimeContext, type StateReadOptions, type ThreadHistoryOptions, bufferKey, notifyPeers, readThreadHistory, readThreadState } from "./runtimeContext";
 import type { ThreadProcessors } from "./threadProcessors";
 
 /** A completed message's outcome (it always carries a finished status; the guard only narrows the type). */

@@ -13,6 +13,7 @@ import {
   getReplicaId,
   threadRunLeaseKey,
   withLease,
+  queueScopeOf,
 } from "@axiom-lattice/core";
 import type { AssistantStore, ItemStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -23,7 +24,7 @@ import { type ChunkBufferLimits, ChunkBuffers } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
 import { type QueueSweepHandle, type QueueSweepOptions, startQueueSweep } from "./queueSweep";
 import type { DeployedGraphs } from "../graph/deployedGraphs";
-import { type CompletedRun, type RuntimeContext, type StateWrite, notifyPeers, queueScopeOf, threadBufferPrefix, writeThreadState } from "./runtimeContext";
+import { type CompletedRun, type RuntimeContext, type StateWrite, notifyPeers, threadBufferPrefix, writeThreadState } from "./runtimeContext";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { ModelProviderCatalog } from "../models/catalogModelConfig";
 import { type DisabledToolSource, type TenantToolSource, ToolRegistry } from "../tools/toolRegistry";

@@ -1,6 +1,6 @@
-import type { PendingMessage, ThreadRunScope } from "@axiom-lattice/core";
+import { type PendingMessage, type ThreadRunScope, queueScopeOf } from "@axiom-lattice/core";
 import { RunInProgressError } from "./errors";
-import { type RuntimeContext, bufferKey, queueScopeOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey } from "./runtimeContext";
 
 /**
  * Deletes the run of `messageId` unless it is in progress: a queued one (it never runs) or an ended

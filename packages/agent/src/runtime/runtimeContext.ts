@@ -6,7 +6,6 @@ import {
   type Logger,
   type PendingMessage,
   type QueueNotice,
-  type QueueScope,
   type QueueWakeup,
   type ThreadRunScope,
   threadRunLeaseKey,
@@ -86,8 +85,6 @@ export interface RuntimeContext {
   /** True once the manager shuts down: no new runs start. */
   isClosed(): boolean;
 }
-
-export const queueScopeOf = ({ tenantId, assistantId }: ThreadRunScope): QueueScope => ({ tenantId, assistantId });
 
 /**
  * The ReAct graph of an assistant's configuration, with the run's own settings over it. Graphs are

@@ -8,6 +8,7 @@ import {
   type ThreadRunScope,
   tryAcquireThreadRun,
   writeUnderFence,
+  queueScopeOf,
 } from "@axiom-lattice/core";
 import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
@@ -17,7 +18,7 @@ import { type RunOutcomeDetails, handedOverChunk, terminalChunk } from "./runChu
 import { parseRunContent, taskMarkerOf } from "./runContent";
 import { deleteRolledBackRuns } from "./runDeletion";
 import { settleTaskRun, taskRunEnd } from "../tasks/taskSettlement";
-import { type RuntimeContext, bufferKey, notifyPeers, queueScopeOf } from "./runtimeContext";
+import { type RuntimeContext, bufferKey, notifyPeers } from "./runtimeContext";
 import { runTarget } from "./runTarget";
 import { RunOutput } from "./runOutput";
 import { isDatabaseOutage } from "./databaseOutage";

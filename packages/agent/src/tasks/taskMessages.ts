@@ -1,4 +1,4 @@
-import { DuplicateMessageError, type MessageQueueStore, type ThreadRunScope } from "@axiom-lattice/core";
+import { DuplicateMessageError, type MessageQueueStore, type ThreadRunScope, queueScopeOf } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
 import type { RunContent } from "../runtime/runContent";
 import { taskOutcomeOf } from "./taskOutcome";
@@ -27,7 +27,7 @@ export class TaskNotPlacedError extends Error {
 async function enqueueOnce(deps: TaskMessageDeps, thread: ThreadRunScope, id: string, content: RunContent): Promise<boolean> {
   let enqueued = true;
   try {
-    await deps.queue.addMessage({ id, threadId: thread.threadId, scope: { tenantId: thread.tenantId, assistantId: thread.assistantId }, content });
+    await deps.queue.addMessage({ id, threadId: thread.threadId, scope: queueScopeOf(thread), content });
   } catch (error) {
     if (!(error instanceof DuplicateMessageError)) throw error;
     enqueued = false;

@@ -16,6 +16,7 @@ export {
 } from "./maintenanceLoop";
 export {
   getThreadRunOwner,
+  queueScopeOf,
   threadRunLeaseKey,
   tryAcquireThreadRun,
   type ThreadRunHandle,

@@ -1,4 +1,4 @@
-import type { LeaseStore } from "@axiom-lattice/protocols";
+import type { LeaseStore, QueueScope } from "@axiom-lattice/protocols";
 import { acquireLease, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
 import { THREAD_RUN_TTL_MS } from "../defaults";
@@ -7,6 +7,14 @@ export interface ThreadRunScope {
   tenantId: string;
   assistantId: string;
   threadId: string;
+}
+
+/**
+ * Where a thread's runs are queued: its tenant and assistant (the queue's methods take the thread id
+ * beside it). Of a run scope, a thread, or a swept queue's thread, built here only.
+ */
+export function queueScopeOf({ tenantId, assistantId }: Pick<ThreadRunScope, "tenantId" | "assistantId">): QueueScope {
+  return { tenantId, assistantId };
 }
 
 /**

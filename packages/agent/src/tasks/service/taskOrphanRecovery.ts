@@ -6,6 +6,7 @@ import {
   type TaskRunLiveness,
   type ThreadRunScope,
   createTaskRunLiveness,
+  queueScopeOf,
   scanEveryTask,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
@@ -119,7 +120,7 @@ export class TaskOrphanRecovery {
   }
 
   private async runIsQueued(task: TaskItem, thread: ThreadRunScope): Promise<boolean> {
-    const run = await this.deps.queue.getMessage(taskRunMessageId(task), { tenantId: thread.tenantId, assistantId: thread.assistantId });
+    const run = await this.deps.queue.getMessage(taskRunMessageId(task), queueScopeOf(thread));
     return run?.status === "pending";
   }
 
@@ -148,7 +149,7 @@ export class TaskOrphanRecovery {
     }
     await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, announced: { unitOfWork, lifecycle }, machine } }, failed);
     if (thread) {
-      const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId };
+      const scope = queueScopeOf(thread);
       // Safe while we hold the thread's run lease: no replica can be running these messages.
       await queue.resetProcessingToPending(thread.threadId, scope);
       await queue.clearMessages(thread.threadId, scope);
