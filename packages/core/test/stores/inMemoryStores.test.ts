@@ -1,0 +1,20 @@
+import { unitOfWorkContract } from "@axiom-lattice/testing";
+import { describe, expect, it } from "vitest";
+import { createInMemoryStores } from "../../src";
+
+// The bundle's unit of work writes through the bundle's own task store and outbox.
+unitOfWorkContract("in-memory bundle", async () => {
+  const { unitOfWork, tasks, outbox } = createInMemoryStores();
+  return { unitOfWork, tasks, reader: { tasks, outbox } };
+});
+
+describe("createInMemoryStores", () => {
+  it("wires the stores to each other: rooms belong to its projects, its room messages to its rooms", async () => {
+    const { projects, rooms, roomMessages } = createInMemoryStores();
+    await projects.createProject("tenant", { id: "p", name: "P" });
+    await rooms.createRoom("tenant", "p", { id: "r", name: "R" });
+    expect(await roomMessages.appendMessage({ tenantId: "tenant", projectId: "p", roomId: "r" }, { authorType: "user", authorId: "u", content: "hi" })).toMatchObject({ created: true });
+    // Another bundle has no such project: its room store answers as for a missing one.
+    expect(await createInMemoryStores().rooms.createRoom("tenant", "p", { id: "r", name: "R" })).toBeNull();
+  });
+});
