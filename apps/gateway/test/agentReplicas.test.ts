@@ -97,8 +97,8 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     expect(sent).toHaveLength(threads.length * perThread);
 
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await queue().latestRuns(threadId, scope)).length === perThread, { timeoutMs: 30_000 });
-      const runs = await queue().latestRuns(threadId, scope);
+      await eventually(`${threadId} drained`, async () => (await queue().latestRuns({ ...scope, threadId })).length === perThread, { timeoutMs: 30_000 });
+      const runs = await queue().latestRuns({ ...scope, threadId });
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       // Claim order is enqueue order (the database sequence), and each run starts after the previous one finished.
       const bySequence = [...runs].sort((x, y) => Number(BigInt(x.sequence) - BigInt(y.sequence)));
@@ -166,7 +166,7 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
   it("the sweep runs a message whose enqueuing replica died, and one whose runner crashed", async () => {
     const orphan = await queue().addMessage({ threadId: "orphan", scope, content: { message: "nobody woke me" } });
     const crashed = await queue().addMessage({ threadId: "crashed", scope, content: { message: "my runner died" } });
-    await queue().claimPendingMessages("crashed", scope, { owner: "dead-replica#1", leaseMs: 200 });
+    await queue().claimPendingMessages({ ...scope, threadId: "crashed" }, { owner: "dead-replica#1", leaseMs: 200 });
 
     manager(b, { wakeup: lostWakeups }).startQueueSweep({ intervalMs: 200 });
     await eventually("the orphan to run", async () => (await runStatus(orphan.id)) === "success", { timeoutMs: 5_000 });
@@ -235,10 +235,10 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
   it("with its claim outliving its thread-run lease: the next holder runs that message before anything newer", async () => {
     const first = await queue().addMessage({ threadId: "outlived", scope, content: { message: "first" } });
     const second = await queue().addMessage({ threadId: "outlived", scope, content: { message: "second" } });
-    await queue().claimPendingMessages("outlived", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+    await queue().claimPendingMessages({ ...scope, threadId: "outlived" }, { owner: "dead-replica#1", leaseMs: 60_000 });
 
     expect(await manager(b, { wakeup: lostWakeups }).getAgent(thread("outlived")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await queue().latestRuns("outlived", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await queue().latestRuns({ ...scope, threadId: "outlived" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);

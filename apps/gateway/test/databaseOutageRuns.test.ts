@@ -121,7 +121,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
 
     expect(await completion).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
     expect(handOvers(logs)).toEqual(["terminating connection due to administrator command"]);
-    expect((await stores.queue.latestRuns("read", scope)).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "read" })).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me"]);
   });
 
@@ -143,7 +143,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     expect(types.at(-1)).toBe("message_completed");
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "/sleep 1500" }, { content: "echo: /sleep 1500" }] });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.queue.latestRuns("answered", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "answered" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
   });
 
@@ -165,10 +165,10 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     await eventually("the caller to be resumed", async () => (await stores.queue.getMessage(resumed, scope))?.runStatus === "success", patiently);
     expect(await stores.tasks.getTask(TENANT, taskId)).toMatchObject({ status: "completed", result: "echo: /sleep 1500" });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.queue.latestRuns(taskThreadId(taskId), helperScope)).map((run) => run.runStatus)).toEqual(["success"]);
+    expect((await stores.queue.latestRuns({ ...helperScope, threadId: taskThreadId(taskId) })).map((run) => run.runStatus)).toEqual(["success"]);
     const helper = manager.getAgent({ ...helperScope, threadId: taskThreadId(taskId) });
     expect((await helper.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
-    expect((await stores.queue.latestRuns("caller", scope)).map((run) => [run.id === resumed, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "caller" })).map((run) => [run.id === resumed, run.runStatus])).toEqual([
       [false, "interrupted"],
       [true, "success"],
     ]);

@@ -79,7 +79,7 @@ describe("GET /metrics", () => {
     expect((await gw.post("/api/threads", { thread_id: "left", assistant_id: "echo" })).statusCode).toBe(201);
     const scope = { tenantId: "default", assistantId: "echo" };
     await gw.context.stores.queue.addMessage({ threadId: "left", scope, content: { message: "left behind" } });
-    const [claimed] = await gw.context.stores.queue.claimPendingMessages("left", scope, { owner: "gone#1", leaseMs: 60_000 });
+    const [claimed] = await gw.context.stores.queue.claimPendingMessages({ ...scope, threadId: "left" }, { owner: "gone#1", leaseMs: 60_000 });
     expect(claimed).toBeDefined();
     const before = await gw.scrape();
 

@@ -79,7 +79,7 @@ const runThreadOf = (task: TaskItem) => ({ tenantId: task.tenantId, assistantId:
 async function messagesOn(context: GatewayContext, { tenantId, assistantId, threadId }: { tenantId: string; assistantId: string; threadId: string }): Promise<string[]> {
   const { queue } = context.stores;
   const scope = { tenantId, assistantId };
-  const all = [...(await queue.getPendingMessages(threadId, scope)), ...(await queue.getProcessingMessages(threadId, scope)), ...(await queue.latestRuns(threadId, scope))];
+  const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await queue.latestRuns({ ...scope, threadId }))];
   return [...new Set(all.map((message) => message.id))];
 }
 
@@ -113,7 +113,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
     expect(await a.context.stores.tasks.getTask(tenant, task.id)).toMatchObject({ status: "in_progress", updatedAt: task.updatedAt });
     expect(await messagesOn(a.context, callerThreadOf(task))).toEqual([]);
 
-    expect(await queue.claimPendingMessages(run.threadId, scope, { owner: "dead-replica#1", leaseMs: 1 })).toHaveLength(1);
+    expect(await queue.claimPendingMessages({ ...scope, threadId: run.threadId }, { owner: "dead-replica#1", leaseMs: 1 })).toHaveLength(1);
     expect(await recoverOnA(task)).toBe("converged");
     expect(await messagesOn(a.context, run)).toEqual([]);
   });
@@ -126,7 +126,7 @@ describe("orphan recovery of one task (recoverTask)", () => {
     // The dead replica's run: its message claimed under a claim that lapsed, and one more queued behind it.
     await queue.addMessage({ id: `${task.id}-start`, threadId: run.threadId, scope: { tenantId: tenant, assistantId: WORKER }, content: { message: "go" } });
     await queue.addMessage({ id: `${task.id}-next`, threadId: run.threadId, scope: { tenantId: tenant, assistantId: WORKER }, content: { message: "more" } });
-    expect(await queue.claimPendingMessages(run.threadId, { tenantId: tenant, assistantId: WORKER }, { owner: "dead-replica#1", leaseMs: 1 })).toHaveLength(1);
+    expect(await queue.claimPendingMessages({ tenantId: tenant, assistantId: WORKER, threadId: run.threadId }, { owner: "dead-replica#1", leaseMs: 1 })).toHaveLength(1);
 
     expect(await recoverOnA(task)).toBe("converged");
 

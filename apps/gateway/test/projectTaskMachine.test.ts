@@ -106,7 +106,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     await createTask({ id: "redone", description: "/sleep 1000" });
     expect((await dispatch("redone")).statusCode).toBe(200);
     const thread = taskThreadId("redone");
-    await eventually("the first dispatch's run", async () => (await gateway.context.stores.queue.getProcessingMessages(thread, { tenantId: TENANT, assistantId: "writer" })).length === 1);
+    await eventually("the first dispatch's run", async () => (await gateway.context.stores.queue.getProcessingMessages({ tenantId: TENANT, assistantId: "writer", threadId: thread })).length === 1);
     // Meanwhile the task was cancelled and dispatched again (written as those would write it, leaving the run alone).
     const { tasks } = gateway.context.stores;
     const running = (await tasks.getTask(TENANT, "redone"))!;
@@ -129,7 +129,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
       context: { execution_requested_at: new Date().toISOString(), run: { assistantId: "writer", threadId: thread.threadId } },
     });
     expect(await gateway.context.tasks.dispatcher.advance(TENANT, "held")).toMatchObject({ kind: "deferred", thread });
-    expect(await gateway.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
+    expect(await gateway.context.stores.queue.getQueueSize({ tenantId: TENANT, assistantId: "writer", threadId: thread.threadId })).toBe(0);
 
     await leases.release(threadRunLeaseKey(thread), "peer-replica#1");
     expect(await gateway.context.tasks.dispatcher.advance(TENANT, "held")).toMatchObject({ kind: "started" });
@@ -172,11 +172,11 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     const [callee] = (await gateway.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { parentId: "abandoned" })).items;
     // The callee's run completes after its settlement resumed its caller, had it resumed anything.
     const calleeScope = { tenantId: TENANT, assistantId: "boss" };
-    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.latestRuns(taskThreadId(callee!.id), calleeScope))[0]?.runStatus === "success");
+    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.latestRuns({ ...calleeScope, threadId: taskThreadId(callee!.id) }))[0]?.runStatus === "success");
     expect(await gateway.context.stores.tasks.getTask(TENANT, callee!.id)).toMatchObject({ status: "completed" });
     const thread = taskThreadId("abandoned");
-    expect(await gateway.context.stores.queue.latestRuns(thread, { tenantId: TENANT, assistantId: "writer" })).toHaveLength(1);
-    expect(await gateway.context.stores.queue.getQueueSize(thread, { tenantId: TENANT, assistantId: "writer" })).toBe(0);
+    expect(await gateway.context.stores.queue.latestRuns({ tenantId: TENANT, assistantId: "writer", threadId: thread })).toHaveLength(1);
+    expect(await gateway.context.stores.queue.getQueueSize({ tenantId: TENANT, assistantId: "writer", threadId: thread })).toBe(0);
     expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
   });
 
@@ -283,7 +283,7 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     });
     await expect(doomed.advance(TENANT, "cut-short")).rejects.toThrow("replica killed");
     expect(await b.context.stores.tasks.getTask(TENANT, "cut-short")).toMatchObject({ status: "in_progress" });
-    expect(await b.context.stores.queue.getQueueSize(thread.threadId, { tenantId: TENANT, assistantId: "finisher" })).toBe(0);
+    expect(await b.context.stores.queue.getQueueSize({ tenantId: TENANT, assistantId: "finisher", threadId: thread.threadId })).toBe(0);
 
     // B's admissions sweep (its maintenance task) passes the started task again, once A's machine lease expired.
     expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 1 });
@@ -374,7 +374,7 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     expect((await b.post("/api/tasks/long-on-b/dispatch", {})).statusCode).toBe(200);
     const thread = taskThreadId("long-on-b");
     const queueScope = { tenantId: TENANT, assistantId: "sleeper" };
-    await eventually("B running the task", async () => (await b.context.stores.queue.getProcessingMessages(thread, queueScope)).length === 1);
+    await eventually("B running the task", async () => (await b.context.stores.queue.getProcessingMessages({ ...queueScope, threadId: thread })).length === 1);
 
     // A starts only now, so it never ran (or held) anything of the task: B's run stops on A's word alone.
     const a = await replica("canceller-a");

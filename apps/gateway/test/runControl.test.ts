@@ -112,7 +112,7 @@ describe.each(["memory", "postgresql"])("POST /api/runs/abort on %s stores", (st
     const { queue, lease } = gateway.context.stores;
     expect(await lease.acquire(threadRunLeaseKey({ ...scope, threadId: "orphaned" }), "dead-replica#1", RUN_LEASE_MS)).not.toBeNull();
     expect((await post("/api/runs", run("orphaned", { message: "/sleep 600000", message_id: "orphaned-1", mode: "queue" }))).statusCode).toBe(202);
-    expect(await queue.claimPendingMessages("orphaned", scope, { owner: "dead-replica#1", leaseMs: RUN_LEASE_MS })).toMatchObject([{ id: "orphaned-1" }]);
+    expect(await queue.claimPendingMessages({ ...scope, threadId: "orphaned" }, { owner: "dead-replica#1", leaseMs: RUN_LEASE_MS })).toMatchObject([{ id: "orphaned-1" }]);
 
     const response = await post("/api/runs/abort", run("orphaned"));
     expect(response.statusCode).toBe(202);

@@ -56,7 +56,7 @@ describe("startup: the outbox cursor is taken before the state it guards is read
     await eventually("the late replica to fire the schedule", async () => (await late.schedules.get(taskId))?.status === "completed", {
       timeoutMs: 15_000,
     });
-    const [run] = await late.stores.queue.latestRuns("morning", { tenantId: "default", assistantId: "echo" });
+    const [run] = await late.stores.queue.latestRuns({ tenantId: "default", assistantId: "echo", threadId: "morning" });
     expect(run).toMatchObject({ id: expect.stringContaining(taskId), replicaId: "gw-late", runStatus: "success" });
   }, 30_000);
 });

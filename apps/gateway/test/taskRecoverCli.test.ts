@@ -60,7 +60,7 @@ describe("lattice-gateway task:recover", () => {
     const { queue } = context.stores;
     const threadId = `${task.id}-caller`;
     // In the order a message moves (a processor may run it meanwhile): never missed, maybe seen twice.
-    const all = [...(await queue.getPendingMessages(threadId, scope)), ...(await queue.getProcessingMessages(threadId, scope)), ...(await queue.latestRuns(threadId, scope))];
+    const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await queue.latestRuns({ ...scope, threadId }))];
     return [...new Set(all.map((message) => message.id))];
   };
 

@@ -62,7 +62,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
     await gateway.context.stores.tasks.createTask(TENANT, { ...question("late"), description: "/sleep 1000" });
     expect((await post("/api/tasks/late/dispatch", {})).statusCode).toBe(200);
     const thread = taskThreadId("late");
-    await eventually("the run", async () => (await gateway.context.stores.queue.getProcessingMessages(thread, { tenantId: TENANT, assistantId: "writer" })).length === 1);
+    await eventually("the run", async () => (await gateway.context.stores.queue.getProcessingMessages({ tenantId: TENANT, assistantId: "writer", threadId: thread })).length === 1);
     // Meanwhile the task was interrupted and resumed (written as a resume would write it, its run left alone).
     const { tasks } = gateway.context.stores;
     const running = (await tasks.getTask(TENANT, "late"))!;
@@ -87,11 +87,11 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
     const scope = { tenantId: TENANT, assistantId: "writer" };
     await queue.addMessage({ id: taskRunMessageId(resumed), threadId: thread, scope, content: { message: "/sleep 30000", task: { taskId: "stopped" } } });
     await gateway.context.agents.wake({ ...scope, threadId: thread });
-    await eventually("the resume run", async () => (await queue.getProcessingMessages(thread, scope)).length === 1);
+    await eventually("the resume run", async () => (await queue.getProcessingMessages({ ...scope, threadId: thread })).length === 1);
 
     expect((await post("/api/tasks/stopped/cancel", {})).statusCode).toBe(200);
     const runs = await runsOf(gateway, "writer", thread, 2);
-    await eventually("the resume run to stop", async () => (await queue.latestRuns(thread, scope)).at(-1)?.runStatus === "aborted");
+    await eventually("the resume run to stop", async () => (await queue.latestRuns({ ...scope, threadId: thread })).at(-1)?.runStatus === "aborted");
     expect(runs.map((run) => run.id)).toEqual([taskStartMessageId(interrupted), taskRunMessageId(resumed)]);
     expect(await tasks.getTask(TENANT, "stopped")).toMatchObject({ status: "cancelled" });
   });
@@ -148,7 +148,7 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
     const thread = taskThreadId("cut-short");
     const scope = { tenantId: TENANT, assistantId: "writer" };
     expect(await b.context.stores.tasks.getTask(TENANT, "cut-short")).toMatchObject({ status: "in_progress", context: { resume_value: "eu-west" } });
-    expect(await b.context.stores.queue.getQueueSize(thread, scope)).toBe(0);
+    expect(await b.context.stores.queue.getQueueSize({ ...scope, threadId: thread })).toBe(0);
 
     // B's admissions sweep passes the task again once A's machine lease expired: the same resume run is queued.
     expect(await b.context.tasks.dispatcher.sweepAdmissions()).toEqual({ passed: 1 });

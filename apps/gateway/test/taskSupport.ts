@@ -23,7 +23,7 @@ export const ended = (task: TaskItem) => !["pending", "in_progress"].includes(ta
 export async function runsOf(gateway: Pick<TestGateway, "context">, assistantId: string, threadId: string, count: number) {
   let runs: PendingMessage[] = [];
   await eventually(`${count} runs on ${threadId}`, async () => {
-    runs = await gateway.context.stores.queue.latestRuns(threadId, { tenantId: TENANT, assistantId });
+    runs = await gateway.context.stores.queue.latestRuns({ tenantId: TENANT, assistantId, threadId });
     return runs.length >= count;
   });
   return runs;

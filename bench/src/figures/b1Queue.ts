@@ -209,7 +209,7 @@ class Bench {
 
   private async claimAndComplete(claimer: number, threadId: string, owner: string): Promise<string[]> {
     const queue = this.queues[claimer];
-    const claimed = await queue.claimPendingMessages(threadId, { tenantId: TENANT, assistantId: ASSISTANT }, { owner, leaseMs: LEASE_MS, limit: BATCH });
+    const claimed = await queue.claimPendingMessages({ tenantId: TENANT, assistantId: ASSISTANT, threadId }, { owner, leaseMs: LEASE_MS, limit: BATCH });
     for (const message of claimed) {
       if (!(await queue.completeMessage(message.id, owner, { status: "success" }))) throw new Error(`B1: lost claim ${message.id}`);
     }
@@ -229,7 +229,7 @@ class Bench {
     if (!lease) throw new Error(`B1: the thread-run lease of ${threadId} was held`);
     const done: string[] = [];
     try {
-      await queue.resetProcessingToPending(threadId, queueScope);
+      await queue.resetProcessingToPending({ ...queueScope, threadId });
       for (;;) {
         const ids = await this.claimAndComplete(claimer, threadId, lease.holder);
         if (ids.length === 0) break;
@@ -238,7 +238,7 @@ class Bench {
     } finally {
       await lease.release();
     }
-    await queue.getPendingMessages(threadId, queueScope);
+    await queue.getPendingMessages({ ...queueScope, threadId });
     return done;
   };
 

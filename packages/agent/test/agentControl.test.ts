@@ -21,11 +21,11 @@ describe("abort", () => {
     expect(await agent.abort()).toEqual({ messageId, status: "aborted" });
     expect((await collect(stream)).at(-1)).toMatchObject({ type: "message_failed", data: { status: "aborted" } });
     expect(await stores.queue.getMessage(messageId, scope)).toMatchObject({ status: "completed", runStatus: "aborted" });
-    expect(await stores.queue.getQueueSize("t1", scope)).toBe(0);
+    expect(await stores.queue.getQueueSize({ ...scope, threadId: "t1" })).toBe(0);
 
     const next = await agent.addMessage({ message: "still there?" }, { mode: "wait" });
     expect(await next.completion).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => run.runStatus)).toEqual(["aborted", "success"]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.runStatus)).toEqual(["aborted", "success"]);
   });
 });
 
@@ -60,7 +60,7 @@ describe("abort from any replica", () => {
 
     expect(await manager(stores).getAgent(thread("t1")).abort(queued.messageId)).toEqual({ messageId: queued.messageId, status: "aborted" });
     expect(await agent.waitForRun(slow.messageId)).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [queued.messageId, "aborted"],
       [slow.messageId, "success"],
     ]);
@@ -80,7 +80,7 @@ describe("abort from any replica", () => {
     const { id } = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "/sleep 600000" } });
     // The runner claimed it under the thread's run lease, and died.
     expect(await stores.leases.acquire(threadRunLeaseKey(thread("t1")), "dead-replica#1", 300)).not.toBeNull();
-    await stores.queue.claimPendingMessages("t1", scope, { owner: "dead-replica#1", leaseMs: 300 });
+    await stores.queue.claimPendingMessages({ ...scope, threadId: "t1" }, { owner: "dead-replica#1", leaseMs: 300 });
 
     expect(await manager(stores, { wakeup: lostNotices }).getAgent(thread("t1")).abort(undefined, { waitMs: 100 })).toEqual({ messageId: id });
     manager(stores, { wakeup: lostNotices }).startQueueSweep({ intervalMs: 100 });
@@ -96,7 +96,7 @@ describe("abort from any replica", () => {
     const urgent = await manager(stores).getAgent(thread("t1")).addMessage({ message: "urgent" }, { multitaskStrategy: "interrupt" });
     await runner.waitForRun(queued.messageId);
 
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [slow.messageId, "aborted"],
       [urgent.messageId, "success"],
       [queued.messageId, "success"],
@@ -111,7 +111,7 @@ describe("multitask strategies", () => {
     await running(messageId);
     await expect(agent.addMessage({ message: "me too" }, { multitaskStrategy: "reject" })).rejects.toThrow(ThreadBusyError);
     await expect(agent.addMessage({ message: "me too" }, { multitaskStrategy: "reject" })).rejects.toMatchObject({ code: "THREAD_BUSY" });
-    expect(await stores.queue.getQueueSize("t1", scope)).toBe(1);
+    expect(await stores.queue.getQueueSize({ ...scope, threadId: "t1" })).toBe(1);
 
     await agent.abort();
     const accepted = await agent.addMessage({ message: "now?" }, { mode: "wait", multitaskStrategy: "reject" });
@@ -128,7 +128,7 @@ describe("multitask strategies", () => {
     for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(ThreadBusyError);
 
     expect(await agents[0].waitForRun(accepted[0].messageId)).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => run.id)).toEqual([accepted[0].messageId]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([accepted[0].messageId]);
   });
 
   it("interrupt: aborts the active run, then runs the new message ahead of the queue", async () => {
@@ -139,7 +139,7 @@ describe("multitask strategies", () => {
     const urgent = await agent.addMessage({ message: "urgent" }, { multitaskStrategy: "interrupt" });
     await agent.waitForRun(queued.messageId);
 
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [slow.messageId, "aborted"],
       [urgent.messageId, "success"],
       [queued.messageId, "success"],
@@ -151,7 +151,7 @@ describe("multitask strategies", () => {
     const first = await agent.addMessage({ message: "/sleep 50" });
     const second = await agent.addMessage({ message: "after" }, { mode: "wait" });
     expect(await second.completion).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => run.id)).toEqual([first.messageId, second.messageId]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([first.messageId, second.messageId]);
   });
 });
 

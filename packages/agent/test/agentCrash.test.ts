@@ -94,11 +94,11 @@ describe("a dead replica's claim that outlives its thread-run lease", () => {
     const first = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "first" } });
     const second = await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "second" } });
     // The dead replica's lease is gone, but its claim of `first` has most of its time left.
-    await stores.queue.claimPendingMessages("t1", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+    await stores.queue.claimPendingMessages({ ...scope, threadId: "t1" }, { owner: "dead-replica#1", leaseMs: 60_000 });
 
     const agent = manager(stores, { wakeup: lostWakeups }).getAgent(thread("t1"));
     expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);
@@ -124,9 +124,9 @@ describe("a claim that lapsed while its replica still held the thread", () => {
     const first = await agent.addMessage({ message: "/sleep 400" });
     const second = await agent.addMessage({ message: "second" });
 
-    await eventually("both messages to finish", async () => (await queue.latestRuns("t1", scope)).length === 2, { timeoutMs: 5_000 });
+    await eventually("both messages to finish", async () => (await queue.latestRuns({ ...scope, threadId: "t1" })).length === 2, { timeoutMs: 5_000 });
     expect(queue.lapsed).toBe(true);
-    expect((await queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.messageId, "success"],
       [second.messageId, "success"],
     ]);

@@ -4,7 +4,7 @@ import {
   type ClaimMessagesOptions,
   InMemoryMessageQueueStore,
   type PendingMessage,
-  type QueueScope,
+  type ThreadQueueRef,
   type QueueWakeup,
   type RunOutcome,
   tryAcquireThreadRun,
@@ -31,7 +31,7 @@ describe("queue sweep", () => {
   it("finishes a message whose runner crashed, once its claim expired", async () => {
     const { id } = await enqueueDirectly("crashed-thread", "take two");
     // The crashed replica claimed it and never came back (no thread-run lease left either).
-    await stores.queue.claimPendingMessages("crashed-thread", scope, { owner: "dead-replica#1", leaseMs: 100 });
+    await stores.queue.claimPendingMessages({ ...scope, threadId: "crashed-thread" }, { owner: "dead-replica#1", leaseMs: 100 });
     manager(stores, { wakeup: lostWakeups }).startQueueSweep({ intervalMs: 100 });
 
     await eventually("the sweep to reclaim and run the message", async () => (await runStatus(stores, id)) === "success", { timeoutMs: 3_000 });
@@ -42,8 +42,8 @@ describe("queue sweep", () => {
 class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
   onEmptyClaim: (() => Promise<void>) | undefined;
 
-  override async claimPendingMessages(threadId: string, queueScope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
-    const claimed = await super.claimPendingMessages(threadId, queueScope, options);
+  override async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
+    const claimed = await super.claimPendingMessages(thread, options);
     const hook = this.onEmptyClaim;
     if (claimed.length === 0 && hook) {
       this.onEmptyClaim = undefined;
@@ -83,8 +83,8 @@ describe("processor", () => {
       }
     }
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await stores.queue.latestRuns(threadId, scope)).length === 8, { timeoutMs: 10_000 });
-      const runs = await stores.queue.latestRuns(threadId, scope);
+      await eventually(`${threadId} drained`, async () => (await stores.queue.latestRuns({ ...scope, threadId })).length === 8, { timeoutMs: 10_000 });
+      const runs = await stores.queue.latestRuns({ ...scope, threadId });
       expect(runs.map((run) => run.id)).toEqual(sent.get(threadId));
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());

@@ -93,7 +93,7 @@ describe("agent runs", () => {
     for (const resume of [nestedObject(JSON_DEPTH_BOUND + 1), objectOfJsonBytes(JSON_BYTES_BOUND + 1)]) {
       await expect(agent.addMessage({}, { command: { resume } })).rejects.toMatchObject({ code: "INVALID_RUN_INPUT" });
     }
-    expect(await stores.queue.getQueueSize("t1", scope)).toBe(0);
+    expect(await stores.queue.getQueueSize({ ...scope, threadId: "t1" })).toBe(0);
   });
 
   it("processes a thread's messages one at a time, in enqueue order, each seeing the previous ones", async () => {
@@ -103,7 +103,7 @@ describe("agent runs", () => {
     const last = await agent.waitForRun(ids.at(-1)!);
 
     expect(last.status).toBe("success");
-    const runs = await stores.queue.latestRuns("t1", scope);
+    const runs = await stores.queue.latestRuns({ ...scope, threadId: "t1" });
     expect(runs.map((run) => run.id)).toEqual(ids);
     for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
     const { messages } = await agent.getState();

@@ -63,7 +63,7 @@ describe("a run the database interrupted", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
     expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
-    expect((await stores.queue.latestRuns("t1", scope)).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
+    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect(await conversation("t1")).toEqual(["remember me", "echo: remember me"]);
   });
 

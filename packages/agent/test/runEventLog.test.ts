@@ -13,7 +13,7 @@ describe("run event log", () => {
     const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
     const ref = { ...thread("rerun"), messageId: "m-rerun" };
     await stores.queue.addMessage({ id: "m-rerun", threadId: "rerun", scope, content: { message: "again" } });
-    await stores.queue.claimPendingMessages("rerun", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+    await stores.queue.claimPendingMessages({ ...scope, threadId: "rerun" }, { owner: "dead-replica#1", leaseMs: 60_000 });
     await runEvents.append(ref, [0, 1, 2].map((index) => ({ type: "message_chunk" as const, data: { content: `lost ${index}` }, index })));
 
     const agent = manager(stores, { runEvents, replicaId: "replica-b" }).getAgent(thread("rerun"));

@@ -27,7 +27,7 @@ async function settledConversation(threadId: string) {
   const agent = replica().getAgent(thread(threadId));
   await eventually(
     "the caller to finish",
-    async () => (await stores.queue.getQueueSize(threadId, scope)) === 0 && (await agent.getState()).interrupts.length === 0,
+    async () => (await stores.queue.getQueueSize({ ...scope, threadId })) === 0 && (await agent.getState()).interrupts.length === 0,
     { timeoutMs: 5_000 },
   );
   return (await agent.getState()).messages;
@@ -55,9 +55,9 @@ describe("the task tool", () => {
     expect(messages.at(-1)?.content).toBe(`${TASK_TOOL} returned: ${toolResult?.content}`);
     expect(events.map((event) => [event.taskId, event.status])).toEqual([[task.id, "completed"]]);
     // The callee's run on its own thread, and exactly one resume on the caller's.
-    const calleeRuns = await stores.queue.latestRuns(taskThreadId(task.id), { tenantId: TENANT, assistantId: HELPER });
+    const calleeRuns = await stores.queue.latestRuns({ tenantId: TENANT, assistantId: HELPER, threadId: taskThreadId(task.id) });
     expect(calleeRuns.map((run) => run.runStatus)).toEqual(["success"]);
-    const callerRuns = await stores.queue.latestRuns("caller", scope);
+    const callerRuns = await stores.queue.latestRuns({ ...scope, threadId: "caller" });
     expect(callerRuns.map((run) => [run.id === callerResumeMessageId(task.id), run.runStatus])).toEqual([
       [false, "interrupted"],
       [true, "success"],
@@ -128,7 +128,7 @@ describe("a replica that dies while settling a task", () => {
     peer.startQueueSweep({ intervalMs: 50 });
     const messages = await settledConversation("caller");
     expect(await onlyTask()).toMatchObject({ status: "completed", result: "echo: draft it" });
-    const resumes = (await stores.queue.latestRuns("caller", scope)).filter((run) => run.id === callerResumeMessageId(task.id));
+    const resumes = (await stores.queue.latestRuns({ ...scope, threadId: "caller" })).filter((run) => run.id === callerResumeMessageId(task.id));
     expect(resumes.map((run) => run.runStatus)).toEqual(["success"]);
     expect(messages.filter((message) => message.type === "tool")).toHaveLength(1);
     expect(events.filter((event) => event.status === "completed")).toHaveLength(1);

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import {
   InMemoryMessageQueueStore,
   InMemoryThreadStore,
-  type QueueScope,
+  type ThreadQueueRef,
   type QueueWakeup,
   tryAcquireThreadRun,
 } from "@axiom-lattice/core";
@@ -30,9 +30,9 @@ const notFound = [expect.objectContaining({ type: "error", data: expect.objectCo
 
 /** The thread's messages of every status, as the store holds them. */
 const storedMessages = async (threadId: string) => [
-  ...(await stores.queue.getPendingMessages(threadId, scope)),
-  ...(await stores.queue.getProcessingMessages(threadId, scope)),
-  ...(await stores.queue.latestRuns(threadId, scope)),
+  ...(await stores.queue.getPendingMessages({ ...scope, threadId })),
+  ...(await stores.queue.getProcessingMessages({ ...scope, threadId })),
+  ...(await stores.queue.latestRuns({ ...scope, threadId })),
 ];
 
 describe("deleteThread", () => {
@@ -44,7 +44,7 @@ describe("deleteThread", () => {
     await idle(runtime);
     // Left by a replica that died: one message it claimed, one it queued without waking anyone.
     await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "claimed" } });
-    await stores.queue.claimPendingMessages("t1", scope, { owner: "dead-replica#1", leaseMs: 60_000 });
+    await stores.queue.claimPendingMessages({ ...scope, threadId: "t1" }, { owner: "dead-replica#1", leaseMs: 60_000 });
     await stores.queue.addMessage({ threadId: "t1", scope, content: { message: "pending" } });
     expect(await storedMessages("t1")).toHaveLength(3);
     expect(runtime.stats().bufferedMessages).toBe(1);
@@ -94,7 +94,7 @@ describe("deleteThread", () => {
     expect(await threads.getThread(TENANT, "t1")).not.toBeNull();
 
     await runtime.deleteThread(thread("t1"));
-    expect(await queue.latestRuns("t1", scope)).toEqual([]);
+    expect(await queue.latestRuns({ ...scope, threadId: "t1" })).toEqual([]);
     expect((await runtime.getAgent(thread("t1")).getState()).messages).toEqual([]);
     expect(await threads.getThread(TENANT, "t1")).toBeNull();
   });
@@ -123,11 +123,11 @@ describe("deleteThread", () => {
 class QueueFailingFirstThreadDelete extends InMemoryMessageQueueStore {
   private failed = false;
 
-  override async deleteThreadMessages(threadId: string, at: QueueScope): Promise<number> {
+  override async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
     if (!this.failed) {
       this.failed = true;
       throw new Error("database unreachable");
     }
-    return super.deleteThreadMessages(threadId, at);
+    return super.deleteThreadMessages(thread);
   }
 }

@@ -20,6 +20,7 @@ export {
   type RunOutcome,
   type RunStatus,
   type ThreadInfo,
+  type ThreadQueueRef,
 } from "./queue/messageQueueStore";
 export { InMemoryMessageQueueStore, type InMemoryMessageQueueStoreOptions } from "./queue/inMemoryMessageQueueStore";
 export { asQueueNotice, type QueueNotice, type QueueWakeup, type QueueWakeupListener } from "./queue/queueWakeup";
@@ -37,6 +38,7 @@ export {
   validateRunsLimit,
   validateScope,
   validateThreadId,
+  validateThreadQueue,
   type ValidMessage,
 } from "./queue/queueArguments";
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";

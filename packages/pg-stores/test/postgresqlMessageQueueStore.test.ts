@@ -80,7 +80,7 @@ describe("PostgreSQLMessageQueueStore", () => {
     // The locked rows are updated by primary key: an id alone could also name another tenant's row.
     // The planner reads the key either row by row or through a bitmap; both go by the array of keys.
     expect(plan).toMatch(/(Index Scan using|Bitmap Index Scan on) lattice_thread_message_queue_pkey[^\n]*\n\s*Index Cond: \(sequence = ANY/);
-    expect(await store.claimPendingMessages("plan-thread-7", scope, { owner: "o#1", leaseMs: 1_000 })).toHaveLength(1);
+    expect(await store.claimPendingMessages({ ...scope, threadId: "plan-thread-7" }, { owner: "o#1", leaseMs: 1_000 })).toHaveLength(1);
   });
 
   it("completes, renews and reads a message through the id index, however many tenants share its id", async () => {
@@ -133,7 +133,7 @@ describe("PostgreSQLMessageQueueStore", () => {
 
   it("judges leases by the database clock", async () => {
     const { id } = await store.addMessage({ threadId: "db-clock", scope: {}, content: 1 });
-    const [claimed] = await store.claimPendingMessages("db-clock", {}, { owner: "o#1", leaseMs: 60_000 });
+    const [claimed] = await store.claimPendingMessages({ threadId: "db-clock" }, { owner: "o#1", leaseMs: 60_000 });
     const { rows } = await store["pool"].query<{ lease_ms: number }>(
       "SELECT extract(epoch FROM lease_expires_at - locked_at) * 1000 AS lease_ms FROM lattice_thread_message_queue WHERE id = $1",
       [id],
@@ -165,7 +165,7 @@ describe("PostgreSQLMessageQueueStore", () => {
     const page = await plan(LIST_RUNS, ["lifecycle-thread-2", null, null, Date.now() * 1_000 - 60 * 60_000_000, 1, 11]);
     expect(page).toMatch(/Index Scan using lattice_thread_message_queue_run_pages[^\n]*\n\s*Index Cond: \(\(thread_id = [^\n]*ROW\(finished_at, sequence\) >/);
 
-    expect(await store.deleteThreadMessages("lifecycle-thread-7", {})).toBe(120);
+    expect(await store.deleteThreadMessages({ threadId: "lifecycle-thread-7" })).toBe(120);
   });
 
   it("prunes runs by the database clock, not the replica's", async () => {
@@ -173,7 +173,7 @@ describe("PostgreSQLMessageQueueStore", () => {
     const longAgo = await store.addMessage({ threadId: "prune-clock", scope: {}, content: 1 });
     const lately = await store.addMessage({ threadId: "prune-clock", scope: {}, content: 2 });
     for (const { id } of [longAgo, lately]) {
-      await store.claimPendingMessages("prune-clock", {}, { owner: "o#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ threadId: "prune-clock" }, { owner: "o#1", leaseMs: 60_000 });
       await store.completeMessage(id, "o#1", { status: "success" });
     }
     const finishedMinutesAgo = "UPDATE lattice_thread_message_queue SET finished_at = now() - $2 * interval '1 minute' WHERE id = $1";
@@ -187,7 +187,7 @@ describe("PostgreSQLMessageQueueStore", () => {
       vi.useRealTimers();
     }
     expect(await store.getMessage(longAgo.id, {})).toBeNull();
-    expect((await store.latestRuns("prune-clock", {})).map((run) => run.id)).toEqual([lately.id]);
+    expect((await store.latestRuns({ threadId: "prune-clock" })).map((run) => run.id)).toEqual([lately.id]);
   });
 
   it("refuses a bad capacity before opening a connection", () => {

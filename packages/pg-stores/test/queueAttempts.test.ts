@@ -21,8 +21,8 @@ it("counts a message claimed, or handed back after streaming, as claimed once; o
   const store = queueStore();
   const attempts = async (id: string) => (await store.getMessage(id, scope))?.attempts;
   expect([await attempts("running"), await attempts("handed-back"), await attempts("never-run")]).toEqual([1, 1, 0]);
-  await store.resetProcessingToPending("th", scope);
-  const claimed = await store.claimPendingMessages("th", scope, { owner: "r#2", leaseMs: 60_000, limit: 3 });
+  await store.resetProcessingToPending({ ...scope, threadId: "th" });
+  const claimed = await store.claimPendingMessages({ ...scope, threadId: "th" }, { owner: "r#2", leaseMs: 60_000, limit: 3 });
   expect(claimed.map((message) => [message.id, message.attempts])).toEqual([
     ["running", 2],
     ["handed-back", 2],

@@ -21,7 +21,7 @@ it("keeps the queued messages and lets another tenant use their ids, never the s
     code: "DUPLICATE_MESSAGE",
   });
   await expect(store.addMessage({ id: "no-tenant", threadId: "th", scope: { assistantId: "a" }, content: 1 })).rejects.toMatchObject({ code: "DUPLICATE_MESSAGE" });
-  expect((await store.getPendingMessages("th", { tenantId: "acme" })).map((message) => message.content)).toEqual(["acme", "acme"]);
+  expect((await store.getPendingMessages({ tenantId: "acme", threadId: "th" })).map((message) => message.content)).toEqual(["acme", "acme"]);
 });
 
 it("refuses an empty tenant id in the table itself, so '' in the key can only mean no tenant", async () => {

@@ -85,14 +85,14 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       const { stale, current } = await takenOver();
       const threadId = fresh("thread");
       const added = await successor.queue.addMessage({ threadId, scope, content: { text: "hello" } });
-      await expect(old.queue.claimPendingMessages(threadId, scope, { owner: "paused#1", leaseMs: 60_000, fence: stale })).rejects.toMatchObject(refused);
+      await expect(old.queue.claimPendingMessages({ ...scope, threadId }, { owner: "paused#1", leaseMs: 60_000, fence: stale })).rejects.toMatchObject(refused);
       expect(await successor.queue.getMessage(added.id, scope)).toMatchObject({ status: "pending" });
 
-      const [claimed] = await successor.queue.claimPendingMessages(threadId, scope, { owner: "peer#1", leaseMs: 60_000, fence: current });
+      const [claimed] = await successor.queue.claimPendingMessages({ ...scope, threadId }, { owner: "peer#1", leaseMs: 60_000, fence: current });
       expect(claimed?.id).toBe(added.id);
-      await expect(old.queue.resetProcessingToPending(threadId, scope, { fence: stale })).rejects.toMatchObject(refused);
+      await expect(old.queue.resetProcessingToPending({ ...scope, threadId }, { fence: stale })).rejects.toMatchObject(refused);
       expect(await successor.queue.getMessage(added.id, scope)).toMatchObject({ status: "processing", lockedBy: "peer#1" });
-      expect(await successor.queue.resetProcessingToPending(threadId, scope, { fence: current })).toBe(1);
+      expect(await successor.queue.resetProcessingToPending({ ...scope, threadId }, { fence: current })).toBe(1);
     });
 
     it("the item store refuses a stale tenure's put and delete", async () => {

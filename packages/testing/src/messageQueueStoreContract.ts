@@ -1,4 +1,4 @@
-import type { AddMessageParams, MessageQueueStore, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
+import type { AddMessageParams, MessageQueueStore, PendingMessage, QueueScope, ThreadQueueRef } from "@axiom-lattice/protocols";
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
@@ -39,7 +39,7 @@ function addOrNull(store: MessageQueueStore, path: number, params: AddMessagePar
 async function drain(store: MessageQueueStore, threadId: string, at: QueueScope = scope): Promise<string[]> {
   const claimed: string[] = [];
   for (;;) {
-    const [message] = await store.claimPendingMessages(threadId, at, { owner: "drainer#1", leaseMs: 60_000 });
+    const [message] = await store.claimPendingMessages({ ...at, threadId }, { owner: "drainer#1", leaseMs: 60_000 });
     if (!message) return claimed;
     claimed.push(message.id);
     await store.completeMessage(message.id, "drainer#1", { status: "success" });
@@ -70,10 +70,10 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
         expect(added.lockedBy).toBeUndefined();
         expect(await store.getMessage(added.id, scope)).toEqual(added);
       }
-      const pending = await store.getPendingMessages(threadId, scope);
+      const pending = await store.getPendingMessages({ ...scope, threadId });
       expect(pending.map((message) => message.content)).toEqual(values);
-      expect(await store.getQueueSize(threadId, scope)).toBe(values.length);
-      expect(await store.getProcessingMessages(threadId, scope)).toEqual([]);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(values.length);
+      expect(await store.getProcessingMessages({ ...scope, threadId })).toEqual([]);
       const generated = await store.addMessage({ threadId, scope, content: "no id given" });
       expect(generated.id).toMatch(/\S/);
       expect(BigInt(generated.sequence)).toBeGreaterThan(BigInt(pending[pending.length - 1].sequence));
@@ -85,11 +85,11 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const added: PendingMessage[] = [];
       for (const [n, priority] of priorities.entries()) added.push(await store.addMessage({ threadId, scope, content: content(n), priority }));
       const expected = [added[1], added[3], added[4], added[0], added[2], added[5]].map((message) => message.id);
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual(expected);
-      const firstTwo = await store.claimPendingMessages(threadId, scope, { owner: "claimer#1", leaseMs: 60_000, limit: 2 });
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual(expected);
+      const firstTwo = await store.claimPendingMessages({ ...scope, threadId }, { owner: "claimer#1", leaseMs: 60_000, limit: 2 });
       expect(ids(firstTwo)).toEqual(expected.slice(0, 2));
       expect(firstTwo.every((message) => message.status === "processing" && message.runStatus === "running")).toBe(true);
-      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual(expected.slice(0, 2));
+      expect(ids(await store.getProcessingMessages({ ...scope, threadId }))).toEqual(expected.slice(0, 2));
       expect(await drain(store, threadId)).toEqual(expected.slice(2));
     });
 
@@ -111,23 +111,23 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const [id] = await fill(store, threadId, 1);
       const before = Date.now();
       expect(await store.getMessage(id, scope)).toMatchObject({ attempts: 0 });
-      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "replica-1#abc", leaseMs: 60_000 });
+      const [claimed] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "replica-1#abc", leaseMs: 60_000 });
       expect(claimed).toMatchObject({ id, status: "processing", runStatus: "running", attempts: 1, lockedBy: "replica-1#abc", replicaId: "replica-1" });
       expect(claimed.leaseExpiresAt!.getTime()).toBeGreaterThan(before + 50_000);
       expect(claimed.lockedAt).toBeInstanceOf(Date);
       expect(claimed.startedAt).toBeInstanceOf(Date);
       expect(await store.getMessage(id, scope)).toEqual(claimed);
-      expect(await store.claimPendingMessages(threadId, scope, { owner: "replica-2#def", leaseMs: 60_000 })).toEqual([]);
+      expect(await store.claimPendingMessages({ ...scope, threadId }, { owner: "replica-2#def", leaseMs: 60_000 })).toEqual([]);
 
       expect(await store.completeMessage(id, "replica-2#def", { status: "success" })).toBe(false);
       expect(await store.completeMessage(id, "replica-1#abc", { status: "error", error: "model failed" })).toBe(true);
       expect(await store.completeMessage(id, "replica-1#abc", { status: "success" })).toBe(false);
-      const [run] = await store.latestRuns(threadId, scope);
+      const [run] = await store.latestRuns({ ...scope, threadId });
       expect(run).toMatchObject({ id, status: "completed", runStatus: "error", error: "model failed", replicaId: "replica-1", attempts: 1 });
       expect(run.lockedBy).toBeUndefined();
       expect(run.leaseExpiresAt).toBeUndefined();
       expect(run.finishedAt).toBeInstanceOf(Date);
-      expect(await store.getQueueSize(threadId, scope)).toBe(0);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
     });
 
     it("refuses to complete a pending message", async () => {
@@ -140,48 +140,48 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     it("reclaims only expired claims, back to their queue position", async () => {
       const threadId = freshThread();
       const [first, second, third] = await fill(store, threadId, 3);
-      await store.claimPendingMessages(threadId, scope, { owner: "short#1", leaseMs: 150 });
-      await store.claimPendingMessages(threadId, scope, { owner: "long#1", leaseMs: 60_000 });
-      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "short#1", leaseMs: 150 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "long#1", leaseMs: 60_000 });
+      expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(0);
       await sleep(350);
       const listed = (await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId);
       expect(listed).toEqual({ threadId, ...scope, pendingCount: 1, expiredCount: 1 });
 
-      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(1);
-      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(0);
+      expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(1);
+      expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(0);
       const reclaimed = await store.getMessage(first, scope);
       expect(reclaimed).toMatchObject({ status: "pending", runStatus: "pending" });
       expect(reclaimed?.lockedBy).toBeUndefined();
       expect(reclaimed?.leaseExpiresAt).toBeUndefined();
       expect(await store.getMessage(second, scope)).toMatchObject({ status: "processing", lockedBy: "long#1" });
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, third]);
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual([first, third]);
     });
 
     it("does not let a replica complete or renew a claim that was reclaimed", async () => {
       const threadId = freshThread();
       const [id] = await fill(store, threadId, 1);
       const [a, b] = [peers[1], peers[2]];
-      await a.claimPendingMessages(threadId, scope, { owner: "replica-a#1", leaseMs: 100 });
+      await a.claimPendingMessages({ ...scope, threadId }, { owner: "replica-a#1", leaseMs: 100 });
       await sleep(250);
-      expect(await b.reclaimExpiredProcessing(threadId, scope)).toBe(1);
-      expect(await b.claimPendingMessages(threadId, scope, { owner: "replica-b#1", leaseMs: 60_000 })).toMatchObject([{ id, attempts: 2 }]);
+      expect(await b.reclaimExpiredProcessing({ ...scope, threadId })).toBe(1);
+      expect(await b.claimPendingMessages({ ...scope, threadId }, { owner: "replica-b#1", leaseMs: 60_000 })).toMatchObject([{ id, attempts: 2 }]);
       expect(await a.renewClaim([id], "replica-a#1", 60_000)).toBe(0);
       expect(await a.completeMessage(id, "replica-a#1", { status: "success" })).toBe(false);
       expect(await b.completeMessage(id, "replica-b#1", { status: "success" })).toBe(true);
-      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
+      expect(await store.latestRuns({ ...scope, threadId })).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
     });
 
     it("renews only the owner's live claims", async () => {
       const threadId = freshThread();
       const [one, two] = await fill(store, threadId, 2);
-      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "owner#1", leaseMs: 1_000 });
+      const [claimed] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "owner#1", leaseMs: 1_000 });
       expect(await store.renewClaim([one], "intruder#1", 60_000)).toBe(0);
       expect(await store.renewClaim([one, two, "no-such-message"], "owner#1", 60_000)).toBe(1);
       const renewed = await store.getMessage(one, scope);
       expect(renewed!.leaseExpiresAt!.getTime()).toBeGreaterThan(claimed.leaseExpiresAt!.getTime() + 30_000);
       expect(await store.renewClaim([], "owner#1", 60_000)).toBe(0);
 
-      const [shortLived] = await store.claimPendingMessages(threadId, scope, { owner: "owner#2", leaseMs: 100 });
+      const [shortLived] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "owner#2", leaseMs: 100 });
       await sleep(250);
       expect(await store.renewClaim([shortLived.id], "owner#2", 60_000)).toBe(0);
       // Unreclaimed, an expired claim is still its owner's to complete: nobody else can have run it.
@@ -195,26 +195,26 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       for (const at of scopes) added.set(at, (await store.addMessage({ threadId, scope: at, content: at })).id);
       for (const at of scopes) {
         const mine = added.get(at)!;
-        expect(ids(await store.getPendingMessages(threadId, at))).toEqual([mine]);
-        expect(await store.getQueueSize(threadId, at)).toBe(1);
+        expect(ids(await store.getPendingMessages({ ...at, threadId }))).toEqual([mine]);
+        expect(await store.getQueueSize({ ...at, threadId })).toBe(1);
         for (const other of scopes) expect((await store.getMessage(mine, other))?.id).toBe(other === at ? mine : undefined);
       }
-      expect(await store.getQueueSize(threadId)).toBe(1);
-      expect(ids(await store.getPendingMessages(threadId))).toEqual([added.get(scopes[0])]);
+      expect(await store.getQueueSize({ threadId })).toBe(1);
+      expect(ids(await store.getPendingMessages({ threadId }))).toEqual([added.get(scopes[0])]);
 
-      const withAssistant = await store.claimPendingMessages(threadId, { tenantId: "t", assistantId: "a" }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
+      const withAssistant = await store.claimPendingMessages({ tenantId: "t", assistantId: "a", threadId }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
       expect(ids(withAssistant)).toEqual([added.get(scopes[3])]);
       expect(await store.getMessage(withAssistant[0].id, scopes[3])).toEqual(withAssistant[0]);
-      const tenantOnly = await store.claimPendingMessages(threadId, { tenantId: "t" }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
+      const tenantOnly = await store.claimPendingMessages({ tenantId: "t", threadId }, { owner: "o#1", leaseMs: 60_000, limit: 10 });
       expect(ids(tenantOnly)).toEqual([added.get(scopes[1])]);
       expect(await store.getMessage(tenantOnly[0].id, { tenantId: "t" })).toEqual(tenantOnly[0]);
-      expect(ids(await store.getProcessingMessages(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
-      expect(await store.resetProcessingToPending(threadId, { assistantId: "a" })).toBe(0);
-      expect(await store.clearMessages(threadId, { assistantId: "a" })).toBe(1);
-      expect(await store.getQueueSize(threadId, { tenantId: "u", assistantId: "a" })).toBe(1);
+      expect(ids(await store.getProcessingMessages({ tenantId: "t", threadId }))).toEqual([added.get(scopes[1])]);
+      expect(await store.resetProcessingToPending({ assistantId: "a", threadId })).toBe(0);
+      expect(await store.clearMessages({ assistantId: "a", threadId })).toBe(1);
+      expect(await store.getQueueSize({ tenantId: "u", assistantId: "a", threadId })).toBe(1);
       expect(await store.completeMessage(added.get(scopes[1])!, "o#1", { status: "success" })).toBe(true);
-      expect(ids(await store.latestRuns(threadId, { tenantId: "t" }))).toEqual([added.get(scopes[1])]);
-      expect(await store.latestRuns(threadId, { tenantId: "t", assistantId: "a" })).toEqual([]);
+      expect(ids(await store.latestRuns({ tenantId: "t", threadId }))).toEqual([added.get(scopes[1])]);
+      expect(await store.latestRuns({ tenantId: "t", assistantId: "a", threadId })).toEqual([]);
 
       const threads = (await store.getThreadsWithPendingMessages()).filter((thread) => thread.threadId === threadId);
       expect(threads).toHaveLength(2);
@@ -231,11 +231,11 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await small.addMessageIfCapacity({ threadId, scope, content: "over" })).toBeNull();
       expect(await small.addMessageIfCapacity({ threadId, scope: {}, content: "another queue" })).not.toBeNull();
 
-      const [claimed] = await small.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      const [claimed] = await small.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
       expect(await small.addMessageIfCapacity({ threadId, scope, content: "still full" })).toBeNull();
       await small.completeMessage(claimed.id, "o#1", { status: "success" });
       expect(await small.addMessageAtHead({ threadId, scope, content: "room again" })).toMatchObject({ status: "pending" });
-      expect(await small.getQueueSize(threadId, scope)).toBe(3);
+      expect(await small.getQueueSize({ ...scope, threadId })).toBe(3);
     });
 
     it("never exceeds capacity while racers on every add path compete", async () => {
@@ -248,7 +248,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
         );
         const accepted = (await Promise.all(attempts)).filter((message) => message !== null);
         expect(accepted).toHaveLength(capacity);
-        expect(await racers[0].getQueueSize(threadId, scope)).toBe(capacity);
+        expect(await racers[0].getQueueSize({ ...scope, threadId })).toBe(capacity);
       }
     });
 
@@ -260,20 +260,20 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.addMessageIfCapacity({ threadId, scope, content: "over", capacity: 2 })).toBeNull();
       expect(await store.addMessageIfCapacity({ threadId, scope: {}, content: "another queue", capacity: 1 })).not.toBeNull();
       expect(await store.addMessageIfCapacity({ threadId, scope, content: "room", capacity: 3 })).toMatchObject({ status: "pending" });
-      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(3);
 
-      const [claimed] = await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      const [claimed] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
       expect(await store.addMessageIfCapacity({ threadId, scope, content: "still full", capacity: 3 })).toBeNull();
       await store.completeMessage(claimed.id, "o#1", { status: "success" });
       expect(await store.addMessageAtHead({ threadId, scope, content: "room again", capacity: 3 })).toMatchObject({ status: "pending" });
-      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(3);
 
       const [small] = await harness.open(1, { capacity: 2 });
       const full = freshThread();
       await fill(small, full, 2);
       await expect(small.addMessage({ threadId: full, scope, content: "over", capacity: 5 })).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 2 });
       expect(await small.addMessageIfCapacity({ threadId: full, scope, content: "over", capacity: 5 })).toBeNull();
-      expect(await small.getQueueSize(full, scope)).toBe(2);
+      expect(await small.getQueueSize({ ...scope, threadId: full })).toBe(2);
     });
 
     it("bounds a tenant's queued messages on all its threads, on every add path, counting claimed ones", async () => {
@@ -282,14 +282,14 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const bound = (threadId: string, n: number) => ({ threadId, scope: tenant, content: content(n), tenantCapacity: 3 });
       await store.addMessage(bound(first, 0));
       await store.addMessage({ threadId: first, scope: { ...tenant, assistantId: "assistant-b" }, content: content(1) });
-      const [claimed] = await store.claimPendingMessages(first, tenant, { owner: "claimer#1", leaseMs: 60_000 });
+      const [claimed] = await store.claimPendingMessages({ ...tenant, threadId: first }, { owner: "claimer#1", leaseMs: 60_000 });
       await store.addMessageAtHead(bound(second, 2));
       // At the tenant's capacity, every path refuses, whichever thread; `null` stays the thread's answer.
       // One at a time: a refusal must not arrive before its expectation is attached.
       for (const add of [() => store.addMessage(bound(second, 3)), () => store.addMessageAtHead(bound(first, 4)), () => store.addMessageIfCapacity(bound(second, 5))]) {
         await expect(add()).rejects.toMatchObject({ code: "QUEUE_FULL", capacity: 3, bound: "tenant" });
       }
-      expect(await store.getQueueSize(second, tenant)).toBe(1);
+      expect(await store.getQueueSize({ ...tenant, threadId: second })).toBe(1);
       // Unbounded adds (and other tenants) are not refused, and count toward the tenant's total.
       await store.addMessage({ threadId: second, scope: tenant, content: content(6) });
       const otherTenant = { tenantId: fresh("queue-tenant-other"), assistantId: "assistant-a" };
@@ -313,7 +313,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
         const refused = settled.filter((result) => result.status === "rejected");
         expect(accepted).toHaveLength(tenantCapacity);
         expect(refused.every((result) => (result.reason as { bound?: string }).bound === "tenant")).toBe(true);
-        const sizes = await Promise.all(threads.map((threadId) => store.getQueueSize(threadId, tenant)));
+        const sizes = await Promise.all(threads.map((threadId) => store.getQueueSize({ ...tenant, threadId })));
         expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(tenantCapacity);
       }
     });
@@ -326,7 +326,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
         );
         const accepted = (await Promise.all(attempts)).filter((message) => message !== null);
         expect(accepted).toHaveLength(1);
-        expect(ids(await store.getPendingMessages(threadId, scope))).toEqual(ids(accepted));
+        expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual(ids(accepted));
       }
     });
 
@@ -346,7 +346,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const outcomes = await Promise.allSettled(peers.map((peer, n) => peer.addMessage({ id: raced, threadId, scope, content: n })));
       expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1);
       for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toMatchObject({ code: "DUPLICATE_MESSAGE" });
-      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(2);
     });
 
     it("lets tenants use the same id, each seeing and running only its own message", async () => {
@@ -360,25 +360,25 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       }
       for (const [at, content] of [[scope, "a"], [tenantB, "b"], [noTenant, "none"]] as const) {
         expect((await store.getMessage(id, at))?.content).toBe(content);
-        expect((await store.getPendingMessages(threadId, at)).map((message) => message.content)).toEqual([content]);
+        expect((await store.getPendingMessages({ ...at, threadId })).map((message) => message.content)).toEqual([content]);
       }
       expect(await store.getMessage(id, { tenantId: "tenant-c", assistantId: scope.assistantId })).toBeNull();
 
       // A claim, renewal or completion in one tenant leaves the other tenants' message with the id alone.
-      const [claimedA] = await store.claimPendingMessages(threadId, scope, { owner: "a#1", leaseMs: 60_000 });
+      const [claimedA] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "a#1", leaseMs: 60_000 });
       expect(claimedA).toMatchObject({ id, content: "a" });
       expect(await store.getMessage(id, tenantB)).toMatchObject({ status: "pending" });
       expect(await store.renewClaim([id], "a#1", 60_000)).toBe(1);
       expect(await store.completeMessage(id, "b#1", { status: "success" })).toBe(false);
-      expect(await store.claimPendingMessages(threadId, tenantB, { owner: "b#1", leaseMs: 60_000 })).toMatchObject([{ id, content: "b" }]);
+      expect(await store.claimPendingMessages({ ...tenantB, threadId }, { owner: "b#1", leaseMs: 60_000 })).toMatchObject([{ id, content: "b" }]);
       expect(await store.completeMessage(id, "a#1", { status: "success" })).toBe(true);
       expect(await store.getMessage(id, tenantB)).toMatchObject({ status: "processing", lockedBy: "b#1" });
       expect(await store.completeMessage(id, "b#1", { status: "error", error: "b failed" })).toBe(true);
-      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id, content: "a", runStatus: "success" }]);
-      expect(await store.latestRuns(threadId, tenantB)).toMatchObject([{ id, content: "b", runStatus: "error", error: "b failed" }]);
-      expect(await store.latestRuns(threadId, noTenant)).toEqual([]);
+      expect(await store.latestRuns({ ...scope, threadId })).toMatchObject([{ id, content: "a", runStatus: "success" }]);
+      expect(await store.latestRuns({ ...tenantB, threadId })).toMatchObject([{ id, content: "b", runStatus: "error", error: "b failed" }]);
+      expect(await store.latestRuns({ ...noTenant, threadId })).toEqual([]);
 
-      expect(await store.deleteThreadMessages(threadId, scope)).toBe(1);
+      expect(await store.deleteThreadMessages({ ...scope, threadId })).toBe(1);
       expect(await store.getMessage(id, scope)).toBeNull();
       expect((await store.getMessage(id, tenantB))?.content).toBe("b");
       expect((await store.getMessage(id, noTenant))?.content).toBe("none");
@@ -402,7 +402,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const claimed: PendingMessage[] = [];
       for (;;) {
         const done = !producing;
-        const [message] = await store.claimPendingMessages(threadId, scope, { owner: "claimer#1", leaseMs: 60_000 });
+        const [message] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "claimer#1", leaseMs: 60_000 });
         if (message) {
           claimed.push(message);
           await store.completeMessage(message.id, "claimer#1", { status: "success" });
@@ -431,7 +431,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
           for (let turn = c; open.size > 0; turn += 1) {
             const threadId = threads[turn % threads.length];
             if (!open.has(threadId)) continue;
-            const batch = await claimer.claimPendingMessages(threadId, scope, { owner, leaseMs: 60_000, limit: 1 + (turn % 4) });
+            const batch = await claimer.claimPendingMessages({ ...scope, threadId }, { owner, leaseMs: 60_000, limit: 1 + (turn % 4) });
             if (batch.length === 0) open.delete(threadId);
             for (const message of batch) {
               expect(message.lockedBy).toBe(owner);
@@ -449,8 +449,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       // Contention is the point: more than one claimer must have won messages.
       expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
       for (const threadId of threads) {
-        expect(await store.getQueueSize(threadId, scope)).toBe(0);
-        expect(await store.latestRuns(threadId, scope, { limit: 1000 })).toHaveLength(perThread);
+        expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
+        expect(await store.latestRuns({ ...scope, threadId }, { limit: 1000 })).toHaveLength(perThread);
       }
     }, 30_000);
 
@@ -463,18 +463,18 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const soon = await store.addMessage({ threadId, scope, content: content(1), delayMs: 1 });
       const now = await store.addMessage({ threadId, scope, content: content(2) });
       expect(now).not.toHaveProperty("availableAt");
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([later.id, soon.id, now.id]);
-      expect(await store.getQueueSize(threadId, scope)).toBe(3);
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual([later.id, soon.id, now.id]);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(3);
       expect(await store.addMessageIfCapacity({ threadId, scope, content: "busy", capacity: 3 })).toBeNull();
 
       await sleep(50);
       // Due ones in queue order; the one not due yet stays, and its thread is no work for the sweep.
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000, limit: 10 }))).toEqual([soon.id, now.id]);
-      expect(await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 })).toEqual([]);
+      expect(ids(await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000, limit: 10 }))).toEqual([soon.id, now.id]);
+      expect(await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 })).toEqual([]);
       expect((await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId)).toBeUndefined();
-      expect(await store.getPendingMessages(threadId, scope)).toEqual([later]);
+      expect(await store.getPendingMessages({ ...scope, threadId })).toEqual([later]);
       // Aborted or deleted like any queued one.
-      expect(await store.requestAbort(threadId, scope, { messageId: later.id })).toMatchObject({ status: "completed", runStatus: "aborted" });
+      expect(await store.requestAbort({ ...scope, threadId }, { messageId: later.id })).toMatchObject({ status: "completed", runStatus: "aborted" });
       await expect(store.addMessage({ threadId, scope, content: "x", delayMs: -1 })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
@@ -491,42 +491,42 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     it("clears only pending messages", async () => {
       const threadId = freshThread();
       const [first, second] = await fill(store, threadId, 3);
-      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
-      expect(await store.clearMessages(threadId, scope)).toBe(2);
-      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([first]);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
+      expect(await store.clearMessages({ ...scope, threadId })).toBe(2);
+      expect(ids(await store.getProcessingMessages({ ...scope, threadId }))).toEqual([first]);
       expect(await store.getMessage(second, scope)).toBeNull();
-      expect(await store.getQueueSize(threadId, scope)).toBe(1);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(1);
     });
 
     it("returns every claim of the thread to pending with resetProcessingToPending, live or not, in queue order", async () => {
       const threadId = freshThread();
       const [first, second, third] = await fill(store, threadId, 3);
-      await store.claimPendingMessages(threadId, scope, { owner: "a#1", leaseMs: 60_000 });
-      await store.claimPendingMessages(threadId, scope, { owner: "b#1", leaseMs: 60_000 });
-      expect(await store.resetProcessingToPending(threadId, scope)).toBe(2);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "a#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "b#1", leaseMs: 60_000 });
+      expect(await store.resetProcessingToPending({ ...scope, threadId })).toBe(2);
       expect(await store.renewClaim([first], "a#1", 60_000)).toBe(0);
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([first, second, third]);
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual([first, second, third]);
       // A message handed back keeps count of its claims: the next one is its second attempt.
-      expect((await store.getPendingMessages(threadId, scope)).map((message) => message.attempts)).toEqual([1, 1, 0]);
-      expect(await store.claimPendingMessages(threadId, scope, { owner: "c#1", leaseMs: 60_000 })).toMatchObject([{ id: first, attempts: 2 }]);
+      expect((await store.getPendingMessages({ ...scope, threadId })).map((message) => message.attempts)).toEqual([1, 1, 0]);
+      expect(await store.claimPendingMessages({ ...scope, threadId }, { owner: "c#1", leaseMs: 60_000 })).toMatchObject([{ id: first, attempts: 2 }]);
     });
 
     it("records an abort request on the thread's run in progress, for its claim's holder to apply", async () => {
       const threadId = freshThread();
-      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      expect(await store.requestAbort({ ...scope, threadId })).toBeNull();
       const [running, waiting] = await fill(store, threadId, 2);
-      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      expect(await store.requestAbort({ ...scope, threadId })).toBeNull();
       expect(await store.getMessage(waiting, scope)).not.toHaveProperty("abortRequestedAt");
 
-      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
-      const flagged = await store.requestAbort(threadId, scope);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 });
+      const flagged = await store.requestAbort({ ...scope, threadId });
       expect(flagged).toMatchObject({ id: running, status: "processing", runStatus: "running", lockedBy: "holder#1" });
       expect(flagged!.abortRequestedAt).toBeInstanceOf(Date);
       expect(await store.getMessage(running, scope)).toEqual(flagged);
       // Asked again: the first request's time stands. Another scope's thread of the id is not touched.
       await sleep(20);
-      expect((await store.requestAbort(threadId, scope))!.abortRequestedAt).toEqual(flagged!.abortRequestedAt);
-      expect(await store.requestAbort(threadId, { tenantId: scope.tenantId })).toBeNull();
+      expect((await store.requestAbort({ ...scope, threadId }))!.abortRequestedAt).toEqual(flagged!.abortRequestedAt);
+      expect(await store.requestAbort({ tenantId: scope.tenantId, threadId })).toBeNull();
       expect(await store.getMessage(waiting, scope)).toMatchObject({ status: "pending" });
       expect(await store.getMessage(waiting, scope)).not.toHaveProperty("abortRequestedAt");
 
@@ -534,46 +534,46 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.renewClaim([running], "holder#1", 60_000)).toBe(1);
       expect(await store.completeMessage(running, "intruder#1", { status: "aborted" })).toBe(false);
       expect(await store.completeMessage(running, "holder#1", { status: "aborted", error: "Run aborted" })).toBe(true);
-      expect(await store.latestRuns(threadId, scope)).toMatchObject([{ id: running, runStatus: "aborted", error: "Run aborted", abortRequestedAt: flagged!.abortRequestedAt }]);
-      expect(await store.requestAbort(threadId, scope)).toBeNull();
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 }))).toEqual([waiting]);
+      expect(await store.latestRuns({ ...scope, threadId })).toMatchObject([{ id: running, runStatus: "aborted", error: "Run aborted", abortRequestedAt: flagged!.abortRequestedAt }]);
+      expect(await store.requestAbort({ ...scope, threadId })).toBeNull();
+      expect(ids(await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 }))).toEqual([waiting]);
     });
 
     it("aborts a named message: a pending one at once, a processing one by its holder, a completed one not at all", async () => {
       const threadId = freshThread();
       const [done, running, waiting, behind] = await fill(store, threadId, 4);
-      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 });
       await store.completeMessage(done, "holder#1", { status: "success" });
-      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 });
 
-      const neverRan = await store.requestAbort(threadId, scope, { messageId: waiting });
+      const neverRan = await store.requestAbort({ ...scope, threadId }, { messageId: waiting });
       expect(neverRan).toMatchObject({ id: waiting, status: "completed", runStatus: "aborted", error: "Run aborted" });
       expect(neverRan!.abortRequestedAt).toBeInstanceOf(Date);
       expect(neverRan!.finishedAt).toBeInstanceOf(Date);
       expect(neverRan).not.toHaveProperty("startedAt");
-      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(2);
 
-      const flagged = await store.requestAbort(threadId, scope, { messageId: running });
+      const flagged = await store.requestAbort({ ...scope, threadId }, { messageId: running });
       expect(flagged).toMatchObject({ id: running, status: "processing", lockedBy: "holder#1" });
       expect(flagged!.abortRequestedAt).toBeInstanceOf(Date);
-      const ended = await store.requestAbort(threadId, scope, { messageId: done });
+      const ended = await store.requestAbort({ ...scope, threadId }, { messageId: done });
       expect(ended).toMatchObject({ id: done, status: "completed", runStatus: "success" });
       expect(ended).not.toHaveProperty("abortRequestedAt");
       // Asked again, an aborted one answers as it ended.
-      expect(await store.requestAbort(threadId, scope, { messageId: waiting })).toEqual(neverRan);
+      expect(await store.requestAbort({ ...scope, threadId }, { messageId: waiting })).toEqual(neverRan);
 
       // Not a message of this thread, in this scope: nothing to abort.
       const [elsewhere] = await fill(store, freshThread(), 1);
-      expect(await store.requestAbort(threadId, scope, { messageId: elsewhere })).toBeNull();
-      expect(await store.requestAbort(threadId, { tenantId: scope.tenantId }, { messageId: behind })).toBeNull();
-      expect(await store.requestAbort(threadId, scope, { messageId: "no-such-message" })).toBeNull();
+      expect(await store.requestAbort({ ...scope, threadId }, { messageId: elsewhere })).toBeNull();
+      expect(await store.requestAbort({ tenantId: scope.tenantId, threadId }, { messageId: behind })).toBeNull();
+      expect(await store.requestAbort({ ...scope, threadId }, { messageId: "no-such-message" })).toBeNull();
       expect(await store.getMessage(elsewhere, scope)).toMatchObject({ status: "pending" });
       expect(await store.getMessage(behind, scope)).not.toHaveProperty("abortRequestedAt");
 
       // A claim never hands out what was aborted; the holder's outcome stands for its own run.
       expect(await store.completeMessage(running, "holder#1", { status: "success" })).toBe(true);
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
-      expect((await store.latestRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      expect(ids(await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
+      expect((await store.latestRuns({ ...scope, threadId })).map((run) => [run.id, run.runStatus])).toEqual([
         [done, "success"],
         [waiting, "aborted"],
         [running, "success"],
@@ -583,20 +583,20 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     it("completes a flagged claim as aborted when it is released, by reclaim or reset, never returning it to pending", async () => {
       const threadId = freshThread();
       const [expiring, live, waiting] = await fill(store, threadId, 3);
-      await store.claimPendingMessages(threadId, scope, { owner: "dead#1", leaseMs: 100 });
-      await store.requestAbort(threadId, scope);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "dead#1", leaseMs: 100 });
+      await store.requestAbort({ ...scope, threadId });
       await sleep(250);
-      expect(await store.reclaimExpiredProcessing(threadId, scope)).toBe(1);
+      expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(1);
       expect(await store.getMessage(expiring, scope)).toMatchObject({ status: "completed", runStatus: "aborted", error: "Run aborted", replicaId: "dead" });
       expect(await store.completeMessage(expiring, "dead#1", { status: "success" })).toBe(false);
 
-      await store.claimPendingMessages(threadId, scope, { owner: "gone#1", leaseMs: 60_000 });
-      await store.requestAbort(threadId, scope, { messageId: live });
-      expect(await store.resetProcessingToPending(threadId, scope)).toBe(1);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "gone#1", leaseMs: 60_000 });
+      await store.requestAbort({ ...scope, threadId }, { messageId: live });
+      expect(await store.resetProcessingToPending({ ...scope, threadId })).toBe(1);
       expect(await store.getMessage(live, scope)).toMatchObject({ status: "completed", runStatus: "aborted" });
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "next#1", leaseMs: 60_000, limit: 10 }))).toEqual([waiting]);
-      expect((await store.latestRuns(threadId, scope)).map((run) => [run.id, run.runStatus])).toEqual([
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual([waiting]);
+      expect(ids(await store.claimPendingMessages({ ...scope, threadId }, { owner: "next#1", leaseMs: 60_000, limit: 10 }))).toEqual([waiting]);
+      expect((await store.latestRuns({ ...scope, threadId })).map((run) => [run.id, run.runStatus])).toEqual([
         [expiring, "aborted"],
         [live, "aborted"],
       ]);
@@ -605,15 +605,15 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     it("keeps no control record beyond its message: deleted with the thread, pruned with the run", async () => {
       const threadId = freshThread();
       const [flagged, aborted] = await fill(store, threadId, 2);
-      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
-      await store.requestAbort(threadId, scope);
-      await store.requestAbort(threadId, scope, { messageId: aborted });
-      expect(await store.deleteThreadMessages(threadId, scope)).toBe(2);
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
+      await store.requestAbort({ ...scope, threadId });
+      await store.requestAbort({ ...scope, threadId }, { messageId: aborted });
+      expect(await store.deleteThreadMessages({ ...scope, threadId })).toBe(2);
       for (const id of [flagged, aborted]) expect(await store.getMessage(id, scope)).toBeNull();
-      expect(await store.requestAbort(threadId, scope)).toBeNull();
+      expect(await store.requestAbort({ ...scope, threadId })).toBeNull();
 
       const [pruned] = await fill(store, threadId, 1);
-      await store.requestAbort(threadId, scope, { messageId: pruned });
+      await store.requestAbort({ ...scope, threadId }, { messageId: pruned });
       await sleep(50);
       expect(await store.pruneRunsOlderThan(10)).toBeGreaterThanOrEqual(1);
       expect(await store.getMessage(pruned, scope)).toBeNull();
@@ -635,7 +635,7 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
           // it learned of the request in time (half the rounds it looks), else with its own outcome.
           const hold = async () => {
             await jitter();
-            const [claimed] = await holder.claimPendingMessages(threadId, scope, { owner: `h#${round}`, leaseMs: 60_000 });
+            const [claimed] = await holder.claimPendingMessages({ ...scope, threadId }, { owner: `h#${round}`, leaseMs: 60_000 });
             if (!claimed) return;
             await jitter();
             const flagged = round % 2 === 0 && (await holder.getMessage(id, scope))?.abortRequestedAt !== undefined;
@@ -646,20 +646,20 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
           const takeOver = async () => {
             if (round % 3 !== 0) return;
             await jitter();
-            await taker.resetProcessingToPending(threadId, scope);
-            const [claimed] = await taker.claimPendingMessages(threadId, scope, { owner: `t#${round}`, leaseMs: 60_000 });
+            await taker.resetProcessingToPending({ ...scope, threadId });
+            const [claimed] = await taker.claimPendingMessages({ ...scope, threadId }, { owner: `t#${round}`, leaseMs: 60_000 });
             if (claimed) await complete("taker", `t#${round}`, taker, "success");
           };
           // The abort, and what its caller would report: the message as first seen completed.
           const abort = async () => {
             await jitter();
-            return requester.requestAbort(threadId, scope, { messageId: id });
+            return requester.requestAbort({ ...scope, threadId }, { messageId: id });
           };
           const [answer] = await Promise.all([abort(), hold(), takeOver()]);
           // Whatever is left open, the next holder takes back (applying the request) or runs.
           if ((await watcher.getMessage(id, scope))?.status !== "completed") {
-            await watcher.resetProcessingToPending(threadId, scope);
-            const [claimed] = await watcher.claimPendingMessages(threadId, scope, { owner: `n#${round}`, leaseMs: 60_000 });
+            await watcher.resetProcessingToPending({ ...scope, threadId });
+            const [claimed] = await watcher.claimPendingMessages({ ...scope, threadId }, { owner: `n#${round}`, leaseMs: 60_000 });
             if (claimed) await complete("next holder", `n#${round}`, watcher, "success");
           }
           return { answer, completions, final: (await watcher.getMessage(id, scope))! };
@@ -687,28 +687,28 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     it("deletes a named message of the thread unless a claim holds it: a pending one, a run record, never a processing one", async () => {
       const threadId = freshThread();
       const [done, running, waiting, behind] = await fill(store, threadId, 4);
-      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 });
       await store.completeMessage(done, "holder#1", { status: "success" });
-      await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000 });
       const [elsewhere] = await fill(store, freshThread(), 1);
 
       // As it stood: the record, gone after; the pending one, never claimed.
-      expect(await store.deleteMessage(threadId, scope, done)).toMatchObject({ id: done, status: "completed", runStatus: "success" });
-      expect(await store.deleteMessage(threadId, scope, waiting)).toMatchObject({ id: waiting, status: "pending" });
+      expect(await store.deleteMessage({ ...scope, threadId }, done)).toMatchObject({ id: done, status: "completed", runStatus: "success" });
+      expect(await store.deleteMessage({ ...scope, threadId }, waiting)).toMatchObject({ id: waiting, status: "pending" });
       expect(await store.getMessage(done, scope)).toBeNull();
       expect(await store.getMessage(waiting, scope)).toBeNull();
-      expect(await store.latestRuns(threadId, scope)).toEqual([]);
-      expect(await store.deleteMessage(threadId, scope, done)).toBeNull();
+      expect(await store.latestRuns({ ...scope, threadId })).toEqual([]);
+      expect(await store.deleteMessage({ ...scope, threadId }, done)).toBeNull();
 
       // A claimed one is kept, with its claim; another thread's or scope's is not this thread's.
-      expect(await store.deleteMessage(threadId, scope, running)).toMatchObject({ id: running, status: "processing", lockedBy: "holder#1" });
-      expect(await store.deleteMessage(threadId, scope, elsewhere)).toBeNull();
-      expect(await store.deleteMessage(threadId, { tenantId: scope.tenantId }, behind)).toBeNull();
+      expect(await store.deleteMessage({ ...scope, threadId }, running)).toMatchObject({ id: running, status: "processing", lockedBy: "holder#1" });
+      expect(await store.deleteMessage({ ...scope, threadId }, elsewhere)).toBeNull();
+      expect(await store.deleteMessage({ tenantId: scope.tenantId, threadId }, behind)).toBeNull();
       expect(await store.getMessage(elsewhere, scope)).toMatchObject({ status: "pending" });
-      expect(await store.getQueueSize(threadId, scope)).toBe(2);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(2);
       expect(await store.completeMessage(running, "holder#1", { status: "success" })).toBe(true);
-      expect(ids(await store.claimPendingMessages(threadId, scope, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
-      await expect(store.deleteMessage(threadId, scope, "")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      expect(ids(await store.claimPendingMessages({ ...scope, threadId }, { owner: "holder#1", leaseMs: 60_000, limit: 10 }))).toEqual([behind]);
+      await expect(store.deleteMessage({ ...scope, threadId }, "")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
     it("settles a delete racing a claim one way: deleted and never claimed, or claimed and kept", async () => {
@@ -720,8 +720,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
           const threadId = freshThread();
           const [id] = await fill(claimer, threadId, 1);
           const [claimed, deleted] = await Promise.all([
-            jitter().then(() => claimer.claimPendingMessages(threadId, scope, { owner: `c#${round}`, leaseMs: 60_000 })),
-            jitter().then(() => deleter.deleteMessage(threadId, scope, id)),
+            jitter().then(() => claimer.claimPendingMessages({ ...scope, threadId }, { owner: `c#${round}`, leaseMs: 60_000 })),
+            jitter().then(() => deleter.deleteMessage({ ...scope, threadId }, id)),
           ]);
           return { claimed: claimed.length === 1, kept: deleted?.status === "processing", after: await watcher.getMessage(id, scope) };
         }),
@@ -749,8 +749,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const threadId = freshThread();
       const added = await fill(store, threadId, 5);
       expect(await drain(store, threadId)).toEqual(added);
-      expect(ids(await store.latestRuns(threadId, scope))).toEqual(added);
-      expect(ids(await store.latestRuns(threadId, scope, { limit: 2 }))).toEqual(added.slice(3));
+      expect(ids(await store.latestRuns({ ...scope, threadId }))).toEqual(added);
+      expect(ids(await store.latestRuns({ ...scope, threadId }, { limit: 2 }))).toEqual(added.slice(3));
     });
 
     it("pages the thread's runs oldest first, each once, and only its own", async () => {
@@ -761,11 +761,11 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       await fill(store, threadId, 1);
       await fill(store, threadId, 1, { tenantId: scope.tenantId });
       for (const limit of [1, 2, 4, 9, 100]) {
-        const { items, pages } = await walkPages((page) => store.listRuns(threadId, scope, page), limit);
+        const { items, pages } = await walkPages((page) => store.listRuns({ ...scope, threadId }, page), limit);
         expect(ids(items)).toEqual(added);
         expect(pages).toBe(Math.ceil(9 / limit));
       }
-      expect(await store.listRuns(freshThread(), scope, { limit: 10 })).toEqual({ items: [], nextCursor: null });
+      expect(await store.listRuns({ ...scope, threadId: freshThread() }, { limit: 10 })).toEqual({ items: [], nextCursor: null });
     });
 
     it("pages on from its cursor when runs end and are deleted between pages, the cursor's own included", async () => {
@@ -773,19 +773,19 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const added = await fill(store, threadId, 6);
       const [later] = await fill(store, threadId, 1);
       for (const id of added) {
-        const [message] = await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+        const [message] = await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
         expect(message.id).toBe(id);
         await store.completeMessage(id, "o#1", { status: "success" });
       }
       const { items } = await walkPages(
-        (page) => store.listRuns(threadId, scope, page),
+        (page) => store.listRuns({ ...scope, threadId }, page),
         2,
         {
           between: async (pageIndex) => {
             if (pageIndex !== 0) return;
             // After the first page: its last run and a later one are deleted, and one more run ends (it comes last).
-            expect(await store.deleteMessage(threadId, scope, added[1])).toMatchObject({ id: added[1] });
-            expect(await store.deleteMessage(threadId, scope, added[3])).toMatchObject({ id: added[3] });
+            expect(await store.deleteMessage({ ...scope, threadId }, added[1])).toMatchObject({ id: added[1] });
+            expect(await store.deleteMessage({ ...scope, threadId }, added[3])).toMatchObject({ id: added[3] });
             expect(await drain(store, threadId)).toEqual([later]);
           },
         },
@@ -797,30 +797,30 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const threadId = freshThread();
       await fill(store, threadId, 1);
       await drain(store, threadId);
-      await expect(store.listRuns(threadId, scope, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
-      for (const limit of [0, 1.5, 1_001]) await expect(store.listRuns(threadId, scope, { limit })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      await expect(store.listRuns({ ...scope, threadId }, { limit: 10, cursor })).rejects.toMatchObject({ code: "INVALID_CURSOR" });
+      for (const limit of [0, 1.5, 1_001]) await expect(store.listRuns({ ...scope, threadId }, { limit })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
     it("deletes every message of a thread, whatever its status, within its strict scope only", async () => {
       const threadId = freshThread();
       const [done, running, waiting] = await fill(store, threadId, 3);
-      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
       await store.completeMessage(done, "o#1", { status: "success" });
-      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
       const [otherScope] = await fill(store, threadId, 1, { tenantId: scope.tenantId });
       const [otherThread] = await fill(store, freshThread(), 1);
       const sequenceOf = async (id: string) => (await store.getMessage(id, scope))!.sequence;
       const doneSequence = await sequenceOf(done);
 
-      expect(await store.deleteThreadMessages(threadId, { assistantId: scope.assistantId })).toBe(0);
-      expect(await store.deleteThreadMessages(threadId, scope)).toBe(3);
+      expect(await store.deleteThreadMessages({ assistantId: scope.assistantId, threadId })).toBe(0);
+      expect(await store.deleteThreadMessages({ ...scope, threadId })).toBe(3);
       for (const id of [done, running, waiting]) expect(await store.getMessage(id, scope)).toBeNull();
-      expect(await store.getQueueSize(threadId, scope)).toBe(0);
-      expect(await store.latestRuns(threadId, scope)).toEqual([]);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
+      expect(await store.latestRuns({ ...scope, threadId })).toEqual([]);
       expect(await store.completeMessage(running, "o#1", { status: "success" })).toBe(false);
       expect(await store.getMessage(otherScope, { tenantId: scope.tenantId })).not.toBeNull();
       expect(await store.getMessage(otherThread, scope)).not.toBeNull();
-      expect(await store.deleteThreadMessages(threadId, scope)).toBe(0);
+      expect(await store.deleteThreadMessages({ ...scope, threadId })).toBe(0);
 
       // The id is free again, and the new message is told apart from the deleted one by its sequence.
       const again = await store.addMessage({ id: done, threadId, scope, content: "again" });
@@ -831,26 +831,26 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const threadId = freshThread();
       const [old, recent, running, waiting] = await fill(store, threadId, 4);
       const complete = async (id: string) => {
-        await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+        await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
         expect(await store.completeMessage(id, "o#1", { status: "success" })).toBe(true);
       };
       await complete(old);
       await sleep(600);
       await complete(recent);
-      await store.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 60_000 });
+      await store.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 60_000 });
       const ageMs = 300;
 
       // Also prunes the old runs of earlier tests: the store is shared, the age is what counts.
       expect(await store.pruneRunsOlderThan(ageMs)).toBeGreaterThanOrEqual(1);
       expect(await store.getMessage(old, scope)).toBeNull();
-      expect(ids(await store.latestRuns(threadId, scope))).toEqual([recent]);
+      expect(ids(await store.latestRuns({ ...scope, threadId }))).toEqual([recent]);
       expect(await store.pruneRunsOlderThan(ageMs)).toBe(0);
 
       await sleep(2 * ageMs);
       expect(await store.pruneRunsOlderThan(ageMs)).toBe(1);
-      expect(await store.latestRuns(threadId, scope)).toEqual([]);
-      expect(ids(await store.getProcessingMessages(threadId, scope))).toEqual([running]);
-      expect(ids(await store.getPendingMessages(threadId, scope))).toEqual([waiting]);
+      expect(await store.latestRuns({ ...scope, threadId })).toEqual([]);
+      expect(ids(await store.getProcessingMessages({ ...scope, threadId }))).toEqual([running]);
+      expect(ids(await store.getPendingMessages({ ...scope, threadId }))).toEqual([waiting]);
     });
 
     it.each<[string, (store: MessageQueueStore, threadId: string) => Promise<unknown>]>([
@@ -870,19 +870,19 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["a non-number add capacity", (s, t) => s.addMessageAtHead({ threadId: t, scope, content: 1, capacity: "1" as unknown as number })],
       ["a tenant capacity of 0", (s, t) => s.addMessage({ threadId: t, scope, content: 1, tenantCapacity: 0 })],
       ["a fractional tenant capacity", (s, t) => s.addMessageIfCapacity({ threadId: t, scope, content: 1, tenantCapacity: 2.5 })],
-      ["a claim without owner", (s, t) => s.claimPendingMessages(t, scope, { owner: "", leaseMs: 1_000 })],
-      ["a claim with a zero lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 0 })],
-      ["a claim with a NaN lease", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: Number.NaN })],
-      ["a claim limit of 0", (s, t) => s.claimPendingMessages(t, scope, { owner: "o#1", leaseMs: 1_000, limit: 0 })],
+      ["a claim without owner", (s, t) => s.claimPendingMessages({ ...scope, threadId: t }, { owner: "", leaseMs: 1_000 })],
+      ["a claim with a zero lease", (s, t) => s.claimPendingMessages({ ...scope, threadId: t }, { owner: "o#1", leaseMs: 0 })],
+      ["a claim with a NaN lease", (s, t) => s.claimPendingMessages({ ...scope, threadId: t }, { owner: "o#1", leaseMs: Number.NaN })],
+      ["a claim limit of 0", (s, t) => s.claimPendingMessages({ ...scope, threadId: t }, { owner: "o#1", leaseMs: 1_000, limit: 0 })],
       ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
       ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
-      ["a runs limit of 0", (s, t) => s.latestRuns(t, scope, { limit: 0 })],
-      ["an abort without thread id", (s) => s.requestAbort("", scope)],
-      ["an abort with a non-object target", (s, t) => s.requestAbort(t, scope, "m1" as unknown as { messageId: string })],
-      ["an abort naming an empty message id", (s, t) => s.requestAbort(t, scope, { messageId: "" })],
-      ["an abort naming a non-string message id", (s, t) => s.requestAbort(t, scope, { messageId: 7 as unknown as string })],
-      ["a thread delete without thread id", (s) => s.deleteThreadMessages("", scope)],
-      ["a thread delete with a non-object scope", (s, t) => s.deleteThreadMessages(t, "tenant" as unknown as QueueScope)],
+      ["a runs limit of 0", (s, t) => s.latestRuns({ ...scope, threadId: t }, { limit: 0 })],
+      ["an abort without thread id", (s) => s.requestAbort({ ...scope, threadId: "" })],
+      ["an abort with a non-object target", (s, t) => s.requestAbort({ ...scope, threadId: t }, "m1" as unknown as { messageId: string })],
+      ["an abort naming an empty message id", (s, t) => s.requestAbort({ ...scope, threadId: t }, { messageId: "" })],
+      ["an abort naming a non-string message id", (s, t) => s.requestAbort({ ...scope, threadId: t }, { messageId: 7 as unknown as string })],
+      ["a thread delete without thread id", (s) => s.deleteThreadMessages({ ...scope, threadId: "" })],
+      ["a thread delete naming no object", (s) => s.deleteThreadMessages("tenant" as unknown as ThreadQueueRef)],
       ["a negative run age", (s) => s.pruneRunsOlderThan(-1)],
       ["a NaN run age", (s) => s.pruneRunsOlderThan(Number.NaN)],
       ["an infinite run age", (s) => s.pruneRunsOlderThan(Number.POSITIVE_INFINITY)],
@@ -890,8 +890,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     ])("refuses %s with a typed error and writes nothing", async (_label, call) => {
       const threadId = freshThread();
       await expect(call(store, threadId)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
-      expect(await store.getQueueSize(threadId, scope)).toBe(0);
-      expect(await store.getQueueSize(threadId, {})).toBe(0);
+      expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
+      expect(await store.getQueueSize({ threadId })).toBe(0);
     });
   });
 }

@@ -1,4 +1,3 @@
-import { queueScopeOf } from "@axiom-lattice/core";
 import type { Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
@@ -20,7 +19,7 @@ export async function deleteAssistantThreads({ stores, agents }: Pick<LanggraphS
     if (page.length < PAGE) break;
   }
   for (const thread of labelled) {
-    const running = await stores.queue.getProcessingMessages(thread.id, queueScopeOf(thread));
+    const running = await stores.queue.getProcessingMessages(threadScope(thread));
     if (running.length > 0) throw new HttpError("THREAD_BUSY", `Thread ${thread.id} of assistant ${assistantId} has a run in progress; cancel it first (nothing was deleted)`);
   }
   for (const thread of labelled) await agents.deleteThread(threadScope(thread));

@@ -1,5 +1,5 @@
 import { type AgentInstanceManager, ThreadBusyError } from "@axiom-lattice/agent";
-import { type MessageQueueStore, type Logger, type MaintenanceTask, queueScopeOf } from "@axiom-lattice/core";
+import { type MessageQueueStore, type Logger, type MaintenanceTask } from "@axiom-lattice/core";
 import type { Thread, ThreadStore } from "@axiom-lattice/protocols";
 import { threadScope } from "../shared/lookups";
 
@@ -28,7 +28,7 @@ export function threadExpirySweep({ threads, queue, agents, logger, intervalMs }
   const deleteUnlessInUse = async (thread: Thread): Promise<boolean> => {
     const scope = threadScope(thread);
     // A run queued on it is a use the client is waiting on, which deleting the thread would drop.
-    if ((await queue.getQueueSize(thread.id, queueScopeOf(thread))) > 0) return false;
+    if ((await queue.getQueueSize(scope)) > 0) return false;
     try {
       await agents.deleteThread(scope);
       return true;

@@ -27,11 +27,11 @@ const tags = ["langgraph"];
  * or ended since `since` (a run that came and went between two looks is still followed, from its log).
  */
 async function nextRun({ stores }: Pick<LanggraphServices, "stores">, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
-  const scope = queueScopeOf(thread);
+  const scope = threadScope(thread);
   const [ended, processing, pending] = await Promise.all([
-    stores.queue.latestRuns(thread.id, scope, { limit: 100 }),
-    stores.queue.getProcessingMessages(thread.id, scope),
-    stores.queue.getPendingMessages(thread.id, scope),
+    stores.queue.latestRuns(scope, { limit: 100 }),
+    stores.queue.getProcessingMessages(scope),
+    stores.queue.getPendingMessages(scope),
   ]);
   return [...ended.filter((run) => run.createdAt.getTime() >= since), ...processing, ...pending]
     .filter((run) => !followed.has(run.id))

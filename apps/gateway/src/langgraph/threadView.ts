@@ -1,4 +1,3 @@
-import { queueScopeOf } from "@axiom-lattice/core";
 import { clientStateValues } from "@axiom-lattice/agent";
 import type { Thread } from "@axiom-lattice/protocols";
 import { z } from "zod";
@@ -29,16 +28,16 @@ export type ThreadView = z.input<typeof threadView>;
 
 /** Whether the thread is `busy` (runs queued or running): read from its queue alone, without its state. */
 export async function isThreadBusy({ stores }: Pick<LanggraphServices, "stores">, thread: Thread): Promise<boolean> {
-  return (await stores.queue.getQueueSize(thread.id, queueScopeOf(thread))) > 0;
+  return (await stores.queue.getQueueSize(threadScope(thread))) > 0;
 }
 
 /** A stored thread with its status and state, read now from its queue and its checkpoints. */
 export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "agents" | "stores">, thread: Thread): Promise<ThreadView> {
-  const queueScope = queueScopeOf(thread);
+  const scope = threadScope(thread);
   const [queued, snapshot, [lastRun]] = await Promise.all([
-    stores.queue.getQueueSize(thread.id, queueScope),
-    agents.getAgent(threadScope(thread)).stateSnapshot(),
-    stores.queue.latestRuns(thread.id, queueScope, { limit: 1 }),
+    stores.queue.getQueueSize(scope),
+    agents.getAgent(scope).stateSnapshot(),
+    stores.queue.latestRuns(scope, { limit: 1 }),
   ]);
   const interrupts = interruptsByTask(snapshot);
   const failed = lastRun?.runStatus === "error";

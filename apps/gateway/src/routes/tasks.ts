@@ -1,5 +1,5 @@
 import { type TaskService, type TaskUpdate, taskRunThreadOf } from "@axiom-lattice/agent";
-import { boundedJson, queueScopeOf } from "@axiom-lattice/core";
+import { boundedJson } from "@axiom-lattice/core";
 import { type CreateTaskRequest, type TaskListFilter } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -213,7 +213,7 @@ export const taskRoutes: FastifyPluginAsyncZod<{ tasks: TaskService; stores: Pic
     async (request) => {
       const place = taskRunThreadOf(await tasks.get(tenantOf(request), request.params.id));
       if (!place) return pageBody("runs", { items: [], nextCursor: null }, toRunRecordView);
-      return pageBody("runs", await threadRunsPage(queue, place.threadId, queueScopeOf(place), request.query), toRunRecordView);
+      return pageBody("runs", await threadRunsPage(queue, place, request.query), toRunRecordView);
     },
   );
 

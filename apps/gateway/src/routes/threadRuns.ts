@@ -1,13 +1,13 @@
-import type { MessageQueueStore, Page, PageRequest, PendingMessage, QueueScope } from "@axiom-lattice/protocols";
+import type { MessageQueueStore, Page, PageRequest, PendingMessage, ThreadQueueRef } from "@axiom-lattice/protocols";
 
 /**
  * A page of a thread's run records: its finished runs, oldest first; the last page ends with the
  * runs in progress (normally one), so it may hold that many more than the page's limit.
  */
-export async function threadRunsPage(queue: MessageQueueStore, threadId: string, scope: QueueScope, page: PageRequest): Promise<Page<PendingMessage>> {
+export async function threadRunsPage(queue: MessageQueueStore, thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>> {
   // Running ones first: one that finishes between the reads is then found finished, never missed.
-  const running = await queue.getProcessingMessages(threadId, scope);
-  const finished = await queue.listRuns(threadId, scope, page);
+  const running = await queue.getProcessingMessages(thread);
+  const finished = await queue.listRuns(thread, page);
   if (finished.nextCursor !== null) return finished;
   const finishedIds = new Set(finished.items.map((run) => run.id));
   return { items: [...finished.items, ...running.filter((run) => !finishedIds.has(run.id))], nextCursor: null };

@@ -1,5 +1,5 @@
 import type { AgentInstanceManager } from "@axiom-lattice/agent";
-import { boundedJson, getThreadRunOwner, queueScopeOf } from "@axiom-lattice/core";
+import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
@@ -136,11 +136,11 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      const scope = queueScopeOf(thread);
+      const scope = threadScope(thread);
       const [processing, pending, owner] = await Promise.all([
-        queue.getProcessingMessages(id, scope),
-        queue.getPendingMessages(id, scope),
-        getThreadRunOwner(threadScope(thread), { store: lease }),
+        queue.getProcessingMessages(scope),
+        queue.getPendingMessages(scope),
+        getThreadRunOwner(scope, { store: lease }),
       ]);
       return { processing: processing.map(toQueuedMessageView), pending: pending.map(toQueuedMessageView), size: processing.length + pending.length, owner };
     },
@@ -161,7 +161,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     async (request) => {
       const { id } = request.params;
       const thread = await requireThread(options, tenantOf(request), id);
-      const runs = await threadRunsPage(queue, id, queueScopeOf(thread), request.query);
+      const runs = await threadRunsPage(queue, threadScope(thread), request.query);
       return pageBody("runs", runs, toRunRecordView);
     },
   );

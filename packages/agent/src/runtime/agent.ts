@@ -174,7 +174,7 @@ export class Agent {
    */
   async abort(messageId?: string, options: AbortOptions = {}): Promise<AbortResult> {
     const { queue, claimLeaseMs } = this.context;
-    const target = await queue.requestAbort(this.scope.threadId, this.queueScope, messageId === undefined ? undefined : { messageId });
+    const target = await queue.requestAbort(this.scope, messageId === undefined ? undefined : { messageId });
     if (!target) return {};
     if (target.status !== "completed") await this.signalAbort();
     const ended = await this.completedWithin(target.id, options.waitMs ?? claimLeaseMs / 2);
@@ -348,21 +348,21 @@ export class Agent {
 
   /** The `interrupt` strategy: requests the abort of every run in progress on the thread but the new message's. */
   private async interruptRunsFor(messageId: string): Promise<void> {
-    const running = (await this.context.queue.getProcessingMessages(this.scope.threadId, this.queueScope)).filter((message) => message.id !== messageId);
+    const running = (await this.context.queue.getProcessingMessages(this.scope)).filter((message) => message.id !== messageId);
     await this.abortRuns(running.map((message) => message.id));
   }
 
   /** The thread's queued and running runs. */
   private async openRunIds(): Promise<string[]> {
     const { queue } = this.context;
-    const [processing, pending] = await Promise.all([queue.getProcessingMessages(this.scope.threadId, this.queueScope), queue.getPendingMessages(this.scope.threadId, this.queueScope)]);
+    const [processing, pending] = await Promise.all([queue.getProcessingMessages(this.scope), queue.getPendingMessages(this.scope)]);
     return [...processing, ...pending].map((message) => message.id);
   }
 
   /** Requests the abort of these runs: a queued one ends at once, a running one by its holder. */
   private async abortRuns(runIds: readonly string[]): Promise<void> {
     const { queue } = this.context;
-    const requested = await Promise.all(runIds.map((messageId) => queue.requestAbort(this.scope.threadId, this.queueScope, { messageId })));
+    const requested = await Promise.all(runIds.map((messageId) => queue.requestAbort(this.scope, { messageId })));
     // Not awaited: the new message is queued, and the stop is the holder's to make.
     if (requested.some((message) => message?.status === "processing")) void this.signalAbort();
   }
@@ -380,7 +380,7 @@ export class Agent {
   }
 
   private async status(): Promise<ThreadStatus> {
-    if ((await this.context.queue.getQueueSize(this.scope.threadId, this.queueScope)) > 0) return "busy";
+    if ((await this.context.queue.getQueueSize(this.scope)) > 0) return "busy";
     return (await this.getState()).interrupts.length > 0 ? "interrupted" : "idle";
   }
 

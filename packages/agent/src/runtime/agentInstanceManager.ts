@@ -13,7 +13,6 @@ import {
   getReplicaId,
   threadRunLeaseKey,
   withLease,
-  queueScopeOf,
 } from "@axiom-lattice/core";
 import type { AssistantStore, ItemStore, LeaseStore, RunEventLog, ThreadStore } from "@axiom-lattice/protocols";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -236,7 +235,7 @@ export class AgentInstanceManager {
       // Each step is idempotent, and the order makes a failure part-way harmless: with its messages
       // gone first, nothing can run and write checkpoints again; with its record deleted last, the
       // thread is still found, so retrying the delete finishes it.
-      await queue.deleteThreadMessages(scope.threadId, queueScopeOf(scope));
+      await queue.deleteThreadMessages(scope);
       await checkpointer.deleteThread(checkpointThreadId(scope));
       buffers.deleteWithPrefix(threadBufferPrefix(scope));
       await runEvents?.log.deleteThread(scope);

@@ -10,7 +10,7 @@ import { type RuntimeContext, bufferKey } from "./runtimeContext";
  */
 export async function deleteRun(context: RuntimeContext, scope: ThreadRunScope, messageId: string): Promise<PendingMessage | null> {
   const { queue, runEvents, buffers } = context;
-  const run = await queue.deleteMessage(scope.threadId, queueScopeOf(scope), messageId);
+  const run = await queue.deleteMessage(scope, messageId);
   if (!run) return null;
   if (run.status === "processing") throw new RunInProgressError(messageId);
   // A run's final events are logged just after it completes: any logged after this are left to retention.

@@ -147,7 +147,6 @@ export class ThreadProcessor {
 
   private async processWithSlot(): Promise<DrainResult> {
     const { queue, leases, claimLeaseMs, threadRunTtlMs, replicaId, logger, observer } = this.context;
-    const { threadId } = this.scope;
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs, replicaId, logger });
     if (!lease) return { leaseContended: true };
     try {
@@ -156,7 +155,7 @@ export class ThreadProcessor {
       // claim still has to live. Take them all back first, keeping their queue positions, so the
       // oldest unfinished message runs before anything newer. Every write of the tenure, this one
       // first, is fenced with it: a replica paused past its lease writes nothing once it wakes.
-      const reclaimed = await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(threadId, this.queueScope, { fence }));
+      const reclaimed = await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope, { fence }));
       if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
       while (!lease.signal.aborted && !this.context.isClosed()) {
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
@@ -167,7 +166,7 @@ export class ThreadProcessor {
         // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
         this.wanted = false;
         const [message] = await writeUnderFence(lease, (fence) =>
-          queue.claimPendingMessages(threadId, this.queueScope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
+          queue.claimPendingMessages(this.scope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
         );
         if (!message) break;
         observer.queueClaimed?.();
@@ -199,7 +198,7 @@ export class ThreadProcessor {
     // A message queued after the last empty claim, whose wake-up found the lease still held, would
     // otherwise wait for the sweep: look once more now that the lease is free. A replica shutting
     // down leaves it to its peers, woken now rather than at their next sweep.
-    const pending = await queue.getPendingMessages(threadId, this.queueScope);
+    const pending = await queue.getPendingMessages(this.scope);
     if (pending.some((message) => message.availableAt === undefined)) {
       if (this.context.isClosed()) await notifyPeers(this.context, this.scope);
       else this.wanted = true;
@@ -362,7 +361,7 @@ export class ThreadProcessor {
     output.push(handedOverChunk({ ...HAND_OVERS[reason], replica: replicaId }));
     if (reason === "shutdown") {
       await output.flush();
-      await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope.threadId, this.queueScope, { fence }));
+      await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope, { fence }));
     }
     return reason;
   }

@@ -10,8 +10,8 @@ export interface ThreadRunScope {
 }
 
 /**
- * Where a thread's runs are queued: its tenant and assistant (the queue's methods take the thread id
- * beside it). Of a run scope, a thread, or a swept queue's thread, built here only.
+ * Where a thread's runs are queued, without the thread: its tenant and assistant, as the queue's
+ * `getMessage` and an add's `scope` take them (its thread methods take the run scope itself).
  */
 export function queueScopeOf({ tenantId, assistantId }: Pick<ThreadRunScope, "tenantId" | "assistantId">): QueueScope {
   return { tenantId, assistantId };

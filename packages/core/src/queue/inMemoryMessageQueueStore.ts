@@ -9,6 +9,7 @@ import type {
   QueueScope,
   RunOutcome,
   ThreadInfo,
+  ThreadQueueRef,
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
 import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
@@ -29,7 +30,7 @@ import {
   validateRunOutcome,
   validateRunsLimit,
   validateScope,
-  validateThreadId,
+  validateThreadQueue,
 } from "./queueArguments";
 
 export interface InMemoryMessageQueueStoreOptions {
@@ -113,16 +114,16 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return message && (message.assistantId ?? null) === assistantId ? toMessage(message) : null;
   }
 
-  async getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
-    return this.withStatus(this.queue(threadId, scope), "pending").map(toMessage);
+  async getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
+    return this.withStatus(this.queue(thread), "pending").map(toMessage);
   }
 
-  async getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
-    return this.withStatus(this.queue(threadId, scope), "processing").map(toMessage);
+  async getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
+    return this.withStatus(this.queue(thread), "processing").map(toMessage);
   }
 
-  async getQueueSize(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.queue(threadId, scope)?.open.size ?? 0;
+  async getQueueSize(thread: ThreadQueueRef): Promise<number> {
+    return this.queue(thread)?.open.size ?? 0;
   }
 
   async getThreadsWithPendingMessages(): Promise<ThreadInfo[]> {
@@ -142,21 +143,21 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return threads;
   }
 
-  async listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>> {
-    const queue = this.queue(threadId, scope);
+  async listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>> {
+    const queue = this.queue(thread);
     const runs = queue ? queue.runs.map((id) => this.inQueue(queue, id)).sort((a, b) => comparePageKeys(runKey(a), runKey(b))) : [];
     const found = pageOfSorted(runs, page, ["integer", "integer"], runKey);
     return { items: found.items.map(toMessage), nextCursor: found.nextCursor };
   }
 
-  async latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
+  async latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]> {
     const limit = validateRunsLimit(options);
-    const queue = this.queue(threadId, scope);
+    const queue = this.queue(thread);
     return queue ? queue.runs.slice(-limit).map((id) => toMessage(this.inQueue(queue, id))) : [];
   }
 
-  async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
-    const queue = this.queue(threadId, scope);
+  async clearMessages(thread: ThreadQueueRef): Promise<number> {
+    const queue = this.queue(thread);
     if (!queue) return 0;
     const pending = this.withStatus(queue, "pending");
     for (const message of pending) {
@@ -167,14 +168,14 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return pending.length;
   }
 
-  async resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number> {
-    const queue = this.queue(threadId, scope);
+  async resetProcessingToPending(thread: ThreadQueueRef, options?: FencedWriteOptions): Promise<number> {
+    const queue = this.queue(thread);
     assertFenceHolds(this.fences, options);
     return this.release(this.withStatus(queue, "processing"));
   }
 
-  async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
-    const queue = this.queue(threadId, scope);
+  async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
+    const queue = this.queue(thread);
     const { owner, leaseMs, limit } = validateClaimOptions(options);
     assertFenceHolds(this.fences, options);
     const now = this.now();
@@ -196,13 +197,13 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return claimed.map(toMessage);
   }
 
-  async reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number> {
+  async reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number> {
     const now = this.now();
-    return this.release(this.withStatus(this.queue(threadId, scope), "processing").filter((message) => isExpired(message, now)));
+    return this.release(this.withStatus(this.queue(thread), "processing").filter((message) => isExpired(message, now)));
   }
 
-  async requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null> {
-    const queue = this.queue(threadId, scope);
+  async requestAbort(thread: ThreadQueueRef, target?: { messageId?: string }): Promise<PendingMessage | null> {
+    const queue = this.queue(thread);
     const messageId = validateAbortTarget(target);
     if (!queue) return null;
     const requestedAt = new Date(this.now());
@@ -219,8 +220,8 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return toMessage(message);
   }
 
-  async deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null> {
-    const queue = this.queue(threadId, scope);
+  async deleteMessage(thread: ThreadQueueRef, messageId: string): Promise<PendingMessage | null> {
+    const queue = this.queue(thread);
     const id = validateMessageId(messageId);
     const message = queue && this.ofQueue(queue, id);
     if (!queue || !message) return null;
@@ -256,8 +257,8 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return true;
   }
 
-  async deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number> {
-    const queue = this.queue(threadId, scope);
+  async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
+    const queue = this.queue(thread);
     if (!queue) return 0;
     const deleted = [...queue.open, ...queue.runs];
     for (const id of deleted) this.forget(id, queue.scope.tenantId);
@@ -316,8 +317,9 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return open;
   }
 
-  private queue(threadId: string, scope: QueueScope | undefined): Queue | undefined {
-    return this.queues.get(queueKey(validateThreadId(threadId), validateScope(scope)));
+  private queue(thread: ThreadQueueRef): Queue | undefined {
+    const { threadId, scope } = validateThreadQueue(thread);
+    return this.queues.get(queueKey(threadId, scope));
   }
 
   private message(id: string, tenantId: string | null): StoredMessage | undefined {

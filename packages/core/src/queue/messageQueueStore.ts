@@ -13,6 +13,7 @@ export type {
   RunOutcome,
   RunStatus,
   ThreadInfo,
+  ThreadQueueRef,
 } from "@axiom-lattice/protocols";
 
 /** The `error` of a run record completed as `aborted`, wherever the abort was applied. */

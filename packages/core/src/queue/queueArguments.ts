@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, LeaseFence, QueueScope, RunOutcome } from "@axiom-lattice/protocols";
+import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, LeaseFence, QueueScope, RunOutcome, ThreadQueueRef } from "@axiom-lattice/protocols";
 import { validateFence } from "../coordination/leaseFence";
 import {
   StoreArgumentError,
@@ -58,6 +58,12 @@ export function validateScope(scope: QueueScope | undefined): StrictScope {
 
 export function validateThreadId(threadId: unknown): string {
   return requireText(threadId, "threadId");
+}
+
+/** A thread's queue, checked: its thread id and its strict scope. */
+export function validateThreadQueue(thread: ThreadQueueRef): { threadId: string; scope: StrictScope } {
+  const checked = requireObject(thread, "Thread queue");
+  return { threadId: validateThreadId(checked.threadId), scope: validateScope(checked) };
 }
 
 export function validateMessageId(id: unknown): string {

@@ -17,10 +17,10 @@ describe("InMemoryMessageQueueStore", () => {
     const added: string[] = [];
     for (let n = 0; n < 4; n += 1) {
       added.push((await store.addMessage({ threadId: "th", scope, content: n })).id);
-      await store.claimPendingMessages("th", scope, { owner: "o#1", leaseMs: 1_000 });
+      await store.claimPendingMessages({ ...scope, threadId: "th" }, { owner: "o#1", leaseMs: 1_000 });
       await store.completeMessage(added[n], "o#1", { status: "success" });
     }
-    expect((await store.latestRuns("th", scope)).map((run) => run.id)).toEqual(added.slice(2));
+    expect((await store.latestRuns({ ...scope, threadId: "th" })).map((run) => run.id)).toEqual(added.slice(2));
     expect(await store.getMessage(added[0], scope)).toBeNull();
   });
 
@@ -28,11 +28,11 @@ describe("InMemoryMessageQueueStore", () => {
     let now = 1_000_000;
     const store = new InMemoryMessageQueueStore({ now: () => now });
     const { id } = await store.addMessage({ threadId: "th", scope: {}, content: "x" });
-    await store.claimPendingMessages("th", {}, { owner: "o#1", leaseMs: 500 });
+    await store.claimPendingMessages({ threadId: "th" }, { owner: "o#1", leaseMs: 500 });
     now += 499;
-    expect(await store.reclaimExpiredProcessing("th")).toBe(0);
+    expect(await store.reclaimExpiredProcessing({ threadId: "th" })).toBe(0);
     now += 1;
-    expect(await store.reclaimExpiredProcessing("th")).toBe(1);
+    expect(await store.reclaimExpiredProcessing({ threadId: "th" })).toBe(1);
     expect((await store.getMessage(id, {}))?.status).toBe("pending");
   });
 

@@ -17,7 +17,7 @@ function queueWithMovableClock() {
     advance: (ms: number) => (offset += ms),
     async run(threadId: string): Promise<string> {
       const { id } = await queue.addMessage({ threadId, scope, content: { message: "hi" } });
-      await queue.claimPendingMessages(threadId, scope, { owner: "o#1", leaseMs: 1_000 });
+      await queue.claimPendingMessages({ ...scope, threadId }, { owner: "o#1", leaseMs: 1_000 });
       await queue.completeMessage(id, "o#1", { status: "success" });
       return id;
     },
@@ -36,9 +36,9 @@ describe("RetentionJob over run records", () => {
     const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, logger });
 
     expect(await job.runOnce()).toBe(2);
-    expect((await queue.latestRuns("t1", scope)).map((message) => message.id)).toEqual([recent]);
-    expect(await queue.latestRuns("t2", scope)).toEqual([]);
-    expect((await queue.getPendingMessages("t1", scope)).map((message) => message.id)).toEqual([open.id]);
+    expect((await queue.latestRuns({ ...scope, threadId: "t1" })).map((message) => message.id)).toEqual([recent]);
+    expect(await queue.latestRuns({ ...scope, threadId: "t2" })).toEqual([]);
+    expect((await queue.getPendingMessages({ ...scope, threadId: "t1" })).map((message) => message.id)).toEqual([open.id]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run pruned", fields: expect.objectContaining({ removed: 2 }) }));
   });
 

@@ -17,7 +17,7 @@ import {
   validateRunOutcome,
   validateRunsLimit,
   validateScope,
-  validateThreadId,
+  validateThreadQueue,
   type ValidMessage,
 } from "@axiom-lattice/core";
 import type {
@@ -33,6 +33,7 @@ import type {
   RunOutcome,
   RunStatus,
   ThreadInfo,
+  ThreadQueueRef,
 } from "@axiom-lattice/protocols";
 import { assertHeld, fenceParams } from "../coordination/fenceSql";
 import { readPage } from "../db/pageKeys";
@@ -174,16 +175,16 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     return rows[0] ? toMessage(rows[0]) : null;
   }
 
-  async getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
-    return (await this.rows(LIST_BY_STATUS, [...queueParams(threadId, scope), "pending"])).map(toMessage);
+  async getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
+    return (await this.rows(LIST_BY_STATUS, [...queueParams(thread), "pending"])).map(toMessage);
   }
 
-  async getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]> {
-    return (await this.rows(LIST_BY_STATUS, [...queueParams(threadId, scope), "processing"])).map(toMessage);
+  async getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
+    return (await this.rows(LIST_BY_STATUS, [...queueParams(thread), "processing"])).map(toMessage);
   }
 
-  async getQueueSize(threadId: string, scope?: QueueScope): Promise<number> {
-    const params = queueParams(threadId, scope);
+  async getQueueSize(thread: ThreadQueueRef): Promise<number> {
+    const params = queueParams(thread);
     await this.initialize();
     const { rows } = await this.pool.query<{ size: number }>(QUEUE_SIZE, params);
     return rows[0].size;
@@ -206,24 +207,24 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     );
   }
 
-  async latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]> {
-    const params = [...queueParams(threadId, scope), validateRunsLimit(options)];
+  async latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]> {
+    const params = [...queueParams(thread), validateRunsLimit(options)];
     return (await this.rows(LATEST_RUNS, params)).map(toMessage);
   }
 
-  async listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>> {
-    const queue = queueParams(threadId, scope);
+  async listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>> {
+    const queue = queueParams(thread);
     const read = async (after: PageKey | null, fetch: number) =>
       (await this.rows(LIST_RUNS, [...queue, ...(after ?? [null, null]), fetch])) as Array<MessageRow & { finished_us: string }>;
     return readPage(page, ["integer", "integer"], read, (row) => [Number(row.finished_us), Number(row.sequence)], toMessage);
   }
 
-  async clearMessages(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.count(CLEAR_PENDING, queueParams(threadId, scope));
+  async clearMessages(thread: ThreadQueueRef): Promise<number> {
+    return this.count(CLEAR_PENDING, queueParams(thread));
   }
 
-  async resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number> {
-    const params = queueParams(threadId, scope);
+  async resetProcessingToPending(thread: ThreadQueueRef, options?: FencedWriteOptions): Promise<number> {
+    const params = queueParams(thread);
     const fence = validateFence(options);
     await this.initialize();
     const { rows } = await this.pool.query<{ fence_holds: boolean; released: number }>(RESET_PROCESSING, [...params, ABORTED_RUN_ERROR, ...fenceParams(fence)]);
@@ -231,14 +232,14 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     return rows[0].released;
   }
 
-  async claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
-    const [thread, tenantId, assistantId] = queueParams(threadId, scope);
+  async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
+    const [threadId, tenantId, assistantId] = queueParams(thread);
     const { owner, leaseMs, limit, fence } = validateClaimOptions(options);
     const replicaId = holderLabel(owner);
     await this.initialize();
     const { rows } = await this.pool.query<ClaimedRow & { fence_holds: boolean }>({
       ...CLAIM_MESSAGES,
-      values: [thread, tenantId, assistantId, owner, leaseMs, replicaId, limit, ...fenceParams(fence)],
+      values: [threadId, tenantId, assistantId, owner, leaseMs, replicaId, limit, ...fenceParams(fence)],
     });
     assertHeld(rows[0].fence_holds, fence);
     // A claim that took nothing answers one row without a message.
@@ -246,7 +247,7 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
       withPresent<PendingMessage>(
         {
           id: row.id,
-          threadId: thread,
+          threadId,
           content: row.content,
           priority: row.priority,
           sequence: String(row.sequence),
@@ -266,12 +267,12 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     );
   }
 
-  async reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number> {
-    return this.count(RECLAIM_EXPIRED, [...queueParams(threadId, scope), ABORTED_RUN_ERROR]);
+  async reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number> {
+    return this.count(RECLAIM_EXPIRED, [...queueParams(thread), ABORTED_RUN_ERROR]);
   }
 
-  async requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null> {
-    const params = queueParams(threadId, scope);
+  async requestAbort(thread: ThreadQueueRef, target?: { messageId?: string }): Promise<PendingMessage | null> {
+    const params = queueParams(thread);
     const messageId = validateAbortTarget(target);
     if (messageId === undefined) return (await this.rows(REQUEST_THREAD_ABORT, params)).map(toMessage)[0] ?? null;
     const [requested] = await this.rows(REQUEST_MESSAGE_ABORT, [...params, messageId, ABORTED_RUN_ERROR]);
@@ -280,8 +281,8 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     return this.messageOfThread(params, messageId);
   }
 
-  async deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null> {
-    const params = queueParams(threadId, scope);
+  async deleteMessage(thread: ThreadQueueRef, messageId: string): Promise<PendingMessage | null> {
+    const params = queueParams(thread);
     const id = validateMessageId(messageId);
     const [deleted] = await this.rows(DELETE_MESSAGE, [...params, id]);
     if (deleted) return toMessage(deleted);
@@ -302,8 +303,8 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error])) === 1;
   }
 
-  async deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number> {
-    return this.count(DELETE_THREAD_MESSAGES, queueParams(threadId, scope));
+  async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
+    return this.count(DELETE_THREAD_MESSAGES, queueParams(thread));
   }
 
   async pruneRunsOlderThan(olderThanMs: number): Promise<number> {
@@ -364,7 +365,7 @@ const queryConfig = (statement: Statement, values: unknown[]) =>
   typeof statement === "string" ? { text: statement, values } : { ...statement, values };
 
 /** $1 thread, $2 tenant, $3 assistant, checked. */
-function queueParams(threadId: string, scope: QueueScope | undefined): [string, string | null, string | null] {
-  const { tenantId, assistantId } = validateScope(scope);
-  return [validateThreadId(threadId), tenantId, assistantId];
+function queueParams(thread: ThreadQueueRef): [string, string | null, string | null] {
+  const { threadId, scope } = validateThreadQueue(thread);
+  return [threadId, scope.tenantId, scope.assistantId];
 }

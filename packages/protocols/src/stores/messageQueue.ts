@@ -13,6 +13,14 @@ export interface QueueScope {
   assistantId?: string;
 }
 
+/**
+ * One thread's queue: the thread and the strict scope it is queued in, in one object, so a caller
+ * holding a run's scope (`{ tenantId, assistantId, threadId }`) passes it as it is. Other keys are ignored.
+ */
+export interface ThreadQueueRef extends QueueScope {
+  threadId: string;
+}
+
 /** Outcome of a processed message (a run). `pending`/`running` while it is queued or claimed. */
 export type RunStatus = "pending" | "running" | "success" | "error" | "interrupted" | "aborted";
 export type FinishedRunStatus = Exclude<RunStatus, "pending" | "running">;
@@ -146,42 +154,42 @@ export interface MessageQueueStore {
   addMessageAtHead(params: AddMessageParams): Promise<PendingMessage>;
   getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null>;
   /** In claim order. */
-  getPendingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
+  getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]>;
   /** In claim order. */
-  getProcessingMessages(threadId: string, scope?: QueueScope): Promise<PendingMessage[]>;
+  getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]>;
   /** Pending plus processing messages of the thread. */
-  getQueueSize(threadId: string, scope?: QueueScope): Promise<number>;
+  getQueueSize(thread: ThreadQueueRef): Promise<number>;
   /** Threads with due pending messages (a delayed one once it is due) or expired claims. */
   getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
   /**
    * A page of the thread's completed messages (its run records), oldest first: by when they finished,
    * then queue order. Throws `PageCursorError` on a cursor no page of this list returned.
    */
-  listRuns(threadId: string, scope: QueueScope | undefined, page: PageRequest): Promise<Page<PendingMessage>>;
+  listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>>;
   /**
    * The thread's latest `limit` (default 100) completed messages, oldest first: for callers that want
    * the last runs only (the LangGraph API's thread status and run search).
    */
-  latestRuns(threadId: string, scope?: QueueScope, options?: { limit?: number }): Promise<PendingMessage[]>;
+  latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]>;
   /** Removes the thread's pending messages; returns how many. */
-  clearMessages(threadId: string, scope?: QueueScope): Promise<number>;
+  clearMessages(thread: ThreadQueueRef): Promise<number>;
   /**
    * Returns every processing row of the thread to pending (use only when no replica can hold them),
    * except those whose abort was requested: the caller takes their claims over, so it applies the
    * request, completing them as `aborted`. Returns how many claims it released, both kinds. A new
    * holder of the thread's run lease calls it under that tenure's `fence`.
    */
-  resetProcessingToPending(threadId: string, scope?: QueueScope, options?: FencedWriteOptions): Promise<number>;
+  resetProcessingToPending(thread: ThreadQueueRef, options?: FencedWriteOptions): Promise<number>;
   /**
    * Atomically moves up to `limit` due pending rows to `processing` under `owner`'s lease; disjoint
    * across callers. With a `fence`, only while that tenure of the thread's run lease is the latest.
    */
-  claimPendingMessages(threadId: string, scope: QueueScope | undefined, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
+  claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
   /**
    * Returns only expired processing rows to pending, in their old queue position (a flagged one is
    * completed as `aborted` instead, as by {@link resetProcessingToPending}); a live claim is never touched.
    */
-  reclaimExpiredProcessing(threadId: string, scope?: QueueScope): Promise<number>;
+  reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number>;
   /**
    * Records a request to abort a run, for whichever replica holds (or next takes) its claim, and
    * returns the message as it stands after the request; `null` when there is nothing to abort.
@@ -193,14 +201,14 @@ export interface MessageQueueStore {
    * A pending message never carries the flag: releasing a flagged claim completes it (see
    * {@link resetProcessingToPending}), so a claim never hands out a message whose abort was requested.
    */
-  requestAbort(threadId: string, scope: QueueScope | undefined, target?: { messageId?: string }): Promise<PendingMessage | null>;
+  requestAbort(thread: ThreadQueueRef, target?: { messageId?: string }): Promise<PendingMessage | null>;
   /**
    * Deletes one message of the thread unless a claim holds it: a pending one (it never runs) or a
    * completed one (its run record). Returns the message as it stood: deleted unless its status is
    * `processing` (then it is left as it is); `null` when it is not a message of the thread. Judged
    * atomically against claims: a message is either deleted and never claimed, or claimed and kept.
    */
-  deleteMessage(threadId: string, scope: QueueScope | undefined, messageId: string): Promise<PendingMessage | null>;
+  deleteMessage(thread: ThreadQueueRef, messageId: string): Promise<PendingMessage | null>;
   /** Extends `owner`'s live claims; returns how many were extended. */
   renewClaim(ids: string[], owner: string, leaseMs: number): Promise<number>;
   /**
@@ -213,7 +221,7 @@ export interface MessageQueueStore {
    * and completed (its run records). Returns how many. For deleting the thread itself: call it while
    * holding the thread's run lease, so no run on any replica holds a claim on them.
    */
-  deleteThreadMessages(threadId: string, scope: QueueScope): Promise<number>;
+  deleteThreadMessages(thread: ThreadQueueRef): Promise<number>;
   /**
    * Run retention: deletes completed messages (run records) of every thread that finished more than
    * `olderThanMs` ago by the store's clock; pending and processing messages are never touched.

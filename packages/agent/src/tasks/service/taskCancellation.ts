@@ -1,4 +1,4 @@
-import { type TaskLifecycleNotifier, queueScopeOf } from "@axiom-lattice/core";
+import type { TaskLifecycleNotifier } from "@axiom-lattice/core";
 import { type TaskItem, TaskStatus, type UnitOfWork } from "@axiom-lattice/protocols";
 import type { AgentInstanceManager } from "../../runtime/agentInstanceManager";
 import type { TaskMessageDeps } from "../taskMessages";
@@ -45,7 +45,7 @@ export async function cancelTask({ tasks, unitOfWork, runs, lifecycle }: Omit<Ta
     throw new TaskError("INVALID_TASK_STATE", `Task ${taskId} is ${current?.status ?? "gone"}; only a ${CANCELLABLE.join(", ")} task can be cancelled`);
   }
   const thread = taskRunThreadOf(cancelled);
-  if (thread) await runs.queue.clearMessages(thread.threadId, queueScopeOf(thread));
+  if (thread) await runs.queue.clearMessages(thread);
   await resumeCaller({ ...runs, tasks }, cancelled);
   return cancelled;
 }

@@ -149,10 +149,9 @@ export class TaskOrphanRecovery {
     }
     await resumeCaller({ queue, wake, tasks: { store: tasks, events: lifecycle, announced: { unitOfWork, lifecycle }, machine } }, failed);
     if (thread) {
-      const scope = queueScopeOf(thread);
       // Safe while we hold the thread's run lease: no replica can be running these messages.
-      await queue.resetProcessingToPending(thread.threadId, scope);
-      await queue.clearMessages(thread.threadId, scope);
+      await queue.resetProcessingToPending(thread);
+      await queue.clearMessages(thread);
     }
     logger.info({ phase: "orphan_recovery", tenantId: task.tenantId, taskId: task.id, actor }, "orphaned task failed and its caller resumed");
     return "converged";
