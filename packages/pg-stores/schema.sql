@@ -197,7 +197,7 @@ CREATE TABLE public.lattice_schema_migrations (
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
-COMMENT ON TABLE public.lattice_schema_migrations IS 'Applied schema migrations of @axiom-lattice/pg-stores: TypeScript modules up to 213, numbered .sql files after';
+COMMENT ON TABLE public.lattice_schema_migrations IS 'Applied schema migrations of @axiom-lattice/pg-stores: TypeScript modules first, numbered .sql files from 220 on';
 
 CREATE TABLE public.lattice_store_items (
     tenant_id text NOT NULL,

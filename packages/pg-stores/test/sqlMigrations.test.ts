@@ -10,6 +10,9 @@ import { SQL_MIGRATIONS_DIR, inVersionOrder, readSqlMigrations } from "../src/mi
 // Numbered .sql files, read at run time as graphile-worker reads its migrations, beside the
 // TypeScript modules that came before them.
 
+// The first migration kept as a .sql file; every one before it is a TypeScript module.
+const FIRST_SQL_VERSION = 220;
+
 let dir: string;
 
 beforeAll(async () => {
@@ -47,9 +50,9 @@ describe("readSqlMigrations", () => {
     expect(() => inVersionOrder([module, ...readSqlMigrations(dir)])).toThrow(/both take version 999/);
   });
 
-  it("is how the package's own migrations after 213 are kept: the set holds them, in version order", () => {
-    expect(readSqlMigrations(SQL_MIGRATIONS_DIR).every((migration) => migration.version > 213)).toBe(true);
-    expect(allMigrations.find((migration) => migration.version === 214)).toMatchObject({ name: "lattice_schema_migrations_comment" });
+  it("is how the package's own migrations from 220 on are kept: the set holds them, in version order", () => {
+    expect(readSqlMigrations(SQL_MIGRATIONS_DIR).every((migration) => migration.version >= FIRST_SQL_VERSION)).toBe(true);
+    expect(allMigrations.find((migration) => migration.version === FIRST_SQL_VERSION)).toMatchObject({ name: "lattice_schema_migrations_comment" });
     const versions = allMigrations.map((migration) => migration.version);
     expect(versions).toEqual([...versions].sort((a, b) => a - b));
   });
@@ -70,14 +73,14 @@ describe("runMigrations with .sql migrations", { timeout: 60_000 }, () => {
   });
 
   const ledger = async () =>
-    (await pool.query<{ version: number; name: string }>("SELECT version, name FROM lattice_schema_migrations WHERE version >= 214 ORDER BY version")).rows;
+    (await pool.query<{ version: number; name: string }>("SELECT version, name FROM lattice_schema_migrations WHERE version >= 220 ORDER BY version")).rows;
 
   it("applies them once, in version order, after the others, and records each", async () => {
     const migrations = [...allMigrations, ...readSqlMigrations(dir)];
     const { applied } = await runMigrations(pool, { migrations });
-    expect(applied.map((migration) => migration.version).slice(-3)).toEqual([214, 999, 1000]);
+    expect(applied.map((migration) => migration.version).slice(-3)).toEqual([220, 999, 1000]);
     expect(await ledger()).toEqual([
-      { version: 214, name: "lattice_schema_migrations_comment" },
+      { version: 220, name: "lattice_schema_migrations_comment" },
       { version: 999, name: "sql_test_table" },
       { version: 1000, name: "sql_test_row" },
     ]);
@@ -88,14 +91,14 @@ describe("runMigrations with .sql migrations", { timeout: 60_000 }, () => {
   });
 
   it("upgrades a database the TypeScript migrations built by applying only the .sql ones, which it counted as missing", async () => {
-    await runMigrations(pool, { migrations: allMigrations.filter((migration) => migration.version <= 213) });
-    const sqlMigrationCount = allMigrations.filter((migration) => migration.version > 213).length;
+    await runMigrations(pool, { migrations: allMigrations.filter((migration) => migration.version < FIRST_SQL_VERSION) });
+    const sqlMigrationCount = allMigrations.filter((migration) => migration.version >= FIRST_SQL_VERSION).length;
     expect(await countMissingMigrations(pool, 5_000)).toBe(sqlMigrationCount);
     const { applied } = await runMigrations(pool);
     expect(await countMissingMigrations(pool, 5_000)).toBe(0);
-    expect(applied.map((migration) => migration.version)).toEqual(allMigrations.filter((migration) => migration.version > 213).map((migration) => migration.version));
-    expect(await ledger()).toEqual([{ version: 214, name: "lattice_schema_migrations_comment" }]);
+    expect(applied.map((migration) => migration.version)).toEqual(allMigrations.filter((migration) => migration.version >= FIRST_SQL_VERSION).map((migration) => migration.version));
+    expect(await ledger()).toEqual([{ version: 220, name: "lattice_schema_migrations_comment" }]);
     const { rows } = await pool.query<{ comment: string }>("SELECT obj_description('lattice_schema_migrations'::regclass) AS comment");
-    expect(rows[0].comment).toMatch(/numbered \.sql files after/);
+    expect(rows[0].comment).toMatch(/numbered \.sql files from 220 on/);
   });
 });

@@ -31,7 +31,7 @@ import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_ke
 import type { Migration } from "./migration";
 import { SQL_MIGRATIONS_DIR, inVersionOrder, readSqlMigrations } from "./sqlMigrations";
 
-// Up to 213 the migrations are TypeScript modules, never edited; later ones are numbered .sql files.
+// The first migrations are TypeScript modules, never edited; from 220 on they are numbered .sql files.
 const typescriptMigrations: readonly Migration[] = [
   threadsAssistantsMigration,
   threadMessageQueueMigration,
