@@ -33,7 +33,7 @@ import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
 import { langgraphApi } from "./langgraph/langgraphApi";
-import { answerWithOperatorApp } from "./graphs/operatorRoutes";
+import { installOperatorRoutes } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 
@@ -104,7 +104,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   const { operatorApp } = context.graphs;
-  installErrorHandling(app, operatorApp && ((request, reply) => answerWithOperatorApp(operatorApp, request, reply)));
+  installErrorHandling(app, operatorApp && installOperatorRoutes(app, operatorApp, BODY_LIMIT_BYTES));
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.

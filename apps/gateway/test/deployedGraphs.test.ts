@@ -6,7 +6,7 @@ import { buildTestGateway, useGateway } from "./support";
 // each graph has its default assistant, its id names it, and its runs go through the same queue,
 // leases and checkpoints as the built-in agent's, with the assistant's and the run's config.
 const deployment = join(__dirname, "fixtures/deployment");
-const gateway = useGateway(async () => {}, () => ({ AXIOM_LANGGRAPH_CONFIG: join(deployment, "langgraph.json") }));
+const gateway = useGateway(async () => {}, () => ({ AXIOM_LANGGRAPH_CONFIG: join(deployment, "langgraph.json")}));
 const tenant = { "x-tenant-id": "deployed" };
 
 const newThread = async () => (await gateway.post("/threads", {}, tenant)).json().thread_id as string;
@@ -73,6 +73,37 @@ describe("deployed graphs (langgraph.json)", () => {
     const missing = await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: "nothing-here", input: {} }, tenant);
     expect(missing.statusCode).toBe(404);
     expect(missing.json().detail).toMatch(/^No assistant found for "nothing-here"/);
+  });
+
+  it("puts the operator's Hono app (http.app) in front: its routes, its middleware around the API's", async () => {
+    const hello = await gateway.get("/custom/hello", { "x-name": "operator" });
+    expect(hello.json()).toEqual({ hello: "operator" });
+    expect(hello.headers["x-operator-middleware"]).toBe("seen");
+    const echoed = await gateway.post("/custom/echo", { big: "x".repeat(70_000) });
+    expect(echoed.json().big).toHaveLength(70_000);
+    // The API's routes, wrapped by its middleware; the gateway's own not-found answer for what nobody routes.
+    const info = await gateway.get("/info");
+    expect(info.json()).toMatchObject({ graphs: expect.arrayContaining(["counter"]) });
+    expect(info.headers["x-operator-middleware"]).toBe("seen");
+    expect((await gateway.get("/info?intercept")).json()).toEqual({ intercepted: "/info" });
+    const missing = await gateway.get("/does/not/exist");
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ code: "NOT_FOUND" });
+    // A run's configurable carries the caller's x- headers, as on the platform (the operator's middleware may set them).
+    const thread = await newThread();
+    const run = await gateway.app.inject({
+      method: "POST",
+      url: `/threads/${thread}/runs/wait`,
+      headers: { ...tenant, "content-type": "application/json", "x-who": "a header" },
+      payload: JSON.stringify({ assistant_id: "made", input: {} }),
+    });
+    expect(run.json()).toMatchObject({ trail: ["made for a header"] });
+    const [shown] = (await gateway.get(`/threads/${thread}/runs`, tenant)).json();
+    expect(shown.kwargs.config.configurable).toMatchObject({ "x-who": "a header" });
+    expect(shown.kwargs.config.configurable).not.toHaveProperty("x-tenant-id");
+    // Refused past the body limit before the operator's app sees it, as the API refuses it.
+    const huge = await gateway.post("/custom/echo", { big: "x".repeat(11 * 1024 * 1024) });
+    expect(huge.statusCode).toBe(413);
   });
 
   it("refuses to start with an export that is not there, naming the graph and its file", async () => {

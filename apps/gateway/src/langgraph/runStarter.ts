@@ -8,6 +8,7 @@ import { threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
 import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
 import { assistantIdOf } from "./graphAssistants";
+import { isOwnPath } from "../graphs/loopback";
 import { ANY_ASSISTANT } from "./threadView";
 
 /** LangGraph Platform's words for a busy thread under `multitask_strategy: reject`. */
@@ -70,7 +71,7 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     if (!assistant) throw new HttpError("NOT_FOUND", `No assistant found for "${body.assistant_id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
     const plan = planForGraph(givenPlan, body, assistant.graph);
     // Checked when written, as every URL a tenant names; every connection is checked again.
-    if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
+    if (body.webhook && !isOwnPath(body.webhook)) await checkEgressUrl(body.webhook, config.upstream.egress);
     // The run's own settings are checked as an assistant's.
     if (plan.graph.settings) await checkReferences(thread.tenantId, plan.graph.settings);
     const agent = agents.getAgent(threadScope(thread));

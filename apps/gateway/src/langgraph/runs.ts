@@ -115,7 +115,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request, reply) => {
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
       const { result } = await startRun(thread, request.body, plan, "queue");
       const run = await stores.queue.getMessage(result.messageId, queueScopeOf(thread));
@@ -140,7 +140,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantId, request.params.thread_id, request.body.if_not_exists);
       // Taken before the run is queued: a refused stream queues nothing.
       const place = streams.take(tenantId);
@@ -172,7 +172,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request, reply) => {
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
       const { agent, result } = await startRun(thread, request.body, plan, "wait");
       locateRun(reply, thread.id, result.messageId);
