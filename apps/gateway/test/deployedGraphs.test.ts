@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sseEvents } from "./langgraphSse";
 import { buildTestGateway, useGateway } from "./support";
 
 // An operator's graphs from a langgraph.json, through the LangGraph API of one in-memory gateway:
@@ -14,12 +15,12 @@ const newThread = async () => (await gateway.post("/threads", {}, tenant)).json(
 describe("deployed graphs (langgraph.json)", () => {
   it("answers /ok and /info, naming every graph it serves", async () => {
     expect((await gateway.get("/ok")).json()).toEqual({ ok: true });
-    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made", "annotated"], node_version: "20", flags: { assistants: true } });
+    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made", "annotated", "nested"], node_version: "20", flags: { assistants: true } });
   });
 
   it("gives each graph a default assistant, its config from LANGGRAPH_CONFIG, that its graph id names", async () => {
     const found = (await gateway.post("/assistants/search", { metadata: { created_by: "system" } }, tenant)).json() as Array<Record<string, unknown>>;
-    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["annotated", "counter", "made", "react"]);
+    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["annotated", "counter", "made", "nested", "react"]);
     expect(found.find((assistant) => assistant.graph_id === "counter")).toMatchObject({ name: "counter", config: { configurable: { who: "the operator" } } });
     const byGraphId = await gateway.get("/assistants/counter", tenant);
     expect(byGraphId.json()).toMatchObject({ graph_id: "counter", assistant_id: found.find((assistant) => assistant.graph_id === "counter")!.assistant_id });
@@ -104,6 +105,40 @@ describe("deployed graphs (langgraph.json)", () => {
     // Refused past the body limit before the operator's app sees it, as the API refuses it.
     const huge = await gateway.post("/custom/echo", { big: "x".repeat(11 * 1024 * 1024) });
     expect(huge.statusCode).toBe(413);
+  });
+
+  it("reads and updates a paused subgraph's state by its namespace, and streams its events when asked", async () => {
+    const thread = await newThread();
+    await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: "nested", input: {} }, tenant);
+    const state = (await gateway.get(`/threads/${thread}/state`, tenant)).json();
+    expect(state.next).toEqual(["weather"]);
+    const [task] = state.tasks;
+    expect(task).toMatchObject({ name: "weather", checkpoint: { thread_id: thread, checkpoint_ns: expect.stringMatching(/^weather:/) }, state: null });
+    // With subgraphs, the subgraph's state in its task.
+    const deep = (await gateway.get(`/threads/${thread}/state?subgraphs=true`, tenant)).json();
+    expect(deep.tasks[0]).toMatchObject({ checkpoint: null, state: { values: { city: "Paris" }, next: ["forecast"] } });
+
+    const written = await gateway.post(`/threads/${thread}/state`, { values: { city: "Oslo" }, checkpoint: task.checkpoint }, tenant);
+    expect(written.json().checkpoint).toMatchObject({ thread_id: thread, checkpoint_ns: task.checkpoint.checkpoint_ns });
+    const inner = (await gateway.post(`/threads/${thread}/state/checkpoint`, { checkpoint: task.checkpoint }, tenant)).json();
+    expect(inner).toMatchObject({ values: { city: "Oslo" }, next: ["forecast"] });
+    const innerHistory = (await gateway.post(`/threads/${thread}/history`, { checkpoint: task.checkpoint }, tenant)).json() as Array<{ values: { city?: string } }>;
+    expect(innerHistory[0].values.city).toBe("Oslo");
+    expect(innerHistory.length).toBeGreaterThan((await gateway.post(`/threads/${thread}/history`, {}, tenant)).json().length);
+
+    // Going on streams the subgraph's events, named by its namespace; ids count from the metadata's 0.
+    const streamed = sseEvents(await gateway.post(`/threads/${thread}/runs/stream`, { assistant_id: "nested", input: null, stream_mode: ["values", "updates"], stream_subgraphs: true }, tenant));
+    expect(streamed[0]).toMatchObject({ event: "metadata", id: "0", data: { attempt: 1 } });
+    expect(streamed.some(({ event }) => /^updates\|weather:/.test(event))).toBe(true);
+    expect(streamed.at(-1)).toMatchObject({ event: "values", data: { city: "Oslo", report: "sunny in Oslo" } });
+
+    // A namespace that names no subgraph is a 404; a node the graph lacks a 4xx; neither writes anything.
+    const before = (await gateway.post(`/threads/${thread}/history`, { limit: 100 }, tenant)).json().length;
+    const nowhere = await gateway.post(`/threads/${thread}/state/checkpoint`, { checkpoint: { checkpoint_ns: "nowhere:1" } }, tenant);
+    expect(nowhere.statusCode).toBe(404);
+    const badNode = await gateway.post(`/threads/${thread}/state`, { values: { city: "Rome" }, as_node: "no_such_node" }, tenant);
+    expect(badNode.json().code).toBe("INVALID_REQUEST");
+    expect((await gateway.post(`/threads/${thread}/history`, { limit: 100 }, tenant)).json().length).toBe(before);
   });
 
   it("refuses to start with an export that is not there, naming the graph and its file", async () => {

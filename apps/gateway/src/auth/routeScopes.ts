@@ -92,6 +92,7 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /threads/:thread_id": "write",
   "GET /threads/:thread_id/state": "read",
   "GET /threads/:thread_id/state/:checkpoint_id": "read",
+  "POST /threads/:thread_id/state/checkpoint": "read",
   "POST /threads/:thread_id/state": "write",
   "POST /threads/:thread_id/history": "read",
   "POST /threads/:thread_id/runs": "write",

@@ -75,7 +75,7 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     // The run's own settings are checked as an assistant's.
     if (plan.graph.settings) await checkReferences(thread.tenantId, plan.graph.settings);
     const agent = agents.getAgent(threadScope(thread));
-    if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, plan.graph.checkpointId);
+    if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, { checkpointId: plan.graph.checkpointId });
     // A run is a use: a thread's TTL restarts before the run is queued, so no expiry sweep takes it in between.
     if (thread.ttlMinutes !== undefined) await stores.threads.touchThread(thread.tenantId, thread.id);
     try {

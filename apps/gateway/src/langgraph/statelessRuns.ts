@@ -161,7 +161,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
         locateRun(reply, undefined, result.messageId);
         try {
           const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
-          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
+          return await streamRun(reply, { runId: result.messageId, attempt: 1, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
         } finally {
           // After the stream: deleting the thread drops its buffers, which would cut a slow reader short.
           if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
