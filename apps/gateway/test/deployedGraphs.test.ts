@@ -15,12 +15,12 @@ const newThread = async () => (await gateway.post("/threads", {}, tenant)).json(
 describe("deployed graphs (langgraph.json)", () => {
   it("answers /ok and /info, naming every graph it serves", async () => {
     expect((await gateway.get("/ok")).json()).toEqual({ ok: true });
-    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made", "annotated", "nested"], node_version: "20", flags: { assistants: true } });
+    expect((await gateway.get("/info")).json()).toMatchObject({ graphs: ["react", "counter", "made", "annotated", "nested", "shaped"], node_version: "20", flags: { assistants: true } });
   });
 
   it("gives each graph a default assistant, its config from LANGGRAPH_CONFIG, that its graph id names", async () => {
     const found = (await gateway.post("/assistants/search", { metadata: { created_by: "system" } }, tenant)).json() as Array<Record<string, unknown>>;
-    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["annotated", "counter", "made", "nested", "react"]);
+    expect(found.map((assistant) => assistant.graph_id).sort()).toEqual(["annotated", "counter", "made", "nested", "react", "shaped"]);
     expect(found.find((assistant) => assistant.graph_id === "counter")).toMatchObject({ name: "counter", config: { configurable: { who: "the operator" } } });
     const byGraphId = await gateway.get("/assistants/counter", tenant);
     expect(byGraphId.json()).toMatchObject({ graph_id: "counter", assistant_id: found.find((assistant) => assistant.graph_id === "counter")!.assistant_id });
@@ -107,6 +107,18 @@ describe("deployed graphs (langgraph.json)", () => {
     expect(huge.statusCode).toBe(413);
   });
 
+  it("keeps the thread's config as its runs merged it, and makes a factory's graph from it to write the thread's state", async () => {
+    const assistant = (await gateway.post("/assistants", { graph_id: "shaped", config: { configurable: { node: "custom" } } }, tenant)).json().assistant_id;
+    const thread = await newThread();
+    const run = await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: assistant, input: {}, config: { configurable: { extra: 1 } } }, tenant);
+    expect(run.json()).toMatchObject({ trail: ["custom"] });
+    expect((await gateway.get(`/threads/${thread}`, tenant)).json().config).toMatchObject({ configurable: { node: "custom", extra: 1 } });
+    // The node "custom" exists only in the graph the thread's config makes.
+    const written = await gateway.post(`/threads/${thread}/state`, { values: { trail: ["edited"] }, as_node: "custom" }, tenant);
+    expect(written.statusCode).toBe(200);
+    expect((await gateway.get(`/threads/${thread}/state`, tenant)).json().values.trail).toEqual(["custom", "edited"]);
+  });
+
   it("reads and updates a paused subgraph's state by its namespace, and streams its events when asked", async () => {
     const thread = await newThread();
     await gateway.post(`/threads/${thread}/runs/wait`, { assistant_id: "nested", input: {} }, tenant);
@@ -143,7 +155,7 @@ describe("deployed graphs (langgraph.json)", () => {
 
   it("refuses to start with an export that is not there, naming the graph and its file", async () => {
     await expect(buildTestGateway({ AXIOM_LANGGRAPH_CONFIG: join(deployment, "broken.json") })).rejects.toThrow(
-      /graph "counter" \(.*counter\.mts:nothing\) exports no "nothing" \(it exports graph, makeGraph\)/,
+      /graph "counter" \(.*counter\.mts:nothing\) exports no "nothing" \(it exports graph, makeGraph, shapedBy\)/,
     );
   });
 });

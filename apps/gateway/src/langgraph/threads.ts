@@ -95,6 +95,9 @@ const SCAN_PAGE = 100;
 
 const tags = ["langgraph"];
 
+/** The thread's config, which a deployed graph made by a factory is made from to read or write its state. */
+const graphConfigOf = (thread: Thread) => (thread.config ? { graphConfig: thread.config } : {});
+
 /**
  * The LangGraph API's threads: the gateway's threads, read with their status and state. A thread it
  * creates belongs to no assistant ({@link ANY_ASSISTANT}); one created by `/api` is served too.
@@ -255,7 +258,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     },
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot({ subgraphs: request.query.subgraphs === "true" }));
+      return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot({ subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
     },
   );
 
@@ -272,7 +275,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     },
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { checkpointId: request.params.checkpoint_id, subgraphs: request.query.subgraphs === "true" }));
+      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { checkpointId: request.params.checkpoint_id, subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
     },
   );
 
@@ -289,7 +292,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     },
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...stateAddressOf(request.body), subgraphs: request.body.subgraphs === true }));
+      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...stateAddressOf(request.body), subgraphs: request.body.subgraphs === true, ...graphConfigOf(thread) }));
     },
   );
 
@@ -318,12 +321,13 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       // A run queued but not yet started holds no lease: the update would slip in before it.
       if (await isThreadBusy(gateway, thread)) throw new HttpError("THREAD_BUSY", "Thread is busy: a run is queued or in progress; update its state once it ended");
       const at = stateAddressOf(request.body);
-      if (at.checkpointId !== undefined || at.checkpointNs !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, at);
+      if (at.checkpointId !== undefined || at.checkpointNs !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...at, ...graphConfigOf(thread) });
       const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), {
         values,
         ...(as_node === undefined ? {} : { asNode: as_node }),
         ...at,
         graphId: threadGraphId(thread),
+        ...graphConfigOf(thread),
       });
       // A use of the thread: its TTL, if it has one, restarts.
       if (thread.ttlMinutes !== undefined) await threads.touchThread(thread.tenantId, thread.id);
@@ -352,6 +356,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
         before: before?.configurable.checkpoint_id,
         metadata,
         ...(checkpointNs === undefined ? {} : { checkpointNs }),
+        ...graphConfigOf(thread),
       });
       return history.map((snapshot) => toThreadState(thread.id, snapshot));
     },

@@ -124,10 +124,10 @@ const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();
  * checkpointer: a read never fails because a tool or provider the assistant names is gone since its
  * last run (an MCP server disconnected, a provider removed), and it builds no model.
  */
-export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer" | "graphs">, graphId?: string): Promise<AssistantGraph> {
+export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer" | "graphs">, graphId?: string, graphConfig?: Record<string, unknown>): Promise<AssistantGraph> {
   if (graphId !== undefined && graphId !== REACT_GRAPH_ID) {
     if (!context.graphs?.has(graphId)) throw new GraphNotFoundError(graphId);
-    return context.graphs.graphFor(graphId);
+    return context.graphs.graphFor(graphId, graphConfig);
   }
   let reader = stateReaders.get(context.checkpointer);
   if (!reader) {
@@ -149,12 +149,14 @@ export interface StateReadOptions {
   subgraphs?: boolean;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** The thread's config (LangGraph's): a deployed graph made by a factory is made from it. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /** The thread's checkpointed state, read with its graph (see {@link stateReaderOf}). */
-export async function readThreadState(context: StateContext, scope: ThreadRunScope, { checkpointId, checkpointNs, subgraphs, graphId }: StateReadOptions = {}): Promise<StateSnapshot> {
+export async function readThreadState(context: StateContext, scope: ThreadRunScope, { checkpointId, checkpointNs, subgraphs, graphId, graphConfig }: StateReadOptions = {}): Promise<StateSnapshot> {
   const config = checkpointConfig(scope, checkpointId, checkpointNs);
-  const graph = await graphAt(await threadGraphOf(context, scope, graphId), checkpointNs);
+  const graph = await graphAt(await threadGraphOf(context, scope, graphId, graphConfig), checkpointNs);
   return graph.getState(checkpointNs ? lendingCheckpointer(config, context.checkpointer) : config, subgraphs ? { subgraphs } : undefined);
 }
 
@@ -179,8 +181,8 @@ async function graphAt(graph: AssistantGraph, checkpointNs: string | undefined):
  * checkpoint read (deployed graphs' checkpoints carry their `graph_id`), else the ReAct graph. Only a
  * gateway serving deployed graphs reads the checkpoint to know.
  */
-async function threadGraphOf(context: StateContext, scope: ThreadRunScope, graphId?: string): Promise<AssistantGraph> {
-  return stateReaderOf(context, await threadGraphIdOf(context, scope, graphId));
+async function threadGraphOf(context: StateContext, scope: ThreadRunScope, graphId?: string, graphConfig?: Record<string, unknown>): Promise<AssistantGraph> {
+  return stateReaderOf(context, await threadGraphIdOf(context, scope, graphId), graphConfig);
 }
 
 /** The thread's graph, as its latest root checkpoint names it (a subgraph's are its parent's). */
@@ -201,6 +203,8 @@ export interface ThreadHistoryOptions {
   checkpointNs?: string;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** As {@link StateReadOptions.graphConfig}. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /** The thread's checkpoints, newest first, read with its graph (see {@link stateReaderOf}). */
@@ -208,7 +212,7 @@ export async function readThreadHistory(context: StateContext, scope: ThreadRunS
   const snapshots: StateSnapshot[] = [];
   const { checkpointNs } = options;
   const before = options.before === undefined ? undefined : checkpointConfig(scope, options.before, checkpointNs);
-  const reader = await graphAt(await threadGraphOf(context, scope, options.graphId), checkpointNs);
+  const reader = await graphAt(await threadGraphOf(context, scope, options.graphId, options.graphConfig), checkpointNs);
   const config = checkpointConfig(scope, undefined, checkpointNs);
   for await (const snapshot of reader.getStateHistory(checkpointNs ? lendingCheckpointer(config, context.checkpointer) : config, { limit: options.limit, before, filter: options.metadata })) {
     snapshots.push(snapshot);
@@ -227,6 +231,8 @@ export interface StateWrite {
   checkpointNs?: string;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** As {@link StateReadOptions.graphConfig}. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /**
@@ -234,13 +240,13 @@ export interface StateWrite {
  * `updateState`); returns the new checkpoint's id. The caller holds the thread's run lease, whose
  * `tenure` fences the write.
  */
-export async function writeThreadState(context: StateContext, scope: ThreadRunScope, tenure: FencedTenure, { values, asNode, checkpointId, checkpointNs, graphId }: StateWrite): Promise<string> {
+export async function writeThreadState(context: StateContext, scope: ThreadRunScope, tenure: FencedTenure, { values, asNode, checkpointId, checkpointNs, graphId, graphConfig }: StateWrite): Promise<string> {
   const addressed = checkpointConfig(scope, checkpointId, checkpointNs);
   const threadGraphId = await threadGraphIdOf(context, scope, graphId);
   const deployed = threadGraphId !== undefined && threadGraphId !== REACT_GRAPH_ID;
   // The update's checkpoint says which graph's state it is, as a deployed graph's run's do.
   const fenced = withFencedCheckpoints(addressed, context.checkpointer, tenure, deployed ? { graph_id: threadGraphId } : undefined);
-  const graph = await graphAt(await stateReaderOf(context, threadGraphId), checkpointNs);
+  const graph = await graphAt(await stateReaderOf(context, threadGraphId, graphConfig), checkpointNs);
   const written = await graph.updateState(checkpointNs ? lendingCheckpointer(fenced, context.checkpointer) : fenced, values, asNode).catch((error: unknown) => {
     throw InvalidStateUpdateError.from(error);
   });
