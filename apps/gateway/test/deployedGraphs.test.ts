@@ -153,6 +153,19 @@ describe("deployed graphs (langgraph.json)", () => {
     expect((await gateway.post(`/threads/${thread}/history`, { limit: 100 }, tenant)).json().length).toBe(before);
   });
 
+  it("bundles the deployment's generative UI when it starts and serves it as the platform does", async () => {
+    const html = await gateway.post("/ui/cards", { name: "weather-card" }, { host: "localhost:2024" });
+    expect(html.headers["content-type"]).toMatch(/^text\/html/);
+    expect(html.body).toBe(`<script src="http://localhost:2024/ui/cards/entrypoint.js" onload='__LGUI_cards.render("weather-card", "{{shadowRootId}}")'></script>`);
+    const script = await gateway.get("/ui/cards/entrypoint.js");
+    expect(script.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect(script.headers["cross-origin-resource-policy"]).toBe("cross-origin");
+    expect(script.body).toContain('globalThis[Symbol.for("LGUI_REQUIRE")]');
+    expect(script.body).toContain("Weather for");
+    expect((await gateway.post("/ui/nothing", { name: "x" })).statusCode).toBe(404);
+    expect((await gateway.get("/ui/cards/missing.js")).statusCode).toBe(404);
+  });
+
   it("refuses to start with an export that is not there, naming the graph and its file", async () => {
     await expect(buildTestGateway({ AXIOM_LANGGRAPH_CONFIG: join(deployment, "broken.json") })).rejects.toThrow(
       /graph "counter" \(.*counter\.mts:nothing\) exports no "nothing" \(it exports graph, makeGraph, shapedBy\)/,
