@@ -19,6 +19,7 @@ import { installRouteCatalog } from "./openapi/routeCatalog";
 import { assistantRoutes } from "./routes/assistants";
 import { modelProviderRoutes } from "./routes/modelProviders";
 import { healthRoutes } from "./routes/health";
+import { rootRoute } from "./routes/root";
 import type { ReadinessCheck } from "./stores/gatewayStores";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
@@ -110,7 +111,8 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.
   const servesApi = config.role !== "worker";
   if (servesApi) await registerApiReference(app);
-  if (servesApi && config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
+  const playground = servesApi && config.playground && (await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage()));
+  await app.register(rootRoute, { servesApi, playground });
   await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute, { token: config.metricsToken, metrics });
   if (!servesApi) return app;

@@ -281,6 +281,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /threads/:thread_id/state": { url: () => "/threads/a-thread/state", foreign: notFound },
   "GET /threads/:thread_id/state/:checkpoint_id": { url: () => "/threads/a-thread/state/a-checkpoint", foreign: notFound },
   "POST /threads/:thread_id/state": { url: () => "/threads/a-thread/state", body: () => ({ values: { messages: [{ role: "user", content: "x" }] } }), foreign: notFound },
+  "POST /threads/:thread_id/state/checkpoint": { url: () => "/threads/a-thread/state/checkpoint", body: () => ({ checkpoint: {} }), foreign: notFound },
   "POST /threads/:thread_id/history": { url: () => "/threads/a-thread/history", body: () => ({}), foreign: notFound },
   "POST /threads/:thread_id/runs": { url: () => "/threads/a-thread/runs", body: () => lgRun(), foreign: notFound },
   "POST /threads/:thread_id/runs/stream": { url: () => "/threads/a-thread/runs/stream", body: () => lgRun(), foreign: notFound },
