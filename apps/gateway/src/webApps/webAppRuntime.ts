@@ -1,0 +1,82 @@
+import type { AgentInstanceManager } from "@axiom-lattice/agent";
+import type { ThreadRunScope } from "@axiom-lattice/core";
+import type { Page, PageRequest, WebApp, WebAppThread } from "@axiom-lattice/protocols";
+import { BEARER, MAX_AUTHORIZATION_LENGTH } from "../auth/authentication";
+import { type WebAppUser, verifyWebAppToken } from "../auth/webAppTokens";
+import { HttpError } from "../http/errors";
+import { threadScope } from "../shared/lookups";
+import type { GatewayStores } from "../stores/gatewayStores";
+
+/** Who a runtime request acts for, and in which web app (whose tenant every query is confined to). */
+export interface WebAppCaller {
+  webApp: WebApp;
+  user: WebAppUser;
+}
+
+export interface WebAppRuntimeOptions {
+  stores: Pick<GatewayStores, "webApps" | "threads">;
+  agents: Pick<AgentInstanceManager, "getAgent">;
+}
+
+/** A web app an end user may not use: missing, disabled, or a draft without a preview token. */
+const notFound = (webAppId: string) => new HttpError("NOT_FOUND", `Web app ${webAppId} not found`);
+
+/**
+ * The web-app runtime's rules, for its routes: who a request acts for (its web-app token against the
+ * web app's keys, its status), and which threads are theirs. Another user's thread is as missing.
+ */
+export class WebAppRuntime {
+  constructor(private readonly options: WebAppRuntimeOptions) {}
+
+  /**
+   * The caller of a runtime request: the web app must serve (`403` disabled; a draft only to a
+   * preview token), the bearer token must verify for it (`401`).
+   */
+  async authorize(webAppId: string, authorization: string | undefined): Promise<WebAppCaller> {
+    const found = await this.options.stores.webApps.getWebAppWithKeys(webAppId);
+    if (!found) throw notFound(webAppId);
+    if (found.webApp.status === "disabled") throw new HttpError("FORBIDDEN", `Web app ${webAppId} is disabled`);
+    const match = authorization !== undefined && authorization.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(authorization) : null;
+    if (!match) throw new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <web-app token> header is required");
+    const user = await verifyWebAppToken(match[1], found);
+    if (found.webApp.status === "draft" && !user.preview) throw new HttpError("FORBIDDEN", `Web app ${webAppId} is a draft: only an operator's preview token opens it`);
+    return { webApp: found.webApp, user };
+  }
+
+  /** A web app whose appearance the caller may read: a published one, anyone; a draft, a preview token. */
+  async publicWebApp(webAppId: string, authorization: string | undefined): Promise<WebApp> {
+    const found = await this.options.stores.webApps.getWebAppWithKeys(webAppId);
+    if (found?.webApp.status === "published") return found.webApp;
+    return (await this.authorize(webAppId, authorization)).webApp;
+  }
+
+  /** A new thread of the web app's assistant, owned by the caller. */
+  async createThread({ webApp, user }: WebAppCaller): Promise<WebAppThread> {
+    const { threads, webApps } = this.options.stores;
+    const thread = await threads.createThread(webApp.tenantId, { assistantId: webApp.assistantId, metadata: { web_app_id: webApp.id, web_app_user_id: user.userId } });
+    const owned = await webApps.addThread(webApp.tenantId, webApp.id, thread.id, user.userId);
+    if (owned) return owned;
+    // The web app was deleted meanwhile: the thread would belong to nobody.
+    await threads.deleteThread(webApp.tenantId, thread.id);
+    throw notFound(webApp.id);
+  }
+
+  listThreads({ webApp, user }: WebAppCaller, page: PageRequest): Promise<Page<WebAppThread>> {
+    return this.options.stores.webApps.listUserThreads(webApp.tenantId, webApp.id, user.userId, page);
+  }
+
+  /** The run scope of a thread the caller owns; `404` for any other thread. */
+  async ownedThread({ webApp, user }: WebAppCaller, threadId: string): Promise<ThreadRunScope> {
+    const { threads, webApps } = this.options.stores;
+    const owned = await webApps.getThread(webApp.tenantId, webApp.id, threadId);
+    const thread = owned?.userId === user.userId ? await threads.getThread(webApp.tenantId, threadId) : null;
+    if (!thread) throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
+    return threadScope(thread);
+  }
+
+  /** The agent handle of a thread the caller owns. */
+  async agentOf(caller: WebAppCaller, threadId: string) {
+    const scope = await this.ownedThread(caller, threadId);
+    return { scope, agent: this.options.agents.getAgent(scope) };
+  }
+}
