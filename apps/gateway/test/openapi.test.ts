@@ -30,7 +30,7 @@ const operationOf = (method: string, url: string) =>
 const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
 
 /** Routes that act on a resource and take nothing but its id. */
-const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect"];
+const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect", "/secret"];
 
 describe("the API reference", () => {
   it("is a valid OpenAPI 3.1 document", async () => {

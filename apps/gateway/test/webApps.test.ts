@@ -31,7 +31,7 @@ const events = (body: string) =>
   body
     .split("\n\n")
     .filter((frame) => /^data: /m.test(frame))
-    .map((frame) => ({ id: /^id: (.*)$/m.exec(frame)?.[1], ...(JSON.parse(/^data: (.*)$/m.exec(frame)![1]) as Record<string, unknown>) }));
+    .map((frame): Record<string, unknown> => ({ id: /^id: (.*)$/m.exec(frame)?.[1], ...(JSON.parse(/^data: (.*)$/m.exec(frame)![1]) as Record<string, unknown>) }));
 
 describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
   const storeEnv = useStoreEnv(stores);
