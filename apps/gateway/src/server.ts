@@ -38,6 +38,7 @@ import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 import { webAppOperatorRoutes } from "./routes/webApps";
 import { webAppRoutes } from "./webApps/webAppRoutes";
+import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
@@ -132,6 +133,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
   await app.register(webAppOperatorRoutes, { stores });
+  await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });

@@ -1,0 +1,175 @@
+import { type EmbedConfig, type QuickPrompt, embedEnvelope, readEmbedMessage } from "@axiom-lattice/protocols";
+import { allowedHostOrigin } from "./hostOrigin";
+import { RuntimeClient, RuntimeError, type Turn, type WebAppConfig } from "./runtimeClient";
+import "./style.css";
+
+// The embedded chat: it learns who the user is from the host page (axiom:identity), never from its
+// own address, and talks only to the host origin the web app allows.
+
+const NO_IDENTITY = "Open this chat from the host page embed to start chatting.";
+
+const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const [title, notice, list, quickBar, composer, input] = [
+  element("title"),
+  element("notice"),
+  element<HTMLOListElement>("messages"),
+  element("quicks"),
+  element<HTMLFormElement>("composer"),
+  element<HTMLTextAreaElement>("input"),
+];
+
+// /…/embed/{id}: the runtime routes are under the same prefix, at /…/web-apps/{id}.
+const prefix = location.pathname.slice(0, location.pathname.lastIndexOf("/embed/"));
+const webAppId = decodeURIComponent(location.pathname.slice(prefix.length + "/embed/".length));
+const client = new RuntimeClient(`${location.origin}${prefix}/web-apps/${encodeURIComponent(webAppId)}`);
+
+let welcome: string | undefined;
+let quicks: QuickPrompt[] = [];
+let threadId: string | undefined;
+let busy = false;
+
+function showNotice(text: string | undefined): void {
+  notice.hidden = text === undefined;
+  notice.textContent = text ?? "";
+}
+
+function addTurn({ role, content }: Turn): HTMLLIElement {
+  const item = document.createElement("li");
+  item.className = role;
+  item.textContent = content;
+  list.append(item);
+  item.scrollIntoView({ block: "end" });
+  return item;
+}
+
+function renderQuicks(): void {
+  quickBar.replaceChildren(
+    ...quicks.map((quick) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = quick.label;
+      button.addEventListener("click", () => void send(quick.text));
+      return button;
+    }),
+  );
+  quickBar.hidden = threadId === undefined || busy;
+}
+
+function renderTurns(turns: Turn[]): void {
+  list.replaceChildren();
+  if (turns.length === 0 && welcome) addTurn({ role: "assistant", content: welcome }).classList.add("welcome");
+  for (const turn of turns) addTurn(turn);
+}
+
+function applyConfig(config: EmbedConfig | WebAppConfig): void {
+  if (config.welcome !== undefined) welcome = config.welcome;
+  if (config.quicks !== undefined) quicks = config.quicks;
+  // A thread with no turns yet shows the new welcome.
+  if (threadId !== undefined && !list.querySelector("li:not(.welcome)")) renderTurns([]);
+  renderQuicks();
+}
+
+/** The subject a token names, read (not verified: the gateway verifies it) to remember the user's thread. */
+function subjectOf(token: string): string {
+  try {
+    return String((JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { sub?: unknown }).sub ?? "");
+  } catch {
+    return "";
+  }
+}
+
+let threadKey = "";
+
+/** The user's thread: the one this browser remembers for them, or a new one. */
+async function openThread(): Promise<void> {
+  let turns: Turn[] = [];
+  const remembered = localStorage.getItem(threadKey);
+  if (remembered !== null) {
+    try {
+      turns = await client.turns(remembered);
+      threadId = remembered;
+    } catch (error) {
+      if (!(error instanceof RuntimeError && error.status === 404)) throw error;
+    }
+  }
+  if (threadId === undefined) {
+    threadId = await client.createThread();
+    localStorage.setItem(threadKey, threadId);
+  }
+  renderTurns(turns);
+  composer.hidden = false;
+  showNotice(undefined);
+  renderQuicks();
+}
+
+async function identify(token: string): Promise<void> {
+  client.setToken(token);
+  threadKey = `axiom-embed:${webAppId}:${subjectOf(token)}`;
+  threadId = undefined;
+  try {
+    await openThread();
+  } catch (error) {
+    showNotice(error instanceof Error ? error.message : String(error));
+  }
+}
+
+async function send(text: string): Promise<void> {
+  if (busy || threadId === undefined || !text.trim()) return;
+  busy = true;
+  renderQuicks();
+  list.querySelector(".welcome")?.remove();
+  addTurn({ role: "user", content: text });
+  const answer = addTurn({ role: "assistant", content: "" });
+  answer.classList.add("streaming");
+  let content = "";
+  try {
+    for await (const { data } of client.send(threadId, text)) {
+      const event = data as { type: string; text?: string; name?: string; error?: string; interrupts?: { value: unknown }[] };
+      if (event.type === "text") content += event.text ?? "";
+      if (event.type === "tool" && event.name) answer.dataset.tool = event.name;
+      if (event.type === "interrupt") content += `\n${event.interrupts?.map((interrupt) => String(interrupt.value)).join("\n") ?? ""}`;
+      if (event.type === "error") content += `\n${event.error ?? "The answer failed"}`;
+      answer.textContent = content;
+      answer.scrollIntoView({ block: "end" });
+    }
+  } catch (error) {
+    answer.textContent = `${content}\n${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    answer.classList.remove("streaming");
+    busy = false;
+    renderQuicks();
+  }
+}
+
+composer.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = input.value;
+  input.value = "";
+  void send(text);
+});
+
+async function start(): Promise<void> {
+  showNotice(NO_IDENTITY);
+  let config: WebAppConfig | undefined;
+  try {
+    config = await client.config();
+  } catch {
+    // A draft shows its appearance only to a preview token; the host's allowed origin is still unknown.
+    return;
+  }
+  title.textContent = config.title ?? config.name;
+  if (config.accent_color) document.documentElement.style.setProperty("--accent", config.accent_color);
+  applyConfig(config);
+  const host = allowedHostOrigin(config.allowed_origins);
+  if (host === undefined) return;
+  window.addEventListener("message", (event) => {
+    if (event.origin !== host || event.source !== window.parent) return;
+    const message = readEmbedMessage(event.data);
+    if (message?.type === "axiom:identity") void identify(message.payload.token);
+    if (message?.type === "axiom:config") applyConfig(message.payload);
+    if (message?.type === "axiom:send") void send(message.payload.text);
+  });
+  window.parent.postMessage(embedEnvelope("axiom:hello", {}), host);
+}
+
+void start();
