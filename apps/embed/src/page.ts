@@ -27,6 +27,8 @@ let welcome: string | undefined;
 let quicks: QuickPrompt[] = [];
 let threadId: string | undefined;
 let busy = false;
+/** Messages sent while a run streams or before the thread is open: sent in turn, none dropped. */
+const pending: string[] = [];
 
 function showNotice(text: string | undefined): void {
   notice.hidden = text === undefined;
@@ -48,7 +50,7 @@ function renderQuicks(): void {
       const button = document.createElement("button");
       button.type = "button";
       button.textContent = quick.label;
-      button.addEventListener("click", () => void send(quick.text));
+      button.addEventListener("click", () => send(quick.text));
       return button;
     }),
   );
@@ -100,6 +102,7 @@ async function openThread(): Promise<void> {
   composer.hidden = false;
   showNotice(undefined);
   renderQuicks();
+  void sendPending();
 }
 
 async function identify(token: string): Promise<void> {
@@ -113,8 +116,16 @@ async function identify(token: string): Promise<void> {
   }
 }
 
-async function send(text: string): Promise<void> {
-  if (busy || threadId === undefined || !text.trim()) return;
+function send(text: string): void {
+  if (!text.trim()) return;
+  pending.push(text);
+  void sendPending();
+}
+
+async function sendPending(): Promise<void> {
+  if (busy || threadId === undefined) return;
+  const text = pending.shift();
+  if (text === undefined) return;
   busy = true;
   renderQuicks();
   list.querySelector(".welcome")?.remove();
@@ -138,6 +149,7 @@ async function send(text: string): Promise<void> {
     answer.classList.remove("streaming");
     busy = false;
     renderQuicks();
+    void sendPending();
   }
 }
 
@@ -145,7 +157,7 @@ composer.addEventListener("submit", (event) => {
   event.preventDefault();
   const text = input.value;
   input.value = "";
-  void send(text);
+  send(text);
 });
 
 async function start(): Promise<void> {
@@ -167,7 +179,7 @@ async function start(): Promise<void> {
     const message = readEmbedMessage(event.data);
     if (message?.type === "axiom:identity") void identify(message.payload.token);
     if (message?.type === "axiom:config") applyConfig(message.payload);
-    if (message?.type === "axiom:send") void send(message.payload.text);
+    if (message?.type === "axiom:send") send(message.payload.text);
   });
   window.parent.postMessage(embedEnvelope("axiom:hello", {}), host);
 }
