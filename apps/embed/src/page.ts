@@ -133,11 +133,15 @@ async function sendPending(): Promise<void> {
   const answer = addTurn({ role: "assistant", content: "" });
   answer.classList.add("streaming");
   let content = "";
+  // Where the step in progress began: another replica taking the run over streams that step again.
+  let stepStart = 0;
   try {
     for await (const { data } of client.send(threadId, text)) {
-      const event = data as { type: string; text?: string; name?: string; error?: string; interrupts?: { value: unknown }[] };
+      const event = data as { type: string; text?: string; name?: string; phase?: string; error?: string; interrupts?: { value: unknown }[] };
       if (event.type === "text") content += event.text ?? "";
+      if (event.type === "resumed") content = content.slice(0, stepStart);
       if (event.type === "tool" && event.name) answer.dataset.tool = event.name;
+      if (event.type === "tool" && event.phase === "result") stepStart = content.length;
       if (event.type === "interrupt") content += `\n${event.interrupts?.map((interrupt) => String(interrupt.value)).join("\n") ?? ""}`;
       if (event.type === "error") content += `\n${event.error ?? "The answer failed"}`;
       answer.textContent = content;
