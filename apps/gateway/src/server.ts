@@ -132,7 +132,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // Strict affinity: a run's stream is served by the replica running its thread alone (replicas named, no relay).
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
-  await app.register(webAppOperatorRoutes, { stores });
+  await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });

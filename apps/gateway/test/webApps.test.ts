@@ -2,6 +2,7 @@
 // threads with tokens the host signs. Tokens never cross over, other users' threads are missing, bad
 // input is refused with a stable code and stores nothing.
 import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
+import { eventually } from "@axiom-lattice/testing";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokenIssuer";
@@ -222,6 +223,32 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     expect((await inject("GET", `/web-apps/${id}/config`)).statusCode).toBe(403);
   });
 
+  it("ends a web app's open streams when an operator disables it, here or on a peer", async () => {
+    const { id, tokenFor } = await publish();
+    const dave = await tokenFor("dave");
+    const threadId = await openThread(id, dave);
+    const slow = `/drip 200 ${Array.from({ length: 30 }, (_, index) => `w${index}`).join(" ")}`;
+    // Sent now (an inject is sent once awaited), answered when the stream ends.
+    const streamed = inject("POST", `/web-apps/${id}/threads/${threadId}/stream`, dave, { message: slow }).then((response) => response);
+    await eventually("the run started", async () => (await gateway.context.stores.queue.getProcessingMessages(threadId, { tenantId: "shop", assistantId: "helper" })).length > 0);
+    const started = Date.now();
+    expect((await inject("PATCH", `/api/web-apps/${id}`, operator, { status: "disabled" })).statusCode).toBe(200);
+    const ended = await streamed;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(events(ended.body).map((event) => event.type)).not.toContain("done");
+    expect((await inject("POST", `/web-apps/${id}/threads/${threadId}/resume_stream`, dave, { message_id: "any" })).statusCode).toBe(403);
+
+    // A peer disabled it: this replica hears of it through the outbox, and reads the web app again.
+    const peer = await publish();
+    const erin = await peer.tokenFor("erin");
+    const peerThread = await openThread(peer.id, erin);
+    const following = inject("POST", `/web-apps/${peer.id}/threads/${peerThread}/stream`, erin, { message: slow }).then((response) => response);
+    await eventually("the peer's run started", async () => (await gateway.context.stores.queue.getProcessingMessages(peerThread, { tenantId: "shop", assistantId: "helper" })).length > 0);
+    await gateway.context.stores.webApps.updateWebApp("shop", peer.id, { status: "disabled" });
+    await gateway.context.webApps.refresh(peer.id);
+    expect(events((await following).body).map((event) => event.type)).not.toContain("done");
+  });
+
   it("queues a run with 202, and refuses a missing thread_id, an oversize message or an unknown field, queuing nothing", async () => {
     const { id, tokenFor } = await publish();
     const carol = await tokenFor("carol");
@@ -242,9 +269,11 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     }
     const oversize = await inject("POST", `/web-apps/${id}/threads/${threadId}/stream`, carol, { message: "x".repeat(32_769) });
     expect(oversize.statusCode).toBe(400);
-    const { scope } = await gateway.context.webApps.agentOf({ webApp: (await gateway.context.stores.webApps.getWebApp("shop", id))!, user: { userId: "carol", preview: false } }, threadId);
-    const runs = await gateway.context.stores.queue.listRuns(threadId, { tenantId: scope.tenantId, assistantId: scope.assistantId }, { limit: 100 });
-    expect(runs.items).toHaveLength(1);
+    // Once the queued run finished, it is the thread's only one: nothing else was queued.
+    const scope = { tenantId: "shop", assistantId: "helper" };
+    const { queue } = gateway.context.stores;
+    await eventually("the queued run finished", async () => (await queue.getQueueSize(threadId, scope)) === 0);
+    expect((await queue.listRuns(threadId, scope, { limit: 100 })).items).toHaveLength(1);
   });
 
   it(`holds each end user to ${RATE_LIMIT} runs a minute, answering 429 with Retry-After`, async () => {

@@ -155,7 +155,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
   const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
-  const { webApps } = add(webAppsSubsystem({ stores, agents }));
+  const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));

@@ -11,9 +11,12 @@ import { pageBody, pageQuery, pageView } from "../http/pagination";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { requireAssistant } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
+import type { WebAppRuntime } from "../webApps/webAppRuntime";
 
 export interface WebAppOperatorRoutesOptions {
   stores: Pick<GatewayStores, "webApps" | "assistants">;
+  /** Told of each change, so that every replica ends the streams of a web app that stopped serving. */
+  runtime: Pick<WebAppRuntime, "changed">;
 }
 
 const quickSchema = z.strictObject({ label: z.string().min(1).max(MAX_QUICK_LABEL_CHARS), text: z.string().min(1).max(MAX_QUICK_TEXT_CHARS) });
@@ -115,6 +118,7 @@ const GRACE_HOURS = WEB_APP_SECRET_GRACE_MS / 3_600_000;
 /** The tenant's agent web apps: assistants published to end users, their secrets and preview tokens. */
 export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOptions> = async (app, options) => {
   const { webApps } = options.stores;
+  const { runtime } = options;
   const notFound = (id: string) => new HttpError("NOT_FOUND", `Web app ${id} not found`);
 
   app.post(
@@ -195,6 +199,7 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
         identityMode,
       });
       if (!webApp) throw notFound(request.params.id);
+      await runtime.changed(tenantId, webApp.id);
       return toWebAppView(webApp);
     },
   );
@@ -211,7 +216,9 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
       },
     },
     async (request, reply) => {
-      if (!(await webApps.deleteWebApp(tenantOf(request), request.params.id))) throw notFound(request.params.id);
+      const tenantId = tenantOf(request);
+      if (!(await webApps.deleteWebApp(tenantId, request.params.id))) throw notFound(request.params.id);
+      await runtime.changed(tenantId, request.params.id);
       return reply.status(204).send();
     },
   );

@@ -17,9 +17,15 @@ export interface RunStreamsOptions extends SseSettingsSource {
   metrics: SseSettingsSource["metrics"] & Pick<GatewayMetrics, "affinityMisses">;
 }
 
+/** How a stream is sent: each chunk as `project` shows it (as it is by default); ended early once `signal` aborts. */
+export interface StreamChunksOptions {
+  project?: ChunkProjection;
+  signal?: AbortSignal;
+}
+
 export interface RunStreams {
-  /** Sends each chunk (as `project` shows it) with the id `<message_id>:<index>` until the run's stream ends or the client leaves. */
-  streamChunks(reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace, project?: ChunkProjection): Promise<void>;
+  /** Sends each chunk with the id `<message_id>:<index>` until the run's stream ends, the client leaves or `signal` aborts. */
+  streamChunks(reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace, options?: StreamChunksOptions): Promise<void>;
   /** Strict affinity: the one event naming the replica that runs the thread. */
   streamAffinityMiss(reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string, place: StreamPlace): void;
 }
@@ -35,9 +41,11 @@ export function runStreams(app: FastifyInstance, options: RunStreamsOptions): Ru
     for (const sse of open) sse.end();
   });
   return {
-    async streamChunks(reply, chunks, place, project = asIs) {
+    async streamChunks(reply, chunks, place, { project = asIs, signal } = {}) {
       const sse = openSseStream(reply, gatewaySseOptions(options, place));
       open.add(sse);
+      const end = () => sse.end();
+      signal?.addEventListener("abort", end, { once: true });
       try {
         for await (const chunk of chunks) {
           const data = project(chunk);
@@ -49,6 +57,7 @@ export function runStreams(app: FastifyInstance, options: RunStreamsOptions): Ru
         // A stream closed under it (the replica shutting down): whatever its source does then is nobody's concern.
         if (!sse.closed) throw error;
       } finally {
+        signal?.removeEventListener("abort", end);
         open.delete(sse);
         sse.end();
       }

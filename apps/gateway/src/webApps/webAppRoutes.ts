@@ -8,7 +8,7 @@ import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { idSchema } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pagination";
-import type { TenantStreams } from "../http/tenantStreams";
+import type { StreamPlace, TenantStreams } from "../http/tenantStreams";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { errorResponses } from "../openapi/errorResponses";
 import { queueScopeOf } from "../shared/lookups";
@@ -129,7 +129,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
       const result = await agent.addMessage(run.input, { ...runOptions(run.messageId, run.command), mode: "stream" });
       const owner = await affinity.peerOwnerAfterGrace(scope);
       if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place);
-      return await streamChunks(reply, result.stream, place, project);
+      return await follow(request, reply, result.stream, place, project);
     } catch (error) {
       // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
       place();
@@ -137,9 +137,22 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     }
   };
 
-  const followRun = (reply: FastifyReply, scope: ThreadRunScope, chunks: AsyncIterable<StreamChunk>, messageId: string, project: ChunkProjection | undefined) => {
+  /** Streams `chunks` until the run's stream ends, or the web app stops serving (disabled or removed, on any replica). */
+  const follow = async (request: FastifyRequest, reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace, project?: ChunkProjection) => {
+    const { signal, release } = webApps.watch(callerOf(request).webApp.id);
+    try {
+      await streamChunks(reply, chunks, place, { project, signal });
+    } finally {
+      release();
+    }
+  };
+
+  const followRun = async (request: FastifyRequest, reply: FastifyReply, scope: ThreadRunScope, messageId: string, chunks: AsyncIterable<StreamChunk>, project?: ChunkProjection) => {
+    const owner = await affinity.peerOwner(scope);
+    // Taken without an await before the stream opens: the stream's close gives its place back.
     const place = streams.take(scope.tenantId);
-    return affinity.peerOwner(scope).then((owner) => (owner ? streamAffinityMiss(reply, owner, scope, messageId, place) : streamChunks(reply, chunks, place, project)));
+    if (owner) return streamAffinityMiss(reply, owner, scope, messageId, place);
+    return follow(request, reply, chunks, place, project);
   };
 
   app.get(
@@ -256,7 +269,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
       const { scope, agent } = await webApps.agentOf(callerOf(request), request.params.thread_id);
       const message = await stores.queue.getMessage(messageId, queueScopeOf(scope));
       if (!message || message.threadId !== scope.threadId) throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
-      return followRun(reply, scope, agent.chunkStream(messageId, index), messageId, request.body.view === "page" ? toPageChunk : undefined);
+      return followRun(request, reply, scope, messageId, agent.chunkStream(messageId, index), request.body.view === "page" ? toPageChunk : undefined);
     },
   );
 

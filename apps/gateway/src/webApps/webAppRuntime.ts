@@ -16,6 +16,8 @@ export interface WebAppCaller {
 export interface WebAppRuntimeOptions {
   stores: Pick<GatewayStores, "webApps" | "threads">;
   agents: Pick<AgentInstanceManager, "getAgent">;
+  /** Tells the peers a web app changed, so that they end the streams it no longer serves. */
+  announceChange(tenantId: string, webAppId: string): Promise<void>;
 }
 
 /** A web app an end user may not use: missing, disabled, or a draft without a preview token. */
@@ -26,7 +28,39 @@ const notFound = (webAppId: string) => new HttpError("NOT_FOUND", `Web app ${web
  * web app's keys, its status), and which threads are theirs. Another user's thread is as missing.
  */
 export class WebAppRuntime {
+  /** This replica's open streams, by web app: each ends when its web app stops serving. */
+  private readonly streams = new Map<string, Set<AbortController>>();
+
   constructor(private readonly options: WebAppRuntimeOptions) {}
+
+  /** A signal that aborts when the web app stops serving (disabled or removed); `release` once the stream ended. */
+  watch(webAppId: string): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    const open = this.streams.get(webAppId) ?? new Set<AbortController>();
+    open.add(controller);
+    this.streams.set(webAppId, open);
+    return {
+      signal: controller.signal,
+      release: () => {
+        open.delete(controller);
+        if (open.size === 0 && this.streams.get(webAppId) === open) this.streams.delete(webAppId);
+      },
+    };
+  }
+
+  /** An operator changed or removed the web app: this replica's streams end if it stopped serving, the peers' too. */
+  async changed(tenantId: string, webAppId: string): Promise<void> {
+    await this.refresh(webAppId);
+    await this.options.announceChange(tenantId, webAppId);
+  }
+
+  /** Reads the web app again; ends this replica's streams of it when it is disabled or gone. */
+  async refresh(webAppId: string): Promise<void> {
+    if (!this.streams.has(webAppId)) return;
+    const found = await this.options.stores.webApps.getWebAppWithKeys(webAppId);
+    if (found && found.webApp.status !== "disabled") return;
+    for (const controller of this.streams.get(webAppId) ?? []) controller.abort();
+  }
 
   /**
    * The caller of a runtime request: the web app must serve (`403` disabled; a draft only to a
