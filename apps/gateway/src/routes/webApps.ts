@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { MAX_QUICK_LABEL_CHARS, MAX_QUICK_PROMPTS, MAX_QUICK_TEXT_CHARS, WEB_APP_STATUSES, WEB_APP_USER_ID_PATTERN, type WebApp } from "@axiom-lattice/protocols";
+import { MAX_QUICK_LABEL_CHARS, MAX_QUICK_PROMPTS, MAX_QUICK_TEXT_CHARS, WEB_APP_STATUSES, WEB_APP_USER_ID_PATTERN, type WebApp, type WebAppStatus } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -102,11 +102,26 @@ function appearanceOf<A extends { accent_color?: string | null }>(appearance: A 
   return { ...rest, ...(accent_color === undefined ? {} : { accentColor: accent_color as Exclude<A["accent_color"], undefined> }) };
 }
 
-function identityModeOf(identity: { mode: "signed" | "anonymous" } | undefined) {
-  if (identity?.mode === "anonymous") {
+/** The store's fields of a create or update body (`null` in the appearance kept: it removes the field). */
+function webAppFieldsOf<A extends { accent_color?: string | null }>(body: {
+  assistant_id?: string;
+  name?: string;
+  status?: WebAppStatus;
+  appearance?: A;
+  allowed_origins?: string[];
+  identity?: { mode: "signed" | "anonymous" };
+}) {
+  if (body.identity?.mode === "anonymous") {
     throw new HttpError("NOT_SUPPORTED", 'Anonymous end users are not supported yet: use identity { mode: "signed" }, the host\'s backend signing each user\'s token');
   }
-  return identity?.mode;
+  return {
+    assistantId: body.assistant_id,
+    name: body.name,
+    status: body.status,
+    appearance: appearanceOf(body.appearance),
+    allowedOrigins: body.allowed_origins,
+    identityMode: body.identity?.mode,
+  };
 }
 
 /** A secret end users' tokens are signed with: 256 random bits. */
@@ -135,18 +150,9 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { body } = request;
-      const identityMode = identityModeOf(body.identity);
+      const fields = webAppFieldsOf(body);
       await requireAssistant(options, tenantId, body.assistant_id);
-      const webApp = await webApps.createWebApp(tenantId, {
-        id: `webapp-${randomUUID()}`,
-        assistantId: body.assistant_id,
-        name: body.name,
-        status: body.status,
-        appearance: appearanceOf(body.appearance),
-        allowedOrigins: body.allowed_origins,
-        identityMode,
-        previewSecret: newSecret(),
-      });
+      const webApp = await webApps.createWebApp(tenantId, { ...fields, assistantId: body.assistant_id, name: body.name, id: `webapp-${randomUUID()}`, previewSecret: newSecret() });
       return reply.status(201).send(toWebAppView(webApp));
     },
   );
@@ -188,16 +194,9 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
     async (request) => {
       const tenantId = tenantOf(request);
       const { body } = request;
-      const identityMode = identityModeOf(body.identity);
+      const fields = webAppFieldsOf(body);
       if (body.assistant_id !== undefined) await requireAssistant(options, tenantId, body.assistant_id);
-      const webApp = await webApps.updateWebApp(tenantId, request.params.id, {
-        assistantId: body.assistant_id,
-        name: body.name,
-        status: body.status,
-        appearance: appearanceOf(body.appearance),
-        allowedOrigins: body.allowed_origins,
-        identityMode,
-      });
+      const webApp = await webApps.updateWebApp(tenantId, request.params.id, fields);
       if (!webApp) throw notFound(request.params.id);
       await runtime.changed(tenantId, webApp.id);
       return toWebAppView(webApp);

@@ -2,12 +2,11 @@ import {
   type CreateWebAppRequest,
   type QuickPrompt,
   type UpdateWebAppRequest,
+  type WebApp,
   WEB_APP_IDENTITY_MODES,
   WEB_APP_STATUSES,
   WEB_APP_USER_ID_PATTERN,
   type WebAppAppearance,
-  type WebAppIdentityMode,
-  type WebAppStatus,
   MAX_QUICK_PROMPTS,
   readQuickPrompt,
 } from "@axiom-lattice/protocols";
@@ -15,16 +14,8 @@ import { StoreArgumentError, optionalText, requireObject, requireText } from "..
 
 // Checks shared by every WebAppStore, so bad input is refused alike and before any write.
 
-export interface ValidWebApp {
-  id: string;
-  assistantId: string;
-  name: string;
-  status: WebAppStatus;
-  appearance: WebAppAppearance;
-  allowedOrigins: string[];
-  identityMode: WebAppIdentityMode;
-  previewSecret: string;
-}
+/** A web app as a store writes it: every field of the answer's but the derived ones, and the preview key. */
+export type ValidWebApp = Omit<WebApp, "tenantId" | "hasSecret" | "createdAt" | "updatedAt"> & { previewSecret: string };
 
 export type ValidWebAppUpdate = Omit<UpdateWebAppRequest, "appearance"> & { appearance?: NonNullable<UpdateWebAppRequest["appearance"]> };
 
