@@ -290,3 +290,22 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     expect((await inject("POST", `/web-apps/${id}/runs`, calm, { thread_id: await openThread(id, calm), message: "hi" })).statusCode).toBe(202);
   });
 });
+
+describe("web apps and the tenant's run rate limit", () => {
+  const gateway = useGateway(async () => {}, () => ({ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "2", AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE: "100" }));
+
+  it("holds the web app's end users together to the tenant's limit", async () => {
+    const json = { "content-type": "application/json" };
+    const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => gateway.app.inject({ method: "POST", url, headers: { ...json, ...headers }, payload: JSON.stringify(payload) });
+    expect((await post("/api/assistants", { id: "helper", name: "Helper" })).statusCode).toBe(201);
+    const { id } = (await post("/api/web-apps", { assistant_id: "helper", name: "Limited", status: "published" })).json() as { id: string };
+    const { secret } = (await post(`/api/web-apps/${id}/secret`, {})).json() as { secret: string };
+    const statuses: number[] = [];
+    for (const user of ["u1", "u2", "u3"]) {
+      const bearer = { authorization: `Bearer ${await hostToken(secret, { iss: id, sub: user, expiresIn: 600 })}` };
+      const { thread_id } = (await post(`/web-apps/${id}/threads`, {}, bearer)).json() as { thread_id: string };
+      statuses.push((await post(`/web-apps/${id}/runs`, { thread_id, message: "hi" }, bearer)).statusCode);
+    }
+    expect(statuses).toEqual([202, 202, 429]);
+  });
+});

@@ -23,7 +23,7 @@ export interface WebAppRoutesOptions {
   stores: Pick<GatewayStores, "queue">;
   affinity: RunAffinity;
   streams: TenantStreams;
-  config: Pick<GatewayConfig, "tenantLimits" | "webAppRunRateLimitPerMinute" | "sseHeartbeatMs">;
+  config: Pick<GatewayConfig, "tenantLimits" | "webAppRunRateLimitPerMinute" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
   metrics: Pick<GatewayMetrics, "affinityMisses" | "sseSubscribers">;
 }
 
@@ -104,20 +104,23 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     if (!id.success) throw new HttpError("INVALID_REQUEST", "Invalid web app id: 1-128 characters of A-Z a-z 0-9 . _ -");
     request.setDecorator(CALLER, await webApps.authorize(id.data, request.headers.authorization));
   };
-  const perUser = config.webAppRunRateLimitPerMinute;
-  const rateLimit =
-    perUser > 0
-      ? {
-          max: perUser,
-          timeWindow: 60_000,
-          keyGenerator: (request: FastifyRequest) => {
-            const { webApp, user } = callerOf(request);
-            return `web-app:${webApp.id}:${user.userId}`;
-          },
-          errorResponseBuilder: (_request: FastifyRequest, { max, after }: { max: number; after: string }) =>
-            new HttpError("RATE_LIMITED", `At most ${max} runs per minute per user of this web app; retry in ${after}`),
-        }
-      : false;
+  /** A run limit over a minute: over it, `429 RATE_LIMITED` with `Retry-After`. */
+  const perMinute = (max: number, keyOf: (caller: WebAppCaller) => string, whose: string) => {
+    const check = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: (request) => keyOf(callerOf(request)) });
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const outcome = await check(request);
+      // Counted either way; `isAllowed` only says whether the key is on an allow list.
+      if (outcome.isAllowed || !outcome.isExceeded) return;
+      reply.header("retry-after", String(outcome.ttlInSeconds));
+      throw new HttpError("RATE_LIMITED", `At most ${max} runs per minute ${whose}; retry in ${outcome.ttlInSeconds} s`);
+    };
+  };
+  // Each end user's runs are limited, and the tenant's limit holds as on its other run routes.
+  const { webAppRunRateLimitPerMinute: perUser, runRateLimitPerMinute: perTenant } = config;
+  const runLimits = [
+    ...(perUser > 0 ? [perMinute(perUser, ({ webApp, user }) => `web-app:${webApp.id}:${user.userId}`, "per user of this web app")] : []),
+    ...(perTenant > 0 ? [perMinute(perTenant, ({ webApp }) => `tenant:${webApp.tenantId}`, "per tenant")] : []),
+  ];
 
   const runOptions = (messageId?: string, command?: { resume: unknown }) => ({ messageId, command, tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined });
 
@@ -234,7 +237,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     "/web-apps/:id/threads/:thread_id/stream",
     {
       preValidation: identify,
-      config: { rateLimit },
+      preHandler: runLimits,
       schema: { tags, summary: "Send the user's message and stream the answer, projected for the page", params: threadParams, body: streamBody, response: { 200: sse(pageStream), ...runtimeErrors(...RUN_CODES) } },
     },
     async (request, reply) => streamRun(request, reply, request.params.thread_id, { input: { message: request.body.message }, messageId: request.body.message_id }, toPageChunk),
@@ -244,7 +247,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     "/web-apps/:id/threads/:thread_id/stream/native",
     {
       preValidation: identify,
-      config: { rateLimit },
+      preHandler: runLimits,
       schema: { tags, summary: "Send the user's message and stream the run's raw chunks", params: threadParams, body: streamBody, response: { 200: sse(nativeStream), ...runtimeErrors(...RUN_CODES) } },
     },
     async (request, reply) => streamRun(request, reply, request.params.thread_id, { input: { message: request.body.message }, messageId: request.body.message_id }),
@@ -277,7 +280,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     "/web-apps/:id/threads/:thread_id/interrupts/:interrupt_id/resume",
     {
       preValidation: identify,
-      config: { rateLimit },
+      preHandler: runLimits,
       schema: {
         tags,
         summary: "Answer what the thread waits on, and stream the run that goes on, projected for the page",
@@ -299,7 +302,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     "/web-apps/:id/runs",
     {
       preValidation: identify,
-      config: { rateLimit },
+      preHandler: runLimits,
       schema: {
         tags,
         summary: "Queue the user's message on one of their threads, without following it",
