@@ -111,6 +111,22 @@ function embedJourney(name: string, setting: () => Setting, browser: () => Brows
     await page.context().close();
   });
 
+  it("asks the user what the assistant asks, and streams the run that goes on with the answer, after a reload too", async () => {
+    printLogsOnFailure(replicas);
+    const page = await openPage(browser(), `30-web-app-embed-${name}-dora`);
+    await page.goto(`${setting().host.origin}/?user=dora`);
+    await showing(page, "#messages li", (shown) => shown === "Welcome to the shop!");
+    await page.evaluate(() => (globalThis as unknown as { embed: { send(text: string): void } }).embed.send("/interrupt which colour?"));
+    await showing(page, "#question", (shown) => shown === "which colour?");
+    await page.reload();
+    await showing(page, "#question", (shown) => shown === "which colour?");
+    await chat(page).getByLabel("Answer", { exact: true }).fill("blue");
+    await chat(page).getByRole("button", { name: "Answer" }).click();
+    await showing(page, "#messages li.assistant", (shown) => shown === "ask_human returned: blue");
+    expect(await chat(page).locator("#interrupt").isHidden()).toBe(true);
+    await page.context().close();
+  });
+
   it("shows another user none of the first user's thread", async () => {
     printLogsOnFailure(replicas);
     const page = await openPage(browser(), `30-web-app-embed-${name}-bob`);

@@ -1,6 +1,7 @@
 import { type EmbedConfig, type QuickPrompt, embedEnvelope, readEmbedMessage } from "@axiom-lattice/protocols";
 import { allowedHostOrigin } from "./hostOrigin";
-import { RuntimeClient, RuntimeError, type Turn, type WebAppConfig } from "./runtimeClient";
+import type { SseEvent } from "./sseEvents";
+import { type PendingInterrupt, RuntimeClient, RuntimeError, type Turn, type WebAppConfig } from "./runtimeClient";
 import "./style.css";
 
 // The embedded chat: it learns who the user is from the host page (axiom:identity), never from its
@@ -9,13 +10,16 @@ import "./style.css";
 const NO_IDENTITY = "Open this chat from the host page embed to start chatting.";
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const [title, notice, list, quickBar, composer, input] = [
+const [title, notice, list, quickBar, composer, input, questionForm, question, answerInput] = [
   element("title"),
   element("notice"),
   element<HTMLOListElement>("messages"),
   element("quicks"),
   element<HTMLFormElement>("composer"),
   element<HTMLTextAreaElement>("input"),
+  element<HTMLFormElement>("interrupt"),
+  element("question"),
+  element<HTMLInputElement>("answer"),
 ];
 
 // /…/embed/{id}: the runtime routes are under the same prefix, at /…/web-apps/{id}.
@@ -27,6 +31,8 @@ let welcome: string | undefined;
 let quicks: QuickPrompt[] = [];
 let threadId: string | undefined;
 let busy = false;
+/** What the thread waits on: answered through the question form, not by a new message. */
+let waitingOn: PendingInterrupt | undefined;
 /** Messages sent while a run streams or before the thread is open: sent in turn, none dropped. */
 const pending: string[] = [];
 
@@ -85,10 +91,11 @@ let threadKey = "";
 /** The user's thread: the one this browser remembers for them, or a new one. */
 async function openThread(): Promise<void> {
   let turns: Turn[] = [];
+  let interrupts: PendingInterrupt[] = [];
   const remembered = localStorage.getItem(threadKey);
   if (remembered !== null) {
     try {
-      turns = await client.turns(remembered);
+      ({ messages: turns, interrupts } = await client.thread(remembered));
       threadId = remembered;
     } catch (error) {
       if (!(error instanceof RuntimeError && error.status === 404)) throw error;
@@ -101,6 +108,7 @@ async function openThread(): Promise<void> {
   renderTurns(turns);
   composer.hidden = false;
   showNotice(undefined);
+  ask(interrupts[0]);
   renderQuicks();
   void sendPending();
 }
@@ -122,27 +130,41 @@ function send(text: string): void {
   void sendPending();
 }
 
+/** Shows what the thread waits on (or nothing): the user answers it in the question form. */
+function ask(interrupt: PendingInterrupt | undefined): void {
+  waitingOn = interrupt;
+  questionForm.hidden = interrupt === undefined;
+  const value = interrupt?.value as { question?: unknown } | string | undefined;
+  question.textContent = typeof value === "string" ? value : String(value?.question ?? JSON.stringify(value ?? ""));
+  if (interrupt) answerInput.focus();
+}
+
 async function sendPending(): Promise<void> {
-  if (busy || threadId === undefined) return;
+  if (busy || threadId === undefined || waitingOn !== undefined) return;
   const text = pending.shift();
   if (text === undefined) return;
-  busy = true;
-  renderQuicks();
   list.querySelector(".welcome")?.remove();
   addTurn({ role: "user", content: text });
+  await showAnswer(client.send(threadId, text));
+}
+
+/** Shows a run's answer as it streams in; what the run ends waiting on is asked next. */
+async function showAnswer(events: AsyncGenerator<SseEvent>): Promise<void> {
+  busy = true;
+  renderQuicks();
   const answer = addTurn({ role: "assistant", content: "" });
   answer.classList.add("streaming");
   let content = "";
   // Where the step in progress began: another replica taking the run over streams that step again.
   let stepStart = 0;
   try {
-    for await (const { data } of client.send(threadId, text)) {
-      const event = data as { type: string; text?: string; name?: string; phase?: string; error?: string; interrupts?: { value: unknown }[] };
+    for await (const { data } of events) {
+      const event = data as { type: string; text?: string; name?: string; phase?: string; error?: string; interrupts?: PendingInterrupt[] };
       if (event.type === "text") content += event.text ?? "";
       if (event.type === "resumed") content = content.slice(0, stepStart);
       if (event.type === "tool" && event.name) answer.dataset.tool = event.name;
       if (event.type === "tool" && event.phase === "result") stepStart = content.length;
-      if (event.type === "interrupt") content += `\n${event.interrupts?.map((interrupt) => String(interrupt.value)).join("\n") ?? ""}`;
+      if (event.type === "interrupt") ask(event.interrupts?.[0]);
       if (event.type === "error") content += `\n${event.error ?? "The answer failed"}`;
       answer.textContent = content;
       answer.scrollIntoView({ block: "end" });
@@ -151,11 +173,24 @@ async function sendPending(): Promise<void> {
     answer.textContent = `${content}\n${error instanceof Error ? error.message : String(error)}`;
   } finally {
     answer.classList.remove("streaming");
+    // A run that only asked a question shows the question, not an empty answer.
+    if (!answer.textContent) answer.remove();
     busy = false;
     renderQuicks();
     void sendPending();
   }
 }
+
+questionForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const response = answerInput.value;
+  if (busy || threadId === undefined || waitingOn?.id === undefined || !response.trim()) return;
+  const interruptId = waitingOn.id;
+  answerInput.value = "";
+  ask(undefined);
+  addTurn({ role: "user", content: response });
+  void showAnswer(client.answer(threadId, interruptId, response));
+});
 
 composer.addEventListener("submit", (event) => {
   event.preventDefault();

@@ -17,6 +17,18 @@ export interface Turn {
   content: string;
 }
 
+/** What a thread's run waits on: the question the graph's `interrupt()` asked. */
+export interface PendingInterrupt {
+  id?: string;
+  value: unknown;
+}
+
+/** A thread as the page shows it: its turns, and what it waits on. */
+export interface ThreadView {
+  messages: Turn[];
+  interrupts: PendingInterrupt[];
+}
+
 /** A failed call: the gateway's stable code and message. */
 export class RuntimeError extends Error {
   constructor(
@@ -53,17 +65,27 @@ export class RuntimeClient {
     return (await this.call<{ thread_id: string }>("POST", "/threads", {})).thread_id;
   }
 
-  async turns(threadId: string): Promise<Turn[]> {
-    return (await this.call<{ messages: Turn[] }>("GET", `/threads/${encodeURIComponent(threadId)}`)).messages;
+  thread(threadId: string): Promise<ThreadView> {
+    return this.call("GET", `/threads/${encodeURIComponent(threadId)}`);
+  }
+
+  /** Sends `message` and yields the projected events until the run ends (see {@link follow}). */
+  send(threadId: string, message: string): AsyncGenerator<SseEvent> {
+    return this.follow(threadId, `/threads/${encodeURIComponent(threadId)}/stream`, { message });
+  }
+
+  /** Answers what the thread waits on and yields the events of the run that goes on. */
+  answer(threadId: string, interruptId: string, response: string): AsyncGenerator<SseEvent> {
+    return this.follow(threadId, `/threads/${encodeURIComponent(threadId)}/interrupts/${encodeURIComponent(interruptId)}/resume`, { response });
   }
 
   /**
-   * Sends `message` and yields the projected events until the run ends. A stream that breaks before
+   * Yields the projected events of the run `path` starts, until it ends. A stream that breaks before
    * its end is resumed after the last event received (any replica serves it), so nothing repeats.
    */
-  async *send(threadId: string, message: string): AsyncGenerator<SseEvent> {
+  private async *follow(threadId: string, path: string, body: unknown): AsyncGenerator<SseEvent> {
     const thread = `/threads/${encodeURIComponent(threadId)}`;
-    let response = await this.fetch("POST", `${thread}/stream`, { message });
+    let response = await this.fetch("POST", path, body);
     let lastId: string | undefined;
     for (let resumes = 0; ; resumes += 1) {
       try {
