@@ -10,6 +10,9 @@ import { idSchema } from "../http/ids";
 import { errorResponses } from "../openapi/errorResponses";
 import type { GatewayStores } from "../stores/gatewayStores";
 
+/** Where the page's scripts and styles are served (hashed names, so cached for good). */
+export const EMBED_ASSETS_PATH = "/embed/assets";
+
 /** The workspace package that builds the page and the host script (apps/embed); private, so present only in a checkout. */
 const EMBED_PACKAGE = "@axiom-lattice/embed";
 
@@ -58,7 +61,7 @@ export async function registerEmbedPage(app: FastifyInstance, { root, stores }: 
   const [html, hostScript] = [readFileSync(page, "utf8"), readFileSync(script, "utf8")];
   await app.register(fastifyStatic, {
     root: join(root, "page", "assets"),
-    prefix: "/embed/assets/",
+    prefix: `${EMBED_ASSETS_PATH}/`,
     decorateReply: false,
     setHeaders: (reply) => reply.header("cache-control", "public, max-age=31536000, immutable"),
   });
