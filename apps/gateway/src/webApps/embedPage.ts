@@ -2,9 +2,9 @@ import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { z } from "zod";
+import { builtPackageDist } from "../http/builtPackage";
 import { HttpError } from "../http/errors";
 import { idSchema } from "../http/ids";
 import { errorResponses } from "../openapi/errorResponses";
@@ -17,13 +17,7 @@ export const EMBED_ASSETS_PATH = "/embed/assets";
 const EMBED_PACKAGE = "@axiom-lattice/embed";
 
 /** Where the page and the host script are built: the embed package's `dist`, when it is installed beside the gateway. */
-export function findEmbedBuild(): string | undefined {
-  try {
-    return join(dirname(createRequire(import.meta.url).resolve(`${EMBED_PACKAGE}/package.json`)), "dist");
-  } catch {
-    return undefined;
-  }
-}
+export const findEmbedBuild = (): string | undefined => builtPackageDist(EMBED_PACKAGE);
 
 /**
  * Helmet's policy for the page, but for who may frame it: the web app's allowed origins only (none:
