@@ -276,6 +276,28 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     expect((await queue.listRuns(threadId, scope, { limit: 100 })).items).toHaveLength(1);
   });
 
+  it("runs with a model_key the assistant's provider offers, and refuses any other, queuing nothing", async () => {
+    expect((await inject("POST", "/api/model-providers", operator, { id: "house", kind: "scripted", models: ["small", "large"] })).statusCode).toBe(201);
+    expect((await inject("POST", "/api/assistants", operator, { id: "housed", name: "Housed", model: { provider: "house" } })).statusCode).toBe(201);
+    const created = await inject("POST", "/api/web-apps", operator, { assistant_id: "housed", name: "Models", status: "published" });
+    const id = (created.json() as { id: string }).id;
+    const { secret } = (await inject("POST", `/api/web-apps/${id}/secret`, operator)).json() as { secret: string };
+    const frank = await hostToken(secret, { iss: id, sub: "frank", expiresIn: 600 });
+    const threadId = await openThread(id, frank);
+    const streamed = await inject("POST", `/web-apps/${id}/threads/${threadId}/stream`, frank, { message: "hi", model_key: "large" });
+    expect(events(streamed.body).at(-1)).toMatchObject({ type: "done", status: "success" });
+    const scope = { tenantId: "shop", assistantId: "housed" };
+    const [run] = (await gateway.context.stores.queue.listRuns(threadId, scope, { limit: 10 })).items;
+    expect(run.content).toMatchObject({ graph: { settings: { model: { provider: "house", model: "large" } } } });
+    for (const model_key of ["huge", ""]) {
+      const refused = await inject("POST", `/web-apps/${id}/runs`, frank, { thread_id: threadId, message: "hi", model_key });
+      expect(refused.statusCode, model_key).toBe(400);
+      expect(refused.json()).toMatchObject({ code: "INVALID_REQUEST" });
+    }
+    expect(await gateway.context.stores.queue.getQueueSize(threadId, scope)).toBe(0);
+    expect((await inject("POST", `/web-apps/${id}/runs`, frank, { thread_id: threadId, message: "hi", model_key: "small" })).statusCode).toBe(202);
+  });
+
   it(`holds each end user to ${RATE_LIMIT} runs a minute, answering 429 with Retry-After`, async () => {
     const { id, tokenFor } = await publish();
     const hasty = await tokenFor("hasty");

@@ -35,8 +35,9 @@ const interruptParams = threadParams.extend({ interrupt_id: z.string().min(1).ma
 
 const messageSchema = z.string().min(1).max(MAX_EMBED_MESSAGE_CHARS).describe(`The user's text, at most ${MAX_EMBED_MESSAGE_CHARS} characters`);
 const messageIdSchema = idSchema.optional().describe("Chosen by the page, unique within the web app's tenant; generated when absent");
-const streamBody = z.strictObject({ message: messageSchema, message_id: messageIdSchema });
-const enqueueBody = z.strictObject({ thread_id: idSchema.describe("One of the user's threads"), message: messageSchema, message_id: messageIdSchema });
+const modelKeySchema = z.string().min(1).max(256).optional().describe("One of the models the assistant's provider offers (its catalog provider's `models`); absent: the assistant's");
+const streamBody = z.strictObject({ message: messageSchema, model_key: modelKeySchema, message_id: messageIdSchema });
+const enqueueBody = z.strictObject({ thread_id: idSchema.describe("One of the user's threads"), message: messageSchema, model_key: modelKeySchema, message_id: messageIdSchema });
 const resumeStreamBody = z.strictObject({
   message_id: idSchema.optional().describe("The message to follow; may be left to a Last-Event-ID header"),
   after: z.number().int().min(-1).max(Number.MAX_SAFE_INTEGER).optional().describe("Replay the chunks after this index (default -1: all)"),
@@ -122,14 +123,28 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     ...(perTenant > 0 ? [perMinute(perTenant, ({ webApp }) => `tenant:${webApp.tenantId}`, "per tenant")] : []),
   ];
 
-  const runOptions = (messageId?: string, command?: { resume: unknown }) => ({ messageId, command, tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined });
+  /** What a run of the page is queued with: its message, or the answer to an interrupt. */
+  interface PageRun {
+    input: AgentInput;
+    command?: { resume: unknown };
+    messageId?: string;
+    modelKey?: string;
+  }
+
+  /** The run's queue options; a model choice the web app does not offer is refused before anything is queued. */
+  const runOptions = async (scope: ThreadRunScope, run: Omit<PageRun, "input">) => ({
+    messageId: run.messageId,
+    command: run.command,
+    graph: await webApps.modelChoice(scope, run.modelKey),
+    tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
+  });
 
   /** Streams a new run of a thread the caller owns; the stream's place is taken first, so a refused stream queues nothing. */
-  const streamRun = async (request: FastifyRequest, reply: FastifyReply, threadId: string, run: { input: AgentInput; command?: { resume: unknown }; messageId?: string }, project?: ChunkProjection) => {
+  const streamRun = async (request: FastifyRequest, reply: FastifyReply, threadId: string, run: PageRun, project?: ChunkProjection) => {
     const { scope, agent } = await webApps.agentOf(callerOf(request), threadId);
     const place = streams.take(scope.tenantId);
     try {
-      const result = await agent.addMessage(run.input, { ...runOptions(run.messageId, run.command), mode: "stream" });
+      const result = await agent.addMessage(run.input, { ...(await runOptions(scope, run)), mode: "stream" });
       const owner = await affinity.peerOwnerAfterGrace(scope);
       if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place);
       return await follow(request, reply, result.stream, place, project);
@@ -240,7 +255,10 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
       preHandler: runLimits,
       schema: { tags, summary: "Send the user's message and stream the answer, projected for the page", params: threadParams, body: streamBody, response: { 200: sse(pageStream), ...runtimeErrors(...RUN_CODES) } },
     },
-    async (request, reply) => streamRun(request, reply, request.params.thread_id, { input: { message: request.body.message }, messageId: request.body.message_id }, toPageChunk),
+    async (request, reply) => {
+      const { message, message_id, model_key } = request.body;
+      return streamRun(request, reply, request.params.thread_id, { input: { message }, messageId: message_id, modelKey: model_key }, toPageChunk);
+    },
   );
 
   app.post(
@@ -250,7 +268,10 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
       preHandler: runLimits,
       schema: { tags, summary: "Send the user's message and stream the run's raw chunks", params: threadParams, body: streamBody, response: { 200: sse(nativeStream), ...runtimeErrors(...RUN_CODES) } },
     },
-    async (request, reply) => streamRun(request, reply, request.params.thread_id, { input: { message: request.body.message }, messageId: request.body.message_id }),
+    async (request, reply) => {
+      const { message, message_id, model_key } = request.body;
+      return streamRun(request, reply, request.params.thread_id, { input: { message }, messageId: message_id, modelKey: model_key });
+    },
   );
 
   app.post(
@@ -314,8 +335,8 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     },
     async (request, reply) => {
       const { body } = request;
-      const { agent } = await webApps.agentOf(callerOf(request), body.thread_id);
-      const result = await agent.addMessage({ message: body.message }, { ...runOptions(body.message_id), mode: "queue" });
+      const { scope, agent } = await webApps.agentOf(callerOf(request), body.thread_id);
+      const result = await agent.addMessage({ message: body.message }, { ...(await runOptions(scope, { messageId: body.message_id, modelKey: body.model_key })), mode: "queue" });
       return reply.status(202).send({ success: true as const, message_id: result.messageId, queued: true as const });
     },
   );

@@ -1,4 +1,4 @@
-import type { AgentInstanceManager } from "@axiom-lattice/agent";
+import type { AgentInstanceManager, GraphRunOptions } from "@axiom-lattice/agent";
 import type { ThreadRunScope } from "@axiom-lattice/core";
 import type { Page, PageRequest, WebApp, WebAppThread } from "@axiom-lattice/protocols";
 import { BEARER, MAX_AUTHORIZATION_LENGTH } from "../auth/authentication";
@@ -14,7 +14,7 @@ export interface WebAppCaller {
 }
 
 export interface WebAppRuntimeOptions {
-  stores: Pick<GatewayStores, "webApps" | "threads">;
+  stores: Pick<GatewayStores, "webApps" | "threads" | "assistants" | "modelProviders">;
   agents: Pick<AgentInstanceManager, "getAgent">;
   /** Tells the peers a web app changed, so that they end the streams it no longer serves. */
   announceChange(tenantId: string, webAppId: string): Promise<void>;
@@ -106,6 +106,23 @@ export class WebAppRuntime {
     const thread = owned?.userId === user.userId ? await threads.getThread(webApp.tenantId, threadId) : null;
     if (!thread) throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
     return threadScope(thread);
+  }
+
+  /**
+   * The run's graph options for an end user's `model_key`: one of the models the thread's assistant's
+   * catalog provider offers (or the assistant's own model). Anything else is refused: an end user
+   * never picks what the operator did not offer. An assistant with a key of its own takes none, so
+   * that no key is copied into the run.
+   */
+  async modelChoice(scope: ThreadRunScope, modelKey: string | undefined): Promise<GraphRunOptions | undefined> {
+    if (modelKey === undefined) return undefined;
+    const { assistants, modelProviders } = this.options.stores;
+    const model = (await assistants.getAssistant(scope.tenantId, scope.assistantId))?.model ?? { provider: "scripted" };
+    const offered = model.apiKey === undefined ? [...((await modelProviders.getProvider(scope.tenantId, model.provider))?.models ?? []), ...(model.model ? [model.model] : [])] : [];
+    if (!offered.includes(modelKey)) {
+      throw new HttpError("INVALID_REQUEST", `Invalid request body: model_key must be one of the models this web app offers (${offered.join(", ") || "none"})`);
+    }
+    return { settings: { model: { ...model, model: modelKey } } };
   }
 
   /** The agent handle of a thread the caller owns. */
