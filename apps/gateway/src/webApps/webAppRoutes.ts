@@ -80,6 +80,14 @@ const BODY_CODES: readonly ErrorCode[] = ["INVALID_JSON", "PAYLOAD_TOO_LARGE", "
 const RUN_CODES: readonly ErrorCode[] = [...BODY_CODES, "RATE_LIMITED", "QUEUE_FULL", "DUPLICATE_MESSAGE", "TOO_MANY_STREAMS", "INVALID_RUN_INPUT"];
 const runtimeErrors = (...codes: readonly ErrorCode[]) => errorResponses([...RUNTIME_CODES, ...codes]);
 
+/** What a run of the page is queued with: its message, or the answer to an interrupt. */
+interface PageRun {
+  input: AgentInput;
+  command?: { resume: unknown };
+  messageId?: string;
+  modelKey?: string;
+}
+
 const tags = ["web-app runtime"];
 const callerOf = (request: FastifyRequest): WebAppCaller => request.getDecorator<WebAppCaller>(CALLER);
 
@@ -123,14 +131,6 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     ...(perTenant > 0 ? [perMinute(perTenant, ({ webApp }) => `tenant:${webApp.tenantId}`, "per tenant")] : []),
   ];
 
-  /** What a run of the page is queued with: its message, or the answer to an interrupt. */
-  interface PageRun {
-    input: AgentInput;
-    command?: { resume: unknown };
-    messageId?: string;
-    modelKey?: string;
-  }
-
   /** The run's queue options; a model choice the web app does not offer is refused before anything is queued. */
   const runOptions = async (scope: ThreadRunScope, run: Omit<PageRun, "input">) => ({
     messageId: run.messageId,
@@ -165,6 +165,7 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     }
   };
 
+  /** Follows a message's run again (`resume_stream`), from wherever the caller's stream stopped. */
   const followRun = async (request: FastifyRequest, reply: FastifyReply, scope: ThreadRunScope, messageId: string, chunks: AsyncIterable<StreamChunk>, project?: ChunkProjection) => {
     const owner = await affinity.peerOwner(scope);
     // Taken without an await before the stream opens: the stream's close gives its place back.
