@@ -142,6 +142,7 @@ const SECRET_KIND_NAMES: Record<StoredSecretKind, string> = {
   assistantKeys: "assistant_keys",
   mcpHeaders: "mcp_headers",
   mcpEnv: "mcp_env",
+  webAppSecrets: "web_app_secrets",
 };
 
 /** keys:rotate's summary line, snake_case as the API's answers are. */

@@ -37,6 +37,9 @@ import { langgraphApi } from "./langgraph/langgraphApi";
 import { installOperatorRoutes } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
+import { webAppOperatorRoutes } from "./routes/webApps";
+import { webAppRoutes } from "./webApps/webAppRoutes";
+import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
 /** The process's structured logger: pino JSON lines carrying the replica id. */
 export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
@@ -131,6 +134,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // Strict affinity: a run's stream is served by the replica running its thread alone (replicas named, no relay).
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
+  await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
+  await registerEmbedPage(app, { root: findEmbedBuild(), stores });
+  await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });

@@ -5,3 +5,4 @@ export * from "./storeKinds";
 export * from "./outboxTopics";
 export * from "./pagination";
 export type { ErrorCode } from "./errorCodes";
+export * from "./webAppEmbed";

@@ -1,8 +1,8 @@
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { builtPackageDist } from "../http/builtPackage";
 
 /** Where the chat page is served. */
 export const PLAYGROUND_PATH = "/playground";
@@ -11,13 +11,7 @@ export const PLAYGROUND_PATH = "/playground";
 const PLAYGROUND_PACKAGE = "@axiom-lattice/playground";
 
 /** Where the page is built: the playground package's `dist`, when the package is installed beside the gateway. */
-export function findPlaygroundPage(): string | undefined {
-  try {
-    return join(dirname(createRequire(import.meta.url).resolve(`${PLAYGROUND_PACKAGE}/package.json`)), "dist");
-  } catch {
-    return undefined;
-  }
-}
+export const findPlaygroundPage = (): string | undefined => builtPackageDist(PLAYGROUND_PACKAGE);
 
 /**
  * Serves the chat page's files at `/playground/` (`/playground` redirects there, so its relative

@@ -17,6 +17,7 @@ import {
   InMemoryTaskStore,
   InMemoryThreadStore,
   InMemoryUnitOfWork,
+  InMemoryWebAppStore,
   MemoryScheduleStorage,
   type QueueWakeup,
   type SecretKeyring,
@@ -39,6 +40,7 @@ import type {
   TaskStore,
   ThreadStore,
   UnitOfWork,
+  WebAppStore,
 } from "@axiom-lattice/protocols";
 import { InMemoryCheckpointSaver } from "@axiom-lattice/agent";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
@@ -66,6 +68,8 @@ export interface GatewayStores extends UnitOfWork {
   assistants: AssistantStore;
   /** The tenants' model provider catalogs (API keys sealed at rest). */
   modelProviders: ModelProviderStore;
+  /** The tenants' web apps and their end users' threads (secrets sealed at rest). */
+  webApps: WebAppStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
   /** Rooms of projects and their messages. */
@@ -122,6 +126,7 @@ export async function createGatewayStores(
       threads: new InMemoryThreadStore(),
       assistants: new InMemoryAssistantStore(),
       modelProviders: new InMemoryModelProviderStore(),
+      webApps: new InMemoryWebAppStore(),
       projects,
       rooms,
       roomMessages: new InMemoryProjectRoomMessageStore(rooms),
@@ -191,6 +196,7 @@ export async function createGatewayStores(
     threads: pg.thread,
     assistants: pg.assistant,
     modelProviders: pg.modelProvider,
+    webApps: pg.webApp,
     projects: pg.project,
     rooms: pg.projectRoom,
     roomMessages: pg.projectRoomMessage,

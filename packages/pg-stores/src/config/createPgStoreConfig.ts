@@ -5,6 +5,7 @@ import type { Pool, PoolConfig } from "pg";
 import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
+import { PostgreSQLWebAppStore } from "../webApps/postgresqlWebAppStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
@@ -51,6 +52,8 @@ export interface PgStoreConfig {
   assistant: PostgreSQLAssistantStore;
   /** The tenants' model provider catalogs, keys sealed with the given keyring. */
   modelProvider: PostgreSQLModelProviderStore;
+  /** The tenants' web apps and their end users' threads, secrets sealed with the given keyring. */
+  webApp: PostgreSQLWebAppStore;
   project: PostgreSQLProjectStore;
   projectRoom: PostgreSQLProjectRoomStore;
   projectRoomMessage: PostgreSQLProjectRoomMessageStore;
@@ -97,6 +100,7 @@ export async function createPgStoreConfig(connectionString: string, options: PgS
       thread: new PostgreSQLThreadStore(shared),
       assistant: new PostgreSQLAssistantStore({ ...shared, keyring }),
       modelProvider: new PostgreSQLModelProviderStore({ ...shared, keyring }),
+      webApp: new PostgreSQLWebAppStore({ ...shared, keyring }),
       project: new PostgreSQLProjectStore(shared),
       projectRoom: new PostgreSQLProjectRoomStore(shared),
       projectRoomMessage: new PostgreSQLProjectRoomMessageStore(shared),

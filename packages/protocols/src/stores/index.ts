@@ -14,3 +14,4 @@ export * from "./pluginSetting";
 export * from "./runEventLog";
 export * from "./item";
 export * from "./unitOfWork";
+export * from "./webApp";
