@@ -57,6 +57,8 @@ export interface GatewayConfig {
   /** How long a run's events wait to be logged together (`AXIOM_RUN_EVENT_FLUSH_MS`): followers on other replicas lag about this much. */
   runEventFlushMs: number;
   logLevel: string;
+  /** `json`: one JSON object per line, for log collectors; `pretty`: pino-pretty's lines, for a person at a terminal. */
+  logFormat: "json" | "pretty";
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
   /** Threads this replica runs at once. */
@@ -202,6 +204,7 @@ const envSchema = z.object({
   AXIOM_STREAM_RELAY: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   AXIOM_RUN_EVENT_FLUSH_MS: integer(10, 60_000).default(RUN_EVENT_FLUSH_MS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).default("json"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
@@ -285,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     runEventRetentionHours: parseRetentionHours(e.AXIOM_RUN_EVENT_RETENTION_HOURS, DEFAULT_RUN_EVENT_RETENTION_HOURS),
     runEventFlushMs: e.AXIOM_RUN_EVENT_FLUSH_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
     runLeaseMs: e.AXIOM_RUN_LEASE_MS,

@@ -5,6 +5,7 @@ import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEc
 import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
+import pinoPretty from "pino-pretty";
 import { installAuthentication } from "./auth/authentication";
 import { createTokenVerifier } from "./auth/tokenVerifier";
 import type { GatewayConfig } from "./config";
@@ -41,9 +42,14 @@ import { webAppOperatorRoutes } from "./routes/webApps";
 import { webAppRoutes } from "./webApps/webAppRoutes";
 import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
-/** The process's structured logger: pino JSON lines carrying the replica id. */
-export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
-  return pino({ level: config.logLevel, base: { replica: config.replicaId } });
+/**
+ * The process's structured logger: pino JSON lines carrying the replica id, or (`LOG_FORMAT=pretty`)
+ * the same records as pino-pretty prints them for a terminal, colored when stdout is one.
+ */
+export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "logFormat" | "replicaId">): FastifyBaseLogger {
+  const options = { level: config.logLevel, base: { replica: config.replicaId } };
+  if (config.logFormat === "json") return pino(options);
+  return pino(options, pinoPretty({ colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", sync: true }));
 }
 
 export interface BuildGatewayOptions {
