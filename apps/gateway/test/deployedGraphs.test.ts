@@ -192,7 +192,8 @@ describe("POST /internal/truncate (a development gateway: in memory, authenticat
     const thread = (await gateway.post("/threads", {}, headers)).json().thread_id as string;
     await gateway.post("/assistants", { graph_id: "counter", name: "mine" }, headers);
     await gateway.app.inject({ method: "PUT", url: "/store/items", headers: { ...headers, "content-type": "application/json" }, payload: JSON.stringify({ namespace: ["a"], key: "k", value: { v: 1 } }) });
-    expect((await gateway.post("/internal/truncate", { threads: true, assistants: true, store: true }, headers)).json()).toEqual({ ok: true });
+    // As the LangGraph server's test utilities send it ("checkpoint", besides the documented "checkpointer").
+    expect((await gateway.post("/internal/truncate", { runs: true, threads: true, assistants: true, store: true, checkpoint: true }, headers)).json()).toEqual({ ok: true });
     expect((await gateway.get(`/threads/${thread}`, headers)).statusCode).toBe(404);
     expect((await gateway.post("/store/namespaces", {}, headers)).json()).toEqual({ namespaces: [] });
     const left = (await gateway.post("/assistants/search", {}, headers)).json() as Array<{ metadata: Record<string, unknown> }>;
