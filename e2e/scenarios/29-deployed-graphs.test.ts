@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { useCluster } from "../harness/cluster";
 import { freshTenant, sdkClient } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
-import { runningReplica } from "../harness/runStreams";
+import { eventually } from "../harness/client";
+import { runLog, runningReplica } from "../harness/runStreams";
 
 // Issue 37: an operator's own graph (a langgraph.json) on 3 replicas on PostgreSQL behind the
 // documented nginx, round-robin: every replica loads it, its graph id names its default assistant,
@@ -26,7 +27,8 @@ describe.skipIf(nginxMissing)("scenario 29: an operator's graph on 3 replicas be
   const behindBalancer = async (env: Record<string, string>) => {
     const replicas = await cluster.start(3, { env: { ...DEPLOYMENT, ...env } });
     balancer = await LoadBalancer.start(replicas);
-    return { replicas, client: await sdkClient(balancer.url, freshTenant("graphs")), pool: await cluster.sql() };
+    const tenant = freshTenant("graphs");
+    return { replicas, tenant, client: await sdkClient(balancer.url, tenant), pool: await cluster.sql() };
   };
 
   it("with the default settings, runs the graph by its id from any replica, and reads its state from any", async () => {
@@ -73,5 +75,41 @@ describe.skipIf(nginxMissing)("scenario 29: an operator's graph on 3 replicas be
     // The run's input went in once: one checkpoint of source "input" for it.
     const history = await client.threads.getHistory(thread.thread_id, { limit: 100 });
     expect(history.filter((snapshot) => snapshot.metadata?.source === "input")).toHaveLength(1);
+  });
+
+  it("a replica paused inside a step past its lease: a peer finishes the run once; woken, the paused one changes nothing", async () => {
+    const { replicas, tenant, client: viaBalancer, pool } = await behindBalancer({ AXIOM_RUN_LEASE_MS: "3000" });
+    const thread = await viaBalancer.threads.create();
+    const run = await viaBalancer.runs.create(thread.thread_id, "steps", { input: { topic: "pause" }, config: { configurable: { step_ms: 2000 } } });
+    const ownerId = await runningReplica(pool, run.run_id);
+    const owner = replicas.find((replica) => replica.replicaId === ownerId)!;
+    // A peer's own address: nginx would still send some requests to the frozen replica, which never answers them.
+    const client = await sdkClient(replicas.find((replica) => replica !== owner)!.url, tenant);
+    // Paused inside "write", once "plan" is checkpointed: its step, checkpoint and events are overdue when it wakes.
+    await eventually(async () => ((await client.threads.getState<{ steps?: string[] }>(thread.thread_id)).values.steps?.length === 1 ? true : undefined), 15_000, "plan checkpointed");
+    owner.pause();
+    try {
+      const finished = await eventually(async () => {
+        const found = await client.runs.get(thread.thread_id, run.run_id);
+        return found.status === "success" ? found : undefined;
+      }, 30_000, "the run finished by a peer");
+      expect(finished.status).toBe("success");
+      const settled = async () => ({
+        state: (await client.threads.getState(thread.thread_id)).values,
+        checkpoints: (await pool.query("SELECT checkpoint_ns, checkpoint_id FROM checkpoints WHERE thread_id LIKE $1 ORDER BY checkpoint_id", [`%${thread.thread_id}`])).rows,
+        queue: (await pool.query("SELECT status, run_status, replica_id, attempts, finished_at FROM lattice_thread_message_queue WHERE id = $1", [run.run_id])).rows,
+        log: await runLog(pool, run.run_id),
+      });
+      const before = await settled();
+      expect(before.state).toEqual({ topic: "pause", steps: STEPS("pause") });
+      expect(before.queue[0].replica_id).not.toBe(ownerId);
+
+      owner.resume();
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      expect(owner.running).toBe(true);
+      expect(await settled()).toEqual(before);
+    } finally {
+      owner.resume();
+    }
   });
 });

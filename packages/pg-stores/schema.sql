@@ -281,7 +281,38 @@ CREATE TABLE public.lattice_threads (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     ttl_minutes double precision,
-    expires_at timestamp with time zone
+    expires_at timestamp with time zone,
+    config jsonb
+);
+
+CREATE TABLE public.lattice_web_app_threads (
+    tenant_id text NOT NULL,
+    web_app_id text NOT NULL,
+    thread_id text NOT NULL,
+    user_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.lattice_web_apps (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    assistant_id text NOT NULL,
+    name text NOT NULL,
+    status text NOT NULL,
+    appearance jsonb NOT NULL,
+    allowed_origins text[] DEFAULT '{}'::text[] NOT NULL,
+    identity_mode text NOT NULL,
+    secret_sealed text,
+    previous_secret_sealed text,
+    previous_valid_until timestamp with time zone,
+    preview_secret_sealed text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_web_apps_identity_mode_check CHECK ((identity_mode = ANY (ARRAY['signed'::text, 'anonymous'::text]))),
+    CONSTRAINT lattice_web_apps_preview_secret_sealed_check CHECK ((preview_secret_sealed ~~ 'enc:%'::text)),
+    CONSTRAINT lattice_web_apps_previous_secret_sealed_check CHECK ((previous_secret_sealed ~~ 'enc:%'::text)),
+    CONSTRAINT lattice_web_apps_secret_sealed_check CHECK ((secret_sealed ~~ 'enc:%'::text)),
+    CONSTRAINT lattice_web_apps_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text, 'disabled'::text])))
 );
 
 ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('public.lattice_outbox_id_seq'::regclass);
@@ -343,6 +374,15 @@ ALTER TABLE ONLY public.lattice_thread_message_queue
 ALTER TABLE ONLY public.lattice_threads
     ADD CONSTRAINT lattice_threads_pkey PRIMARY KEY (tenant_id, id);
 
+ALTER TABLE ONLY public.lattice_web_app_threads
+    ADD CONSTRAINT lattice_web_app_threads_pkey PRIMARY KEY (web_app_id, thread_id);
+
+ALTER TABLE ONLY public.lattice_web_apps
+    ADD CONSTRAINT lattice_web_apps_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.lattice_web_apps
+    ADD CONSTRAINT lattice_web_apps_tenant_id_id_key UNIQUE (tenant_id, id);
+
 CREATE INDEX lattice_assistants_by_page_order ON public.lattice_assistants USING btree (tenant_id, created_at, id COLLATE "C");
 
 CREATE INDEX lattice_mcp_server_configs_by_page_order ON public.lattice_mcp_server_configs USING btree (tenant_id, created_at, key COLLATE "C");
@@ -399,6 +439,10 @@ CREATE INDEX lattice_threads_pages ON public.lattice_threads USING btree (tenant
 
 CREATE INDEX lattice_threads_pages_by_assistant ON public.lattice_threads USING btree (tenant_id, assistant_id, created_at DESC, id COLLATE "C" DESC);
 
+CREATE INDEX lattice_web_app_threads_page ON public.lattice_web_app_threads USING btree (web_app_id, user_id, created_at, thread_id COLLATE "C");
+
+CREATE INDEX lattice_web_apps_page ON public.lattice_web_apps USING btree (tenant_id, created_at, id COLLATE "C");
+
 ALTER TABLE ONLY public.lattice_assistant_versions
     ADD CONSTRAINT lattice_assistant_versions_tenant_id_assistant_id_fkey FOREIGN KEY (tenant_id, assistant_id) REFERENCES public.lattice_assistants(tenant_id, id) ON DELETE CASCADE;
 
@@ -410,3 +454,6 @@ ALTER TABLE ONLY public.lattice_project_room_messages
 
 ALTER TABLE ONLY public.lattice_project_rooms
     ADD CONSTRAINT lattice_project_rooms_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.lattice_web_app_threads
+    ADD CONSTRAINT lattice_web_app_threads_tenant_id_web_app_id_fkey FOREIGN KEY (tenant_id, web_app_id) REFERENCES public.lattice_web_apps(tenant_id, id) ON DELETE CASCADE;

@@ -45,9 +45,10 @@ usage:
 
 environment (the main variables; the README lists every one):
   PORT (4001), HOST (127.0.0.1), DATABASE_URL (unset: in-memory stores), AXIOM_REPLICA_ID,
-  LOG_LEVEL (info), AUTH_REQUIRED, AUTH_TOKEN_SECRET
+  LOG_LEVEL (info), LOG_FORMAT (json; pretty for a terminal), AUTH_REQUIRED, AUTH_TOKEN_SECRET
 
-Logs are JSON lines on stdout; the line "gateway ready at <url>" announces the listening server.
+Logs are JSON lines on stdout (LOG_FORMAT=pretty: lines for a person); the line "gateway ready at
+<url>" announces the listening server.
 Exit codes: 2 for a refused command line or configuration, 1 for a failure while starting,
 3 when task:recover leaves the task alone (still running, a project task, or not found),
 4 when keys:rotate finds stored secrets it cannot open (every other one is resealed).
@@ -142,6 +143,7 @@ const SECRET_KIND_NAMES: Record<StoredSecretKind, string> = {
   assistantKeys: "assistant_keys",
   mcpHeaders: "mcp_headers",
   mcpEnv: "mcp_env",
+  webAppSecrets: "web_app_secrets",
 };
 
 /** keys:rotate's summary line, snake_case as the API's answers are. */

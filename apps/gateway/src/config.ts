@@ -28,6 +28,7 @@ import {
   DEFAULT_TENANT_MAX_STREAMS,
   DEFAULT_THREAD_TTL_SWEEP_MS,
   SSE_HEARTBEAT_MS,
+  WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
 } from "./defaults";
 import { ConfigError } from "./configError";
 
@@ -56,6 +57,8 @@ export interface GatewayConfig {
   /** How long a run's events wait to be logged together (`AXIOM_RUN_EVENT_FLUSH_MS`): followers on other replicas lag about this much. */
   runEventFlushMs: number;
   logLevel: string;
+  /** `json`: one JSON object per line, for log collectors; `pretty`: pino-pretty's lines, for a person at a terminal. */
+  logFormat: "json" | "pretty";
   /** How long a graceful shutdown may take before the process gives up waiting. */
   shutdownTimeoutMs: number;
   /** Threads this replica runs at once. */
@@ -73,6 +76,8 @@ export interface GatewayConfig {
   corsOrigins: string[];
   /** Runs one tenant may create per minute on this replica; 0 means no limit. */
   runRateLimitPerMinute: number;
+  /** Runs one end user of a web app may create per minute on this replica; 0 means no limit. */
+  webAppRunRateLimitPerMinute: number;
   /**
    * Serve the chat page at `/playground` (`AXIOM_PLAYGROUND`): on by default, off by default when
    * `NODE_ENV=production`, where a page nobody asked for is surface nobody watches.
@@ -199,6 +204,7 @@ const envSchema = z.object({
   AXIOM_STREAM_RELAY: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   AXIOM_RUN_EVENT_FLUSH_MS: integer(10, 60_000).default(RUN_EVENT_FLUSH_MS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).default("json"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
   AXIOM_MAX_CONCURRENT_RUNS: integer(1, 10_000).default(DEFAULT_MAX_CONCURRENT_RUNS),
   AXIOM_RUN_LEASE_MS: integer(1_000, 600_000).default(THREAD_RUN_TTL_MS),
@@ -221,6 +227,7 @@ const envSchema = z.object({
     .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, "must be origins (scheme://host[:port]), comma-separated")))
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
+  AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(WEB_APP_RUN_RATE_LIMIT_PER_MINUTE),
   AXIOM_PLAYGROUND: z.enum(["on", "off"], { error: "must be on or off" }).optional(),
   AXIOM_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
@@ -281,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     runEventRetentionHours: parseRetentionHours(e.AXIOM_RUN_EVENT_RETENTION_HOURS, DEFAULT_RUN_EVENT_RETENTION_HOURS),
     runEventFlushMs: e.AXIOM_RUN_EVENT_FLUSH_MS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,
     maxConcurrentRuns: e.AXIOM_MAX_CONCURRENT_RUNS,
     runLeaseMs: e.AXIOM_RUN_LEASE_MS,
@@ -290,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
+    webAppRunRateLimitPerMinute: e.AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
     playground: (e.AXIOM_PLAYGROUND ?? (env.NODE_ENV === "production" ? "off" : "on")) === "on",
     metricsToken: e.AXIOM_METRICS_TOKEN,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,

@@ -79,3 +79,9 @@ export const ROOM_MAX_PENDING_PER_SUBSCRIBER = 2_000;
  * sets `timeout`: long enough for a slow tool, short enough that a hung server does not stall a run.
  */
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
+/** Runs one end user of a web app may create per minute on a replica, unless configured otherwise. */
+export const WEB_APP_RUN_RATE_LIMIT_PER_MINUTE = 20;
+/** How long a web app's replaced signing secret still verifies tokens: a day to roll the new one out. */
+export const WEB_APP_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+/** A preview token's lifetime, unless the operator asks for another (at most a day). */
+export const WEB_APP_PREVIEW_TOKEN_TTL_S = 60 * 60;

@@ -5,6 +5,7 @@ import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEc
 import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
+import pinoPretty from "pino-pretty";
 import { installAuthentication } from "./auth/authentication";
 import { createTokenVerifier } from "./auth/tokenVerifier";
 import type { GatewayConfig } from "./config";
@@ -19,6 +20,7 @@ import { installRouteCatalog } from "./openapi/routeCatalog";
 import { assistantRoutes } from "./routes/assistants";
 import { modelProviderRoutes } from "./routes/modelProviders";
 import { healthRoutes } from "./routes/health";
+import { rootRoute } from "./routes/root";
 import type { ReadinessCheck } from "./stores/gatewayStores";
 import { metricsRoute } from "./routes/metrics";
 import { clusterRoute } from "./routes/cluster";
@@ -33,13 +35,21 @@ import { taskRoutes } from "./routes/tasks";
 import { threadRoutes } from "./routes/threads";
 import { LANGGRAPH_EXPOSED_HEADERS } from "./langgraph/runHeaders";
 import { langgraphApi } from "./langgraph/langgraphApi";
-import { answerWithOperatorApp } from "./graphs/operatorRoutes";
+import { installOperatorRoutes } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
+import { webAppOperatorRoutes } from "./routes/webApps";
+import { webAppRoutes } from "./webApps/webAppRoutes";
+import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
-/** The process's structured logger: pino JSON lines carrying the replica id. */
-export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "replicaId">): FastifyBaseLogger {
-  return pino({ level: config.logLevel, base: { replica: config.replicaId } });
+/**
+ * The process's structured logger: pino JSON lines carrying the replica id, or (`LOG_FORMAT=pretty`)
+ * the same records as pino-pretty prints them for a terminal, colored when stdout is one.
+ */
+export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "logFormat" | "replicaId">): FastifyBaseLogger {
+  const options = { level: config.logLevel, base: { replica: config.replicaId } };
+  if (config.logFormat === "json") return pino(options);
+  return pino(options, pinoPretty({ colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", sync: true }));
 }
 
 export interface BuildGatewayOptions {
@@ -104,13 +114,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   const { operatorApp } = context.graphs;
-  installErrorHandling(app, operatorApp && ((request, reply) => answerWithOperatorApp(operatorApp, request, reply)));
+  installErrorHandling(app, operatorApp && installOperatorRoutes(app, operatorApp, BODY_LIMIT_BYTES));
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
   // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.
   const servesApi = config.role !== "worker";
   if (servesApi) await registerApiReference(app);
-  if (servesApi && config.playground) await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage());
+  const playground = servesApi && config.playground && (await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage()));
+  await app.register(rootRoute, { servesApi, playground });
   await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute, { token: config.metricsToken, metrics });
   if (!servesApi) return app;
@@ -129,6 +140,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // Strict affinity: a run's stream is served by the replica running its thread alone (replicas named, no relay).
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
+  await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
+  await registerEmbedPage(app, { root: findEmbedBuild(), stores });
+  await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });

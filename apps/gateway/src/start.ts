@@ -44,7 +44,7 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
     await app.listen({ port: starting?.port ?? config.port, host: config.host });
     await context.startBackground();
     const url = listeningUrl(app, config.host);
-    if (context.graphs.deployment) exposeLoopbackUrl(url);
+    exposeLoopbackUrl(url);
     logStartupSummary(logger, context, url);
     return { app, url, close: () => app.close() };
   } catch (error) {

@@ -25,6 +25,7 @@ let lgRunId = "";
 let lgCronId = "";
 let tokenA = "";
 let tokenB = "";
+let webAppId = "";
 
 /** `stream`: answer once the head is sent, with the body to read as a stream (a never-ending event stream). */
 const send = (
@@ -54,6 +55,9 @@ beforeAll(async () => {
   const provider = { id: "a-provider-only", kind: "openai", base_url: "https://secret-of-a.test/v1", api_key: "sk-secret of A" };
   expect((await send("POST", "/api/model-providers", { bearer: tokenA, body: provider })).statusCode).toBe(201);
   expect((await send("POST", "/api/threads", { bearer: tokenA, body: { thread_id: "a-thread", assistant_id: "a-assistant" } })).statusCode).toBe(201);
+  const webApp = await send("POST", "/api/web-apps", { bearer: tokenA, body: { assistant_id: "a-assistant", name: "secret of A" } });
+  expect(webApp.statusCode).toBe(201);
+  webAppId = webApp.json<{ id: string }>().id;
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
@@ -141,6 +145,14 @@ const CASES: Record<string, RouteCase> = {
   },
   "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ api_key: "sk-taken over" }), foreign: notFound },
   "DELETE /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
+  "GET /api/web-apps": { url: () => "/api/web-apps", foreign: emptyList("web_apps") },
+  "GET /api/web-apps/:id": { url: () => `/api/web-apps/${webAppId}`, foreign: notFound },
+  // Tenant A's assistant is as missing to B as its web apps.
+  "POST /api/web-apps": { url: () => "/api/web-apps", body: () => ({ assistant_id: "a-assistant-only", name: "B's" }), foreign: notFound },
+  "PATCH /api/web-apps/:id": { url: () => `/api/web-apps/${webAppId}`, body: () => ({ status: "published" }), foreign: notFound },
+  "DELETE /api/web-apps/:id": { url: () => `/api/web-apps/${webAppId}`, foreign: notFound },
+  "POST /api/web-apps/:id/secret": { url: () => `/api/web-apps/${webAppId}/secret`, foreign: notFound },
+  "POST /api/web-apps/:id/preview-token": { url: () => `/api/web-apps/${webAppId}/preview-token`, body: () => ({}), foreign: notFound },
   "GET /api/mcp-configs": { url: () => "/api/mcp-configs", foreign: emptyList("configs") },
   "GET /api/mcp-configs/:key": { url: () => "/api/mcp-configs/a-mcp-only", foreign: notFound },
   "GET /api/mcp-configs/:key/tools": { url: () => "/api/mcp-configs/a-mcp-only/tools", foreign: notFound },
@@ -281,6 +293,7 @@ const CASES: Record<string, RouteCase> = {
   "GET /threads/:thread_id/state": { url: () => "/threads/a-thread/state", foreign: notFound },
   "GET /threads/:thread_id/state/:checkpoint_id": { url: () => "/threads/a-thread/state/a-checkpoint", foreign: notFound },
   "POST /threads/:thread_id/state": { url: () => "/threads/a-thread/state", body: () => ({ values: { messages: [{ role: "user", content: "x" }] } }), foreign: notFound },
+  "POST /threads/:thread_id/state/checkpoint": { url: () => "/threads/a-thread/state/checkpoint", body: () => ({ checkpoint: {} }), foreign: notFound },
   "POST /threads/:thread_id/history": { url: () => "/threads/a-thread/history", body: () => ({}), foreign: notFound },
   "POST /threads/:thread_id/runs": { url: () => "/threads/a-thread/runs", body: () => lgRun(), foreign: notFound },
   "POST /threads/:thread_id/runs/stream": { url: () => "/threads/a-thread/runs/stream", body: () => lgRun(), foreign: notFound },

@@ -76,6 +76,15 @@ describe("lattice-gateway startup lines", () => {
     expect(lines.filter((line) => line.level === 30 && !startupLine([line]).length)).toEqual([]);
   });
 
+  it("LOG_FORMAT=pretty prints the same records as lines a person reads (pino-pretty), not JSON", async () => {
+    const gateway = await startCli({ PORT: "0", AXIOM_REPLICA_ID: REPLICA, LOG_FORMAT: "pretty" });
+    expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
+    expect(await gateway.stop()).toBe(0);
+    const ready = gateway.stdout().split("\n").find((line) => line.includes("gateway ready at"));
+    expect(ready, gateway.describe()).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: gateway ready at http:\/\//);
+    expect(gateway.stdout()).toContain(`replica: "${REPLICA}"`);
+  });
+
   it("pnpm start in the checkout prints nothing but the gateway's JSON lines on stdout (the build's output goes to stderr)", async () => {
     const gateway = await startGatewayProcess("pnpm", ["start"], {
       cwd: resolve(__dirname, "../../.."),

@@ -33,6 +33,13 @@ describe("gateway HTTP basics", () => {
     expect(response.headers[REPLICA_HEADER]).toBe(getReplicaId());
   });
 
+  it("GET / points a person at the API reference, the playground and health", async () => {
+    const response = await app.inject({ method: "GET", url: "/" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ name: "axiom-lattice gateway", docs: "/docs", openapi: "/openapi.json", health: "/health" });
+    for (const path of [response.json().docs, response.json().openapi]) expect((await app.inject({ method: "GET", url: path })).statusCode).toBeLessThan(400);
+  });
+
   it("GET /ready reflects its checks", async () => {
     const ready = await app.inject({ method: "GET", url: "/ready" });
     expect([ready.statusCode, ready.json()]).toEqual([200, { status: "ready" }]);

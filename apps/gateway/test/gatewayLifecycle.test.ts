@@ -29,6 +29,7 @@ describe("the gateway's subsystems", () => {
       "plugins",
       "agents",
       "schedules",
+      "web-apps",
       "rooms",
       "task-events-into-rooms",
       "cancelled-runs",

@@ -70,6 +70,7 @@ describe("lattice-gateway keys:rotate", () => {
       "assistant_keys 2/0",
       "mcp_headers 1/0",
       "mcp_env 0/0",
+      "web_app_secrets 0/0",
     ]);
     expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2", "v2"]);
 

@@ -80,9 +80,9 @@ describe("LangGraph API: running and updating from an earlier checkpoint", () =>
 
     const forked = await post(`/threads/${thread}/runs/wait`, say("instead", { checkpoint_id: checkpoint.checkpoint_id }));
     expect(forked.json().messages.map((message: { content: string }) => message.content)).toEqual(["first", "echo: first", "instead", "echo: instead"]);
-    // The checkpoint it started from is in its kwargs' config, as the platform shows it.
+    // The checkpoint it started from is in its kwargs' config, as the platform shows it, beside the caller's headers.
     const [forkRun] = (await get(`/threads/${thread}/runs`)).json();
-    expect(forkRun.kwargs.config).toEqual({ configurable: { checkpoint_id: checkpoint.checkpoint_id } });
+    expect(forkRun.kwargs.config).toEqual({ configurable: { checkpoint_id: checkpoint.checkpoint_id, "user-agent": "lightMyRequest" } });
     const atCheckpoint = (await get(`/threads/${thread}/state/${checkpoint.checkpoint_id}`)).json();
     expect(atCheckpoint).toMatchObject({ checkpoint, values: { messages: [{ content: "first" }, { content: "echo: first" }] } });
 

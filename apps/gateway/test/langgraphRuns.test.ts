@@ -97,11 +97,17 @@ describe("LangGraph API: threads", () => {
       ["/threads/search", { sort_by: "status" }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { runStarts: [] } }, "INVALID_REQUEST"],
       [`/threads/${thread}/state`, { values: { messages: [{ role: "nobody", content: "x" }] } }, "INVALID_REQUEST"],
-      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint: { checkpoint_id: "c1", checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
-      [`/threads/${thread}/history`, { checkpoint: { checkpoint_ns: "sub" } }, "NOT_SUPPORTED"],
     ] as const) {
       const answer = await post(url, body);
       expect([answer.statusCode, answer.json().code], `${url} ${JSON.stringify(body)}`).toEqual([422, code]);
+    }
+    // The ReAct graph has no subgraphs: a namespace names nothing.
+    for (const [url, body] of [
+      [`/threads/${thread}/state`, { values: { messages: [] }, checkpoint: { checkpoint_id: "c1", checkpoint_ns: "sub" } }],
+      [`/threads/${thread}/history`, { checkpoint: { checkpoint_ns: "sub" } }],
+    ] as const) {
+      const answer = await post(url, body);
+      expect([answer.statusCode, answer.json().code], `${url} ${JSON.stringify(body)}`).toEqual([404, "NOT_FOUND"]);
     }
     expect((await get(`/threads/${thread}/state`)).json().values).toEqual({});
   });
@@ -114,16 +120,20 @@ describe("LangGraph API: runs", () => {
     expect(answer.headers["content-type"]).toMatch(/^text\/event-stream/);
     const streamed = events(answer);
     const runId = (streamed[0].data as { run_id: string }).run_id;
-    expect(streamed[0]).toEqual({ event: "metadata", data: { run_id: runId, thread_id: thread } });
+    expect(streamed[0]).toEqual({ event: "metadata", id: "0", data: { run_id: runId, attempt: 1 } });
     expect(answer.headers["content-location"]).toBe(`/threads/${thread}/runs/${runId}`);
     expect(answer.headers.location).toBe(`/threads/${thread}/runs/${runId}/stream`);
     expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "messages", "messages", "messages", "updates", "values"]);
-    expect(streamed.slice(1).every((event) => event.id?.startsWith(`${runId}:`))).toBe(true);
+    // Ids count the run's events from the metadata's 0, as the platform's do.
+    expect(streamed.map((event) => event.id)).toEqual(streamed.map((_, index) => String(index)));
     expect(streamed[2].data).toEqual([expect.objectContaining({ type: "ai", content: "echo:" }), expect.objectContaining({ langgraph_node: "agent", thread_id: thread, run_id: runId })]);
 
     // The run again, from after its first token, as a reconnecting client asks (Last-Event-ID): nothing twice.
     const resumed = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": streamed[2].id! } });
     expect(events(resumed).map((event) => event.id)).toEqual(streamed.slice(3).map((event) => event.id));
+    // An id as streams sent them before (`<run_id>:<index>`) resumes at the same place.
+    const resumedOldId = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream`, headers: { ...headers, "last-event-id": `${runId}:${Number(streamed[2].id) - 1}` } });
+    expect(events(resumedOldId)).toEqual(events(resumed));
     const onlyUpdates = await gateway.app.inject({ method: "GET", url: `/threads/${thread}/runs/${runId}/stream?stream_mode=updates`, headers: { ...headers, "last-event-id": streamed[1].id! } });
     expect(events(onlyUpdates).map((event) => event.event)).toEqual(["updates"]);
     const joined = await get(`/threads/${thread}/runs/${runId}/stream?stream_mode=${encodeURIComponent('["values","updates"]')}`);

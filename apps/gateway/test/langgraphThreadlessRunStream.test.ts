@@ -24,7 +24,7 @@ describe("LangGraph API: a run's stream by its id alone", () => {
     expect(joined.headers.location).toBe(`/runs/${runId}/stream`);
     const streamed = events(joined);
     expect(streamed.map((event) => event.event)).toEqual(["metadata", "values", "updates", "values"]);
-    expect(streamed[0].data).toEqual({ run_id: runId, thread_id: threadId });
+    expect(streamed[0].data).toEqual({ run_id: runId, attempt: 1 });
     // The same events as the thread's own join stream gives.
     expect(streamed).toEqual(events(await gateway.get(`/threads/${threadId}/runs/${runId}/stream`, headers)));
 

@@ -10,6 +10,7 @@ import { langgraphStatus } from "../src/langgraph/errors";
 import { DOCS_PATH, OPENAPI_PATH } from "../src/openapi/apiReference";
 import { servedRoutesOf } from "../src/openapi/routeCatalog";
 import { PLAYGROUND_PATH } from "../src/playground/playgroundPage";
+import { EMBED_ASSETS_PATH } from "../src/webApps/embedPage";
 import { openApiPath } from "./documentedResponses";
 
 // With authentication on, as production runs: the reference must still be public.
@@ -30,7 +31,7 @@ const operationOf = (method: string, url: string) =>
 const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
 
 /** Routes that act on a resource and take nothing but its id. */
-const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect"];
+const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect", "/secret"];
 
 describe("the API reference", () => {
   it("is a valid OpenAPI 3.1 document", async () => {
@@ -45,12 +46,12 @@ describe("the API reference", () => {
     expect(names).toEqual([...names].sort());
   });
 
-  it("documents every route the gateway serves, with its method; only the reference's pages, the playground page and CORS preflights are left out", () => {
+  it("documents every route the gateway serves, with its method; only the reference's pages, the playground page, the embed page's assets and CORS preflights are left out", () => {
     const routes = servedRoutesOf(app);
     expect(routes.length).toBeGreaterThan(20);
     const missing = documentedRoutes().filter(({ method, url }) => !operationOf(method, url));
     expect(missing).toEqual([]);
-    const isPage = (url: string) => url === OPENAPI_PATH || [DOCS_PATH, PLAYGROUND_PATH].some((page) => url === page || url.startsWith(`${page}/`));
+    const isPage = (url: string) => url === OPENAPI_PATH || [DOCS_PATH, PLAYGROUND_PATH, EMBED_ASSETS_PATH].some((page) => url === page || url.startsWith(`${page}/`));
     const hidden = routes.filter((route) => route.hidden && !isPage(route.url));
     expect(hidden).toEqual([{ method: "OPTIONS", url: "*", hidden: true }]);
     // Nothing documented that the gateway does not serve.
@@ -90,7 +91,7 @@ describe("the API reference", () => {
 
   it("gives every LangGraph API route a success answer, {detail, code} errors at the platform's statuses, and its scope", () => {
     const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/"));
-    expect(langgraphRoutes.length).toBe(49);
+    expect(langgraphRoutes.length).toBe(50);
     for (const { method, url } of langgraphRoutes) {
       const operation = operationOf(method, url)!;
       const where = `${method} ${url}`;

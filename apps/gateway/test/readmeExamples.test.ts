@@ -93,7 +93,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -117,6 +117,14 @@ describe("the README's examples, against the built CLI", () => {
       expect(shown).toContain('"has_api_key":true');
       expect(shown).toMatch(/"providers":\[\{"id":"local-llm".*\],"next_cursor":null,"has_more":false\}/);
     }
+  });
+
+  it("Web apps: every curl answers 2xx, the end user's answer streams, and the secret is shown once", async () => {
+    const [example] = curlExamples("Web apps");
+    const shown = await expectEveryCallSucceeds(example, gateway);
+    expect(shown).toContain('{"type":"done","status":"success"}');
+    expect(shown).toMatch(/"messages":\[\{"id":"[^"]*","role":"user","content":"hello"\},\{"id":"[^"]*","role":"assistant","content":"echo: hello"\}\]/);
+    expect(shown).toContain('"user_id":"operator-preview"');
   });
 
   it("MCP servers: every curl answers 2xx, the run calls the server's tool, and headers and env show by name only", async () => {

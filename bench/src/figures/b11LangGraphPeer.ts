@@ -1,10 +1,11 @@
-// B11 (issues 24 and 26): the gateway beside the LangGraph JS API server (`@langchain/langgraph-api`
-// 2.0, in memory, started by `langgraphjs dev`), side by side in one run, both driven by the same
+// B11 (issues 24, 26 and 37): the gateway beside the LangGraph JS API server (`@langchain/langgraph-api`
+// 2.0, in memory, started by `langgraphjs dev`), side by side in one run, all driven by the same
 // client code over the LangGraph HTTP protocol (the official SDK's Client, no retries).
 //
-// Equal work on both sides: the gateway's built-in `react` graph with its scripted model (default
-// settings: it answers at once, echoing the input), in memory; the peer's one-node graph of
-// peer/echoGraph.mjs, which appends an AI message echoing the input. Every run is on a thread of its
+// Equal work on every side: the gateway's built-in `react` graph with its scripted model (default
+// settings: it answers at once, echoing the input), in memory; the gateway serving the peer's own
+// `langgraph.json` (a user's graph, issue 37); the peer's one-node graph of peer/echoGraph.mjs, which
+// appends an AI message echoing the input. Every run is on a thread of its
 // own (created beforehand), so no conversation grows. Per repetition each server is started fresh,
 // warmed up, and measured on:
 // - time to first event: sequential streamed runs (messages-tuple), request sent → first event after
@@ -19,6 +20,7 @@
 // the target (issue 24) is ≥ 1.5 on each, tail latencies included. The figure's value is the weakest
 // of the six ratios.
 import { loadavg } from "node:os";
+import { resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Figure, median, percentile } from "../figure";
@@ -38,14 +40,21 @@ const DRAIN_POLL_MS = 50;
 const DRAIN_TIMEOUT_MS = 180_000;
 const TARGET = 1.5;
 
+/** The gateway's two ways to run the work, each compared with the peer. */
+const GATEWAYS = ["gateway", "gateway, user graph"] as const;
+
 interface Side {
-  name: "gateway" | "peer";
+  name: (typeof GATEWAYS)[number] | "peer";
   graphId: string;
   start(): Promise<ServerProcess>;
 }
 
+const PEER_CONFIG = resolve(__dirname, "../../peer/langgraph.json");
+
 const SIDES: Side[] = [
   { name: "gateway", graphId: "react", start: () => startGateway({ name: "B11 gateway" }) },
+  // The peer's own langgraph.json and graph, deployed on the gateway as a LangGraph user brings theirs.
+  { name: "gateway, user graph", graphId: "echo", start: () => startGateway({ name: "B11 gateway (user graph)", env: { AXIOM_LANGGRAPH_CONFIG: PEER_CONFIG } }) },
   { name: "peer", graphId: "echo", start: () => startLangGraphPeer("B11 LangGraph API server") },
 ];
 
@@ -130,29 +139,31 @@ const round = (n: number) => (n >= 100 ? Math.round(n) : Math.round(n * 10) / 10
 
 export const b11LangGraphPeer: Figure = {
   id: "B11",
-  title: `LangGraph peer: weakest ratio of 6 to the LangGraph JS API server 2.0 (in memory, same protocol, same trivial graph), target ≥ ${TARGET} on each`,
+  title: `LangGraph peer: weakest ratio of 6, the built-in graph and a user's graph, to the LangGraph JS API server 2.0 (in memory, same protocol, same trivial graph), target ≥ ${TARGET} on each`,
   async run() {
-    const runs: Record<Side["name"], Measured[]> = { gateway: [], peer: [] };
+    const runs: Record<Side["name"], Measured[]> = { gateway: [], "gateway, user graph": [], peer: [] };
     for (let repetition = 0; repetition < REPETITIONS; repetition++) {
       const order = repetition % 2 === 0 ? SIDES : [...SIDES].reverse();
       for (const side of order) runs[side.name].push(await measure(side, repetition));
     }
     const medianOf = (name: Side["name"], key: keyof Measured) => median(runs[name].map((run) => run[key]));
-    const ratios = METRICS.map((metric) => {
-      const gateway = medianOf("gateway", metric.key);
-      const peer = medianOf("peer", metric.key);
-      const ratio = metric.lowerIsBetter ? peer / gateway : gateway / peer;
-      return { ...metric, gateway, peer, ratio, pass: ratio >= TARGET };
-    });
+    const ratios = GATEWAYS.flatMap((gatewayName) =>
+      METRICS.map((metric) => {
+        const gateway = medianOf(gatewayName, metric.key);
+        const peer = medianOf("peer", metric.key);
+        const ratio = metric.lowerIsBetter ? peer / gateway : gateway / peer;
+        return { ...metric, side: gatewayName, gateway, peer, ratio, pass: ratio >= TARGET };
+      }),
+    );
     const weakest = ratios.reduce((low, metric) => (metric.ratio < low.ratio ? metric : low));
-    const loads = [...runs.gateway, ...runs.peer].map((run) => run.loadAverage);
+    const loads = Object.values(runs).flatMap((measured) => measured.map((run) => run.loadAverage));
     const details = [
       ...ratios.map(
         (metric) =>
-          `${metric.label}: gateway ${round(metric.gateway)} ${metric.unit}, peer ${round(metric.peer)} ${metric.unit}, ` +
+          `${metric.side}: ${metric.label}: gateway ${round(metric.gateway)} ${metric.unit}, peer ${round(metric.peer)} ${metric.unit}, ` +
           `${metric.lowerIsBetter ? "peer/gateway" : "gateway/peer"} ${metric.ratio.toFixed(2)} ${metric.pass ? "pass" : "FAIL"}`,
       ),
-      `wait p50 (${CLIENTS} clients): gateway ${round(medianOf("gateway", "waitP50Ms"))} ms, peer ${round(medianOf("peer", "waitP50Ms"))} ms`,
+      ...GATEWAYS.map((name) => `${name}: wait p50 (${CLIENTS} clients): gateway ${round(medianOf(name, "waitP50Ms"))} ms, peer ${round(medianOf("peer", "waitP50Ms"))} ms`),
       `medians of ${REPETITIONS} repetitions; load average (1 min) during them ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on this machine's cores`,
     ];
     return {
@@ -168,7 +179,12 @@ export const b11LangGraphPeer: Figure = {
       raw: {
         note: "ratios > 1 mean the gateway is better: gateway/peer for throughputs, peer/gateway for latencies; medians of repetitions",
         sizes: { warmUpRuns: WARM_UP_RUNS, streamedRuns: STREAMED_RUNS, clients: CLIENTS, waitRuns: WAIT_RUNS, backlogRuns: BACKLOG_RUNS },
-        ratios: Object.fromEntries(ratios.map((metric) => [metric.key, { gateway: metric.gateway, peer: metric.peer, ratio: metric.ratio, pass: metric.pass }])),
+        ratios: Object.fromEntries(
+          GATEWAYS.map((name) => [
+            name,
+            Object.fromEntries(ratios.filter((metric) => metric.side === name).map((metric) => [metric.key, { gateway: metric.gateway, peer: metric.peer, ratio: metric.ratio, pass: metric.pass }])),
+          ]),
+        ),
         repetitions: runs,
       },
       details,

@@ -23,7 +23,7 @@ export {
   type NodeInterrupt,
 } from "./graph/reactGraph";
 export { checkpointThreadId } from "./graph/checkpointThread";
-export { GraphNotFoundError, REACT_GRAPH_ID, type DeployedGraphs } from "./graph/deployedGraphs";
+export { GraphNotFoundError, REACT_GRAPH_ID, SubgraphNotFoundError, type DeployedGraphs } from "./graph/deployedGraphs";
 export { FencedCheckpointer, type FencingCheckpointSaver } from "./graph/fencedCheckpointer";
 export { InMemoryCheckpointSaver } from "./graph/inMemoryCheckpointSaver";
 export { clientStateValues, toClientJson } from "./graph/clientJson";

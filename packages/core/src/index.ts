@@ -119,5 +119,6 @@ export { InMemoryProjectRoomMessageStore } from "./rooms/inMemoryProjectRoomMess
 export { ROOM_MESSAGE_PAGE_SHAPE, requireRoomId, roomMessageCursor, roomMessagePageKey, validateAppendMessage, validateCreateRoom, validateRoomScope } from "./rooms/roomArguments";
 export * from "./secrets";
 export * from "./modelProviders";
+export * from "./webApps";
 export * from "./egress";
 export { isDatabaseUnavailable } from "./database/databaseUnavailable";

@@ -97,6 +97,7 @@ describe("resealStoredSecrets", () => {
         assistantKeys: { resealed: 2, changedMeanwhile: 0 },
         mcpHeaders: { resealed: 2, changedMeanwhile: 0 },
         mcpEnv: { resealed: 0, changedMeanwhile: 0 },
+        webAppSecrets: { resealed: 0, changedMeanwhile: 0 },
       });
       expect((await storedSecrets(old.pool)).filter(([, value]) => !SecretKeyring.isSealed(value))).toEqual([]);
       expect((await storedSecrets(old.pool)).filter(([, value]) => !value.startsWith("enc:v2:"))).toHaveLength(14);
@@ -109,6 +110,7 @@ describe("resealStoredSecrets", () => {
           assistantKeys: { resealed: 4, changedMeanwhile: 0 },
           mcpHeaders: { resealed: 4, changedMeanwhile: 0 },
           mcpEnv: { resealed: 2, changedMeanwhile: 0 },
+          webAppSecrets: { resealed: 0, changedMeanwhile: 0 },
         },
         unreadable: [],
       });

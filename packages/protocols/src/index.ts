@@ -4,3 +4,4 @@ export * from "./stores";
 export * from "./outboxTopics";
 export * from "./page";
 export type { ErrorCode } from "./errorCodes";
+export * from "./webAppEmbed";

@@ -16,6 +16,8 @@ export const MCP_CONFIG_CHANGED_TOPIC = "mcp-config-changed";
 export const PLUGIN_CATALOG_CHANGED_TOPIC = "plugin-catalog-changed";
 /** Payload {@link ScheduleChangedEvent}: a schedule was created, changed or removed; peers refresh their timers. */
 export const SCHEDULE_CHANGED_TOPIC = "schedule-changed";
+/** Payload {@link WebAppChangedEvent}: a web app was changed or removed; peers end the streams it no longer serves. */
+export const WEB_APP_CHANGED_TOPIC = "web-app-changed";
 
 /**
  * The payload each topic carries: what `OutboxStore.append` accepts for a topic, and what a topic's
@@ -28,6 +30,7 @@ export interface OutboxPayloads {
   [MCP_CONFIG_CHANGED_TOPIC]: McpConfigChangedEvent;
   [PLUGIN_CATALOG_CHANGED_TOPIC]: PluginCatalogChangedEvent;
   [SCHEDULE_CHANGED_TOPIC]: ScheduleChangedEvent;
+  [WEB_APP_CHANGED_TOPIC]: WebAppChangedEvent;
 }
 
 export type OutboxTopic = keyof OutboxPayloads;
@@ -42,6 +45,7 @@ export const OUTBOX_TOPICS = [
   MCP_CONFIG_CHANGED_TOPIC,
   PLUGIN_CATALOG_CHANGED_TOPIC,
   SCHEDULE_CHANGED_TOPIC,
+  WEB_APP_CHANGED_TOPIC,
 ] as const satisfies readonly OutboxTopic[];
 
 /** A task reached a new status. Timestamps are ISO strings: the event crosses processes as JSON. */
@@ -87,4 +91,10 @@ export interface PluginCatalogChangedEvent {
 /** A schedule was created, changed or removed. */
 export interface ScheduleChangedEvent {
   taskId: string;
+}
+
+/** A web app was changed (its status, perhaps disabled) or removed. */
+export interface WebAppChangedEvent {
+  tenantId: string;
+  webAppId: string;
 }

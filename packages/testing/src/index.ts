@@ -7,6 +7,7 @@ export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./mess
 export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
+export { webAppStoreContract } from "./webAppStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
 export { pagedListContract, type PagedListHarness } from "./pagedListContract";

@@ -160,6 +160,13 @@ export function threadStoreContract(name: string, makeStore: () => Promise<Threa
       expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
       expect(await store.getThread(tenant, "t")).toEqual(updated);
       expect(await store.updateThread(tenant, "missing", { a: 1 })).toBeNull();
+      // Its config: none until set, replaced whole, kept by an update that does not name it.
+      expect(created.config).toBeUndefined();
+      await store.updateThread(tenant, "t", {}, { config: { configurable: { a: 1, b: 2 } } });
+      expect((await store.updateThread(tenant, "t", {}, { config: { configurable: { a: 3 } } }))?.config).toEqual({ configurable: { a: 3 } });
+      expect((await store.updateThread(tenant, "t", { more: 1 }))?.config).toEqual({ configurable: { a: 3 } });
+      expect((await store.getThread(tenant, "t"))?.config).toEqual({ configurable: { a: 3 } });
+      await expect(store.updateThread(tenant, "t", {}, { config: [] as unknown as Record<string, unknown> })).rejects.toThrow(/Thread config/);
       expect(await store.deleteThread(tenant, "t")).toBe(true);
       expect(await store.deleteThread(tenant, "t")).toBe(false);
       expect(await store.getThread(tenant, "t")).toBeNull();

@@ -27,8 +27,8 @@ export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(u
 /** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token there too. */
 export const API_KEY_HEADER = "x-api-key";
 /** Longer headers are refused before any parsing: no real token comes close. */
-const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
-const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
+export const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
+export const BEARER = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/;
 const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
 /** Who made a protected request, as established by {@link installAuthentication}. */

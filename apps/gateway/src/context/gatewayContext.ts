@@ -34,6 +34,8 @@ import { schedulesSubsystem } from "../schedules/schedulesSubsystem";
 import { type GatewayGraphs, graphsSubsystem } from "../graphs/graphsSubsystem";
 import { type GatewayStores, createGatewayStores } from "../stores/gatewayStores";
 import { cancelledRunsSubsystem, tasksSubsystem } from "../tasks/tasksSubsystem";
+import type { WebAppRuntime } from "../webApps/webAppRuntime";
+import { webAppsSubsystem } from "../webApps/webAppsSubsystem";
 import { GATEWAY_VERSION } from "../version";
 import { LateBound } from "./lateBound";
 import { outboxAnnouncer } from "./outboxAnnounce";
@@ -78,6 +80,8 @@ export interface GatewayContext {
   metrics: GatewayMetrics;
   /** The streams each tenant has open on this replica, within `AXIOM_TENANT_MAX_STREAMS`. */
   streams: TenantStreams;
+  /** Agent web apps' runtime: end users' identities and their threads. */
+  webApps: WebAppRuntime;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   /** What this replica announces about itself to `GET /api/cluster`, as of now. */
@@ -151,6 +155,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
   const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
+  const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));
@@ -190,6 +195,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     maintenance,
     metrics,
     streams,
+    webApps,
     outboxStats,
     describeReplica,
     recover,

@@ -6,6 +6,7 @@ import { ConfigError } from "../configError";
 import type { Subsystem } from "../context/subsystem";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { DeployedGraphCatalog } from "./deployedGraphCatalog";
+import { GenerativeUi } from "./generativeUi";
 import { provideGraphLogger } from "./graphLogger";
 import { type LanggraphDeployment, readLanggraphDeployment } from "./langgraphConfig";
 import { type OperatorApp, loadOperatorApp } from "./operatorRoutes";
@@ -24,6 +25,8 @@ export interface GatewayGraphs {
   readonly systemAssistants: SystemAssistants;
   /** The operator's custom routes (`http.app`). */
   readonly operatorApp?: OperatorApp;
+  /** The deployment's generative UI components (`ui`), bundled. */
+  readonly ui?: GenerativeUi;
 }
 
 export interface GraphsSubsystem extends Subsystem {
@@ -45,6 +48,7 @@ export async function graphsSubsystem({ config, stores, logger }: { config: Gate
   if (deployment) provideGraphLogger(logger);
   const deployed = deployment && (await DeployedGraphCatalog.load(deployment, stores.checkpoint));
   const operatorApp = deployment?.httpApp && (await loadOperatorApp(deployment.httpApp));
+  const ui = deployment && (await GenerativeUi.build(deployment));
   const ids = [REACT_GRAPH_ID, ...(deployed?.ids() ?? [])];
   if (deployment) logger.info({ phase: "startup", graphs: ids, config: deployment.path, nodeVersion: deployment.nodeVersion }, "graphs loaded");
   const graphs: GatewayGraphs = {
@@ -53,6 +57,7 @@ export async function graphsSubsystem({ config, stores, logger }: { config: Gate
     ...(deployed ? { deployed } : {}),
     ...(deployment ? { deployment } : {}),
     ...(operatorApp ? { operatorApp } : {}),
+    ...(ui ? { ui } : {}),
     systemAssistants: new SystemAssistants(stores.assistants, ids, graphDefaults(process.env.LANGGRAPH_CONFIG)),
   };
   return { name: "graphs", graphs };

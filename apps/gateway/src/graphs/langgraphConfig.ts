@@ -23,8 +23,10 @@ export interface LanggraphDeployment {
   env: Record<string, string>;
   /** Custom routes mounted beside the API: a Hono app, or anything with a `fetch(Request)`. */
   httpApp?: ModuleExport;
-  /** Generative UI components by name (read and reported; not served). */
+  /** Generative UI components: name → the module exporting them (bundled when the gateway starts, served under `/ui`). */
   ui: Record<string, string>;
+  /** How they are bundled: `shared` modules left to the page, as React is. */
+  uiConfig?: { shared?: string[] };
   /** Read and reported. */
   nodeVersion?: string;
   dependencies: string[];
@@ -37,7 +39,8 @@ const schema = z.looseObject({
   graphs: z.record(graphId, z.union([exportSpec, z.looseObject({ path: exportSpec })])).refine((graphs) => Object.keys(graphs).length > 0, "names no graph"),
   env: z.union([z.record(z.string(), z.string()), z.string().min(1)]).optional(),
   http: z.looseObject({ app: exportSpec.optional() }).optional(),
-  ui: z.record(z.string(), z.string()).optional(),
+  ui: z.record(z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, "names are 1–128 letters, digits, '.', '_' or '-'"), z.string().min(1)).optional(),
+  ui_config: z.looseObject({ shared: z.array(z.string()).optional() }).optional(),
   node_version: z.string().optional(),
   dependencies: z.array(z.string()).optional(),
 });
@@ -71,6 +74,7 @@ export async function readLanggraphDeployment(path: string): Promise<LanggraphDe
     env: await envOf(dir, config.env),
     ...(config.http?.app ? { httpApp: moduleExportOf(dir, config.http.app) } : {}),
     ui: config.ui ?? {},
+    ...(config.ui_config ? { uiConfig: { ...(config.ui_config.shared ? { shared: config.ui_config.shared } : {}) } } : {}),
     ...(config.node_version ? { nodeVersion: config.node_version } : {}),
     dependencies: config.dependencies ?? [],
   };

@@ -9,3 +9,11 @@ const PLATFORM_URL = Symbol.for("langgraph_api:url");
 export function exposeLoopbackUrl(url: string): void {
   (globalThis as Record<symbol, unknown>)[PLATFORM_URL] = url;
 }
+
+/** This gateway's own address, once it listens. */
+export function loopbackUrl(): string | undefined {
+  return (globalThis as Record<symbol, unknown>)[PLATFORM_URL] as string | undefined;
+}
+
+/** A path of this gateway's own (`/custom/webhook`), as the platform takes a relative webhook. */
+export const isOwnPath = (url: string) => url.startsWith("/") && !url.startsWith("//");

@@ -12,6 +12,8 @@ const flags = z.strictObject({
   assistants: z.boolean().optional(),
   store: z.boolean().optional(),
   checkpointer: z.boolean().optional(),
+  // The name the LangGraph server's own test utilities send (its server ignores it): as `checkpointer`.
+  checkpoint: z.boolean().optional(),
 });
 
 /** Items deleted per search: the store answers at most this many at once. */
@@ -27,8 +29,8 @@ const ITEM_PAGE = 1000;
 export const langgraphDevTruncateRoute: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents" | "graphs">> = async (app, { stores, agents, graphs }) => {
   app.post("/internal/truncate", { schema: { hide: true, body: flags } }, async (request) => {
     const tenantId = tenantHeader(request) ?? DEFAULT_TENANT;
-    const { runs, threads, checkpointer, assistants, store } = request.body;
-    if (runs || threads || checkpointer) {
+    const { runs, threads, checkpointer, checkpoint, assistants, store } = request.body;
+    if (runs || threads || checkpointer || checkpoint) {
       for (const thread of await readAllPages((page) => stores.threads.listThreads(tenantId, page))) await agents.deleteThread(threadScope(thread));
     }
     if (assistants) {

@@ -11,6 +11,7 @@ import { langgraphStoreRoutes } from "./store";
 import { langgraphThreadCopyRoutes } from "./threadCopy";
 import { langgraphThreadStreamRoutes } from "./threadStream";
 import { langgraphThreadRoutes } from "./threads";
+import { langgraphUiRoutes } from "./ui";
 import type { LanggraphServices } from "./langgraphServices";
 
 /**
@@ -35,4 +36,5 @@ export const langgraphApi: FastifyPluginAsync<LanggraphServices> = async (app, s
   await app.register(langgraphCronRoutes, services);
   await app.register(langgraphThreadCopyRoutes, services);
   await app.register(langgraphThreadStreamRoutes, services);
+  if (services.graphs.ui) await app.register(langgraphUiRoutes, { ui: services.graphs.ui });
 };

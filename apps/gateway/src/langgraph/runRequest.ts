@@ -10,6 +10,7 @@ import {
   type ResumeCommand,
   type RunGraphSettings,
 } from "@axiom-lattice/agent";
+import type { IncomingHttpHeaders } from "node:http";
 import { boundedJson } from "@axiom-lattice/core";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
@@ -65,7 +66,7 @@ export const runCreateSchema = z.strictObject({
   interrupt_after: nodeInterrupt,
   ...checkpointRefShape,
   metadata: jsonObject.optional(),
-  webhook: z.string().max(2048).optional().describe("POSTed the run, its thread's values and its error once it ended; refused when the egress policy refuses its host (as a model's base URL)"),
+  webhook: z.string().max(2048).optional().describe("POSTed the run, its thread's values and its error once it ended; refused when the egress policy refuses its host (as a model's base URL). A path (`/custom/webhook`) is the gateway's own: called at its own address"),
   stream_mode: z
     .union([z.string(), z.array(z.string()).max(10)])
     .optional()
@@ -183,7 +184,7 @@ function graphRunOptionsOf(body: RunCreateBody, config: Record<string, unknown>)
  * the run's `config.configurable` and `context` given to it, its input and nodes its own to check.
  */
 export function planForGraph(plan: RunPlan, body: RunCreateBody, graphId: string): RunPlan {
-  const config = body.config ?? {};
+  const { config } = plan.annotations;
   if (graphId !== REACT_GRAPH_ID) {
     const given = configurableOf(config);
     // No input and no command: the thread goes on from its checkpoint, as on the platform.
@@ -209,13 +210,28 @@ const resumeCommandOf = ({ resume, update, goto }: NonNullable<RunCreateBody["co
   ...(goto ? { goto } : {}),
 });
 
+/** Headers a run's config never carries: credentials and the tenant. */
+const HEADERS_KEPT_OUT = new Set(["x-api-key", "x-service-key", "x-tenant-id"]);
+
+/**
+ * The caller's `x-…` headers and `user-agent` in the run's `config.configurable`, over the body's, as
+ * LangGraph Platform gives them to graphs: a graph (or the operator's middleware) reads the caller's
+ * headers there.
+ */
+function withCallerHeaders(config: Record<string, unknown>, headers: IncomingHttpHeaders): Record<string, unknown> {
+  const passed = Object.entries(headers).filter(([name]) => (name.startsWith("x-") && !HEADERS_KEPT_OUT.has(name)) || name === "user-agent");
+  if (passed.length === 0) return config;
+  const values = Object.fromEntries(passed.map(([name, value]) => [name, [value].flat().join(", ")]));
+  return { ...config, configurable: { ...configurableOf(config), ...values } };
+}
+
 /**
  * Checks a run creation and says what to queue: refuses what the gateway does not do with 422
  * `NOT_SUPPORTED`, and input LangChain could not read with 422 `INVALID_REQUEST`, before anything is written.
  */
-export function planRun(body: RunCreateBody): RunPlan {
+export function planRun(body: RunCreateBody, headers: IncomingHttpHeaders = {}): RunPlan {
   refuseUnsupported(body, RUN_UNSUPPORTED);
-  const config = body.config ?? {};
+  const config = withCallerHeaders(body.config ?? {}, headers);
   const graph = graphRunOptionsOf(body, config);
   const { input, command } = body;
   if (input && command) throw new HttpError("INVALID_REQUEST", "Give input or a command, not both");

@@ -1,6 +1,6 @@
-import { type Agent, type AddMessageResult, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
+import { type Agent, type AddMessageResult, REACT_GRAPH_ID, type RunMode, ThreadBusyError } from "@axiom-lattice/agent";
 import { QueueFullError, checkEgressUrl } from "@axiom-lattice/core";
-import { ANY_ASSISTANT, type CreateThreadRequest, type Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type Assistant, type CreateThreadRequest, type Thread } from "@axiom-lattice/protocols";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../shared/assistantReferences";
@@ -8,6 +8,17 @@ import { threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
 import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
 import { assistantIdOf } from "./graphAssistants";
+import { configurableOf } from "./graphs";
+import { isOwnPath } from "../graphs/loopback";
+
+/**
+ * A thread's config once a run of `assistant` with `runConfig` was queued on it, as LangGraph Platform
+ * merges it: the assistant's, the thread's, then the run's over them, their `configurable`s alike.
+ */
+function threadConfigAfter(thread: Thread, assistant: Assistant, runConfig: Record<string, unknown>): Record<string, unknown> {
+  const configurable = { ...configurableOf(assistant.graphConfig), ...configurableOf(thread.config), ...configurableOf(runConfig) };
+  return { ...assistant.graphConfig, ...thread.config, ...runConfig, configurable };
+}
 
 /** LangGraph Platform's words for a busy thread under `multitask_strategy: reject`. */
 const THREAD_BUSY_DETAIL = "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.";
@@ -53,13 +64,22 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
   };
 
-  const labelThread = async (thread: Thread, assistantId: string, graphId: string) => {
-    if (thread.metadata.assistant_id === assistantId && thread.metadata.graph_id === graphId) return;
+  /**
+   * Labels the thread with the run's assistant and graph and, for a deployed graph, merges the run's
+   * config into the thread's (the ReAct graph reads none of it, and its assistants' may hold a model's
+   * key); writes only what changed.
+   */
+  const labelThread = async (thread: Thread, assistant: Assistant, runConfig: Record<string, unknown>) => {
+    const labelled = thread.metadata.assistant_id === assistant.id && thread.metadata.graph_id === assistant.graph;
+    const config = assistant.graph === REACT_GRAPH_ID ? thread.config : threadConfigAfter(thread, assistant, runConfig);
+    const configChanged = config !== undefined && JSON.stringify(config) !== JSON.stringify(thread.config ?? {});
+    if (labelled && !configChanged) return;
     try {
-      await stores.threads.updateThread(thread.tenantId, thread.id, { graph_id: graphId, assistant_id: assistantId });
+      await stores.threads.updateThread(thread.tenantId, thread.id, labelled ? {} : { graph_id: assistant.graph, assistant_id: assistant.id }, configChanged ? { config } : {});
     } catch (error) {
-      // The run is queued: a label that could not be written only keeps the thread out of some searches.
-      logger.warn({ err: error, threadId: thread.id }, "LangGraph thread not labelled with its assistant");
+      // The run is queued: a label that could not be written only keeps the thread out of some searches,
+      // and its state read with the config it had.
+      logger.warn({ err: error, threadId: thread.id }, "LangGraph thread not labelled with its assistant and config");
     }
   };
 
@@ -69,11 +89,11 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     if (!assistant) throw new HttpError("NOT_FOUND", `No assistant found for "${body.assistant_id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
     const plan = planForGraph(givenPlan, body, assistant.graph);
     // Checked when written, as every URL a tenant names; every connection is checked again.
-    if (body.webhook) await checkEgressUrl(body.webhook, config.upstream.egress);
+    if (body.webhook && !isOwnPath(body.webhook)) await checkEgressUrl(body.webhook, config.upstream.egress);
     // The run's own settings are checked as an assistant's.
     if (plan.graph.settings) await checkReferences(thread.tenantId, plan.graph.settings);
     const agent = agents.getAgent(threadScope(thread));
-    if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, plan.graph.checkpointId);
+    if (plan.graph.checkpointId !== undefined) await requireCheckpoint(agent, thread.id, { checkpointId: plan.graph.checkpointId });
     // A run is a use: a thread's TTL restarts before the run is queued, so no expiry sweep takes it in between.
     if (thread.ttlMinutes !== undefined) await stores.threads.touchThread(thread.tenantId, thread.id);
     try {
@@ -89,7 +109,7 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
         delayMs: plan.delayMs,
         tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
       });
-      await labelThread(thread, assistant.id, assistant.graph);
+      await labelThread(thread, assistant, plan.annotations.config);
       return { agent, result: result as StartedRun<M>["result"] };
     } catch (error) {
       if (error instanceof ThreadBusyError) throw new HttpError("THREAD_BUSY", THREAD_BUSY_DETAIL);

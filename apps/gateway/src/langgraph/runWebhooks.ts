@@ -1,6 +1,7 @@
 import { type AgentInstanceManager, type CompletedRun, clientStateValues } from "@axiom-lattice/agent";
 import { type EgressPolicy, type Logger, egressFetch } from "@axiom-lattice/core";
 import type { ThreadStore } from "@axiom-lattice/protocols";
+import { isOwnPath, loopbackUrl } from "../graphs/loopback";
 import { runErrorOf } from "./runOutcome";
 import type { RunAnnotations } from "./runRequest";
 import { toRunView } from "./runView";
@@ -37,12 +38,14 @@ export function runWebhooks({ agents, threads, egress, logger }: RunWebhookDeps)
       values: clientStateValues(values as Record<string, unknown>),
       ...(status === "error" || status === "aborted" ? { error: runErrorOf(status, error).message } : {}),
     };
-    const response = await post(webhook, {
+    const request = {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(payload),
       signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-    });
+    };
+    // A path is the gateway's own (the operator's routes, say): called at its own address, not a tenant's URL.
+    const response = isOwnPath(webhook) ? await fetch(new URL(webhook, loopbackUrl()), request) : await post(webhook, request);
     await response.body?.cancel();
     if (!response.ok) logger.warn({ runId: message.id, status: response.status }, "a run's webhook answered with an error status");
   };

@@ -9,14 +9,13 @@ import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
-import { parseStreamEventId } from "../shared/streamEventIds";
 import { bodyErrors, inputErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
 import { runRateLimit } from "../shared/runRateLimit";
 import { RUN_CREATE_ERRORS, planRun, runCreateSchema } from "./runRequest";
 import { type RunStarterServices, langgraphRunStarter } from "./runStarter";
-import { cancelRun, streamRun } from "./runStream";
+import { cancelRun, resumeIndexOf, streamRun } from "./runStream";
 import { RUN_STATUSES, type RunView, runView, streamModesOfRun, toRunView } from "./runView";
 
 const threadParams = z.object({ thread_id: idSchema });
@@ -57,7 +56,7 @@ const joinStreamQuery = z.object({
 const FROM_THE_START = "-1";
 
 export const lastEventIdHeader = z.looseObject({
-  "last-event-id": z.string().max(512).optional().describe("The id of the last event received, `<run_id>:<index>`: the stream resumes after it; `-1`: from the run's start"),
+  "last-event-id": z.string().max(512).optional().describe("The id of the last event received: the stream resumes after it; `-1`: from the run's start"),
 });
 
 const cancelQuery = z.object({
@@ -115,7 +114,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request, reply) => {
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
       const { result } = await startRun(thread, request.body, plan, "queue");
       const run = await stores.queue.getMessage(result.messageId, queueScopeOf(thread));
@@ -140,7 +139,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantId, request.params.thread_id, request.body.if_not_exists);
       // Taken before the run is queued: a refused stream queues nothing.
       const place = streams.take(tenantId);
@@ -149,7 +148,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
         locateRun(reply, thread.id, result.messageId, { resumable: true });
         const sse = gatewaySseOptions(gateway, place);
         const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
-        return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse, onDisconnect });
+        return await streamRun(reply, { runId: result.messageId, attempt: 1, chunks: result.stream, modes: plan.streamModes, announce: true, sse, onDisconnect });
       } catch (error) {
         // Given back at once when no stream opened (the stream's end gives it back otherwise; twice is harmless).
         place();
@@ -172,7 +171,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request, reply) => {
-      const plan = planRun(request.body);
+      const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
       const { agent, result } = await startRun(thread, request.body, plan, "wait");
       locateRun(reply, thread.id, result.messageId);
@@ -266,16 +265,15 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     const tenantId = tenantOf(request);
     const { thread, run } = await requireRun(tenantId, threadId, runId);
     const lastEventId = request.headers["last-event-id"];
-    const position = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : parseStreamEventId(lastEventId);
-    if (position && position.messageId !== run.id) throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names run ${position.messageId}, not ${run.id}`);
+    const after = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : resumeIndexOf(lastEventId, run.id);
     const runModes = streamModesOfRun(run);
     const modes = request.query.stream_mode?.filter((mode) => runModes.includes(mode)) ?? runModes;
     const place = streams.take(tenantId);
     locateRun(reply, threadId, run.id, { resumable: true });
     const agent = agents.getAgent(threadScope(thread));
-    const chunks = agent.chunkStream(run.id, position?.index ?? -1);
+    const chunks = agent.chunkStream(run.id, after ?? -1);
     const onDisconnect = truthy(request.query.cancel_on_disconnect) ? cancelRun(agent, run.id) : undefined;
-    return streamRun(reply, { runId: run.id, threadId: thread.id, chunks, modes, announce: position === undefined, sse: gatewaySseOptions(gateway, place), onDisconnect });
+    return streamRun(reply, { runId: run.id, attempt: Math.max(1, run.attempts), chunks, modes, announce: after === undefined, sse: gatewaySseOptions(gateway, place), onDisconnect });
   };
 
   const joinStreamResponse = {

@@ -28,8 +28,11 @@ export const threadStateView = z.object({
       path: z.array(z.unknown()).describe("Where the task sits in the graph, as LangGraph names it (`[\"__pregel_pull\", node]`)"),
       error: z.string().nullable(),
       interrupts: z.array(interruptView),
-      checkpoint: z.null(),
-      state: z.null(),
+      checkpoint: z
+        .object({ thread_id: z.string(), checkpoint_ns: z.string() })
+        .nullable()
+        .describe("A subgraph's task: where its state is (read it, or update it, naming this checkpoint)"),
+      state: z.unknown().describe("A subgraph's task, read with `subgraphs`: its state, as this one (else null)"),
       result: z.unknown().describe("What the task returned, once it ran; null before"),
     }),
   ),
@@ -46,6 +49,18 @@ export function interruptsByTask(snapshot: StateSnapshot): Record<string, Array<
   return Object.fromEntries(snapshot.tasks.filter((task) => task.interrupts.length > 0).map((task) => [task.id, task.interrupts.map(({ id, value }) => ({ id, value }))]));
 }
 
+/**
+ * A subgraph's task's state as LangGraph gives it: read (`subgraphs`), or where to read it (the
+ * config of the subgraph's namespace); neither for a node's task.
+ */
+function subgraphStateOf(threadId: string, state: StateSnapshot["tasks"][number]["state"]): Pick<TaskView, "checkpoint" | "state"> {
+  if (state && "values" in state) return { checkpoint: null, state: toThreadState(threadId, state) };
+  const namespace = state?.configurable?.checkpoint_ns;
+  return { checkpoint: typeof namespace === "string" && namespace !== "" ? { thread_id: threadId, checkpoint_ns: namespace } : null, state: null };
+}
+
+type TaskView = ThreadStateView["tasks"][number];
+
 /** A checkpointed state of thread `threadId` as LangGraph clients read it. */
 export function toThreadState(threadId: string, snapshot: StateSnapshot): ThreadStateView {
   return {
@@ -57,8 +72,7 @@ export function toThreadState(threadId: string, snapshot: StateSnapshot): Thread
       path: toClientJson(task.path ?? []) as unknown[],
       error: task.error === undefined || task.error === null ? null : String((task.error as { message?: unknown }).message ?? task.error),
       interrupts: task.interrupts.map(({ id, value }) => ({ id, value })),
-      checkpoint: null,
-      state: null,
+      ...subgraphStateOf(threadId, task.state),
       result: task.result === undefined ? null : toClientJson(task.result),
     })),
     // The checkpointer's thread id is tenant-qualified: clients know the thread by its own.

@@ -70,7 +70,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
   const rateLimit = runRateLimit(gateway.config);
 
   /** A thread for one run; deleted again when the run could not be queued. */
-  const startOnOwnThread = async <M extends RunMode>(tenantId: string, body: RunCreateBody, mode: M, plan = planRun(body)) => {
+  const startOnOwnThread = async <M extends RunMode>(tenantId: string, body: RunCreateBody, mode: M, plan: RunPlan) => {
     const ttlMinutes = body.on_completion === "delete" ? RUN_OWN_THREAD_TTL_MINUTES : undefined;
     const thread = await gateway.stores.threads.createThread(tenantId, { assistantId: ANY_ASSISTANT, ttlMinutes });
     try {
@@ -108,7 +108,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       },
     },
     async (request, reply) => {
-      const { view } = await startInBackground(tenantOf(request), request.body, planRun(request.body));
+      const { view } = await startInBackground(tenantOf(request), request.body, planRun(request.body, request.headers));
       locateRun(reply, view.thread_id, view.run_id);
       return view;
     },
@@ -129,7 +129,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const plans = request.body.map((body) => planRun(body));
+      const plans = request.body.map((body) => planRun(body, request.headers));
       for (const { assistant_id } of request.body) await requireAssistant(gateway, tenantId, assistant_id);
       const started: Array<Awaited<ReturnType<typeof startInBackground>>> = [];
       try {
@@ -157,11 +157,11 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       const tenantId = tenantOf(request);
       const place = gateway.streams.take(tenantId);
       try {
-        const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream");
+        const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream", planRun(request.body, request.headers));
         locateRun(reply, undefined, result.messageId);
         try {
           const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
-          return await streamRun(reply, { runId: result.messageId, threadId: thread.id, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
+          return await streamRun(reply, { runId: result.messageId, attempt: 1, chunks: result.stream, modes: plan.streamModes, announce: true, sse: gatewaySseOptions(gateway, place), onDisconnect });
         } finally {
           // After the stream: deleting the thread drops its buffers, which would cut a slow reader short.
           if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
@@ -185,7 +185,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       },
     },
     async (request, reply) => {
-      const { thread, agent, result } = await startOnOwnThread(tenantOf(request), request.body, "wait");
+      const { thread, agent, result } = await startOnOwnThread(tenantOf(request), request.body, "wait", planRun(request.body, request.headers));
       locateRun(reply, undefined, result.messageId);
       const values = await runOutcomeValues(agent, await result.completion);
       if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);

@@ -20,7 +20,7 @@ export const threadView = z.object({
   status: z.enum(THREAD_STATUSES).describe("busy: runs queued or running; interrupted: waiting on an interrupt, or paused before or after a node; error: its last run failed; else idle"),
   values: jsonObject,
   interrupts: z.record(z.string(), z.array(interruptView)).describe("The interrupts it waits on, by task id"),
-  config: jsonObject,
+  config: jsonObject.describe("What its runs' configs merged to: the assistant's, then each run's over it"),
   error: z.string().nullable().describe("status error: why its last run failed"),
 }).meta({ id: "LangGraphThread" });
 
@@ -53,7 +53,7 @@ export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "
     status,
     values: clientStateValues(snapshot.values as Record<string, unknown>),
     interrupts,
-    config: {},
+    config: thread.config ?? {},
     error: status === "error" ? (lastRun?.error ?? null) : null,
   };
 }

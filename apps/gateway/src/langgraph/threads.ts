@@ -10,12 +10,11 @@ import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
-import { checkpointIdOf, checkpointRefShape, requireCheckpoint } from "./checkpointRefs";
+import { checkpointObject, checkpointRefShape, requireCheckpoint, stateAddressOf } from "./checkpointRefs";
 import { paginationQuery } from "./searchResults";
 import { threadStateView, toThreadState } from "./stateView";
 import { THREAD_STATUSES, type ThreadView, isThreadBusy, threadView, toThreadView } from "./threadView";
 import { applySupersteps, checkStateUpdate, checkSupersteps, stateUpdateNode, stateValues, supersteps } from "./threadSupersteps";
-import { refuseUnsupported, unsupportedShape } from "./unsupported";
 
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 
@@ -73,25 +72,31 @@ const updateStateSchema = z.strictObject({
   ...checkpointRefShape,
 });
 
-const HISTORY_UNSUPPORTED = { checkpoint: "the history of a subgraph's checkpoints" };
-
 const writtenCheckpoint = z.object({ thread_id: z.string(), checkpoint_ns: z.string(), checkpoint_id: z.string() });
 
 const historySchema = z.strictObject({
   limit: z.number().int().min(1).max(1000).default(10),
   before: z.looseObject({ configurable: z.looseObject({ checkpoint_id: z.string().min(1).max(128) }) }).optional().describe("Only checkpoints older than this config's"),
   metadata: jsonObject.optional().describe("Only checkpoints whose metadata holds these values"),
-  ...unsupportedShape(HISTORY_UNSUPPORTED),
+  checkpoint: checkpointObject.optional().describe("A subgraph's checkpoints (`checkpoint_ns`, as a state's task names it) instead of the root graph's"),
+});
+
+const stateAtSchema = z.strictObject({
+  checkpoint: checkpointObject.describe("The checkpoint (`checkpoint_id`), a subgraph's latest state (`checkpoint_ns`), or both"),
+  subgraphs: z.boolean().optional().describe("true: each subgraph task's state too (its `state`); else where to read it (its `checkpoint`)"),
 });
 
 const threadParams = z.object({ thread_id: idSchema });
 const checkpointParams = z.object({ thread_id: idSchema, checkpoint_id: z.string().min(1).max(128) });
-const stateQuery = z.object({ subgraphs: z.enum(["true", "false"]).optional().describe("The graph has no subgraphs: no effect") });
+const stateQuery = z.object({ subgraphs: z.enum(["true", "false"]).optional().describe("true: each subgraph task's state too (its `state`); else where to read it (its `checkpoint`)") });
 
 /** How many threads a status or values search reads at once. */
 const SCAN_PAGE = 100;
 
 const tags = ["langgraph"];
+
+/** The thread's config, which a deployed graph made by a factory is made from to read or write its state. */
+const graphConfigOf = (thread: Thread) => (thread.config ? { graphConfig: thread.config } : {});
 
 /**
  * The LangGraph API's threads: the gateway's threads, read with their status and state. A thread it
@@ -253,7 +258,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     },
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot());
+      return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot({ subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
     },
   );
 
@@ -270,7 +275,24 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
     },
     async (request) => {
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, request.params.checkpoint_id));
+      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { checkpointId: request.params.checkpoint_id, subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
+    },
+  );
+
+  app.post(
+    "/threads/:thread_id/state/checkpoint",
+    {
+      schema: {
+        tags,
+        summary: "The thread's state at a checkpoint, or a subgraph's (LangGraph API)",
+        params: threadParams,
+        body: stateAtSchema,
+        response: { 200: threadStateView, ...bodyErrors("NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...stateAddressOf(request.body), subgraphs: request.body.subgraphs === true, ...graphConfigOf(thread) }));
     },
   );
 
@@ -288,7 +310,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
           200: z
             .object({ checkpoint: writtenCheckpoint, configurable: writtenCheckpoint })
             .describe("The new checkpoint, as LangGraph Platform answers it (`checkpoint`) and as the JS SDK's types read it (`configurable`)"),
-          ...bodyErrors("NOT_FOUND", "THREAD_BUSY", "NOT_SUPPORTED"),
+          ...bodyErrors("NOT_FOUND", "THREAD_BUSY"),
         },
       },
     },
@@ -298,17 +320,18 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       checkStateUpdate(stateGraphOf(gateway.graphs, thread), values, as_node);
       // A run queued but not yet started holds no lease: the update would slip in before it.
       if (await isThreadBusy(gateway, thread)) throw new HttpError("THREAD_BUSY", "Thread is busy: a run is queued or in progress; update its state once it ended");
-      const from = checkpointIdOf(request.body);
-      if (from !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, from);
+      const at = stateAddressOf(request.body);
+      if (at.checkpointId !== undefined || at.checkpointNs !== undefined) await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...at, ...graphConfigOf(thread) });
       const checkpointId = await gateway.agents.updateThreadState(threadScope(thread), {
         values,
         ...(as_node === undefined ? {} : { asNode: as_node }),
-        ...(from === undefined ? {} : { checkpointId: from }),
+        ...at,
         graphId: threadGraphId(thread),
+        ...graphConfigOf(thread),
       });
       // A use of the thread: its TTL, if it has one, restarts.
       if (thread.ttlMinutes !== undefined) await threads.touchThread(thread.tenantId, thread.id);
-      const written = { thread_id: thread.id, checkpoint_ns: "", checkpoint_id: checkpointId };
+      const written = { thread_id: thread.id, checkpoint_ns: at.checkpointNs ?? "", checkpoint_id: checkpointId };
       return { checkpoint: written, configurable: written };
     },
   );
@@ -321,14 +344,20 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
         summary: "The thread's past states, newest first (LangGraph API)",
         params: threadParams,
         body: historySchema,
-        response: { 200: z.array(threadStateView), ...bodyErrors("NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 200: z.array(threadStateView), ...bodyErrors("NOT_FOUND") },
       },
     },
     async (request) => {
-      refuseUnsupported(request.body, HISTORY_UNSUPPORTED);
       const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
-      const { limit, before, metadata } = request.body;
-      const history = await gateway.agents.getAgent(threadScope(thread)).stateHistory({ limit, before: before?.configurable.checkpoint_id, metadata });
+      const { limit, before, metadata, checkpoint } = request.body;
+      const { checkpointNs } = stateAddressOf({ checkpoint });
+      const history = await gateway.agents.getAgent(threadScope(thread)).stateHistory({
+        limit,
+        before: before?.configurable.checkpoint_id,
+        metadata,
+        ...(checkpointNs === undefined ? {} : { checkpointNs }),
+        ...graphConfigOf(thread),
+      });
       return history.map((snapshot) => toThreadState(thread.id, snapshot));
     },
   );

@@ -1,8 +1,8 @@
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { builtPackageDist } from "../http/builtPackage";
 
 /** Where the chat page is served. */
 export const PLAYGROUND_PATH = "/playground";
@@ -11,24 +11,18 @@ export const PLAYGROUND_PATH = "/playground";
 const PLAYGROUND_PACKAGE = "@axiom-lattice/playground";
 
 /** Where the page is built: the playground package's `dist`, when the package is installed beside the gateway. */
-export function findPlaygroundPage(): string | undefined {
-  try {
-    return join(dirname(createRequire(import.meta.url).resolve(`${PLAYGROUND_PACKAGE}/package.json`)), "dist");
-  } catch {
-    return undefined;
-  }
-}
+export const findPlaygroundPage = (): string | undefined => builtPackageDist(PLAYGROUND_PACKAGE);
 
 /**
  * Serves the chat page's files at `/playground/` (`/playground` redirects there, so its relative
  * asset paths resolve). The page is public like `/docs`: it holds no data, and every request it
  * makes to the API carries the token its user typed. Without a built page the gateway serves none
- * and says so once.
+ * and says so once. Returns whether it serves the page.
  */
-export async function registerPlaygroundPage(app: FastifyInstance, root: string | undefined): Promise<void> {
+export async function registerPlaygroundPage(app: FastifyInstance, root: string | undefined): Promise<boolean> {
   if (root === undefined || !existsSync(join(root, "index.html"))) {
     app.log.info(`${PLAYGROUND_PATH} is not served: ${PLAYGROUND_PACKAGE} is not installed or not built (pnpm build in the repository builds it)`);
-    return;
+    return false;
   }
   await app.register(fastifyStatic, {
     root,
@@ -39,4 +33,5 @@ export async function registerPlaygroundPage(app: FastifyInstance, root: string 
     // Hashed asset names change with every build; index.html must be read fresh to name them.
     setHeaders: (reply, path) => reply.header("cache-control", path.endsWith("index.html") ? "no-cache" : "public, max-age=31536000, immutable"),
   });
+  return true;
 }

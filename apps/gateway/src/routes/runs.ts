@@ -1,21 +1,20 @@
-import type { AgentInstanceManager, RunAffinity, StreamChunk } from "@axiom-lattice/agent";
-import { QueueFullError, type ThreadRunScope, boundedJson, queueScopeOf } from "@axiom-lattice/core";
-import { AFFINITY_MISS_CODE, type ErrorCode, buildAffinityMissChunk } from "@axiom-lattice/protocols";
-import type { FastifyReply } from "fastify";
+import type { AgentInstanceManager, RunAffinity } from "@axiom-lattice/agent";
+import { QueueFullError, boundedJson, queueScopeOf } from "@axiom-lattice/core";
+import { AFFINITY_MISS_CODE, type ErrorCode } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
-import { type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
-import type { StreamPlace, TenantStreams } from "../http/tenantStreams";
+import type { TenantStreams } from "../http/tenantStreams";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { runRateLimit } from "../shared/runRateLimit";
-import { parseStreamEventId, streamEventId } from "../shared/streamEventIds";
+import { runStreams } from "../shared/runStreams";
+import { resumePoint } from "../shared/streamEventIds";
 import { finishedRunStatus, runResultView, toRunResultView } from "./threadViews";
 
 const threadRef = { assistant_id: idSchema, thread_id: idSchema };
@@ -73,20 +72,6 @@ const sseStream = z.string().describe(
 const tags = ["runs"];
 const runErrors = (...codes: ErrorCode[]) => apiErrors(...BODY_CODES, "NOT_FOUND", ...codes);
 
-/** Where a resume_stream continues: the body's message and `after`, or a `Last-Event-ID` header. */
-function resumePoint(body: z.output<typeof resumeStreamSchema>, lastEventId: string | undefined): { messageId: string; after: number } {
-  if (lastEventId === undefined) {
-    if (body.message_id === undefined) throw new HttpError("INVALID_REQUEST", "Invalid request body: message_id: required without a Last-Event-ID header");
-    return { messageId: body.message_id, after: body.after ?? -1 };
-  }
-  const position = parseStreamEventId(lastEventId);
-  if (body.message_id !== undefined && body.message_id !== position.messageId) {
-    throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names message ${position.messageId}, the body message ${body.message_id}`);
-  }
-  // Both say what the client already has (a reconnecting client resends its first body): skip all of it.
-  return { messageId: position.messageId, after: Math.max(body.after ?? -1, position.index) };
-}
-
 export interface RunRoutesOptions {
   stores: Pick<GatewayStores, "assistants" | "threads" | "queue">;
   agents: AgentInstanceManager;
@@ -107,36 +92,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
     return threadScope(await requireThread(options, tenantId, body.thread_id, body.assistant_id));
   };
 
-  // A run's stream follows it wherever it runs, so it ends only with the run: closing the server would
-  // wait for each. They end when it starts closing; their clients resume on a replica that stays.
-  const open = new Set<SseStream>();
-  app.addHook("preClose", async () => {
-    for (const sse of open) sse.end();
-  });
-
-  const streamChunks = async (reply: FastifyReply, chunks: AsyncIterable<StreamChunk>, place: StreamPlace) => {
-    const sse = openSseStream(reply, gatewaySseOptions(options, place));
-    open.add(sse);
-    try {
-      for await (const chunk of chunks) {
-        // A client that left does not cancel the run: it is queued work, resumable with resume_stream.
-        if (!sse.send(streamEventId(chunk.messageId, chunk.index), { type: chunk.type, data: chunk.data })) break;
-      }
-    } catch (error) {
-      // A stream closed under it (the replica shutting down): whatever its source does then is nobody's concern.
-      if (!sse.closed) throw error;
-    } finally {
-      open.delete(sse);
-      sse.end();
-    }
-  };
-
-  const streamAffinityMiss = (reply: FastifyReply, owner: string, scope: ThreadRunScope, messageId: string, place: StreamPlace) => {
-    metrics.affinityMisses.inc();
-    const sse = openSseStream(reply, gatewaySseOptions(options, place));
-    sse.send(undefined, buildAffinityMissChunk(owner, scope.threadId, messageId));
-    sse.end();
-  };
+  const { streamChunks, streamAffinityMiss } = runStreams(app, options);
 
   const rateLimit = runRateLimit(config);
   app.post(
@@ -215,7 +171,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const { messageId, after } = resumePoint(request.body, request.headers["last-event-id"]);
+      const { messageId, index: after } = resumePoint(request.body, request.headers["last-event-id"]);
       const scope = await resolveScope(tenantId, request.body);
       const message = await stores.queue.getMessage(messageId, queueScopeOf(scope));
       if (!message || message.threadId !== scope.threadId) {

@@ -21,3 +21,20 @@ export function parseStreamEventId(value: string): StreamPosition {
   }
   return { messageId: match[1], index };
 }
+
+/**
+ * Where a resume_stream continues: the body's message and `after`, or a `Last-Event-ID` header. With
+ * both, the header must name the same message, and the later of the two positions counts.
+ */
+export function resumePoint(body: { message_id?: string; after?: number }, lastEventId: string | undefined): StreamPosition {
+  if (lastEventId === undefined) {
+    if (body.message_id === undefined) throw new HttpError("INVALID_REQUEST", "Invalid request body: message_id: required without a Last-Event-ID header");
+    return { messageId: body.message_id, index: body.after ?? -1 };
+  }
+  const position = parseStreamEventId(lastEventId);
+  if (body.message_id !== undefined && body.message_id !== position.messageId) {
+    throw new HttpError("INVALID_REQUEST", `The Last-Event-ID header names message ${position.messageId}, the body message ${body.message_id}`);
+  }
+  // Both say what the client already has (a reconnecting client resends its first body): skip all of it.
+  return { messageId: position.messageId, index: Math.max(body.after ?? -1, position.index) };
+}

@@ -13,8 +13,16 @@ export function checkpointThreadId({ tenantId, threadId }: CheckpointThreadRef):
   return `${encodeURIComponent(tenantId)}:${encodeURIComponent(threadId)}`;
 }
 
-/** The graph config that addresses a thread's checkpoints: its latest, or the one named. */
-export function checkpointConfig(ref: CheckpointThreadRef, checkpointId?: string): LangGraphRunnableConfig {
-  const configurable = { thread_id: checkpointThreadId(ref) };
-  return { configurable: checkpointId === undefined ? configurable : { ...configurable, checkpoint_id: checkpointId } };
+/**
+ * The graph config that addresses a thread's checkpoints: its latest, or the one named; in the root
+ * graph, or (`checkpointNs`, as `node:task id` names it) in one of its subgraphs.
+ */
+export function checkpointConfig(ref: CheckpointThreadRef, checkpointId?: string, checkpointNs?: string): LangGraphRunnableConfig {
+  return {
+    configurable: {
+      thread_id: checkpointThreadId(ref),
+      ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }),
+      ...(checkpointNs ? { checkpoint_ns: checkpointNs } : {}),
+    },
+  };
 }

@@ -30,3 +30,30 @@ export class GraphNotFoundError extends Error {
     this.name = "GraphNotFoundError";
   }
 }
+
+/** A subgraph's namespace (`node:task id`) names no subgraph of the thread's graph. */
+export class SubgraphNotFoundError extends Error {
+  readonly code = "NOT_FOUND" satisfies ErrorCode;
+
+  constructor(readonly checkpointNs: string) {
+    super(`Subgraph ${JSON.stringify(checkpointNs)} not found`);
+    this.name = "SubgraphNotFoundError";
+  }
+}
+
+/**
+ * The graph refused a state update (LangGraph's `InvalidUpdateError`: a node it does not have, say):
+ * the request's fault. Known by name, since a deployed graph may bring its own copy of LangGraph.
+ */
+export class InvalidStateUpdateError extends Error {
+  readonly code = "INVALID_REQUEST" satisfies ErrorCode;
+
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidStateUpdateError";
+  }
+
+  static from(error: unknown): unknown {
+    return error instanceof Error && error.name === "InvalidUpdateError" ? new InvalidStateUpdateError(error.message) : error;
+  }
+}

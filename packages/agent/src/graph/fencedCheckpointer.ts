@@ -86,3 +86,12 @@ export function withFencedCheckpoints<C extends RunnableConfig>(config: C, saver
   if (!isFencingSaver(saver)) return config;
   return { ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: new FencedCheckpointer(saver, tenure, runMetadata) } };
 }
+
+/**
+ * The config with `saver` lent, unless one is lent already (a fenced one): a subgraph's state methods
+ * need one, as its parent graph lends it.
+ */
+export function lendingCheckpointer<C extends RunnableConfig>(config: C, saver: BaseCheckpointSaver): C {
+  if (config.configurable?.[LENT_CHECKPOINTER] !== undefined) return config;
+  return { ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: saver } };
+}

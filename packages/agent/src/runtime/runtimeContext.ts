@@ -13,12 +13,12 @@ import {
 import type { Assistant, AssistantStore, ItemStore, LeaseStore, RunEventLog } from "@axiom-lattice/protocols";
 import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import type { LangGraphRunnableConfig, StateSnapshot } from "@langchain/langgraph";
+import type { StateSnapshot } from "@langchain/langgraph";
 import { checkpointConfig } from "../graph/checkpointThread";
-import { withFencedCheckpoints } from "../graph/fencedCheckpointer";
+import { lendingCheckpointer, withFencedCheckpoints } from "../graph/fencedCheckpointer";
 import { AssistantGraphs } from "../graph/assistantGraphs";
 import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
-import { type DeployedGraphs, GraphNotFoundError, REACT_GRAPH_ID } from "../graph/deployedGraphs";
+import { type DeployedGraphs, GraphNotFoundError, InvalidStateUpdateError, REACT_GRAPH_ID, SubgraphNotFoundError } from "../graph/deployedGraphs";
 import { type ModelProviderCatalog, resolveModelConfig } from "../models/catalogModelConfig";
 import type { ChunkBuffers } from "./chunkBuffers";
 import type { ModelProviderRegistry } from "../models/modelRegistry";
@@ -121,10 +121,10 @@ const stateReaders = new WeakMap<BaseCheckpointSaver, AssistantGraph>();
  * checkpointer: a read never fails because a tool or provider the assistant names is gone since its
  * last run (an MCP server disconnected, a provider removed), and it builds no model.
  */
-export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer" | "graphs">, graphId?: string): Promise<AssistantGraph> {
+export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer" | "graphs">, graphId?: string, graphConfig?: Record<string, unknown>): Promise<AssistantGraph> {
   if (graphId !== undefined && graphId !== REACT_GRAPH_ID) {
     if (!context.graphs?.has(graphId)) throw new GraphNotFoundError(graphId);
-    return context.graphs.graphFor(graphId);
+    return context.graphs.graphFor(graphId, graphConfig);
   }
   let reader = stateReaders.get(context.checkpointer);
   if (!reader) {
@@ -140,14 +140,37 @@ type StateContext = Pick<RuntimeContext, "checkpointer" | "graphs">;
 export interface StateReadOptions {
   /** An earlier checkpoint; default the latest. */
   checkpointId?: string;
+  /** A subgraph's namespace (`node:task id`): its state instead of the root graph's. */
+  checkpointNs?: string;
+  /** Each subgraph task's state, read with it (LangGraph's `subgraphs`). */
+  subgraphs?: boolean;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** The thread's config (LangGraph's): a deployed graph made by a factory is made from it. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /** The thread's checkpointed state, read with its graph (see {@link stateReaderOf}). */
-export async function readThreadState(context: StateContext, scope: ThreadRunScope, { checkpointId, graphId }: StateReadOptions = {}): Promise<StateSnapshot> {
-  const config = checkpointConfig(scope, checkpointId);
-  return (await threadGraphOf(context, config, graphId)).getState(config);
+export async function readThreadState(context: StateContext, scope: ThreadRunScope, { checkpointId, checkpointNs, subgraphs, graphId, graphConfig }: StateReadOptions = {}): Promise<StateSnapshot> {
+  const config = checkpointConfig(scope, checkpointId, checkpointNs);
+  const graph = await graphAt(await threadGraphOf(context, scope, graphId, graphConfig), checkpointNs);
+  return graph.getState(checkpointNs ? lendingCheckpointer(config, context.checkpointer) : config, subgraphs ? { subgraphs } : undefined);
+}
+
+/**
+ * The graph whose state a namespace names: the thread's graph, or (`checkpointNs`, `node:task id|…`)
+ * its subgraph there, found as LangGraph finds it (task ids and step numbers left out). Found here, not
+ * by LangGraph: a config that lends a checkpointer (a fenced write's) stops LangGraph looking.
+ */
+async function graphAt(graph: AssistantGraph, checkpointNs: string | undefined): Promise<AssistantGraph> {
+  if (!checkpointNs) return graph;
+  const path = checkpointNs
+    .split("|")
+    .filter((part) => !/^\d+$/.test(part))
+    .map((part) => part.split(":")[0])
+    .join("|");
+  for await (const [, subgraph] of graph.getSubgraphsAsync(path, true)) return subgraph as unknown as AssistantGraph;
+  throw new SubgraphNotFoundError(checkpointNs);
 }
 
 /**
@@ -155,13 +178,14 @@ export async function readThreadState(context: StateContext, scope: ThreadRunSco
  * checkpoint read (deployed graphs' checkpoints carry their `graph_id`), else the ReAct graph. Only a
  * gateway serving deployed graphs reads the checkpoint to know.
  */
-async function threadGraphOf(context: StateContext, config: LangGraphRunnableConfig, graphId?: string): Promise<AssistantGraph> {
-  return stateReaderOf(context, await threadGraphIdOf(context, config, graphId));
+async function threadGraphOf(context: StateContext, scope: ThreadRunScope, graphId?: string, graphConfig?: Record<string, unknown>): Promise<AssistantGraph> {
+  return stateReaderOf(context, await threadGraphIdOf(context, scope, graphId), graphConfig);
 }
 
-async function threadGraphIdOf(context: StateContext, config: LangGraphRunnableConfig, graphId?: string): Promise<string | undefined> {
+/** The thread's graph, as its latest root checkpoint names it (a subgraph's are its parent's). */
+async function threadGraphIdOf(context: StateContext, scope: ThreadRunScope, graphId?: string): Promise<string | undefined> {
   if (graphId !== undefined || !context.graphs) return graphId;
-  const written = (await context.checkpointer.getTuple(config))?.metadata as Record<string, unknown> | undefined;
+  const written = (await context.checkpointer.getTuple(checkpointConfig(scope)))?.metadata as Record<string, unknown> | undefined;
   return typeof written?.graph_id === "string" ? written.graph_id : undefined;
 }
 
@@ -172,16 +196,22 @@ export interface ThreadHistoryOptions {
   before?: string;
   /** Only checkpoints whose metadata holds these values. */
   metadata?: Record<string, unknown>;
+  /** A subgraph's namespace (`node:task id`): its checkpoints instead of the root graph's. */
+  checkpointNs?: string;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** As {@link StateReadOptions.graphConfig}. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /** The thread's checkpoints, newest first, read with its graph (see {@link stateReaderOf}). */
 export async function readThreadHistory(context: StateContext, scope: ThreadRunScope, options: ThreadHistoryOptions): Promise<StateSnapshot[]> {
   const snapshots: StateSnapshot[] = [];
-  const before = options.before === undefined ? undefined : checkpointConfig(scope, options.before);
-  const reader = await threadGraphOf(context, checkpointConfig(scope), options.graphId);
-  for await (const snapshot of reader.getStateHistory(checkpointConfig(scope), { limit: options.limit, before, filter: options.metadata })) {
+  const { checkpointNs } = options;
+  const before = options.before === undefined ? undefined : checkpointConfig(scope, options.before, checkpointNs);
+  const reader = await graphAt(await threadGraphOf(context, scope, options.graphId, options.graphConfig), checkpointNs);
+  const config = checkpointConfig(scope, undefined, checkpointNs);
+  for await (const snapshot of reader.getStateHistory(checkpointNs ? lendingCheckpointer(config, context.checkpointer) : config, { limit: options.limit, before, filter: options.metadata })) {
     snapshots.push(snapshot);
   }
   return snapshots;
@@ -194,8 +224,12 @@ export interface StateWrite {
   asNode?: string;
   /** Over this earlier checkpoint (a fork: the new checkpoint becomes the latest); default the latest. */
   checkpointId?: string;
+  /** A subgraph's namespace (`node:task id`): the values go into its state. */
+  checkpointNs?: string;
   /** The graph whose state the thread holds; default the ReAct graph. */
   graphId?: string;
+  /** As {@link StateReadOptions.graphConfig}. */
+  graphConfig?: Record<string, unknown>;
 }
 
 /**
@@ -203,13 +237,16 @@ export interface StateWrite {
  * `updateState`); returns the new checkpoint's id. The caller holds the thread's run lease, whose
  * `tenure` fences the write.
  */
-export async function writeThreadState(context: StateContext, scope: ThreadRunScope, tenure: FencedTenure, { values, asNode, checkpointId, graphId }: StateWrite): Promise<string> {
-  const addressed = checkpointConfig(scope, checkpointId);
-  const threadGraphId = await threadGraphIdOf(context, addressed, graphId);
+export async function writeThreadState(context: StateContext, scope: ThreadRunScope, tenure: FencedTenure, { values, asNode, checkpointId, checkpointNs, graphId, graphConfig }: StateWrite): Promise<string> {
+  const addressed = checkpointConfig(scope, checkpointId, checkpointNs);
+  const threadGraphId = await threadGraphIdOf(context, scope, graphId);
   const deployed = threadGraphId !== undefined && threadGraphId !== REACT_GRAPH_ID;
   // The update's checkpoint says which graph's state it is, as a deployed graph's run's do.
-  const config = withFencedCheckpoints(addressed, context.checkpointer, tenure, deployed ? { graph_id: threadGraphId } : undefined);
-  const written = await (await stateReaderOf(context, threadGraphId)).updateState(config, values, asNode);
+  const fenced = withFencedCheckpoints(addressed, context.checkpointer, tenure, deployed ? { graph_id: threadGraphId } : undefined);
+  const graph = await graphAt(await stateReaderOf(context, threadGraphId, graphConfig), checkpointNs);
+  const written = await graph.updateState(checkpointNs ? lendingCheckpointer(fenced, context.checkpointer) : fenced, values, asNode).catch((error: unknown) => {
+    throw InvalidStateUpdateError.from(error);
+  });
   return written.configurable?.checkpoint_id as string;
 }
 

@@ -1,4 +1,4 @@
-import { MCP_CONFIG_CHANGED_TOPIC, type OutboxEvent, type OutboxPayloads, type OutboxTopic, PLUGIN_CATALOG_CHANGED_TOPIC, PROJECT_TASK_ADMISSION_TOPIC, ROOM_EVENT_TOPIC, SCHEDULE_CHANGED_TOPIC, TASK_LIFECYCLE_TOPIC } from "@axiom-lattice/protocols";
+import { MCP_CONFIG_CHANGED_TOPIC, type OutboxEvent, type OutboxPayloads, type OutboxTopic, PLUGIN_CATALOG_CHANGED_TOPIC, PROJECT_TASK_ADMISSION_TOPIC, ROOM_EVENT_TOPIC, SCHEDULE_CHANGED_TOPIC, TASK_LIFECYCLE_TOPIC, WEB_APP_CHANGED_TOPIC } from "@axiom-lattice/protocols";
 import { OutboxArgumentError, OutboxPayloadError } from "./outboxErrors";
 import type { OutboxHandler } from "./outboxPoller";
 import { isId, isOptionalString, isRecord } from "./payloadShapes";
@@ -24,6 +24,7 @@ const PARSERS: { readonly [T in OutboxTopic]: OutboxPayloadParser<T> } = {
     isRecord(payload) && isId(payload.tenantId) && isId(payload.serverKey),
   [PLUGIN_CATALOG_CHANGED_TOPIC]: (payload): payload is OutboxPayloads[typeof PLUGIN_CATALOG_CHANGED_TOPIC] => isRecord(payload) && isId(payload.tenantId),
   [SCHEDULE_CHANGED_TOPIC]: (payload): payload is OutboxPayloads[typeof SCHEDULE_CHANGED_TOPIC] => isRecord(payload) && isId(payload.taskId),
+  [WEB_APP_CHANGED_TOPIC]: (payload): payload is OutboxPayloads[typeof WEB_APP_CHANGED_TOPIC] => isRecord(payload) && isId(payload.tenantId) && isId(payload.webAppId),
 };
 
 /** Whether `payload` is a well-formed payload of `topic`. */

@@ -89,7 +89,7 @@ export function parseScheduleOnceInput(input: ScheduleOnceInput, context: Schedu
     throw new ScheduleRequestError(
       "EXECUTE_AT_IN_PAST",
       // Worded without field names: the HTTP API spells them its own way.
-      `The fire time is ${Math.round((context.now - task.executeAt) / 1_000)} s in the past; a delay of 0 fires now`,
+      `The fire time ${new Date(task.executeAt).toISOString()} is ${Math.round((context.now - task.executeAt) / 1_000)} s in the past (it is now ${new Date(context.now).toISOString()}); a delay of 0 fires now`,
     );
   }
   return task;

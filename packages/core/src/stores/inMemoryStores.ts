@@ -16,6 +16,7 @@ import { InMemoryRunEventLog } from "../runs/inMemoryRunEventLog";
 import { InMemoryScheduleStore } from "../schedule/inMemoryScheduleStore";
 import { InMemoryTaskStore } from "../tasks/inMemoryTaskStore";
 import { InMemoryThreadStore } from "../threads/inMemoryThreadStore";
+import { InMemoryWebAppStore } from "../webApps/inMemoryWebAppStore";
 import { InMemoryUnitOfWork } from "./inMemoryUnitOfWork";
 
 /** Every in-memory store of one process, under the {@link Stores} names pg-stores' bundle uses too. */
@@ -45,6 +46,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     threads: new InMemoryThreadStore(),
     assistants: new InMemoryAssistantStore(),
     modelProviders: new InMemoryModelProviderStore(),
+    webApps: new InMemoryWebAppStore(),
     projects,
     rooms,
     roomMessages: new InMemoryProjectRoomMessageStore(rooms),

@@ -1,4 +1,4 @@
-import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore, ThreadUpdateOptions } from "@axiom-lattice/protocols";
 import { jsonContains } from "../stores/jsonContainment";
 import { pageOfSorted } from "../stores/keysetPages";
 import { RecordExistsError } from "../stores/recordExistsError";
@@ -15,9 +15,10 @@ import {
 
 const MINUTE_MS = 60_000;
 
-/** Metadata held as JSON text, so callers never share objects with the store. */
-interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
+/** Metadata and config held as JSON text, so callers never share objects with the store. */
+interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes" | "config"> {
   metadata: string;
+  config?: string;
   /** The metadata parsed, for filters to read: never handed out. */
   parsedMetadata: Record<string, unknown>;
   /**
@@ -31,9 +32,10 @@ interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes"> {
   expiresAt: number | null;
 }
 
-const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, createdSeq: _created, updatedSeq: _updated, ttlMinutes, ...stored }: StoredThread): Thread => ({
+const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, createdSeq: _created, updatedSeq: _updated, ttlMinutes, config, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
+  ...(config === undefined ? {} : { config: JSON.parse(config) as Record<string, unknown> }),
   createdAt: new Date(stored.createdAt.getTime()),
   updatedAt: new Date(stored.updatedAt.getTime()),
   ...(ttlMinutes === null ? {} : { ttlMinutes }),
@@ -115,11 +117,13 @@ export class InMemoryThreadStore implements ThreadStore {
       .map(toThread);
   }
 
-  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
+  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: ThreadUpdateOptions = {}): Promise<Thread | null> {
     const stored = this.find(tenantId, threadId);
     const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
     const ttlMinutes = validateThreadTtl(options.ttlMinutes);
+    const config = options.config === undefined ? undefined : validateMetadata(options.config, "Thread config");
     if (!stored) return null;
+    if (config !== undefined) stored.config = config;
     stored.parsedMetadata = { ...stored.parsedMetadata, ...patch };
     stored.metadata = JSON.stringify(stored.parsedMetadata);
     stored.updatedAt = new Date();

@@ -32,8 +32,9 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], what: st
 }
 
 /** A metadata object, within the bounds of free-form JSON, as JSON text. */
-export function validateMetadata(metadata: unknown): string {
-  return requireBoundedJson(requireObject(metadata, "Thread metadata"), "Thread metadata");
+/** A thread's metadata (or, `what`, another object of it: its config) as bounded JSON text. */
+export function validateMetadata(metadata: unknown, what = "Thread metadata"): string {
+  return requireBoundedJson(requireObject(metadata, what), what);
 }
 
 export function validateCreateThread(request: CreateThreadRequest): ValidThread {

@@ -6,6 +6,7 @@ import type { Pool, PoolConfig } from "pg";
 import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
+import { PostgreSQLWebAppStore } from "../webApps/postgresqlWebAppStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
@@ -52,6 +53,8 @@ export interface PostgreSQLStores extends Stores {
   assistants: PostgreSQLAssistantStore;
   /** Model provider catalogs, keys sealed with the given keyring. */
   modelProviders: PostgreSQLModelProviderStore;
+  /** The tenants' web apps and their end users' threads, secrets sealed with the given keyring. */
+  webApps: PostgreSQLWebAppStore;
   projects: PostgreSQLProjectStore;
   rooms: PostgreSQLProjectRoomStore;
   roomMessages: PostgreSQLProjectRoomMessageStore;
@@ -97,6 +100,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       threads: new PostgreSQLThreadStore(shared),
       assistants: new PostgreSQLAssistantStore({ ...shared, keyring }),
       modelProviders: new PostgreSQLModelProviderStore({ ...shared, keyring }),
+      webApps: new PostgreSQLWebAppStore({ ...shared, keyring }),
       projects: new PostgreSQLProjectStore(shared),
       rooms: new PostgreSQLProjectRoomStore(shared),
       roomMessages: new PostgreSQLProjectRoomMessageStore(shared),

@@ -28,6 +28,8 @@ import { registryPageOrderMigration } from "./209_registry_page_order";
 import { creationOrderPagesMigration } from "./210_creation_order_pages";
 import { threadAndRunPagesMigration } from "./212_thread_and_run_pages";
 import { agentMessagePayloadKeysMigration } from "./213_agent_message_payload_keys";
+import { webAppsMigration } from "./214_web_apps";
+import { threadConfigMigration } from "./219_thread_config";
 import type { Migration } from "./migration";
 import { SQL_MIGRATIONS_DIR, inVersionOrder, readSqlMigrations } from "./sqlMigrations";
 
@@ -63,6 +65,8 @@ const typescriptMigrations: readonly Migration[] = [
   creationOrderPagesMigration,
   threadAndRunPagesMigration,
   agentMessagePayloadKeysMigration,
+  webAppsMigration,
+  threadConfigMigration,
 ];
 
 /** Every migration the stores need, in version order: a version taken twice fails the import. */

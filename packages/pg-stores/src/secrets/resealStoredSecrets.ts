@@ -5,14 +5,16 @@ import {
   PAGE_ASSISTANT_VERSION_KEYS,
   PAGE_MCP_SECRETS,
   PAGE_PROVIDER_KEYS,
+  PAGE_WEB_APP_SECRETS,
   RESEAL_ASSISTANT_KEY,
   RESEAL_ASSISTANT_VERSION_KEY,
   RESEAL_MCP_SECRET,
   RESEAL_PROVIDER_KEY,
+  RESEAL_WEB_APP_SECRET,
 } from "./storedSecretSql";
 
 /** The kinds of stored secret, as counted in a {@link ResealSummary}. */
-export type StoredSecretKind = "providerKeys" | "assistantKeys" | "mcpHeaders" | "mcpEnv";
+export type StoredSecretKind = "providerKeys" | "assistantKeys" | "mcpHeaders" | "mcpEnv" | "webAppSecrets";
 
 export interface ResealCount {
   /** Values written again, sealed under the current key. */
@@ -76,6 +78,7 @@ const TABLES: readonly SecretTable[] = [
   { table: "lattice_assistants", page: PAGE_ASSISTANT_KEYS, reseal: RESEAL_ASSISTANT_KEY, kindOf: () => "assistantKeys" },
   { table: "lattice_assistant_versions", page: PAGE_ASSISTANT_VERSION_KEYS, reseal: RESEAL_ASSISTANT_VERSION_KEY, kindOf: () => "assistantKeys" },
   { table: "lattice_mcp_server_configs", page: PAGE_MCP_SECRETS, reseal: RESEAL_MCP_SECRET, kindOf: (path) => (path[0] === "headers" ? "mcpHeaders" : "mcpEnv") },
+  { table: "lattice_web_apps", page: PAGE_WEB_APP_SECRETS, reseal: RESEAL_WEB_APP_SECRET, kindOf: () => "webAppSecrets" },
 ];
 
 /**
@@ -92,7 +95,7 @@ export async function resealStoredSecrets(pool: Pool, options: ResealStoredSecre
   const count = (): ResealCount => ({ resealed: 0, changedMeanwhile: 0 });
   const summary: ResealSummary = {
     keyVersion: keyring.currentVersion,
-    kinds: { providerKeys: count(), assistantKeys: count(), mcpHeaders: count(), mcpEnv: count() },
+    kinds: { providerKeys: count(), assistantKeys: count(), mcpHeaders: count(), mcpEnv: count(), webAppSecrets: count() },
     unreadable: [],
   };
   for (const { table, page, reseal, kindOf } of TABLES) {

@@ -73,3 +73,31 @@ export const RESEAL_MCP_SECRET = `
    WHERE tenant_id = $1
      AND key = $2
      AND config #>> $5::text[] = $3`;
+
+/** A web app's secrets, one row per column set: the path names the column. */
+export const PAGE_WEB_APP_SECRETS = `
+  SELECT tenant_id, id, path, value
+    FROM (SELECT app.tenant_id, app.id, ARRAY[secret.name] AS path, secret.value
+            FROM lattice_web_apps app
+           CROSS JOIN LATERAL (VALUES ('secret_sealed', app.secret_sealed),
+                                      ('previous_secret_sealed', app.previous_secret_sealed),
+                                      ('preview_secret_sealed', app.preview_secret_sealed)) AS secret(name, value)
+           WHERE secret.value IS NOT NULL) AS secret
+   WHERE NOT starts_with(value, $4)
+     AND (tenant_id, id, path) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id, path
+   LIMIT $5`;
+
+/** The column $5 names (a path of one) is compared and set; the others are written back as they are. */
+export const RESEAL_WEB_APP_SECRET = `
+  UPDATE lattice_web_apps
+     SET secret_sealed = CASE WHEN ($5::text[])[1] = 'secret_sealed' THEN $4 ELSE secret_sealed END,
+         previous_secret_sealed = CASE WHEN ($5::text[])[1] = 'previous_secret_sealed' THEN $4 ELSE previous_secret_sealed END,
+         preview_secret_sealed = CASE WHEN ($5::text[])[1] = 'preview_secret_sealed' THEN $4 ELSE preview_secret_sealed END
+   WHERE tenant_id = $1
+     AND id = $2
+     AND CASE ($5::text[])[1]
+           WHEN 'secret_sealed' THEN secret_sealed
+           WHEN 'previous_secret_sealed' THEN previous_secret_sealed
+           WHEN 'preview_secret_sealed' THEN preview_secret_sealed
+         END = $3`;

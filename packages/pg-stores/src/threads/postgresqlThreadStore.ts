@@ -9,7 +9,7 @@ import {
   validateThreadListFilter,
   validateThreadTtl,
 } from "@axiom-lattice/core";
-import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore, ThreadUpdateOptions } from "@axiom-lattice/protocols";
 import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, TOUCH_THREAD, UPDATE_THREAD, searchThreads } from "./threadSql";
@@ -22,6 +22,7 @@ interface ThreadRow {
   created_at: Date;
   updated_at: Date;
   ttl_minutes: number | null;
+  config: Record<string, unknown> | null;
 }
 
 const toThread = (row: ThreadRow): Thread => ({
@@ -32,6 +33,7 @@ const toThread = (row: ThreadRow): Thread => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   ...(row.ttl_minutes === null ? {} : { ttlMinutes: row.ttl_minutes }),
+  ...(row.config === null ? {} : { config: row.config }),
 });
 
 /** {@link ThreadStore} on `lattice_threads`; every statement is scoped to one tenant. */
@@ -63,8 +65,9 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
     return (await this.rows(searchThreads(sortBy, sortOrder), params)).map(toThread);
   }
 
-  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: { ttlMinutes?: number } = {}): Promise<Thread | null> {
-    const params = [requireTenantId(tenantId), requireText(threadId, "Thread id"), validateMetadata(metadata), validateThreadTtl(options.ttlMinutes)];
+  async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: ThreadUpdateOptions = {}): Promise<Thread | null> {
+    const config = options.config === undefined ? null : validateMetadata(options.config, "Thread config");
+    const params = [requireTenantId(tenantId), requireText(threadId, "Thread id"), validateMetadata(metadata), validateThreadTtl(options.ttlMinutes), config];
     const [row] = await this.rows(UPDATE_THREAD, params);
     return row ? toThread(row) : null;
   }

@@ -2,7 +2,7 @@ import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
-const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes";
+const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes, config";
 
 /** When a thread with this TTL (minutes, or NULL), used now, expires. */
 const expiryAfter = (ttlMinutes: string) => `now() + ${ttlMinutes} * interval '1 minute'`;
@@ -55,10 +55,14 @@ export const searchThreads = (sortBy: keyof typeof THREAD_ORDERS, sortOrder: "as
    ORDER BY ${THREAD_ORDERS[sortBy][sortOrder]}
    LIMIT $5 OFFSET $6`;
 
-/** Merges $3 into the metadata (top-level keys); $4 a new TTL in minutes (NULL: the same). The TTL restarts. */
+/**
+ * Merges $3 into the metadata (top-level keys); $4 a new TTL in minutes (NULL: the same); $5 the new
+ * config (NULL: the same). The TTL restarts.
+ */
 export const UPDATE_THREAD = `
   UPDATE lattice_threads
      SET metadata = metadata || $3::jsonb,
+         config = coalesce($5::jsonb, config),
          updated_at = now(),
          ttl_minutes = coalesce($4::double precision, ttl_minutes),
          expires_at = ${expiryAfter("coalesce($4::double precision, ttl_minutes)")}

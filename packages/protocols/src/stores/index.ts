@@ -15,3 +15,4 @@ export * from "./runEventLog";
 export * from "./item";
 export * from "./unitOfWork";
 export * from "./storeBundle";
+export * from "./webApp";

@@ -13,6 +13,7 @@ import type { RunEventLog } from "./runEventLog";
 import type { ScheduleStore } from "./schedule";
 import type { TaskStore } from "./task";
 import type { ThreadStore } from "./thread";
+import type { WebAppStore } from "./webApp";
 
 /**
  * Every store of one replica, by the names core's in-memory bundle and pg-stores' PostgreSQL bundle
@@ -29,6 +30,8 @@ export interface Stores {
   assistants: AssistantStore;
   /** The tenants' model provider catalogs (API keys sealed at rest). */
   modelProviders: ModelProviderStore;
+  /** The tenants' web apps and their end users' threads (secrets sealed at rest). */
+  webApps: WebAppStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
   /** Rooms of projects and their messages. */

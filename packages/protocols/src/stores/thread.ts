@@ -20,6 +20,20 @@ export interface Thread {
    * updated, written to, run). Absent: it is kept until deleted.
    */
   ttlMinutes?: number;
+  /**
+   * LangGraph's thread config: what its runs' configs merged to (the assistant's, then each run's over
+   * it). A deployed graph built from its config (a factory) reads the thread's state built from it.
+   * Absent until a run sets it.
+   */
+  config?: Record<string, unknown>;
+}
+
+/** What {@link ThreadStore.updateThread} sets besides metadata. */
+export interface ThreadUpdateOptions {
+  /** Minutes above 0: see {@link Thread.ttlMinutes}. */
+  ttlMinutes?: number;
+  /** Replaces {@link Thread.config}. */
+  config?: Record<string, unknown>;
 }
 
 export interface CreateThreadRequest {
@@ -66,10 +80,10 @@ export interface ThreadStore {
    */
   searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]>;
   /**
-   * Merges `metadata` (top-level keys) and, with `ttlMinutes`, sets the thread's TTL; either way the
-   * thread was used: its TTL restarts.
+   * Merges `metadata` (top-level keys) and, with `ttlMinutes`, sets the thread's TTL, with `config` its
+   * config; either way the thread was used: its TTL restarts.
    */
-  updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options?: { ttlMinutes?: number }): Promise<Thread | null>;
+  updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options?: ThreadUpdateOptions): Promise<Thread | null>;
   /** The thread was used (a run, a state write): its TTL restarts. `false` when it has none, or is missing. */
   touchThread(tenantId: string, threadId: string): Promise<boolean>;
   deleteThread(tenantId: string, threadId: string): Promise<boolean>;

@@ -1,0 +1,4 @@
+import { webAppStoreContract } from "@axiom-lattice/testing";
+import { InMemoryWebAppStore } from "../../src";
+
+webAppStoreContract("in-memory", async () => new InMemoryWebAppStore());
