@@ -84,7 +84,7 @@ export function langgraphConformance(target: () => LanggraphTarget): void {
         onRunCreated: ({ run_id }) => created.push(run_id),
       }),
     );
-    expect(all[0]).toEqual({ event: "metadata", data: { run_id: created[0], thread_id } });
+    expect(all[0]).toEqual({ event: "metadata", id: "0", data: { run_id: created[0], attempt: 1 } });
     expect(eventNames(all)).toEqual(["metadata", "values", "messages", "messages", "messages", "messages", "updates", "values"]);
     const tokens = all.filter((event) => event.event === "messages").map((event) => (event.data as [{ content: string }, unknown])[0].content);
     expect(tokens.join("")).toBe("echo: hello big world");
