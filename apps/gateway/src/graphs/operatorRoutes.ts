@@ -27,10 +27,11 @@ export type UnroutedHandler = (request: FastifyRequest, reply: FastifyReply) => 
  * Puts the operator's app beside the API. A Hono app goes in front, as the LangGraph server mounts it:
  * its middleware wraps every request (the API's included, after authentication), its routes come
  * before the API's, and what it does not route goes on to the gateway with the headers its middleware
- * set. (As there, a body its middleware parses is parsed again by the API: changes to it are not
- * seen; a run's `config.configurable` carries the caller's `x-…` headers instead.) Any other `fetch` handler cannot say what it did not
- * route, so it answers only the paths the gateway has no route for (returned, for the not-found handler).
- * The operator's own paths are theirs to guard: they need no principal.
+ * set. (As there, a body its middleware parses is parsed again by the API: changes to it are not seen;
+ * a run's `config.configurable` carries the caller's `x-…` headers instead.) Any other `fetch` handler
+ * cannot say what it did not route, so it answers only the paths the gateway has no route for
+ * (returned, for the not-found handler). The operator's own paths are theirs to guard: they need no
+ * principal.
  */
 export function installOperatorRoutes(app: FastifyInstance, operatorApp: OperatorApp, bodyLimit: number): UnroutedHandler | undefined {
   if (!isHonoApp(operatorApp)) return (request, reply) => sendResponse(reply, operatorApp.fetch(requestOf(request, bodyOf(request))));
