@@ -13,7 +13,13 @@ export interface Principal {
   /** The token's subject (`sub`); absent without authentication. */
   subject?: string;
   scope: Scope;
+  /** The only assistants the credential may use (an API key restricted to some); absent: every one. */
+  assistantIds?: readonly string[];
 }
+
+/** Whether `principal` may see and run `assistantId`: every credential may, unless restricted to others. */
+export const mayUseAssistant = (principal: Principal, assistantId: string): boolean =>
+  principal.assistantIds === undefined || principal.assistantIds.includes(assistantId);
 
 export const grants = (held: Scope, needed: Scope) => RANK[held] >= RANK[needed];
 
