@@ -3,10 +3,11 @@
 // model API that refuses the key, an MCP server that cannot be reached). Nothing it prints holds
 // any of them.
 import { randomBytes } from "node:crypto";
-import { FakeOpenAi, type TestDatabase, closedPortBaseUrl, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { FakeOpenAi, type TestDatabase, closedPortBaseUrl, eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliGateway, startCli } from "./cliProcess";
 import { MCP_FIXTURE } from "./mcpFixture";
+import { createMigratedTestDatabase } from "./support";
 
 const SECRETS = {
   providerKey: "sk-log-provider-0123456789",
@@ -20,7 +21,7 @@ describe("no secret in the logs", () => {
   let database: TestDatabase;
   let gateway: CliGateway;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
     gateway = await startCli({
       PATH: process.env.PATH ?? "",
       DATABASE_URL: database.url,

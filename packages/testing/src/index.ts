@@ -1,4 +1,4 @@
-export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./testDatabase";
+export { type DatabaseTemplate, adminDatabaseUrl, createTestDatabase, migratedTemplate, type TestDatabase } from "./testDatabase";
 export { eventually, type EventuallyOptions } from "./eventually";
 export { fresh } from "./fresh";
 export { leaseStoreContract } from "./leaseStoreContract";
