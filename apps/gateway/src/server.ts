@@ -8,6 +8,7 @@ import { pino } from "pino";
 import pinoPretty from "pino-pretty";
 import { installAuthentication } from "./auth/authentication";
 import { createTokenVerifier } from "./auth/tokenVerifier";
+import { installUnreadBodyDrain } from "./http/unreadBody";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
@@ -114,6 +115,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   const { operatorApp } = context.graphs;
+  installUnreadBodyDrain(app);
   installErrorHandling(app, operatorApp && installOperatorRoutes(app, operatorApp, BODY_LIMIT_BYTES));
   refuseWhileClosing(app);
   installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
