@@ -24,6 +24,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/web-apps/:id": "admin",
   "POST /api/web-apps/:id/secret": "admin",
   "POST /api/web-apps/:id/preview-token": "admin",
+  // A key may carry the admin scope: only an admin hands out, sees or revokes them.
+  "GET /api/api-keys": "admin",
+  "GET /api/api-keys/:id": "admin",
+  "POST /api/api-keys": "admin",
+  "DELETE /api/api-keys/:id": "admin",
   "GET /api/projects": "read",
   "GET /api/projects/:id": "read",
   "GET /api/projects/:id/bots": "read",

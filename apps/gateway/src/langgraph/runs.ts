@@ -3,7 +3,7 @@ import { ANY_ASSISTANT, type PendingMessage, type Thread } from "@axiom-lattice/
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
@@ -116,7 +116,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     async (request, reply) => {
       const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
-      const { result } = await startRun(thread, request.body, plan, "queue");
+      const { result } = await startRun(principalOf(request), thread, request.body, plan, "queue");
       const run = await stores.queue.getMessage(result.messageId, queueScopeOf(thread));
       if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
       locateRun(reply, thread.id, run.id);
@@ -144,7 +144,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       // Taken before the run is queued: a refused stream queues nothing.
       const place = streams.take(tenantId);
       try {
-        const { agent, result } = await startRun(thread, request.body, plan, "stream");
+        const { agent, result } = await startRun(principalOf(request), thread, request.body, plan, "stream");
         locateRun(reply, thread.id, result.messageId, { resumable: true });
         const sse = gatewaySseOptions(gateway, place);
         const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
@@ -173,7 +173,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     async (request, reply) => {
       const plan = planRun(request.body, request.headers);
       const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
-      const { agent, result } = await startRun(thread, request.body, plan, "wait");
+      const { agent, result } = await startRun(principalOf(request), thread, request.body, plan, "wait");
       locateRun(reply, thread.id, result.messageId);
       return runOutcomeValues(agent, await result.completion);
     },
