@@ -5,6 +5,8 @@
 import type { LightMyRequestResponse } from "fastify";
 import { describe, expect, it } from "vitest";
 import { hashApiKeySecret } from "../src/auth/apiKeySecrets";
+import { apiRoutesOf } from "../src/auth/authentication";
+import { ASSISTANT_CONFINED_ROUTES } from "../src/auth/routeScopes";
 import { issueToken } from "../src/auth/tokenIssuer";
 import { BODY_LIMIT_BYTES } from "../src/defaults";
 import { type TestGateway, useGateway, useStoreEnv } from "./support";
@@ -245,10 +247,36 @@ describe("API keys, authentication on, on PostgreSQL", () => {
     refusedWith(await send("POST", "/runs/crons", key, { assistant_id: "hidden", schedule: "0 * * * *", input }), 404, "NOT_FOUND");
     expect((await send("POST", "/threads/count", admin, {})).json<number>()).toBe(threadsBefore);
 
-    // Nor can it hand out a key wider than itself.
-    refusedWith(await send("POST", "/api/api-keys", key, { name: "wider", scopes: ["read"] }), 403, "FORBIDDEN");
-    refusedWith(await send("POST", "/api/api-keys", key, { name: "wider", scopes: ["read"], assistant_ids: ["allowed", "hidden"] }), 403, "FORBIDDEN");
-    expect((await send("POST", "/api/api-keys", key, { name: "narrower", scopes: ["read"], assistant_ids: ["allowed"] })).statusCode).toBe(201);
+    // A LangGraph thread the hidden assistant ran is as missing; so are its runs.
+    expect((await send("POST", "/threads", admin, { thread_id: "lg-hidden" })).statusCode).toBe(200);
+    const hiddenRun = await send("POST", "/threads/lg-hidden/runs/wait", admin, { assistant_id: "hidden", input });
+    expect(hiddenRun.statusCode).toBe(200);
+    const hiddenRunId = String(hiddenRun.headers["content-location"]).split("/").at(-1);
+    for (const path of ["/threads/lg-hidden", "/threads/lg-hidden/state", "/threads/lg-hidden/runs", `/threads/lg-hidden/runs/${hiddenRunId}`]) {
+      refusedWith(await send("GET", path, key), 404, "NOT_FOUND");
+    }
+    refusedWith(await send("POST", "/threads/lg-hidden/runs/wait", key, { assistant_id: "allowed", input }), 404, "NOT_FOUND");
+    refusedWith(await send("POST", "/threads/lg-hidden/history", key, {}), 404, "NOT_FOUND");
+    refusedWith(await send("POST", "/threads", key, { thread_id: "lg-hidden", if_exists: "do_nothing" }), 409, "ALREADY_EXISTS");
+    expect((await send("GET", "/threads/lg-restricted/state", key)).statusCode).toBe(200);
+
+    // Routes that are not confined to assistants refuse it: keys (it would hand out wider ones), projects, the store…
+    for (const [method, path, body] of [
+      ["POST", "/api/api-keys", { name: "wider", scopes: ["read"] }],
+      ["GET", "/api/api-keys", undefined],
+      ["GET", "/api/projects", undefined],
+      ["GET", "/api/tasks", undefined],
+      ["POST", "/threads/search", {}],
+      ["POST", "/runs/crons/search", {}],
+      ["POST", "/store/items/search", { namespace_prefix: [] }],
+    ] as const) {
+      refusedWith(await send(method, path, key, body), 403, "FORBIDDEN");
+    }
+  });
+
+  it("lists as confined to assistants only routes that exist", () => {
+    const routes = apiRoutesOf(gateway.app).map(({ method, url }) => `${method} ${url}`);
+    for (const route of ASSISTANT_CONFINED_ROUTES) expect(routes, route).toContain(route);
   });
 });
 

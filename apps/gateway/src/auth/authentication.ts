@@ -4,7 +4,7 @@ import { HttpError } from "../http/errors";
 import { TENANT_HEADER, tenantHeader } from "../http/tenant";
 import { API_KEY_PREFIX } from "./apiKeySecrets";
 import { type Principal, grants } from "./principal";
-import { routeScope } from "./routeScopes";
+import { confinesToAssistants, routeScope } from "./routeScopes";
 import type { TokenVerifier } from "./tokenVerifier";
 
 const PRINCIPAL = "principal";
@@ -115,7 +115,8 @@ function requestPrincipal(request: FastifyRequest, reply: FastifyReply, { jwt, a
 
 /**
  * Establishes every protected request's principal before its route runs (see {@link requestPrincipal}),
- * then checks the route's scope; a route nobody classified is refused.
+ * then checks the route's scope, and that a credential restricted to some assistants reaches only the
+ * routes that hold it to them; a route nobody classified is refused.
  */
 export function installAuthentication(app: FastifyInstance, verifiers: Verifiers): void {
   const routes: ApiRoute[] = [];
@@ -137,6 +138,9 @@ export function installAuthentication(app: FastifyInstance, verifiers: Verifiers
     const needed = routeScope(request.method, route);
     if (!needed || !grants(principal.scope, needed)) {
       throw new HttpError("FORBIDDEN", `${request.method} ${route} needs the ${needed ?? "(unclassified)"} scope`);
+    }
+    if (principal.assistantIds !== undefined && !confinesToAssistants(request.method, route)) {
+      throw new HttpError("FORBIDDEN", `${request.method} ${route} is not confined to assistants: a credential restricted to some cannot use it`);
     }
     request.setDecorator(PRINCIPAL, principal);
   });

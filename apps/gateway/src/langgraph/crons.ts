@@ -62,7 +62,7 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
     const runBody = runCreateSchema.parse(run);
     const assistant = await requireAssistant(gateway, who, assistantIdOf(gateway.graphs, body.assistant_id));
     planForGraph(planRun(runBody), runBody, assistant.graph);
-    if (threadId !== undefined) await threadForRun(tenantId, threadId, body.if_not_exists);
+    if (threadId !== undefined) await threadForRun(who, threadId, body.if_not_exists);
     const payload: StoredCron = { run, end_time: body.end_time ?? null, ...(threadId === undefined ? { on_run_completed: body.on_run_completed } : {}) };
     const task = await schedules.scheduleCron({ taskType: LANGGRAPH_CRON_TASK_TYPE, tenantId, assistantId: body.assistant_id, threadId, cronExpression: body.schedule, payload });
     return toCronView(body.enabled ? task : await schedules.changeCron(task.taskId, tenantId, { active: false }));

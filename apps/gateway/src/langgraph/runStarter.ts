@@ -4,7 +4,7 @@ import { ANY_ASSISTANT, type Assistant, type CreateThreadRequest, type Thread } 
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../shared/assistantReferences";
-import { type Requester, requireUsable, threadScope } from "../shared/lookups";
+import { type Requester, mayUseThread, requireUsable, threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
 import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
 import { assistantIdOf } from "./graphAssistants";
@@ -42,14 +42,20 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
-  /** The thread a run goes to; with `if_not_exists: create`, created when missing (with `creation`'s metadata and TTL). */
+  /**
+   * The thread a run goes to, as `who` (a principal, or a tenant id for the gateway's own runs) may use
+   * it; with `if_not_exists: create`, created when missing (with `creation`'s metadata and TTL).
+   */
   const threadForRun = async (
-    tenantId: string,
+    who: Requester,
     threadId: string,
     ifNotExists: RunCreateBody["if_not_exists"],
     creation: Pick<CreateThreadRequest, "metadata" | "ttlMinutes"> = {},
   ): Promise<Thread> => {
+    const tenantId = typeof who === "string" ? who : who.tenantId;
     const thread = await stores.threads.getThread(tenantId, threadId);
+    // A thread another assistant's runs used is as missing to a credential restricted away from that assistant.
+    if (thread && !mayUseThread(who, thread)) throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
     if (thread) return thread;
     if (ifNotExists === "create") {
       try {

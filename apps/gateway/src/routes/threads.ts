@@ -8,7 +8,7 @@ import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { requireAssistant, requireThread, threadScope, usableOnly } from "../shared/lookups";
+import { requireAssistant, requireThread, threadAssistantOf, threadScope, usableOnly } from "../shared/lookups";
 import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 
@@ -86,7 +86,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
       const principal = principalOf(request);
       const page = await threads.listThreads(principal.tenantId, { limit, cursor }, { assistantId: assistant_id });
       // A restricted key's page holds only its assistants' threads: it may be short, the cursor still walks every page.
-      return pageBody("threads", { ...page, items: usableOnly(principal, page.items, (thread) => thread.assistantId) }, toThreadView);
+      return pageBody("threads", { ...page, items: usableOnly(principal, page.items, threadAssistantOf) }, toThreadView);
     },
   );
 

@@ -1,5 +1,5 @@
 import type { ThreadRunScope } from "@axiom-lattice/core";
-import type { Assistant, Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type Assistant, type Thread } from "@axiom-lattice/protocols";
 import { type Principal, mayUseAssistant } from "../auth/principal";
 import { HttpError } from "../http/errors";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -16,6 +16,7 @@ export type Requester = string | Principal;
 
 const tenantOf = (who: Requester) => (typeof who === "string" ? who : who.tenantId);
 const mayUse = (who: Requester, assistantId: string) => typeof who === "string" || mayUseAssistant(who, assistantId);
+const mayUseThe = (who: Requester, assistantId: string | undefined) => assistantId === undefined || mayUse(who, assistantId);
 
 /** Refuses, as missing, an assistant `who` may not use, whether or not it exists. */
 export function requireUsable(who: Requester, assistantId: string, notFound = () => new HttpError("NOT_FOUND", `Assistant ${assistantId} not found`)): void {
@@ -33,10 +34,26 @@ export function requireCreatable(who: Requester, assistantId: string | undefined
   }
 }
 
-/** What of `items` (assistants, or records of one) `who` may use: a restricted credential's list holds only its assistants'. */
-export function usableOnly<T>(who: Requester, items: T[], assistantIdOf: (item: T) => string): T[] {
-  return items.filter((item) => mayUse(who, assistantIdOf(item)));
+/**
+ * What of `items` (assistants, or records of one) `who` may use: a restricted credential's list holds
+ * only its assistants'. An item of no assistant (`undefined`) is everyone's.
+ */
+export function usableOnly<T>(who: Requester, items: T[], assistantIdOf: (item: T) => string | undefined): T[] {
+  return items.filter((item) => mayUseThe(who, assistantIdOf(item)));
 }
+
+/**
+ * The assistant a thread is of: its own (`/api`), or, for a LangGraph thread (open to any assistant),
+ * the one its last run used, as the run labelled it; none for a LangGraph thread no run used yet.
+ */
+export function threadAssistantOf(thread: Thread): string | undefined {
+  if (thread.assistantId !== ANY_ASSISTANT) return thread.assistantId;
+  const labelled = thread.metadata.assistant_id;
+  return typeof labelled === "string" ? labelled : undefined;
+}
+
+/** Whether `who` may use the thread: a thread of no assistant yet is usable by any credential of its tenant. */
+export const mayUseThread = (who: Requester, thread: Thread): boolean => mayUseThe(who, threadAssistantOf(thread));
 
 export async function requireAssistant({ stores }: { stores: Pick<GatewayStores, "assistants"> }, who: Requester, id: string): Promise<Assistant> {
   requireUsable(who, id);
@@ -47,7 +64,7 @@ export async function requireAssistant({ stores }: { stores: Pick<GatewayStores,
 
 export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, who: Requester, id: string, assistantId?: string): Promise<Thread> {
   const thread = await stores.threads.getThread(tenantOf(who), id);
-  if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId) || !mayUse(who, thread.assistantId)) {
+  if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId) || !mayUseThread(who, thread)) {
     throw new HttpError("NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
   }
   return thread;
