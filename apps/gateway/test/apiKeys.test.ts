@@ -244,7 +244,6 @@ describe("API keys, authentication on, on PostgreSQL", () => {
     const threadsBefore = (await send("POST", "/threads/count", admin, {})).json<number>();
     refusedWith(await send("POST", "/runs/wait", key, { assistant_id: "hidden", input }), 404, "NOT_FOUND");
     refusedWith(await send("POST", "/runs/batch", key, [{ assistant_id: "allowed", input }, { assistant_id: "hidden", input }]), 404, "NOT_FOUND");
-    refusedWith(await send("POST", "/runs/crons", key, { assistant_id: "hidden", schedule: "0 * * * *", input }), 404, "NOT_FOUND");
     expect((await send("POST", "/threads/count", admin, {})).json<number>()).toBe(threadsBefore);
 
     // A LangGraph thread the hidden assistant ran is as missing; so are its runs.
@@ -268,6 +267,7 @@ describe("API keys, authentication on, on PostgreSQL", () => {
       ["GET", "/api/tasks", undefined],
       ["POST", "/threads/search", {}],
       ["POST", "/runs/crons/search", {}],
+      ["POST", "/runs/crons", { assistant_id: "allowed", schedule: "0 * * * *", input }],
       ["POST", "/store/items/search", { namespace_prefix: [] }],
     ] as const) {
       refusedWith(await send(method, path, key, body), 403, "FORBIDDEN");

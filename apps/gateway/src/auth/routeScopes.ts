@@ -146,8 +146,9 @@ export const routeScope = (method: string, url: string): Scope | undefined => RO
  * LangGraph run starter). Every other protected route refuses such a credential (403 FORBIDDEN), so
  * that a route added later is closed to it until it honours the restriction and is listed here. Left
  * out: what belongs to no one assistant (projects, rooms, tasks, schedules, the store, MCP servers,
- * model providers, plugins, web apps, API keys, the cluster) and the searches of LangGraph threads and
- * crons, which do not filter by assistant.
+ * model providers, plugins, web apps, API keys, the cluster), the search of LangGraph threads, which
+ * does not filter by assistant, and LangGraph crons (a restricted key could create them, but neither
+ * find nor delete them).
  */
 export const ASSISTANT_CONFINED_ROUTES: ReadonlySet<string> = new Set([
   "GET /api/assistants",
@@ -203,9 +204,6 @@ export const ASSISTANT_CONFINED_ROUTES: ReadonlySet<string> = new Set([
   "POST /runs/stream",
   "POST /runs/wait",
   "GET /runs/:run_id/stream",
-  "POST /threads/:thread_id/runs/crons",
-  "POST /runs/crons",
-  "PATCH /runs/crons/:cron_id",
 ]);
 
 /** Whether `method url-pattern` holds a restricted credential to its assistants (see {@link ASSISTANT_CONFINED_ROUTES}). */

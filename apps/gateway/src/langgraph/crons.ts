@@ -1,8 +1,7 @@
 import type { ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { principalOf, tenantOf } from "../auth/authentication";
-import type { Principal } from "../auth/principal";
+import { tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
@@ -56,13 +55,12 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
   };
 
   /** Checks the cron's run as a run creation would (nothing is stored when refused), then schedules it. */
-  const create = async (who: Principal, body: CronCreateBody, threadId?: string) => {
-    const { tenantId } = who;
+  const create = async (tenantId: string, body: CronCreateBody, threadId?: string) => {
     const run = runBodyOf(body);
     const runBody = runCreateSchema.parse(run);
-    const assistant = await requireAssistant(gateway, who, assistantIdOf(gateway.graphs, body.assistant_id));
+    const assistant = await requireAssistant(gateway, tenantId, assistantIdOf(gateway.graphs, body.assistant_id));
     planForGraph(planRun(runBody), runBody, assistant.graph);
-    if (threadId !== undefined) await threadForRun(who, threadId, body.if_not_exists);
+    if (threadId !== undefined) await threadForRun(tenantId, threadId, body.if_not_exists);
     const payload: StoredCron = { run, end_time: body.end_time ?? null, ...(threadId === undefined ? { on_run_completed: body.on_run_completed } : {}) };
     const task = await schedules.scheduleCron({ taskType: LANGGRAPH_CRON_TASK_TYPE, tenantId, assistantId: body.assistant_id, threadId, cronExpression: body.schedule, payload });
     return toCronView(body.enabled ? task : await schedules.changeCron(task.taskId, tenantId, { active: false }));
@@ -80,7 +78,7 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
         response: { 200: cronView, ...bodyErrors(...CRON_ERRORS) },
       },
     },
-    async (request) => create(principalOf(request), request.body, request.params.thread_id),
+    async (request) => create(tenantOf(request), request.body, request.params.thread_id),
   );
 
   app.post(
@@ -94,7 +92,7 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
         response: { 200: cronView, ...bodyErrors(...CRON_ERRORS) },
       },
     },
-    async (request) => create(principalOf(request), request.body),
+    async (request) => create(tenantOf(request), request.body),
   );
 
   app.post(
@@ -146,7 +144,7 @@ export const langgraphCronRoutes: FastifyPluginAsyncZod<RunStarterServices & Pic
       const stored = storedCron.parse(task.payload);
       const run = { ...stored.run, ...runBodyOf(runFields) };
       const runBody = runCreateSchema.parse(run);
-      const assistant = await requireAssistant(gateway, principalOf(request), assistantIdOf(gateway.graphs, runBody.assistant_id));
+      const assistant = await requireAssistant(gateway, tenantId, assistantIdOf(gateway.graphs, runBody.assistant_id));
       planForGraph(planRun(runBody), runBody, assistant.graph);
       const payload: StoredCron = {
         run,
