@@ -16,7 +16,7 @@ export type Requester = string | Principal;
 
 const tenantOf = (who: Requester) => (typeof who === "string" ? who : who.tenantId);
 const mayUse = (who: Requester, assistantId: string) => typeof who === "string" || mayUseAssistant(who, assistantId);
-const mayUseThe = (who: Requester, assistantId: string | undefined) => assistantId === undefined || mayUse(who, assistantId);
+const mayUseOwnedBy = (who: Requester, assistantId: string | undefined) => assistantId === undefined || mayUse(who, assistantId);
 
 /** Refuses, as missing, an assistant `who` may not use, whether or not it exists. */
 export function requireUsable(who: Requester, assistantId: string, notFound = () => new HttpError("NOT_FOUND", `Assistant ${assistantId} not found`)): void {
@@ -39,7 +39,7 @@ export function requireCreatable(who: Requester, assistantId: string | undefined
  * only its assistants'. An item of no assistant (`undefined`) is everyone's.
  */
 export function usableOnly<T>(who: Requester, items: T[], assistantIdOf: (item: T) => string | undefined): T[] {
-  return items.filter((item) => mayUseThe(who, assistantIdOf(item)));
+  return items.filter((item) => mayUseOwnedBy(who, assistantIdOf(item)));
 }
 
 /**
@@ -53,7 +53,7 @@ export function threadAssistantOf(thread: Thread): string | undefined {
 }
 
 /** Whether `who` may use the thread: a thread of no assistant yet is usable by any credential of its tenant. */
-export const mayUseThread = (who: Requester, thread: Thread): boolean => mayUseThe(who, threadAssistantOf(thread));
+export const mayUseThread = (who: Requester, thread: Thread): boolean => mayUseOwnedBy(who, threadAssistantOf(thread));
 
 export async function requireAssistant({ stores }: { stores: Pick<GatewayStores, "assistants"> }, who: Requester, id: string): Promise<Assistant> {
   requireUsable(who, id);
