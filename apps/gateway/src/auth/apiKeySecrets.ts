@@ -19,7 +19,8 @@ export const isApiKeyShaped = (token: string): boolean => API_KEY_SHAPE.test(tok
  * What a key is stored and looked up as. A plain SHA-256 suffices, with no salt and no slow hash: those
  * protect passwords, which are few enough to try one by one, while a key is 256 random bits, which no
  * speed of hashing lets anyone enumerate. Being deterministic, the hash is also what the unique index
- * finds a presented key by, in one probe.
+ * finds a presented key by, in one probe; how long that probe takes tells a caller about hashes, from
+ * which no secret can be worked back, so no constant-time comparison is needed.
  */
 export const hashApiKeySecret = (secret: string): string => createHash("sha256").update(secret).digest("hex");
 
