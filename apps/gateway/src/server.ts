@@ -9,6 +9,7 @@ import pinoPretty from "pino-pretty";
 import { createApiKeyVerifier } from "./auth/apiKeyVerifier";
 import { installAuthentication } from "./auth/authentication";
 import { createTokenVerifier } from "./auth/tokenVerifier";
+import { installStrictApiQueries } from "./http/strictQuery";
 import { installUnreadBodyDrain } from "./http/unreadBody";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
@@ -132,6 +133,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute, { token: config.metricsToken, metrics });
   if (!servesApi) return app;
+  installStrictApiQueries(app);
   // Each route plugin is given what it uses of the context, and nothing else of it.
   const { stores, agents, mcp, plugins, roomEvents, notifiers, tasks, streams, replicaId, schedules } = context;
   const settings = context.config;

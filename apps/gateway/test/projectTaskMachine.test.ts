@@ -215,7 +215,7 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     expect(asked.json()).toMatchObject({ status: "interrupted", interrupts: [{ value: { type: "task", assistantId: "writer" } }] });
     let messages: Array<{ type: string; content: string }> = [];
     await eventually("the caller to answer", async () => {
-      messages = (await gateway.get("/api/threads/boss-thread/state?assistant_id=boss")).json().messages ?? [];
+      messages = (await gateway.get("/api/threads/boss-thread/state")).json().messages ?? [];
       return messages.at(-1)?.content.startsWith("task returned:") ?? false;
     }, { timeoutMs: 10_000 });
     expect(JSON.parse(messages.at(-1)!.content.slice("task returned: ".length))).toMatchObject({ status: "completed", result: "echo: outline the plan" });

@@ -8,8 +8,8 @@ const PART_NAMES: Record<string, string> = { body: "request body", params: "path
 /** A 400 `INVALID_REQUEST` naming the first bad field of `what`. */
 function invalidInput(error: z.ZodError, what: string): HttpError {
   const issue = error.issues[0];
-  const field = issue.path.length ? issue.path.join(".") : what;
-  return new HttpError("INVALID_REQUEST", `Invalid ${what}: ${field}: ${issue.message}`);
+  const field = issue.path.length ? `${issue.path.join(".")}: ` : "";
+  return new HttpError("INVALID_REQUEST", `Invalid ${what}: ${field}${issue.message}`);
 }
 
 /** Parses `value` with `schema`; a mismatch is a 400 `INVALID_REQUEST` naming the first bad field. */

@@ -3,10 +3,12 @@ import { z } from "zod";
 import { ERROR_STATUS } from "../http/errors";
 
 /**
- * What every `/api` route may answer: a refused token or scope, a bad tenant header, a fault of the
- * server, a database it cannot reach just now, a replica starting or shutting down.
+ * What every `/api` route may answer: a query parameter it does not know, a refused token or scope, a
+ * bad tenant header, a fault of the server, a database it cannot reach just now, a replica starting or
+ * shutting down.
  */
 export const API_CODES: readonly ErrorCode[] = [
+  "INVALID_REQUEST",
   "INVALID_TENANT",
   "UNAUTHENTICATED",
   "TOKEN_EXPIRED",

@@ -113,7 +113,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<ApiKeyRoutesOptions> = async (a
       schema: {
         tags,
         summary: "List the tenant's API keys, revoked ones too, oldest first (never the keys themselves)",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("api_keys", apiKeyView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },

@@ -116,7 +116,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
       schema: {
         tags,
         summary: "List the tenant's assistants, oldest first",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("assistants", assistantView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },

@@ -183,7 +183,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores
       schema: {
         tags,
         summary: "List the tenant's MCP servers, oldest first",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("configs", entryView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },
@@ -275,7 +275,7 @@ export const mcpConfigRoutes: FastifyPluginAsyncZod<{ stores: Pick<GatewayStores
         tags,
         summary: "The tools an MCP server offers, by name (connecting it when it is not)",
         params: keyParams,
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("tools", toolView), ...apiErrors(...INPUT_CODES, ...TARGET_CODES, "NOT_FOUND", "MCP_SERVER_UNAVAILABLE", "INVALID_CURSOR") },
       },
     },

@@ -108,7 +108,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
       schema: {
         tags,
         summary: "List the tenant's model providers, oldest first",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("providers", providerView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },

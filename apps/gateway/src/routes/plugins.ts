@@ -41,7 +41,7 @@ export const pluginRoutes: FastifyPluginAsyncZod<{ plugins: PluginCatalog }> = a
       schema: {
         tags,
         summary: "The tenant's plugin catalog: built-in tools, then its connected MCP servers' tools, each by name",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("plugins", entryView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },

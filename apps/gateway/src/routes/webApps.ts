@@ -163,7 +163,7 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
       schema: {
         tags,
         summary: "List the tenant's web apps, oldest first",
-        querystring: z.object(pageQuery),
+        querystring: z.strictObject(pageQuery),
         response: { 200: pageView("web_apps", webAppView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },
