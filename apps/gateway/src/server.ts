@@ -40,6 +40,7 @@ import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 import { webAppOperatorRoutes } from "./routes/webApps";
 import { webAppRoutes } from "./webApps/webAppRoutes";
+import { mcpServerRoutes } from "./mcpServer/mcpServerRoutes";
 import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
 /**
@@ -146,5 +147,6 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
+  await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });
   return app;
 }

@@ -130,6 +130,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /runs/crons/count": "read",
   "PATCH /runs/crons/:cron_id": "write",
   "DELETE /runs/crons/:cron_id": "write",
+  // MCP: one route for every method; listing tools reads, so the route needs read, and the handler
+  // asks write of a POST that calls a tool. GET and DELETE only answer 405 (no stream, no session).
+  "POST /mcp": "read",
+  "GET /mcp": "read",
+  "DELETE /mcp": "read",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */
