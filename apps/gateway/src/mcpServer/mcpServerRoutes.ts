@@ -103,20 +103,18 @@ export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = as
     },
   );
 
-  app.route({
-    method: ["GET", "DELETE"],
-    url: "/mcp",
-    schema: {
-      tags,
-      summary: "MCP: no server stream and no session to end (stateless): 405",
-      response: { 405: z.object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number(), message: z.string() }), id: z.null() }), ...apiErrors() },
-    },
-    handler: async (_request, reply) =>
-      reply
-        .status(405)
-        .header("allow", "POST")
-        .send({ jsonrpc: "2.0" as const, error: { code: ErrorCode.ConnectionClosed, message: "Method not allowed: this MCP server is stateless; POST each request to /mcp" }, id: null }),
-  });
+  // Streamable HTTP's GET (a stream for server-initiated messages) and DELETE (ending a session)
+  // have nothing to act on without sessions: 405, as the transport's specification allows.
+  const refused = { jsonrpc: "2.0" as const, error: { code: ErrorCode.ConnectionClosed, message: "Method not allowed: this MCP server is stateless; POST each request to /mcp" }, id: null };
+  const refusal = z.object({ jsonrpc: z.literal("2.0"), error: z.object({ code: z.number(), message: z.string() }), id: z.null() }).describe("Stateless: no stream, no session");
+  for (const method of ["GET", "DELETE"] as const) {
+    app.route({
+      method,
+      url: "/mcp",
+      schema: { tags, summary: `MCP: ${method === "GET" ? "no server stream" : "no session to end"} (stateless): 405`, response: { 405: refusal, ...apiErrors() } },
+      handler: async (_request, reply) => reply.status(405).header("allow", "POST").send(refused),
+    });
+  }
 };
 
 /**
