@@ -204,3 +204,18 @@ describe.each(["memory", "postgresql"])("MCP server on %s stores", (stores) => {
     await expect.poll(async () => (await runs()).runs.map((run) => run.status), { timeout: 10_000 }).toEqual(["aborted"]);
   });
 });
+
+describe("MCP server under a run rate limit", () => {
+  const gateway = useGateway(async () => {}, () => ({ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "2" }));
+  const rpc = (body: unknown) => gateway.post("/mcp", body, { accept: "application/json, text/event-stream", "x-tenant-id": TENANT });
+
+  it("holds tool calls to the tenant's run rate, and not listing", async () => {
+    const assistant = await createAssistant(gateway, TENANT, { name: "Limited" });
+    for (let list = 0; list < 3; list += 1) expect((await rpc({ jsonrpc: "2.0", id: list, method: "tools/list" })).statusCode).toBe(200);
+    const call = (id: number) => rpc({ jsonrpc: "2.0", id, method: "tools/call", params: { name: toolNameOf(assistant), arguments: { message: "hi" } } });
+    for (const id of [1, 2]) expect((await call(id)).body).toContain("echo: hi");
+    const limited = await call(3);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json()).toMatchObject({ code: "RATE_LIMITED" });
+  });
+});
