@@ -1,7 +1,7 @@
 import type { AgentInstanceManager, RunResult, StreamChunk } from "@axiom-lattice/agent";
 import type { Logger } from "@axiom-lattice/core";
 import { type Assistant, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { requireThread, threadScope } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -42,6 +42,8 @@ export async function callAssistant(
   input: z.output<typeof toolInput>,
   { signal, progress }: AssistantCallControl,
 ): Promise<CallToolResult> {
+  // Gone before anything was queued: nothing to run for nobody.
+  if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "The client left before the call started");
   const thread = input.thread_id
     ? await requireThread({ stores }, tenantId, input.thread_id, assistant.id)
     : await stores.threads.createThread(tenantId, { assistantId: assistant.id, metadata: { source: "mcp" } });
@@ -50,8 +52,9 @@ export async function callAssistant(
   const abort = () => {
     agent.abort(messageId).catch((error: unknown) => logger.warn({ err: error, threadId: thread.id, messageId }, "MCP tool call: aborting the run of a client that left failed"));
   };
-  if (signal.aborted) abort();
   signal.addEventListener("abort", abort, { once: true });
+  // Left while the message was being queued: the event has come and gone.
+  if (signal.aborted) abort();
   try {
     if (progress) void reportProgress(agent.chunkStream(messageId), progress, signal).catch((error: unknown) => logger.debug({ err: error, messageId }, "MCP tool call: progress stopped"));
     return resultOf(await completion, thread.id);

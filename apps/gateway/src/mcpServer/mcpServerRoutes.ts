@@ -6,7 +6,6 @@ import { z } from "zod";
 import { principalOf } from "../auth/authentication";
 import { type Principal, grants } from "../auth/principal";
 import type { GatewayConfig } from "../config";
-import { BODY_LIMIT_BYTES } from "../defaults";
 import { type ErrorAnswer, HttpError, errorAnswerOf } from "../http/errors";
 import type { TenantStreams } from "../http/tenantStreams";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
@@ -60,7 +59,6 @@ export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = as
   app.post(
     "/mcp",
     {
-      bodyLimit: BODY_LIMIT_BYTES,
       // Calls are runs, held to the tenant's run rate; listing tools is not.
       preHandler: async (request, reply) => {
         if (limitRuns && callsATool(request.body)) await limitRuns.call(app, request, reply);
@@ -87,7 +85,7 @@ export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = as
       // A call holds its response open while its run lasts: a stream of the tenant's, within its limit.
       const place = calls ? streams.take(principal.tenantId) : undefined;
       const server = serverFor(tools, principal, (error) => errorAnswerOf(error as HttpError, request));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: BODY_LIMIT_BYTES });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       open.add(transport);
       reply.raw.on("close", () => {
         place?.();
@@ -123,11 +121,12 @@ export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = as
  */
 function serverFor(tools: AssistantToolServer, principal: Principal, answerOf: (error: unknown) => ErrorAnswer): Server {
   const server = new Server({ name: "axiom-lattice", version: GATEWAY_VERSION }, { capabilities: { tools: {} } });
-  // A gateway error (an unknown thread, a full queue) is the request's fault below 500: invalid params; a fault of the server otherwise.
+  // A gateway error (an unknown thread, a full queue) is the request's fault below 500: invalid params;
+  // a fault of the server otherwise. Its stable code rides along in `data`, as `/api` answers it.
   const asMcpError = (error: unknown): McpError => {
     if (error instanceof McpError) return error;
-    const { status, message } = answerOf(error);
-    return new McpError(status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, message);
+    const { status, code, message } = answerOf(error);
+    return new McpError(status < 500 ? ErrorCode.InvalidParams : ErrorCode.InternalError, message, { code });
   };
   server.setRequestHandler(ListToolsRequestSchema, async (request) => tools.list(principal, request.params?.cursor).catch((error: unknown) => Promise.reject(asMcpError(error))));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
