@@ -205,16 +205,26 @@ describe.each(["memory", "postgresql"])("MCP server on %s stores", (stores) => {
   });
 });
 
-describe("MCP server under a run rate limit", () => {
-  const gateway = useGateway(async () => {}, () => ({ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "2" }));
+describe("MCP server under the tenant's limits", () => {
+  const gateway = useGateway(async () => {}, () => ({ AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "4", AXIOM_TENANT_MAX_STREAMS: "1" }));
   const rpc = (body: unknown) => gateway.post("/mcp", body, { accept: "application/json, text/event-stream", "x-tenant-id": TENANT });
 
-  it("holds tool calls to the tenant's run rate, and not listing", async () => {
+  it("holds tool calls to the tenant's run rate and stream limit, and not listing", async () => {
     const assistant = await createAssistant(gateway, TENANT, { name: "Limited" });
     for (let list = 0; list < 3; list += 1) expect((await rpc({ jsonrpc: "2.0", id: list, method: "tools/list" })).statusCode).toBe(200);
     const call = (id: number) => rpc({ jsonrpc: "2.0", id, method: "tools/call", params: { name: toolNameOf(assistant), arguments: { message: "hi" } } });
     for (const id of [1, 2]) expect((await call(id)).body).toContain("echo: hi");
-    const limited = await call(3);
+
+    // A call holds its response open: one of the tenant's streams, of which it has one here.
+    const slow = rpc({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: toolNameOf(assistant), arguments: { message: "/sleep 1000" } } });
+    await expect.poll(() => gateway.context.streams.byTenant().get(TENANT) ?? 0).toBe(1);
+    const crowded = await call(4);
+    expect(crowded.statusCode).toBe(429);
+    expect(crowded.json()).toMatchObject({ code: "TOO_MANY_STREAMS" });
+    expect((await rpc({ jsonrpc: "2.0", id: 5, method: "tools/list" })).statusCode).toBe(200);
+    expect((await slow).body).toContain("echo: /sleep 1000");
+
+    const limited = await call(6);
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toMatchObject({ code: "RATE_LIMITED" });
   });

@@ -7,6 +7,7 @@ import { principalOf } from "../auth/authentication";
 import { type Principal, grants } from "../auth/principal";
 import type { GatewayConfig } from "../config";
 import { type ErrorAnswer, HttpError, errorAnswerOf } from "../http/errors";
+import { noContent } from "../http/ids";
 import type { TenantStreams } from "../http/tenantStreams";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { runRateLimit } from "../shared/runRateLimit";
@@ -73,7 +74,7 @@ export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = as
         body: jsonRpcBody,
         response: {
           200: { description: "The response to the request(s), as server-sent events", content: { "text/event-stream": { schema: jsonRpcAnswer } } },
-          202: { description: "Notifications or responses only: accepted, nothing to answer", content: { "application/json": { schema: z.undefined() } } },
+          202: noContent.describe("Notifications or responses only: accepted, nothing to answer"),
           ...apiErrors(...BODY_CODES, "RATE_LIMITED", "TOO_MANY_STREAMS"),
         },
       },
