@@ -20,7 +20,7 @@ export interface McpServerRoutesOptions {
   config: Pick<GatewayConfig, "runRateLimitPerMinute">;
 }
 
-const tags = ["mcp"];
+const tags = ["mcp server"];
 
 const jsonRpcBody = z.unknown().describe("A JSON-RPC 2.0 message of MCP (or a batch of them), as an MCP client sends it over Streamable HTTP");
 
