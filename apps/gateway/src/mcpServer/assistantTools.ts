@@ -13,7 +13,7 @@ export const toolInput = z.strictObject({
 });
 
 /** What a call answers besides the text: the thread it ran on, to continue it. */
-export const toolOutput = z.object({
+const toolOutput = z.object({
   answer: z.string().describe("The assistant's answer: the text of its last message"),
   thread_id: z.string().describe("The thread the call ran on: pass it again to continue the conversation"),
 });
@@ -25,7 +25,7 @@ const outputSchema = z.toJSONSchema(toolOutput) as Tool["outputSchema"];
 const PAGE_SIZE = 100;
 
 /** The MCP tool an assistant is. */
-export function toolOf(assistant: Assistant): Tool {
+function toolOf(assistant: Assistant): Tool {
   return {
     name: toolNameOf(assistant),
     title: assistant.name,
