@@ -71,6 +71,24 @@ describe.each(["memory", "postgresql"])("MCP server on %s stores", (stores) => {
     expect(names[2]).toMatch(/^assistant_[0-9a-f]{10}$/);
   });
 
+  it("pages a long list as the store pages it: the cursor of one page gives the next", async () => {
+    const tenant = `${TENANT}-many`;
+    for (let n = 0; n < 105; n += 1) await gateway.context.stores.assistants.createAssistant(tenant, { name: `Many ${n}`, model: { provider: "scripted" } });
+    const many = await connect(url, tenant);
+    try {
+      const first = await many.listTools();
+      expect(first.tools).toHaveLength(100);
+      expect(first.nextCursor).toBeDefined();
+      const second = await many.listTools({ cursor: first.nextCursor });
+      expect(second.nextCursor).toBeUndefined();
+      expect(new Set([...first.tools, ...second.tools].map((tool) => tool.title)).size).toBe(105);
+      const invalid = await rejection(many.listTools({ cursor: "not-a-cursor" }));
+      expect(invalid.code).toBe(ErrorCode.InvalidParams);
+    } finally {
+      await many.close();
+    }
+  });
+
   it("answers a call with the answer's text and the thread, which a second call continues", async () => {
     const name = toolNameOf(helper);
     const first = await client.callTool({ name, arguments: { message: "hello" } });

@@ -47,6 +47,9 @@ function callsATool(body: unknown): boolean {
  * client lists again to see new assistants), and a `notifications/cancelled` comes on a POST of its
  * own, to a server that does not hold the call. A client cancels a call by dropping its request
  * (`client.close()`, or closing the connection): the run is aborted then, on whichever replica runs it.
+ * (The transport's specification would not read a disconnection as a cancellation, for servers that
+ * replay a dropped response from an event store; one here would be per-replica state, so a response
+ * whose connection dropped can never be delivered, and its run is work for nobody.)
  */
 export const mcpServerRoutes: FastifyPluginAsyncZod<McpServerRoutesOptions> = async (app, { tools, streams, config }) => {
   const open = new Set<StreamableHTTPServerTransport>();
