@@ -65,10 +65,11 @@ describe.each(["memory", "postgresql"])("MCP server on %s stores", (stores) => {
   });
 
   it("names every assistant validly, however it is named, and two of one name apart", () => {
-    const names = [toolNameOf({ id: "a", name: "Same" }), toolNameOf({ id: "b", name: "Same" }), toolNameOf({ id: "c", name: "日本語 / ü".repeat(30) }), toolNameOf({ id: "d".repeat(128), name: "x".repeat(200) })];
+    const names = [toolNameOf({ id: "a", name: "Same" }), toolNameOf({ id: "b", name: "Same" }), toolNameOf({ id: "c", name: "日本語 / ü".repeat(30) }), toolNameOf({ id: "d".repeat(128), name: "x".repeat(200) }), toolNameOf({ id: "e", name: "--dashed--" })];
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(new RegExp(`^[A-Za-z0-9_-]{1,${MAX_TOOL_NAME_LENGTH}}$`));
     expect(names[2]).toMatch(/^assistant_[0-9a-f]{10}$/);
+    expect(names[4]).toMatch(/^dashed_[0-9a-f]{10}$/);
   });
 
   it("pages a long list as the store pages it: the cursor of one page gives the next", async () => {

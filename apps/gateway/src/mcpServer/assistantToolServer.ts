@@ -1,11 +1,12 @@
 import { type CallToolResult, ErrorCode, type ListToolsResult, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Principal } from "../auth/principal";
+import type { GatewayStores } from "../stores/gatewayStores";
 import { type AssistantCallControl, type AssistantCallDependencies, callAssistant } from "./assistantCall";
 import { findAssistantTool, listAssistantTools, toolInput } from "./assistantTools";
 
 export interface AssistantToolServerOptions extends AssistantCallDependencies {
-  stores: AssistantCallDependencies["stores"] & Parameters<typeof listAssistantTools>[0];
+  stores: Pick<GatewayStores, "assistants" | "threads">;
 }
 
 /**

@@ -19,11 +19,12 @@ const SLUG_LENGTH = MAX_TOOL_NAME_LENGTH - ID_HASH_LENGTH - 1;
  * assistant is not renamed, whatever else is created or deleted.
  */
 export function toolNameOf(assistant: Pick<Assistant, "id" | "name">): string {
+  // No dash or underscore at either end: some clients take a leading dash for an option.
   const slug = assistant.name
     .replace(/[^A-Za-z0-9-]+/g, "_")
-    .replace(/^_+|_+$/g, "")
+    .replace(/^[_-]+|[_-]+$/g, "")
     .slice(0, SLUG_LENGTH)
-    .replace(/_+$/, "");
+    .replace(/[_-]+$/, "");
   const hash = createHash("sha256").update(assistant.id).digest("hex").slice(0, ID_HASH_LENGTH);
   return slug ? `${slug}_${hash}` : `assistant_${hash}`;
 }
