@@ -248,3 +248,25 @@ describe("MCP server under the tenant's limits", () => {
     expect(limited.json()).toMatchObject({ code: "RATE_LIMITED" });
   });
 });
+
+describe("MCP server with a bound on the tenant's queued messages", () => {
+  const gateway = useGateway(async () => {}, () => ({ AXIOM_TENANT_MAX_QUEUED_MESSAGES: "1" }));
+
+  it("refuses a call beyond it as QUEUE_FULL, counted, leaving no thread behind", async () => {
+    const assistant = await createAssistant(gateway, TENANT, { name: "Busy" });
+    const client = await connect(await gateway.app.listen({ port: 0, host: "127.0.0.1" }), TENANT);
+    try {
+      const slow = client.callTool({ name: toolNameOf(assistant), arguments: { message: "/sleep 1000" } });
+      await expect.poll(() => threadCount(gateway, TENANT)).toBe(1);
+      const refused = await rejection(client.callTool({ name: toolNameOf(assistant), arguments: { message: "hi" } }));
+      expect(refused.code).toBe(ErrorCode.InvalidParams);
+      expect(refused.data).toEqual({ code: "QUEUE_FULL" });
+      expect(await threadCount(gateway, TENANT)).toBe(1);
+      const refusals = (await gateway.context.metrics.tenantRefusals.get()).values;
+      expect(refusals).toContainEqual(expect.objectContaining({ labels: { tenant: TENANT, reason: "queue_full" }, value: 1 }));
+      expect((await slow).structuredContent).toMatchObject({ answer: "echo: /sleep 1000" });
+    } finally {
+      await client.close();
+    }
+  });
+});

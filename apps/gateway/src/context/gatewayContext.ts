@@ -160,7 +160,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
-  const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));
+  const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, metrics, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));

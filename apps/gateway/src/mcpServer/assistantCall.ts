@@ -1,9 +1,10 @@
 import type { AgentInstanceManager, RunResult, StreamChunk } from "@axiom-lattice/agent";
-import type { Logger } from "@axiom-lattice/core";
+import { type Logger, QueueFullError } from "@axiom-lattice/core";
 import { type Assistant, MessageChunkTypes, endsChunkStream } from "@axiom-lattice/protocols";
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { requireThread, threadScope } from "../shared/lookups";
+import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { GatewayStores } from "../stores/gatewayStores";
 import type { toolInput } from "./assistantTools";
 
@@ -19,6 +20,8 @@ export interface AssistantCallDependencies {
   logger: Logger;
   /** `AXIOM_TENANT_MAX_QUEUED_MESSAGES`: a call is one more queued message of the tenant. */
   tenantQueueLimit?: number;
+  /** Counts a call refused for the tenant's queue bound, as the other dialects' runs are. */
+  metrics: Pick<GatewayMetrics, "tenantRefusals">;
 }
 
 export interface AssistantCallControl {
@@ -36,7 +39,7 @@ export interface AssistantCallControl {
  * keeps for a tool's own failures (the model sees them and may try otherwise).
  */
 export async function callAssistant(
-  { stores, agents, logger, tenantQueueLimit }: AssistantCallDependencies,
+  { stores, agents, logger, tenantQueueLimit, metrics }: AssistantCallDependencies,
   tenantId: string,
   assistant: Assistant,
   input: z.output<typeof toolInput>,
@@ -48,7 +51,12 @@ export async function callAssistant(
     ? await requireThread({ stores }, tenantId, input.thread_id, assistant.id)
     : await stores.threads.createThread(tenantId, { assistantId: assistant.id, metadata: { source: "mcp" } });
   const agent = agents.getAgent(threadScope(thread));
-  const { messageId, completion } = await agent.addMessage({ message: input.message }, { mode: "wait", tenantQueueLimit });
+  const { messageId, completion } = await agent.addMessage({ message: input.message }, { mode: "wait", tenantQueueLimit }).catch(async (error: unknown) => {
+    if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
+    // A refused call leaves no thread behind that nobody was told of.
+    if (!input.thread_id) await stores.threads.deleteThread(tenantId, thread.id);
+    throw error;
+  });
   const abort = () => {
     agent.abort(messageId).catch((error: unknown) => logger.warn({ err: error, threadId: thread.id, messageId }, "MCP tool call: aborting the run of a client that left failed"));
   };
