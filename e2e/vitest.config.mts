@@ -10,14 +10,13 @@ import { configDefaults, defineConfig } from "vitest/config";
 //   memory;
 // - scenarios: every other scenario. Each file has its own databases (createTestDatabase), replicas
 //   on free ports (PORT=0) and nginx/pgbouncer on free ports, and mostly waits on leases, timers and
-//   child processes, so two files run at a time; more would pass PostgreSQL's 100 connections;
+//   child processes (its processes use about half a core), so three files run at a time, their
+//   replicas' pools kept small enough for PostgreSQL's 100 connections;
 // - alone: one file at a time, last. The README's `scripts/start.sh`: its install and build rewrite
-//   dist/ in the checkout, which every replica is started from. Scenario 28: it sends three messages
-//   to the replica it will pause, which must take all three, and a peer steps in when the enqueuing
-//   replica has not taken a thread within 100 ms (PEER_WAKE_DELAY_MS), as a file beside it can make it.
-// E2E_MAX_WORKERS=1 runs the files one at a time, as before.
-const maxWorkers = Number(process.env.E2E_MAX_WORKERS ?? 2);
-const ALONE = ["release/startScript.test.ts", "scenarios/28-paused-replica.test.ts"];
+//   dist/ in the checkout, which every replica is started from.
+// E2E_MAX_WORKERS=1 runs the files one at a time.
+const maxWorkers = Number(process.env.E2E_MAX_WORKERS ?? 3);
+const ALONE = ["release/startScript.test.ts"];
 const RELEASE = ["release/**/*.test.ts", "scenarios/24-langgraph-sdk.test.ts"];
 
 const shared = {
@@ -44,10 +43,10 @@ export default defineConfig({
           ...shared,
           name: "scenarios",
           include: ["scenarios/**/*.test.ts"],
-          // Replicas close idle pooled connections after 5 s rather than 30 s, and keep at most 6 (the
-          // default is 10), so that two files' replicas, with their restarts, stay within PostgreSQL's
+          // Replicas close idle pooled connections after 5 s rather than 30 s, and keep at most 5 (the
+          // default is 10), so that three files' replicas, with their restarts, stay within PostgreSQL's
           // 100 connections.
-          env: { E2E_DATABASE_IDLE_TIMEOUT_MS: "5000", E2E_DATABASE_POOL_MAX: "6" },
+          env: { E2E_DATABASE_IDLE_TIMEOUT_MS: "5000", E2E_DATABASE_POOL_MAX: "5" },
           exclude: [...configDefaults.exclude, ...RELEASE, ...ALONE],
           maxWorkers,
           sequence: { groupOrder: 1 },

@@ -35,9 +35,9 @@ phase_done "build"
 
 status=0
 # The tests in three streams, so that their waits overlap:
-#   the gateway's unit tests (the longest package: two vitest workers)
+#   the gateway's unit tests (the longest package: three vitest workers)
 #   beside: the other packages' (one at a time), then the e2e files that create no test database;
-#   then the e2e scenarios (two files at a time), then the two e2e files that run alone (e2e/vitest.config.mts says why).
+#   then the e2e scenarios (three files at a time), then the e2e file that runs alone (e2e/vitest.config.mts says why).
 # Every file has its own databases and ports. `turbo run test --only`: everything is built above, and a
 # build task replaying its cache could rewrite dist/ under running tests.
 e2e() {
@@ -57,7 +57,7 @@ phase_done "unit (gateway, rest of it)"
 echo "==> e2e: scenarios"
 e2e scenarios || status=1
 phase_done "e2e: scenarios"
-echo "==> e2e: the files that run alone (scripts/start.sh, scenario 28)"
+echo "==> e2e: the file that runs alone (scripts/start.sh)"
 e2e alone || status=1
 phase_done "e2e: alone"
 

@@ -1,14 +1,22 @@
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { allMigrations, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
+import { createTestDatabase, migratedTemplate, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "pg";
 import { afterEach, onTestFailed } from "vitest";
 import { Replica, type ReplicaOptions, startReplicas } from "./replica";
+
+/** The migrated schema scenarios' databases are copied from, built once. */
+const migratedSchema = migratedTemplate(allMigrations, async (url) => (await createPostgreSQLStores(url)).dispose());
+
+/** A scenario's database, already migrated; scenarios of migrating itself (replicas' first start) take `"empty"`. */
+export const createScenarioDatabase = (prefix: string, schema: "migrated" | "empty" = "migrated"): Promise<TestDatabase> =>
+  createTestDatabase(prefix, schema === "migrated" ? migratedSchema : undefined);
 
 /**
  * Per-test bookkeeping for scenarios: a fresh database, the replicas started on it, their logs
  * printed when the test fails, an operator's SQL pool on the database, and everything stopped
  * afterwards even when it failed.
  */
-export function useCluster() {
+export function useCluster(schema: "migrated" | "empty" = "migrated") {
   let replicas: Replica[] = [];
   let logsOnFailure = false;
   let database: TestDatabase | undefined;
@@ -38,7 +46,7 @@ export function useCluster() {
 
   return {
     async database(): Promise<TestDatabase> {
-      database ??= await createTestDatabase("lattice_e2e");
+      database ??= await createScenarioDatabase("lattice_e2e", schema);
       return database;
     },
     /** SQL on the cluster's database, as an operator would run it. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { useCluster } from "../harness/cluster";
 
 describe("scenario 1: concurrent startup on an empty database", () => {
-  const cluster = useCluster();
+  const cluster = useCluster("empty");
 
   it("one replica applies the migrations (each logs what it applied), checkpoint setup succeeds, all three become ready with no error logged", async () => {
     const replicas = await cluster.start(3);

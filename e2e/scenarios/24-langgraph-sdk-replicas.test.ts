@@ -1,4 +1,4 @@
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import type { TestDatabase } from "@axiom-lattice/testing";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../harness/auth";
@@ -13,6 +13,7 @@ import { langgraphVersionConformance } from "../harness/langgraphVersionCases";
 import { GRAPH, type StreamedEvent, collect, eventNames, freshTenant, say, sdkClient, transcript } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, printLogsOnFailure, startReplicas } from "../harness/replica";
+import { createScenarioDatabase } from "../harness/cluster";
 
 // Issue 24: the official @langchain/langgraph-sdk client, unmodified, against the gateway's LangGraph
 // API. The same conformance cases run on one gateway in memory (24-langgraph-sdk.test.ts) and on three
@@ -28,7 +29,7 @@ describe.skipIf(nginxMissing)("scenario 24: the LangGraph SDK against three repl
   let balancer: LoadBalancer;
 
   beforeAll(async () => {
-    database = await createTestDatabase("lattice_e2e_langgraph");
+    database = await createScenarioDatabase("lattice_e2e_langgraph");
     // A short run lease: a replica killed below hands its runs over within seconds.
     replicas = await startReplicas(3, { databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000" } });
     balancer = await LoadBalancer.start(replicas);

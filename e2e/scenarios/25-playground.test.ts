@@ -1,4 +1,4 @@
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import type { TestDatabase } from "@axiom-lattice/testing";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../harness/auth";
@@ -6,6 +6,7 @@ import { chromiumInstalled, launchChromium, openPage } from "../harness/browser"
 import { freshTenant } from "../harness/langgraphSdk";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, printLogsOnFailure, startReplicas } from "../harness/replica";
+import { createScenarioDatabase } from "../harness/cluster";
 
 // Issue 25: the chat page the gateway serves at /playground, in a real browser (Debian's Chromium,
 // driven by playwright-core). The page is the SDK's useStream hook on the gateway's LangGraph API:
@@ -153,7 +154,7 @@ describe.skipIf(chromiumMissing)("scenario 25: the playground page in Chromium",
     let replicas: Replica[] = [];
     let balancer: LoadBalancer;
     beforeAll(async () => {
-      database = await createTestDatabase("lattice_e2e_playground");
+      database = await createScenarioDatabase("lattice_e2e_playground");
       replicas = await startReplicas(3, { databaseUrl: database.url });
       balancer = await LoadBalancer.start(replicas);
     });

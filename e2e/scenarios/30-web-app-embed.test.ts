@@ -1,12 +1,13 @@
 import { createServer, type Server } from "node:http";
 import { createHmac } from "node:crypto";
-import { type TestDatabase, createTestDatabase, freePort } from "@axiom-lattice/testing";
+import { type TestDatabase, freePort } from "@axiom-lattice/testing";
 import type { Browser, FrameLocator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { chromiumInstalled, launchChromium, openPage } from "../harness/browser";
 import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { Replica, printLogsOnFailure, startReplicas } from "../harness/replica";
+import { createScenarioDatabase } from "../harness/cluster";
 
 // Issue 38: an agent web app embedded in a host page on another origin, in a real browser (Debian's
 // Chromium). The host's backend signs each user's token; the page learns it, a welcome and quick
@@ -176,7 +177,7 @@ describe.skipIf(chromiumMissing)("scenario 30: an agent web app embedded in a ho
     let balancer: LoadBalancer;
     let setting: Setting;
     beforeAll(async () => {
-      database = await createTestDatabase("lattice_e2e_web_app");
+      database = await createScenarioDatabase("lattice_e2e_web_app");
       replicas = await startReplicas(3, { databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: RUN_LEASE_MS } });
       balancer = await LoadBalancer.start(replicas);
       setting = await publishWebApp(balancer.url, "web-app-replicas");

@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, RUN_EVENT_FLUSH_MS, type UpstreamPolicy } from "@axiom-lattice/agent";
+import { DEFAULT_MAX_CONCURRENT_RUNS, DEFAULT_UPSTREAM_POLICY, PEER_WAKE_DELAY_MS, RUN_EVENT_FLUSH_MS, type UpstreamPolicy } from "@axiom-lattice/agent";
 import {
   type EgressPolicy,
   type KeyringFromEnvironment,
@@ -56,6 +56,11 @@ export interface GatewayConfig {
   runEventRetentionHours: number;
   /** How long a run's events wait to be logged together (`AXIOM_RUN_EVENT_FLUSH_MS`): followers on other replicas lag about this much. */
   runEventFlushMs: number;
+  /**
+   * How long peers leave a new message's thread to the replica that enqueued it before one of them
+   * takes it (`AXIOM_PEER_WAKE_DELAY_MS`); worker replicas take it at once.
+   */
+  peerWakeDelayMs: number;
   logLevel: string;
   /** `json`: one JSON object per line, for log collectors; `pretty`: pino-pretty's lines, for a person at a terminal. */
   logFormat: "json" | "pretty";
@@ -203,6 +208,7 @@ const envSchema = z.object({
   AXIOM_RUN_EVENT_RETENTION_HOURS: z.string().optional(),
   AXIOM_STREAM_RELAY: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   AXIOM_RUN_EVENT_FLUSH_MS: integer(10, 60_000).default(RUN_EVENT_FLUSH_MS),
+  AXIOM_PEER_WAKE_DELAY_MS: integer(0, 60_000).default(PEER_WAKE_DELAY_MS),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   LOG_FORMAT: z.enum(["json", "pretty"], { error: "must be json or pretty" }).default("json"),
   AXIOM_SHUTDOWN_TIMEOUT_MS: integer(100, 600_000).default(DEFAULT_SHUTDOWN_TIMEOUT_MS),
@@ -287,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     streamRelay: e.AXIOM_STREAM_RELAY === "on",
     runEventRetentionHours: parseRetentionHours(e.AXIOM_RUN_EVENT_RETENTION_HOURS, DEFAULT_RUN_EVENT_RETENTION_HOURS),
     runEventFlushMs: e.AXIOM_RUN_EVENT_FLUSH_MS,
+    peerWakeDelayMs: e.AXIOM_PEER_WAKE_DELAY_MS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
     shutdownTimeoutMs: e.AXIOM_SHUTDOWN_TIMEOUT_MS,

@@ -4,15 +4,9 @@
 import { AgentInstanceManager, type AgentRuntimeOptions } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup, getThreadRunOwner } from "@axiom-lattice/core";
 import { type PostgreSQLStores, PostgreSQLQueueWakeup, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
-import {
-  ListenerConnection,
-  SimulatedCrash,
-  type TestDatabase,
-  crashAfterModelAnswer,
-  createTestDatabase,
-  eventually,
-} from "@axiom-lattice/testing";
+import { ListenerConnection, SimulatedCrash, type TestDatabase, crashAfterModelAnswer, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createMigratedTestDatabase } from "./support";
 
 const TENANT = "tenant-a";
 const ASSISTANT = "echo-bot";
@@ -60,7 +54,7 @@ let a: Replica;
 let b: Replica;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   [a, b] = await Promise.all([replica("a"), replica("b")]);
   await a.stores.assistants.createAssistant(TENANT, { id: ASSISTANT, name: "Echo bot", model: { provider: "scripted" }, tools: ["echo"] });
 });

@@ -1,11 +1,11 @@
 // Assistants are not cached per replica: each run reads its assistant from the store. Two gateways on
 // one PostgreSQL database show it: what A creates or changes is what B runs next, with no outbox
 // message between them.
-import { FakeOpenAi, type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { FakeOpenAi, type TestDatabase } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const api = new FakeOpenAi();
 let apiUrl: string;
@@ -22,7 +22,7 @@ async function gateway(replicaId: string) {
 
 beforeAll(async () => {
   apiUrl = await api.start();
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
 });
 afterAll(async () => {
   for (const { app, context } of gateways) {

@@ -2,7 +2,7 @@
 // other's leases and the maintenance leader; a replica that stops leaves the list, at once when it
 // stops cleanly and once its presence lapses when it is killed.
 import { acquireLease, type HeldLease, uniqueHolder } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import type { FastifyInstance } from "fastify";
 import { resolve } from "node:path";
@@ -11,7 +11,7 @@ import type { GatewayContext } from "../src/context/gatewayContext";
 import { clusterResponseSchema, type ClusterResponse } from "../src/routes/cluster";
 import { version } from "../package.json";
 import { type Family, parseExposition, valueOf } from "./prometheus";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const PRESENCE_INTERVAL_MS = 200;
 const cli = resolve(__dirname, "../dist/cli.js");
@@ -58,7 +58,7 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
   let a: Gateway;
   let b: Gateway;
   beforeAll(async () => {
-    database = await createTestDatabase("lattice_cluster");
+    database = await createMigratedTestDatabase("lattice_cluster");
     a = await gateway("gw-a");
     b = await gateway("gw-b");
   });

@@ -66,6 +66,8 @@ describe("loadConfig", () => {
     ["AXIOM_RUN_EVENT_FLUSH_MS", "9"],
     ["AXIOM_RUN_EVENT_FLUSH_MS", "60001"],
     ["AXIOM_RUN_EVENT_FLUSH_MS", "soon"],
+    ["AXIOM_PEER_WAKE_DELAY_MS", "-1"],
+    ["AXIOM_PEER_WAKE_DELAY_MS", "60001"],
     ["AXIOM_PLAYGROUND", "yes"],
     ["AXIOM_ROLE", "scheduler"],
     ["AXIOM_ROLE", "API"],

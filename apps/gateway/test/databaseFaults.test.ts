@@ -1,9 +1,10 @@
 import { execa } from "execa";
-import { TcpProxy, createTestDatabase, eventually, type TestDatabase } from "@axiom-lattice/testing";
+import { TcpProxy, eventually, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { CLI, type CliGateway, startCli } from "./cliProcess";
+import { createMigratedTestDatabase } from "./support";
 
 // Real gateway processes whose database is reached through a TCP proxy the test breaks: an error
 // they failed to handle would end them, which an in-process gateway would not show.
@@ -36,7 +37,7 @@ async function terminateIdlePooledBackends(): Promise<number> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase("lattice_db_faults");
+  db = await createMigratedTestDatabase("lattice_db_faults");
   admin = new Pool({ connectionString: db.url, max: 2 });
   proxy = await TcpProxy.forUrl(db.url);
 });

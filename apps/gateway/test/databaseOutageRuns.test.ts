@@ -6,8 +6,9 @@
 import { AgentInstanceManager, callerResumeMessageId, checkpointThreadId, taskThreadId } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup } from "@axiom-lattice/core";
 import { type PostgreSQLStores, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
-import { type TestDatabase, createTestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createMigratedTestDatabase } from "./support";
 
 const TENANT = "tenant-a";
 const scope = { tenantId: TENANT, assistantId: "echo-bot" };
@@ -22,7 +23,7 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () 
 const noPeers: QueueWakeup = { notify: async () => {}, subscribe: () => () => {} };
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   stores = await createPostgreSQLStores(database.url, { poolConfig: { max: 5 }, logger: quiet });
   // A session terminated while checked out reports its loss as an `error` event too; the run sees the
   // same error from its query. (The gateway's pool handles these; this bare pool needs a listener.)

@@ -7,11 +7,11 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { SecretKeyring } from "@axiom-lattice/core";
 import { Pool } from "@axiom-lattice/pg-stores";
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { type TestDatabase } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI } from "./cliProcess";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 /** The summary line keys:rotate prints. */
 interface SummaryLine {
@@ -27,7 +27,7 @@ describe("lattice-gateway keys:rotate", () => {
   let db: TestDatabase;
   let pool: Pool;
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createMigratedTestDatabase();
     pool = new Pool({ connectionString: db.url });
   });
   afterAll(async () => {

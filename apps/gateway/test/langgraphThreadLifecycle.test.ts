@@ -1,9 +1,9 @@
 import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import type { LeaderTenure } from "@axiom-lattice/core";
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { type TestDatabase } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { threadScope } from "../src/shared/lookups";
-import { type TestGateway, buildTestGateway, useGateway, useStoreEnv } from "./support";
+import { buildTestGateway, createMigratedTestDatabase, type TestGateway, useGateway, useStoreEnv } from "./support";
 
 // A thread's lifecycle through the LangGraph API: its TTL (deleted by the maintenance leader's sweep
 // once it ran out), its creation with prior state (`supersteps`), and its deletion with its assistant
@@ -216,7 +216,7 @@ describe("LangGraph API: thread TTL on two gateways sharing PostgreSQL", () => {
   let database: TestDatabase;
   let replicas: Awaited<ReturnType<typeof buildTestGateway>>[] = [];
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
     const env = { DATABASE_URL: database.url, ...SWEEP_ENV };
     replicas = [await buildTestGateway({ ...env, AXIOM_REPLICA_ID: "ttl-a" }), await buildTestGateway({ ...env, AXIOM_REPLICA_ID: "ttl-b" })];
   });

@@ -7,8 +7,8 @@ import { issueToken } from "../src/auth/tokenIssuer";
 import { toolNameOf } from "../src/mcpServer/toolNames";
 import { useGateway } from "./support";
 
-// /mcp with authentication on: a token's scope per method (listing reads, calling writes), and a
-// credential restricted to some assistants (as API keys can be) seeing and calling those alone.
+// /mcp with authentication on: a token's scope per method (listing reads, calling writes), API keys,
+// and a key restricted to some assistants seeing and calling those alone.
 
 const SECRET = "an-mcp-secret-of-at-least-32-characters";
 const TENANT = "mcp-auth";
@@ -64,19 +64,35 @@ describe("MCP server with authentication on", () => {
     expect(answered.structuredContent).toMatchObject({ answer: "echo: hi" });
   });
 
-  it("shows a credential restricted to some assistants those alone, and calls no other", async () => {
+  it("takes API keys as JWTs are taken, and shows a key restricted to some assistants those alone, calling no other nor their threads", async () => {
     const [open, away] = assistants;
-    const restricted: Principal = { tenantId: TENANT, scope: "write", assistantIds: [open.id] };
-    const { assistantTools } = gateway.context;
-    expect((await assistantTools.list(restricted)).tools.map((tool) => tool.name)).toEqual([toolNameOf(open)]);
-    const signal = new AbortController().signal;
-    const refused = await assistantTools.call(restricted, toolNameOf(away), { message: "hi" }, { signal }).then(
+    const admin = { authorization: `Bearer ${await token("admin")}`, "content-type": "application/json" };
+    const createKey = async (body: Record<string, unknown>) => {
+      const created = await gateway.app.inject({ method: "POST", url: "/api/api-keys", headers: admin, payload: JSON.stringify(body) });
+      expect(created.statusCode, created.body).toBe(201);
+      return created.json<{ key: string }>().key;
+    };
+    const whole = await connect({ "x-api-key": await createKey({ name: "whole", scopes: ["write"] }) });
+    const awayThread = (await whole.callTool({ name: toolNameOf(away), arguments: { message: "for away" } })).structuredContent as { thread_id: string };
+
+    const restricted = await connect({ authorization: `Bearer ${await createKey({ name: "open only", scopes: ["write"], assistant_ids: [open.id] })}` });
+    expect((await restricted.listTools()).tools.map((tool) => tool.name)).toEqual([toolNameOf(open)]);
+    expect((await restricted.callTool({ name: toolNameOf(open), arguments: { message: "hi" } })).structuredContent).toMatchObject({ answer: "echo: hi" });
+    const refusedTool = await restricted.callTool({ name: toolNameOf(away), arguments: { message: "hi" } }).then(
       () => undefined,
       (error: unknown) => error,
     );
-    expect(refused).toBeInstanceOf(McpError);
-    expect((refused as McpError).code).toBe(ErrorCode.InvalidParams);
-    expect((await assistantTools.call(restricted, toolNameOf(open), { message: "hi" }, { signal })).structuredContent).toMatchObject({ answer: "echo: hi" });
-    expect((await assistantTools.list({ ...restricted, assistantIds: [] })).tools).toEqual([]);
+    expect(refusedTool).toBeInstanceOf(McpError);
+    expect((refusedTool as McpError).code).toBe(ErrorCode.InvalidParams);
+    expect((refusedTool as McpError).message).toContain("Unknown tool");
+    // Not through its own assistant's tool either: the thread of another is as missing.
+    const refusedThread = await restricted.callTool({ name: toolNameOf(open), arguments: { message: "hi", thread_id: awayThread.thread_id } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((refusedThread as McpError).message).toContain(`Thread ${awayThread.thread_id} not found`);
+
+    const restrictedAway = { tenantId: TENANT, scope: "write", assistantIds: [] } satisfies Principal;
+    expect((await gateway.context.assistantTools.list(restrictedAway)).tools).toEqual([]);
   });
 });

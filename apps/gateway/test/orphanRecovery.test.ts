@@ -6,11 +6,11 @@ import { RecoveryActor, TaskOrphanRecovery, callerResumeMessageId, taskStartMess
 import { taskRunLeaseKey, threadRunLeaseKey, tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const fresh = (what: string) => `${what}-${randomUUID()}`;
 
@@ -28,7 +28,7 @@ const opened: Gateway[] = [];
 const databases: TestDatabase[] = [];
 
 async function database(): Promise<TestDatabase> {
-  const created = await createTestDatabase();
+  const created = await createMigratedTestDatabase();
   databases.push(created);
   return created;
 }

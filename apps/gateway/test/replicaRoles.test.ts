@@ -1,11 +1,11 @@
 // AXIOM_ROLE on one database: an `api` replica serves the API and runs nothing, a `worker` runs the
 // messages and serves its operators only (health, readiness, metrics).
-import { type TestDatabase, createTestDatabase, parseSse } from "@axiom-lattice/testing";
+import { type TestDatabase, parseSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
 import { useDocumentedResponses } from "./documentedResponses";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const ASSISTANT = "echo";
 
@@ -27,7 +27,7 @@ async function replica(replicaId: string, role: string): Promise<FastifyInstance
 const checkResponses = useDocumentedResponses();
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   api = await replica("gw-api", "api");
   checkResponses(api);
   worker = await replica("gw-worker", "worker");

@@ -2,13 +2,13 @@
 // once through the outbox, one fact published on both arrives once everywhere, and payloads that are
 // no room event are ignored and counted in /metrics.
 import { ROOM_EVENT_TOPIC } from "@axiom-lattice/protocols";
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
 import { type ProjectRoomEvent, parseRoomEvent } from "../src/rooms/roomEvent";
 import { parseExposition, valueOf } from "./prometheus";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 interface Replica {
   app: FastifyInstance;
@@ -51,7 +51,7 @@ describe("room events across replicas", () => {
   let a: Replica;
   let b: Replica;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
     a = await replica("rooms-a");
     b = await replica("rooms-b");
   });

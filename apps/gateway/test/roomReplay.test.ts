@@ -1,11 +1,11 @@
 // A room subscriber that reconnects with Last-Event-ID, on two gateways on one PostgreSQL database:
 // whichever replica it reconnects to, it is replayed every message it missed (its peers' too), in
 // sequence, once, then follows live, with no replay_incomplete notice.
-import { type SseEvent, type SseFollower, type TestDatabase, createTestDatabase, eventually, followSse } from "@axiom-lattice/testing";
+import { type SseEvent, type SseFollower, type TestDatabase, eventually, followSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 interface Replica {
   app: FastifyInstance;
@@ -42,7 +42,7 @@ describe("a room subscriber reconnecting with Last-Event-ID", () => {
   let x0: Replica;
   let x1: Replica;
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
     x0 = await replica("replay-x0");
     x1 = await replica("replay-x1");
     await post(x0, "/api/projects", { id: "p", name: "P" });

@@ -18,9 +18,10 @@ import {
 } from "@axiom-lattice/core";
 import { createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually, fresh, pauseAfterModelAnswer, recordingLogger } from "@axiom-lattice/testing";
+import { SimulatedCrash, type TestDatabase, eventually, fresh, pauseAfterModelAnswer, recordingLogger } from "@axiom-lattice/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createMigratedTestDatabase } from "./support";
 
 const TENANT = "tenant-a";
 const ASSISTANT = "echo-bot";
@@ -320,7 +321,7 @@ async function collectAll(stream: AsyncIterable<StreamChunk>): Promise<StreamChu
 }
 
 let testDatabase: TestDatabase | undefined;
-const database = async () => (testDatabase ??= await createTestDatabase());
+const database = async () => (testDatabase ??= await createMigratedTestDatabase());
 
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((created) => created.shutdown()));

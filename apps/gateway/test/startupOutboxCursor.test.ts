@@ -1,11 +1,12 @@
 // Startup reads the schedules every replica arms, and the outbox carries every later change. A
 // change a peer makes between that read and the poller's start must still arrive: the poller's
 // cursor is taken before the read. Two gateway contexts on one PostgreSQL database, as two replicas.
-import { type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
 import { createGatewayLogger } from "../src/server";
+import { createMigratedTestDatabase } from "./support";
 
 let database: TestDatabase;
 const contexts: GatewayContext[] = [];
@@ -18,7 +19,7 @@ async function replica(replicaId: string): Promise<GatewayContext> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
 });
 afterAll(async () => {
   await Promise.all(contexts.map((context) => context.close()));

@@ -3,11 +3,11 @@
 // from the log; a client sees no difference.
 import { getThreadRunOwner } from "@axiom-lattice/core";
 import type { RunEvent } from "@axiom-lattice/protocols";
-import { type SseEvent, type TestDatabase, createTestDatabase, eventually, followPostedSse, parseSse } from "@axiom-lattice/testing";
+import { type SseEvent, type TestDatabase, eventually, followPostedSse, parseSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const ASSISTANT = "echo";
 const run = (threadId: string, fields: Record<string, unknown>) => ({ assistant_id: ASSISTANT, thread_id: threadId, ...fields });
@@ -61,7 +61,7 @@ let a: Replica;
 let b: Replica;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
+  database = await createMigratedTestDatabase();
   a = await replica("gw-a");
   b = await replica("gw-b");
   expect((await a.post("/api/assistants", { id: ASSISTANT, name: "Echo" })).statusCode).toBe(201);

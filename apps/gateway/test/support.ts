@@ -1,10 +1,20 @@
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { allMigrations, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
+import { type TestDatabase, createTestDatabase, migratedTemplate } from "@axiom-lattice/testing";
 import { afterAll, beforeAll } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
 import { createGatewayLogger } from "../src/server";
 import { useDocumentedResponses } from "./documentedResponses";
+
+/** The migrated schema PostgreSQL test databases here are copied from, built once. */
+const migratedSchema = migratedTemplate(allMigrations, async (url) => (await createPostgreSQLStores(url)).dispose());
+
+/**
+ * A database already at the latest migration, for tests of what runs on it. Tests of migrating itself
+ * (a gateway's first start) take `createTestDatabase`'s empty one.
+ */
+export const createMigratedTestDatabase = (prefix?: string): Promise<TestDatabase> => createTestDatabase(prefix, migratedSchema);
 
 /**
  * A gateway on in-memory stores for one describe block, with JSON request helpers. Every answer it
@@ -62,7 +72,7 @@ export async function buildTestGateway(
 export function useStoreEnv(stores: string): () => Record<string, string> {
   let database: TestDatabase | undefined;
   beforeAll(async () => {
-    if (stores === "postgresql") database = await createTestDatabase();
+    if (stores === "postgresql") database = await createMigratedTestDatabase();
   });
   afterAll(() => database?.drop());
   return (): Record<string, string> => (database ? { DATABASE_URL: database.url } : {});

@@ -26,9 +26,10 @@ import {
   type TaskStore,
   type UnitOfWork,
 } from "@axiom-lattice/protocols";
-import { SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, type TestDatabase, eventually } from "@axiom-lattice/testing";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
+import { createMigratedTestDatabase } from "./support";
 
 const TENANT = "t-kill";
 const DISPATCHER = "doomed-dispatcher";
@@ -69,7 +70,7 @@ const kinds: Record<string, () => Promise<Kind>> = {
     return { writer, peer: writer, cutTransaction: async () => undefined };
   },
   postgresql: async () => {
-    database = await createTestDatabase("lattice_dispatch_kill");
+    database = await createMigratedTestDatabase("lattice_dispatch_kill");
     const url = database.url;
     const [pg, peer] = [
       await createPostgreSQLStores(url, { poolConfig: { application_name: DISPATCHER }, logger }),

@@ -8,13 +8,13 @@ import { callerResumeMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, createTestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
 import { CLI } from "./cliProcess";
-import { buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
 const TENANT = "acme";
 const ROOT = resolve(__dirname, "../../..");
@@ -26,7 +26,7 @@ describe("lattice-gateway task:recover", () => {
   const events: TaskLifecycleEvent[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createMigratedTestDatabase();
     ({ app, context } = await buildTestGateway({ DATABASE_URL: db.url, AXIOM_REPLICA_ID: "gw-a" }));
     context.notifiers.taskLifecycle.subscribe((event) => void events.push(event));
     // Starts the outbox poller: events the CLI appends reach this gateway's listeners.

@@ -1,9 +1,9 @@
 // What the task tests share: waiting for a task or a thread's runs, and gateways on one database.
 import type { PendingMessage } from "@axiom-lattice/core";
 import type { TaskItem, TaskStore, UnitOfWork } from "@axiom-lattice/protocols";
-import { type SimulatedCrash, type TestDatabase, createTestDatabase, eventually } from "@axiom-lattice/testing";
+import { type SimulatedCrash, type TestDatabase, eventually } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { type TestGateway, buildTestGateway } from "./support";
+import { buildTestGateway, createMigratedTestDatabase, type TestGateway } from "./support";
 
 export const TENANT = "default";
 
@@ -34,7 +34,7 @@ export function useReplicas() {
   let database: TestDatabase;
   const gateways: Array<Awaited<ReturnType<typeof buildTestGateway>>> = [];
   beforeAll(async () => {
-    database = await createTestDatabase();
+    database = await createMigratedTestDatabase();
   });
   afterEach(async () => {
     for (const { app, context } of gateways.splice(0)) {

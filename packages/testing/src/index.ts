@@ -1,4 +1,4 @@
-export { adminDatabaseUrl, createTestDatabase, type TestDatabase } from "./testDatabase";
+export { type DatabaseTemplate, adminDatabaseUrl, createTestDatabase, migratedTemplate, type TestDatabase } from "./testDatabase";
 export { eventually, type EventuallyOptions } from "./eventually";
 export { fresh } from "./fresh";
 export { leaseStoreContract } from "./leaseStoreContract";
@@ -8,6 +8,7 @@ export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { webAppStoreContract } from "./webAppStoreContract";
+export { apiKeyStoreContract } from "./apiKeyStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
 export { pagedListContract, type PagedListHarness } from "./pagedListContract";

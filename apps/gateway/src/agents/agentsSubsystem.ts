@@ -57,7 +57,7 @@ export function agentsSubsystem({
     // An api replica leaves every run to the workers; they act on its wake-ups at once, as it never
     // takes the thread itself (the delay only lets an enqueuing replica that runs messages go first).
     executeRuns: config.role !== "api",
-    ...(config.role === "worker" ? { peerWakeDelayMs: 0 } : {}),
+    peerWakeDelayMs: config.role === "worker" ? 0 : config.peerWakeDelayMs,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,
     upstream: config.upstream,
     openAiApiKey: config.openAiApiKey,

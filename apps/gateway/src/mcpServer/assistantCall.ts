@@ -4,6 +4,7 @@ import { type Assistant, MessageChunkTypes, endsChunkStream } from "@axiom-latti
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { requireThread, threadScope } from "../shared/lookups";
+import type { Principal } from "../auth/principal";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { GatewayStores } from "../stores/gatewayStores";
 import type { toolInput } from "./assistantTools";
@@ -40,15 +41,16 @@ export interface AssistantCallControl {
  */
 export async function callAssistant(
   { stores, agents, logger, tenantQueueLimit, metrics }: AssistantCallDependencies,
-  tenantId: string,
+  principal: Principal,
   assistant: Assistant,
   input: z.output<typeof toolInput>,
   { signal, progress }: AssistantCallControl,
 ): Promise<CallToolResult> {
   // Gone before anything was queued: nothing to run for nobody.
   if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "The client left before the call started");
+  const { tenantId } = principal;
   const thread = input.thread_id
-    ? await requireThread({ stores }, tenantId, input.thread_id, assistant.id)
+    ? await requireThread({ stores }, principal, input.thread_id, assistant.id)
     : await stores.threads.createThread(tenantId, { assistantId: assistant.id, metadata: { source: "mcp" } });
   const agent = agents.getAgent(threadScope(thread));
   const { messageId, completion } = await agent.addMessage({ message: input.message }, { mode: "wait", tenantQueueLimit }).catch(async (error: unknown) => {

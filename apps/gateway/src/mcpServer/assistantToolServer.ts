@@ -30,6 +30,6 @@ export class AssistantToolServer {
     const assistant = await findAssistantTool(this.options.stores, principal, name);
     if (!assistant) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     if (!input.success) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${name}: ${z.prettifyError(input.error)}`);
-    return callAssistant(this.options, principal.tenantId, assistant, input.data, control);
+    return callAssistant(this.options, principal, assistant, input.data, control);
   }
 }

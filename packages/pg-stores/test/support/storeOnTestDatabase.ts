@@ -1,5 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, migratedTemplate, type TestDatabase } from "@axiom-lattice/testing";
 import { afterAll } from "vitest";
+import { allMigrations, createPostgreSQLStores } from "../../src";
+
+/** The migrated schema stores are tested on, copied rather than migrated anew for each file. */
+const migratedSchema = migratedTemplate(allMigrations, async (url) => (await createPostgreSQLStores(url)).dispose());
 
 interface DisposableStore {
   initialize(): Promise<void>;
@@ -18,7 +22,7 @@ export function storeOnTestDatabase<T extends DisposableStore>(open: (url: strin
     await database?.drop();
   });
   return async () => {
-    database = await createTestDatabase(prefix);
+    database = await createTestDatabase(prefix, migratedSchema);
     store = open(database.url);
     await store.initialize();
     return store;

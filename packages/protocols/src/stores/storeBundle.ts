@@ -1,3 +1,4 @@
+import type { ApiKeyStore } from "./apiKey";
 import type { AssistantStore } from "./assistant";
 import type { ItemStore } from "./item";
 import type { LeaseStore } from "./lease";
@@ -32,6 +33,8 @@ export interface Stores {
   modelProviders: ModelProviderStore;
   /** The tenants' web apps and their end users' threads (secrets sealed at rest). */
   webApps: WebAppStore;
+  /** The tenants' API keys (only their secrets' hashes stored). */
+  apiKeys: ApiKeyStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
   /** Rooms of projects and their messages. */
