@@ -16,7 +16,8 @@ import { type Replica, printLogsOnFailure, startReplicas } from "../harness/repl
 // documented nginx in front of three replicas on PostgreSQL. The server is stateless, so the
 // balancer may send each POST of one client to another replica: listing, calling, continuing a
 // thread and leaving mid-call all work wherever each request lands, and an assistant created or
-// deleted on one replica is in (or out of) the list every other replica serves at once.
+// deleted on one replica is in (or out of) the list every other replica serves at once. An API key
+// restricted to one assistant sees that one alone, whichever replica answers.
 
 const nginxMissing = findNginx() === undefined && process.env.CI !== "true";
 if (nginxMissing) console.warn("SKIPPED: scenario 32 needs nginx, which is not installed; CI installs it");
@@ -123,6 +124,20 @@ describe.skipIf(nginxMissing)("scenario 32: MCP clients against three replicas o
     await client.close();
     await pending;
     await eventually(async () => ((await runs())[0]?.status === "aborted" ? true : undefined), 10_000, "the run to be aborted");
+  });
+
+  it("an API key restricted to one assistant, made on one replica, lists and calls that one alone through nginx", async () => {
+    printLogsOnFailure(() => replicas);
+    const tenant = freshTenant("key");
+    const kept = await createAssistant(replicas[0].url, tenant, "Kept");
+    await createAssistant(replicas[1].url, tenant, "Hidden");
+    const { key } = await expectOk<{ key: string }>(call(replicas[2].url, "POST", "/api/api-keys", { name: "one assistant", scopes: ["write"], assistant_ids: [kept.assistant_id] }, { "x-tenant-id": tenant }), 201);
+    const client = new Client({ name: "e2e-mcp-key", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${balancer.url}/mcp`), { requestInit: { headers: { "x-api-key": key } } }));
+    clients.push(client);
+    for (let list = 0; list < 3; list += 1) expect((await client.listTools()).tools.map((tool) => tool.title)).toEqual(["Kept"]);
+    const [tool] = (await client.listTools()).tools;
+    expect((await client.callTool({ name: tool.name, arguments: { message: "keyed" } })).structuredContent).toMatchObject({ answer: "echo: keyed" });
   });
 
   it("the README's MCP client example runs as written, through nginx", async () => {
