@@ -34,6 +34,7 @@ export default defineConfig(
     { folder: "langgraph", forbidden: ["routes"] },
     { folder: "routes", forbidden: ["langgraph"] },
     { folder: "shared", forbidden: ["langgraph", "routes"] },
+    { folder: "mcpServer", forbidden: ["langgraph", "routes"] },
   ].map(({ folder, forbidden }) => ({
     files: [`apps/gateway/src/${folder}/**/*.ts`],
     rules: {

@@ -44,6 +44,7 @@ import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgro
 import { webAppOperatorRoutes } from "./routes/webApps";
 import { apiKeyRoutes } from "./routes/apiKeys";
 import { webAppRoutes } from "./webApps/webAppRoutes";
+import { mcpServerRoutes } from "./mcpServer/mcpServerRoutes";
 import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
 /**
@@ -156,5 +157,6 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
+  await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });
   return app;
 }

@@ -108,6 +108,8 @@ interface RouteCase {
   body?: () => unknown;
   /** An event stream: tenant B's answer is read as it arrives. */
   stream?: boolean;
+  /** Headers the route needs besides the credential (MCP's Accept). */
+  headers?: Record<string, string>;
   /** What tenant B's token gets: refused, or served without a trace of tenant A. */
   foreign: (response: LightMyRequestResponse) => void | Promise<void>;
 }
@@ -349,6 +351,19 @@ const CASES: Record<string, RouteCase> = {
   "POST /runs/crons/count": { url: () => "/runs/crons/count", body: () => ({}), foreign: (response) => expect(response.json()).toBe(0) },
   "PATCH /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, body: () => ({ enabled: false }), foreign: notFound },
   "DELETE /runs/crons/:cron_id": { url: () => `/runs/crons/${lgCronId}`, foreign: notFound },
+  // MCP: tenant B's tool list holds none of tenant A's assistants (mcpServer.test.ts calls them too).
+  "POST /mcp": {
+    url: () => "/mcp",
+    body: () => ({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    headers: { accept: "application/json, text/event-stream" },
+    foreign: (response) => {
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('"result":{"tools":[');
+      expect(response.body).not.toContain("secret of A");
+    },
+  },
+  "GET /mcp": { url: () => "/mcp", foreign: (response) => expect(response.statusCode).toBe(405) },
+  "DELETE /mcp": { url: () => "/mcp", foreign: (response) => expect(response.statusCode).toBe(405) },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",
@@ -368,8 +383,8 @@ describe("every protected route (/api and the LangGraph API) with AUTH_REQUIRED=
 
   it.each(Object.keys(CASES))("%s refuses a missing, forged or expired token, another tenant and a conflicting header", async (key) => {
     const [method] = key.split(" ");
-    const { url, body, stream, foreign } = CASES[key];
-    const request = (options: { bearer?: string; headers?: Record<string, string> }) => send(method, url(), { ...options, body: body?.() });
+    const { url, body, stream, headers = {}, foreign } = CASES[key];
+    const request = (options: { bearer?: string; headers?: Record<string, string> }) => send(method, url(), { ...options, headers: { ...headers, ...options.headers }, body: body?.() });
 
     const missing = await request({});
     expect(missing.statusCode).toBe(401);
@@ -392,7 +407,7 @@ describe("every protected route (/api and the LangGraph API) with AUTH_REQUIRED=
     expect(mismatch.statusCode).toBe(403);
     expect(mismatch.json()).toMatchObject({ code: "TENANT_MISMATCH" });
 
-    await foreign(await send(method, url(), { bearer: tokenB, body: body?.(), stream }));
+    await foreign(await send(method, url(), { bearer: tokenB, body: body?.(), headers, stream }));
   });
 });
 

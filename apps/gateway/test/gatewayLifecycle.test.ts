@@ -30,6 +30,7 @@ describe("the gateway's subsystems", () => {
       "agents",
       "schedules",
       "web-apps",
+      "mcp-server",
       "rooms",
       "task-events-into-rooms",
       "cancelled-runs",

@@ -90,7 +90,7 @@ describe("the API reference", () => {
   });
 
   it("gives every LangGraph API route a success answer, {detail, code} errors at the platform's statuses, and its scope", () => {
-    const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/"));
+    const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/") && url !== "/mcp");
     expect(langgraphRoutes.length).toBe(50);
     for (const { method, url } of langgraphRoutes) {
       const operation = operationOf(method, url)!;

@@ -93,7 +93,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "API keys", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "API keys", "MCP servers", "Assistants as MCP tools", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -151,6 +151,14 @@ describe("the README's examples, against the built CLI", () => {
     expect(shown).toContain('"header_names":["Authorization"]');
     expect(shown).toContain('"timeout":10000,"env_names":["FIXTURE_TOKEN"]');
     expect(shown.slice(shown.indexOf("--- stdout ---"))).not.toMatch(/example-token|example-secret/);
+  });
+
+  // After "Try it", whose assistant it lists and calls; the SDK client example runs in e2e scenario 32.
+  it("Assistants as MCP tools: every curl answers 2xx, the list holds Try it's assistant under the name shown, and the call answers its echo", async () => {
+    const [example] = curlExamples("Assistants as MCP tools");
+    const shown = await expectEveryCallSucceeds(example, gateway);
+    expect(shown).toContain('"name":"Echo_de115745db","title":"Echo"');
+    expect(shown).toMatch(/"content":\[\{"type":"text","text":"echo: hello from MCP"\}\],"structuredContent":\{"answer":"echo: hello from MCP","thread_id":"[^"]+"\}/);
   });
 
   it("Plugins: every curl answers 2xx, and echo is switched off, then on", async () => {

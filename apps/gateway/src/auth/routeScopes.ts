@@ -135,6 +135,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /runs/crons/count": "read",
   "PATCH /runs/crons/:cron_id": "write",
   "DELETE /runs/crons/:cron_id": "write",
+  // MCP: one route for every method; listing tools reads, so the route needs read, and the handler
+  // asks write of a POST that calls a tool. GET and DELETE only answer 405 (no stream, no session).
+  "POST /mcp": "read",
+  "GET /mcp": "read",
+  "DELETE /mcp": "read",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */
@@ -142,8 +147,8 @@ export const routeScope = (method: string, url: string): Scope | undefined => RO
 
 /**
  * The routes that hold a credential restricted to some assistants (an API key's `assistant_ids`) to
- * them: they read, list and run only those assistants and their threads (`shared/lookups.ts`, and the
- * LangGraph run starter). Every other protected route refuses such a credential (403 FORBIDDEN), so
+ * them: they read, list and run only those assistants and their threads (`shared/lookups.ts`, the
+ * LangGraph run starter, and the MCP server's tools). Every other protected route refuses such a credential (403 FORBIDDEN), so
  * that a route added later is closed to it until it honours the restriction and is listed here. Left
  * out: what belongs to no one assistant (projects, rooms, tasks, schedules, the store, MCP servers,
  * model providers, plugins, web apps, API keys, the cluster), the search of LangGraph threads, which
@@ -204,6 +209,10 @@ export const ASSISTANT_CONFINED_ROUTES: ReadonlySet<string> = new Set([
   "POST /runs/stream",
   "POST /runs/wait",
   "GET /runs/:run_id/stream",
+  // The MCP server lists and calls only the assistants the credential may use (mcpServer/assistantTools.ts).
+  "POST /mcp",
+  "GET /mcp",
+  "DELETE /mcp",
 ]);
 
 /** Whether `method url-pattern` holds a restricted credential to its assistants (see {@link ASSISTANT_CONFINED_ROUTES}). */

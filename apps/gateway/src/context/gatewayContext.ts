@@ -21,6 +21,8 @@ import type { GatewayConfig } from "../config";
 import { TenantStreams } from "../http/tenantStreams";
 import type { McpServerManager } from "../mcp/mcpServerManager";
 import { mcpSubsystem } from "../mcp/mcpSubsystem";
+import type { AssistantToolServer } from "../mcpServer/assistantToolServer";
+import { mcpServerSubsystem } from "../mcpServer/mcpServerSubsystem";
 import { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { observeLeaseStore, observeOutboxStore, observeUnitOfWork } from "../metrics/observedStores";
 import { registerPoolGauges } from "../metrics/poolGauges";
@@ -82,6 +84,8 @@ export interface GatewayContext {
   streams: TenantStreams;
   /** Agent web apps' runtime: end users' identities and their threads. */
   webApps: WebAppRuntime;
+  /** The assistants as MCP tools (`POST /mcp`). */
+  assistantTools: AssistantToolServer;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   /** What this replica announces about itself to `GET /api/cluster`, as of now. */
@@ -156,6 +160,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
+  const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, metrics, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));
@@ -196,6 +201,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     metrics,
     streams,
     webApps,
+    assistantTools,
     outboxStats,
     describeReplica,
     recover,

@@ -15,6 +15,7 @@ const API_DESCRIPTION = `The axiom-lattice gateway: assistants, threads, runs (s
 
 Every \`/api\` error answers \`{ "success": false, "code", "error" }\`; each response lists the codes its status may carry.
 The LangGraph-compatible API (\`/assistants\`, \`/threads\`, \`/runs\`, tag \`langgraph\`) answers as LangGraph Platform does, errors as \`{ "detail", "code" }\`.
+The MCP server (\`POST /mcp\`, tag \`mcp server\`) answers JSON-RPC over MCP's Streamable HTTP, each assistant a tool.
 With \`AUTH_REQUIRED=true\` every such route needs \`Authorization: Bearer <JWT>\` (or the JWT in \`x-api-key\`, as LangGraph SDKs send their \`apiKey\`) with the scope it names;
 without it, requests belong to the tenant in \`x-tenant-id\` (default \`default\`).`;
 
