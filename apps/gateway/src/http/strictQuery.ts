@@ -18,7 +18,7 @@ export function installStrictApiQueries(app: FastifyInstance): void {
       route.schema = { ...route.schema, querystring: NO_QUERY };
       return;
     }
-    if (!(declared instanceof z.ZodObject) || declared.def.catchall?.def.type !== "never") {
+    if (!(declared instanceof z.ZodObject) || declared.def.catchall?._zod.def.type !== "never") {
       throw new Error(`${[route.method].flat().join(",")} ${route.url}: its query schema must be a z.strictObject`);
     }
   });
