@@ -36,6 +36,12 @@ export function runEventLogContract(name: string, makeStore: () => Promise<RunEv
       expect(await store.lastIndex(run)).toBe(5);
     });
 
+    it("reads nothing after a position past any index a log holds (a client's largest safe integer)", async () => {
+      const run = freshRun();
+      await store.append(run, words(0, 2));
+      expect(await store.read(run, Number.MAX_SAFE_INTEGER, 100)).toEqual([]);
+    });
+
     it("keeps what is logged when a batch is appended again", async () => {
       const run = freshRun();
       await store.append(run, words(0, 3));

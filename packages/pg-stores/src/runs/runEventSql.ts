@@ -25,7 +25,7 @@ export const APPEND_RUN_EVENTS = `
 export const READ_RUN_EVENTS = `
   SELECT event_index, type, data
     FROM lattice_run_events
-   WHERE tenant_id = $1 AND assistant_id = $2 AND thread_id = $3 AND message_id = $4 AND event_index > $5
+   WHERE tenant_id = $1 AND assistant_id = $2 AND thread_id = $3 AND message_id = $4 AND event_index > $5::bigint
    ORDER BY event_index
    LIMIT $6`;
 
