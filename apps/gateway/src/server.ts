@@ -67,7 +67,7 @@ export interface BuildGatewayOptions {
   /** The built chat page's folder, instead of the playground package's build (tests). */
   playgroundRoot?: string;
   /** A scheduler to serve instead of the context's own (tests). */
-  schedules?: ScheduleRoutesOptions;
+  schedules?: Partial<ScheduleRoutesOptions>;
 }
 
 /** Builds the HTTP server without listening: tests drive it through `inject`, `start()` listens. */
@@ -156,7 +156,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
-  await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
+  await app.register(scheduleRoutes, { client: schedules, stores, ...options.schedules });
   await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });
   return app;
 }

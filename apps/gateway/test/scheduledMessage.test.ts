@@ -3,7 +3,7 @@ import { eventually } from "@axiom-lattice/testing";
 import { useGateway } from "./support";
 
 describe("a scheduled agent message (default runtime, in-memory stores)", () => {
-  const { post, get } = useGateway(async ({ post }) => {
+  const { post, get, del } = useGateway(async ({ post }) => {
     await post("/api/assistants", { id: "morning", name: "Morning" });
     await post("/api/threads", { thread_id: "daily", assistant_id: "morning" });
   });
@@ -38,11 +38,7 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
       { timeoutMs: 10_000 },
     ).then(async () => (await get(`/api/schedules/${taskId}`)).json<Record<string, unknown>>());
 
-  it.each([
-    ["an assistant that does not exist", { assistant_id: "ghost", thread_id: "daily" }, "Assistant ghost not found"],
-    ["a thread that does not exist", { assistant_id: "morning", thread_id: "nowhere" }, "Thread nowhere not found for assistant morning"],
-  ])("fails a fire for %s: retried per policy, then failed with last_error", async (_label, target, error) => {
-    const created = await post("/api/schedules", { task_type: "agent-message", delay_ms: 0, max_retries: 1, payload: { ...target, message: "hello?" } });
+  const expectFailedAfterRetry = async (created: { statusCode: number; json<T>(): T }, error: string) => {
     expect(created.statusCode).toBe(201);
     expect(await settledSchedule(created.json<{ id: string }>().id)).toMatchObject({
       status: "failed",
@@ -50,6 +46,28 @@ describe("a scheduled agent message (default runtime, in-memory stores)", () => 
       retry_count: 1,
       last_error: error,
     });
+  };
+
+  it("fails a fire for an assistant deleted since it was scheduled: retried per policy, then failed with last_error", async () => {
+    await post("/api/assistants", { id: "ghost", name: "Ghost" });
+    const created = await post("/api/schedules", {
+      task_type: "agent-message",
+      delay_ms: 300,
+      max_retries: 1,
+      payload: { assistant_id: "ghost", thread_id: "daily", message: "hello?" },
+    });
+    expect((await del("/api/assistants/ghost")).statusCode).toBe(204);
+    await expectFailedAfterRetry(created, "Assistant ghost not found");
+  });
+
+  it("fails a fire for a thread that does not exist: retried per policy, then failed with last_error", async () => {
+    const created = await post("/api/schedules", {
+      task_type: "agent-message",
+      delay_ms: 0,
+      max_retries: 1,
+      payload: { assistant_id: "morning", thread_id: "nowhere", message: "hello?" },
+    });
+    await expectFailedAfterRetry(created, "Thread nowhere not found for assistant morning");
   });
 
   it("fails a fire whose run fails, with the run's error", async () => {

@@ -26,6 +26,16 @@ beforeAll(async () => {
     },
   });
   checkResponses(app);
+  // The assistant agent messages name, in each tenant the tests schedule in.
+  for (const tenant of ["default", "acme", "owner", "intruder", "paged"]) {
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/assistants",
+      headers: { "content-type": "application/json", "x-tenant-id": tenant },
+      payload: JSON.stringify({ id: "assistant-1", name: "Morning briefing" }),
+    });
+    expect(created.statusCode).toBe(201);
+  }
 });
 
 beforeEach(() => {
@@ -197,6 +207,16 @@ describe("/api/schedules", () => {
       const response = await post("/api/schedules", body);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ success: false, code, error: expect.any(String) });
+      expect(await store.countTasks()).toBe(before);
+    });
+
+    it("refuses an agent message for an assistant the tenant does not have, when it is written", async () => {
+      const before = await store.countTasks();
+      for (const [assistant, tenant] of [["no-such-assistant", "default"], ["assistant-1", "stranger"]]) {
+        const response = await post("/api/schedules", { ...cron, payload: { ...agentMessage, assistant_id: assistant } }, { "x-tenant-id": tenant });
+        expect(response.statusCode).toBe(404);
+        expect(response.json()).toMatchObject({ code: "NOT_FOUND", error: `Assistant ${assistant} not found` });
+      }
       expect(await store.countTasks()).toBe(before);
     });
 

@@ -2,16 +2,20 @@ import { type DefaultScheduleClient, ScheduleRequestError, scheduleFieldRules as
 import type { ErrorCode, ScheduledTaskDefinition } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
 import { parseInput } from "../http/validation";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { AGENT_MESSAGE_TASK_TYPE, type EnqueueAgentMessage, agentMessagePayloadSchema, createAgentMessageHandler } from "../schedules/agentMessageHandler";
 import { idParams, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
+import type { GatewayStores } from "../stores/gatewayStores";
+import { requireAssistant } from "../shared/lookups";
 
 export interface ScheduleRoutesOptions {
   client: DefaultScheduleClient;
+  /** Where an agent message's assistant is looked up when it is scheduled. */
+  stores: Pick<GatewayStores, "assistants">;
   /** Registers the `agent-message` handler with this enqueue (the runtime's client has its own). */
   enqueueMessage?: EnqueueAgentMessage;
 }
@@ -120,7 +124,7 @@ const oneSchedule = (summary: string, ...codes: ErrorCode[]) => ({
  * `/api/schedules`: create (one-shot or cron), list, read, cancel, pause and resume schedules of the
  * request's tenant.
  */
-export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = async (app, { client, enqueueMessage }) => {
+export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = async (app, { client, stores, enqueueMessage }) => {
   if (enqueueMessage) client.registerHandler(AGENT_MESSAGE_TASK_TYPE, createAgentMessageHandler(enqueueMessage));
 
   app.post(
@@ -132,7 +136,7 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
         body: scheduleSchema,
         response: {
           201: scheduleView,
-          ...apiErrors(...BODY_CODES, "INVALID_CRON", "INVALID_TIMEZONE", "INVALID_SCHEDULE", "EXECUTE_AT_IN_PAST", "UNKNOWN_TASK_TYPE", "ALREADY_EXISTS"),
+          ...apiErrors(...BODY_CODES, "NOT_FOUND", "INVALID_CRON", "INVALID_TIMEZONE", "INVALID_SCHEDULE", "EXECUTE_AT_IN_PAST", "UNKNOWN_TASK_TYPE", "ALREADY_EXISTS"),
         },
       },
     },
@@ -144,6 +148,8 @@ export const scheduleRoutes: FastifyPluginAsyncZod<ScheduleRoutesOptions> = asyn
       }
       // An agent message names its assistant and thread; the schedule is linked to both for lookups.
       const message = body.task_type === AGENT_MESSAGE_TASK_TYPE ? parseInput(agentMessagePayloadSchema, body.payload, "payload") : undefined;
+      // Refused now rather than after every retry of its first fire, as a run naming it would be.
+      if (message) await requireAssistant({ stores }, principalOf(request), message.assistant_id);
       const input = {
         taskType: body.task_type,
         payload: body.payload,
