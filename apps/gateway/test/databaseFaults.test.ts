@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { TcpProxy, eventually, type TestDatabase } from "@axiom-lattice/testing";
+import { PgBouncer, TcpProxy, eventually, findPgBouncer, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
@@ -133,6 +133,39 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     await eventually("the gateway to exit", () => gateway!.exitCode() !== undefined, { timeoutMs: 15_000 });
     expect(gateway.exitCode()).toBe(1);
     expect(gateway.stderr()).toMatch(/^lattice-gateway: failed to start: the database did not answer within 2000 ms \(AXIOM_DB_STARTUP_TIMEOUT_MS; last: .+\): check that PostgreSQL runs where DATABASE_URL points and accepts connections\n$/);
+  });
+
+  // A pooler refuses a bad password with a connection-exception code (08P01), which startup would
+  // otherwise wait on for AXIOM_DB_STARTUP_TIMEOUT_MS; and node-postgres' words for a missing one name
+  // no setting.
+  describe.skipIf(!findPgBouncer())("behind a pooler that asks for a password", () => {
+    let bouncer: PgBouncer;
+    beforeAll(async () => {
+      bouncer = await PgBouncer.start({ databaseUrl: db.url, poolSize: 2, clientPassword: "the-right-password" });
+    });
+    afterAll(() => bouncer?.stop());
+
+    const startWith = (password: string) => {
+      const url = new URL(bouncer.url);
+      url.password = password;
+      return execa(process.execPath, [CLI], { env: env({ DATABASE_URL: url.toString() }), extendEnv: false, reject: false, timeout: 20_000 });
+    };
+
+    it("stops at once on a wrong password, naming what to check", async () => {
+      const startedAt = Date.now();
+      const result = await startWith("a-wrong-password");
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toMatch(/^lattice-gateway: failed to start: the database refused the connection: .*authentication failed: check the user and password in DATABASE_URL$/);
+    });
+
+    it("stops at once without a password, saying DATABASE_URL lacks one", async () => {
+      const result = await startWith("");
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toBe(
+        "lattice-gateway: failed to start: the database asks for a password and DATABASE_URL gives none: add it (postgres://user:password@host:port/database)",
+      );
+    });
   });
 
   it("stops at once, with a clear message and exit code 1, when the database refuses it (no such database)", async () => {

@@ -16,12 +16,15 @@ export interface PgBouncerOptions {
   databaseUrl: string;
   /** Server connections pgbouncer opens to it (default_pool_size). */
   poolSize: number;
+  /** The password clients must give (SCRAM), as poolers in production ask; by default any client may connect. */
+  clientPassword?: string;
 }
 
 /**
  * A private pgbouncer in transaction mode in front of one database, on a free port, with its
  * config, log and pid in a fresh temporary folder. Clients authenticate as nobody in particular
- * (`auth_type = any`): pgbouncer logs in to PostgreSQL as the URL's user.
+ * (`auth_type = any`), or with `clientPassword` (its `url` holds it): pgbouncer logs in to PostgreSQL as
+ * the URL's user.
  */
 export class PgBouncer {
   private constructor(
@@ -31,7 +34,7 @@ export class PgBouncer {
     private readonly dir: string,
   ) {}
 
-  static async start({ databaseUrl, poolSize }: PgBouncerOptions): Promise<PgBouncer> {
+  static async start({ databaseUrl, poolSize, clientPassword }: PgBouncerOptions): Promise<PgBouncer> {
     const binary = findPgBouncer();
     if (!binary) throw new Error("pgbouncer is not installed");
     const target = new URL(databaseUrl);
@@ -42,16 +45,19 @@ export class PgBouncer {
     const asRoot = userInfo().uid === 0;
     if (asRoot) chmodSync(dir, 0o777);
     const configFile = join(dir, "pgbouncer.ini");
+    const user = decodeURIComponent(target.username);
+    const userList = join(dir, "userlist.txt");
+    if (clientPassword !== undefined) writeFileSync(userList, `"${user}" "${clientPassword}"\n`, { mode: 0o644 });
     writeFileSync(
       configFile,
       [
         "[databases]",
-        `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${decodeURIComponent(target.username)}`,
+        `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database} user=${user}`,
         "[pgbouncer]",
         "listen_addr = 127.0.0.1",
         `listen_port = ${port}`,
         "unix_socket_dir =",
-        "auth_type = any",
+        ...(clientPassword === undefined ? ["auth_type = any"] : ["auth_type = scram-sha-256", `auth_file = ${userList}`]),
         "pool_mode = transaction",
         "max_client_conn = 1000",
         `default_pool_size = ${poolSize}`,
@@ -65,6 +71,7 @@ export class PgBouncer {
     const through = new URL(databaseUrl);
     through.hostname = "127.0.0.1";
     through.port = String(port);
+    if (clientPassword !== undefined) through.password = encodeURIComponent(clientPassword);
     const bouncer = new PgBouncer(through.toString(), child, dir);
     const deadline = Date.now() + 10_000;
     for (;;) {

@@ -12,6 +12,21 @@ export class DatabaseStartupError extends Error {
   }
 }
 
+/** node-postgres' words for a URL without a password to a server that asks for one. */
+export const NO_PASSWORD = /client password must be a string/;
+
+/**
+ * Whether the database refused the credentials: PostgreSQL says so with class 28, but a pooler
+ * (PgBouncer) with its own `08P01`, a connection-exception code that would otherwise be waited on, and
+ * node-postgres refuses to start SCRAM without a password before asking anyone.
+ */
+export function refusedCredentials(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === "string" && code.startsWith("28")) return true;
+  return typeof message === "string" && (/authentication failed/i.test(message) || NO_PASSWORD.test(message));
+}
+
+
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error)) || "no answer";
 
 /**
@@ -34,7 +49,7 @@ export async function waitForDatabase(
       return;
     } catch (error) {
       const reason = reasonOf(error);
-      if (!isDatabaseUnavailable(error)) throw new DatabaseStartupError(`the database refused the connection: ${reason}`, { cause: error });
+      if (!isDatabaseUnavailable(error) || refusedCredentials(error)) throw new DatabaseStartupError(`the database refused the connection: ${reason}`, { cause: error });
       const retryInMs = Math.min(DB_STARTUP_MAX_RETRY_MS, DB_STARTUP_FIRST_RETRY_MS * 2 ** (attempt - 1));
       if (Date.now() + retryInMs > deadline) {
         throw new DatabaseStartupError(`the database did not answer within ${settings.startupTimeoutMs} ms (AXIOM_DB_STARTUP_TIMEOUT_MS; last: ${reason}): check that PostgreSQL runs where DATABASE_URL points and accepts connections`, { cause: error });

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from "../config";
-import { DatabaseStartupError } from "./databaseWait";
+import { DatabaseStartupError, NO_PASSWORD, refusedCredentials } from "./databaseWait";
 
 /** PostgreSQL's codes for what the operator fixes in DATABASE_URL or on the server, with what to do. */
 const DATABASE_REFUSALS = new Map<string, string>(Object.entries({
@@ -31,6 +31,10 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 export function describeStartupFailure(error: unknown, config: Pick<GatewayConfig, "host" | "port">): string {
   const listenRefusal = LISTEN_REFUSALS.get(codeOf(error) ?? "");
   if (listenRefusal) return listenRefusal(`port ${config.port} on ${config.host}`);
-  const advice = DATABASE_REFUSALS.get(codeOf(error instanceof DatabaseStartupError ? error.cause : error) ?? "");
+  const cause = error instanceof DatabaseStartupError ? error.cause : error;
+  if (NO_PASSWORD.test(messageOf(cause))) {
+    return "the database asks for a password and DATABASE_URL gives none: add it (postgres://user:password@host:port/database)";
+  }
+  const advice = DATABASE_REFUSALS.get(codeOf(cause) ?? "") ?? (refusedCredentials(cause) ? DATABASE_REFUSALS.get("28P01") : undefined);
   return advice ? `${messageOf(error)}: ${advice}` : messageOf(error);
 }
