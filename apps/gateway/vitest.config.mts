@@ -12,6 +12,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     isolate: false,
+    // After a failed test, every gateway process its file started: how it ended, what it printed last.
+    setupFiles: ["./test/processReports.ts"],
     maxWorkers: Math.max(3, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,

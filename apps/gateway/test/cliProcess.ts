@@ -23,6 +23,12 @@ export function startCli(env: Record<string, string>, timeoutMs = 30_000, until?
   return startGatewayProcess(process.execPath, [CLI], { env, timeoutMs, until });
 }
 
+/**
+ * Every gateway process this test file started: when a test fails, `processReports.ts` prints how each
+ * ended and what it printed last, as a gateway that crashed or stopped answering is otherwise invisible.
+ */
+export const startedProcesses = new Set<CliGateway>();
+
 /** The startup line that names the listening URL. */
 const READY_LINE = /ready at (http:\/\/[^\s"]+)/;
 
@@ -55,7 +61,7 @@ export async function startGatewayProcess(
       rejectUrl(new Error(`gateway exited before it was ready:\n${chunks.join("")}`));
     });
   });
-  return {
+  const gateway: CliGateway = {
     url,
     stdout: () => chunks.join(""),
     stderr: () => errorChunks.join(""),
@@ -68,4 +74,6 @@ export async function startGatewayProcess(
       return (await child).exitCode;
     },
   };
+  startedProcesses.add(gateway);
+  return gateway;
 }
