@@ -164,6 +164,7 @@ CREATE TABLE public.lattice_replica_presence (
     last_seen_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     role text DEFAULT 'all'::text NOT NULL,
+    key_versions text[],
     CONSTRAINT lattice_replica_presence_active_runs_check CHECK ((active_runs >= 0)),
     CONSTRAINT lattice_replica_presence_outbox_lag_ms_check CHECK ((outbox_lag_ms >= 0)),
     CONSTRAINT lattice_replica_presence_role_check CHECK ((role = ANY (ARRAY['all'::text, 'api'::text, 'worker'::text]))),

@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import type { TaskRecoveryResult } from "@axiom-lattice/agent";
 import type { ResealSummary, StoredSecretKind } from "@axiom-lattice/pg-stores";
+import type { ReplicaPresence } from "@axiom-lattice/protocols";
 import { SCOPES, type Scope } from "./auth/principal";
 import { ConfigError } from "./configError";
 import { GATEWAY_VERSION } from "./version";
@@ -10,8 +11,9 @@ import { GATEWAY_VERSION } from "./version";
 const commandRuntime = () => import("./cliCommandRuntime");
 
 // Exit codes: 0 done (or serving until a signal), 2 for a command line or configuration the gateway
-// refuses, 1 for a failure while starting, 3 for a task that task:recover left alone, 4 for stored
-// secrets keys:rotate could not open.
+// refuses, 1 for a failure while starting, 3 for a command that refused to act (a task task:recover
+// left alone, a key rotation a live replica could not follow), 4 for stored secrets keys:rotate could
+// not open.
 class UsageError extends Error {}
 
 /** A command that ran but refused to act; its message says why. */
@@ -25,7 +27,7 @@ class StartupError extends Error {}
 
 const TOKEN_USAGE = "lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]";
 const RECOVER_USAGE = "lattice-gateway task:recover --tenant <tenant> --task <task id>";
-const ROTATE_USAGE = "lattice-gateway keys:rotate";
+const ROTATE_USAGE = "lattice-gateway keys:rotate [--force]";
 
 const HELP = `lattice-gateway ${GATEWAY_VERSION}: the axiom-lattice AI-agent gateway
 
@@ -37,9 +39,11 @@ usage:
   ${RECOVER_USAGE}
                                   fail an orphaned in_progress task (no replica runs it) and resume its
                                   caller; needs DATABASE_URL; prints the result as one JSON line
-  ${ROTATE_USAGE}     reseal every stored secret (provider and assistant keys, MCP headers
+  ${ROTATE_USAGE}
+                                  reseal every stored secret (provider and assistant keys, MCP headers
                                   and env) under the first key of LATTICE_ENCRYPTION_KEY; needs
-                                  DATABASE_URL; prints a JSON summary as one line
+                                  DATABASE_URL; prints a JSON summary as one line. Refuses while a live
+                                  replica lacks that key (--force: reseal anyway)
   lattice-gateway --help, -h      show this help
   lattice-gateway --version, -v   print the version
 
@@ -50,7 +54,8 @@ environment (the main variables; the README lists every one):
 Logs are JSON lines on stdout (LOG_FORMAT=pretty: lines for a person); the line "gateway ready at
 <url>" announces the listening server.
 Exit codes: 2 for a refused command line or configuration, 1 for a failure while starting,
-3 when task:recover leaves the task alone (still running, a project task, or not found),
+3 when task:recover leaves the task alone (still running, a project task, or not found) or
+keys:rotate finds a live replica without the new key,
 4 when keys:rotate finds stored secrets it cannot open (every other one is resealed).
 `;
 
@@ -165,7 +170,7 @@ function resealSummaryView(summary: ResealSummary) {
  * the replicas share. Safe beside running replicas: each value is replaced only if still the one read.
  */
 async function rotateKeysCommand(args: string[]): Promise<void> {
-  const { values } = parseStrictly(() => parseArgs({ args, options: { help: { type: "boolean", short: "h" } } }));
+  const { values } = parseStrictly(() => parseArgs({ args, options: { force: { type: "boolean" }, help: { type: "boolean", short: "h" } } }));
   if (values.help) return void process.stdout.write(`usage: ${ROTATE_USAGE}\n`);
   const { UnreadableSecretsError, createPostgreSQLStores, loadConfig, pino, resealStoredSecrets } = await commandRuntime();
   const config = loadConfig(process.env);
@@ -183,6 +188,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
     keyring,
   });
   try {
+    if (!values.force) await requireReplicasHold(keyring.currentVersion, await pg.presence.listPresent());
     const summary = await resealStoredSecrets(pg.pool, { keyring, scope: "all" }).catch((error: unknown) => {
       if (!(error instanceof UnreadableSecretsError)) throw error;
       process.stdout.write(`${JSON.stringify(resealSummaryView(error.summary))}\n`);
@@ -192,6 +198,20 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
   } finally {
     await pg.dispose();
   }
+}
+
+/**
+ * Refuses a rotation to `version` while a live replica cannot open it: every secret resealed would be
+ * unreadable there, and every run needing one would fail until the replica restarts with the new key.
+ */
+async function requireReplicasHold(version: string, replicas: ReplicaPresence[]): Promise<void> {
+  const lacking = replicas.filter((replica) => !replica.keyVersions?.includes(version));
+  if (lacking.length === 0) return;
+  const named = lacking.map((replica) => `${replica.replicaId} (${replica.keyVersions ? `holds ${replica.keyVersions.join(", ")}` : "too old to say"})`);
+  throw new RefusedError(
+    `keys:rotate refused: ${lacking.length === 1 ? "a live replica lacks" : `${lacking.length} live replicas lack`} key version "${version}": ${named.join("; ")}. ` +
+      `Restart ${lacking.length === 1 ? "it" : "them"} with the new LATTICE_ENCRYPTION_KEY first (GET /api/cluster lists each replica's key_versions), or pass --force`,
+  );
 }
 
 /** Starts the gateway; `start()` logs the startup line with the URL once it listens. */

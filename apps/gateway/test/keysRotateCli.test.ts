@@ -136,8 +136,35 @@ describe("lattice-gateway keys:rotate", () => {
     expect(result.stderr).toContain(message);
   });
 
+  it("refuses (exit 3), resealing nothing, while a live replica lacks the new key; --force reseals anyway", async () => {
+    const v3 = SecretKeyring.parse(`${V3},${V2}`);
+    await pool.query("DELETE FROM lattice_model_providers WHERE tenant_id = 'other'");
+    const behind = await buildTestGateway({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2, AXIOM_REPLICA_ID: "still-on-v2" }, { started: true });
+    try {
+      const before = await sealedValues();
+      const refused = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V3},${V2}` });
+      expect(refused.exitCode, refused.stderr).toBe(3);
+      expect(refused.stderr).toBe(
+        'lattice-gateway: keys:rotate refused: a live replica lacks key version "v3": still-on-v2 (holds v2, dev). ' +
+          "Restart it with the new LATTICE_ENCRYPTION_KEY first (GET /api/cluster lists each replica's key_versions), or pass --force",
+      );
+      expect(refused.stdout).toBe("");
+      expect(await sealedValues()).toEqual(before);
+      const cluster = (await behind.app.inject({ method: "GET", url: "/api/cluster" })).json<{ replicas: Array<{ replica_id: string; key_versions: string[] }> }>();
+      expect(cluster.replicas.find((replica) => replica.replica_id === "still-on-v2")?.key_versions).toEqual(["v2", "dev"]);
+
+      const forced = await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: `${V3},${V2}` }, ["--force"]);
+      expect(forced.exitCode, forced.stderr).toBe(0);
+      expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(before.map(() => "v3"));
+      expect((await sealedValues()).map((value) => v3.open(value)).sort()).toEqual(before.map((value) => v3.open(value)).sort());
+    } finally {
+      await behind.app.close();
+      await behind.context.close();
+    }
+  });
+
   it("refuses a stray argument (exit 2) and is shown in --help", async () => {
-    expect((await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 }, ["--force"])).exitCode).toBe(2);
+    expect((await rotate({ DATABASE_URL: db.url, LATTICE_ENCRYPTION_KEY: V2 }, ["--now"])).exitCode).toBe(2);
     const help = await execa("node", [CLI, "--help"], { reject: false, timeout: 10_000 });
     expect(help.stdout).toContain("lattice-gateway keys:rotate");
   });

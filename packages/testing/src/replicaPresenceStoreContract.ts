@@ -12,6 +12,7 @@ const announcement = (overrides: Partial<ReplicaAnnouncement> = {}): ReplicaAnno
   activeRuns: 2,
   outboxCursor: "41",
   outboxLagMs: 12,
+  keyVersions: ["v2", "v1", "dev"],
   ...overrides,
 });
 
@@ -47,6 +48,15 @@ export function replicaPresenceStoreContract(name: string, makeStore: () => Prom
       expect((await store.listPresent()).filter((presence) => presence.replicaId === first.replicaId)).toHaveLength(1);
     });
 
+    it("keeps a replica's key versions in order, and says nothing of those of a replica that did not say", async () => {
+      const said = await store.announce(announcement({ keyVersions: ["v3", "v2"] }), 5_000);
+      expect((await present(said.replicaId))?.keyVersions).toEqual(["v3", "v2"]);
+      const { keyVersions: _, ...older } = announcement();
+      const silent = await store.announce(older, 5_000);
+      expect(silent).not.toHaveProperty("keyVersions");
+      expect(await present(silent.replicaId)).not.toHaveProperty("keyVersions");
+    });
+
     it("lists replicas in id order", async () => {
       const prefix = fresh("ordered");
       for (const suffix of ["b", "a", "c"]) await store.announce(announcement({ replicaId: `${prefix}-${suffix}` }), 5_000);
@@ -71,6 +81,8 @@ export function replicaPresenceStoreContract(name: string, makeStore: () => Prom
       ["fractional active runs", { activeRuns: 1.5 }, 1_000],
       ["an invalid start time", { startedAt: new Date(Number.NaN) }, 1_000],
       ["an empty outbox cursor", { outboxCursor: "" }, 1_000],
+      ["key versions that are not a list", { keyVersions: "v1" }, 1_000],
+      ["an empty key version", { keyVersions: ["v1", ""] }, 1_000],
       ["a zero ttl", {}, 0],
       ["an infinite ttl", {}, Number.POSITIVE_INFINITY],
     ])("refuses %s with a typed error and writes nothing", async (_label, overrides, ttlMs) => {

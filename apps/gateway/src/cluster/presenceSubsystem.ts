@@ -32,6 +32,7 @@ export function replicaDescriber(replica: {
   startedAt: Date;
   storeMode: ReplicaAnnouncement["storeMode"];
   role: ReplicaAnnouncement["role"];
+  keyVersions: string[];
   activeRuns: () => number;
   outboxStats: () => { cursor: ReplicaAnnouncement["outboxCursor"]; lagMs: number };
 }): () => ReplicaAnnouncement {

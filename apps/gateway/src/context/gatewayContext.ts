@@ -173,7 +173,16 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const streams = registerGauges(config, stores, metrics, { agents, outboxStats });
   const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
   const activeRuns = () => agents.stats().runningThreads;
-  const describeReplica = replicaDescriber({ replicaId, version: GATEWAY_VERSION, startedAt, storeMode, role: config.role, activeRuns, outboxStats });
+  const describeReplica = replicaDescriber({
+    replicaId,
+    version: GATEWAY_VERSION,
+    startedAt,
+    storeMode,
+    role: config.role,
+    keyVersions: config.secrets.keyring.versions,
+    activeRuns,
+    outboxStats,
+  });
   add(presenceSubsystem({ store: stores.presence, describe: describeReplica, intervalMs: config.presenceIntervalMs, logger }));
   add(queueSweepSubsystem(config, agents));
 

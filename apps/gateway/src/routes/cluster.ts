@@ -24,6 +24,10 @@ const replicaView = z.object({
   store_mode: z.enum(["memory", "postgresql"]),
   role: z.enum(REPLICA_ROLES).describe("AXIOM_ROLE: all, api (serves the API, runs nothing) or worker (runs messages, serves no API)"),
   active_runs: z.number().int(),
+  key_versions: z
+    .array(z.string())
+    .nullable()
+    .describe("The LATTICE_ENCRYPTION_KEY versions it opens secrets with, the one it seals with first; `null` from a replica too old to say"),
   last_seen_at: isoDate,
   expires_at: isoDate,
   outbox: z.object({
@@ -61,6 +65,7 @@ function toReplicaView(replica: ReplicaPresence): z.output<typeof replicaView> {
     store_mode: replica.storeMode,
     role: replica.role,
     active_runs: replica.activeRuns,
+    key_versions: replica.keyVersions ?? null,
     last_seen_at: replica.lastSeenAt.toISOString(),
     expires_at: replica.expiresAt.toISOString(),
     outbox: { cursor: replica.outboxCursor, lag_seconds: replica.outboxLagMs / 1000 },

@@ -36,6 +36,7 @@ export class InMemoryReplicaPresenceStore implements ReplicaPresenceStore {
 const copy = (presence: ReplicaPresence): ReplicaPresence => ({
   ...presence,
   startedAt: new Date(presence.startedAt),
+  ...(presence.keyVersions ? { keyVersions: [...presence.keyVersions] } : {}),
   lastSeenAt: new Date(presence.lastSeenAt),
   expiresAt: new Date(presence.expiresAt),
 });

@@ -2,6 +2,8 @@ import { REPLICA_ROLES, type ReplicaAnnouncement } from "@axiom-lattice/protocol
 import { StoreArgumentError, requireInteger, requirePositiveNumber, requireText } from "../stores/storeArguments";
 
 const STORE_MODES = new Set(["memory", "postgresql"]);
+/** More versions than any rotation keeps at once. */
+const MAX_KEY_VERSIONS = 64;
 const ROLES = new Set<string>(REPLICA_ROLES);
 
 const requireDate = (value: unknown, what: string): Date => {
@@ -21,7 +23,13 @@ export function validateAnnouncement(announcement: unknown, ttlMs: unknown): Rep
   requireInteger(a.activeRuns, "activeRuns", 0);
   if (a.outboxCursor !== null) requireText(a.outboxCursor, "outboxCursor");
   requireInteger(a.outboxLagMs, "outboxLagMs", 0);
+  if (a.keyVersions !== undefined) {
+    if (!Array.isArray(a.keyVersions) || a.keyVersions.length > MAX_KEY_VERSIONS) {
+      throw new StoreArgumentError(`keyVersions must be an array of at most ${MAX_KEY_VERSIONS} key versions`);
+    }
+    for (const keyVersion of a.keyVersions) requireText(keyVersion, "keyVersions[]");
+  }
   requirePositiveNumber(ttlMs, "ttlMs");
-  const { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs } = announcement as ReplicaAnnouncement;
-  return { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs };
+  const { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs, keyVersions } = announcement as ReplicaAnnouncement;
+  return { replicaId, version, startedAt, storeMode, role, activeRuns, outboxCursor, outboxLagMs, ...(keyVersions ? { keyVersions: [...keyVersions] } : {}) };
 }

@@ -69,6 +69,11 @@ export class SecretKeyring {
     return new SecretKeyring(entries[0].slice(0, entries[0].indexOf(":")), keys);
   }
 
+  /** Every version it opens secrets with, the one it seals with first. */
+  get versions(): string[] {
+    return [this.currentVersion, ...[...this.keys.keys()].filter((version) => version !== this.currentVersion)];
+  }
+
   /** The fixed, public development key: for development and tests only. */
   static development(): SecretKeyring {
     return new SecretKeyring(DEVELOPMENT_KEY_VERSION, new Map());

@@ -12,6 +12,7 @@ interface PresenceRow {
   active_runs: number;
   outbox_cursor: string | null;
   outbox_lag_ms: number;
+  key_versions: string[] | null;
   last_seen_at: Date;
   expires_at: Date;
 }
@@ -25,6 +26,7 @@ const toPresence = (row: PresenceRow): ReplicaPresence => ({
   activeRuns: row.active_runs,
   outboxCursor: row.outbox_cursor,
   outboxLagMs: row.outbox_lag_ms,
+  ...(row.key_versions ? { keyVersions: row.key_versions } : {}),
   lastSeenAt: row.last_seen_at,
   expiresAt: row.expires_at,
 });
@@ -45,6 +47,7 @@ export class PostgreSQLReplicaPresenceStore extends PgStore implements ReplicaPr
       a.outboxLagMs,
       ttlMs,
       REPLICA_PRESENCE_RETENTION_MS,
+      a.keyVersions ?? null,
     ]);
     return toPresence(rows[0]);
   }

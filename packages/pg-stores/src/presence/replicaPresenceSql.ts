@@ -1,6 +1,6 @@
 // Presence is judged by the database clock (now()), so replicas with skewed clocks agree on who lapsed.
 
-const COLUMNS = "replica_id, version, started_at, store_mode, role, active_runs, outbox_cursor, outbox_lag_ms, last_seen_at, expires_at";
+const COLUMNS = "replica_id, version, started_at, store_mode, role, active_runs, outbox_cursor, outbox_lag_ms, key_versions, last_seen_at, expires_at";
 
 /**
  * Replaces the replica's announcement, present for $9 ms from now. Rows of other replicas that
@@ -12,7 +12,7 @@ export const ANNOUNCE_PRESENCE = `
      WHERE replica_id <> $1 AND expires_at < now() - $10 * interval '1 millisecond'
   )
   INSERT INTO lattice_replica_presence AS presence (${COLUMNS})
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), now() + $9 * interval '1 millisecond')
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $11, now(), now() + $9 * interval '1 millisecond')
   ON CONFLICT (replica_id) DO UPDATE
      SET version       = excluded.version,
          started_at    = excluded.started_at,
@@ -21,6 +21,7 @@ export const ANNOUNCE_PRESENCE = `
          active_runs   = excluded.active_runs,
          outbox_cursor = excluded.outbox_cursor,
          outbox_lag_ms = excluded.outbox_lag_ms,
+         key_versions  = excluded.key_versions,
          last_seen_at  = excluded.last_seen_at,
          expires_at    = excluded.expires_at
   RETURNING ${COLUMNS}`;

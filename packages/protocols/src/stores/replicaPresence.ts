@@ -21,6 +21,12 @@ export interface ReplicaAnnouncement {
   /** Its outbox poller's cursor (`null` before the poller started), and how late its last page was read. */
   outboxCursor: string | null;
   outboxLagMs: number;
+  /**
+   * The versions of `LATTICE_ENCRYPTION_KEY` it can open secrets with, the one it seals with first:
+   * `keys:rotate` refuses to seal under a version a live replica lacks. Absent from a replica of an
+   * older version, which did not say.
+   */
+  keyVersions?: string[];
 }
 
 /** A replica seen recently: its last announcement, and when it was made and lapses (store's clock). */
