@@ -144,6 +144,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
+  await app.register(context.a2aRoutes);
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
   return app;

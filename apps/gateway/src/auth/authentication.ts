@@ -18,10 +18,11 @@ export interface ApiRoute {
 export const apiRoutesOf = (app: FastifyInstance): readonly ApiRoute[] => app.getDecorator<ApiRoute[]>(API_ROUTES);
 
 /**
- * Routes that act on a tenant's data: `/api`, and the LangGraph-compatible API at the root
- * (`/assistants`, `/threads`, `/runs`, `/store`). Each needs a principal and the scope ROUTE_SCOPES gives it.
+ * Routes that act on a tenant's data: `/api`, the LangGraph-compatible API at the root
+ * (`/assistants`, `/threads`, `/runs`, `/store`), and A2A (`/a2a`, the agent card named in a query).
+ * Each needs a principal and the scope ROUTE_SCOPES gives it.
  */
-const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store)(\/|$)/;
+const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store|a2a|\.well-known\/agent-card\.json)(\/|$)/;
 export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(url);
 
 /** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token there too. */

@@ -130,6 +130,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /runs/crons/count": "read",
   "PATCH /runs/crons/:cron_id": "write",
   "DELETE /runs/crons/:cron_id": "write",
+  // A2A (apps/gateway/src/a2a): one JSON-RPC route serves every method; its handler asks `write` of those that send or cancel.
+  "GET /.well-known/agent-card.json": "read",
+  "GET /a2a/:assistant_id/.well-known/agent-card.json": "read",
+  "POST /a2a/:assistant_id": "read",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */

@@ -11,7 +11,8 @@ import type {
   TaskLifecycleNotifier,
 } from "@axiom-lattice/core";
 import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+import { a2aSubsystem } from "../a2a/a2aSubsystem";
 import { agentsSubsystem, queueSweepSubsystem } from "../agents/agentsSubsystem";
 import { maintenanceSubsystem } from "../cluster/maintenanceSubsystem";
 import { outboxSubsystem } from "../cluster/outboxSubsystem";
@@ -82,6 +83,8 @@ export interface GatewayContext {
   streams: TenantStreams;
   /** Agent web apps' runtime: end users' identities and their threads. */
   webApps: WebAppRuntime;
+  /** Every assistant as an A2A agent: its card and JSON-RPC endpoint. */
+  a2aRoutes: FastifyPluginAsync;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   /** What this replica announces about itself to `GET /api/cluster`, as of now. */
@@ -166,6 +169,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   );
   const outboxStats = () => poller.stats();
   const streams = registerGauges(config, stores, metrics, { agents, outboxStats });
+  const { a2aRoutes } = add(a2aSubsystem({ stores, agents, config, streams, metrics }));
   const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
   const activeRuns = () => agents.stats().runningThreads;
   const describeReplica = replicaDescriber({ replicaId, version: GATEWAY_VERSION, startedAt, storeMode, role: config.role, activeRuns, outboxStats });
@@ -196,6 +200,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     metrics,
     streams,
     webApps,
+    a2aRoutes,
     outboxStats,
     describeReplica,
     recover,

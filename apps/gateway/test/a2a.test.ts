@@ -1,0 +1,218 @@
+// A2A through the official @a2a-js/sdk 1.3 client, in A2A 1.0 and in its 0.3 compatibility mode, against
+// a listening gateway on each kind of store; bad input through plain fetch. Every answer is checked
+// against the OpenAPI document. The replicas' side is e2e/scenarios/31-a2a-replicas.test.ts.
+import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GatewayContext } from "../src/context/gatewayContext";
+import { useDocumentedResponses } from "./documentedResponses";
+import { buildTestGateway, useStoreEnv } from "./support";
+
+const TENANT = "a2a-tenant";
+const ASSISTANT = "a2a-helper";
+const tenantHeaders = { "x-tenant-id": TENANT };
+
+/** The SDK's requests, with the tenant header (development mode: no credential). */
+const tenantFetch: typeof fetch = (input, init) => {
+  const headers = new Headers(init?.headers);
+  headers.set("x-tenant-id", TENANT);
+  return fetch(input, { ...init, headers });
+};
+
+const userMessage = (text: string, ids: { taskId?: string; contextId?: string } = {}): Message => ({
+  messageId: crypto.randomUUID(),
+  contextId: ids.contextId ?? "",
+  taskId: ids.taskId ?? "",
+  role: Role.ROLE_USER,
+  parts: [{ content: { $case: "text", value: text }, metadata: undefined, filename: "", mediaType: "" }],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+const send = (client: Client, text: string, options: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}) =>
+  client.sendMessage({
+    tenant: "",
+    message: userMessage(text, options),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: options.returnImmediately ?? false },
+    metadata: undefined,
+  }) as Promise<Task>;
+
+const textOf = (task: Task) => task.artifacts.flatMap((artifact) => artifact.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
+const stateOf = (task: Task) => task.status?.state;
+
+/** What a stream said, in order: each event's kind and, for status updates, the state. */
+async function collect(stream: AsyncIterable<StreamResponse>) {
+  const events: StreamResponse["payload"][] = [];
+  for await (const event of stream) events.push(event.payload);
+  return events;
+}
+const ends = (events: StreamResponse["payload"][]) =>
+  events.filter((event) => event?.$case === "statusUpdate" && [TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_INPUT_REQUIRED].includes(event.value.status!.state));
+
+describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
+  const env = useStoreEnv(stores);
+  const checkResponses = useDocumentedResponses();
+  let app: FastifyInstance;
+  let context: GatewayContext;
+  let base = "";
+  let card: AgentCard;
+  let client: Client;
+  let legacy: Client;
+
+  const rpc = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${base}/a2a/${ASSISTANT}`, { method: "POST", headers: { "content-type": "application/json", ...tenantHeaders, ...headers }, body });
+  const stored = async () => {
+    const threads = await context.stores.threads.listThreads(TENANT, { limit: 1000 }, { assistantId: ASSISTANT });
+    return threads.items.length;
+  };
+
+  beforeAll(async () => {
+    ({ app, context } = await buildTestGateway(env(), { started: true }));
+    checkResponses(app);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/assistants",
+      headers: { ...tenantHeaders, "content-type": "application/json" },
+      payload: JSON.stringify({ id: ASSISTANT, name: "Helper", tools: ["ask_human"] }),
+    });
+    expect(created.statusCode).toBe(201);
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: tenantFetch })], cardResolver: new DefaultAgentCardResolver({ fetchImpl: tenantFetch }) });
+    client = await factory.createFromUrl(`${base}/a2a/${ASSISTANT}/`);
+    card = await client.getAgentCard();
+    // The 0.3 client: the card's 0.3 interface only, which the factory's compatibility mode speaks.
+    const legacyFactory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: tenantFetch, legacyCompat: { enabled: true } })] });
+    legacy = await legacyFactory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((each) => each.protocolVersion === "0.3") });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await context?.close();
+  });
+
+  it("serves the agent card at both addresses: 1.0's form when asked for it, 0.3's otherwise, at the forwarded address", async () => {
+    expect(card).toMatchObject({
+      name: "Helper",
+      supportedInterfaces: [
+        { url: `${base}/a2a/${ASSISTANT}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: `${base}/a2a/${ASSISTANT}`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
+      capabilities: { streaming: true, pushNotifications: false },
+      skills: [{ id: ASSISTANT, name: "Helper", tags: ["react", "ask_human"] }],
+      defaultInputModes: ["text/plain", "application/json"],
+      defaultOutputModes: ["text/plain"],
+    });
+    expect(Object.keys(card.securitySchemes).sort()).toEqual(["apiKey", "bearer"]);
+    const byQuery = await fetch(`${base}/.well-known/agent-card.json?assistant_id=${ASSISTANT}`, {
+      headers: { ...tenantHeaders, "x-forwarded-proto": "https", "x-forwarded-host": "agents.example.com" },
+    });
+    expect(byQuery.headers.get("vary")).toMatch(/A2A-Version/);
+    expect(await byQuery.json()).toMatchObject({ protocolVersion: "0.3.0", url: `https://agents.example.com/a2a/${ASSISTANT}`, preferredTransport: "JSONRPC", capabilities: { streaming: true } });
+    const missing = await fetch(`${base}/a2a/nobody/.well-known/agent-card.json`, { headers: tenantHeaders });
+    expect([missing.status, (await missing.json()).code]).toEqual([404, "NOT_FOUND"]);
+  });
+
+  it("SendMessage waits for the answer, the task's artifact; GetTask reads it with its history; ListTasks lists the context's tasks", async () => {
+    const task = await send(client, "hello");
+    expect([stateOf(task), textOf(task)]).toEqual([TaskState.TASK_STATE_COMPLETED, "echo: hello"]);
+    expect(task.history.map((message) => [message.role, message.parts[0].content?.value])).toEqual([
+      [Role.ROLE_USER, "hello"],
+      [Role.ROLE_AGENT, "echo: hello"],
+    ]);
+    const next = await send(client, "again", { contextId: task.contextId });
+    expect(next.contextId).toBe(task.contextId);
+    const read = await client.getTask({ tenant: "", id: task.id, historyLength: 1 });
+    expect([read.id, stateOf(read), read.history.length, textOf(read)]).toEqual([task.id, TaskState.TASK_STATE_COMPLETED, 1, "echo: hello"]);
+    const listed = await client.listTasks({ tenant: "", contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined, includeArtifacts: true });
+    expect(listed.tasks.map((each) => [each.id, textOf(each)])).toEqual([
+      [next.id, "echo: again"],
+      [task.id, "echo: hello"],
+    ]);
+    expect(listed.totalSize).toBe(2);
+    const paged = await client.listTasks({ tenant: "", contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 1, pageToken: "", statusTimestampAfter: undefined });
+    expect([paged.tasks.map((each) => each.id), paged.nextPageToken]).toEqual([[next.id], "1"]);
+  });
+
+  it("SendStreamingMessage streams the task, its working state, the answer's text as it comes, then the answer whole and the end once", async () => {
+    const events = await collect(client.sendMessageStream({ tenant: "", message: userMessage("/drip 10 one two three"), configuration: undefined, metadata: undefined }));
+    expect(events[0]?.$case).toBe("task");
+    const deltas = events.flatMap((event) => (event?.$case === "artifactUpdate" && event.value.append ? [event.value.artifact!.parts[0].content?.value] : []));
+    expect(deltas.join("")).toBe("echo: /drip 10 one two three");
+    const whole = events.filter((event) => event?.$case === "artifactUpdate" && event.value.lastChunk);
+    expect(whole).toHaveLength(1);
+    expect(ends(events)).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ $case: "statusUpdate", value: { status: { state: TaskState.TASK_STATE_COMPLETED } } });
+  });
+
+  it("an interrupt is input-required with its question; the next message naming the task answers it, and the task completes", async () => {
+    const asked = await send(client, "/interrupt What is your name?");
+    expect(stateOf(asked)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(asked.status?.message?.parts[0].content).toEqual({ $case: "text", value: "What is your name?" });
+    const answered = await send(client, "Ada", { taskId: asked.id });
+    expect([answered.id, answered.contextId, stateOf(answered), textOf(answered)]).toEqual([asked.id, asked.contextId, TaskState.TASK_STATE_COMPLETED, "ask_human returned: Ada"]);
+    // Ended: it takes no more input, and cannot be cancelled.
+    await expect(send(client, "more", { taskId: asked.id })).rejects.toBeInstanceOf(UnsupportedOperationError);
+    await expect(client.cancelTask({ tenant: "", id: asked.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
+  });
+
+  it("CancelTask stops a working task wherever it runs; SubscribeToTask follows a task to its end, once", async () => {
+    const long = await send(client, "/sleep 20000", { returnImmediately: true });
+    expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(stateOf(long));
+    const cancelled = await client.cancelTask({ tenant: "", id: long.id, metadata: undefined });
+    expect(stateOf(cancelled)).toBe(TaskState.TASK_STATE_CANCELED);
+
+    const dripping = await send(client, "/drip 100 a b c d e", { returnImmediately: true });
+    const events = await collect(client.resubscribeTask({ tenant: "", id: dripping.id }));
+    expect(events[0]).toMatchObject({ $case: "task", value: { id: dripping.id } });
+    expect(ends(events)).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ $case: "statusUpdate", value: { status: { state: TaskState.TASK_STATE_COMPLETED } } });
+    // An ended task is read, not subscribed to.
+    await expect(collect(client.resubscribeTask({ tenant: "", id: dripping.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
+  });
+
+  it("answers A2A's errors: a task not found, push notifications not supported", async () => {
+    await expect(client.getTask({ tenant: "", id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+    await expect(client.cancelTask({ tenant: "", id: "no-such-task", metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
+    const task = await send(client, "hi");
+    const push = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: task.id, url: "https://example.com/hook" } }), { "a2a-version": "1.0" });
+    expect((await push.json()).error.code).toBe(-32003);
+  });
+
+  it("speaks A2A 0.3 to the SDK's compatibility mode: send, stream, get, cancel, resubscribe, an interrupt answered", async () => {
+    const task = await send(legacy, "old hello");
+    expect([stateOf(task), textOf(task)]).toEqual([TaskState.TASK_STATE_COMPLETED, "echo: old hello"]);
+    expect(stateOf(await legacy.getTask({ tenant: "", id: task.id }))).toBe(TaskState.TASK_STATE_COMPLETED);
+    const events = await collect(legacy.sendMessageStream({ tenant: "", message: userMessage("/drip 10 x y"), configuration: undefined, metadata: undefined }));
+    expect(ends(events)).toHaveLength(1);
+    const asked = await send(legacy, "/interrupt Which?");
+    expect(stateOf(asked)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    expect(textOf(await send(legacy, "this one", { taskId: asked.id }))).toBe("ask_human returned: this one");
+    const long = await send(legacy, "/sleep 20000", { returnImmediately: true });
+    expect(stateOf(await legacy.cancelTask({ tenant: "", id: long.id, metadata: undefined }))).toBe(TaskState.TASK_STATE_CANCELED);
+    const dripping = await send(legacy, "/drip 50 p q r", { returnImmediately: true });
+    expect(ends(await collect(legacy.resubscribeTask({ tenant: "", id: dripping.id })))).toHaveLength(1);
+    await expect(legacy.getTask({ tenant: "", id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it("refuses bad input with a JSON-RPC error or a clear 4xx, storing nothing", async () => {
+    const before = await stored();
+    const error = async (response: Response) => [response.status, (await response.json()).error?.code];
+    expect(await error(await rpc("{not json"))).toEqual([200, -32700]);
+    expect(await error(await rpc(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: userMessage("batched") } }]), { "a2a-version": "1.0" }))).toEqual([200, -32600]);
+    expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "NoSuchMethod", params: {} }), { "a2a-version": "1.0" }))).toEqual([200, -32601]);
+    expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tasks/unknown", params: {} })))).toEqual([200, -32601]);
+    expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "SendMessage", params: {} }), { "a2a-version": "1.0" }))).toEqual([200, -32602]);
+    expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "  " }] } } }), { "a2a-version": "1.0" }))).toEqual([200, -32602]);
+    expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "GetTask", params: { id: "x" } }), { "a2a-version": "9.9" }))).toEqual([200, -32009]);
+    const oversize = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: { message: userMessage("x".repeat(600_000)) } }), { "a2a-version": "1.0" });
+    expect([oversize.status, (await oversize.json()).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    const tooLong = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "y".repeat(150_000) }] } } }), { "a2a-version": "1.0" });
+    expect(await error(tooLong)).toEqual([200, -32602]);
+    const unknownAssistant = await fetch(`${base}/a2a/nobody`, { method: "POST", headers: { "content-type": "application/json", ...tenantHeaders }, body: "{}" });
+    expect([unknownAssistant.status, (await unknownAssistant.json()).code]).toEqual([404, "NOT_FOUND"]);
+    expect(await stored()).toBe(before);
+  });
+});
