@@ -10,6 +10,7 @@ export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { webAppStoreContract } from "./webAppStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
+export { a2aPushConfigStoreContract } from "./a2aPushConfigStoreContract";
 export { pagedListContract, type PagedListHarness } from "./pagedListContract";
 export { itemStoreContract, type ItemStoreHarness } from "./itemStoreContract";
 export { runEventLogContract } from "./runEventLogContract";

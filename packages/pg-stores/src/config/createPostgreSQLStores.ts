@@ -11,6 +11,7 @@ import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
+import { PostgreSQLA2aPushConfigStore } from "../a2a/postgresqlA2aPushConfigStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLUnitOfWork } from "../db/postgresqlUnitOfWork";
@@ -63,6 +64,7 @@ export interface PostgreSQLStores extends Stores {
   mcp: PostgreSQLMcpServerConfigStore;
   pluginSettings: PostgreSQLPluginSettingStore;
   items: PostgreSQLItemStore;
+  a2aPushConfigs: PostgreSQLA2aPushConfigStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
@@ -108,6 +110,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSettings: new PostgreSQLPluginSettingStore(shared),
       items: new PostgreSQLItemStore(shared),
+      a2aPushConfigs: new PostgreSQLA2aPushConfigStore(shared),
       queueWakeup: new PostgreSQLQueueWakeup(shared),
       runEvents: new PostgreSQLRunEventLog(shared),
     };

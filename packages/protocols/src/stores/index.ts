@@ -16,3 +16,4 @@ export * from "./item";
 export * from "./unitOfWork";
 export * from "./storeBundle";
 export * from "./webApp";
+export * from "./a2aPushConfig";

@@ -1,3 +1,4 @@
+import type { A2aPushConfigStore } from "./a2aPushConfig";
 import type { AssistantStore } from "./assistant";
 import type { ItemStore } from "./item";
 import type { LeaseStore } from "./lease";
@@ -47,4 +48,6 @@ export interface Stores {
   schedules: ScheduleStore;
   /** Every run's stream, replayable on any replica. */
   runEvents: RunEventLog;
+  /** Where A2A clients are told their tasks stopped. */
+  a2aPushConfigs: A2aPushConfigStore;
 }
