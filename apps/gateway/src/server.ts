@@ -39,6 +39,7 @@ import { installOperatorRoutes } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 import { webAppOperatorRoutes } from "./routes/webApps";
+import { a2aRoutes } from "./a2a/a2aRoutes";
 import { webAppRoutes } from "./webApps/webAppRoutes";
 import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
@@ -144,7 +145,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
-  await app.register(context.a2aRoutes);
+  await app.register(a2aRoutes, { stores, agents, config: settings, streams, metrics });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, options.schedules ?? { client: schedules });
   return app;

@@ -4,6 +4,8 @@
 import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
@@ -39,6 +41,24 @@ const send = (client: Client, text: string, options: { taskId?: string; contextI
     configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: options.returnImmediately ?? false },
     metadata: undefined,
   }) as Promise<Task>;
+
+/** An answer's JSON body: a JSON-RPC answer or the gateway's error. */
+const bodyOf = async (response: Response) => (await response.json()) as { code?: string; error?: { code: number; message: string } } & Record<string, unknown>;
+
+/** A webhook receiver on this machine: the notifications it was sent, with their headers. */
+async function receiver() {
+  const received: Array<{ headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }> = [];
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      received.push({ headers: request.headers, body: JSON.parse(body) as Record<string, unknown> });
+      response.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise((resolve) => server.close(resolve)) };
+}
 
 const textOf = (task: Task) => task.artifacts.flatMap((artifact) => artifact.parts).map((part) => (part.content?.$case === "text" ? part.content.value : "")).join("");
 const stateOf = (task: Task) => task.status?.state;
@@ -100,7 +120,7 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
         { url: `${base}/a2a/${ASSISTANT}`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
         { url: `${base}/a2a/${ASSISTANT}`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
       ],
-      capabilities: { streaming: true, pushNotifications: false },
+      capabilities: { streaming: true, pushNotifications: true },
       skills: [{ id: ASSISTANT, name: "Helper", tags: ["react", "ask_human"] }],
       defaultInputModes: ["text/plain", "application/json"],
       defaultOutputModes: ["text/plain"],
@@ -110,9 +130,9 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
       headers: { ...tenantHeaders, "x-forwarded-proto": "https", "x-forwarded-host": "agents.example.com" },
     });
     expect(byQuery.headers.get("vary")).toMatch(/A2A-Version/);
-    expect(await byQuery.json()).toMatchObject({ protocolVersion: "0.3.0", url: `https://agents.example.com/a2a/${ASSISTANT}`, preferredTransport: "JSONRPC", capabilities: { streaming: true } });
+    expect(await bodyOf(byQuery)).toMatchObject({ protocolVersion: "0.3.0", url: `https://agents.example.com/a2a/${ASSISTANT}`, preferredTransport: "JSONRPC", capabilities: { streaming: true } });
     const missing = await fetch(`${base}/a2a/nobody/.well-known/agent-card.json`, { headers: tenantHeaders });
-    expect([missing.status, (await missing.json()).code]).toEqual([404, "NOT_FOUND"]);
+    expect([missing.status, (await bodyOf(missing)).code]).toEqual([404, "NOT_FOUND"]);
   });
 
   it("SendMessage waits for the answer, the task's artifact; GetTask reads it with its history; ListTasks lists the context's tasks", async () => {
@@ -173,12 +193,47 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     await expect(collect(client.resubscribeTask({ tenant: "", id: dripping.id }))).rejects.toBeInstanceOf(UnsupportedOperationError);
   });
 
-  it("answers A2A's errors: a task not found, push notifications not supported", async () => {
+  it("answers A2A's errors for a task not found", async () => {
     await expect(client.getTask({ tenant: "", id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
     await expect(client.cancelTask({ tenant: "", id: "no-such-task", metadata: undefined })).rejects.toBeInstanceOf(TaskNotFoundError);
-    const task = await send(client, "hi");
-    const push = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "CreateTaskPushNotificationConfig", params: { taskId: task.id, url: "https://example.com/hook" } }), { "a2a-version": "1.0" });
-    expect((await push.json()).error.code).toBe(-32003);
+    await expect(client.getTaskPushNotificationConfig({ tenant: "", taskId: "no-such-task", id: "hook" })).rejects.toBeInstanceOf(TaskNotFoundError);
+  });
+
+  it("push notifications: configurations set, read, listed and deleted; a task's stop POSTed to each, in its version's JSON, with its token", async () => {
+    const hooks = await receiver();
+    try {
+      const task = await send(client, "/sleep 400", { returnImmediately: true });
+      const config = { tenant: "", id: "hook", taskId: task.id, url: hooks.url, token: "check-me", authentication: undefined };
+      expect(await client.createTaskPushNotificationConfig(config)).toMatchObject({ id: "hook", taskId: task.id, url: hooks.url, token: "check-me" });
+      expect(await client.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "hook" })).toMatchObject({ url: hooks.url });
+      await expect.poll(() => hooks.received.length, { timeout: 10_000 }).toBe(1);
+      expect(hooks.received[0].headers["x-a2a-notification-token"]).toBe("check-me");
+      expect(hooks.received[0].body).toMatchObject({ task: { id: task.id, status: { state: "TASK_STATE_COMPLETED" }, artifacts: [{ parts: [{ text: "echo: /sleep 400" }] }] } });
+
+      const listed = await client.listTaskPushNotificationConfig({ tenant: "", taskId: task.id, pageSize: 0, pageToken: "" });
+      expect(listed.configs.map((each) => each.id)).toEqual(["hook"]);
+      await client.deleteTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "hook" });
+      await expect(client.getTaskPushNotificationConfig({ tenant: "", taskId: task.id, id: "hook" })).rejects.toBeInstanceOf(TaskNotFoundError);
+
+      // Set with the message: there before the task can end.
+      const configured = (await client.sendMessage({
+        tenant: "",
+        message: userMessage("notify me"),
+        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: { tenant: "", id: "", taskId: "", url: hooks.url, token: "", authentication: { scheme: "Bearer", credentials: "receiver-secret" } }, returnImmediately: false },
+        metadata: undefined,
+      })) as Task;
+      await expect.poll(() => hooks.received.length, { timeout: 10_000 }).toBe(2);
+      expect(hooks.received[1].headers.authorization).toBe("Bearer receiver-secret");
+      expect(hooks.received[1].body).toMatchObject({ task: { id: configured.id, status: { state: "TASK_STATE_COMPLETED" } } });
+
+      // Set by a 0.3 client: notified in 0.3's JSON.
+      const old = await send(legacy, "/sleep 400", { returnImmediately: true });
+      await legacy.createTaskPushNotificationConfig({ tenant: "", id: "old-hook", taskId: old.id, url: hooks.url, token: "", authentication: undefined });
+      await expect.poll(() => hooks.received.length, { timeout: 10_000 }).toBe(3);
+      expect(hooks.received[2].body).toMatchObject({ kind: "task", id: old.id, status: { state: "completed" } });
+    } finally {
+      await hooks.close();
+    }
   });
 
   it("speaks A2A 0.3 to the SDK's compatibility mode: send, stream, get, cancel, resubscribe, an interrupt answered", async () => {
@@ -199,7 +254,7 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
 
   it("refuses bad input with a JSON-RPC error or a clear 4xx, storing nothing", async () => {
     const before = await stored();
-    const error = async (response: Response) => [response.status, (await response.json()).error?.code];
+    const error = async (response: Response) => [response.status, (await bodyOf(response)).error?.code];
     expect(await error(await rpc("{not json"))).toEqual([200, -32700]);
     expect(await error(await rpc(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: userMessage("batched") } }]), { "a2a-version": "1.0" }))).toEqual([200, -32600]);
     expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "NoSuchMethod", params: {} }), { "a2a-version": "1.0" }))).toEqual([200, -32601]);
@@ -208,11 +263,18 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "  " }] } } }), { "a2a-version": "1.0" }))).toEqual([200, -32602]);
     expect(await error(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "GetTask", params: { id: "x" } }), { "a2a-version": "9.9" }))).toEqual([200, -32009]);
     const oversize = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "SendMessage", params: { message: userMessage("x".repeat(600_000)) } }), { "a2a-version": "1.0" });
-    expect([oversize.status, (await oversize.json()).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
+    expect([oversize.status, (await bodyOf(oversize)).code]).toEqual([413, "PAYLOAD_TOO_LARGE"]);
     const tooLong = await rpc(JSON.stringify({ jsonrpc: "2.0", id: 8, method: "SendMessage", params: { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "y".repeat(150_000) }] } } }), { "a2a-version": "1.0" });
     expect(await error(tooLong)).toEqual([200, -32602]);
     const unknownAssistant = await fetch(`${base}/a2a/nobody`, { method: "POST", headers: { "content-type": "application/json", ...tenantHeaders }, body: "{}" });
-    expect([unknownAssistant.status, (await unknownAssistant.json()).code]).toEqual([404, "NOT_FOUND"]);
+    expect([unknownAssistant.status, (await bodyOf(unknownAssistant)).code]).toEqual([404, "NOT_FOUND"]);
+    expect(await stored()).toBe(before);
+    // A push configuration whose URL the egress policy refuses is not stored, nor is the task its message would start.
+    const refusedPush = await rpc(
+      JSON.stringify({ jsonrpc: "2.0", id: 9, method: "SendMessage", params: { message: userMessage("never"), configuration: { taskPushNotificationConfig: { url: "ftp://example.com/hook" } } } }),
+      { "a2a-version": "1.0" },
+    );
+    expect(await error(refusedPush)).toEqual([200, -32602]);
     expect(await stored()).toBe(before);
   });
 });

@@ -114,7 +114,8 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
           "A2A 1.0 methods (`SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`) with `A2A-Version: 1.0`, and A2A 0.3's " +
           "(`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`). A context is a thread of the assistant, a task a run of it: " +
           "an interrupt makes the task `input-required`, and the next message naming the task answers it; the answer is the task's artifact. " +
-          "Reads need the `read` scope, sending and cancelling `write`. Push notifications are not supported (-32003). One call per request: batches are refused.",
+          "Push-notification configurations (`Create`/`Get`/`List`/`DeleteTaskPushNotificationConfig`, 0.3's `tasks/pushNotificationConfig/*`) name where the task is POSTed once it stops; " +
+          "their URLs are held to the egress policy. Reads need the `read` scope, sending, cancelling and setting configurations `write`. One call per request: batches are refused.",
         params: assistantParams,
         headers: versionHeader,
         response: {
@@ -136,7 +137,7 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
       if (!grants(principal.scope, needed)) throw new HttpError("FORBIDDEN", `${call.method} needs the ${needed} scope`);
 
       const card = agentCardOf(assistant, publicBaseUrl(request, config.publicUrl));
-      const tasks = assistantTasks(options, principal.tenantId, assistant, card);
+      const tasks = assistantTasks(options, principal.tenantId, assistant, card, version);
       const handler = version === "1.0" ? new JsonRpcTransportHandler(tasks) : new LegacyJsonRpcTransportHandler(tasks);
       const mapError = version === "1.0" ? JsonRpcTransportHandler.mapToJSONRPCError : LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError;
       // Taken before the call runs: a refused stream starts nothing.

@@ -32,8 +32,8 @@ const SECURITY_SCHEMES: Record<string, SecurityScheme> = {
 };
 
 /**
- * The assistant as an A2A agent: one skill (what it is for), text in and out, streaming, and the
- * two ways a credential is presented. The same for every caller of the tenant: nothing in it depends
+ * The assistant as an A2A agent: one skill (what it is for), text in and out, streaming and push
+ * notifications, and the two ways a credential is presented. The same for every caller of the tenant: nothing in it depends
  * on who asks.
  */
 export function agentCardOf(assistant: Assistant, baseUrl: string): AgentCard {
@@ -45,7 +45,7 @@ export function agentCardOf(assistant: Assistant, baseUrl: string): AgentCard {
     supportedInterfaces: A2A_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: "JSONRPC", tenant: "", protocolVersion })),
     provider: { organization: "axiom-lattice", url: baseUrl },
     version: GATEWAY_VERSION,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: false },
     securitySchemes: SECURITY_SCHEMES,
     securityRequirements: Object.keys(SECURITY_SCHEMES).map((name) => ({ schemes: { [name]: { list: [] } } })),
     defaultInputModes: INPUT_MODES,

@@ -1,10 +1,11 @@
 import { type Agent, type AgentInstanceManager, REACT_GRAPH_ID, type StreamChunk } from "@axiom-lattice/agent";
-import { type Assistant, MessageChunkTypes, type PendingMessage, type QueueScope, type Thread, endsChunkStream } from "@axiom-lattice/protocols";
-import type { AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
+import { randomUUID } from "node:crypto";
+import { EgressRefusedError, checkEgressUrl } from "@axiom-lattice/core";
+import { type A2aPushConfig, type A2aWireVersion, type Assistant, MessageChunkTypes, type PendingMessage, type QueueScope, type Thread, endsChunkStream } from "@axiom-lattice/protocols";
+import type { AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, StreamResponse, Task, TaskPushNotificationConfig, TaskStatus } from "@a2a-js/sdk";
 import { TaskState } from "@a2a-js/sdk";
 import {
   ExtendedAgentCardNotConfiguredError,
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -19,10 +20,13 @@ import { clientId, userInput } from "./userInput";
 
 /** What the A2A operations run on: the engine's stores and runtime, and the tenants' queue bound. */
 export interface A2aEngine {
-  stores: Pick<GatewayStores, "threads" | "queue">;
+  stores: Pick<GatewayStores, "threads" | "queue" | "a2aPushConfigs">;
   agents: AgentInstanceManager;
-  config: Pick<GatewayConfig, "tenantLimits">;
+  config: Pick<GatewayConfig, "tenantLimits" | "upstream">;
 }
+
+/** How many push-notification configurations one task takes. */
+export const MAX_PUSH_CONFIGS_PER_TASK = 10;
 
 /** How many of an assistant's contexts, the latest used, `ListTasks` without a `contextId` looks in. */
 export const LISTED_CONTEXTS = 50;
@@ -30,6 +34,16 @@ export const LISTED_CONTEXTS = 50;
 const LISTED_RUNS_PER_CONTEXT = 100;
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
+
+/** A stored configuration as A2A shows it. */
+const toPushConfig = (config: A2aPushConfig): TaskPushNotificationConfig => ({
+  tenant: "",
+  id: config.id,
+  taskId: config.taskId,
+  url: config.url,
+  token: config.token ?? "",
+  authentication: config.authentication && { scheme: config.authentication.scheme, credentials: config.authentication.credentials ?? "" },
+});
 
 const stateName = (state: TaskState) => TaskState[state].replace("TASK_STATE_", "").toLowerCase().replace("_", "-");
 
@@ -42,16 +56,50 @@ const isDuplicate = (error: unknown) => (error as { code?: unknown } | null)?.co
  * interrupts, see `taskRuns`). Everything is read from the shared stores and followed through the
  * runtime, so a task started on one replica is read, streamed, subscribed to and cancelled from any.
  */
-export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: string, assistant: Assistant, card: AgentCard): A2ARequestHandler {
+export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: string, assistant: Assistant, card: AgentCard, version: A2aWireVersion): A2ARequestHandler {
   const scope: QueueScope = { tenantId, assistantId: assistant.id };
   const agentOf = (threadId: string): Agent => agents.getAgent({ tenantId, assistantId: assistant.id, threadId });
   const { maxQueuedMessages } = config.tenantLimits;
 
   const readTask = async (taskId: string, options: TaskViewOptions = {}): Promise<{ runs: PendingMessage[]; task: Task }> => {
-    const runs = await taskRuns(stores.queue, scope, taskId);
-    if (!runs) throw new TaskNotFoundError(`Task ${taskId} not found`);
+    const runs = await requireRuns(taskId);
     const state = await agentOf(runs[0].threadId).stateSnapshot();
     return { runs, task: toTask(runs, state, options) };
+  };
+
+  const requireRuns = async (taskId: string): Promise<PendingMessage[]> => {
+    const runs = await taskRuns(stores.queue, scope, taskId);
+    if (!runs) throw new TaskNotFoundError(`Task ${taskId} not found`);
+    return runs;
+  };
+
+  /**
+   * Sets where a task's stops are told, once its URL passed the egress policy (checked again on every
+   * call), within {@link MAX_PUSH_CONFIGS_PER_TASK}. Its id is the client's, or the task's.
+   */
+  const setPushConfig = async (taskId: string, requested: TaskPushNotificationConfig): Promise<A2aPushConfig> => {
+    const id = clientId("id", requested.id) ?? taskId;
+    if (requested.url === "") throw new RequestMalformedError("url is required: where the notifications are sent");
+    try {
+      await checkEgressUrl(requested.url, config.upstream.egress);
+    } catch (error) {
+      if (error instanceof EgressRefusedError) throw new RequestMalformedError(`url: ${error.message}`);
+      throw error;
+    }
+    const existing = await stores.a2aPushConfigs.list(tenantId, taskId);
+    if (existing.length >= MAX_PUSH_CONFIGS_PER_TASK && !existing.some((each) => each.id === id)) {
+      throw new RequestMalformedError(`Task ${taskId} has ${MAX_PUSH_CONFIGS_PER_TASK} push notification configurations, the most it takes`);
+    }
+    const { scheme = "", credentials = "" } = requested.authentication ?? {};
+    return stores.a2aPushConfigs.put({
+      tenantId,
+      taskId,
+      id,
+      url: requested.url,
+      wireVersion: version,
+      ...(requested.token === "" ? {} : { token: requested.token }),
+      ...(scheme === "" ? {} : { authentication: { scheme, ...(credentials === "" ? {} : { credentials }) } }),
+    });
   };
 
   /** The context a new task goes to: the one named (created on first use), or a new one. */
@@ -76,8 +124,9 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
    * Queues the message's run: a new task, or the answer to the interrupt the task named waits on
    * (its next run). Anything else sent to an existing task is refused, nothing queued.
    */
-  const startTask = async ({ message }: SendMessageRequest): Promise<{ agent: Agent; taskId: string; runId: string }> => {
+  const startTask = async ({ message, configuration }: SendMessageRequest): Promise<{ agent: Agent; taskId: string; runId: string }> => {
     const text = userInput(message);
+    const push = configuration?.taskPushNotificationConfig;
     const taskId = clientId("params.message.taskId", message!.taskId);
     const contextId = clientId("params.message.contextId", message!.contextId);
     const queueOptions = { tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined };
@@ -86,17 +135,25 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
       const agent = agentOf(thread.id);
       // The built-in graph takes a message; a deployed graph reads its input as LangGraph clients send it.
       const input = assistant.graph === REACT_GRAPH_ID ? { message: text } : { input: { messages: [{ role: "user", content: text }] } };
-      const { messageId } = await agent.addMessage(input, queueOptions);
-      return { agent, taskId: messageId, runId: messageId };
+      // The task's id is chosen first, so that its push configuration is there before it can end.
+      const newTaskId = randomUUID();
+      if (push) await setPushConfig(newTaskId, push);
+      try {
+        await agent.addMessage(input, { ...queueOptions, messageId: newTaskId });
+      } catch (error) {
+        if (push) await stores.a2aPushConfigs.delete(tenantId, newTaskId, push.id === "" ? newTaskId : push.id);
+        throw error;
+      }
+      return { agent, taskId: newTaskId, runId: newTaskId };
     }
-    const runs = await taskRuns(stores.queue, scope, taskId);
-    if (!runs) throw new TaskNotFoundError(`Task ${taskId} not found`);
+    const runs = await requireRuns(taskId);
     if (contextId !== undefined && contextId !== runs[0].threadId) throw new RequestMalformedError(`Task ${taskId} is in context ${runs[0].threadId}, not ${contextId}`);
     const state = taskStateOf(runs.at(-1)!);
     if (state !== TaskState.TASK_STATE_INPUT_REQUIRED) {
       throw new UnsupportedOperationError(`Task ${taskId} is ${stateName(state)}: only a task in input-required takes another message${isTerminal(state) ? "" : " (wait for it, or subscribe to it)"}`);
     }
     if (runs.length > MAX_TASK_INPUTS) throw new UnsupportedOperationError(`Task ${taskId} took its ${MAX_TASK_INPUTS} inputs: start a new task in its context`);
+    if (push) await setPushConfig(taskId, push);
     const agent = agentOf(runs[0].threadId);
     try {
       const { messageId } = await agent.addMessage({}, { ...queueOptions, messageId: continuationId(taskId, runs.length), command: { resume: text } });
@@ -180,8 +237,12 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
     return { tasks: page, nextPageToken: offset + pageSize < tasks.length ? String(offset + pageSize) : "", pageSize: page.length, totalSize: tasks.length };
   };
 
-  const pushNotSupported = async (): Promise<never> => {
-    throw new PushNotificationNotSupportedError("This gateway sends no push notifications: stream the task, or poll it with GetTask");
+  /** A configuration of a task, which must exist (a missing one is "task not found", as A2A's SDK answers it). */
+  const requirePushConfig = async (taskId: string, id: string): Promise<A2aPushConfig> => {
+    await requireRuns(taskId);
+    const found = await stores.a2aPushConfigs.get(tenantId, taskId, id === "" ? taskId : id);
+    if (!found) throw new TaskNotFoundError(`Task ${taskId} has no push notification configuration ${id}`);
+    return found;
   };
 
   return {
@@ -191,7 +252,6 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
     },
 
     async sendMessage(request) {
-      if (request.configuration?.taskPushNotificationConfig) await pushNotSupported();
       const { agent, taskId, runId } = await startTask(request);
       // Followed wherever it runs, to its end (an interrupt included), unless the client asked not to wait.
       if (!request.configuration?.returnImmediately) await agent.waitForRun(runId);
@@ -199,7 +259,6 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
     },
 
     async *sendMessageStream(request) {
-      if (request.configuration?.taskPushNotificationConfig) await pushNotSupported();
       const { taskId, agent, runId } = await startTask(request);
       const { task } = await readTask(taskId, { historyLength: request.configuration?.historyLength });
       yield { payload: { $case: "task", value: task } };
@@ -233,9 +292,23 @@ export function assistantTasks({ stores, agents, config }: A2aEngine, tenantId: 
       yield* followTask(task, agentOf(task.contextId).chunkStream(runs.at(-1)!.id), false);
     },
 
-    createTaskPushNotificationConfig: pushNotSupported,
-    getTaskPushNotificationConfig: pushNotSupported,
-    listTaskPushNotificationConfigs: pushNotSupported,
-    deleteTaskPushNotificationConfig: pushNotSupported,
+    async createTaskPushNotificationConfig(request) {
+      await requireRuns(request.taskId);
+      return toPushConfig(await setPushConfig(request.taskId, request));
+    },
+
+    async getTaskPushNotificationConfig(request) {
+      return toPushConfig(await requirePushConfig(request.taskId, request.id));
+    },
+
+    async listTaskPushNotificationConfigs(request) {
+      await requireRuns(request.taskId);
+      return { configs: (await stores.a2aPushConfigs.list(tenantId, request.taskId)).map(toPushConfig), nextPageToken: "" };
+    },
+
+    async deleteTaskPushNotificationConfig(request) {
+      const found = await requirePushConfig(request.taskId, request.id);
+      await stores.a2aPushConfigs.delete(tenantId, found.taskId, found.id);
+    },
   };
 }

@@ -18,6 +18,9 @@ export const isTaskId = (id: string): boolean => !CONTINUATION.test(id);
 /** The id of the run that takes a task's `n`th input after its first (`n` from 1). */
 export const continuationId = (taskId: string, n: number): string => `${taskId}.${n}`;
 
+/** The task a run belongs to: itself, or the task whose interrupt it answers. */
+export const taskIdOfRun = (runId: string): string => runId.replace(CONTINUATION, "");
+
 /** A task's runs, first to current; `undefined` when there is no such task in `scope`. */
 export async function taskRuns(queue: Pick<MessageQueueStore, "getMessage">, scope: QueueScope, taskId: string): Promise<PendingMessage[] | undefined> {
   if (!isTaskId(taskId)) return undefined;

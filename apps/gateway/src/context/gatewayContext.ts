@@ -11,7 +11,7 @@ import type {
   TaskLifecycleNotifier,
 } from "@axiom-lattice/core";
 import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
-import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { a2aSubsystem } from "../a2a/a2aSubsystem";
 import { agentsSubsystem, queueSweepSubsystem } from "../agents/agentsSubsystem";
 import { maintenanceSubsystem } from "../cluster/maintenanceSubsystem";
@@ -83,8 +83,6 @@ export interface GatewayContext {
   streams: TenantStreams;
   /** Agent web apps' runtime: end users' identities and their threads. */
   webApps: WebAppRuntime;
-  /** Every assistant as an A2A agent: its card and JSON-RPC endpoint. */
-  a2aRoutes: FastifyPluginAsync;
   /** This replica's outbox delivery counters. */
   outboxStats(): OutboxPollerStats;
   /** What this replica announces about itself to `GET /api/cluster`, as of now. */
@@ -156,7 +154,8 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const tasks = add(tasksSubsystem(config, stores, logger, (scope) => agentRuntime.get().wake(scope)));
   const { mcp } = add(mcpSubsystem({ config, stores, logger, announce }));
   const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
-  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
+  const a2a = add(a2aSubsystem({ stores, config, logger, agents: agentRuntime }));
+  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime, onRunCompleted: a2a.onRunCompleted }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
@@ -169,7 +168,6 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   );
   const outboxStats = () => poller.stats();
   const streams = registerGauges(config, stores, metrics, { agents, outboxStats });
-  const { a2aRoutes } = add(a2aSubsystem({ stores, agents, config, streams, metrics }));
   const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
   const activeRuns = () => agents.stats().runningThreads;
   const describeReplica = replicaDescriber({ replicaId, version: GATEWAY_VERSION, startedAt, storeMode, role: config.role, activeRuns, outboxStats });
@@ -200,7 +198,6 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     metrics,
     streams,
     webApps,
-    a2aRoutes,
     outboxStats,
     describeReplica,
     recover,
