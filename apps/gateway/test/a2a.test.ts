@@ -8,6 +8,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Scope } from "../src/auth/principal";
+import { issueToken } from "../src/auth/tokenIssuer";
 import type { GatewayContext } from "../src/context/gatewayContext";
 import { useDocumentedResponses } from "./documentedResponses";
 import { buildTestGateway, useStoreEnv } from "./support";
@@ -33,6 +35,9 @@ const userMessage = (text: string, ids: { taskId?: string; contextId?: string } 
   extensions: [],
   referenceTaskIds: [],
 });
+
+/** A user's message as A2A 1.0's JSON carries it. */
+const userMessageJson = (text: string) => ({ messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] });
 
 const send = (client: Client, text: string, options: { taskId?: string; contextId?: string; returnImmediately?: boolean } = {}) =>
   client.sendMessage({
@@ -276,5 +281,49 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     );
     expect(await error(refusedPush)).toEqual([200, -32602]);
     expect(await stored()).toBe(before);
+  });
+});
+
+describe("A2A with authentication on", () => {
+  const SECRET = "an-a2a-test-secret-of-at-least-32-characters";
+  const checkResponses = useDocumentedResponses();
+  let app: FastifyInstance;
+  let context: GatewayContext;
+  const bearer = (scope: Scope) => issueToken({ secret: SECRET, tenantId: TENANT, subject: "a2a-tester", scope, expiresIn: "1h" });
+  const call = (method: string, params: Record<string, unknown>, headers: Record<string, string>) =>
+    app.inject({ method: "POST", url: `/a2a/${ASSISTANT}`, headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers }, payload: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const sendParams = (text: string) => ({ message: userMessageJson(text), configuration: { returnImmediately: true } });
+
+  beforeAll(async () => {
+    ({ app, context } = await buildTestGateway({ AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, AXIOM_RUN_RATE_LIMIT_PER_MINUTE: "2" }));
+    checkResponses(app);
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/assistants",
+      headers: { authorization: `Bearer ${await bearer("write")}`, "content-type": "application/json" },
+      payload: JSON.stringify({ id: ASSISTANT, name: "Helper" }),
+    });
+    expect(created.statusCode).toBe(201);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await context?.close();
+  });
+
+  it("asks a credential for the cards and every call; reads need read, sending write; the run rate limit counts messages sent only", async () => {
+    const anonymous = await app.inject({ method: "GET", url: `/a2a/${ASSISTANT}/.well-known/agent-card.json` });
+    expect([anonymous.statusCode, anonymous.json().code]).toEqual([401, "UNAUTHENTICATED"]);
+    const reader = { authorization: `Bearer ${await bearer("read")}` };
+    expect((await app.inject({ method: "GET", url: `/.well-known/agent-card.json?assistant_id=${ASSISTANT}`, headers: reader })).statusCode).toBe(200);
+    expect((await call("GetTask", { id: "no-such-task" }, reader)).json().error.code).toBe(-32001);
+    const refused = await call("SendMessage", sendParams("hello"), reader);
+    expect([refused.statusCode, refused.json().code]).toEqual([403, "FORBIDDEN"]);
+
+    // An x-api-key is read as a bearer token is.
+    const writer = { "x-api-key": await bearer("write") };
+    for (const text of ["one", "two"]) expect((await call("SendMessage", sendParams(text), writer)).json()).toMatchObject({ result: { task: { status: { state: "TASK_STATE_SUBMITTED" } } } });
+    const limited = await call("SendMessage", sendParams("three"), writer);
+    expect([limited.statusCode, limited.json().code]).toEqual([429, "RATE_LIMITED"]);
+    expect((await call("ListTasks", {}, writer)).statusCode).toBe(200);
   });
 });

@@ -13,14 +13,15 @@ import type { TenantStreams } from "../http/tenantStreams";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { apiErrors } from "../openapi/errorResponses";
 import { requireAssistant } from "../shared/lookups";
+import { runRateLimit } from "../shared/runRateLimit";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { agentCardOf, publicBaseUrl, v03CardJson, v1CardJson } from "./agentCard";
 import { type A2aEngine, assistantTasks } from "./assistantTasks";
-import { VERSION_NOT_SUPPORTED, alwaysStreams, jsonRpcError, readCall, scopeOfMethod, streamsAnswer, versionOf } from "./jsonRpcEnvelope";
+import { VERSION_NOT_SUPPORTED, alwaysStreams, jsonRpcError, readCall, scopeOfMethod, startsRun, streamsAnswer, versionOf } from "./jsonRpcEnvelope";
 
 export interface A2aRoutesOptions extends A2aEngine {
   stores: A2aEngine["stores"] & Pick<GatewayStores, "assistants">;
-  config: A2aEngine["config"] & Pick<GatewayConfig, "publicUrl" | "sseHeartbeatMs">;
+  config: A2aEngine["config"] & Pick<GatewayConfig, "publicUrl" | "sseHeartbeatMs" | "runRateLimitPerMinute">;
   streams: TenantStreams;
   metrics: Pick<GatewayMetrics, "sseSubscribers">;
 }
@@ -59,6 +60,9 @@ const cardResponses = { 200: cardSchema, ...apiErrors("INVALID_REQUEST", "NOT_FO
  */
 export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, options) => {
   const { config, streams } = options;
+  // Sending a message starts a run: held to the tenants' run rate as every other way of starting one. Other calls go free.
+  const limit = runRateLimit(config);
+  const rateLimit = limit && { ...limit, allowList: (request: FastifyRequest) => !startsRun(request.body) };
 
   // The call is read here, not by Fastify, so a body that is not JSON gets JSON-RPC's parse error.
   app.addContentTypeParser(["application/json", "application/a2a+json"], { parseAs: "string", bodyLimit: A2A_BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
@@ -107,6 +111,13 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
     "/a2a/:assistant_id",
     {
       bodyLimit: A2A_BODY_LIMIT_BYTES,
+      config: { rateLimit },
+      // One route serves every method: each method's scope is checked here, before the rate limit counts the call.
+      preValidation: async (request) => {
+        const call = readCall(typeof request.body === "string" ? request.body : "");
+        const needed = "error" in call ? "read" : scopeOfMethod(call.method);
+        if (!grants(principalOf(request).scope, needed)) throw new HttpError("FORBIDDEN", `${"error" in call ? "This call" : call.method} needs the ${needed} scope`);
+      },
       schema: {
         tags,
         summary: "Call the assistant as an A2A agent (JSON-RPC 2.0)",
@@ -120,7 +131,7 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
         headers: versionHeader,
         response: {
           200: { description: "The call's answer, or its stream", content: { "application/json": { schema: rpcAnswer }, "text/event-stream": { schema: rpcStream } } },
-          ...apiErrors("INVALID_REQUEST", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_STREAMS"),
+          ...apiErrors("INVALID_REQUEST", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_STREAMS", "RATE_LIMITED"),
         },
       },
     },
@@ -133,8 +144,6 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
       if ("error" in call) return sendJson(call);
       const version = versionOf(request.headers[A2A_VERSION_HEADER] as string | undefined, call.method);
       if (version === undefined) return sendJson(jsonRpcError(call.id, VERSION_NOT_SUPPORTED, `A2A-Version ${String(request.headers[A2A_VERSION_HEADER])} is not supported: use 1.0 or 0.3`));
-      const needed = scopeOfMethod(call.method);
-      if (!grants(principal.scope, needed)) throw new HttpError("FORBIDDEN", `${call.method} needs the ${needed} scope`);
 
       const card = agentCardOf(assistant, publicBaseUrl(request, config.publicUrl));
       const tasks = assistantTasks(options, principal.tenantId, assistant, card, version);

@@ -64,10 +64,19 @@ const WRITES = new Set([
   "tasks/pushNotificationConfig/delete",
 ]);
 
+const RUN_STARTS = new Set(["SendMessage", "SendStreamingMessage", "message/send", "message/stream"]);
+
 const STREAMS = new Set(["SendStreamingMessage", "SubscribeToTask", "message/stream", "tasks/resubscribe"]);
 
 /** The scope a method needs: starting or cancelling work is a write, everything else reads. */
 export const scopeOfMethod = (method: string): Scope => (WRITES.has(method) ? "write" : "read");
+
+/** Whether a body is a call that may start a run (a message sent): what the tenants' run rate limit counts. */
+export function startsRun(body: unknown): boolean {
+  if (typeof body !== "string") return false;
+  const call = readCall(body);
+  return !("error" in call) && RUN_STARTS.has(call.method);
+}
 
 /** Whether a method answers with a stream (server-sent events) rather than one JSON answer. */
 export const streamsAnswer = (method: string): boolean => STREAMS.has(method);
