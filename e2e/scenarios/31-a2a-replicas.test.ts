@@ -1,6 +1,8 @@
 import { type AgentCard, type Message, Role, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
 import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
 import { type TestDatabase, createTestDatabase } from "@axiom-lattice/testing";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokenFor } from "../harness/auth";
 import { call, eventually, expectOk } from "../harness/client";
@@ -9,8 +11,9 @@ import { type Replica, printLogsOnFailure, startReplicas } from "../harness/repl
 
 // Issue 39: every assistant answers A2A clients, on every replica. The official @a2a-js/sdk client
 // (A2A 1.0, and its 0.3 compatibility mode) against three replicas on PostgreSQL behind the
-// documented nginx: a task started on one replica is read, followed and cancelled from the others,
-// and a client whose `message/stream` replica is SIGKILLed subscribes again and gets the task's end once.
+// documented nginx: a task started on one replica is read, followed and cancelled from the others, its
+// push notification is sent once by whichever replica ends it, and a client whose `message/stream`
+// replica is SIGKILLed subscribes again and gets the task's end once.
 
 const nginxMissing = findNginx() === undefined && process.env.CI !== "true";
 if (nginxMissing) console.warn("SKIPPED: scenario 31 needs nginx, which is not installed; CI installs it");
@@ -57,8 +60,9 @@ describe.skipIf(nginxMissing)("scenario 31: A2A against three replicas on Postgr
 
   beforeAll(async () => {
     database = await createTestDatabase("lattice_e2e_a2a");
-    // A short run lease: a run whose replica is killed is taken over within seconds.
-    replicas = await startReplicas(3, { databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000" } });
+    // A short run lease: a run whose replica is killed is taken over within seconds. The push
+    // notifications' receiver listens on this machine, which the egress policy allows when listed.
+    replicas = await startReplicas(3, { databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_UPSTREAM_ALLOW: "127.0.0.1" } });
     balancer = await LoadBalancer.start(replicas);
     const token = await tokenFor(TENANT);
     authorizedFetch = (input, init) => {
@@ -93,6 +97,33 @@ describe.skipIf(nginxMissing)("scenario 31: A2A against three replicas on Postgr
     expect(stateOf(await first.getTask({ tenant: "", id: long.id }))).toBe(TaskState.TASK_STATE_CANCELED);
     const listed = await second.listTasks({ tenant: "", contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: "", statusTimestampAfter: undefined });
     expect(listed.tasks.map((each) => each.id)).toEqual([task.id]);
+  });
+
+  it("a push configuration set on one replica for a task running on another: the task's end is POSTed once", async () => {
+    printLogsOnFailure(() => replicas);
+    const received: Array<Record<string, unknown>> = [];
+    const receiver = createServer((request, response) => {
+      let body = "";
+      request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      request.on("end", () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const [first, , third] = await Promise.all(replicas.map(async (replica) => (await clientAt(replica.url)).client));
+      const task = (await first.sendMessage(request("/sleep 1500", true))) as Task;
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      await third.createTaskPushNotificationConfig({ tenant: "", id: "hook", taskId: task.id, url, token: "t", authentication: undefined });
+      await eventually(async () => (received.length > 0 ? true : undefined), 15_000, "the push notification");
+      // Sent by the replica that ended the run, once.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ task: { id: task.id, status: { state: "TASK_STATE_COMPLETED" } } });
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   // Last: it kills a replica.
