@@ -159,6 +159,10 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     expect(listed.totalSize).toBe(2);
     const paged = await client.listTasks({ tenant: "", contextId: task.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 1, pageToken: "", statusTimestampAfter: undefined });
     expect([paged.tasks.map((each) => each.id), paged.nextPageToken]).toEqual([[next.id], "1"]);
+    // Without a context: the assistant's contexts used last; filtered by state.
+    const everywhere = await client.listTasks({ tenant: "", contextId: "", status: TaskState.TASK_STATE_COMPLETED, pageToken: "", statusTimestampAfter: undefined });
+    expect(everywhere.tasks.map((each) => each.id)).toEqual(expect.arrayContaining([task.id, next.id]));
+    expect(everywhere.tasks.every((each) => stateOf(each) === TaskState.TASK_STATE_COMPLETED && each.artifacts.length === 0)).toBe(true);
   });
 
   it("SendStreamingMessage streams the task, its working state, the answer's text as it comes, then the answer whole and the end once", async () => {
@@ -178,6 +182,11 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     expect(asked.status?.message?.parts[0].content).toEqual({ $case: "text", value: "What is your name?" });
     const answered = await send(client, "Ada", { taskId: asked.id });
     expect([answered.id, answered.contextId, stateOf(answered), textOf(answered)]).toEqual([asked.id, asked.contextId, TaskState.TASK_STATE_COMPLETED, "ask_human returned: Ada"]);
+    // Two answers at once to one interrupt: one is taken, the other refused.
+    const again = await send(client, "/interrupt Twice?");
+    const racing = await Promise.allSettled([send(client, "first", { taskId: again.id, returnImmediately: true }), send(client, "second", { taskId: again.id, returnImmediately: true })]);
+    expect(racing.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(racing.find((outcome) => outcome.status === "rejected")).toMatchObject({ reason: expect.any(UnsupportedOperationError) });
     // Ended: it takes no more input, and cannot be cancelled.
     await expect(send(client, "more", { taskId: asked.id })).rejects.toBeInstanceOf(UnsupportedOperationError);
     await expect(client.cancelTask({ tenant: "", id: asked.id, metadata: undefined })).rejects.toBeInstanceOf(TaskNotCancelableError);
