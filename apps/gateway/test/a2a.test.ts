@@ -6,11 +6,14 @@ import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportF
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Scope } from "../src/auth/principal";
+import { a2aRoutes } from "../src/a2a/a2aRoutes";
+import type { Principal, Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokenIssuer";
 import type { GatewayContext } from "../src/context/gatewayContext";
+import { installErrorHandling } from "../src/http/errors";
+import { zodValidatorCompiler } from "../src/http/validation";
 import { useDocumentedResponses } from "./documentedResponses";
 import { buildTestGateway, useStoreEnv } from "./support";
 
@@ -334,5 +337,44 @@ describe("A2A with authentication on", () => {
     const limited = await call("SendMessage", sendParams("three"), writer);
     expect([limited.statusCode, limited.json().code]).toEqual([429, "RATE_LIMITED"]);
     expect((await call("ListTasks", {}, writer)).statusCode).toBe(200);
+  });
+});
+
+describe("A2A for a credential restricted to some assistants", () => {
+  let context: GatewayContext;
+  let app: FastifyInstance;
+
+  // The principal an API key restricted to one assistant authenticates as (auth/principal.ts), set
+  // as the authentication hook sets it: the A2A routes alone, on a gateway's stores and runtime.
+  beforeAll(async () => {
+    ({ context } = await buildTestGateway({}));
+    for (const id of ["allowed", "other"]) await context.stores.assistants.createAssistant(TENANT, { id, name: id, model: { provider: "scripted" } });
+    app = Fastify();
+    app.setValidatorCompiler(zodValidatorCompiler);
+    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+    installErrorHandling(app);
+    app.decorateRequest("principal", null);
+    app.addHook("onRequest", async (request) => request.setDecorator<Principal>("principal", { tenantId: TENANT, scope: "write", assistantIds: ["allowed"] }));
+    await app.register(a2aRoutes, { ...context, config: context.config });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await context?.close();
+  });
+
+  it("reaches the assistants it names, and gets 403 for the others' cards and calls", async () => {
+    expect((await app.inject({ method: "GET", url: "/a2a/allowed/.well-known/agent-card.json" })).statusCode).toBe(200);
+    for (const url of ["/a2a/other/.well-known/agent-card.json", "/.well-known/agent-card.json?assistant_id=other"]) {
+      const refused = await app.inject({ method: "GET", url });
+      expect([refused.statusCode, refused.json().code]).toEqual([403, "FORBIDDEN"]);
+    }
+    const call = await app.inject({
+      method: "POST",
+      url: "/a2a/other",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      payload: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: userMessageJson("hello") } }),
+    });
+    expect([call.statusCode, call.json().code]).toEqual([403, "FORBIDDEN"]);
+    expect((await context.stores.threads.listThreads(TENANT, { limit: 10 }, { assistantId: "other" })).items).toEqual([]);
   });
 });
