@@ -11,6 +11,23 @@ CREATE TABLE public.lattice_a2a_push_configs (
     CONSTRAINT lattice_a2a_push_configs_wire_version_check CHECK ((wire_version = ANY (ARRAY['1.0'::text, '0.3'::text])))
 );
 
+CREATE TABLE public.lattice_api_keys (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    name text NOT NULL,
+    scope text NOT NULL,
+    assistant_ids text[],
+    prefix text NOT NULL,
+    secret_hash text NOT NULL,
+    expires_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    CONSTRAINT lattice_api_keys_assistant_ids_check CHECK ((cardinality(assistant_ids) > 0)),
+    CONSTRAINT lattice_api_keys_scope_check CHECK ((scope = ANY (ARRAY['read'::text, 'write'::text, 'admin'::text]))),
+    CONSTRAINT lattice_api_keys_secret_hash_check CHECK ((secret_hash ~ '^[0-9a-f]{64}$'::text))
+);
+
 CREATE TABLE public.lattice_assistant_versions (
     tenant_id text NOT NULL,
     assistant_id text NOT NULL,
@@ -333,6 +350,12 @@ ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('publ
 ALTER TABLE ONLY public.lattice_a2a_push_configs
     ADD CONSTRAINT lattice_a2a_push_configs_pkey PRIMARY KEY (tenant_id, task_id, id);
 
+ALTER TABLE ONLY public.lattice_api_keys
+    ADD CONSTRAINT lattice_api_keys_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.lattice_api_keys
+    ADD CONSTRAINT lattice_api_keys_secret_hash_key UNIQUE (secret_hash);
+
 ALTER TABLE ONLY public.lattice_assistant_versions
     ADD CONSTRAINT lattice_assistant_versions_pkey PRIMARY KEY (tenant_id, assistant_id, version);
 
@@ -398,6 +421,8 @@ ALTER TABLE ONLY public.lattice_web_apps
 
 ALTER TABLE ONLY public.lattice_web_apps
     ADD CONSTRAINT lattice_web_apps_tenant_id_id_key UNIQUE (tenant_id, id);
+
+CREATE INDEX lattice_api_keys_page ON public.lattice_api_keys USING btree (tenant_id, created_at, id COLLATE "C");
 
 CREATE INDEX lattice_assistants_by_page_order ON public.lattice_assistants USING btree (tenant_id, created_at, id COLLATE "C");
 

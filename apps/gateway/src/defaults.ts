@@ -83,5 +83,8 @@ export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
 export const WEB_APP_RUN_RATE_LIMIT_PER_MINUTE = 20;
 /** How long a web app's replaced signing secret still verifies tokens: a day to roll the new one out. */
 export const WEB_APP_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** An API key's last use is written at most this often per replica: a busy key costs a write a minute. */
+export const API_KEY_USE_RECORD_INTERVAL_MS = 60_000;
 /** A preview token's lifetime, unless the operator asks for another (at most a day). */
 export const WEB_APP_PREVIEW_TOKEN_TTL_S = 60 * 60;

@@ -6,8 +6,10 @@ import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import pinoPretty from "pino-pretty";
+import { createApiKeyVerifier } from "./auth/apiKeyVerifier";
 import { installAuthentication } from "./auth/authentication";
 import { createTokenVerifier } from "./auth/tokenVerifier";
+import { installUnreadBodyDrain } from "./http/unreadBody";
 import type { GatewayConfig } from "./config";
 import { type GatewayContext, createGatewayContext, decorateGatewayContext } from "./context/gatewayContext";
 import { BODY_LIMIT_BYTES } from "./defaults";
@@ -40,6 +42,7 @@ import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 import { webAppOperatorRoutes } from "./routes/webApps";
 import { a2aRoutes } from "./a2a/a2aRoutes";
+import { apiKeyRoutes } from "./routes/apiKeys";
 import { webAppRoutes } from "./webApps/webAppRoutes";
 import { findEmbedBuild, registerEmbedPage } from "./webApps/embedPage";
 
@@ -115,9 +118,13 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   });
 
   const { operatorApp } = context.graphs;
+  installUnreadBodyDrain(app);
   installErrorHandling(app, operatorApp && installOperatorRoutes(app, operatorApp, BODY_LIMIT_BYTES));
   refuseWhileClosing(app);
-  installAuthentication(app, config.auth.required ? await createTokenVerifier(config.auth) : undefined);
+  installAuthentication(app, {
+    jwt: config.auth.required ? await createTokenVerifier(config.auth) : undefined,
+    apiKeys: createApiKeyVerifier(context.stores.apiKeys, { logger: context.logger }),
+  });
   // A worker's port is its operators': health, readiness and metrics. Clients reach its runs through the api replicas.
   const servesApi = config.role !== "worker";
   if (servesApi) await registerApiReference(app);
@@ -142,6 +149,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
   await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
   await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
+  await app.register(apiKeyRoutes, { stores });
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });

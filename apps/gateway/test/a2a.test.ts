@@ -6,14 +6,11 @@ import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportF
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import Fastify, { type FastifyInstance } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { a2aRoutes } from "../src/a2a/a2aRoutes";
-import type { Principal, Scope } from "../src/auth/principal";
+import type { Scope } from "../src/auth/principal";
 import { issueToken } from "../src/auth/tokenIssuer";
 import type { GatewayContext } from "../src/context/gatewayContext";
-import { installErrorHandling } from "../src/http/errors";
-import { zodValidatorCompiler } from "../src/http/validation";
 import { useDocumentedResponses } from "./documentedResponses";
 import { buildTestGateway, useStoreEnv } from "./support";
 
@@ -269,6 +266,38 @@ describe.each(["memory", "postgresql"])("A2A on %s stores", (stores) => {
     await expect(legacy.getTask({ tenant: "", id: "no-such-task" })).rejects.toBeInstanceOf(TaskNotFoundError);
   });
 
+  it("an API key restricted to the assistant: the SDK client works with it, and another assistant answers as a missing one", async () => {
+    const other = await app.inject({ method: "POST", url: "/api/assistants", headers: { ...tenantHeaders, "content-type": "application/json" }, payload: JSON.stringify({ id: "a2a-other", name: "Other" }) });
+    expect(other.statusCode).toBe(201);
+    const created = await app.inject({
+      method: "POST",
+      url: "/api/api-keys",
+      headers: { ...tenantHeaders, "content-type": "application/json" },
+      payload: JSON.stringify({ name: "a2a agent", scopes: ["write"], assistant_ids: [ASSISTANT] }),
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const { key } = created.json<{ key: string }>();
+    const keyFetch: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-api-key", key);
+      return fetch(input, { ...init, headers });
+    };
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: keyFetch })], cardResolver: new DefaultAgentCardResolver({ fetchImpl: keyFetch }) });
+    const keyed = await factory.createFromUrl(`${base}/a2a/${ASSISTANT}/`);
+    expect(textOf(await send(keyed, "with a key"))).toBe("echo: with a key");
+    for (const url of ["/a2a/a2a-other/.well-known/agent-card.json", "/.well-known/agent-card.json?assistant_id=a2a-other"]) {
+      const hidden = await fetch(`${base}${url}`, { headers: { "x-api-key": key } });
+      expect([hidden.status, (await bodyOf(hidden)).code]).toEqual([404, "NOT_FOUND"]);
+    }
+    const call = await fetch(`${base}/a2a/a2a-other`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: userMessageJson("hello") } }),
+    });
+    expect([call.status, (await bodyOf(call)).code]).toEqual([404, "NOT_FOUND"]);
+    expect((await context.stores.threads.listThreads(TENANT, { limit: 10 }, { assistantId: "a2a-other" })).items).toEqual([]);
+  });
+
   it("refuses bad input with a JSON-RPC error or a clear 4xx, storing nothing", async () => {
     const before = await stored();
     const error = async (response: Response) => [response.status, (await bodyOf(response)).error?.code];
@@ -340,41 +369,3 @@ describe("A2A with authentication on", () => {
   });
 });
 
-describe("A2A for a credential restricted to some assistants", () => {
-  let context: GatewayContext;
-  let app: FastifyInstance;
-
-  // The principal an API key restricted to one assistant authenticates as (auth/principal.ts), set
-  // as the authentication hook sets it: the A2A routes alone, on a gateway's stores and runtime.
-  beforeAll(async () => {
-    ({ context } = await buildTestGateway({}));
-    for (const id of ["allowed", "other"]) await context.stores.assistants.createAssistant(TENANT, { id, name: id, model: { provider: "scripted" } });
-    app = Fastify();
-    app.setValidatorCompiler(zodValidatorCompiler);
-    app.setSerializerCompiler(() => (data) => JSON.stringify(data));
-    installErrorHandling(app);
-    app.decorateRequest("principal", null);
-    app.addHook("onRequest", async (request) => request.setDecorator<Principal>("principal", { tenantId: TENANT, scope: "write", assistantIds: ["allowed"] }));
-    await app.register(a2aRoutes, { ...context, config: context.config });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await context?.close();
-  });
-
-  it("reaches the assistants it names, and gets 403 for the others' cards and calls", async () => {
-    expect((await app.inject({ method: "GET", url: "/a2a/allowed/.well-known/agent-card.json" })).statusCode).toBe(200);
-    for (const url of ["/a2a/other/.well-known/agent-card.json", "/.well-known/agent-card.json?assistant_id=other"]) {
-      const refused = await app.inject({ method: "GET", url });
-      expect([refused.statusCode, refused.json().code]).toEqual([403, "FORBIDDEN"]);
-    }
-    const call = await app.inject({
-      method: "POST",
-      url: "/a2a/other",
-      headers: { "content-type": "application/json", "a2a-version": "1.0" },
-      payload: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message: userMessageJson("hello") } }),
-    });
-    expect([call.statusCode, call.json().code]).toEqual([403, "FORBIDDEN"]);
-    expect((await context.stores.threads.listThreads(TENANT, { limit: 10 }, { assistantId: "other" })).items).toEqual([]);
-  });
-});

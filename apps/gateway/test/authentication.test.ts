@@ -26,6 +26,7 @@ let lgCronId = "";
 let tokenA = "";
 let tokenB = "";
 let webAppId = "";
+let apiKeyId = "";
 
 /** `stream`: answer once the head is sent, with the body to read as a stream (a never-ending event stream). */
 const send = (
@@ -58,6 +59,9 @@ beforeAll(async () => {
   const webApp = await send("POST", "/api/web-apps", { bearer: tokenA, body: { assistant_id: "a-assistant", name: "secret of A" } });
   expect(webApp.statusCode).toBe(201);
   webAppId = webApp.json<{ id: string }>().id;
+  const apiKey = await send("POST", "/api/api-keys", { bearer: tokenA, body: { name: "secret of A", scopes: ["read"] } });
+  expect(apiKey.statusCode).toBe(201);
+  apiKeyId = apiKey.json<{ id: string }>().id;
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("POST", "/api/projects", { bearer: tokenA, body: { id: "a-project-only", name: "secret of A" } })).statusCode).toBe(201);
   expect((await send("PUT", "/api/projects/a-project-only/bots/a-assistant", { bearer: tokenA })).statusCode).toBe(200);
@@ -145,6 +149,10 @@ const CASES: Record<string, RouteCase> = {
   },
   "PATCH /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", body: () => ({ api_key: "sk-taken over" }), foreign: notFound },
   "DELETE /api/model-providers/:id": { url: () => "/api/model-providers/a-provider-only", foreign: notFound },
+  "GET /api/api-keys": { url: () => "/api/api-keys", foreign: emptyList("api_keys") },
+  "GET /api/api-keys/:id": { url: () => `/api/api-keys/${apiKeyId}`, foreign: notFound },
+  "POST /api/api-keys": { url: () => "/api/api-keys", body: () => ({ name: "B's", scopes: ["read"], assistant_ids: ["a-assistant-only"] }), foreign: notFound },
+  "DELETE /api/api-keys/:id": { url: () => `/api/api-keys/${apiKeyId}`, foreign: notFound },
   "GET /api/web-apps": { url: () => "/api/web-apps", foreign: emptyList("web_apps") },
   "GET /api/web-apps/:id": { url: () => `/api/web-apps/${webAppId}`, foreign: notFound },
   // Tenant A's assistant is as missing to B as its web apps.

@@ -1,9 +1,10 @@
-// No secret at rest: after model providers, assistants with their own key and MCP servers with
-// headers and env are created and changed through the API, no column of any table in the database
-// (text, json, arrays, bytes) contains a secret. Plain-text secrets an older version stored are
-// sealed when a gateway starts.
+// No secret at rest: after model providers, assistants with their own key, MCP servers with headers
+// and env, and API keys are created, changed and used through the API, no column of any table in the
+// database (text, json, arrays, bytes) contains a secret, nor does a dump of it hold an API key.
+// Plain-text secrets an older version stored are sealed when a gateway starts.
 import { columnsContaining } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { MCP_FIXTURE } from "./mcpFixture";
 import { buildTestGateway, useGateway, useStoreEnv } from "./support";
@@ -46,6 +47,35 @@ describe("no secret in the database", () => {
     ]);
     // The runtime reads them opened: the child got its env.
     expect((await gateway.context.stores.mcp.get("default", "child"))?.config.env).toEqual({ SCAN_TOKEN: MCP_SECRETS[2] });
+  });
+
+  it("keeps no API key, in any column of any table nor anywhere in a dump of the database: only its hash and prefix", async () => {
+    const { post } = gateway;
+    const created: { id: string; key: string }[] = [];
+    for (const [tenant, name] of [["default", "scan-first"], ["default", "scan-revoked"], ["tenant-scan", "scan-other"]]) {
+      const answer = await post("/api/api-keys", { name, scopes: ["admin"] }, { "x-tenant-id": tenant });
+      expect(answer.statusCode).toBe(201);
+      created.push(answer.json());
+    }
+    // Used (a use is recorded), through both headers, and one revoked: every write a key causes.
+    for (const { key } of created) {
+      expect((await gateway.get("/api/assistants", { "x-api-key": key })).statusCode).toBe(200);
+      expect((await gateway.get("/api/api-keys", { authorization: `Bearer ${key}` })).statusCode).toBe(200);
+    }
+    expect((await gateway.del(`/api/api-keys/${created[1].id}`)).statusCode).toBe(204);
+    await expect.poll(async () => (await gateway.context.stores.apiKeys.getApiKey("default", created[0].id))?.lastUsedAt).toBeDefined();
+
+    const { stdout: dump } = await execa("pg_dump", ["--no-owner", storeEnv().DATABASE_URL]);
+    expect(dump).toContain("lattice_api_keys");
+    for (const { key } of created) {
+      // The random part alone too: the stored prefix shows 8 of its 43 characters, never more.
+      for (const needle of [key, key.slice(4), key.slice(12)]) {
+        expect(await columnsContaining(storeEnv().DATABASE_URL, needle), needle).toEqual([]);
+        expect(dump.includes(needle), needle).toBe(false);
+      }
+    }
+    // The scan looks where a key would be: its row holds the prefix, found as such.
+    expect(await columnsContaining(storeEnv().DATABASE_URL, created[0].key.slice(0, 12))).toEqual(["lattice_api_keys.prefix"]);
   });
 
   it("seals the plain-text secrets an older version stored when a gateway starts", async () => {

@@ -1,7 +1,7 @@
 // No secret in the logs: a real gateway process, logging at debug level, is given a model provider
 // key, an assistant's own key, MCP headers and env, and made to use them and to fail with them (a
-// model API that refuses the key, an MCP server that cannot be reached). Nothing it prints holds
-// any of them.
+// model API that refuses the key, an MCP server that cannot be reached); an API key is created, used
+// and refused once revoked. Nothing it prints holds any of them.
 import { randomBytes } from "node:crypto";
 import { FakeOpenAi, type TestDatabase, closedPortBaseUrl, eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,12 +66,20 @@ describe("no secret in the logs", () => {
     expect((await send("POST", "/api/mcp-configs", { key: "remote", config: remote })).status).toBe(201);
     expect((await send("POST", "/api/mcp-configs/remote/connect")).status).toBe(502);
 
+    // An API key: created, used through both headers, revoked, then refused.
+    const created = await send("POST", "/api/api-keys", { name: "logged", scopes: ["read"] });
+    expect(created.status).toBe(201);
+    const apiKey = String(created.body.key);
+    expect((await fetch(`${gateway.url}/api/assistants`, { headers: { "x-api-key": apiKey } })).status).toBe(200);
+    expect((await fetch(`${gateway.url}/api/api-keys/${String(created.body.id)}`, { method: "DELETE" })).status).toBe(204);
+    expect((await fetch(`${gateway.url}/api/assistants`, { headers: { authorization: `Bearer ${apiKey}` } })).status).toBe(401);
+
     // The logs cover what happened: the refused run, the MCP server that could not be reached (its
     // request's line is written once the answer is sent).
     await eventually("the connect request's log line", () => gateway.stdout().includes("POST /api/mcp-configs/remote/connect 502"));
     const logs = gateway.stdout();
     expect(logs).toContain("UPSTREAM_AUTH_FAILED");
-    for (const [what, secret] of Object.entries(SECRETS)) expect(logs.includes(secret), what).toBe(false);
+    for (const [what, secret] of Object.entries({ ...SECRETS, apiKey, apiKeyRandomPart: apiKey.slice(12) })) expect(logs.includes(secret), what).toBe(false);
     // Nor the model API's refusal, which quotes part of the key it refused.
     expect(logs).not.toContain("Incorrect API key provided");
   });

@@ -93,7 +93,7 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "A2A", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "A2A", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "API keys", "MCP servers", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
@@ -143,6 +143,23 @@ describe("the README's examples, against the built CLI", () => {
     expect(shown).toContain('{"type":"done","status":"success"}');
     expect(shown).toMatch(/"messages":\[\{"id":"[^"]*","role":"user","content":"hello"\},\{"id":"[^"]*","role":"assistant","content":"echo: hello"\}\]/);
     expect(shown).toContain('"user_id":"operator-preview"');
+  });
+
+  // After "Try it", whose assistant and thread the key is restricted to and runs.
+  it("API keys: the key is shown once, confines its holder to its assistant, runs it, and is refused (401) once revoked", async () => {
+    const [example] = curlExamples("API keys");
+    const { statuses, output } = await runExample(example, gateway);
+    const failure = `${output}\n${gateway.describe()}`;
+    expect(statuses, failure).toEqual([201, 200, 200, 200, 204, 401]);
+    const stdout = output.slice(output.indexOf("--- stdout ---"), output.indexOf("--- stderr ---"));
+    // The restricted key lists my-assistant alone (not the web apps section's shop-helper).
+    expect(stdout, failure).toContain('{"assistants":[{"id":"my-assistant",');
+    expect(stdout, failure).not.toContain('"shop-helper"');
+    expect(stdout, failure).toContain('"status":"success"');
+    expect(stdout, failure).toContain('"code":"UNAUTHENTICATED"');
+    // Listed by its prefix: the key itself never shows again.
+    expect(stdout, failure).toMatch(/"prefix":"lat_[A-Za-z0-9_-]{8}"/);
+    expect(stdout, failure).not.toMatch(/lat_[A-Za-z0-9_-]{43}/);
   });
 
   it("MCP servers: every curl answers 2xx, the run calls the server's tool, and headers and env show by name only", async () => {

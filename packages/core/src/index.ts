@@ -122,5 +122,6 @@ export { ROOM_MESSAGE_PAGE_SHAPE, requireRoomId, roomMessageCursor, roomMessageP
 export * from "./secrets";
 export * from "./modelProviders";
 export * from "./webApps";
+export * from "./apiKeys";
 export * from "./egress";
 export { isDatabaseUnavailable } from "./database/databaseUnavailable";

@@ -12,6 +12,7 @@ export { PostgreSQLMessageQueueStore, type PostgreSQLMessageQueueStoreOptions } 
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLAssistantStore, type PostgreSQLAssistantStoreOptions } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
+export { PostgreSQLApiKeyStore } from "./apiKeys/postgresqlApiKeyStore";
 export { PostgreSQLWebAppStore, type PostgreSQLWebAppStoreOptions } from "./webApps/postgresqlWebAppStore";
 export { PostgreSQLMcpServerConfigStore, type PostgreSQLMcpServerConfigStoreOptions } from "./mcp/postgresqlMcpServerConfigStore";
 export {

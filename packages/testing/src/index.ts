@@ -8,6 +8,7 @@ export { threadStoreContract } from "./threadStoreContract";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { webAppStoreContract } from "./webAppStoreContract";
+export { apiKeyStoreContract } from "./apiKeyStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
 export { a2aPushConfigStoreContract } from "./a2aPushConfigStoreContract";

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { principalOf } from "../auth/authentication";
-import { type Principal, grants, mayUseAssistant } from "../auth/principal";
+import { type Principal, grants } from "../auth/principal";
 import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import { idSchema } from "../http/ids";
@@ -73,11 +73,8 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
     for (const sse of open) sse.end();
   });
 
-  /** The assistant a request names, if the credential may use it: another tenant's is missing, a restricted credential's other ones forbidden. */
-  const usableAssistant = async (principal: Principal, assistantId: string) => {
-    if (!mayUseAssistant(principal, assistantId)) throw new HttpError("FORBIDDEN", `This credential may not use assistant ${assistantId}`);
-    return requireAssistant(options, principal.tenantId, assistantId);
-  };
+  /** The assistant a request names, if the credential may use it: another tenant's, and those a restricted credential is kept from, are missing. */
+  const usableAssistant = (principal: Principal, assistantId: string) => requireAssistant(options, principal, assistantId);
 
   const serveCard = async (request: FastifyRequest, reply: FastifyReply, assistantId: string) => {
     const assistant = await usableAssistant(principalOf(request), assistantId);

@@ -2,8 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DEFAULT_TENANT } from "../defaults";
 import { HttpError } from "../http/errors";
 import { TENANT_HEADER, tenantHeader } from "../http/tenant";
+import { API_KEY_PREFIX } from "./apiKeySecrets";
 import { type Principal, grants } from "./principal";
-import { routeScope } from "./routeScopes";
+import { confinesToAssistants, routeScope } from "./routeScopes";
 import type { TokenVerifier } from "./tokenVerifier";
 
 const PRINCIPAL = "principal";
@@ -25,7 +26,7 @@ export const apiRoutesOf = (app: FastifyInstance): readonly ApiRoute[] => app.ge
 const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store|a2a|\.well-known\/agent-card\.json)(\/|$)/;
 export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(url);
 
-/** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token there too. */
+/** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token (an API key or a JWT) there too. */
 export const API_KEY_HEADER = "x-api-key";
 /** Longer headers are refused before any parsing: no real token comes close. */
 export const MAX_AUTHORIZATION_LENGTH = 8 * 1024;
@@ -86,12 +87,39 @@ async function authenticated(request: FastifyRequest, reply: FastifyReply, verif
   return principal;
 }
 
+/** How a request's credential is checked: `jwt` when authentication is on; API keys always. */
+export interface Verifiers {
+  jwt?: TokenVerifier;
+  apiKeys: TokenVerifier;
+}
+
+/** Whether the token a request presents (as {@link presentedToken} picks it) is an API key. */
+function presentsApiKey(request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  if (header !== undefined) return header.startsWith(`Bearer ${API_KEY_PREFIX}`);
+  const apiKey = request.headers[API_KEY_HEADER];
+  return typeof apiKey === "string" && apiKey.startsWith(API_KEY_PREFIX);
+}
+
 /**
- * Establishes every protected request's principal before its route runs: from the verified bearer token
- * when `verify` is given (authentication on), else from the `x-tenant-id` header with every scope
- * (development mode). Then checks the route's scope; a route nobody classified is refused.
+ * The principal of a request. With authentication on, its bearer token is an API key (`lat_…`) or a
+ * JWT. Without (development mode), `x-tenant-id` names the tenant, with every scope; but a presented
+ * API key is still verified and its principal used: a key never opens more than its row, and a
+ * program tried against a development gateway meets the same refusals (scope, assistants, revocation)
+ * as in production.
  */
-export function installAuthentication(app: FastifyInstance, verify: TokenVerifier | undefined): void {
+function requestPrincipal(request: FastifyRequest, reply: FastifyReply, { jwt, apiKeys }: Verifiers): Promise<Principal> | Principal {
+  if (jwt) return authenticated(request, reply, (token) => (token.startsWith(API_KEY_PREFIX) ? apiKeys(token) : jwt(token)));
+  if (presentsApiKey(request)) return authenticated(request, reply, apiKeys);
+  return { tenantId: tenantHeader(request) ?? DEFAULT_TENANT, scope: "admin" };
+}
+
+/**
+ * Establishes every protected request's principal before its route runs (see {@link requestPrincipal}),
+ * then checks the route's scope, and that a credential restricted to some assistants reaches only the
+ * routes that hold it to them; a route nobody classified is refused.
+ */
+export function installAuthentication(app: FastifyInstance, verifiers: Verifiers): void {
   const routes: ApiRoute[] = [];
   app.decorate(API_ROUTES, routes);
   // Refuse to start with a route nobody classified, rather than serve it to the wrong people.
@@ -107,12 +135,13 @@ export function installAuthentication(app: FastifyInstance, verify: TokenVerifie
   app.addHook("onRequest", async (request, reply) => {
     const route = request.routeOptions.url;
     if (!route || !isProtectedRoute(route)) return;
-    const principal: Principal = verify
-      ? await authenticated(request, reply, verify)
-      : { tenantId: tenantHeader(request) ?? DEFAULT_TENANT, scope: "admin" };
+    const principal = await requestPrincipal(request, reply, verifiers);
     const needed = routeScope(request.method, route);
     if (!needed || !grants(principal.scope, needed)) {
       throw new HttpError("FORBIDDEN", `${request.method} ${route} needs the ${needed ?? "(unclassified)"} scope`);
+    }
+    if (principal.assistantIds !== undefined && !confinesToAssistants(request.method, route)) {
+      throw new HttpError("FORBIDDEN", `${request.method} ${route} is not confined to assistants: a credential restricted to some cannot use it`);
     }
     request.setDecorator(PRINCIPAL, principal);
   });

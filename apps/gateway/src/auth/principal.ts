@@ -10,7 +10,7 @@ export const SCOPES = Object.keys(RANK) as Scope[];
 /** Who is calling: the tenant every query of the request is confined to, and what it may do. */
 export interface Principal {
   tenantId: string;
-  /** The token's subject (`sub`); absent without authentication. */
+  /** The token's subject (`sub`), or `api-key:<id>` for an API key; absent without a credential. */
   subject?: string;
   scope: Scope;
   /** The only assistants the credential may use (an API key restricted to some); absent: every one. */

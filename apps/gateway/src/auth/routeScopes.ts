@@ -24,6 +24,11 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "DELETE /api/web-apps/:id": "admin",
   "POST /api/web-apps/:id/secret": "admin",
   "POST /api/web-apps/:id/preview-token": "admin",
+  // A key may carry the admin scope: only an admin hands out, sees or revokes them.
+  "GET /api/api-keys": "admin",
+  "GET /api/api-keys/:id": "admin",
+  "POST /api/api-keys": "admin",
+  "DELETE /api/api-keys/:id": "admin",
   "GET /api/projects": "read",
   "GET /api/projects/:id": "read",
   "GET /api/projects/:id/bots": "read",
@@ -138,3 +143,76 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */
 export const routeScope = (method: string, url: string): Scope | undefined => ROUTE_SCOPES[`${method === "HEAD" ? "GET" : method} ${url}`];
+
+/**
+ * The routes that hold a credential restricted to some assistants (an API key's `assistant_ids`) to
+ * them: they read, list and run only those assistants and their threads (`shared/lookups.ts`, and the
+ * LangGraph run starter). Every other protected route refuses such a credential (403 FORBIDDEN), so
+ * that a route added later is closed to it until it honours the restriction and is listed here. Left
+ * out: what belongs to no one assistant (projects, rooms, tasks, schedules, the store, MCP servers,
+ * model providers, plugins, web apps, API keys, the cluster), the search of LangGraph threads, which
+ * does not filter by assistant, and LangGraph crons (a restricted key could create them, but neither
+ * find nor delete them).
+ */
+export const ASSISTANT_CONFINED_ROUTES: ReadonlySet<string> = new Set([
+  "GET /api/assistants",
+  "GET /api/assistants/:id",
+  "POST /api/assistants",
+  "PATCH /api/assistants/:id",
+  "DELETE /api/assistants/:id",
+  "GET /api/threads",
+  "GET /api/threads/:id",
+  "GET /api/threads/:id/state",
+  "GET /api/threads/:id/queue",
+  "GET /api/threads/:id/runs",
+  "POST /api/threads",
+  "DELETE /api/threads/:id",
+  "POST /api/runs",
+  "POST /api/runs/resume_stream",
+  "POST /api/runs/abort",
+  "POST /api/runs/recover",
+  "POST /assistants",
+  "POST /assistants/search",
+  "POST /assistants/count",
+  "GET /assistants/:assistant_id",
+  "PATCH /assistants/:assistant_id",
+  "DELETE /assistants/:assistant_id",
+  "GET /assistants/:assistant_id/graph",
+  "GET /assistants/:assistant_id/schemas",
+  "GET /assistants/:assistant_id/subgraphs",
+  "GET /assistants/:assistant_id/subgraphs/:namespace",
+  "POST /assistants/:assistant_id/versions",
+  "POST /assistants/:assistant_id/latest",
+  "POST /threads",
+  "GET /threads/:thread_id",
+  "PATCH /threads/:thread_id",
+  "DELETE /threads/:thread_id",
+  "GET /threads/:thread_id/state",
+  "GET /threads/:thread_id/state/:checkpoint_id",
+  "POST /threads/:thread_id/state/checkpoint",
+  "POST /threads/:thread_id/state",
+  "POST /threads/:thread_id/history",
+  "POST /threads/:thread_id/copy",
+  "GET /threads/:thread_id/stream",
+  "POST /threads/:thread_id/runs",
+  "POST /threads/:thread_id/runs/stream",
+  "POST /threads/:thread_id/runs/wait",
+  "GET /threads/:thread_id/runs",
+  "GET /threads/:thread_id/runs/:run_id",
+  "DELETE /threads/:thread_id/runs/:run_id",
+  "GET /threads/:thread_id/runs/:run_id/join",
+  "GET /threads/:thread_id/runs/:run_id/stream",
+  "POST /threads/:thread_id/runs/:run_id/cancel",
+  "POST /runs",
+  "POST /runs/batch",
+  "POST /runs/stream",
+  "POST /runs/wait",
+  "GET /runs/:run_id/stream",
+  // A2A: every route names its assistant, checked with mayUseAssistant (a2a/a2aRoutes.ts).
+  "GET /.well-known/agent-card.json",
+  "GET /a2a/:assistant_id/.well-known/agent-card.json",
+  "POST /a2a/:assistant_id",
+]);
+
+/** Whether `method url-pattern` holds a restricted credential to its assistants (see {@link ASSISTANT_CONFINED_ROUTES}). */
+export const confinesToAssistants = (method: string, url: string): boolean => ASSISTANT_CONFINED_ROUTES.has(`${method === "HEAD" ? "GET" : method} ${url}`);

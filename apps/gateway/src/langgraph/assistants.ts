@@ -3,10 +3,12 @@ import type { Assistant } from "@axiom-lattice/protocols";
 import { REACT_GRAPH_ID } from "@axiom-lattice/agent";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
+import type { Principal } from "../auth/principal";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { REFERENCE_CODES, assistantReferenceCheck } from "../shared/assistantReferences";
+import { requireCreatable, requireUsable, usableOnly } from "../shared/lookups";
 import { idSchema, noContent } from "../http/ids";
 import { deleteAssistantThreads } from "./assistantThreads";
 import { type AssistantSettings, type AssistantView, assistantVersionView, assistantView, settingsOf, toAssistantVersionView, toAssistantView } from "./assistantView";
@@ -106,6 +108,13 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
     if (id !== undefined && !graphs.has(id)) throw new HttpError("NOT_FOUND", `Graph "${id}" not found: this gateway serves ${graphs.ids.join(", ")}`);
   };
 
+  // Every route naming an assistant in its path answers, for one a restricted key may not use, as
+  // for a missing one: checked once here, after the path is validated, before any handler reads.
+  app.addHook("preHandler", async (request) => {
+    const { assistant_id } = request.params as { assistant_id?: string };
+    if (assistant_id !== undefined) requireUsable(principalOf(request), assistantIdOf(graphs, assistant_id), () => notFound(assistant_id));
+  });
+
   const requireAssistant = async (tenantId: string, id: string): Promise<Assistant> => {
     const assistant = await assistants.getAssistant(tenantId, assistantIdOf(graphs, id));
     if (!assistant) throw notFound(id);
@@ -122,9 +131,9 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
   };
 
   /** The tenant's assistants a search or count matches (assistants are few per tenant: every page read, filtered here). */
-  const matching = async (tenantId: string, filter: { graph_id?: string; name?: string; metadata?: Record<string, unknown> }) => {
+  const matching = async (who: Principal, filter: { graph_id?: string; name?: string; metadata?: Record<string, unknown> }) => {
     const name = filter.name?.toLowerCase();
-    return (await readAllPages((page) => assistants.listAssistants(tenantId, page))).filter(
+    return usableOnly(who, await readAllPages((page) => assistants.listAssistants(who.tenantId, page)), (assistant) => assistant.id).filter(
       (assistant) =>
         (filter.graph_id === undefined || assistant.graph === filter.graph_id) &&
         (name === undefined || assistant.name.toLowerCase().includes(name)) &&
@@ -146,6 +155,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
       const tenantId = tenantOf(request);
       const { body } = request;
       requireGraph(body.graph_id);
+      requireCreatable(principalOf(request), body.assistant_id);
       if (body.if_exists === "do_nothing" && body.assistant_id !== undefined) {
         const existing = await assistants.getAssistant(tenantId, body.assistant_id);
         if (existing) return toAssistantView(existing);
@@ -180,7 +190,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
     },
     async (request, reply) => {
       const { body } = request;
-      const views = sortedBy((await matching(tenantOf(request), body)).map(toAssistantView), body.sort_by, body.sort_order);
+      const views = sortedBy((await matching(principalOf(request), body)).map(toAssistantView), body.sort_by, body.sort_order);
       return selected(paginate(reply, views, body), body.select);
     },
   );
@@ -188,7 +198,7 @@ export const langgraphAssistantRoutes: FastifyPluginAsyncZod<Pick<LanggraphServi
   app.post(
     "/assistants/count",
     { schema: { tags, summary: "Count the tenant's assistants that match (LangGraph API)", body: z.strictObject(filterSchema), response: { 200: z.number().int(), ...bodyErrors() } } },
-    async (request) => (await matching(tenantOf(request), request.body)).length,
+    async (request) => (await matching(principalOf(request), request.body)).length,
   );
 
   app.get(

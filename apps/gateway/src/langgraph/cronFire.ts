@@ -52,7 +52,7 @@ export function langgraphCronFire(gateway: RunStarterServices & Pick<LanggraphSe
       if (ownThread && cron.on_run_completed !== "keep") void deleteWhenEnded(gateway, gateway.agents.getAgent(threadScope(thread)), thread, runId);
     };
     try {
-      await startRun(thread, body, plan, "queue", runId);
+      await startRun(task.tenantId, thread, body, plan, "queue", runId);
       deleteOwnThreadWhenEnded();
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;

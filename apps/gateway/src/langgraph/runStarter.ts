@@ -4,7 +4,7 @@ import { ANY_ASSISTANT, type Assistant, type CreateThreadRequest, type Thread } 
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { assistantReferenceCheck } from "../shared/assistantReferences";
-import { threadScope } from "../shared/lookups";
+import { type Requester, mayUseThread, requireUsable, threadScope } from "../shared/lookups";
 import { requireCheckpoint } from "./checkpointRefs";
 import { type RunCreateBody, type RunPlan, planForGraph } from "./runRequest";
 import { assistantIdOf } from "./graphAssistants";
@@ -42,14 +42,20 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
-  /** The thread a run goes to; with `if_not_exists: create`, created when missing (with `creation`'s metadata and TTL). */
+  /**
+   * The thread a run goes to, as `who` (a principal, or a tenant id for the gateway's own runs) may use
+   * it; with `if_not_exists: create`, created when missing (with `creation`'s metadata and TTL).
+   */
   const threadForRun = async (
-    tenantId: string,
+    who: Requester,
     threadId: string,
     ifNotExists: RunCreateBody["if_not_exists"],
     creation: Pick<CreateThreadRequest, "metadata" | "ttlMinutes"> = {},
   ): Promise<Thread> => {
+    const tenantId = typeof who === "string" ? who : who.tenantId;
     const thread = await stores.threads.getThread(tenantId, threadId);
+    // A thread another assistant's runs used is as missing to a credential restricted away from that assistant.
+    if (thread && !mayUseThread(who, thread)) throw new HttpError("NOT_FOUND", `Thread ${threadId} not found`);
     if (thread) return thread;
     if (ifNotExists === "create") {
       try {
@@ -83,10 +89,21 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     }
   };
 
-  /** `runId`: the run's id when the caller needs a stable one (a cron's fire); a new one otherwise. */
-  const startRun = async <M extends RunMode>(thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
+  const noAssistant = (body: RunCreateBody) =>
+    new HttpError("NOT_FOUND", `No assistant found for "${body.assistant_id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+
+  /** Refuses, as missing, a run's assistant `who` may not use (an API key restricted to others), before anything is written. */
+  const requireRunnable = (who: Requester, body: RunCreateBody) => requireUsable(who, assistantIdOf(gateway.graphs, body.assistant_id), () => noAssistant(body));
+
+  /**
+   * `who`: the request's principal (its tenant is the thread's), or the tenant alone for a run the
+   * gateway starts itself (a cron's fire). `runId`: the run's id when the caller needs a stable one
+   * (a cron's fire); a new one otherwise.
+   */
+  const startRun = async <M extends RunMode>(who: Requester, thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
+    requireRunnable(who, body);
     const assistant = await stores.assistants.getAssistant(thread.tenantId, assistantIdOf(gateway.graphs, body.assistant_id));
-    if (!assistant) throw new HttpError("NOT_FOUND", `No assistant found for "${body.assistant_id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+    if (!assistant) throw noAssistant(body);
     const plan = planForGraph(givenPlan, body, assistant.graph);
     // Checked when written, as every URL a tenant names; every connection is checked again.
     if (body.webhook && !isOwnPath(body.webhook)) await checkEgressUrl(body.webhook, config.upstream.egress);
@@ -118,5 +135,5 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
     }
   };
 
-  return { threadForRun, startRun };
+  return { threadForRun, startRun, requireRunnable };
 }

@@ -3,12 +3,13 @@ import { ANY_ASSISTANT, type PendingMessage, type Thread } from "@axiom-lattice/
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
+import type { Principal } from "../auth/principal";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions } from "../http/sse";
 import { idSchema, noContent } from "../http/ids";
-import { requireThread, threadScope } from "../shared/lookups";
+import { mayUseThread, requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { locateRun } from "./runHeaders";
 import { runOutcomeValues } from "./runOutcome";
@@ -88,14 +89,15 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
    * A run of the thread, or, without a thread id (the SDK's `joinStream(null, runId)` for a stateless
    * run), a run of any of the tenant's LangGraph threads (their queue scope is ANY_ASSISTANT's).
    */
-  const requireRun = async (tenantId: string, threadId: string | undefined, runId: string): Promise<{ thread: Thread; run: PendingMessage }> => {
+  const requireRun = async (who: Principal, threadId: string | undefined, runId: string): Promise<{ thread: Thread; run: PendingMessage }> => {
+    const { tenantId } = who;
     if (threadId === undefined) {
       const run = await stores.queue.getMessage(runId, { tenantId, assistantId: ANY_ASSISTANT });
       const thread = run && (await stores.threads.getThread(tenantId, run.threadId));
-      if (!run || !thread) throw new HttpError("NOT_FOUND", `Run ${runId} not found`);
+      if (!run || !thread || !mayUseThread(who, thread)) throw new HttpError("NOT_FOUND", `Run ${runId} not found`);
       return { thread, run };
     }
-    const thread = await requireThread(gateway, tenantId, threadId);
+    const thread = await requireThread(gateway, who, threadId);
     const run = await stores.queue.getMessage(runId, queueScopeOf(thread));
     if (!run || run.threadId !== thread.id) throw new HttpError("NOT_FOUND", `Run ${runId} not found on thread ${threadId}`);
     return { thread, run };
@@ -115,8 +117,8 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const plan = planRun(request.body, request.headers);
-      const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
-      const { result } = await startRun(thread, request.body, plan, "queue");
+      const thread = await threadForRun(principalOf(request), request.params.thread_id, request.body.if_not_exists);
+      const { result } = await startRun(principalOf(request), thread, request.body, plan, "queue");
       const run = await stores.queue.getMessage(result.messageId, queueScopeOf(thread));
       if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
       locateRun(reply, thread.id, run.id);
@@ -140,11 +142,11 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const plan = planRun(request.body, request.headers);
-      const thread = await threadForRun(tenantId, request.params.thread_id, request.body.if_not_exists);
+      const thread = await threadForRun(principalOf(request), request.params.thread_id, request.body.if_not_exists);
       // Taken before the run is queued: a refused stream queues nothing.
       const place = streams.take(tenantId);
       try {
-        const { agent, result } = await startRun(thread, request.body, plan, "stream");
+        const { agent, result } = await startRun(principalOf(request), thread, request.body, plan, "stream");
         locateRun(reply, thread.id, result.messageId, { resumable: true });
         const sse = gatewaySseOptions(gateway, place);
         const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
@@ -172,8 +174,8 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const plan = planRun(request.body, request.headers);
-      const thread = await threadForRun(tenantOf(request), request.params.thread_id, request.body.if_not_exists);
-      const { agent, result } = await startRun(thread, request.body, plan, "wait");
+      const thread = await threadForRun(principalOf(request), request.params.thread_id, request.body.if_not_exists);
+      const { agent, result } = await startRun(principalOf(request), thread, request.body, plan, "wait");
       locateRun(reply, thread.id, result.messageId);
       return runOutcomeValues(agent, await result.completion);
     },
@@ -191,7 +193,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       const queued = threadScope(thread);
       const { limit, offset, status, select } = request.query;
       // Running ones first: one that ends between the reads is then found ended, never missed.
@@ -211,7 +213,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     "/threads/:thread_id/runs/:run_id",
     { schema: { tags, summary: "Read a run (LangGraph API)", params: runParams, response: { 200: runView, ...inputErrors("NOT_FOUND") } } },
     async (request) => {
-      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      const { thread, run } = await requireRun(principalOf(request), request.params.thread_id, request.params.run_id);
       return toRunView(run, thread);
     },
   );
@@ -231,7 +233,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const { thread_id, run_id } = request.params;
-      const thread = await requireThread(gateway, tenantOf(request), thread_id);
+      const thread = await requireThread(gateway, principalOf(request), thread_id);
       const deleted = await agents.getAgent(threadScope(thread)).deleteRun(run_id);
       if (!deleted) throw new HttpError("NOT_FOUND", `Run ${run_id} not found on thread ${thread_id}`);
       return reply.status(204).send();
@@ -249,7 +251,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       },
     },
     async (request) => {
-      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      const { thread, run } = await requireRun(principalOf(request), request.params.thread_id, request.params.run_id);
       const agent = agents.getAgent(threadScope(thread));
       return runOutcomeValues(agent, await agent.waitForRun(run.id));
     },
@@ -263,7 +265,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     runId: string,
   ) => {
     const tenantId = tenantOf(request);
-    const { thread, run } = await requireRun(tenantId, threadId, runId);
+    const { thread, run } = await requireRun(principalOf(request), threadId, runId);
     const lastEventId = request.headers["last-event-id"];
     const after = lastEventId === undefined || lastEventId === FROM_THE_START ? undefined : resumeIndexOf(lastEventId, run.id);
     const runModes = streamModesOfRun(run);
@@ -330,7 +332,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
     },
     async (request, reply) => {
       const { wait, action } = request.query;
-      const { thread, run } = await requireRun(tenantOf(request), request.params.thread_id, request.params.run_id);
+      const { thread, run } = await requireRun(principalOf(request), request.params.thread_id, request.params.run_id);
       const agent = agents.getAgent(threadScope(thread));
       if (!truthy(wait)) {
         await cancelRun(agent, run.id)();

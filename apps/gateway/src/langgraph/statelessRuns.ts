@@ -4,7 +4,8 @@ import { ANY_ASSISTANT, type Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
+import type { Principal } from "../auth/principal";
 import { RUN_OWN_THREAD_TTL_MINUTES } from "../defaults";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
@@ -66,15 +67,16 @@ export async function deleteWhenEnded(gateway: Pick<LanggraphServices, "agents" 
  * once it ended (unless `on_completion: keep`), so it sees no earlier conversation.
  */
 export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick<LanggraphServices, "streams">> = async (app, gateway) => {
-  const { startRun } = langgraphRunStarter(gateway);
+  const { startRun, requireRunnable } = langgraphRunStarter(gateway);
   const rateLimit = runRateLimit(gateway.config);
 
   /** A thread for one run; deleted again when the run could not be queued. */
-  const startOnOwnThread = async <M extends RunMode>(tenantId: string, body: RunCreateBody, mode: M, plan: RunPlan) => {
+  const startOnOwnThread = async <M extends RunMode>(who: Principal, body: RunCreateBody, mode: M, plan: RunPlan) => {
+    requireRunnable(who, body);
     const ttlMinutes = body.on_completion === "delete" ? RUN_OWN_THREAD_TTL_MINUTES : undefined;
-    const thread = await gateway.stores.threads.createThread(tenantId, { assistantId: ANY_ASSISTANT, ttlMinutes });
+    const thread = await gateway.stores.threads.createThread(who.tenantId, { assistantId: ANY_ASSISTANT, ttlMinutes });
     try {
-      return { thread, plan, ...(await startRun(thread, body, plan, mode)) };
+      return { thread, plan, ...(await startRun(who, thread, body, plan, mode)) };
     } catch (error) {
       await gateway.agents.deleteThread(threadScope(thread));
       throw error;
@@ -82,8 +84,8 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
   };
 
   /** A background run on a thread of its own; the thread goes once the run ended (unless `on_completion: keep`). */
-  const startInBackground = async (tenantId: string, body: RunCreateBody, plan: RunPlan) => {
-    const { thread, agent, result } = await startOnOwnThread(tenantId, body, "queue", plan);
+  const startInBackground = async (who: Principal, body: RunCreateBody, plan: RunPlan) => {
+    const { thread, agent, result } = await startOnOwnThread(who, body, "queue", plan);
     if (body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);
     const run = await gateway.stores.queue.getMessage(result.messageId, queueScopeOf(thread));
     if (!run) throw new HttpError("NOT_FOUND", `Run ${result.messageId} was deleted with its thread`);
@@ -108,7 +110,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       },
     },
     async (request, reply) => {
-      const { view } = await startInBackground(tenantOf(request), request.body, planRun(request.body, request.headers));
+      const { view } = await startInBackground(principalOf(request), request.body, planRun(request.body, request.headers));
       locateRun(reply, view.thread_id, view.run_id);
       return view;
     },
@@ -128,12 +130,15 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       },
     },
     async (request) => {
-      const tenantId = tenantOf(request);
+      const principal = principalOf(request);
       const plans = request.body.map((body) => planRun(body, request.headers));
-      for (const { assistant_id } of request.body) await requireAssistant(gateway, tenantId, assistant_id);
+      for (const body of request.body) {
+        requireRunnable(principal, body);
+        await requireAssistant(gateway, principal.tenantId, body.assistant_id);
+      }
       const started: Array<Awaited<ReturnType<typeof startInBackground>>> = [];
       try {
-        for (const [index, body] of request.body.entries()) started.push(await startInBackground(tenantId, body, plans[index]));
+        for (const [index, body] of request.body.entries()) started.push(await startInBackground(principal, body, plans[index]));
       } catch (error) {
         await Promise.all(started.map(({ withdraw }) => withdraw()));
         throw error;
@@ -157,7 +162,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       const tenantId = tenantOf(request);
       const place = gateway.streams.take(tenantId);
       try {
-        const { thread, plan, agent, result } = await startOnOwnThread(tenantId, request.body, "stream", planRun(request.body, request.headers));
+        const { thread, plan, agent, result } = await startOnOwnThread(principalOf(request), request.body, "stream", planRun(request.body, request.headers));
         locateRun(reply, undefined, result.messageId);
         try {
           const onDisconnect = plan.cancelOnDisconnect ? cancelRun(agent, result.messageId) : undefined;
@@ -185,7 +190,7 @@ export const langgraphStatelessRunRoutes: FastifyPluginAsyncZod<RunStarterServic
       },
     },
     async (request, reply) => {
-      const { thread, agent, result } = await startOnOwnThread(tenantOf(request), request.body, "wait", planRun(request.body, request.headers));
+      const { thread, agent, result } = await startOnOwnThread(principalOf(request), request.body, "wait", planRun(request.body, request.headers));
       locateRun(reply, undefined, result.messageId);
       const values = await runOutcomeValues(agent, await result.completion);
       if (request.body.on_completion === "delete") void deleteWhenEnded(gateway, agent, thread, result.messageId);

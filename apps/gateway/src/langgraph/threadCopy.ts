@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { idSchema } from "../http/ids";
 import { requireThread, threadScope } from "../shared/lookups";
@@ -31,7 +31,7 @@ export const langgraphThreadCopyRoutes: FastifyPluginAsyncZod<Pick<LanggraphServ
     },
     async (request) => {
       const tenantId = tenantOf(request);
-      const source = await requireThread(gateway, tenantId, request.params.thread_id);
+      const source = await requireThread(gateway, principalOf(request), request.params.thread_id);
       const id = randomUUID();
       // The platform names the copy in its metadata.
       const copy = await gateway.stores.threads.createThread(tenantId, { id, assistantId: ANY_ASSISTANT, metadata: { ...source.metadata, thread_id: id } });

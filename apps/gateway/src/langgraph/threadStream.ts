@@ -4,7 +4,7 @@ import type { PendingMessage, Thread } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { HttpError } from "../http/errors";
 import { gatewaySseOptions, openSseStream } from "../http/sse";
@@ -66,7 +66,7 @@ export const langgraphThreadStreamRoutes: FastifyPluginAsyncZod<Pick<LanggraphSe
     },
     async (request, reply) => {
       const tenantId = tenantOf(request);
-      const thread = await requireThread(gateway, tenantId, request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       const lastEventId = request.headers["last-event-id"];
       let resume = lastEventId === undefined ? undefined : parseStreamEventId(lastEventId);
       const resumed = resume && (await gateway.stores.queue.getMessage(resume.messageId, queueScopeOf(thread)));

@@ -1,14 +1,14 @@
-import { TTL_MAX_MINUTES, boundedJson, jsonContains } from "@axiom-lattice/core";
+import { RecordExistsError, TTL_MAX_MINUTES, boundedJson, jsonContains } from "@axiom-lattice/core";
 import { ANY_ASSISTANT, type Thread, type ThreadFilter } from "@axiom-lattice/protocols";
 import { randomUUID } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import type { LanggraphServices } from "./langgraphServices";
 import { stateGraphOf, threadGraphId } from "./graphAssistants";
 import { HttpError } from "../http/errors";
 import { idSchema, noContent } from "../http/ids";
-import { requireThread, threadScope } from "../shared/lookups";
+import { mayUseThread, requireThread, threadScope } from "../shared/lookups";
 import { bodyErrors, inputErrors } from "./errors";
 import { checkpointObject, checkpointRefShape, requireCheckpoint, stateAddressOf } from "./checkpointRefs";
 import { paginationQuery } from "./searchResults";
@@ -155,6 +155,8 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       if (steps) checkSupersteps(steps, stateGraphOf(gateway.graphs, { metadata: metadata ?? {} }));
       if (if_exists === "do_nothing") {
         const existing = await threads.getThread(tenantId, id);
+        // Another assistant's thread, to a credential restricted away from it: taken, shown nothing of it.
+        if (existing && !mayUseThread(principalOf(request), existing)) throw new RecordExistsError("thread", tenantId, id);
         if (existing) return view(existing);
       }
       const thread = await threads.createThread(tenantId, { id, assistantId: ANY_ASSISTANT, metadata, ttlMinutes });
@@ -207,7 +209,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
   app.get(
     "/threads/:thread_id",
     { schema: { tags, summary: "Read a thread with its status and state (LangGraph API)", params: threadParams, response: { 200: threadView, ...inputErrors("NOT_FOUND") } } },
-    async (request) => view(await requireThread(gateway, tenantOf(request), request.params.thread_id)),
+    async (request) => view(await requireThread(gateway, principalOf(request), request.params.thread_id)),
   );
 
   app.patch(
@@ -220,6 +222,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       const { thread_id: id } = request.params;
       const { metadata } = request.body;
       const ttlMinutes = ttlMinutesOf(request.body.ttl);
+      await requireThread(gateway, principalOf(request), id);
       const thread =
         metadata === undefined && ttlMinutes === undefined ? await threads.getThread(tenantId, id) : await threads.updateThread(tenantId, id, metadata ?? {}, { ttlMinutes });
       if (!thread) throw new HttpError("NOT_FOUND", `Thread ${id} not found`);
@@ -239,7 +242,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request, reply) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       await gateway.agents.deleteThread(threadScope(thread));
       return reply.status(204).send();
     },
@@ -257,7 +260,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       return toThreadState(thread.id, await gateway.agents.getAgent(threadScope(thread)).stateSnapshot({ subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
     },
   );
@@ -274,7 +277,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { checkpointId: request.params.checkpoint_id, subgraphs: request.query.subgraphs === "true", ...graphConfigOf(thread) }));
     },
   );
@@ -291,7 +294,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       return toThreadState(thread.id, await requireCheckpoint(gateway.agents.getAgent(threadScope(thread)), thread.id, { ...stateAddressOf(request.body), subgraphs: request.body.subgraphs === true, ...graphConfigOf(thread) }));
     },
   );
@@ -315,7 +318,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       const { values, as_node } = request.body;
       checkStateUpdate(stateGraphOf(gateway.graphs, thread), values, as_node);
       // A run queued but not yet started holds no lease: the update would slip in before it.
@@ -348,7 +351,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       },
     },
     async (request) => {
-      const thread = await requireThread(gateway, tenantOf(request), request.params.thread_id);
+      const thread = await requireThread(gateway, principalOf(request), request.params.thread_id);
       const { limit, before, metadata, checkpoint } = request.body;
       const { checkpointNs } = stateAddressOf({ checkpoint });
       const history = await gateway.agents.getAgent(threadScope(thread)).stateHistory({

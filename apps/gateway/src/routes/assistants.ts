@@ -1,11 +1,12 @@
 import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { modelFields, redactModel } from "../shared/assistantModel";
 import { type AssistantReferenceSources, REFERENCE_CODES, assistantReferenceCheck } from "../shared/assistantReferences";
+import { requireAssistant, requireCreatable, requireUsable, usableOnly } from "../shared/lookups";
 import { idParams, idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -101,6 +102,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
       },
     },
     async (request, reply) => {
+      requireCreatable(principalOf(request), request.body.id);
       const create = requestOf(request.body);
       await checkReferences(tenantOf(request), create);
       const assistant = await assistants.createAssistant(tenantOf(request), create);
@@ -118,17 +120,18 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
         response: { 200: pageView("assistants", assistantView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR") },
       },
     },
-    async (request) => pageBody("assistants", await assistants.listAssistants(tenantOf(request), request.query), toAssistantView),
+    async (request) => {
+      const principal = principalOf(request);
+      const page = await assistants.listAssistants(principal.tenantId, request.query);
+      // A restricted key's page holds only its assistants: it may be short, the cursor still walks every page.
+      return pageBody("assistants", { ...page, items: usableOnly(principal, page.items, (assistant) => assistant.id) }, toAssistantView);
+    },
   );
 
   app.get(
     "/api/assistants/:id",
     { schema: { tags, summary: "Read an assistant", params: idParams, response: { 200: assistantView, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
-    async (request) => {
-      const assistant = await assistants.getAssistant(tenantOf(request), request.params.id);
-      if (!assistant) throw notFound(request.params.id);
-      return toAssistantView(assistant);
-    },
+    async (request) => toAssistantView(await requireAssistant(options, principalOf(request), request.params.id)),
   );
 
   app.patch(
@@ -143,6 +146,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
       },
     },
     async (request) => {
+      requireUsable(principalOf(request), request.params.id);
       const update = requestOf(request.body);
       await checkReferences(tenantOf(request), update);
       const assistant = await assistants.updateAssistant(tenantOf(request), request.params.id, update);
@@ -155,6 +159,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<AssistantRoutesOptions> = as
     "/api/assistants/:id",
     { schema: { tags, summary: "Delete an assistant", params: idParams, response: { 204: noContent, ...apiErrors(...INPUT_CODES, "NOT_FOUND") } } },
     async (request, reply) => {
+      requireUsable(principalOf(request), request.params.id);
       if (!(await assistants.deleteAssistant(tenantOf(request), request.params.id))) throw notFound(request.params.id);
       return reply.status(204).send();
     },

@@ -3,7 +3,7 @@ import { QueueFullError, boundedJson, queueScopeOf } from "@axiom-lattice/core";
 import { AFFINITY_MISS_CODE, type ErrorCode } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import type { TenantStreams } from "../http/tenantStreams";
@@ -11,7 +11,7 @@ import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { type Requester, requireAssistant, requireThread, threadScope } from "../shared/lookups";
 import { runRateLimit } from "../shared/runRateLimit";
 import { runStreams } from "../shared/runStreams";
 import { resumePoint } from "../shared/streamEventIds";
@@ -87,9 +87,9 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
   const { agents, affinity, streams, metrics, stores, config } = options;
   const { maxQueuedMessages } = config.tenantLimits;
 
-  const resolveScope = async (tenantId: string, body: { assistant_id: string; thread_id: string }) => {
-    await requireAssistant(options, tenantId, body.assistant_id);
-    return threadScope(await requireThread(options, tenantId, body.thread_id, body.assistant_id));
+  const resolveScope = async (who: Requester, body: { assistant_id: string; thread_id: string }) => {
+    await requireAssistant(options, who, body.assistant_id);
+    return threadScope(await requireThread(options, who, body.thread_id, body.assistant_id));
   };
 
   const { streamChunks, streamAffinityMiss } = runStreams(app, options);
@@ -119,7 +119,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
     async (request, reply) => {
       const { body } = request;
       const tenantId = tenantOf(request);
-      const scope = await resolveScope(tenantId, body);
+      const scope = await resolveScope(principalOf(request), body);
       // A stream's place is taken before its message is queued: a refused stream queues nothing.
       const place = body.mode === "stream" ? streams.take(tenantId) : undefined;
       try {
@@ -172,7 +172,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { messageId, index: after } = resumePoint(request.body, request.headers["last-event-id"]);
-      const scope = await resolveScope(tenantId, request.body);
+      const scope = await resolveScope(principalOf(request), request.body);
       const message = await stores.queue.getMessage(messageId, queueScopeOf(scope));
       if (!message || message.threadId !== scope.threadId) {
         throw new HttpError("NOT_FOUND", `Message ${messageId} not found on thread ${scope.threadId}`);
@@ -201,7 +201,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
       },
     },
     async (request, reply) => {
-      const scope = await resolveScope(tenantOf(request), request.body);
+      const scope = await resolveScope(principalOf(request), request.body);
       const named = request.body.message_id;
       const { messageId, status } = await agents.getAgent(scope).abort(named);
       if (messageId === undefined) {
@@ -230,7 +230,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
       },
     },
     async (request) => {
-      const scope = await resolveScope(tenantOf(request), request.body);
+      const scope = await resolveScope(principalOf(request), request.body);
       const { status, leaseContended } = await agents.getAgent(scope).resumeTask();
       return leaseContended ? { status, code: AFFINITY_MISS_CODE as typeof AFFINITY_MISS_CODE } : { status };
     },

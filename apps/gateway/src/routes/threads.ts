@@ -3,12 +3,12 @@ import { boundedJson, getThreadRunOwner } from "@axiom-lattice/core";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import { tenantOf } from "../auth/authentication";
+import { principalOf, tenantOf } from "../auth/authentication";
 import { BODY_CODES, INPUT_CODES, apiErrors } from "../openapi/errorResponses";
 import { idParams, idSchema, noContent } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { requireAssistant, requireThread, threadAssistantOf, threadScope, usableOnly } from "../shared/lookups";
 import { THREAD_RUNS_DESCRIPTION, threadRunsPage } from "./threadRuns";
 import { interruptView, messageView, queuedMessageView, runRecordView, threadView, toMessageView, toQueuedMessageView, toRunRecordView, toThreadView } from "./threadViews";
 
@@ -65,7 +65,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     async (request, reply) => {
       const tenantId = tenantOf(request);
       const { body } = request;
-      await requireAssistant(options, tenantId, body.assistant_id);
+      await requireAssistant(options, principalOf(request), body.assistant_id);
       const thread = await threads.createThread(tenantId, { id: body.thread_id, assistantId: body.assistant_id, metadata: body.metadata });
       return reply.status(201).send(toThreadView(thread));
     },
@@ -83,14 +83,17 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     },
     async (request) => {
       const { assistant_id, limit, cursor } = request.query;
-      return pageBody("threads", await threads.listThreads(tenantOf(request), { limit, cursor }, { assistantId: assistant_id }), toThreadView);
+      const principal = principalOf(request);
+      const page = await threads.listThreads(principal.tenantId, { limit, cursor }, { assistantId: assistant_id });
+      // A restricted key's page holds only its assistants' threads: it may be short, the cursor still walks every page.
+      return pageBody("threads", { ...page, items: usableOnly(principal, page.items, threadAssistantOf) }, toThreadView);
     },
   );
 
   app.get(
     "/api/threads/:id",
     { schema: { tags, summary: "Read a thread", params: idParams, response: { 200: threadView, ...threadErrors } } },
-    async (request) => toThreadView(await requireThread(options, tenantOf(request), request.params.id)),
+    async (request) => toThreadView(await requireThread(options, principalOf(request), request.params.id)),
   );
 
   app.delete(
@@ -105,7 +108,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
       },
     },
     async (request, reply) => {
-      const thread = await requireThread(options, tenantOf(request), request.params.id);
+      const thread = await requireThread(options, principalOf(request), request.params.id);
       // Under the thread's run lease: a thread with a run in progress answers 409 THREAD_BUSY.
       await agents.deleteThread(threadScope(thread));
       return reply.status(204).send();
@@ -124,7 +127,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
       },
     },
     async (request) => {
-      const thread = await requireThread(options, tenantOf(request), request.params.id);
+      const thread = await requireThread(options, principalOf(request), request.params.id);
       const { messages, next, interrupts } = await agents.getAgent(threadScope(thread)).getState();
       return { messages: messages.map(toMessageView), next, interrupts };
     },
@@ -135,7 +138,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     { schema: { tags, summary: "What is queued on the thread, and which replica runs it", params: idParams, response: { 200: queueView, ...threadErrors } } },
     async (request) => {
       const { id } = request.params;
-      const thread = await requireThread(options, tenantOf(request), id);
+      const thread = await requireThread(options, principalOf(request), id);
       const scope = threadScope(thread);
       const [processing, pending, owner] = await Promise.all([
         queue.getProcessingMessages(scope),
@@ -160,7 +163,7 @@ export const threadRoutes: FastifyPluginAsyncZod<ThreadRoutesOptions> = async (a
     },
     async (request) => {
       const { id } = request.params;
-      const thread = await requireThread(options, tenantOf(request), id);
+      const thread = await requireThread(options, principalOf(request), id);
       const runs = await threadRunsPage(queue, threadScope(thread), request.query);
       return pageBody("runs", runs, toRunRecordView);
     },

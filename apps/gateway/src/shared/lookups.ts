@@ -1,19 +1,70 @@
 import type { ThreadRunScope } from "@axiom-lattice/core";
-import type { Assistant, Thread } from "@axiom-lattice/protocols";
+import { ANY_ASSISTANT, type Assistant, type Thread } from "@axiom-lattice/protocols";
+import { type Principal, mayUseAssistant } from "../auth/principal";
 import { HttpError } from "../http/errors";
 import type { GatewayStores } from "../stores/gatewayStores";
 
-// Another tenant's records answer exactly like missing ones: existence is not disclosed.
+// Another tenant's records answer exactly like missing ones: existence is not disclosed. So do the
+// assistants a credential is restricted away from (an API key's `assistant_ids`), and their threads:
+// a 404 tells a restricted key nothing a missing id would not, where a 403 would confirm the id exists.
 
-export async function requireAssistant({ stores }: { stores: Pick<GatewayStores, "assistants"> }, tenantId: string, id: string): Promise<Assistant> {
-  const assistant = await stores.assistants.getAssistant(tenantId, id);
+/**
+ * Who a lookup is for: the request's principal (its tenant, and its assistants when restricted), or
+ * a tenant id alone when the gateway looks up for itself or for a credential without restriction.
+ */
+export type Requester = string | Principal;
+
+const tenantOf = (who: Requester) => (typeof who === "string" ? who : who.tenantId);
+const mayUse = (who: Requester, assistantId: string) => typeof who === "string" || mayUseAssistant(who, assistantId);
+const mayUseOwnedBy = (who: Requester, assistantId: string | undefined) => assistantId === undefined || mayUse(who, assistantId);
+
+/** Refuses, as missing, an assistant `who` may not use, whether or not it exists. */
+export function requireUsable(who: Requester, assistantId: string, notFound = () => new HttpError("NOT_FOUND", `Assistant ${assistantId} not found`)): void {
+  if (!mayUse(who, assistantId)) throw notFound();
+}
+
+/**
+ * Refuses to create an assistant `who` could not use (403: nothing of any existing one is disclosed):
+ * a restricted credential creates only the assistants it names, under an id given in advance.
+ */
+export function requireCreatable(who: Requester, assistantId: string | undefined): void {
+  if (typeof who === "string" || who.assistantIds === undefined) return;
+  if (assistantId === undefined || !mayUse(who, assistantId)) {
+    throw new HttpError("FORBIDDEN", "A credential restricted to some assistants creates only those, by their id");
+  }
+}
+
+/**
+ * What of `items` (assistants, or records of one) `who` may use: a restricted credential's list holds
+ * only its assistants'. An item of no assistant (`undefined`) is everyone's.
+ */
+export function usableOnly<T>(who: Requester, items: T[], assistantIdOf: (item: T) => string | undefined): T[] {
+  return items.filter((item) => mayUseOwnedBy(who, assistantIdOf(item)));
+}
+
+/**
+ * The assistant a thread is of: its own (`/api`), or, for a LangGraph thread (open to any assistant),
+ * the one its last run used, as the run labelled it; none for a LangGraph thread no run used yet.
+ */
+export function threadAssistantOf(thread: Thread): string | undefined {
+  if (thread.assistantId !== ANY_ASSISTANT) return thread.assistantId;
+  const labelled = thread.metadata.assistant_id;
+  return typeof labelled === "string" ? labelled : undefined;
+}
+
+/** Whether `who` may use the thread: a thread of no assistant yet is usable by any credential of its tenant. */
+export const mayUseThread = (who: Requester, thread: Thread): boolean => mayUseOwnedBy(who, threadAssistantOf(thread));
+
+export async function requireAssistant({ stores }: { stores: Pick<GatewayStores, "assistants"> }, who: Requester, id: string): Promise<Assistant> {
+  requireUsable(who, id);
+  const assistant = await stores.assistants.getAssistant(tenantOf(who), id);
   if (!assistant) throw new HttpError("NOT_FOUND", `Assistant ${id} not found`);
   return assistant;
 }
 
-export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, tenantId: string, id: string, assistantId?: string): Promise<Thread> {
-  const thread = await stores.threads.getThread(tenantId, id);
-  if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId)) {
+export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, who: Requester, id: string, assistantId?: string): Promise<Thread> {
+  const thread = await stores.threads.getThread(tenantOf(who), id);
+  if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId) || !mayUseThread(who, thread)) {
     throw new HttpError("NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
   }
   return thread;

@@ -1,4 +1,5 @@
 import type { Stores } from "@axiom-lattice/protocols";
+import { InMemoryApiKeyStore } from "../apiKeys/inMemoryApiKeyStore";
 import { InMemoryAssistantStore } from "../assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "../coordination/inMemoryLeaseStore";
 import { InMemoryItemStore } from "../items/inMemoryItemStore";
@@ -48,6 +49,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     assistants: new InMemoryAssistantStore(),
     modelProviders: new InMemoryModelProviderStore(),
     webApps: new InMemoryWebAppStore(),
+    apiKeys: new InMemoryApiKeyStore(),
     projects,
     rooms,
     roomMessages: new InMemoryProjectRoomMessageStore(rooms),

@@ -5,7 +5,7 @@ export class RecordExistsError extends Error {
   readonly code = "ALREADY_EXISTS" satisfies ErrorCode;
 
   constructor(
-    readonly kind: "thread" | "assistant" | "schedule" | "project" | "task" | "room" | "model provider" | "mcp-config" | "web app" | "web app thread",
+    readonly kind: "thread" | "assistant" | "schedule" | "project" | "task" | "room" | "model provider" | "mcp-config" | "web app" | "web app thread" | "API key",
     readonly tenantId: string,
     readonly id: string,
   ) {

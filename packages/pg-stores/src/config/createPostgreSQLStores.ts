@@ -7,6 +7,7 @@ import { createPool } from "../db/pool";
 import { PostgreSQLAssistantStore } from "../assistants/postgresqlAssistantStore";
 import { PostgreSQLModelProviderStore } from "../modelProviders/postgresqlModelProviderStore";
 import { PostgreSQLWebAppStore } from "../webApps/postgresqlWebAppStore";
+import { PostgreSQLApiKeyStore } from "../apiKeys/postgresqlApiKeyStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
@@ -56,6 +57,8 @@ export interface PostgreSQLStores extends Stores {
   modelProviders: PostgreSQLModelProviderStore;
   /** The tenants' web apps and their end users' threads, secrets sealed with the given keyring. */
   webApps: PostgreSQLWebAppStore;
+  /** The tenants' API keys, only their secrets' hashes stored. */
+  apiKeys: PostgreSQLApiKeyStore;
   projects: PostgreSQLProjectStore;
   rooms: PostgreSQLProjectRoomStore;
   roomMessages: PostgreSQLProjectRoomMessageStore;
@@ -103,6 +106,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       assistants: new PostgreSQLAssistantStore({ ...shared, keyring }),
       modelProviders: new PostgreSQLModelProviderStore({ ...shared, keyring }),
       webApps: new PostgreSQLWebAppStore({ ...shared, keyring }),
+      apiKeys: new PostgreSQLApiKeyStore(shared),
       projects: new PostgreSQLProjectStore(shared),
       rooms: new PostgreSQLProjectRoomStore(shared),
       roomMessages: new PostgreSQLProjectRoomMessageStore(shared),

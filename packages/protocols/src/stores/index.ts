@@ -17,3 +17,4 @@ export * from "./unitOfWork";
 export * from "./storeBundle";
 export * from "./webApp";
 export * from "./a2aPushConfig";
+export * from "./apiKey";

@@ -1,4 +1,5 @@
 import type { A2aPushConfigStore } from "./a2aPushConfig";
+import type { ApiKeyStore } from "./apiKey";
 import type { AssistantStore } from "./assistant";
 import type { ItemStore } from "./item";
 import type { LeaseStore } from "./lease";
@@ -33,6 +34,8 @@ export interface Stores {
   modelProviders: ModelProviderStore;
   /** The tenants' web apps and their end users' threads (secrets sealed at rest). */
   webApps: WebAppStore;
+  /** The tenants' API keys (only their secrets' hashes stored). */
+  apiKeys: ApiKeyStore;
   /** Projects and their member assistants ("bots"). */
   projects: ProjectStore;
   /** Rooms of projects and their messages. */

@@ -1,0 +1,2 @@
+export { InMemoryApiKeyStore } from "./inMemoryApiKeyStore";
+export { type ValidApiKey, requireApiKeyId, requireSecretHash, requireTime, validateCreateApiKey } from "./apiKeyArguments";
