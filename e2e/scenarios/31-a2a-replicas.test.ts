@@ -10,7 +10,8 @@ import { LoadBalancer, findNginx } from "../harness/loadBalancer";
 import { type Replica, printLogsOnFailure, startReplicas } from "../harness/replica";
 
 // Issue 39: every assistant answers A2A clients, on every replica. The official @a2a-js/sdk client
-// (A2A 1.0, and its 0.3 compatibility mode) against three replicas on PostgreSQL behind the
+// (A2A 1.0, and its 0.3 compatibility mode), with an API key restricted to the assistant, against
+// three replicas on PostgreSQL behind the
 // documented nginx: a task started on one replica is read, followed and cancelled from the others, its
 // push notification is sent once by whichever replica ends it, and a client whose `message/stream`
 // replica is SIGKILLed subscribes again and gets the task's end once.
@@ -64,13 +65,15 @@ describe.skipIf(nginxMissing)("scenario 31: A2A against three replicas on Postgr
     // notifications' receiver listens on this machine, which the egress policy allows when listed.
     replicas = await startReplicas(3, { databaseUrl: database.url, env: { AXIOM_RUN_LEASE_MS: "3000", AXIOM_UPSTREAM_ALLOW: "127.0.0.1" } });
     balancer = await LoadBalancer.start(replicas);
-    const token = await tokenFor(TENANT);
+    const operator = { authorization: `Bearer ${await tokenFor(TENANT)}` };
+    await expectOk(call(balancer.url, "POST", "/api/assistants", { id: ASSISTANT, name: "Replicated agent" }, operator), 201);
+    // The other agent's credential: an API key restricted to the assistant, as x-api-key.
+    const { key } = await expectOk<{ key: string }>(call(balancer.url, "POST", "/api/api-keys", { name: "a2a peer", scopes: ["write"], assistant_ids: [ASSISTANT] }, operator), 201);
     authorizedFetch = (input, init) => {
       const headers = new Headers(init?.headers);
-      headers.set("authorization", `Bearer ${token}`);
+      headers.set("x-api-key", key);
       return fetch(input, { ...init, headers });
     };
-    await expectOk(call(balancer.url, "POST", "/api/assistants", { id: ASSISTANT, name: "Replicated agent" }, { authorization: `Bearer ${token}` }), 201);
   });
   afterAll(async () => {
     await balancer?.stop();
