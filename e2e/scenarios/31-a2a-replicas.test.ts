@@ -11,10 +11,10 @@ import { type Replica, printLogsOnFailure, startReplicas } from "../harness/repl
 
 // Issue 39: every assistant answers A2A clients, on every replica. The official @a2a-js/sdk client
 // (A2A 1.0, and its 0.3 compatibility mode), with an API key restricted to the assistant, against
-// three replicas on PostgreSQL behind the
-// documented nginx: a task started on one replica is read, followed and cancelled from the others, its
-// push notification is sent once by whichever replica ends it, and a client whose `message/stream`
-// replica is SIGKILLed subscribes again and gets the task's end once.
+// three replicas on PostgreSQL behind the documented nginx: a task started on one replica is read,
+// followed and cancelled from the others, its push notification is sent once by whichever replica
+// ends it, and a client whose `message/stream` replica is SIGKILLed subscribes again and gets the
+// task's end once.
 
 const nginxMissing = findNginx() === undefined && process.env.CI !== "true";
 if (nginxMissing) console.warn("SKIPPED: scenario 31 needs nginx, which is not installed; CI installs it");
