@@ -67,6 +67,7 @@ export interface PostgreSQLStores extends Stores {
   mcp: PostgreSQLMcpServerConfigStore;
   pluginSettings: PostgreSQLPluginSettingStore;
   items: PostgreSQLItemStore;
+  /** A2A push-notification configurations, tokens and credentials sealed with the given keyring. */
   a2aPushConfigs: PostgreSQLA2aPushConfigStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
@@ -114,7 +115,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSettings: new PostgreSQLPluginSettingStore(shared),
       items: new PostgreSQLItemStore(shared),
-      a2aPushConfigs: new PostgreSQLA2aPushConfigStore(shared),
+      a2aPushConfigs: new PostgreSQLA2aPushConfigStore({ ...shared, keyring }),
       queueWakeup: new PostgreSQLQueueWakeup(shared),
       runEvents: new PostgreSQLRunEventLog(shared),
     };
