@@ -1,3 +1,16 @@
+CREATE TABLE public.lattice_a2a_push_configs (
+    tenant_id text NOT NULL,
+    task_id text NOT NULL,
+    id text NOT NULL,
+    url text NOT NULL,
+    token text,
+    auth_scheme text,
+    auth_credentials text,
+    wire_version text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT lattice_a2a_push_configs_wire_version_check CHECK ((wire_version = ANY (ARRAY['1.0'::text, '0.3'::text])))
+);
+
 CREATE TABLE public.lattice_api_keys (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -334,6 +347,9 @@ CREATE TABLE public.lattice_web_apps (
 );
 
 ALTER TABLE ONLY public.lattice_outbox ALTER COLUMN id SET DEFAULT nextval('public.lattice_outbox_id_seq'::regclass);
+
+ALTER TABLE ONLY public.lattice_a2a_push_configs
+    ADD CONSTRAINT lattice_a2a_push_configs_pkey PRIMARY KEY (tenant_id, task_id, id);
 
 ALTER TABLE ONLY public.lattice_api_keys
     ADD CONSTRAINT lattice_api_keys_pkey PRIMARY KEY (id);

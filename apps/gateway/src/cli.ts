@@ -149,6 +149,7 @@ const SECRET_KIND_NAMES: Record<StoredSecretKind, string> = {
   mcpHeaders: "mcp_headers",
   mcpEnv: "mcp_env",
   webAppSecrets: "web_app_secrets",
+  a2aPushSecrets: "a2a_push_secrets",
 };
 
 /** keys:rotate's summary line, snake_case as the API's answers are. */

@@ -79,6 +79,8 @@ export interface GatewayConfig {
   auth: AuthConfig;
   /** Origins allowed to call the API from a browser; none (same-origin only) by default. */
   corsOrigins: string[];
+  /** Where clients reach the gateway (`AXIOM_PUBLIC_URL`), as agent cards name it; unset, each card names the address its request came to. */
+  publicUrl: string | undefined;
   /** Runs one tenant may create per minute on this replica; 0 means no limit. */
   runRateLimitPerMinute: number;
   /** Runs one end user of a web app may create per minute on this replica; 0 means no limit. */
@@ -227,6 +229,7 @@ const envSchema = z.object({
   AUTH_AUDIENCE: z.string().trim().min(1).optional(),
   AUTH_ALLOW_NO_EXPIRY: flag,
   AXIOM_ALLOW_INSECURE: flag,
+  AXIOM_PUBLIC_URL: z.url({ protocol: /^https?$/ }).max(2048).optional(),
   AXIOM_CORS_ORIGINS: z
     .string()
     .transform((list) => list.split(",").map((origin) => origin.trim()).filter(Boolean))
@@ -304,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     threadTtlSweepMs: e.AXIOM_THREAD_TTL_SWEEP_MS,
     auth,
     corsOrigins: e.AXIOM_CORS_ORIGINS,
+    publicUrl: e.AXIOM_PUBLIC_URL,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     webAppRunRateLimitPerMinute: e.AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
     playground: (e.AXIOM_PLAYGROUND ?? (env.NODE_ENV === "production" ? "off" : "on")) === "on",

@@ -42,6 +42,7 @@ import { installOperatorRoutes } from "./graphs/operatorRoutes";
 import { RequestLogController } from "./http/requestLog";
 import { findPlaygroundPage, registerPlaygroundPage } from "./playground/playgroundPage";
 import { webAppOperatorRoutes } from "./routes/webApps";
+import { a2aRoutes } from "./a2a/a2aRoutes";
 import { apiKeyRoutes } from "./routes/apiKeys";
 import { webAppRoutes } from "./webApps/webAppRoutes";
 import { mcpServerRoutes } from "./mcpServer/mcpServerRoutes";
@@ -155,6 +156,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
+  await app.register(a2aRoutes, { stores, agents, config: settings, streams, metrics });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
   await app.register(scheduleRoutes, { client: schedules, stores, ...options.schedules });
   await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });

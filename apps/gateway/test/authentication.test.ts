@@ -364,6 +364,9 @@ const CASES: Record<string, RouteCase> = {
   },
   "GET /mcp": { url: () => "/mcp", foreign: (response) => expect(response.statusCode).toBe(405) },
   "DELETE /mcp": { url: () => "/mcp", foreign: (response) => expect(response.statusCode).toBe(405) },
+  "GET /.well-known/agent-card.json": { url: () => "/.well-known/agent-card.json?assistant_id=a-lg-assistant-only", foreign: notFound },
+  "GET /a2a/:assistant_id/.well-known/agent-card.json": { url: () => "/a2a/a-lg-assistant-only/.well-known/agent-card.json", foreign: notFound },
+  "POST /a2a/:assistant_id": { url: () => "/a2a/a-lg-assistant-only", body: () => ({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }), foreign: notFound },
   // Cluster-wide, for admins of any tenant: it shows replicas and lease counts, nothing of a tenant.
   "GET /api/cluster": {
     url: () => "/api/cluster",

@@ -27,6 +27,7 @@ describe("the gateway's subsystems", () => {
       "tasks",
       "mcp",
       "plugins",
+      "a2a",
       "agents",
       "schedules",
       "web-apps",

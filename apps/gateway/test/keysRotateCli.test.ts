@@ -71,6 +71,7 @@ describe("lattice-gateway keys:rotate", () => {
       "mcp_headers 1/0",
       "mcp_env 0/0",
       "web_app_secrets 0/0",
+      "a2a_push_secrets 0/0",
     ]);
     expect((await sealedValues()).map((value) => SecretKeyring.versionOf(value))).toEqual(["v2", "v2", "v2", "v2"]);
 

@@ -1,6 +1,7 @@
 // No secret at rest: after model providers, assistants with their own key, MCP servers with headers
-// and env, and API keys are created, changed and used through the API, no column of any table in the
-// database (text, json, arrays, bytes) contains a secret, nor does a dump of it hold an API key.
+// and env, A2A push configurations, and API keys are created, changed and used through the API, no
+// column of any table in the database (text, json, arrays, bytes) contains a secret, nor does a dump
+// of it hold an API key.
 // Plain-text secrets an older version stored are sealed when a gateway starts.
 import { columnsContaining } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
@@ -12,6 +13,7 @@ import { buildTestGateway, useGateway, useStoreEnv } from "./support";
 const KEYS = ["sk-scan-first-0123456789", "sk-scan-second-0123456789", "sk-scan-other-tenant-0123456789"];
 const ASSISTANT_KEYS = ["sk-scan-assistant-first-0123456789", "sk-scan-assistant-second-0123456789"];
 const MCP_SECRETS = ["Bearer scan-header-0123456789", "Bearer scan-header-changed-0123456789", "scan-env-0123456789"];
+const PUSH_SECRETS = ["scan-push-token-0123456789", "scan-push-credentials-0123456789"];
 
 describe("no secret in the database", () => {
   const storeEnv = useStoreEnv("postgresql");
@@ -37,9 +39,17 @@ describe("no secret in the database", () => {
     // Connected: the status change and its announcement (the outbox) are written too.
     expect((await post("/api/mcp-configs/child/connect", {})).statusCode).toBe(200);
 
-    for (const secret of [...KEYS, ...ASSISTANT_KEYS, ...MCP_SECRETS]) expect(await columnsContaining(storeEnv().DATABASE_URL, secret), secret).toEqual([]);
+    // An A2A task's push configuration, its token and the receiver's credentials.
+    const push = { url: "http://127.0.0.1:9/hook", token: PUSH_SECRETS[0], authentication: { scheme: "Bearer", credentials: PUSH_SECRETS[1] } };
+    const message = { messageId: "scan", role: "ROLE_USER", parts: [{ text: "hello" }] };
+    const sent = await post("/a2a/scanned", { jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message, configuration: { returnImmediately: true, taskPushNotificationConfig: push } } }, { "a2a-version": "1.0" });
+    expect(sent.json()).toMatchObject({ result: { task: { id: expect.any(String) } } });
+
+    for (const secret of [...KEYS, ...ASSISTANT_KEYS, ...MCP_SECRETS, ...PUSH_SECRETS]) expect(await columnsContaining(storeEnv().DATABASE_URL, secret), secret).toEqual([]);
     // The scan does look where secrets would be: their rows hold the sealed form, found as such.
     expect(await columnsContaining(storeEnv().DATABASE_URL, "enc:dev:")).toEqual([
+      "lattice_a2a_push_configs.auth_credentials",
+      "lattice_a2a_push_configs.token",
       "lattice_assistant_versions.model",
       "lattice_assistants.model",
       "lattice_mcp_server_configs.config",

@@ -28,6 +28,8 @@ afterAll(() => app.close());
 const operationOf = (method: string, url: string) =>
   document.paths?.[openApiPath(url)]?.[method.toLowerCase() as OpenAPIV3_1.HttpMethods] as OpenAPIV3_1.OperationObject | undefined;
 
+/** The A2A dialect's routes: its agent cards and JSON-RPC endpoint. */
+const isA2aRoute = (url: string) => url.startsWith("/a2a/") || url === "/.well-known/agent-card.json";
 const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
 
 /** Routes that act on a resource and take nothing but its id. */
@@ -90,7 +92,7 @@ describe("the API reference", () => {
   });
 
   it("gives every LangGraph API route a success answer, {detail, code} errors at the platform's statuses, and its scope", () => {
-    const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/") && url !== "/mcp");
+    const langgraphRoutes = documentedRoutes().filter(({ url }) => isProtectedRoute(url) && !url.startsWith("/api/") && url !== "/mcp" && !isA2aRoute(url));
     expect(langgraphRoutes.length).toBe(50);
     for (const { method, url } of langgraphRoutes) {
       const operation = operationOf(method, url)!;
@@ -107,6 +109,19 @@ describe("the API reference", () => {
         expect(Object.keys(schema.properties ?? {}), `${where} ${status}`).toEqual(["detail", "code"]);
         for (const code of (schema.properties?.code as OpenAPIV3_1.SchemaObject).enum as ErrorCode[]) expect(langgraphStatus(code), `${where}: ${code}`).toBe(Number(status));
       }
+    }
+  });
+
+  it("gives every A2A route its tag, the bearer scheme, its scope, and the gateway's error answers", () => {
+    const a2aRoutes = documentedRoutes().filter(({ url }) => isA2aRoute(url));
+    expect(a2aRoutes.map(({ method, url }) => `${method} ${url}`).sort()).toEqual(["GET /.well-known/agent-card.json", "GET /a2a/:assistant_id/.well-known/agent-card.json", "POST /a2a/:assistant_id"]);
+    for (const { method, url } of a2aRoutes) {
+      const operation = operationOf(method, url)!;
+      const where = `${method} ${url}`;
+      expect(operation.tags, where).toEqual(["a2a"]);
+      expect(operation.security, where).toEqual([{ bearerAuth: [] }]);
+      expect(operation.description, where).toMatch(/Needs the `read` scope/);
+      for (const status of ["200", "401", "403", "404", "500"]) expect(operation.responses?.[status], `${where} ${status}`).toBeDefined();
     }
   });
 

@@ -93,13 +93,31 @@ describe("the README's examples, against the built CLI", () => {
     await gateway?.stop();
   });
 
-  it.each(["Try it", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "API keys", "MCP servers", "Assistants as MCP tools", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
+  it.each(["Try it", "A2A", "Authentication", "Your own graphs", "Scheduling a daily message", "Projects", "Model providers", "Web apps", "API keys", "MCP servers", "Assistants as MCP tools", "Plugins", "Tasks", "Rooms"])("the section %j has curl examples", (heading) => {
     expect(curlExamples(heading).length).toBeGreaterThan(0);
   });
 
   // In README order: later examples use what earlier ones created (the assistant, the thread).
   it("Try it: every curl answers 2xx", async () => {
     for (const script of curlExamples("Try it")) await expectEveryCallSucceeds(script, gateway);
+  });
+
+  it("A2A: every curl answers 2xx, the card names the endpoint, and the answer is the task's artifact in 1.0's JSON and in 0.3's", async () => {
+    const [example] = curlExamples("A2A");
+    const shown = await expectEveryCallSucceeds(example, gateway);
+    expect(shown).toContain(`"supportedInterfaces":[{"url":"${gateway.url}/a2a/my-assistant","protocolBinding":"JSONRPC"`);
+    expect(shown).toMatch(/"status":\{"state":"TASK_STATE_COMPLETED"[^\n]*"artifacts":\[\{"artifactId":"answer","name":"answer","parts":\[\{"text":"echo: hello"\}\]/);
+    expect(shown).toMatch(/"kind":"task"[^\n]*"status":\{"state":"completed"/);
+  });
+
+  it("An A2A client: the example prints what its comments say, against the gateway", async () => {
+    const [example] = jsExamples("An A2A client");
+    const port = new URL(gateway.url).port;
+    const rewritten = example.replace(/127\.0\.0\.1:4001/g, `127.0.0.1:${port}`);
+    // Resolved from the gateway's package, which has the A2A SDK, as a reader's project would.
+    const result = await execa("node", ["--input-type=module", "-e", rewritten], { cwd: resolve(ROOT, "apps/gateway"), reject: false, timeout: 60_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trim().split("\n"), result.stderr).toEqual(printedAsCommented(example));
   });
 
   it("Scheduling a daily message: every curl answers 2xx", async () => {

@@ -29,7 +29,8 @@ export { InMemoryCheckpointSaver } from "./graph/inMemoryCheckpointSaver";
 export { clientStateValues, toClientJson } from "./graph/clientJson";
 export { clientCheckpointOf } from "./graph/clientCheckpoints";
 export { GRAPH_STREAM_MODES, type GraphEvent, type GraphStreamMode } from "./graph/graphStreamEvents";
-export type { PlainMessage } from "./graph/plainMessage";
+export { type PlainMessage, toPlainMessage } from "./graph/plainMessage";
+export { messagesOfRun } from "./graph/runBoundaries";
 export {
   Agent,
   type AbortOptions,
@@ -77,6 +78,6 @@ export {
   taskStartMessageId,
   taskThreadId,
 } from "./tasks/taskRunPlace";
-export type { PendingInterrupt } from "./graph/pendingInterrupts";
+export { type PendingInterrupt, pendingInterrupts } from "./graph/pendingInterrupts";
 export { NothingToResumeError, RecursionLimitError } from "./runtime/runExecution";
 export { AssistantNotFoundError, RunInProgressError, ThreadBusyError } from "./runtime/errors";

@@ -25,6 +25,7 @@ export {
   type UnreadableSecret,
 } from "./secrets/resealStoredSecrets";
 export { PostgreSQLPluginSettingStore } from "./plugins/postgresqlPluginSettingStore";
+export { PostgreSQLA2aPushConfigStore } from "./a2a/postgresqlA2aPushConfigStore";
 export { PostgreSQLItemStore } from "./items/postgresqlItemStore";
 export { PostgreSQLCheckpointSaver } from "./checkpoints/postgresqlCheckpointSaver";
 export { PostgreSQLRunEventLog } from "./runs/postgresqlRunEventLog";

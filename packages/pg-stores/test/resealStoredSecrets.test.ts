@@ -98,6 +98,7 @@ describe("resealStoredSecrets", () => {
         mcpHeaders: { resealed: 2, changedMeanwhile: 0 },
         mcpEnv: { resealed: 0, changedMeanwhile: 0 },
         webAppSecrets: { resealed: 0, changedMeanwhile: 0 },
+        a2aPushSecrets: { resealed: 0, changedMeanwhile: 0 },
       });
       expect((await storedSecrets(old.pool)).filter(([, value]) => !SecretKeyring.isSealed(value))).toEqual([]);
       expect((await storedSecrets(old.pool)).filter(([, value]) => !value.startsWith("enc:v2:"))).toHaveLength(14);
@@ -111,6 +112,7 @@ describe("resealStoredSecrets", () => {
           mcpHeaders: { resealed: 4, changedMeanwhile: 0 },
           mcpEnv: { resealed: 2, changedMeanwhile: 0 },
           webAppSecrets: { resealed: 0, changedMeanwhile: 0 },
+          a2aPushSecrets: { resealed: 0, changedMeanwhile: 0 },
         },
         unreadable: [],
       });

@@ -11,6 +11,7 @@ export { webAppStoreContract } from "./webAppStoreContract";
 export { apiKeyStoreContract } from "./apiKeyStoreContract";
 export { mcpServerConfigStoreContract } from "./mcpServerConfigStoreContract";
 export { pluginSettingStoreContract } from "./pluginSettingStoreContract";
+export { a2aPushConfigStoreContract } from "./a2aPushConfigStoreContract";
 export { pagedListContract, type PagedListHarness } from "./pagedListContract";
 export { itemStoreContract, type ItemStoreHarness } from "./itemStoreContract";
 export { runEventLogContract } from "./runEventLogContract";

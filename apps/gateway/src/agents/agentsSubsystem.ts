@@ -1,4 +1,4 @@
-import { AgentInstanceManager, QUEUE_SWEEP_INTERVAL_MS, type TaskService } from "@axiom-lattice/agent";
+import { AgentInstanceManager, type CompletedRun, QUEUE_SWEEP_INTERVAL_MS, type TaskService } from "@axiom-lattice/agent";
 import type { Logger } from "@axiom-lattice/core";
 import type { GatewayConfig } from "../config";
 import type { LateBound } from "../context/lateBound";
@@ -29,6 +29,7 @@ export function agentsSubsystem({
   plugins,
   graphs,
   handle,
+  onRunCompleted,
 }: {
   config: GatewayConfig;
   stores: GatewayStores;
@@ -39,7 +40,10 @@ export function agentsSubsystem({
   plugins: PluginCatalog;
   graphs: GatewayGraphs;
   handle: LateBound<AgentInstanceManager>;
+  /** Told of every run this replica ends, after the LangGraph dialect's webhooks (the A2A dialect's push notifications). */
+  onRunCompleted: (run: CompletedRun) => void;
 }): AgentsSubsystem {
+  const webhooks = runWebhooks({ agents: () => handle.get(), threads: stores.threads, egress: config.upstream.egress, logger });
   const agents = new AgentInstanceManager({
     queue: stores.queue,
     leases: stores.lease,
@@ -66,7 +70,10 @@ export function agentsSubsystem({
     replicaId: config.replicaId,
     logger,
     observer: metrics.observer,
-    onRunCompleted: runWebhooks({ agents: () => handle.get(), threads: stores.threads, egress: config.upstream.egress, logger }),
+    onRunCompleted: (run) => {
+      webhooks(run);
+      onRunCompleted(run);
+    },
     tasks: tasks.runtime,
     tenantTools: (tenantId) => mcp.tenantTools(tenantId),
     disabledTools: (tenantId) => plugins.disabled(tenantId),

@@ -20,10 +20,10 @@ export const apiRoutesOf = (app: FastifyInstance): readonly ApiRoute[] => app.ge
 
 /**
  * Routes that act on a tenant's data: `/api`, the LangGraph-compatible API at the root
- * (`/assistants`, `/threads`, `/runs`, `/store`) and the MCP server (`/mcp`). Each needs a principal
- * and the scope ROUTE_SCOPES gives it.
+ * (`/assistants`, `/threads`, `/runs`, `/store`), the MCP server (`/mcp`) and A2A (`/a2a`, the agent
+ * card named in a query). Each needs a principal and the scope ROUTE_SCOPES gives it.
  */
-const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store|mcp)(\/|$)/;
+const PROTECTED_ROUTE = /^\/(api|assistants|threads|runs|store|mcp|a2a|\.well-known\/agent-card\.json)(\/|$)/;
 export const isProtectedRoute = (url: string): boolean => PROTECTED_ROUTE.test(url);
 
 /** The header LangGraph SDKs send their `apiKey` in: the gateway reads a bearer token (an API key or a JWT) there too. */

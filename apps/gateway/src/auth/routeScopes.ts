@@ -140,6 +140,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "POST /mcp": "read",
   "GET /mcp": "read",
   "DELETE /mcp": "read",
+  // A2A (apps/gateway/src/a2a): one JSON-RPC route serves every method; its handler asks `write` of those that send or cancel.
+  "GET /.well-known/agent-card.json": "read",
+  "GET /a2a/:assistant_id/.well-known/agent-card.json": "read",
+  "POST /a2a/:assistant_id": "read",
 };
 
 /** The scope a request to `method url-pattern` needs; `undefined` for a route nobody classified. */
@@ -213,6 +217,10 @@ export const ASSISTANT_CONFINED_ROUTES: ReadonlySet<string> = new Set([
   "POST /mcp",
   "GET /mcp",
   "DELETE /mcp",
+  // A2A: every route names its assistant, checked with mayUseAssistant (a2a/a2aRoutes.ts).
+  "GET /.well-known/agent-card.json",
+  "GET /a2a/:assistant_id/.well-known/agent-card.json",
+  "POST /a2a/:assistant_id",
 ]);
 
 /** Whether `method url-pattern` holds a restricted credential to its assistants (see {@link ASSISTANT_CONFINED_ROUTES}). */

@@ -12,6 +12,7 @@ import type {
 } from "@axiom-lattice/core";
 import type { ReplicaAnnouncement } from "@axiom-lattice/protocols";
 import type { FastifyInstance } from "fastify";
+import { a2aSubsystem } from "../a2a/a2aSubsystem";
 import { agentsSubsystem, queueSweepSubsystem } from "../agents/agentsSubsystem";
 import { maintenanceSubsystem } from "../cluster/maintenanceSubsystem";
 import { outboxSubsystem } from "../cluster/outboxSubsystem";
@@ -157,7 +158,8 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const tasks = add(tasksSubsystem(config, stores, logger, (scope) => agentRuntime.get().wake(scope)));
   const { mcp } = add(mcpSubsystem({ config, stores, logger, announce }));
   const { plugins } = add(pluginsSubsystem({ stores, logger, announce, mcp, registeredTools: () => agentRuntime.get().tools.list() }));
-  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime }));
+  const a2a = add(a2aSubsystem({ stores, config, logger, agents: agentRuntime }));
+  const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime, onRunCompleted: a2a.onRunCompleted }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
   const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, metrics, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));

@@ -8,6 +8,7 @@ import { InMemoryMcpServerConfigStore } from "../mcp/inMemoryMcpServerConfigStor
 import { InMemoryModelProviderStore } from "../modelProviders/inMemoryModelProviderStore";
 import { InMemoryOutboxStore } from "../outbox/inMemoryOutboxStore";
 import { InMemoryPluginSettingStore } from "../plugins/inMemoryPluginSettingStore";
+import { InMemoryA2aPushConfigStore } from "../a2a/inMemoryA2aPushConfigStore";
 import { InMemoryReplicaPresenceStore } from "../presence/inMemoryReplicaPresenceStore";
 import { InMemoryProjectStore } from "../projects/inMemoryProjectStore";
 import { InMemoryMessageQueueStore } from "../queue/inMemoryMessageQueueStore";
@@ -58,6 +59,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     items: new InMemoryItemStore(fenced),
     schedules: new InMemoryScheduleStore(),
     runEvents: new InMemoryRunEventLog(fenced),
+    a2aPushConfigs: new InMemoryA2aPushConfigStore(),
     unitOfWork: new InMemoryUnitOfWork({ tasks, outbox }),
   };
 }

@@ -12,6 +12,7 @@ import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
+import { PostgreSQLA2aPushConfigStore } from "../a2a/postgresqlA2aPushConfigStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
 import { runMigrations } from "../migrations/migrator";
 import { PostgreSQLUnitOfWork } from "../db/postgresqlUnitOfWork";
@@ -66,6 +67,8 @@ export interface PostgreSQLStores extends Stores {
   mcp: PostgreSQLMcpServerConfigStore;
   pluginSettings: PostgreSQLPluginSettingStore;
   items: PostgreSQLItemStore;
+  /** A2A push-notification configurations, tokens and credentials sealed with the given keyring. */
+  a2aPushConfigs: PostgreSQLA2aPushConfigStore;
   /** Cross-replica queue wake-ups (its LISTEN connection opens on the first subscriber). */
   queueWakeup: PostgreSQLQueueWakeup;
   /** Every run's stream, replayable on any replica (its LISTEN connection opens on the first subscriber). */
@@ -112,6 +115,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       mcp: new PostgreSQLMcpServerConfigStore({ ...shared, keyring }),
       pluginSettings: new PostgreSQLPluginSettingStore(shared),
       items: new PostgreSQLItemStore(shared),
+      a2aPushConfigs: new PostgreSQLA2aPushConfigStore({ ...shared, keyring }),
       queueWakeup: new PostgreSQLQueueWakeup(shared),
       runEvents: new PostgreSQLRunEventLog(shared),
     };

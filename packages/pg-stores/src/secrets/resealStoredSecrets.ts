@@ -1,11 +1,13 @@
 import { SecretDecryptionError, type SecretKeyring } from "@axiom-lattice/core";
 import type { Pool } from "pg";
 import {
+  PAGE_A2A_PUSH_SECRETS,
   PAGE_ASSISTANT_KEYS,
   PAGE_ASSISTANT_VERSION_KEYS,
   PAGE_MCP_SECRETS,
   PAGE_PROVIDER_KEYS,
   PAGE_WEB_APP_SECRETS,
+  RESEAL_A2A_PUSH_SECRET,
   RESEAL_ASSISTANT_KEY,
   RESEAL_ASSISTANT_VERSION_KEY,
   RESEAL_MCP_SECRET,
@@ -14,7 +16,7 @@ import {
 } from "./storedSecretSql";
 
 /** The kinds of stored secret, as counted in a {@link ResealSummary}. */
-export type StoredSecretKind = "providerKeys" | "assistantKeys" | "mcpHeaders" | "mcpEnv" | "webAppSecrets";
+export type StoredSecretKind = "providerKeys" | "assistantKeys" | "mcpHeaders" | "mcpEnv" | "webAppSecrets" | "a2aPushSecrets";
 
 export interface ResealCount {
   /** Values written again, sealed under the current key. */
@@ -79,6 +81,7 @@ const TABLES: readonly SecretTable[] = [
   { table: "lattice_assistant_versions", page: PAGE_ASSISTANT_VERSION_KEYS, reseal: RESEAL_ASSISTANT_VERSION_KEY, kindOf: () => "assistantKeys" },
   { table: "lattice_mcp_server_configs", page: PAGE_MCP_SECRETS, reseal: RESEAL_MCP_SECRET, kindOf: (path) => (path[0] === "headers" ? "mcpHeaders" : "mcpEnv") },
   { table: "lattice_web_apps", page: PAGE_WEB_APP_SECRETS, reseal: RESEAL_WEB_APP_SECRET, kindOf: () => "webAppSecrets" },
+  { table: "lattice_a2a_push_configs", page: PAGE_A2A_PUSH_SECRETS, reseal: RESEAL_A2A_PUSH_SECRET, kindOf: () => "a2aPushSecrets" },
 ];
 
 /**
@@ -95,7 +98,7 @@ export async function resealStoredSecrets(pool: Pool, options: ResealStoredSecre
   const count = (): ResealCount => ({ resealed: 0, changedMeanwhile: 0 });
   const summary: ResealSummary = {
     keyVersion: keyring.currentVersion,
-    kinds: { providerKeys: count(), assistantKeys: count(), mcpHeaders: count(), mcpEnv: count(), webAppSecrets: count() },
+    kinds: { providerKeys: count(), assistantKeys: count(), mcpHeaders: count(), mcpEnv: count(), webAppSecrets: count(), a2aPushSecrets: count() },
     unreadable: [],
   };
   for (const { table, page, reseal, kindOf } of TABLES) {

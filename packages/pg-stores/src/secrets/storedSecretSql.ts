@@ -101,3 +101,27 @@ export const RESEAL_WEB_APP_SECRET = `
            WHEN 'previous_secret_sealed' THEN previous_secret_sealed
            WHEN 'preview_secret_sealed' THEN preview_secret_sealed
          END = $3`;
+
+/** A push configuration is named `<task_id>/<id>` (neither holds a '/'): its token and its credentials. */
+export const PAGE_A2A_PUSH_SECRETS = `
+  SELECT tenant_id, id, path, value
+    FROM (SELECT config.tenant_id, config.task_id || '/' || config.id AS id, ARRAY[secret.name] AS path, secret.value
+            FROM lattice_a2a_push_configs config
+           CROSS JOIN LATERAL (VALUES ('token', config.token), ('auth_credentials', config.auth_credentials)) AS secret(name, value)
+           WHERE secret.value IS NOT NULL) AS secret
+   WHERE NOT starts_with(value, $4)
+     AND (tenant_id, id, path) > ($1, $2, $3::text[])
+   ORDER BY tenant_id, id, path
+   LIMIT $5`;
+
+/** The column $5 names (a path of one) is compared and set; the other is written back as it is. */
+export const RESEAL_A2A_PUSH_SECRET = `
+  UPDATE lattice_a2a_push_configs
+     SET token = CASE WHEN ($5::text[])[1] = 'token' THEN $4 ELSE token END,
+         auth_credentials = CASE WHEN ($5::text[])[1] = 'auth_credentials' THEN $4 ELSE auth_credentials END
+   WHERE tenant_id = $1
+     AND task_id || '/' || id = $2
+     AND CASE ($5::text[])[1]
+           WHEN 'token' THEN token
+           WHEN 'auth_credentials' THEN auth_credentials
+         END = $3`;

@@ -16,4 +16,5 @@ export * from "./item";
 export * from "./unitOfWork";
 export * from "./storeBundle";
 export * from "./webApp";
+export * from "./a2aPushConfig";
 export * from "./apiKey";

@@ -1,3 +1,4 @@
+import type { A2aPushConfigStore } from "./a2aPushConfig";
 import type { ApiKeyStore } from "./apiKey";
 import type { AssistantStore } from "./assistant";
 import type { ItemStore } from "./item";
@@ -50,4 +51,6 @@ export interface Stores {
   schedules: ScheduleStore;
   /** Every run's stream, replayable on any replica. */
   runEvents: RunEventLog;
+  /** Where A2A clients are told their tasks stopped. */
+  a2aPushConfigs: A2aPushConfigStore;
 }
