@@ -139,7 +139,8 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
   ];
   // A visitor who drops their token to take a new one escapes the per-user limit: new visitors are
   // limited by client address too, so one client cannot mint users faster than a few a minute. The
-  // tenant's limits bound them all, whatever their number.
+  // tenant's limits bound them all, whatever their number. The address is the connection's (no
+  // X-Forwarded-For is trusted): behind a balancer it is the balancer's, as the README says.
   const visitorLimits = perAddress > 0 ? [perMinute(perAddress, (request) => `web-app-visitors:${(request.params as { id: string }).id}:${request.ip}`, "new visitors per minute from one address")] : [];
 
   /** The run's queue options; a model choice the web app does not offer is refused before anything is queued. */
