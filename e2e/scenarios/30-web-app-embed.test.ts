@@ -14,7 +14,9 @@ import { createScenarioDatabase } from "../harness/cluster";
 // prompts through postMessage; answers stream; a reload keeps the thread; another user sees none of
 // it; a page on an origin the web app does not allow cannot frame the chat. On one gateway in memory,
 // and on three replicas on PostgreSQL behind nginx round-robin, where the replica running an answer
-// is killed mid-stream and the page shows the answer to its end, once.
+// is killed mid-stream and the page shows the answer to its end, once, and where disabling the web
+// app through one replica ends an end user's stream on another. On one gateway, an anonymous web app
+// names its visitors itself, and an operator previews a draft in the real page with a preview token.
 
 const chromiumMissing = !chromiumInstalled() && process.env.CI !== "true";
 if (chromiumMissing) console.warn("SKIPPED: scenario 30 needs Chromium (/usr/bin/chromium), which is not installed; CI installs it");
@@ -33,11 +35,10 @@ class HostSite {
     readonly origin: string,
   ) {}
 
-  static async start(render: (user: string) => Promise<string>): Promise<HostSite> {
+  static async start(render: (query: URLSearchParams) => Promise<string>): Promise<HostSite> {
     const port = await freePort();
     const server = createServer((request, response) => {
-      const user = new URL(request.url ?? "/", "http://host").searchParams.get("user") ?? "ada";
-      void render(user).then((html) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html));
+      void render(new URL(request.url ?? "/", "http://host").searchParams).then((html) => response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(html));
     });
     await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
     return new HostSite(server, `http://127.0.0.1:${port}`);
@@ -55,13 +56,14 @@ function signUserToken(secret: string, webAppId: string, user: string): string {
   return `${signed}.${createHmac("sha256", secret).update(signed).digest("base64url")}`;
 }
 
-const hostPage = (gateway: string, webAppId: string, token: string) => `<!doctype html>
+/** A host page mounting the chat with `identity`: a signed user's `token`, an operator's `previewToken`, or nothing (anonymous). */
+const hostPage = (gateway: string, webAppId: string, identity: { token?: string; previewToken?: string }) => `<!doctype html>
 <html><head><meta charset="utf-8"><title>Shop</title></head>
 <body><h1>Shop</h1><div id="chat" style="height: 600px"></div>
 <script src="${gateway}/embed.js"></script>
 <script>
   window.embed = AxiomEmbed.mount(document.getElementById("chat"), {
-    gateway: ${JSON.stringify(gateway)}, webAppId: ${JSON.stringify(webAppId)}, token: ${JSON.stringify(token)},
+    ...${JSON.stringify({ gateway, webAppId, ...identity })},
     welcome: "Welcome to the shop!",
     quicks: [{ label: "Hours", text: "When are you open?" }, { label: "Returns", text: "How do returns work?" }],
   });
@@ -90,10 +92,21 @@ async function publishWebApp(gateway: string, tenant: string): Promise<Setting> 
   await api("/api/assistants", { id: "shop-helper", name: "Shop helper" });
   let webAppId = "";
   let secret = "";
-  const render = async (user: string) => hostPage(gateway, webAppId, signUserToken(secret, webAppId, user));
+  let anonymousId = "";
+  let draftId = "";
+  // ?app=anonymous: the anonymous web app; ?app=draft: the draft (&preview: with a preview token); else the signed one, as ?user=.
+  const render = async (query: URLSearchParams) => {
+    if (query.get("app") === "anonymous") return hostPage(gateway, anonymousId, {});
+    if (query.get("app") !== "draft") return hostPage(gateway, webAppId, { token: signUserToken(secret, webAppId, query.get("user") ?? "ada") });
+    const previewToken = query.has("preview") ? (await api(`/api/web-apps/${draftId}/preview-token`, { user_id: "operator" })).token : undefined;
+    return hostPage(gateway, draftId, { previewToken });
+  };
   const [host, stranger] = await Promise.all([HostSite.start(render), HostSite.start(render)]);
-  webAppId = (await api("/api/web-apps", { assistant_id: "shop-helper", name: "Shop help", status: "published", allowed_origins: [host.origin] })).id;
+  const allowed_origins = [host.origin];
+  webAppId = (await api("/api/web-apps", { assistant_id: "shop-helper", name: "Shop help", status: "published", allowed_origins })).id;
   secret = (await api(`/api/web-apps/${webAppId}/secret`, {})).secret;
+  anonymousId = (await api("/api/web-apps", { assistant_id: "shop-helper", name: "Shop help", status: "published", allowed_origins, identity: { mode: "anonymous" } })).id;
+  draftId = (await api("/api/web-apps", { assistant_id: "shop-helper", name: "Shop help (draft)", status: "draft", allowed_origins })).id;
   return { gateway, operator, host, stranger };
 }
 
@@ -169,6 +182,39 @@ describe.skipIf(chromiumMissing)("scenario 30: an agent web app embedded in a ho
     });
 
     embedJourney("solo", () => setting, () => browser, () => [gateway]);
+
+    it("names an anonymous web app's visitors itself: a visitor's thread survives a reload, another visitor sees none of it", async () => {
+      printLogsOnFailure(() => [gateway]);
+      const page = await openPage(browser, "30-web-app-embed-solo-visitor");
+      await page.goto(`${setting.host.origin}/?app=anonymous`);
+      await showing(page, "#messages li", (shown) => shown === "Welcome to the shop!");
+      await chat(page).getByRole("button", { name: "Returns" }).click();
+      await showing(page, "#messages li.assistant", (shown) => shown === "echo: How do returns work?");
+      await page.reload();
+      await showing(page, "#messages li.user", (shown) => shown === "How do returns work?");
+      await page.context().close();
+      // Another browser is another visitor.
+      const stranger = await openPage(browser, "30-web-app-embed-solo-visitor-2");
+      await stranger.goto(`${setting.host.origin}/?app=anonymous`);
+      await showing(stranger, "#messages li", (shown) => shown === "Welcome to the shop!");
+      expect(await shownIn(stranger, "#messages li.user")).toBe("");
+      await stranger.context().close();
+    });
+
+    it("opens a draft in the real page to an operator's preview token only", async () => {
+      printLogsOnFailure(() => [gateway]);
+      const page = await openPage(browser, "30-web-app-embed-solo-draft");
+      const refused = page.waitForResponse((response) => response.url().endsWith("/config"));
+      await page.goto(`${setting.host.origin}/?app=draft`);
+      expect((await refused).status()).toBe(401);
+      expect(await shownIn(page, "#title")).toBe("");
+      await page.goto(`${setting.host.origin}/?app=draft&preview`);
+      await showing(page, "#title", (shown) => shown === "Shop help (draft)");
+      await showing(page, "#messages li", (shown) => shown === "Welcome to the shop!");
+      await chat(page).getByRole("button", { name: "Hours" }).click();
+      await showing(page, "#messages li.assistant", (shown) => shown === "echo: When are you open?");
+      await page.context().close();
+    });
   });
 
   describe.skipIf(nginxMissing)("against three replicas on PostgreSQL, behind nginx", () => {
@@ -190,6 +236,41 @@ describe.skipIf(chromiumMissing)("scenario 30: an agent web app embedded in a ho
     });
 
     embedJourney("replicas", () => setting, () => browser, () => replicas);
+
+    it("ends an end user's stream on one replica within seconds when an operator disables the web app through another", async () => {
+      printLogsOnFailure(() => replicas);
+      const [streaming, disabling] = replicas;
+      const { operator } = setting;
+      // A web app of its own: the other tests of this part go on using theirs.
+      const operatorCall = async (replica: Replica, method: string, path: string, body: unknown) => {
+        const response = await fetch(`${replica.url}${path}`, { method, headers: operator, body: JSON.stringify(body) });
+        expect(response.status, `${method} ${path}`).toBeLessThan(300);
+        return (await response.json()) as Record<string, string>;
+      };
+      const webAppId = (await operatorCall(disabling, "POST", "/api/web-apps", { assistant_id: "shop-helper", name: "Shop help (to disable)", status: "published" })).id;
+      const { secret } = await operatorCall(disabling, "POST", `/api/web-apps/${webAppId}/secret`, {});
+      const user = { authorization: `Bearer ${signUserToken(secret, webAppId, "erin")}`, "content-type": "application/json" };
+      const runtime = (replica: Replica, path: string, body: unknown) => fetch(`${replica.url}/web-apps/${webAppId}${path}`, { method: "POST", headers: user, body: JSON.stringify(body) });
+      const { thread_id } = (await (await runtime(streaming, "/threads", {})).json()) as { thread_id: string };
+      // 40 words, 200 ms apart: 8 s if nothing ends it.
+      const words = Array.from({ length: 40 }, (_, index) => `w${index}`).join(" ");
+      const stream = await runtime(streaming, `/threads/${thread_id}/stream`, { message: `/drip 200 ${words}` });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let received = "";
+      while (!received.includes('"type":"text"')) {
+        const { value, done } = await reader.read();
+        expect(done, "the stream ended before its first words").toBe(false);
+        received += value;
+      }
+      const disabledAt = Date.now();
+      await operatorCall(disabling, "PATCH", `/api/web-apps/${webAppId}`, { status: "disabled" });
+      for (let read = await reader.read(); !read.done; read = await reader.read()) received += read.value;
+      expect(Date.now() - disabledAt).toBeLessThan(5_000);
+      expect(received).not.toContain('"type":"done"');
+      // Every replica refuses the web app's routes now.
+      for (const replica of replicas) expect((await runtime(replica, "/threads", {})).status, replica.replicaId).toBe(403);
+    });
 
     it("shows an answer to its end, once, when the replica running it is killed mid-stream", async () => {
       printLogsOnFailure(() => replicas);

@@ -8,8 +8,13 @@ export interface MountOptions {
   /** The gateway's URL, e.g. `https://chat.example.com` (a path prefix is kept). */
   gateway: string;
   webAppId: string;
-  /** The end user's web-app token, signed by the host's backend. */
+  /** The end user's web-app token, signed by the host's backend (a signed web app; an anonymous one names its visitors itself). */
   token?: string;
+  /**
+   * An operator's preview token (`POST /api/web-apps/{id}/preview-token`): the page opens with it, a
+   * draft too, and takes no other identity. Handed over in the frame's fragment, which no request carries.
+   */
+  previewToken?: string;
   welcome?: string;
   quicks?: QuickPrompt[];
 }
@@ -29,7 +34,9 @@ export function mount(element: HTMLElement, options: MountOptions): Embed {
   const gateway = new URL(options.gateway.replace(/\/*$/, "/"), location.href);
   const origin = gateway.origin;
   const frame = document.createElement("iframe");
-  frame.src = new URL(`embed/${encodeURIComponent(options.webAppId)}`, gateway).href;
+  const page = new URL(`embed/${encodeURIComponent(options.webAppId)}`, gateway);
+  if (options.previewToken !== undefined) page.hash = new URLSearchParams({ preview: options.previewToken }).toString();
+  frame.src = page.href;
   frame.title = "Chat";
   frame.style.cssText = "width: 100%; height: 100%; border: 0;";
   element.append(frame);

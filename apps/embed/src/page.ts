@@ -5,7 +5,10 @@ import { type PendingInterrupt, RuntimeClient, RuntimeError, type Turn, type Web
 import "./style.css";
 
 // The embedded chat: it learns who the user is from the host page (axiom:identity), never from its
-// own address, and talks only to the host origin the web app allows.
+// own address, and talks only to the host origin the web app allows. Two exceptions: an anonymous web
+// app's page takes a visitor token from the gateway and keeps it; an operator's preview token comes
+// in the fragment (`#preview=<token>`, never sent to a server), since a draft shows the page nothing,
+// not even the host origin it may listen to, before a token opens it.
 
 const NO_IDENTITY = "Open this chat from the host page embed to start chatting.";
 
@@ -77,12 +80,12 @@ function applyConfig(config: EmbedConfig | WebAppConfig): void {
   renderQuicks();
 }
 
-/** The subject a token names, read (not verified: the gateway verifies it) to remember the user's thread. */
-function subjectOf(token: string): string {
+/** What a token claims, read (not verified: the gateway verifies it) to remember the user's thread and renew a visitor's token. */
+function claimsOf(token: string): { sub?: unknown; iat?: unknown; exp?: unknown } {
   try {
-    return String((JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { sub?: unknown }).sub ?? "");
+    return JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))) as { sub?: unknown };
   } catch {
-    return "";
+    return {};
   }
 }
 
@@ -115,7 +118,7 @@ async function openThread(): Promise<void> {
 
 async function identify(token: string): Promise<void> {
   client.setToken(token);
-  threadKey = `axiom-embed:${webAppId}:${subjectOf(token)}`;
+  threadKey = `axiom-embed:${webAppId}:${String(claimsOf(token).sub ?? "")}`;
   threadId = undefined;
   try {
     await openThread();
@@ -199,8 +202,40 @@ composer.addEventListener("submit", (event) => {
   send(text);
 });
 
+/** Where this browser keeps an anonymous web app's visitor token (per host site: browsers partition a framed page's storage). */
+const visitorKey = `axiom-embed-visitor:${webAppId}`;
+
+/**
+ * The visitor token of an anonymous web app: the one this browser keeps, renewed past half its life
+ * (so a visitor who returns within its lifetime keeps their threads), or a new visitor's.
+ */
+async function visitorToken(): Promise<string> {
+  const kept = localStorage.getItem(visitorKey);
+  const { iat, exp } = kept === null ? {} : claimsOf(kept);
+  const now = Date.now() / 1000;
+  if (kept !== null && typeof iat === "number" && typeof exp === "number" && exp > now) {
+    if (now < (iat + exp) / 2) return kept;
+    client.setToken(kept);
+    try {
+      return remember(await client.admitVisitor());
+    } catch (error) {
+      // Refused (the web app changed its keys or mode): a new visitor. Anything else, the kept token still serves.
+      if (!(error instanceof RuntimeError && error.status === 401)) return kept;
+    }
+  }
+  client.setToken(undefined);
+  return remember(await client.admitVisitor());
+}
+
+function remember(token: string): string {
+  localStorage.setItem(visitorKey, token);
+  return token;
+}
+
 async function start(): Promise<void> {
   showNotice(NO_IDENTITY);
+  const preview = new URLSearchParams(location.hash.slice(1)).get("preview") ?? undefined;
+  if (preview !== undefined) client.setToken(preview);
   let config: WebAppConfig | undefined;
   try {
     config = await client.config();
@@ -211,16 +246,27 @@ async function start(): Promise<void> {
   title.textContent = config.title ?? config.name;
   if (config.accent_color) document.documentElement.style.setProperty("--accent", config.accent_color);
   applyConfig(config);
+  // An operator previewing needs no host: the page opened on its own in a tab works too.
+  if (preview !== undefined) void identify(preview);
   const host = allowedHostOrigin(config.allowed_origins);
   if (host === undefined) return;
+  // Who the user is comes from the host only for a signed web app, and never overrides a preview.
+  const hostIdentifies = preview === undefined && config.identity.mode === "signed";
   window.addEventListener("message", (event) => {
     if (event.origin !== host || event.source !== window.parent) return;
     const message = readEmbedMessage(event.data);
-    if (message?.type === "axiom:identity") void identify(message.payload.token);
+    if (message?.type === "axiom:identity" && hostIdentifies) void identify(message.payload.token);
     if (message?.type === "axiom:config") applyConfig(message.payload);
     if (message?.type === "axiom:send") send(message.payload.text);
   });
   window.parent.postMessage(embedEnvelope("axiom:hello", {}), host);
+  if (preview === undefined && config.identity.mode === "anonymous") {
+    try {
+      await identify(await visitorToken());
+    } catch (error) {
+      showNotice(error instanceof Error ? error.message : String(error));
+    }
+  }
 }
 
 void start();

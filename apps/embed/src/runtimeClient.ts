@@ -10,6 +10,8 @@ export interface WebAppConfig {
   quicks: QuickPrompt[];
   accent_color?: string;
   allowed_origins: string[];
+  /** `anonymous`: the page takes a visitor token ({@link RuntimeClient.admitVisitor}) instead of the host's. */
+  identity: { mode: "signed" | "anonymous" };
 }
 
 export interface Turn {
@@ -49,16 +51,17 @@ export class RuntimeClient {
 
   constructor(private readonly base: string) {}
 
-  setToken(token: string): void {
+  setToken(token: string | undefined): void {
     this.token = token;
-  }
-
-  get hasToken(): boolean {
-    return this.token !== undefined;
   }
 
   config(): Promise<WebAppConfig> {
     return this.call("GET", "/config");
+  }
+
+  /** A visitor token of an anonymous web app: a new visitor's, or, with the visitor's token set, the same visitor's renewed. */
+  async admitVisitor(): Promise<string> {
+    return (await this.call<{ token: string }>("POST", "/visitors")).token;
   }
 
   async createThread(): Promise<string> {

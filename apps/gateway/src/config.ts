@@ -29,6 +29,7 @@ import {
   DEFAULT_THREAD_TTL_SWEEP_MS,
   SSE_HEARTBEAT_MS,
   WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
+  WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE,
 } from "./defaults";
 import { ConfigError } from "./configError";
 
@@ -85,6 +86,8 @@ export interface GatewayConfig {
   runRateLimitPerMinute: number;
   /** Runs one end user of a web app may create per minute on this replica; 0 means no limit. */
   webAppRunRateLimitPerMinute: number;
+  /** New visitor tokens one client address may take per `anonymous` web app and minute on this replica; 0 means no limit. */
+  webAppVisitorRateLimitPerMinute: number;
   /**
    * Serve the chat page at `/playground` (`AXIOM_PLAYGROUND`): on by default, off by default when
    * `NODE_ENV=production`, where a page nobody asked for is surface nobody watches.
@@ -237,6 +240,7 @@ const envSchema = z.object({
     .default([]),
   AXIOM_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(0),
   AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(WEB_APP_RUN_RATE_LIMIT_PER_MINUTE),
+  AXIOM_WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE: integer(0, 1_000_000).default(WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE),
   AXIOM_PLAYGROUND: z.enum(["on", "off"], { error: "must be on or off" }).optional(),
   AXIOM_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   AXIOM_PRESENCE_INTERVAL_MS: integer(100, 600_000).default(REPLICA_PRESENCE_INTERVAL_MS),
@@ -310,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     publicUrl: e.AXIOM_PUBLIC_URL,
     runRateLimitPerMinute: e.AXIOM_RUN_RATE_LIMIT_PER_MINUTE,
     webAppRunRateLimitPerMinute: e.AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
+    webAppVisitorRateLimitPerMinute: e.AXIOM_WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE,
     playground: (e.AXIOM_PLAYGROUND ?? (env.NODE_ENV === "production" ? "off" : "on")) === "on",
     metricsToken: e.AXIOM_METRICS_TOKEN,
     presenceIntervalMs: e.AXIOM_PRESENCE_INTERVAL_MS,

@@ -88,3 +88,10 @@ export const WEB_APP_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 export const API_KEY_USE_RECORD_INTERVAL_MS = 60_000;
 /** A preview token's lifetime, unless the operator asks for another (at most a day). */
 export const WEB_APP_PREVIEW_TOKEN_TTL_S = 60 * 60;
+/**
+ * A visitor token's lifetime (an `anonymous` web app's end user): a month, renewed by the page while
+ * still valid, so a returning visitor keeps their threads; a visitor gone longer starts afresh.
+ */
+export const WEB_APP_VISITOR_TOKEN_TTL_S = 30 * 24 * 60 * 60;
+/** New visitor tokens one client address may take per web app and minute on a replica, unless configured otherwise. */
+export const WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE = 10;

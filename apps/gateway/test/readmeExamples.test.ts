@@ -143,6 +143,7 @@ describe("the README's examples, against the built CLI", () => {
     expect(shown).toContain('{"type":"done","status":"success"}');
     expect(shown).toMatch(/"messages":\[\{"id":"[^"]*","role":"user","content":"hello"\},\{"id":"[^"]*","role":"assistant","content":"echo: hello"\}\]/);
     expect(shown).toContain('"user_id":"operator-preview"');
+    expect(shown).toMatch(/"user_id":"visitor:[0-9a-f-]{36}"/);
   });
 
   // After "Try it", whose assistant and thread the key is restricted to and runs.

@@ -10,6 +10,7 @@ import { useGateway, useStoreEnv } from "./support";
 
 const OPERATOR_SECRET = "a-test-secret-of-at-least-32-characters!";
 const RATE_LIMIT = 5;
+const VISITOR_LIMIT = 4;
 
 interface Claims {
   iss?: string;
@@ -42,7 +43,13 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
       operator = await issueToken({ secret: OPERATOR_SECRET, tenantId: "shop", subject: "ops", scope: "admin", expiresIn: "1h" });
       expect((await gateway.post("/api/assistants", { id: "helper", name: "Helper" }, auth(operator))).statusCode).toBe(201);
     },
-    () => ({ ...storeEnv(), AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: OPERATOR_SECRET, AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT) }),
+    () => ({
+      ...storeEnv(),
+      AUTH_REQUIRED: "true",
+      AUTH_TOKEN_SECRET: OPERATOR_SECRET,
+      AXIOM_WEB_APP_RUN_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+      AXIOM_WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE: String(VISITOR_LIMIT),
+    }),
   );
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
   const inject = (method: "POST" | "PATCH" | "GET" | "DELETE", url: string, token?: string, payload?: unknown, headers: Record<string, string> = {}) =>
@@ -102,7 +109,7 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     ["an unknown status", { status: "live" }, 400, "INVALID_REQUEST"],
     ["an unknown field", { secret: "mine" }, 400, "INVALID_REQUEST"],
     ["an unknown assistant", { assistant_id: "nobody" }, 404, "NOT_FOUND"],
-    ["anonymous identity, not supported yet", { identity: { mode: "anonymous" } }, 422, "NOT_SUPPORTED"],
+    ["an unknown identity mode", { identity: { mode: "guest" } }, 400, "INVALID_REQUEST"],
   ])("refuses a web app with %s and stores nothing", async (_what, change, status, code) => {
     const before = (await inject("GET", "/api/web-apps?limit=100", operator)).json() as { web_apps: unknown[] };
     const refused = await inject("POST", "/api/web-apps", operator, { assistant_id: "helper", name: "Refused", ...change });
@@ -115,7 +122,7 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     const { id } = await publish();
     const config = await inject("GET", `/web-apps/${id}/config`);
     expect(config.statusCode).toBe(200);
-    expect(config.json()).toEqual({ id, name: "Shop help", title: "Help", welcome: "Hi! Ask me anything.", quicks: [{ label: "Hours", text: "When are you open?" }], accent_color: "#0a7", allowed_origins: ["https://shop.example.test"] });
+    expect(config.json()).toEqual({ id, name: "Shop help", title: "Help", welcome: "Hi! Ask me anything.", quicks: [{ label: "Hours", text: "When are you open?" }], accent_color: "#0a7", allowed_origins: ["https://shop.example.test"], identity: { mode: "signed" } });
   });
 
   it("streams an end user's message projected for the page, with the SSE and replica headers, and keeps the thread theirs", async () => {
@@ -296,6 +303,85 @@ describe.each(["memory", "postgresql"])("web apps on %s stores", (stores) => {
     }
     expect(await gateway.context.stores.queue.getQueueSize({ ...scope, threadId })).toBe(0);
     expect((await inject("POST", `/web-apps/${id}/runs`, frank, { thread_id: threadId, message: "hi", model_key: "small" })).statusCode).toBe(202);
+  });
+
+  describe("in anonymous mode", () => {
+    /** An anonymous web app, with a signing secret issued (which must then sign nothing). */
+    const publishAnonymous = async (status = "published") => {
+      const app = await publish(status);
+      expect((await inject("PATCH", `/api/web-apps/${app.id}`, operator, { identity: { mode: "anonymous" } })).json()).toMatchObject({ identity: { mode: "anonymous" } });
+      return app;
+    };
+    /** A visitor token, from a client address of its own (each test's visitors stay under the per-address limit). */
+    const visitor = async (id: string, address: string, token?: string) => {
+      const admitted = await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: address, headers: token ? auth(token) : {} });
+      expect(admitted.statusCode, admitted.body).toBe(201);
+      return admitted.json() as { token: string; user_id: string; expires_at: string };
+    };
+
+    it("admits visitors with ids the gateway chooses, each seeing only their own threads", async () => {
+      const { id } = await publishAnonymous();
+      expect((await inject("GET", `/web-apps/${id}/config`)).json()).toMatchObject({ identity: { mode: "anonymous" } });
+      const ada = await visitor(id, "10.0.1.1");
+      const bob = await visitor(id, "10.0.1.1");
+      expect(ada.user_id).toMatch(/^visitor:[0-9a-f-]{36}$/);
+      expect(bob.user_id).not.toBe(ada.user_id);
+      expect(Date.parse(ada.expires_at)).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+      const threadId = await openThread(id, ada.token);
+      const streamed = await inject("POST", `/web-apps/${id}/threads/${threadId}/stream`, ada.token, { message: "anyone there?" });
+      expect(events(streamed.body).at(-1)).toMatchObject({ type: "done", status: "success" });
+      expect((await inject("GET", `/web-apps/${id}/threads/${threadId}`, bob.token)).statusCode).toBe(404);
+      expect((await inject("GET", `/web-apps/${id}/threads`, bob.token)).json()).toMatchObject({ threads: [] });
+      // Renewed with their own token, a visitor stays the same user and keeps their threads.
+      const renewed = await visitor(id, "10.0.1.1", ada.token);
+      expect(renewed.user_id).toBe(ada.user_id);
+      expect((await inject("GET", `/web-apps/${id}/threads`, renewed.token)).json()).toMatchObject({ threads: [{ thread_id: threadId }] });
+      // A visitor token opens nothing of the operator's API.
+      expect((await inject("GET", "/api/threads", ada.token)).statusCode).toBe(401);
+    });
+
+    it("refuses host-signed tokens while anonymous, and visitor tokens once signed again", async () => {
+      const { id, tokenFor } = await publishAnonymous();
+      const hostSigned = await tokenFor("visitor:00000000-0000-0000-0000-000000000000");
+      expect((await inject("GET", `/web-apps/${id}/threads`, hostSigned)).json()).toMatchObject({ code: "UNAUTHENTICATED" });
+      // Only a visitor's own token renews: a host-signed one is refused, not ignored.
+      expect((await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: "10.0.2.1", headers: auth(hostSigned) })).statusCode).toBe(401);
+      const { token } = await visitor(id, "10.0.2.1");
+      expect((await inject("PATCH", `/api/web-apps/${id}`, operator, { identity: { mode: "signed" } })).statusCode).toBe(200);
+      expect((await inject("GET", `/web-apps/${id}/threads`, token)).json()).toMatchObject({ code: "UNAUTHENTICATED" });
+      expect((await inject("GET", `/web-apps/${id}/threads`, await tokenFor("ada"))).statusCode).toBe(200);
+      const signed = await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: "10.0.2.2" });
+      expect(signed.statusCode).toBe(403);
+      expect(signed.json()).toMatchObject({ code: "FORBIDDEN" });
+    });
+
+    it("admits no visitor to a draft or a disabled web app, and the preview token still opens the draft", async () => {
+      const { id } = await publishAnonymous("draft");
+      const refused = await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: "10.0.3.1" });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ code: "FORBIDDEN" });
+      const preview = ((await inject("POST", `/api/web-apps/${id}/preview-token`, operator, {})).json() as { token: string }).token;
+      expect((await inject("GET", `/web-apps/${id}/threads`, preview)).statusCode).toBe(200);
+      expect((await inject("PATCH", `/api/web-apps/${id}`, operator, { status: "disabled" })).statusCode).toBe(200);
+      expect((await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: "10.0.3.1" })).statusCode).toBe(403);
+      expect((await gateway.app.inject({ method: "POST", url: "/web-apps/webapp-none/visitors", remoteAddress: "10.0.3.1" })).statusCode).toBe(404);
+    });
+
+    it(`limits new visitors to ${VISITOR_LIMIT} a minute per address, and holds each visitor to ${RATE_LIMIT} runs a minute`, async () => {
+      const { id } = await publishAnonymous();
+      const tokens: string[] = [];
+      for (let admitted = 0; admitted < VISITOR_LIMIT; admitted += 1) tokens.push((await visitor(id, "10.0.4.1")).token);
+      const limited = await gateway.app.inject({ method: "POST", url: `/web-apps/${id}/visitors`, remoteAddress: "10.0.4.1" });
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toMatchObject({ code: "RATE_LIMITED" });
+      expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+      await visitor(id, "10.0.4.2");
+
+      const [hasty] = tokens;
+      const threadId = await openThread(id, hasty);
+      for (let run = 0; run < RATE_LIMIT; run += 1) expect((await inject("POST", `/web-apps/${id}/runs`, hasty, { thread_id: threadId, message: `run ${run}` })).statusCode).toBe(202);
+      expect((await inject("POST", `/web-apps/${id}/runs`, hasty, { thread_id: threadId, message: "one too many" })).statusCode).toBe(429);
+    });
   });
 
   it(`holds each end user to ${RATE_LIMIT} runs a minute, answering 429 with Retry-After`, async () => {

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { MAX_QUICK_LABEL_CHARS, MAX_QUICK_PROMPTS, MAX_QUICK_TEXT_CHARS, WEB_APP_STATUSES, WEB_APP_USER_ID_PATTERN, type WebApp, type WebAppStatus } from "@axiom-lattice/protocols";
+import { MAX_QUICK_LABEL_CHARS, MAX_QUICK_PROMPTS, MAX_QUICK_TEXT_CHARS, WEB_APP_IDENTITY_MODES, WEB_APP_STATUSES, WEB_APP_USER_ID_PATTERN, type WebApp, type WebAppIdentityMode, type WebAppStatus } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -24,8 +24,13 @@ const originSchema = z
   .url({ protocol: /^https?$/ })
   .max(2048)
   .regex(/^[^/]+\/\/[^/]+$/, "must be an origin: scheme://host[:port]");
-// Anonymous end users need identities the gateway hands out, which it does not yet: refused, not stored.
-const identitySchema = z.strictObject({ mode: z.enum(["signed", "anonymous"]).describe('"signed": the host\'s backend signs each user\'s token. "anonymous" is refused (NOT_SUPPORTED) for now') });
+const identitySchema = z.strictObject({
+  mode: z
+    .enum(WEB_APP_IDENTITY_MODES)
+    .describe(
+      '"signed": the host\'s backend signs each user\'s token with the web app\'s secret. "anonymous": the page takes a visitor token from the gateway (`POST /web-apps/{id}/visitors`) and keeps it; host-signed tokens are then refused. Switching closes the web app to the other kind\'s tokens at once',
+    ),
+});
 
 const appearanceFields = {
   title: z.string().min(1).max(200),
@@ -74,7 +79,7 @@ const webAppView = z
     status: z.enum(WEB_APP_STATUSES),
     appearance: z.object({ title: z.string().optional(), welcome: z.string().optional(), quicks: z.array(quickSchema), accent_color: z.string().optional() }),
     allowed_origins: z.array(z.string()),
-    identity: z.object({ mode: z.enum(["signed", "anonymous"]) }),
+    identity: z.object({ mode: z.enum(WEB_APP_IDENTITY_MODES) }),
     has_secret: z.boolean().describe("Whether a signing secret was issued; end users' tokens verify only then"),
     created_at: z.date(),
     updated_at: z.date(),
@@ -109,11 +114,8 @@ function webAppFieldsOf<A extends { accent_color?: string | null }>(body: {
   status?: WebAppStatus;
   appearance?: A;
   allowed_origins?: string[];
-  identity?: { mode: "signed" | "anonymous" };
+  identity?: { mode: WebAppIdentityMode };
 }) {
-  if (body.identity?.mode === "anonymous") {
-    throw new HttpError("NOT_SUPPORTED", 'Anonymous end users are not supported yet: use identity { mode: "signed" }, the host\'s backend signing each user\'s token');
-  }
   return {
     assistantId: body.assistant_id,
     name: body.name,
@@ -144,7 +146,7 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
         summary: "Publish an assistant as a web app (a draft unless told otherwise)",
         description: "The answer has no secret: issue one with `POST /api/web-apps/{id}/secret` before end users' tokens can verify.",
         body: createSchema,
-        response: { 201: webAppView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 201: webAppView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
       },
     },
     async (request, reply) => {
@@ -188,7 +190,7 @@ export const webAppOperatorRoutes: FastifyPluginAsyncZod<WebAppOperatorRoutesOpt
         summary: "Change a web app (the fields given): publish, disable, restyle",
         params: idParams,
         body: updateSchema,
-        response: { 200: webAppView, ...apiErrors(...BODY_CODES, "NOT_FOUND", "NOT_SUPPORTED") },
+        response: { 200: webAppView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
       },
     },
     async (request) => {

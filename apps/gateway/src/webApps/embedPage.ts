@@ -66,7 +66,8 @@ export async function registerEmbedPage(app: FastifyInstance, { root, stores }: 
       schema: {
         tags,
         summary: "The web app's chat page, for the host page to frame",
-        description: "`Content-Security-Policy: frame-ancestors` lists the web app's allowed origins: a page on another origin cannot frame it.",
+        description:
+          "`Content-Security-Policy: frame-ancestors` lists the web app's allowed origins: a page on another origin cannot frame it. A draft's page opens only with an operator's preview token in its fragment (`#preview=<token>`), framed or on its own.",
         params: z.object({ id: idSchema }),
         response: { 200: { description: "The page", content: { "text/html": { schema: z.string() } } }, ...errorResponses(["INVALID_REQUEST", "NOT_FOUND", "FORBIDDEN", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE"]) },
       },
@@ -86,7 +87,7 @@ export async function registerEmbedPage(app: FastifyInstance, { root, stores }: 
     {
       schema: {
         tags,
-        summary: "The host script: AxiomEmbed.mount(element, { gateway, webAppId, token, welcome, quicks })",
+        summary: "The host script: AxiomEmbed.mount(element, { gateway, webAppId, token, previewToken, welcome, quicks })",
         response: { 200: { description: "A classic script defining AxiomEmbed", content: { "application/javascript": { schema: z.string() } } } },
       },
     },

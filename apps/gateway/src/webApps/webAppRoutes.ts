@@ -1,6 +1,6 @@
 import type { AgentInput, RunAffinity, StreamChunk } from "@axiom-lattice/agent";
 import { type ThreadRunScope, boundedJson, queueScopeOf } from "@axiom-lattice/core";
-import { AFFINITY_ECHO_HEADER, type ErrorCode, MAX_EMBED_MESSAGE_CHARS, REPLICA_HEADER } from "@axiom-lattice/protocols";
+import { AFFINITY_ECHO_HEADER, type ErrorCode, MAX_EMBED_MESSAGE_CHARS, REPLICA_HEADER, WEB_APP_IDENTITY_MODES } from "@axiom-lattice/protocols";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -22,7 +22,7 @@ export interface WebAppRoutesOptions {
   stores: Pick<GatewayStores, "queue">;
   affinity: RunAffinity;
   streams: TenantStreams;
-  config: Pick<GatewayConfig, "tenantLimits" | "webAppRunRateLimitPerMinute" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
+  config: Pick<GatewayConfig, "tenantLimits" | "webAppRunRateLimitPerMinute" | "webAppVisitorRateLimitPerMinute" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
   metrics: Pick<GatewayMetrics, "affinityMisses" | "sseSubscribers">;
 }
 
@@ -54,6 +54,7 @@ const configView = z
     quicks: z.array(z.object({ label: z.string(), text: z.string() })),
     accent_color: z.string().optional(),
     allowed_origins: z.array(z.string()).describe("Origins the page may be framed by and talk to"),
+    identity: z.object({ mode: z.enum(WEB_APP_IDENTITY_MODES) }).describe("signed: the host gives each user's token (axiom:identity); anonymous: the page asks `visitors` for one"),
   })
   .meta({ id: "WebAppConfig" });
 const ownedThreadView = z.object({ thread_id: z.string(), created_at: z.date() }).meta({ id: "WebAppThread" });
@@ -63,6 +64,13 @@ const threadMessagesView = z.object({
   interrupts: z.array(z.object({ id: z.string().optional(), value: z.unknown() })).describe("What the thread waits on: answer one with its `resume`"),
 });
 const queuedView = z.object({ success: z.literal(true), message_id: z.string(), queued: z.literal(true) });
+const visitorView = z
+  .object({
+    token: z.string().describe("The visitor's web-app token: the page keeps it and sends it as Authorization: Bearer"),
+    user_id: z.string().describe("The visitor's id, `visitor:<uuid>`, chosen by the gateway"),
+    expires_at: z.date().describe("Renew before: the same call with this token answers a new one for the same visitor"),
+  })
+  .meta({ id: "WebAppVisitor" });
 
 const pageStream = z
   .string()
@@ -112,23 +120,28 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     if (!id.success) throw new HttpError("INVALID_REQUEST", "Invalid web app id: 1-128 characters of A-Z a-z 0-9 . _ -");
     request.setDecorator(CALLER, await webApps.authorize(id.data, request.headers.authorization));
   };
-  /** A run limit over a minute: over it, `429 RATE_LIMITED` with `Retry-After`. */
-  const perMinute = (max: number, keyOf: (caller: WebAppCaller) => string, whose: string) => {
-    const check = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: (request) => keyOf(callerOf(request)) });
+  /** A limit over a minute: over it, `429 RATE_LIMITED` with `Retry-After`. */
+  const perMinute = (max: number, keyOf: (request: FastifyRequest) => string, what: string) => {
+    const check = app.createRateLimit({ max, timeWindow: 60_000, keyGenerator: keyOf });
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const outcome = await check(request);
       // Counted either way; `isAllowed` only says whether the key is on an allow list.
       if (outcome.isAllowed || !outcome.isExceeded) return;
       reply.header("retry-after", String(outcome.ttlInSeconds));
-      throw new HttpError("RATE_LIMITED", `At most ${max} runs per minute ${whose}; retry in ${outcome.ttlInSeconds} s`);
+      throw new HttpError("RATE_LIMITED", `At most ${max} ${what}; retry in ${outcome.ttlInSeconds} s`);
     };
   };
-  // Each end user's runs are limited, and the tenant's limit holds as on its other run routes.
-  const { webAppRunRateLimitPerMinute: perUser, runRateLimitPerMinute: perTenant } = config;
+  // Each end user's runs are limited (a visitor's too), and the tenant's limit holds as on its other run routes.
+  const { webAppRunRateLimitPerMinute: perUser, runRateLimitPerMinute: perTenant, webAppVisitorRateLimitPerMinute: perAddress } = config;
   const runLimits = [
-    ...(perUser > 0 ? [perMinute(perUser, ({ webApp, user }) => `web-app:${webApp.id}:${user.userId}`, "per user of this web app")] : []),
-    ...(perTenant > 0 ? [perMinute(perTenant, ({ webApp }) => `tenant:${webApp.tenantId}`, "per tenant")] : []),
+    ...(perUser > 0 ? [perMinute(perUser, (request) => `web-app:${callerOf(request).webApp.id}:${callerOf(request).user.userId}`, "runs per minute per user of this web app")] : []),
+    ...(perTenant > 0 ? [perMinute(perTenant, (request) => `tenant:${callerOf(request).webApp.tenantId}`, "runs per minute per tenant")] : []),
   ];
+  // A visitor who drops their token to take a new one escapes the per-user limit: new visitors are
+  // limited by client address too, so one client cannot mint users faster than a few a minute. The
+  // tenant's limits bound them all, whatever their number. The address is the connection's (no
+  // X-Forwarded-For is trusted): behind a balancer it is the balancer's, as the README says.
+  const visitorLimits = perAddress > 0 ? [perMinute(perAddress, (request) => `web-app-visitors:${(request.params as { id: string }).id}:${request.ip}`, "new visitors per minute from one address")] : [];
 
   /** The run's queue options; a model choice the web app does not offer is refused before anything is queued. */
   const runOptions = async (scope: ThreadRunScope, run: Omit<PageRun, "input">) => ({
@@ -195,7 +208,29 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
         quicks: appearance.quicks,
         accent_color: appearance.accentColor,
         allowed_origins: webApp.allowedOrigins,
+        identity: { mode: webApp.identityMode },
       };
+    },
+  );
+
+  app.post(
+    "/web-apps/:id/visitors",
+    {
+      preHandler: visitorLimits,
+      schema: {
+        tags,
+        summary: "A visitor token, for a web app whose identity mode is anonymous",
+        description:
+          "No token: a new visitor, with an id the gateway chooses. The visitor's own token, still valid, as `Authorization: Bearer`: the same visitor again, with a new expiry. " +
+          "A published web app only (a draft opens to preview tokens, a signed one admits no visitors: `403`). New visitors are limited per client address (`AXIOM_WEB_APP_VISITOR_RATE_LIMIT_PER_MINUTE`).",
+        params: appParams,
+        body: z.strictObject({}).optional(),
+        response: { 201: visitorView, ...runtimeErrors(...BODY_CODES, "RATE_LIMITED") },
+      },
+    },
+    async (request, reply) => {
+      const visitor = await webApps.admitVisitor(request.params.id, request.headers.authorization);
+      return reply.status(201).send({ token: visitor.token, user_id: visitor.userId, expires_at: visitor.expiresAt });
     },
   );
 

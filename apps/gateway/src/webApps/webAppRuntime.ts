@@ -2,7 +2,8 @@ import type { AgentInstanceManager, GraphRunOptions } from "@axiom-lattice/agent
 import type { ThreadRunScope } from "@axiom-lattice/core";
 import type { Page, PageRequest, WebApp, WebAppThread } from "@axiom-lattice/protocols";
 import { BEARER, MAX_AUTHORIZATION_LENGTH } from "../auth/authentication";
-import { type WebAppUser, verifyWebAppToken } from "../auth/webAppTokens";
+import { type WebAppUser, issueVisitorToken, newVisitorId, verifyWebAppToken } from "../auth/webAppTokens";
+import { WEB_APP_VISITOR_TOKEN_TTL_S } from "../defaults";
 import { HttpError } from "../http/errors";
 import { threadScope } from "../shared/lookups";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -22,6 +23,15 @@ export interface WebAppRuntimeOptions {
 
 /** A web app an end user may not use: missing, disabled, or a draft without a preview token. */
 const notFound = (webAppId: string) => new HttpError("NOT_FOUND", `Web app ${webAppId} not found`);
+
+const draftClosed = (webAppId: string) => new HttpError("FORBIDDEN", `Web app ${webAppId} is a draft: only an operator's preview token opens it`);
+
+/** The token of an `Authorization: Bearer` header, or a `401`. */
+function bearerToken(authorization: string | undefined): string {
+  const match = authorization !== undefined && authorization.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(authorization) : null;
+  if (!match) throw new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <web-app token> header is required");
+  return match[1];
+}
 
 /**
  * The web-app runtime's rules, for its routes: who a request acts for (its web-app token against the
@@ -67,14 +77,38 @@ export class WebAppRuntime {
    * preview token), the bearer token must verify for it (`401`).
    */
   async authorize(webAppId: string, authorization: string | undefined): Promise<WebAppCaller> {
+    const found = await this.serving(webAppId);
+    const user = await verifyWebAppToken(bearerToken(authorization), found);
+    if (found.webApp.status === "draft" && user.kind !== "preview") throw draftClosed(webAppId);
+    return { webApp: found.webApp, user };
+  }
+
+  /**
+   * A visitor token of an `anonymous` web app: for a new visitor, or for the same visitor again when
+   * their own token, still valid, comes with the request (so a visitor who returns keeps their
+   * threads). Any other token is refused rather than ignored: a page that holds one is confused.
+   */
+  async admitVisitor(webAppId: string, authorization: string | undefined): Promise<{ userId: string; token: string; expiresAt: Date }> {
+    const found = await this.serving(webAppId);
+    if (found.webApp.identityMode !== "anonymous") {
+      throw new HttpError("FORBIDDEN", `Web app ${webAppId} admits no visitors: its identity mode is signed, the host's backend signs each user's token`);
+    }
+    if (found.webApp.status === "draft") throw draftClosed(webAppId);
+    let userId = newVisitorId();
+    if (authorization !== undefined) {
+      const user = await verifyWebAppToken(bearerToken(authorization), found);
+      if (user.kind !== "visitor") throw new HttpError("UNAUTHENTICATED", "Only a visitor's own token renews it");
+      userId = user.userId;
+    }
+    return { userId, ...(await issueVisitorToken(found, userId, WEB_APP_VISITOR_TOKEN_TTL_S)) };
+  }
+
+  /** The web app with its keys, unless it serves nobody (missing: `404`, disabled: `403`). */
+  private async serving(webAppId: string) {
     const found = await this.options.stores.webApps.getWebAppWithKeys(webAppId);
     if (!found) throw notFound(webAppId);
     if (found.webApp.status === "disabled") throw new HttpError("FORBIDDEN", `Web app ${webAppId} is disabled`);
-    const match = authorization !== undefined && authorization.length <= MAX_AUTHORIZATION_LENGTH ? BEARER.exec(authorization) : null;
-    if (!match) throw new HttpError("UNAUTHENTICATED", "An Authorization: Bearer <web-app token> header is required");
-    const user = await verifyWebAppToken(match[1], found);
-    if (found.webApp.status === "draft" && !user.preview) throw new HttpError("FORBIDDEN", `Web app ${webAppId} is a draft: only an operator's preview token opens it`);
-    return { webApp: found.webApp, user };
+    return found;
   }
 
   /** A web app whose appearance the caller may read: a published one, anyone; a draft, a preview token. */

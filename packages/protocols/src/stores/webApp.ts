@@ -5,7 +5,10 @@ export type WebAppStatus = "draft" | "published" | "disabled";
 
 export const WEB_APP_STATUSES: readonly WebAppStatus[] = ["draft", "published", "disabled"];
 
-/** `signed`: the host's backend signs each end user's token with the web app's secret. */
+/**
+ * `signed`: the host's backend signs each end user's token with the web app's secret. `anonymous`:
+ * the gateway names each visitor and signs their token itself; the host's secret then signs nothing.
+ */
 export type WebAppIdentityMode = "signed" | "anonymous";
 
 export const WEB_APP_IDENTITY_MODES: readonly WebAppIdentityMode[] = ["signed", "anonymous"];
