@@ -84,6 +84,27 @@ describe("lattice-gateway CLI", () => {
     }
   }, 90_000);
 
+  it("prints nothing after its one stderr line when the port is taken: the fatal log line comes last, then that line", async () => {
+    const taken = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
+    try {
+      // Both streams on one pipe, in the order they were written, through a node parent sharing it
+      // as `pnpm exec` does: its pipe is non-blocking, so log lines the pipe could not take at once
+      // used to be written at exit, after the stderr line.
+      const parent = `require("node:child_process").spawn(process.execPath, [${JSON.stringify(cli)}], { stdio: "inherit" }).on("exit", (code) => process.exit(code))`;
+      const result = await execa("bash", ["-c", 'node -e "$PARENT" 2>&1 | cat'], {
+        env: { PARENT: parent, PORT: new URL(taken.url).port, LOG_LEVEL: "info" },
+        reject: false,
+        timeout: 20_000,
+      });
+      const lines = result.stdout.trim().split("\n");
+      const message = `port ${new URL(taken.url).port} on 127.0.0.1 is already in use by another process: stop it, or set PORT to a free port (PORT=0 picks one)`;
+      expect(lines.at(-1), result.stdout).toBe(`lattice-gateway: failed to start: ${message}`);
+      expect(JSON.parse(lines.at(-2)!), result.stdout).toMatchObject({ level: 60, phase: "startup", msg: `failed to start: ${message}` });
+    } finally {
+      await taken.stop();
+    }
+  }, 90_000);
+
   it.each(["--help", "-h", "serve --help"])("%s prints the usage and exits 0 without starting a server", async (command) => {
     const args = command.split(" ");
     // PORT=abc: a server start would fail with exit code 2, so exit 0 proves none was attempted.
