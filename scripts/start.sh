@@ -9,5 +9,7 @@ export TURBO_TELEMETRY_DISABLED=1
 {
   ensure_pnpm
   install_dependencies
+  # turbo prints each package's build as it goes; a checkout's first build takes a minute or two.
+  echo "==> building the gateway (the first time builds every package; later starts reuse the build)"
 } >&2
 exec pnpm start

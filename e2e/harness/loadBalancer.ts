@@ -8,9 +8,9 @@ import { freePort } from "@axiom-lattice/testing";
 /** The nginx.conf the deployment docs ship; the suite runs exactly this file. */
 export const DOCUMENTED_NGINX_CONF = resolve(__dirname, "../../docs/nginx/nginx.conf");
 
-/** The port the documented file listens on, and the addresses of its replicas `replica-1…3` (4001…4003). */
+/** The port the documented file listens on, and the addresses of its replicas `replica-1…3` (4011…4013). */
 const DOCUMENTED_LISTEN = "listen 8080;";
-const DOCUMENTED_REPLICA_ADDRESS = /127\.0\.0\.1:400([1-3])(?=[ ;])/g;
+const DOCUMENTED_REPLICA_ADDRESS = /127\.0\.0\.1:401([1-3])(?=[ ;])/g;
 
 /** The nginx binary: on PATH, or where Debian puts it (/usr/sbin is not on every user's PATH). */
 export function findNginx(): string | undefined {

@@ -1,4 +1,4 @@
-import { access, constants, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { access, constants, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { allMigrations } from "@axiom-lattice/pg-stores";
@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTarball, type TarballContents } from "./tarball";
 import { dependencyFields, listWorkspaceProjects, publishedPackages, workspaceRoot, type PackageManifest } from "./workspace";
 
-// Packs every published package as `changeset publish` would (pnpm pack on the built dist/), checks
-// each tarball against its manifest, then installs the tarballs into an empty npm project and
-// uses them from CommonJS, ESM, TypeScript (node16 resolution) and the `lattice-gateway` bin.
+// Packs every published package with `scripts/pack.sh`, the packing step of `pnpm release:pack` (pnpm
+// pack on the built dist/, as `changeset publish` would), checks each tarball against its manifest,
+// then does what the README's "Installing" says on another machine: copies the tarballs into an empty
+// folder, `npm install ./axiom-lattice-*.tgz`, `npx lattice-gateway`. The installed packages are used
+// from CommonJS, ESM, TypeScript (node16 resolution), the bin and the README's library example.
 
 interface PackedPackage extends TarballContents {
   name: string;
@@ -43,17 +45,21 @@ beforeAll(async () => {
   // Real path: node reports resolved modules by their real path, and TMPDIR may be a symlink.
   scratch = await realpath(await mkdtemp(path.join(os.tmpdir(), "axiom-lattice-pack-")));
   for (const project of await listWorkspaceProjects()) workspaceVersions.set(project.name, project.version);
-  for (const { name, dir } of publishedPackages) {
-    const { stdout } = await execa("pnpm", ["pack", "--pack-destination", path.join(scratch, "tarballs"), "--json"], {
-      cwd: path.join(workspaceRoot, dir),
-    });
-    const { filename } = JSON.parse(stdout) as { filename: string };
-    packed.push({ name, tarball: filename, ...(await readTarball(filename)) });
+  // The packing step alone: `pnpm release:pack` builds first, and a build here could rewrite dist/
+  // under tests running beside this one (the suite builds before it runs).
+  const { stdout } = await execa("bash", [path.join(workspaceRoot, "scripts/pack.sh"), path.join(scratch, "tarballs")]);
+  for (const tarball of stdout.split("\n").filter(Boolean)) {
+    const contents = await readTarball(tarball);
+    packed.push({ name: contents.manifest.name, tarball, ...contents });
   }
 });
 
 afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+it("packs every published package, once, and nothing else", () => {
+  expect(packed.map(({ name }) => name).sort()).toEqual(publishedPackages.map(({ name }) => name).sort());
 });
 
 describe.each(publishedPackages.map(({ name }) => name))("the tarball of %s", (name) => {
@@ -88,7 +94,7 @@ describe.each(publishedPackages.map(({ name }) => name))("the tarball of %s", (n
   });
 });
 
-describe("the tarballs installed with npm into an empty project", () => {
+describe("the tarballs installed as the README says: npm install ./axiom-lattice-*.tgz in an empty folder", () => {
   let project: string;
 
   const nodeModule = (name: string, ...rest: string[]) => path.join(project, "node_modules", name, ...rest);
@@ -100,14 +106,19 @@ describe("the tarballs installed with npm into an empty project", () => {
   }
 
   beforeAll(async () => {
+    // The folder an operator copies the tarballs into on another machine: nothing else, not even a package.json.
     project = path.join(scratch, "consumer");
     await mkdir(project);
-    await writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", version: "0.0.0", private: true }));
+    for (const entry of packed) {
+      entry.tarball = path.join(project, path.basename(entry.tarball));
+      await copyFile(path.join(scratch, "tarballs", path.basename(entry.tarball)), entry.tarball);
+    }
     // Installed together, the tarballs satisfy each other's exact internal versions, so npm has no
     // reason to ask the registry for @axiom-lattice/*; the lockfile test below proves it did not.
-    // Quick: no audit, no funding notes, the local cache first, no install scripts of dependencies.
-    const quick = ["--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts"];
-    await execa("npm", ["install", ...quick, ...packed.map(({ tarball }) => tarball)], { cwd: project });
+    // The README's command word for word; quicker through npm's environment: no audit, no funding
+    // notes, the local cache first, no install scripts of dependencies.
+    const quick = { npm_config_audit: "false", npm_config_fund: "false", npm_config_prefer_offline: "true", npm_config_ignore_scripts: "true" };
+    await execa("bash", ["-c", "npm install ./axiom-lattice-*.tgz"], { cwd: project, env: quick });
   }, 300_000);
 
   it("resolves every @axiom-lattice package to its local tarball, once", async () => {
@@ -250,5 +261,43 @@ export const buildGatewayIsTyped: number = buildGateway;
     const result = await execa(bin, { env: { PORT: "abc" }, reject: false, timeout: 30_000 });
     expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stderr).toContain("PORT");
+  });
+
+  it("starts with `npx lattice-gateway` and serves /health", async () => {
+    // Its own process group: npx runs the bin under a shell, which a signal to npx alone could orphan.
+    const gateway = execa("npx", ["lattice-gateway"], { cwd: project, env: { PORT: "0" }, detached: true, reject: false, all: true });
+    let output = "";
+    try {
+      const url = await new Promise<string>((resolveUrl, rejectUrl) => {
+        gateway.all?.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          const ready = /gateway ready at (http:\/\/[^\s"]+)/.exec(output);
+          if (ready) resolveUrl(ready[1]);
+        });
+        void gateway.then(({ exitCode }) => rejectUrl(new Error(`npx lattice-gateway exited (${exitCode}) before it was ready:\n${output}`)));
+      });
+      const health = await fetch(`${url}/health`);
+      expect(health.status, output).toBe(200);
+    } finally {
+      if (gateway.pid !== undefined) process.kill(-gateway.pid, "SIGTERM");
+      await gateway;
+    }
+  }, 60_000);
+
+  it("runs the README's \"The agent runtime as a library\" example as written, printing what its comments say", async () => {
+    const readme = await readFile(path.join(workspaceRoot, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("\n### The agent runtime as a library\n"), readme.indexOf("\n### The task store\n"));
+    const example = /^```js\n([\s\S]*?)^```$/m.exec(section)?.[1];
+    expect(example, "the section's js example").toBeDefined();
+    // What the example prints: the `// ` comment lines after its console.log.
+    const lines = example!.split("\n");
+    const afterLog = lines.slice(lines.findIndex((line) => line.startsWith("console.log(")) + 1);
+    const comments = afterLog.findIndex((line) => !line.startsWith("// "));
+    const printed = afterLog.slice(0, comments === -1 ? afterLog.length : comments).map((line) => line.slice(3));
+    expect(printed.length).toBeGreaterThan(0);
+    await writeFile(path.join(project, "example.mjs"), example!);
+    const result = await execa("node", ["example.mjs"], { cwd: project, reject: false, timeout: 60_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout.trim().split("\n")).toEqual(printed);
   });
 });

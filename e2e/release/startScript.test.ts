@@ -28,6 +28,9 @@ describe("the README's `bash scripts/start.sh`", () => {
         void child.then(() => rejectUrl(new Error(`scripts/start.sh exited before the gateway was ready:\n${output}`)));
       });
       expect(output).toMatch(/"storeMode":"memory"/);
+      // Progress before the gateway's first line: the build step, then turbo's line for each package it builds (or replays).
+      expect(output).toContain("==> building the gateway");
+      expect(output).toMatch(/@axiom-lattice\/gateway:build: /);
       const health = await fetch(`${url}/health`);
       expect(health.status, output).toBe(200);
       expect(health.headers.get("x-axiom-replica")).toBeTruthy();

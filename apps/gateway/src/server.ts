@@ -58,6 +58,16 @@ export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "lo
   return pino(options, pinoPretty({ colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", sync: true }));
 }
 
+/**
+ * Writes what the logger still buffers, now: its destination retries a full pipe later, which would
+ * put those lines after anything written meanwhile (an exit's last word on stderr). A pretty logger's
+ * lines pass through a stream without that buffer.
+ */
+export function flushLogSync(logger: FastifyBaseLogger): void {
+  const destination = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+  destination?.flushSync?.();
+}
+
 export interface BuildGatewayOptions {
   /** The logger `start()` created before the context, so startup lines share its fields. */
   logger?: FastifyBaseLogger;

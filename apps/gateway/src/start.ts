@@ -3,9 +3,10 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
 import { exposeLoopbackUrl } from "./graphs/loopback";
-import { buildGateway, createGatewayLogger } from "./server";
+import { buildGateway, createGatewayLogger, flushLogSync } from "./server";
 import { waitForDatabase } from "./startup/databaseWait";
 import { listeningUrl } from "./startup/listeningUrl";
+import { describeStartupFailure } from "./startup/startupFailure";
 import { type StartingServer, listenWhileStarting } from "./startup/startingServer";
 import { logStartupSummary } from "./startupSummary";
 
@@ -25,8 +26,9 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
       "LATTICE_ENCRYPTION_KEY is not set: stored secrets are sealed with the public development key; set it outside development",
     );
   }
-  const starting = await awaitDatabase(config, logger);
+  let starting: StartingServer | undefined;
   try {
+    starting = await awaitDatabase(config, logger);
     const context = await createGatewayContext(config, logger);
     const app = await buildGateway(config, { context, logger });
     // Server first (stop accepting, finish responses), then the context (hand runs back, close the pool).
@@ -49,6 +51,11 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
     return { app, url, close: () => app.close() };
   } catch (error) {
     await starting?.close();
+    // The replica's last log line says why it stops, for whoever reads the log rather than stderr. Its
+    // lines still buffered (a pipe that was full) are written now: after the CLI's one stderr line
+    // and the exit, nothing of this replica may follow.
+    logger.fatal({ phase: "startup", err: error }, `failed to start: ${describeStartupFailure(error, config)}`);
+    flushLogSync(logger);
     throw error;
   }
 }

@@ -70,14 +70,29 @@ describe("lattice-gateway CLI", () => {
     expect(result.stderr).not.toContain("\n");
   });
 
-  it("says in one line, exit code 1, that the port is taken, and what to do", async () => {
+  it("says in one line, exit code 1, that the port is taken, and what to do, and prints nothing after it", async () => {
     const taken = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
     try {
-      const result = await execa("node", [cli], { env: { PORT: new URL(taken.url).port, LOG_LEVEL: "warn" }, reject: false, timeout: 20_000 });
+      const port = new URL(taken.url).port;
+      // Both streams on one pipe, in the order they were written, through a node parent sharing it as
+      // `pnpm exec` does: its pipe is non-blocking, so log lines the pipe could not take at once used
+      // to be written at exit, after the stderr line.
+      const parent = `require("node:child_process").spawn(process.execPath, [${JSON.stringify(cli)}], { stdio: "inherit" }).on("exit", (code) => process.exit(code))`;
+      // Three starts on the taken port at once: their waits overlap.
+      const [result, merged, verbose] = await Promise.all([
+        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "warn" }, reject: false, timeout: 20_000 }),
+        execa("bash", ["-c", 'set -o pipefail; node -e "$PARENT" 2>&1 | cat'], { env: { PARENT: parent, PORT: port, LOG_LEVEL: "info" }, reject: false, timeout: 20_000 }),
+        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "debug" }, reject: false, timeout: 20_000 }),
+      ]);
+      const message = `port ${port} on 127.0.0.1 is already in use by another process: stop it, or set PORT to a free port (PORT=0 picks one)`;
       expect(result.exitCode).toBe(1);
-      expect(result.stderr).toBe(`lattice-gateway: failed to start: port ${new URL(taken.url).port} on 127.0.0.1 is already in use by another process: stop it, or set PORT to a free port (PORT=0 picks one)`);
+      expect(result.stderr).toBe(`lattice-gateway: failed to start: ${message}`);
+      // The log's last line says it too (level 60, for whoever reads the log), and nothing follows the stderr line.
+      const lines = merged.stdout.trim().split("\n");
+      expect(merged.exitCode, merged.stdout).toBe(1);
+      expect(lines.at(-1), merged.stdout).toBe(`lattice-gateway: failed to start: ${message}`);
+      expect(JSON.parse(lines.at(-2)!), merged.stdout).toMatchObject({ level: 60, phase: "startup", msg: `failed to start: ${message}` });
       // The stack is there for whoever asks for it.
-      const verbose = await execa("node", [cli], { env: { PORT: new URL(taken.url).port, LOG_LEVEL: "debug" }, reject: false, timeout: 20_000 });
       expect(verbose.stderr).toContain("EADDRINUSE");
     } finally {
       await taken.stop();
