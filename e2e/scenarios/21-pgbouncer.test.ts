@@ -30,7 +30,8 @@ const THREADS = 12;
 const MESSAGES_PER_THREAD = 4;
 
 describe.skipIf(pgBouncerMissing)("scenario 21: replicas behind PgBouncer (transaction mode), beyond the connection limit", () => {
-  const cluster = useCluster();
+  // An empty database: the replicas, logging in as the role that owns it, create (and own) its tables.
+  const cluster = useCluster("empty");
   const role = `lattice_pooler_${randomBytes(4).toString("hex")}`;
   let bouncer: PgBouncer | undefined;
 
