@@ -7,15 +7,7 @@ import { StoreArgumentError, requireObject, requireText } from "../stores/storeA
 const SECRET_HASH = /^[0-9a-f]{64}$/;
 
 /** A key as a store writes it: the request checked, its optional fields normalised. */
-export interface ValidApiKey {
-  id: string;
-  name: string;
-  scope: ApiKeyScope;
-  assistantIds?: string[];
-  expiresAt?: Date;
-  secretHash: string;
-  prefix: string;
-}
+export type ValidApiKey = CreateApiKeyRequest;
 
 export const requireApiKeyId = (keyId: unknown): string => requireText(keyId, "API key id");
 
