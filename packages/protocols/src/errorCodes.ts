@@ -73,6 +73,8 @@ export type ErrorCode =
   | "UPSTREAM_TIMEOUT"
   | "UPSTREAM_RATE_LIMITED"
   | "UPSTREAM_INVALID_RESPONSE"
+  // The model API redirected the call to an address the egress policy refuses.
+  | "UPSTREAM_REDIRECT_BLOCKED"
   // MCP servers: one could not be reached, or did not answer within its timeout.
   | "MCP_SERVER_UNAVAILABLE"
   // Tasks.

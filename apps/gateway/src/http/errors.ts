@@ -70,6 +70,7 @@ export const ERROR_STATUS = {
   UPSTREAM_TIMEOUT: 504,
   UPSTREAM_RATE_LIMITED: 503,
   UPSTREAM_INVALID_RESPONSE: 502,
+  UPSTREAM_REDIRECT_BLOCKED: 502,
   // The MCP server the request needs is down or hangs: a bad gateway, not a fault of this one.
   MCP_SERVER_UNAVAILABLE: 502,
   INVALID_TASK_STATE: 409,

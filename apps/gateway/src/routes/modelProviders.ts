@@ -1,4 +1,4 @@
-import type { AgentInstanceManager } from "@axiom-lattice/agent";
+import { type AgentInstanceManager, type ConnectionTestResult, testProviderConnection } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import { MODEL_PROVIDER_KINDS, type ModelProvider } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -13,8 +13,8 @@ import type { GatewayStores } from "../stores/gatewayStores";
 
 export interface ModelProviderRoutesOptions {
   stores: Pick<GatewayStores, "modelProviders">;
-  /** Its egress policy, which a provider's base URL is held to. */
-  config: Pick<GatewayConfig, "upstream">;
+  /** Its egress policy, which a provider's base URL is held to, and the key of providers that have none. */
+  config: Pick<GatewayConfig, "upstream" | "openAiApiKey">;
   /** The built-in providers, whose names a catalog provider may not take. */
   agents: Pick<AgentInstanceManager, "models">;
 }
@@ -62,6 +62,29 @@ function toProviderView(provider: ModelProvider): z.infer<typeof providerView> {
     created_at: provider.createdAt,
     updated_at: provider.updatedAt,
   };
+}
+
+const UPSTREAM_CODES = [
+  "UPSTREAM_UNREACHABLE",
+  "UPSTREAM_AUTH_FAILED",
+  "UPSTREAM_REDIRECT_BLOCKED",
+  "UPSTREAM_INVALID_RESPONSE",
+  "UPSTREAM_RATE_LIMITED",
+  "UPSTREAM_TIMEOUT",
+] as const satisfies readonly ConnectionTestResult["code"][];
+
+const connectionTestView = z
+  .object({
+    reachable: z.boolean().describe("false only when the API itself failed: `code` says how"),
+    latency_ms: z.number().int().min(0).describe("How long the call took"),
+    code: z.enum(UPSTREAM_CODES).optional(),
+    error: z.string().optional(),
+    models_count: z.number().int().min(0).optional().describe("How many models the API lists, when reachable"),
+  })
+  .meta({ id: "ModelProviderConnectionTest" });
+
+function toConnectionTestView(result: ConnectionTestResult): z.infer<typeof connectionTestView> {
+  return { reachable: result.reachable, latency_ms: result.latencyMs, code: result.code, error: result.error, models_count: result.modelsCount };
 }
 
 /** The store's fields of a create or update body (`null` kept: it removes the field). */
@@ -141,6 +164,26 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
       const provider = await modelProviders.updateProvider(tenantOf(request), request.params.id, providerFieldsOf(request.body));
       if (!provider) throw notFound(request.params.id);
       return toProviderView(provider);
+    },
+  );
+
+  app.post(
+    "/api/model-providers/:id/test",
+    {
+      schema: {
+        tags,
+        summary: "Test a model provider's connection: read its model list as a run would reach it",
+        description:
+          "200 whether or not the API answered: `reachable: false` with one of the six `UPSTREAM_*` codes when the API failed " +
+          "(a redirect to an address the egress policy refuses is `UPSTREAM_REDIRECT_BLOCKED`). A base URL the policy refuses outright is a 400 `BASE_URL_NOT_ALLOWED`.",
+        params: idParams,
+        response: { 200: connectionTestView, ...apiErrors(...INPUT_CODES, "NOT_FOUND", "BASE_URL_NOT_ALLOWED") },
+      },
+    },
+    async (request) => {
+      const provider = await modelProviders.getProviderCredentials(tenantOf(request), request.params.id);
+      if (!provider) throw notFound(request.params.id);
+      return toConnectionTestView(await testProviderConnection(provider, config.upstream, config.openAiApiKey));
     },
   );
 
