@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * How the fake answers a model list, chosen by the base URL's first path segment
- * (`{origin}/{behaviour}/v1`): `ok` lists {@link FakeModelListApi.models}; `fail-401`, `fail-429`
+ * (`{origin}/{behaviour}/v1`; a plain `{origin}/v1` is `ok`): `ok` lists {@link FakeModelListApi.models}; `fail-401`, `fail-429`
  * (with `Retry-After: 7`) answer that status; `garbage` a body that is not JSON; `wrong-shape` JSON
  * that is no model list; `silent` never answers; `redirect` is a 302 to
  * {@link FakeModelListApi.redirectTo}.
@@ -45,7 +45,8 @@ export class FakeModelListApi {
   }
 
   private handle(request: IncomingMessage, response: ServerResponse): void {
-    const [, behaviour, ...rest] = (request.url ?? "").split("/");
+    const path = request.url ?? "";
+    const [, behaviour, ...rest] = path === "/v1/models" ? ["", "ok", "v1", "models"] : path.split("/");
     if (request.method !== "GET" || rest.join("/") !== "v1/models") {
       response.writeHead(404).end();
       return;

@@ -1,6 +1,13 @@
-import { type AgentInstanceManager, type ConnectionTestResult, testProviderConnection } from "@axiom-lattice/agent";
-import { checkEgressUrl } from "@axiom-lattice/core";
-import { MODEL_PROVIDER_KINDS, type ModelProvider } from "@axiom-lattice/protocols";
+import {
+  type AgentInstanceManager,
+  type ConnectionTestResult,
+  type DiscoveryResult,
+  UpstreamError,
+  discoverProviderModels,
+  testProviderConnection,
+} from "@axiom-lattice/agent";
+import { EgressRefusedError, checkEgressUrl } from "@axiom-lattice/core";
+import { MAX_DISCOVERED_MODELS, MODEL_PROVIDER_KINDS, type ModelProvider, type ProviderModel } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -85,6 +92,48 @@ const connectionTestView = z
 
 function toConnectionTestView(result: ConnectionTestResult): z.infer<typeof connectionTestView> {
   return { reachable: result.reachable, latency_ms: result.latencyMs, code: result.code, error: result.error, models_count: result.modelsCount };
+}
+
+const discoveryView = z
+  .object({
+    models_count: z.number().int().min(0).describe("Models recorded now, all available"),
+    added: z.number().int().min(0).describe("Models first found by this discovery (enabled)"),
+    vanished: z.number().int().min(0).describe("Models no longer listed upstream: kept, with their flag, as `available: false`"),
+    listed_count: z.number().int().min(0).describe("Distinct models the API listed"),
+    truncated: z.boolean().describe(`The API listed more than ${MAX_DISCOVERED_MODELS}: only the first ones, in its order, were recorded`),
+  })
+  .meta({ id: "ModelDiscovery" });
+
+function toDiscoveryView(result: DiscoveryResult): z.infer<typeof discoveryView> {
+  return { models_count: result.models, added: result.added, vanished: result.vanished, listed_count: result.listed, truncated: result.truncated };
+}
+
+const providerModelView = z
+  .object({
+    provider_id: z.string(),
+    model: z.string(),
+    enabled: z.boolean().describe("The operator's flag; a discovery never changes it"),
+    available: z.boolean().describe("false: the last discovery no longer found it upstream"),
+    discovered_at: z.date(),
+    last_seen_at: z.date().describe("When a discovery last found it"),
+  })
+  .meta({ id: "ProviderModel" });
+
+function toProviderModelView(model: ProviderModel): z.infer<typeof providerModelView> {
+  return {
+    provider_id: model.providerId,
+    model: model.model,
+    enabled: model.enabled,
+    available: model.available,
+    discovered_at: model.discoveredAt,
+    last_seen_at: model.lastSeenAt,
+  };
+}
+
+/** An upstream failure of a discovery as the client hears it: its `UPSTREAM_*` code (a 5xx), not an internal error. */
+function asHttpFailure(error: unknown): unknown {
+  const upstream = error instanceof UpstreamError || (error instanceof EgressRefusedError && error.code === "UPSTREAM_REDIRECT_BLOCKED");
+  return upstream ? new HttpError(error.code, error.message) : error;
 }
 
 /** The store's fields of a create or update body (`null` kept: it removes the field). */
@@ -184,6 +233,51 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
       const provider = await modelProviders.getProviderCredentials(tenantOf(request), request.params.id);
       if (!provider) throw notFound(request.params.id);
       return toConnectionTestView(await testProviderConnection(provider, config.upstream, config.openAiApiKey));
+    },
+  );
+
+  app.post(
+    "/api/model-providers/:id/discover",
+    {
+      schema: {
+        tags,
+        summary: "Discover a model provider's models: read its model list and record it",
+        description:
+          `Records at most ${MAX_DISCOVERED_MODELS} models (\`truncated\` says when the API listed more). New models start enabled; known ones keep ` +
+          "the operator's flag; models no longer listed are kept as `available: false`. An upstream failure records nothing and answers its `UPSTREAM_*` code.",
+        params: idParams,
+        response: {
+          200: discoveryView,
+          ...apiErrors(...INPUT_CODES, "NOT_FOUND", "BASE_URL_NOT_ALLOWED", ...UPSTREAM_CODES),
+        },
+      },
+    },
+    async (request) => {
+      const provider = await modelProviders.getProviderCredentials(tenantOf(request), request.params.id);
+      if (!provider) throw notFound(request.params.id);
+      const result = await discoverProviderModels(provider, config.upstream, modelProviders, config.openAiApiKey).catch((error: unknown) => {
+        throw asHttpFailure(error);
+      });
+      if (!result) throw notFound(request.params.id);
+      return toDiscoveryView(result);
+    },
+  );
+
+  app.get(
+    "/api/model-providers/:id/models",
+    {
+      schema: {
+        tags,
+        summary: "List a model provider's discovered models, by name",
+        params: idParams,
+        querystring: z.strictObject(pageQuery),
+        response: { 200: pageView("models", providerModelView), ...apiErrors(...INPUT_CODES, "INVALID_CURSOR", "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const tenantId = tenantOf(request);
+      if (!(await modelProviders.getProvider(tenantId, request.params.id))) throw notFound(request.params.id);
+      return pageBody("models", await modelProviders.listModels(tenantId, request.params.id, request.query), toProviderModelView);
     },
   );
 

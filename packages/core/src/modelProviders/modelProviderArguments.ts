@@ -1,5 +1,6 @@
 import {
   type CreateModelProviderRequest,
+  MAX_DISCOVERED_MODELS,
   MODEL_PROVIDER_KINDS,
   type ModelProviderKind,
   type UpdateModelProviderRequest,
@@ -96,3 +97,19 @@ export function requireKeyForNewDestination(providerId: string, stored: StoredPr
 }
 
 export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");
+
+export const requireModelName = (model: unknown): string => requireText(model, "Model name");
+
+export function requireEnabledFlag(enabled: unknown): boolean {
+  if (typeof enabled !== "boolean") throw new StoreArgumentError(`enabled must be a boolean, got ${typeof enabled}`);
+  return enabled;
+}
+
+/** A discovery's model list: names, none twice, at most {@link MAX_DISCOVERED_MODELS} (the caller cuts a longer one). */
+export function validateDiscoveredModels(models: unknown): string[] {
+  if (!Array.isArray(models)) throw new StoreArgumentError("Discovered models must be an array of model names");
+  if (models.length > MAX_DISCOVERED_MODELS) throw new StoreArgumentError(`A discovery records at most ${MAX_DISCOVERED_MODELS} models, got ${models.length}`);
+  const names = models.map(requireModelName);
+  if (new Set(names).size !== names.length) throw new StoreArgumentError("Discovered models must not name a model twice");
+  return names;
+}

@@ -57,3 +57,47 @@ export const DELETE_MODEL_PROVIDER = `
   DELETE FROM lattice_model_providers
    WHERE tenant_id = $1
      AND id = $2`;
+
+/** The provider a discovery records for, locked: two discoveries of one provider apply one after the other. */
+export const LOCK_PROVIDER_FOR_DISCOVERY = `
+  SELECT 1
+    FROM lattice_model_providers
+   WHERE tenant_id = $1
+     AND id = $2
+     FOR UPDATE`;
+
+const MODEL_COLUMNS = "provider_id, model, enabled, available, discovered_at, last_seen_at";
+
+/** The models $3 listed: new ones inserted (enabled), known ones available again with their flag kept. `added` tells them apart. */
+export const UPSERT_DISCOVERED_MODELS = `
+  INSERT INTO lattice_provider_models AS stored (tenant_id, provider_id, model)
+  SELECT $1, $2, listed FROM unnest($3::text[]) AS listed
+  ON CONFLICT (tenant_id, provider_id, model) DO UPDATE SET available = true, last_seen_at = now()
+  RETURNING (xmax = 0) AS added`;
+
+/** The provider's models that $3 no longer lists, marked unavailable (those already so are left). */
+export const MARK_VANISHED_MODELS = `
+  UPDATE lattice_provider_models
+     SET available = false
+   WHERE tenant_id = $1
+     AND provider_id = $2
+     AND available
+     AND NOT (model = ANY($3::text[]))`;
+
+/** A page of the provider's models by name: the $4 after $3 (from the first when NULL). */
+export const LIST_PROVIDER_MODELS = `
+  SELECT ${MODEL_COLUMNS}
+    FROM lattice_provider_models
+   WHERE tenant_id = $1
+     AND provider_id = $2
+     AND ($3::text IS NULL OR model > $3::text)
+   ORDER BY model
+   LIMIT $4`;
+
+export const SET_MODEL_ENABLED = `
+  UPDATE lattice_provider_models
+     SET enabled = $4
+   WHERE tenant_id = $1
+     AND provider_id = $2
+     AND model = $3
+  RETURNING ${MODEL_COLUMNS}`;
