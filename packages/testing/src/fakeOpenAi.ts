@@ -23,9 +23,11 @@ function answerFor(request: FakeChatRequest): { content?: string; toolCall?: { n
   return { content: `Hello from the fake API: ${last.content}` };
 }
 
-/** A local OpenAI chat-completions endpoint (streaming SSE and plain JSON) on a free port. */
+/** A local OpenAI chat-completions endpoint (streaming SSE and plain JSON) on a free port, and its model list (`GET /v1/models`). */
 export class FakeOpenAi {
   readonly requests: Array<{ authorization?: string; body: FakeChatRequest }> = [];
+  /** The models `GET /v1/models` lists (it answers any model's completions). */
+  models: string[] = ["fake-model"];
   private server!: Server;
   private readonly silent = new Set<ServerResponse>();
 
@@ -50,6 +52,10 @@ export class FakeOpenAi {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let raw = "";
     for await (const part of request) raw += part;
+    if (request.method === "GET" && request.url === "/v1/models") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: this.models.map((id) => ({ id, object: "model", owned_by: "fake" })) }));
+      return;
+    }
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       response.writeHead(404).end();
       return;
