@@ -6,7 +6,8 @@ import { useCluster } from "../harness/cluster";
 
 // Issue 40: model discovery on two replicas on PostgreSQL. A provider is tested and its models
 // discovered on A; B's catalogue shows them at once (read from the store, no cache to warm), and a
-// run on B uses a discovered model the operator never typed.
+// run on B uses a discovered model the operator never typed. Switched off on A, the model is refused
+// by B's next write and fails B's next run at once.
 
 interface RunResult {
   status: string;
@@ -22,7 +23,7 @@ describe("scenario 34: model providers discovered on one replica, used on anothe
   });
   afterAll(() => api.stop());
 
-  it("a provider tested and discovered on A: B lists its models at once and runs one", async () => {
+  it("a provider tested and discovered on A: B lists its models at once and runs one; switched off on A, B refuses it at once", async () => {
     // Replicas of one deployment share the sealing key; the fake API listens on loopback, which the
     // replicas (authentication on) refuse unless listed.
     const env = { LATTICE_ENCRYPTION_KEY: `v1:${randomBytes(32).toString("base64")}`, AXIOM_UPSTREAM_ALLOW: "127.0.0.1" };
@@ -51,5 +52,14 @@ describe("scenario 34: model providers discovered on one replica, used on anothe
     expect(run).toMatchObject({ status: "success" });
     expect(run.messages.at(-1)?.content).toBe("Hello from the fake API: hi");
     expect(api.requests.map((request) => [request.body.model, request.authorization])).toEqual([["discovered-small", "Bearer sk-e2e-discovery"]]);
+
+    await expectOk(call(a.url, "PATCH", "/api/model-providers/team-llm/models/discovered-small", { enabled: false }));
+    const refused = await call(b.url, "POST", "/api/assistants", { id: "refused", name: "Refused", model: { provider: "team-llm", model: "discovered-small" } });
+    expect([refused.status, refused.json<{ code: string }>().code]).toEqual([400, "MODEL_DISABLED"]);
+    const failed = await expectOk<RunResult & { error?: string }>(
+      call(b.url, "POST", "/api/runs", { assistant_id: "discovered", thread_id: "discovery-thread", message: "again", mode: "wait" }),
+    );
+    expect(failed).toMatchObject({ status: "error", error: expect.stringMatching(/^MODEL_DISABLED: /) });
+    expect(api.requests).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 export { ScriptedChatModel } from "./models/scriptedChatModel";
 export {
+  ModelDisabledError,
   ModelProviderRegistry,
   UnknownModelProviderError,
   type ChatModelFactory,

@@ -61,6 +61,8 @@ export type ErrorCode =
   | "INVALID_RUN_INPUT"
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
+  // An assistant's model provider, or its model in the provider's catalogue, is switched off.
+  | "MODEL_DISABLED"
   | "UNKNOWN_TOOL"
   | "TOOL_DISABLED"
   | "INVALID_BASE_URL"

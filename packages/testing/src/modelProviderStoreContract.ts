@@ -26,7 +26,7 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       const tenant = fresh("tenant");
       const created = await store.createProvider(tenant, request("p1"));
       const { apiKey: _key, ...visible } = request("p1");
-      expect(created).toEqual({ ...visible, tenantId: tenant, hasApiKey: true, createdAt: expect.any(Date), updatedAt: expect.any(Date) });
+      expect(created).toEqual({ ...visible, tenantId: tenant, enabled: true, hasApiKey: true, createdAt: expect.any(Date), updatedAt: expect.any(Date) });
       expect(JSON.stringify(created)).not.toContain("sk-contract-secret");
       expect(await store.getProvider(tenant, "p1")).toEqual(created);
       const { hasApiKey: _has, ...withoutFlag } = created;
@@ -116,6 +116,16 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       await expect(store.getProvider("", "kept")).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
     });
 
+    it("switches a provider off and on, created off when asked; a bad flag is refused", async () => {
+      const tenant = fresh("tenant");
+      expect(await store.createProvider(tenant, { ...request("off"), enabled: false })).toMatchObject({ enabled: false });
+      expect(await store.updateProvider(tenant, "off", { enabled: true })).toMatchObject({ enabled: true, hasApiKey: true });
+      expect(await store.updateProvider(tenant, "off", { models: ["m"] })).toMatchObject({ enabled: true });
+      expect(await store.updateProvider(tenant, "off", { enabled: false })).toMatchObject({ enabled: false });
+      expect(await store.getProviderCredentials(tenant, "off")).toMatchObject({ enabled: false });
+      await expect(store.updateProvider(tenant, "off", { enabled: "yes" as unknown as boolean })).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+    });
+
     it("records a discovery: new models enabled and available, listed by name", async () => {
       const tenant = fresh("tenant");
       await store.createProvider(tenant, request("p"));
@@ -131,6 +141,8 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       await store.createProvider(tenant, request("p"));
       await store.recordDiscovery(tenant, "p", ["a", "b", "c"]);
       expect(await store.setModelEnabled(tenant, "p", "b", false)).toMatchObject({ model: "b", enabled: false, available: true });
+      expect(await store.getModel(tenant, "p", "b")).toMatchObject({ providerId: "p", model: "b", enabled: false });
+      expect(await store.getModel(tenant, "p", "never")).toBeNull();
       expect(await store.setModelEnabled(tenant, "p", "c", false)).toMatchObject({ enabled: false });
       expect(await store.recordDiscovery(tenant, "p", ["a", "b", "d"])).toEqual({ models: 3, added: 1, vanished: 1 });
       const flags = async () => (await store.listModels(tenant, "p", { limit: 10 })).items.map(({ model, enabled, available }) => ({ model, enabled, available }));

@@ -35,6 +35,7 @@ const createSchema = z.strictObject({
   base_url: baseUrlSchema.optional(),
   models: z.array(z.string().min(1).max(256)).max(100).optional().describe("Models it offers; the first is the default"),
   api_key: apiKeySchema.optional(),
+  enabled: z.boolean().optional().describe("false: assistants naming it are refused and their runs fail (MODEL_DISABLED); absent: true"),
 });
 
 const updateSchema = z.strictObject({
@@ -42,6 +43,7 @@ const updateSchema = z.strictObject({
   base_url: baseUrlSchema.nullable().optional().describe("null removes it"),
   models: createSchema.shape.models,
   api_key: apiKeySchema.nullable().optional().describe("null removes it; omitted, the key stays, but a new base_url or kind needs it again (SECRETS_REQUIRED)"),
+  enabled: createSchema.shape.enabled,
 });
 
 const providerView = z
@@ -51,6 +53,7 @@ const providerView = z
     kind: z.enum(MODEL_PROVIDER_KINDS),
     base_url: z.string().optional(),
     models: z.array(z.string()),
+    enabled: z.boolean(),
     has_api_key: z.boolean().describe("Whether a key is set; the key itself is never returned"),
     created_at: z.date(),
     updated_at: z.date(),
@@ -65,6 +68,7 @@ function toProviderView(provider: ModelProvider): z.infer<typeof providerView> {
     kind: provider.kind,
     base_url: provider.baseUrl,
     models: provider.models,
+    enabled: provider.enabled,
     has_api_key: provider.hasApiKey,
     created_at: provider.createdAt,
     updated_at: provider.updatedAt,
@@ -129,6 +133,9 @@ function toProviderModelView(model: ProviderModel): z.infer<typeof providerModel
     last_seen_at: model.lastSeenAt,
   };
 }
+
+const modelParams = z.object({ id: idSchema, model: z.string().min(1).max(256).describe("The model's name, URL-encoded (names may hold `/` or `:`)") });
+const modelFlagSchema = z.strictObject({ enabled: z.boolean().describe("false: assistants naming the model are refused and their runs fail (MODEL_DISABLED)") });
 
 /** An upstream failure of a discovery as the client hears it: its `UPSTREAM_*` code (a 5xx), not an internal error. */
 function asHttpFailure(error: unknown): unknown {
@@ -278,6 +285,26 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
       const tenantId = tenantOf(request);
       if (!(await modelProviders.getProvider(tenantId, request.params.id))) throw notFound(request.params.id);
       return pageBody("models", await modelProviders.listModels(tenantId, request.params.id, request.query), toProviderModelView);
+    },
+  );
+
+  app.patch(
+    "/api/model-providers/:id/models/:model",
+    {
+      schema: {
+        tags,
+        summary: "Switch a discovered model on or off",
+        description: "The flag is kept across rediscoveries. Only a model a discovery recorded has one: any other is 404.",
+        params: modelParams,
+        body: modelFlagSchema,
+        response: { 200: providerModelView, ...apiErrors(...BODY_CODES, "NOT_FOUND") },
+      },
+    },
+    async (request) => {
+      const { id, model } = request.params;
+      const changed = await modelProviders.setModelEnabled(tenantOf(request), id, model, request.body.enabled);
+      if (!changed) throw new HttpError("NOT_FOUND", `Model provider ${id} has no discovered model ${model}`);
+      return toProviderModelView(changed);
     },
   );
 

@@ -121,6 +121,11 @@ export class InMemoryModelProviderStore implements ModelProviderStore {
     return pageOfSorted(structuredClone(sorted), page, ["string"], keyOf);
   }
 
+  async getModel(tenantId: string, providerId: string, model: string): Promise<ProviderModel | null> {
+    const record = this.modelsOf(tenantId, providerId).get(requireModelName(model));
+    return record ? structuredClone(record) : null;
+  }
+
   async setModelEnabled(tenantId: string, providerId: string, model: string, enabled: boolean): Promise<ProviderModel | null> {
     const flag = requireEnabledFlag(enabled);
     const record = this.modelsOf(tenantId, providerId).get(requireModelName(model));

@@ -16,6 +16,7 @@ export interface ValidModelProvider {
   baseUrl?: string;
   models: string[];
   apiKey?: string;
+  enabled: boolean;
 }
 
 /** `null` removes an optional field; absent keeps it. */
@@ -24,6 +25,7 @@ export interface ValidModelProviderUpdate {
   baseUrl?: string | null;
   models?: string[];
   apiKey?: string | null;
+  enabled?: boolean;
 }
 
 function validateKind(kind: unknown): ModelProviderKind {
@@ -57,6 +59,7 @@ export function validateCreateModelProvider(request: CreateModelProviderRequest)
     id: requireText(checked.id, "Model provider id"),
     kind: validateKind(checked.kind),
     models: validateModels(checked.models ?? []),
+    enabled: checked.enabled === undefined ? true : requireEnabledFlag(checked.enabled),
   };
   if (checked.baseUrl !== undefined) valid.baseUrl = validateModelBaseUrl(checked.baseUrl);
   const apiKey = optionalText(checked.apiKey, "Model provider apiKey");
@@ -71,6 +74,7 @@ export function validateUpdateModelProvider(request: UpdateModelProviderRequest)
   if (checked.baseUrl !== undefined) update.baseUrl = checked.baseUrl === null ? null : validateModelBaseUrl(checked.baseUrl);
   if (checked.models !== undefined) update.models = validateModels(checked.models);
   if (checked.apiKey !== undefined) update.apiKey = checked.apiKey === null ? null : requireText(checked.apiKey, "Model provider apiKey");
+  if (checked.enabled !== undefined) update.enabled = requireEnabledFlag(checked.enabled);
   return update;
 }
 

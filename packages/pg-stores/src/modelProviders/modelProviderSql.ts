@@ -2,12 +2,12 @@ import { afterCreation, createdMicrosColumn } from "../db/pageKeys";
 
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
-const COLUMNS = "tenant_id, id, kind, base_url, models, api_key_sealed, created_at, updated_at";
+const COLUMNS = "tenant_id, id, kind, base_url, models, enabled, api_key_sealed, created_at, updated_at";
 
 /** No row when the tenant already has a provider with this id. */
 export const INSERT_MODEL_PROVIDER = `
-  INSERT INTO lattice_model_providers (tenant_id, id, kind, base_url, models, api_key_sealed, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5::text[], $6, now(), now())
+  INSERT INTO lattice_model_providers (tenant_id, id, kind, base_url, models, api_key_sealed, enabled, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5::text[], $6, $7, now(), now())
   ON CONFLICT (tenant_id, id) DO NOTHING
   RETURNING ${COLUMNS}`;
 
@@ -31,7 +31,7 @@ export const LIST_MODEL_PROVIDERS = `
    LIMIT $4`;
 
 /**
- * A NULL kind or models keeps the column. Base URL and key take a flag each, since NULL is also
+ * A NULL kind, models or enabled keeps the column. Base URL and key take a flag each, since NULL is also
  * what removes them: $4/$6 say whether to set the column to $5/$7.
  */
 export const UPDATE_MODEL_PROVIDER = `
@@ -40,6 +40,7 @@ export const UPDATE_MODEL_PROVIDER = `
          base_url = CASE WHEN $4::boolean THEN $5 ELSE base_url END,
          api_key_sealed = CASE WHEN $6::boolean THEN $7 ELSE api_key_sealed END,
          models = COALESCE($8::text[], models),
+         enabled = COALESCE($9::boolean, enabled),
          updated_at = now()
    WHERE tenant_id = $1
      AND id = $2
@@ -93,6 +94,13 @@ export const LIST_PROVIDER_MODELS = `
      AND ($3::text IS NULL OR model > $3::text)
    ORDER BY model
    LIMIT $4`;
+
+export const GET_PROVIDER_MODEL = `
+  SELECT ${MODEL_COLUMNS}
+    FROM lattice_provider_models
+   WHERE tenant_id = $1
+     AND provider_id = $2
+     AND model = $3`;
 
 export const SET_MODEL_ENABLED = `
   UPDATE lattice_provider_models

@@ -30,6 +30,7 @@ import { inTransaction } from "../db/transaction";
 import {
   DELETE_MODEL_PROVIDER,
   GET_MODEL_PROVIDER,
+  GET_PROVIDER_MODEL,
   INSERT_MODEL_PROVIDER,
   LIST_MODEL_PROVIDERS,
   LIST_PROVIDER_MODELS,
@@ -47,6 +48,7 @@ interface ModelProviderRow {
   kind: ModelProviderKind;
   base_url: string | null;
   models: string[];
+  enabled: boolean;
   api_key_sealed: string | null;
   created_at: Date;
   updated_at: Date;
@@ -94,6 +96,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
       valid.baseUrl ?? null,
       valid.models,
       valid.apiKey === undefined ? null : this.keyring.seal(valid.apiKey),
+      valid.enabled,
     ]);
     if (!row) throw new RecordExistsError("model provider", tenant, valid.id);
     return this.view(row);
@@ -131,6 +134,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
           update.apiKey !== undefined,
           typeof update.apiKey === "string" ? this.keyring.seal(update.apiKey) : null,
           update.models ?? null,
+          update.enabled ?? null,
         ])
       ).rows;
       return row ? this.view(row) : null;
@@ -171,6 +175,13 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
     return readPage(page, ["string"], read, (row) => [row.model], toProviderModel);
   }
 
+  async getModel(tenantId: string, providerId: string, model: string): Promise<ProviderModel | null> {
+    const params = [requireTenantId(tenantId), requireModelProviderId(providerId), requireModelName(model)];
+    await this.initialize();
+    const [row] = (await this.pool.query<ProviderModelRow>(GET_PROVIDER_MODEL, params)).rows;
+    return row ? toProviderModel(row) : null;
+  }
+
   async setModelEnabled(tenantId: string, providerId: string, model: string, enabled: boolean): Promise<ProviderModel | null> {
     const params = [requireTenantId(tenantId), requireModelProviderId(providerId), requireModelName(model), requireEnabledFlag(enabled)];
     await this.initialize();
@@ -189,6 +200,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
       kind: row.kind,
       ...(row.base_url === null ? {} : { baseUrl: row.base_url }),
       models: row.models,
+      enabled: row.enabled,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

@@ -17,6 +17,8 @@ export interface ModelProvider {
   baseUrl?: string;
   /** The models it offers; the first is the default of assistants that name none. */
   models: string[];
+  /** Switched off: assistants naming it are refused and their runs fail (`MODEL_DISABLED`). */
+  enabled: boolean;
   hasApiKey: boolean;
   createdAt: Date;
   updatedAt: Date;
@@ -33,6 +35,8 @@ export interface CreateModelProviderRequest {
   baseUrl?: string;
   models?: string[];
   apiKey?: string;
+  /** Absent: enabled. */
+  enabled?: boolean;
 }
 
 /** The fields given change; `baseUrl: null` / `apiKey: null` remove them. */
@@ -41,6 +45,7 @@ export interface UpdateModelProviderRequest {
   baseUrl?: string | null;
   models?: string[];
   apiKey?: string | null;
+  enabled?: boolean;
 }
 
 /** The most models a discovery records: an API listing more is cut, in its own order, and says so. */
@@ -88,6 +93,8 @@ export interface ModelProviderStore {
   recordDiscovery(tenantId: string, providerId: string, models: readonly string[]): Promise<DiscoveryRecord | null>;
   /** The provider's discovered models, by name (code-unit order). */
   listModels(tenantId: string, providerId: string, page: PageRequest): Promise<Page<ProviderModel>>;
+  /** One discovered model; null when the provider has no such model. */
+  getModel(tenantId: string, providerId: string, model: string): Promise<ProviderModel | null>;
   /** Sets the operator's flag on a discovered model; null when the provider has no such model. */
   setModelEnabled(tenantId: string, providerId: string, model: string, enabled: boolean): Promise<ProviderModel | null>;
 }
