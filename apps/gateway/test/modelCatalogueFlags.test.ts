@@ -44,6 +44,17 @@ describe.each(["memory", "postgresql"])("model catalogue flags on %s stores", (s
     expect((await patch("/api/model-providers/flags/models/chat-b", { enabled: true })).json()).toMatchObject({ enabled: true });
   });
 
+  it("addresses a model whose name holds / and : by its URL-encoded name", async () => {
+    api.models = ["org/chat:8b"];
+    try {
+      await provider("slashed");
+    } finally {
+      api.models = ["chat-a", "chat-b"];
+    }
+    const answer = await patch(`/api/model-providers/slashed/models/${encodeURIComponent("org/chat:8b")}`, { enabled: false });
+    expect(answer.json()).toMatchObject({ model: "org/chat:8b", enabled: false });
+  });
+
   it("a provider switched off: assistants naming it refused, its assistants' runs fail at once with MODEL_DISABLED; on again, they answer", async () => {
     await provider("switched");
     expect((await post("/api/assistants", { id: "on-switched", name: "On", model: { provider: "switched", model: "chat-a" } })).statusCode).toBe(201);

@@ -85,6 +85,7 @@ describe.each(["memory", "postgresql"])("model discovery on %s stores", (stores)
     ["429 with Retry-After", "UPSTREAM_RATE_LIMITED", 503, () => api.baseUrl("fail-429")],
     ["a 302 to an address the policy refuses", "UPSTREAM_REDIRECT_BLOCKED", 502, () => api.baseUrl("redirect")],
     ["garbage instead of JSON", "UPSTREAM_INVALID_RESPONSE", 502, () => api.baseUrl("garbage")],
+    ["JSON that is no model list", "UPSTREAM_INVALID_RESPONSE", 502, () => api.baseUrl("wrong-shape")],
   ])("%s: %s, nothing recorded, the key never echoed", async (_what, code, status, baseUrl) => {
     const id = await providerAt(baseUrl());
     const answer = await discover(id);

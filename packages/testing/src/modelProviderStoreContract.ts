@@ -160,7 +160,7 @@ export function modelProviderStoreContract(name: string, makeStore: () => Promis
       const tenant = fresh("tenant");
       await store.createProvider(tenant, request("p"));
       const tooMany = Array.from({ length: MAX_DISCOVERED_MODELS + 1 }, (_, index) => `m-${index}`);
-      for (const bad of [tooMany, ["x", "x"], [""]]) await expect(store.recordDiscovery(tenant, "p", bad)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
+      for (const bad of [tooMany, ["x", "x"], [""], ["m".repeat(257)]]) await expect(store.recordDiscovery(tenant, "p", bad)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       await expect(store.setModelEnabled(tenant, "p", "x", "no" as unknown as boolean)).rejects.toMatchObject({ code: "INVALID_STORE_ARGUMENT" });
       expect((await store.listModels(tenant, "p", { limit: 10 })).items).toEqual([]);
       expect(await store.recordDiscovery(tenant, "missing", ["x"])).toBeNull();

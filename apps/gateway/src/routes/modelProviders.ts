@@ -7,7 +7,7 @@ import {
   testProviderConnection,
 } from "@axiom-lattice/agent";
 import { EgressRefusedError, checkEgressUrl } from "@axiom-lattice/core";
-import { MAX_DISCOVERED_MODELS, MODEL_PROVIDER_KINDS, type ModelProvider, type ProviderModel } from "@axiom-lattice/protocols";
+import { MAX_DISCOVERED_MODELS, MAX_MODEL_NAME_LENGTH, MODEL_PROVIDER_KINDS, type ModelProvider, type ProviderModel } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
@@ -134,7 +134,7 @@ function toProviderModelView(model: ProviderModel): z.infer<typeof providerModel
   };
 }
 
-const modelParams = z.object({ id: idSchema, model: z.string().min(1).max(256).describe("The model's name, URL-encoded (names may hold `/` or `:`)") });
+const modelParams = z.object({ id: idSchema, model: z.string().min(1).max(MAX_MODEL_NAME_LENGTH).describe("The model's name, URL-encoded (names may hold `/` or `:`)") });
 const modelFlagSchema = z.strictObject({ enabled: z.boolean().describe("false: assistants naming the model are refused and their runs fail (MODEL_DISABLED)") });
 
 /** An upstream failure of a discovery as the client hears it: its `UPSTREAM_*` code (a 5xx), not an internal error. */

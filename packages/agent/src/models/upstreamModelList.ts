@@ -1,5 +1,5 @@
 import { egressFetch } from "@axiom-lattice/core";
-import type { ModelProviderCredentials } from "@axiom-lattice/protocols";
+import { MAX_MODEL_NAME_LENGTH, type ModelProviderCredentials } from "@axiom-lattice/protocols";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError, upstreamCodeOfStatus } from "./upstreamErrors";
 
@@ -9,12 +9,15 @@ const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 /** A provider as the model list is read from it: what speaks to it, where, and with which key. */
 export type ModelListSource = Pick<ModelProviderCredentials, "kind" | "baseUrl" | "apiKey">;
 
-/** The model ids of an OpenAI-compatible `GET /models` answer (`{ data: [{ id }] }`), or undefined when it is not one. */
+/**
+ * The model ids of an OpenAI-compatible `GET /models` answer (`{ data: [{ id }] }`), or undefined when
+ * it is not one: an id that is no name a model could have (empty, or longer than any the catalogue takes) included.
+ */
 function modelIdsOf(body: unknown): string[] | undefined {
   const data = (body as { data?: unknown } | null)?.data;
   if (!Array.isArray(data)) return undefined;
   const ids = data.map((entry) => (entry as { id?: unknown } | null)?.id);
-  return ids.every((id): id is string => typeof id === "string" && id.length > 0) ? ids : undefined;
+  return ids.every((id): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_MODEL_NAME_LENGTH) ? ids : undefined;
 }
 
 /**

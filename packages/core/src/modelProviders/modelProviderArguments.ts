@@ -1,6 +1,7 @@
 import {
   type CreateModelProviderRequest,
   MAX_DISCOVERED_MODELS,
+  MAX_MODEL_NAME_LENGTH,
   MODEL_PROVIDER_KINDS,
   type ModelProviderKind,
   type UpdateModelProviderRequest,
@@ -102,7 +103,11 @@ export function requireKeyForNewDestination(providerId: string, stored: StoredPr
 
 export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");
 
-export const requireModelName = (model: unknown): string => requireText(model, "Model name");
+export function requireModelName(model: unknown): string {
+  const name = requireText(model, "Model name");
+  if (name.length > MAX_MODEL_NAME_LENGTH) throw new StoreArgumentError(`Model name must be at most ${MAX_MODEL_NAME_LENGTH} characters`);
+  return name;
+}
 
 export function requireEnabledFlag(enabled: unknown): boolean {
   if (typeof enabled !== "boolean") throw new StoreArgumentError(`enabled must be a boolean, got ${typeof enabled}`);

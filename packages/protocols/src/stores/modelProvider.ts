@@ -51,6 +51,9 @@ export interface UpdateModelProviderRequest {
 /** The most models a discovery records: an API listing more is cut, in its own order, and says so. */
 export const MAX_DISCOVERED_MODELS = 1_000;
 
+/** The longest model name a discovery records (as assistants' `model.model` and the catalogue's routes take them). */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
 /** A model a provider's API listed at a discovery, with the operator's flag on it. */
 export interface ProviderModel {
   providerId: string;
