@@ -159,10 +159,14 @@ describe("redirects from an upstream AXIOM_UPSTREAM_ALLOW lists", () => {
   const assistant = async (id: string, baseUrl: string) =>
     expect((await send(gateway, "POST", "/api/assistants", { id, name: id, model: { provider: "openai", base_url: `${baseUrl}/v1`, model: id, api_key: "sk-test" } })).statusCode).toBe(201);
 
-  it("a 302 to a target it does not list is not followed there: the run fails with BASE_URL_NOT_ALLOWED, the target hears nothing", async () => {
+  it("a 302 to a target it does not list is not followed there: the run fails with UPSTREAM_REDIRECT_BLOCKED, the target hears nothing", async () => {
     await assistant("redirected-inside", toInternalApi.url);
     const answer = await runOn(gateway, "redirected-inside");
-    expect(answer).toMatchObject({ status: "error", error: "BASE_URL_NOT_ALLOWED: address 127.0.0.1 is not in AXIOM_UPSTREAM_ALLOW" });
+    const internalTarget = new URL(internalUrl).host;
+    expect(answer).toMatchObject({
+      status: "error",
+      error: `UPSTREAM_REDIRECT_BLOCKED: ${toInternalApi.url} redirected to ${internalTarget}, which is refused: address 127.0.0.1 is not in AXIOM_UPSTREAM_ALLOW`,
+    });
     expect(toInternalApi.requests).toBe(1);
     expect(internalApi.requests.length).toBe(0);
   });

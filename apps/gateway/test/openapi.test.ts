@@ -33,7 +33,7 @@ const isA2aRoute = (url: string) => url.startsWith("/a2a/") || url === "/.well-k
 const documentedRoutes = () => servedRoutesOf(app).filter((route) => !route.hidden);
 
 /** Routes that act on a resource and take nothing but its id. */
-const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect", "/secret"];
+const BODYLESS_ACTIONS = ["/pause", "/resume", "/dispatch", "/cancel", "/connect", "/disconnect", "/secret", "/test", "/discover"];
 
 describe("the API reference", () => {
   it("is a valid OpenAPI 3.1 document", async () => {

@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { FakeModelListApi } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliGateway, startCli } from "./cliProcess";
 
@@ -60,12 +61,17 @@ const STATUS_REPORTER = `curl() { command curl "$@" --write-out '%{stderr}README
 interface Reader {
   env?: Record<string, string>;
   readmePort?: number;
+  /** Other servers the example names, README port to the port a test server listens on. */
+  upstreamPorts?: Record<number, number>;
 }
 
 /** Runs one example against `gateway`; resolves to the status of every curl call it made, in order. */
-async function runExample(script: string, gateway: CliGateway, { env = {}, readmePort = 4001 }: Reader = {}): Promise<{ statuses: number[]; output: string }> {
+async function runExample(script: string, gateway: CliGateway, { env = {}, readmePort = 4001, upstreamPorts = {} }: Reader = {}): Promise<{ statuses: number[]; output: string }> {
   const port = new URL(gateway.url).port;
-  const rewritten = script.replace(new RegExp(`\\b(127\\.0\\.0\\.1|localhost):${readmePort}\\b`, "g"), `127.0.0.1:${port}`);
+  const rewritten = Object.entries({ [readmePort]: port, ...upstreamPorts }).reduce(
+    (text, [from, to]) => text.replace(new RegExp(`\\b(127\\.0\\.0\\.1|localhost):${from}\\b`, "g"), `127.0.0.1:${to}`),
+    script,
+  );
   const result = await execa("bash", ["-c", STATUS_REPORTER + rewritten], { cwd: ROOT, env, reject: false, timeout: 60_000 });
   const statuses = [...result.stderr.matchAll(/README_CURL_STATUS=(\d+)/g)].map((match) => Number(match[1]));
   return { statuses, output: `exit ${result.exitCode}\n--- script ---\n${rewritten}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` };
@@ -128,12 +134,23 @@ describe("the README's examples, against the built CLI", () => {
     for (const script of curlExamples("Projects")) await expectEveryCallSucceeds(script, gateway);
   });
 
-  it("Model providers: every curl answers 2xx, no answer shows the key, and the list answers a page", async () => {
-    for (const script of curlExamples("Model providers")) {
-      const shown = await expectEveryCallSucceeds(script, gateway);
-      expect(shown).not.toMatch(/"api_key":"sk-/);
-      expect(shown).toContain('"has_api_key":true');
-      expect(shown).toMatch(/"providers":\[\{"id":"local-llm".*\],"next_cursor":null,"has_more":false\}/);
+  it("Model providers: every curl answers 2xx, no answer shows the key, the list answers a page, the API (served here) is reachable and discovered", async () => {
+    // The README's local API (Ollama's port): a real server speaking OpenAI's GET /v1/models.
+    const api = new FakeModelListApi();
+    await api.start();
+    try {
+      for (const script of curlExamples("Model providers")) {
+        const shown = await expectEveryCallSucceeds(script, gateway, { upstreamPorts: { 11434: Number(new URL(api.origin).port) } });
+        expect(shown).not.toMatch(/"api_key":"sk-/);
+        expect(shown).toContain('"has_api_key":true');
+        expect(shown).toMatch(/"providers":\[\{"id":"local-llm".*\],"next_cursor":null,"has_more":false\}/);
+        expect(shown).toMatch(/\{"reachable":true,"latency_ms":\d+,"models_count":2\}/);
+        expect(shown).toContain('{"models_count":2,"added":2,"vanished":0,"listed_count":2,"truncated":false}');
+        expect(shown).toMatch(/\{"models":\[\{"provider_id":"local-llm","model":"model-a","enabled":true,"available":true,.*\],"next_cursor":null,"has_more":false\}/);
+      }
+      expect(api.authorizations).toEqual(["Bearer sk-rotated", "Bearer sk-rotated"]);
+    } finally {
+      await api.stop();
     }
   });
 

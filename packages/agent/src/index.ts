@@ -1,5 +1,6 @@
 export { ScriptedChatModel } from "./models/scriptedChatModel";
 export {
+  ModelDisabledError,
   ModelProviderRegistry,
   UnknownModelProviderError,
   type ChatModelFactory,
@@ -8,6 +9,8 @@ export {
 export type { UpstreamPolicy } from "./models/upstreamPolicy";
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
+export { testProviderConnection, type ConnectionTestResult } from "./models/providerConnectionTest";
+export { discoverProviderModels, type DiscoveryResult } from "./models/providerDiscovery";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";
 export { MEMORY_READ_TOOL } from "./tools/memoryRead";
 export { TenantStore } from "./graph/tenantStore";

@@ -1,5 +1,5 @@
 import type { EgressPolicy } from "@axiom-lattice/core";
-import { FakeOpenAi, closedPortBaseUrl, countingResolver } from "@axiom-lattice/testing";
+import { FAKE_RETRY_AFTER_S, FakeOpenAi, closedPortBaseUrl, countingResolver } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type UpstreamErrorCode, classifyUpstreamError } from "../src";
 import { collect, manager, scope, sharedStores, shutdownManagers, thread, tokens } from "./support";
@@ -71,6 +71,13 @@ describe("model API failures", () => {
     const before = api.requestsFor("silent");
     await runAgainst(baseUrl, "silent");
     expect(api.requestsFor("silent") - before).toBe(1 + upstream.maxRetries);
+  });
+
+  it("a 429 with Retry-After is retried no sooner than the API asked, and the run answers", async () => {
+    const { record } = await runAgainst(baseUrl, "rate-limited-once");
+    expect(record).toMatchObject({ runStatus: "success" });
+    const [limited, retried] = api.requests.filter((request) => request.body.model === "rate-limited-once");
+    expect(retried.at - limited.at).toBeGreaterThanOrEqual(FAKE_RETRY_AFTER_S * 1_000);
   });
 
   it("streams a good answer through the same policy and mapping", async () => {

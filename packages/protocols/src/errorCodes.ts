@@ -61,6 +61,8 @@ export type ErrorCode =
   | "INVALID_RUN_INPUT"
   | "INVALID_DIRECTIVE"
   | "UNKNOWN_MODEL_PROVIDER"
+  // An assistant's model provider, or its model in the provider's catalogue, is switched off.
+  | "MODEL_DISABLED"
   | "UNKNOWN_TOOL"
   | "TOOL_DISABLED"
   | "INVALID_BASE_URL"
@@ -73,6 +75,8 @@ export type ErrorCode =
   | "UPSTREAM_TIMEOUT"
   | "UPSTREAM_RATE_LIMITED"
   | "UPSTREAM_INVALID_RESPONSE"
+  // The model API redirected the call to an address the egress policy refuses.
+  | "UPSTREAM_REDIRECT_BLOCKED"
   // MCP servers: one could not be reached, or did not answer within its timeout.
   | "MCP_SERVER_UNAVAILABLE"
   // Tasks.

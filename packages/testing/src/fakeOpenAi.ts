@@ -11,9 +11,13 @@ export interface FakeChatRequest {
 /**
  * How the fake API answers, chosen by the request's `model`: `fail-401` (quoting the key's first
  * three and last four characters, as OpenAI does) and `fail-429` answer that status, `garbage` a body that is not JSON, `wrong-shape` JSON that is no chat completion, `silent`
- * never answers; any other model answers normally.
+ * never answers; `rate-limited-once` answers its first request 429 with `Retry-After: 3`, then normally;
+ * any other model answers normally.
  */
-export const FAKE_OPENAI_FAILURES = ["fail-401", "fail-429", "garbage", "wrong-shape", "silent"] as const;
+export const FAKE_OPENAI_FAILURES = ["fail-401", "fail-429", "garbage", "wrong-shape", "silent", "rate-limited-once"] as const;
+
+/** The `Retry-After` (seconds) of `rate-limited-once`: longer than LangChain's first back-off (1-2 s), so a retry waiting for it shows. */
+export const FAKE_RETRY_AFTER_S = 3;
 
 /** What the fake API answers: a tool call to `clock` when asked for the time, else text. */
 function answerFor(request: FakeChatRequest): { content?: string; toolCall?: { name: string; arguments: string } } {
@@ -23,9 +27,12 @@ function answerFor(request: FakeChatRequest): { content?: string; toolCall?: { n
   return { content: `Hello from the fake API: ${last.content}` };
 }
 
-/** A local OpenAI chat-completions endpoint (streaming SSE and plain JSON) on a free port. */
+/** A local OpenAI chat-completions endpoint (streaming SSE and plain JSON) on a free port, and its model list (`GET /v1/models`). */
 export class FakeOpenAi {
-  readonly requests: Array<{ authorization?: string; body: FakeChatRequest }> = [];
+  /** Completion requests, with when each arrived (epoch milliseconds). */
+  readonly requests: Array<{ authorization?: string; body: FakeChatRequest; at: number }> = [];
+  /** The models `GET /v1/models` lists (it answers any model's completions). */
+  models: string[] = ["fake-model"];
   private server!: Server;
   private readonly silent = new Set<ServerResponse>();
 
@@ -50,12 +57,16 @@ export class FakeOpenAi {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let raw = "";
     for await (const part of request) raw += part;
+    if (request.method === "GET" && request.url === "/v1/models") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: this.models.map((id) => ({ id, object: "model", owned_by: "fake" })) }));
+      return;
+    }
     if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
       response.writeHead(404).end();
       return;
     }
     const body = JSON.parse(raw) as FakeChatRequest;
-    this.requests.push({ authorization: request.headers.authorization, body });
+    this.requests.push({ authorization: request.headers.authorization, body, at: Date.now() });
     if (this.fail(body.model, response, request.headers.authorization)) return;
     const answer = answerFor(body);
     const toolCalls = answer.toolCall && [{ index: 0, id: "call_fake_1", type: "function", function: answer.toolCall }];
@@ -97,6 +108,11 @@ export class FakeOpenAi {
       }
       case "fail-429":
         error(429, "Rate limit reached");
+        return true;
+      case "rate-limited-once":
+        if (this.requestsFor(model) > 1) return false;
+        response.writeHead(429, { "content-type": "application/json", "retry-after": String(FAKE_RETRY_AFTER_S) });
+        response.end(JSON.stringify({ error: { message: "Rate limit reached", type: "fake_error" } }));
         return true;
       case "garbage":
         response.writeHead(200, { "content-type": "application/json" }).end("<html>definitely not JSON");

@@ -29,7 +29,8 @@ export { SimulatedCrash, crashAfterModelAnswer, interruptAfterModelAnswer, pause
 export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } from "./jsonShapes";
 export { recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";
-export { FAKE_OPENAI_FAILURES, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
+export { FAKE_OPENAI_FAILURES, FAKE_RETRY_AFTER_S, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
+export { FAKE_MODEL_LIST_BEHAVIOURS, FakeModelListApi, type FakeModelListBehaviour } from "./fakeModelListApi";
 export { columnsContaining } from "./secretScan";
 export { countingResolver } from "./countingResolver";
 export { freePort } from "./freePort";

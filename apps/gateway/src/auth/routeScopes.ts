@@ -15,6 +15,10 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   "GET /api/model-providers/:id": "read",
   "POST /api/model-providers": "admin",
   "PATCH /api/model-providers/:id": "admin",
+  "POST /api/model-providers/:id/test": "admin",
+  "POST /api/model-providers/:id/discover": "admin",
+  "GET /api/model-providers/:id/models": "read",
+  "PATCH /api/model-providers/:id/models/:model": "admin",
   "DELETE /api/model-providers/:id": "admin",
   // Web apps publish an assistant to the public and hold signing secrets: an admin's job, reads included.
   "GET /api/web-apps": "admin",

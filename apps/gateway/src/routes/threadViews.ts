@@ -110,7 +110,7 @@ export const toQueuedMessageView = (message: PendingMessage): z.input<typeof que
 /** What a run's `error` holds; clients may rely on its leading code. */
 export const RUN_ERROR_DESCRIPTION =
   "Why the run failed or was aborted. A failure with a stable code starts with it and a colon: `UPSTREAM_UNREACHABLE`, `UPSTREAM_AUTH_FAILED`, " +
-  "`UPSTREAM_TIMEOUT`, `UPSTREAM_RATE_LIMITED`, `UPSTREAM_INVALID_RESPONSE` (the model API failed), `UNKNOWN_TOOL`, `UNKNOWN_MODEL_PROVIDER`…";
+  "`UPSTREAM_TIMEOUT`, `UPSTREAM_RATE_LIMITED`, `UPSTREAM_INVALID_RESPONSE`, `UPSTREAM_REDIRECT_BLOCKED` (the model API failed), `UNKNOWN_TOOL`, `UNKNOWN_MODEL_PROVIDER`…";
 
 /** One run of a thread: a processed message, or the one in progress (`running`). */
 export const runRecordView = z

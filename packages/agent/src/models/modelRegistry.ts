@@ -21,6 +21,16 @@ export class UnknownModelProviderError extends Error {
   }
 }
 
+/** An assistant's catalog provider, or its model in the provider's catalogue, is switched off. */
+export class ModelDisabledError extends Error {
+  readonly code = "MODEL_DISABLED" satisfies ErrorCode;
+
+  constructor(message: string) {
+    super(message);
+    this.name = "ModelDisabledError";
+  }
+}
+
 export interface ModelProviderRegistryOptions {
   /** The key of the built-in `openai` provider when neither the assistant nor its catalog provider has one. */
   openAiApiKey?: string;

@@ -32,7 +32,11 @@ export function createOpenAiCompatibleModel(config: AssistantModelConfig, { time
 // none applies them.
 const langChainRetryRules = (new AsyncCaller({}) as unknown as { onFailedAttempt: FailedAttemptHandler }).onFailedAttempt;
 
-/** LangChain's retry rules, except that a call the egress policy refused is not tried again: it would be refused again. */
+/**
+ * LangChain's retry rules, except that a call the egress policy refused is not tried again: it would be
+ * refused again. Its rules honour a 429's `Retry-After` (the next try waits at least that long; a wait
+ * over a minute fails the run at once, `UPSTREAM_RATE_LIMITED`, rather than hold it).
+ */
 const retryUnlessRefused: FailedAttemptHandler = (error) => {
   if (findEgressRefusal(error)) throw error;
   return langChainRetryRules(error);

@@ -24,7 +24,8 @@ const TIMEOUT_NETWORK_CODES = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "
 // LangChain's words (a plain Error) for a streamed answer in which no chunk could be read.
 const LANGCHAIN_EMPTY_STREAM = "Received empty response from chat model call.";
 
-function statusCode(status: number): UpstreamErrorCode {
+/** The code of an HTTP error status a model API answered with. */
+export function upstreamCodeOfStatus(status: number): UpstreamErrorCode {
   if (status === 401 || status === 403) return "UPSTREAM_AUTH_FAILED";
   if (status === 429) return "UPSTREAM_RATE_LIMITED";
   if (status === 408 || status === 504) return "UPSTREAM_TIMEOUT";
@@ -54,7 +55,7 @@ export function classifyUpstreamError(error: unknown): UpstreamErrorCode | undef
   const kind = error.constructor.name;
   if (error.name === "TimeoutError" || kind === "APIConnectionTimeoutError") return "UPSTREAM_TIMEOUT";
   const status = (error as { status?: unknown }).status;
-  if (typeof status === "number") return statusCode(status);
+  if (typeof status === "number") return upstreamCodeOfStatus(status);
   const network = networkCode(error);
   if (network) return network;
   if (kind === "APIConnectionError") return "UPSTREAM_UNREACHABLE";
@@ -69,11 +70,13 @@ const UPSTREAM_MESSAGES: Record<UpstreamErrorCode, string> = {
   UPSTREAM_TIMEOUT: "The model API did not answer in time",
   UPSTREAM_RATE_LIMITED: "The model API is rate limiting requests",
   UPSTREAM_INVALID_RESPONSE: "The model API's answer could not be read",
+  UPSTREAM_REDIRECT_BLOCKED: "The model API redirected the call to an address the egress policy refuses",
 };
 
 /**
  * `error` as an {@link UpstreamError} when it is a failure of the model API; the egress policy's
- * refusal (`BASE_URL_NOT_ALLOWED`) when the call was refused before it left; else `error` itself.
+ * refusal when the call was refused (`BASE_URL_NOT_ALLOWED` before it left, `UPSTREAM_REDIRECT_BLOCKED`
+ * at a redirect); else `error` itself.
  */
 export function asUpstreamError(error: unknown): unknown {
   const refusal = findEgressRefusal(error);

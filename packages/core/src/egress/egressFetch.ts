@@ -3,6 +3,7 @@ import type { LookupFunction } from "node:net";
 import type { Agent, fetch as UndiciFetch } from "undici";
 import { DEFAULT_PORTS, type EgressPolicy, checkEgressAddress, isListedHost, resolveHost } from "./egressPolicy";
 import { reachedAddress } from "./addressRanges";
+import { EgressRefusedError, findEgressRefusal } from "./egressRefusedError";
 
 // undici's own default for a connection attempt; a connector of our own must restate it.
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -32,6 +33,14 @@ function checkedLookup(policy: EgressPolicy): LookupFunction {
   }) as LookupFunction;
 }
 
+/** The `host:port` a connection to `hostname` (as a URL spells it) dials. */
+const targetOf = (hostname: string, port: string, protocol: string) => `${hostname}:${Number(port) || DEFAULT_PORTS[protocol] || 0}`;
+
+/** `error`, a refusal of the policy, saying which connection it refused (the lookup that refuses knows no port). */
+function refusalAt(error: Error, target: string): Error {
+  return error instanceof EgressRefusedError && !error.target ? new EgressRefusedError(error.code, error.message, target) : error;
+}
+
 /**
  * An undici dispatcher that checks every connection it opens against `policy`: the host the URL
  * names (an IP literal here, since sockets never look those up) and every address a host name
@@ -46,16 +55,30 @@ async function egressDispatcher(policy: EgressPolicy): Promise<Agent> {
     connect(options, callback) {
       const host = options.hostname;
       const port = Number(options.port) || DEFAULT_PORTS[options.protocol] || 0;
+      const target = targetOf(host, options.port, options.protocol);
+      const answer: typeof callback = (...args) => (args[0] ? callback(refusalAt(args[0], target), null) : callback(...args));
       try {
-        if (isListedHost(policy, host, port)) return direct(options, callback);
-        if (!reachedAddress(host)) return checked(options, callback);
+        if (isListedHost(policy, host, port)) return direct(options, answer);
+        if (!reachedAddress(host)) return checked(options, answer);
         checkEgressAddress(policy, host, host);
       } catch (error) {
-        return callback(error as Error, null);
+        return answer(error as Error, null);
       }
-      direct(options, callback);
+      direct(options, answer);
     },
   });
+}
+
+/**
+ * The failure of a fetch of `url`, with a refused connection to another target than the URL's own
+ * told apart: only a redirect dials elsewhere, so the upstream sent the call where it may not go
+ * (`UPSTREAM_REDIRECT_BLOCKED`), which is the upstream's fault, not the URL's.
+ */
+function redirectRefusalOf(error: unknown, url: URL): unknown {
+  const refusal = findEgressRefusal(error);
+  if (!refusal?.target || refusal.target === targetOf(url.hostname, url.port, url.protocol)) return error;
+  const blocked = new EgressRefusedError("UPSTREAM_REDIRECT_BLOCKED", `${url.origin} redirected to ${refusal.target}, which is refused: ${refusal.message}`, refusal.target);
+  return new TypeError("fetch failed", { cause: blocked });
 }
 
 // Loaded at the first call, not with the package: most processes (the CLI's commands, replicas
@@ -68,7 +91,8 @@ const fetches = new WeakMap<EgressPolicy, typeof fetch>();
 /**
  * `fetch` held to `policy` on every connection (one dispatcher, and its connection pool, per policy).
  * A refused connection rejects as fetch does for any network failure, with the
- * {@link EgressRefusedError} as its cause.
+ * {@link EgressRefusedError} as its cause: `BASE_URL_NOT_ALLOWED` for the URL's own target,
+ * `UPSTREAM_REDIRECT_BLOCKED` for a target a redirect led to.
  */
 export function egressFetch(policy: EgressPolicy): typeof fetch {
   let bound = fetches.get(policy);
@@ -77,7 +101,12 @@ export function egressFetch(policy: EgressPolicy): typeof fetch {
     // undici's own fetch, so the dispatcher is of the version it expects.
     bound = (async (input: Parameters<typeof UndiciFetch>[0], init?: Parameters<typeof UndiciFetch>[1]) => {
       const { fetch: undiciFetch } = await loadUndici();
-      return undiciFetch(input, { ...init, dispatcher: await (dispatcher ??= egressDispatcher(policy)) });
+      const url = new URL(typeof input === "object" && "url" in input ? input.url : String(input));
+      try {
+        return await undiciFetch(input, { ...init, dispatcher: await (dispatcher ??= egressDispatcher(policy)) });
+      } catch (error) {
+        throw redirectRefusalOf(error, url);
+      }
     }) as unknown as typeof fetch;
     fetches.set(policy, bound);
   }

@@ -1,8 +1,11 @@
 export { InMemoryModelProviderStore, withoutApiKey } from "./inMemoryModelProviderStore";
 export {
   requireKeyForNewDestination,
+  requireEnabledFlag,
+  requireModelName,
   requireModelProviderId,
   validateCreateModelProvider,
+  validateDiscoveredModels,
   validateModelBaseUrl,
   validateUpdateModelProvider,
   type ValidModelProvider,

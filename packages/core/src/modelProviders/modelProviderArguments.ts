@@ -1,5 +1,7 @@
 import {
   type CreateModelProviderRequest,
+  MAX_DISCOVERED_MODELS,
+  MAX_MODEL_NAME_LENGTH,
   MODEL_PROVIDER_KINDS,
   type ModelProviderKind,
   type UpdateModelProviderRequest,
@@ -15,6 +17,7 @@ export interface ValidModelProvider {
   baseUrl?: string;
   models: string[];
   apiKey?: string;
+  enabled: boolean;
 }
 
 /** `null` removes an optional field; absent keeps it. */
@@ -23,6 +26,7 @@ export interface ValidModelProviderUpdate {
   baseUrl?: string | null;
   models?: string[];
   apiKey?: string | null;
+  enabled?: boolean;
 }
 
 function validateKind(kind: unknown): ModelProviderKind {
@@ -56,6 +60,7 @@ export function validateCreateModelProvider(request: CreateModelProviderRequest)
     id: requireText(checked.id, "Model provider id"),
     kind: validateKind(checked.kind),
     models: validateModels(checked.models ?? []),
+    enabled: checked.enabled === undefined ? true : requireEnabledFlag(checked.enabled),
   };
   if (checked.baseUrl !== undefined) valid.baseUrl = validateModelBaseUrl(checked.baseUrl);
   const apiKey = optionalText(checked.apiKey, "Model provider apiKey");
@@ -70,6 +75,7 @@ export function validateUpdateModelProvider(request: UpdateModelProviderRequest)
   if (checked.baseUrl !== undefined) update.baseUrl = checked.baseUrl === null ? null : validateModelBaseUrl(checked.baseUrl);
   if (checked.models !== undefined) update.models = validateModels(checked.models);
   if (checked.apiKey !== undefined) update.apiKey = checked.apiKey === null ? null : requireText(checked.apiKey, "Model provider apiKey");
+  if (checked.enabled !== undefined) update.enabled = requireEnabledFlag(checked.enabled);
   return update;
 }
 
@@ -96,3 +102,23 @@ export function requireKeyForNewDestination(providerId: string, stored: StoredPr
 }
 
 export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");
+
+export function requireModelName(model: unknown): string {
+  const name = requireText(model, "Model name");
+  if (name.length > MAX_MODEL_NAME_LENGTH) throw new StoreArgumentError(`Model name must be at most ${MAX_MODEL_NAME_LENGTH} characters`);
+  return name;
+}
+
+export function requireEnabledFlag(enabled: unknown): boolean {
+  if (typeof enabled !== "boolean") throw new StoreArgumentError(`enabled must be a boolean, got ${typeof enabled}`);
+  return enabled;
+}
+
+/** A discovery's model list: names, none twice, at most {@link MAX_DISCOVERED_MODELS} (the caller cuts a longer one). */
+export function validateDiscoveredModels(models: unknown): string[] {
+  if (!Array.isArray(models)) throw new StoreArgumentError("Discovered models must be an array of model names");
+  if (models.length > MAX_DISCOVERED_MODELS) throw new StoreArgumentError(`A discovery records at most ${MAX_DISCOVERED_MODELS} models, got ${models.length}`);
+  const names = models.map(requireModelName);
+  if (new Set(names).size !== names.length) throw new StoreArgumentError("Discovered models must not name a model twice");
+  return names;
+}

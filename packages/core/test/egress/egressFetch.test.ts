@@ -77,10 +77,14 @@ describe("egressFetch: every connection held to the policy", () => {
     expect(answers).toBe(2);
   });
 
-  it("checks every redirect hop: an allowed upstream's 302 to a refused target is not followed there", async () => {
+  it("checks every redirect hop: an allowed upstream's 302 to a refused target is not followed there (UPSTREAM_REDIRECT_BLOCKED)", async () => {
     const policy: EgressPolicy = { localNetworks: false, allow: parseEgressAllowList(`127.0.0.1:${toRefused.port}, 127.0.0.1:${toAllowed.port}, 127.0.0.1:${allowedTarget.port}`) };
     const before = target.requests;
-    expect(await refusalOf(egressFetch(policy)(`${toRefused.url}/v1/models`))).toBe("address 127.0.0.1 is not in AXIOM_UPSTREAM_ALLOW");
+    const refusal = await egressFetch(policy)(`${toRefused.url}/v1/models`).then(() => undefined, findEgressRefusal);
+    expect(refusal).toMatchObject({
+      code: "UPSTREAM_REDIRECT_BLOCKED",
+      message: `${toRefused.url} redirected to 127.0.0.1:${target.port}, which is refused: address 127.0.0.1 is not in AXIOM_UPSTREAM_ALLOW`,
+    });
     expect(toRefused.requests).toBe(1);
     expect(target.requests).toBe(before);
 

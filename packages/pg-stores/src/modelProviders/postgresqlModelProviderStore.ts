@@ -1,33 +1,45 @@
 import {
+  type PageKey,
   RecordExistsError,
   type SecretKeyring,
+  requireEnabledFlag,
   requireKeyForNewDestination,
+  requireModelName,
   requireModelProviderId,
   requireTenantId,
   validateCreateModelProvider,
+  validateDiscoveredModels,
   validateUpdateModelProvider,
 } from "@axiom-lattice/core";
 import type {
   CreateModelProviderRequest,
+  DiscoveryRecord,
   ModelProvider,
   ModelProviderCredentials,
   ModelProviderKind,
   ModelProviderStore,
   Page,
   PageRequest,
+  ProviderModel,
   UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
-import { readCreationPage } from "../db/pageKeys";
+import { readCreationPage, readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { inTransaction } from "../db/transaction";
 import {
   DELETE_MODEL_PROVIDER,
   GET_MODEL_PROVIDER,
+  GET_PROVIDER_MODEL,
   INSERT_MODEL_PROVIDER,
   LIST_MODEL_PROVIDERS,
+  LIST_PROVIDER_MODELS,
   LOCK_MODEL_PROVIDER,
+  LOCK_PROVIDER_FOR_DISCOVERY,
+  MARK_VANISHED_MODELS,
+  SET_MODEL_ENABLED,
   UPDATE_MODEL_PROVIDER,
+  UPSERT_DISCOVERED_MODELS,
 } from "./modelProviderSql";
 
 interface ModelProviderRow {
@@ -36,10 +48,29 @@ interface ModelProviderRow {
   kind: ModelProviderKind;
   base_url: string | null;
   models: string[];
+  enabled: boolean;
   api_key_sealed: string | null;
   created_at: Date;
   updated_at: Date;
 }
+
+interface ProviderModelRow {
+  provider_id: string;
+  model: string;
+  enabled: boolean;
+  available: boolean;
+  discovered_at: Date;
+  last_seen_at: Date;
+}
+
+const toProviderModel = (row: ProviderModelRow): ProviderModel => ({
+  providerId: row.provider_id,
+  model: row.model,
+  enabled: row.enabled,
+  available: row.available,
+  discoveredAt: row.discovered_at,
+  lastSeenAt: row.last_seen_at,
+});
 
 export interface PostgreSQLModelProviderStoreOptions extends PgStoreOptions {
   /** Seals API keys before they are written and opens them when a run reads them. */
@@ -65,6 +96,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
       valid.baseUrl ?? null,
       valid.models,
       valid.apiKey === undefined ? null : this.keyring.seal(valid.apiKey),
+      valid.enabled,
     ]);
     if (!row) throw new RecordExistsError("model provider", tenant, valid.id);
     return this.view(row);
@@ -102,6 +134,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
           update.apiKey !== undefined,
           typeof update.apiKey === "string" ? this.keyring.seal(update.apiKey) : null,
           update.models ?? null,
+          update.enabled ?? null,
         ])
       ).rows;
       return row ? this.view(row) : null;
@@ -120,6 +153,42 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
     return { ...this.withoutKey(row), ...(row.api_key_sealed === null ? {} : { apiKey: this.keyring.open(row.api_key_sealed) }) };
   }
 
+  async recordDiscovery(tenantId: string, providerId: string, models: readonly string[]): Promise<DiscoveryRecord | null> {
+    const key = [requireTenantId(tenantId), requireModelProviderId(providerId)];
+    const listed = validateDiscoveredModels(models);
+    await this.initialize();
+    // One transaction: a reader sees the list before or after, never half of it.
+    return inTransaction(this.pool, async (client) => {
+      if ((await client.query(LOCK_PROVIDER_FOR_DISCOVERY, key)).rowCount !== 1) return null;
+      const upserted = (await client.query<{ added: boolean }>(UPSERT_DISCOVERED_MODELS, [...key, listed])).rows;
+      const vanished = (await client.query(MARK_VANISHED_MODELS, [...key, listed])).rowCount ?? 0;
+      return { models: listed.length, added: upserted.filter((row) => row.added).length, vanished };
+    });
+  }
+
+  async listModels(tenantId: string, providerId: string, page: PageRequest): Promise<Page<ProviderModel>> {
+    const key = [requireTenantId(tenantId), requireModelProviderId(providerId)];
+    const read = async (after: PageKey | null, fetch: number) => {
+      await this.initialize();
+      return (await this.pool.query<ProviderModelRow>(LIST_PROVIDER_MODELS, [...key, after?.[0] ?? null, fetch])).rows;
+    };
+    return readPage(page, ["string"], read, (row) => [row.model], toProviderModel);
+  }
+
+  async getModel(tenantId: string, providerId: string, model: string): Promise<ProviderModel | null> {
+    const params = [requireTenantId(tenantId), requireModelProviderId(providerId), requireModelName(model)];
+    await this.initialize();
+    const [row] = (await this.pool.query<ProviderModelRow>(GET_PROVIDER_MODEL, params)).rows;
+    return row ? toProviderModel(row) : null;
+  }
+
+  async setModelEnabled(tenantId: string, providerId: string, model: string, enabled: boolean): Promise<ProviderModel | null> {
+    const params = [requireTenantId(tenantId), requireModelProviderId(providerId), requireModelName(model), requireEnabledFlag(enabled)];
+    await this.initialize();
+    const [row] = (await this.pool.query<ProviderModelRow>(SET_MODEL_ENABLED, params)).rows;
+    return row ? toProviderModel(row) : null;
+  }
+
   private view(row: ModelProviderRow): ModelProvider {
     return { ...this.withoutKey(row), hasApiKey: row.api_key_sealed !== null };
   }
@@ -131,6 +200,7 @@ export class PostgreSQLModelProviderStore extends PgStore implements ModelProvid
       kind: row.kind,
       ...(row.base_url === null ? {} : { baseUrl: row.base_url }),
       models: row.models,
+      enabled: row.enabled,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };
