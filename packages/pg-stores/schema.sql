@@ -98,6 +98,7 @@ CREATE TABLE public.lattice_model_providers (
     api_key_sealed text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    enabled boolean DEFAULT true NOT NULL,
     CONSTRAINT lattice_model_providers_api_key_sealed_check CHECK ((api_key_sealed ~~ 'enc:%'::text))
 );
 
@@ -164,6 +165,16 @@ CREATE TABLE public.lattice_projects (
     metadata jsonb,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+CREATE TABLE public.lattice_provider_models (
+    tenant_id text NOT NULL,
+    provider_id text NOT NULL,
+    model text NOT NULL COLLATE pg_catalog."C",
+    enabled boolean DEFAULT true NOT NULL,
+    available boolean DEFAULT true NOT NULL,
+    discovered_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_seen_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 CREATE TABLE public.lattice_replica_presence (
@@ -390,6 +401,9 @@ ALTER TABLE ONLY public.lattice_project_rooms
 ALTER TABLE ONLY public.lattice_projects
     ADD CONSTRAINT lattice_projects_pkey PRIMARY KEY (tenant_id, id);
 
+ALTER TABLE ONLY public.lattice_provider_models
+    ADD CONSTRAINT lattice_provider_models_pkey PRIMARY KEY (tenant_id, provider_id, model);
+
 ALTER TABLE ONLY public.lattice_replica_presence
     ADD CONSTRAINT lattice_replica_presence_pkey PRIMARY KEY (replica_id);
 
@@ -496,6 +510,9 @@ ALTER TABLE ONLY public.lattice_project_room_messages
 
 ALTER TABLE ONLY public.lattice_project_rooms
     ADD CONSTRAINT lattice_project_rooms_tenant_id_project_id_fkey FOREIGN KEY (tenant_id, project_id) REFERENCES public.lattice_projects(tenant_id, id) ON DELETE CASCADE;
+
+ALTER TABLE ONLY public.lattice_provider_models
+    ADD CONSTRAINT lattice_provider_models_tenant_id_provider_id_fkey FOREIGN KEY (tenant_id, provider_id) REFERENCES public.lattice_model_providers(tenant_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.lattice_web_app_threads
     ADD CONSTRAINT lattice_web_app_threads_tenant_id_web_app_id_fkey FOREIGN KEY (tenant_id, web_app_id) REFERENCES public.lattice_web_apps(tenant_id, id) ON DELETE CASCADE;
