@@ -22,7 +22,7 @@ describe("a model provider's connection test", () => {
   // The allow-list names the fake and the closed port only: the redirect target is refused.
   const gateway = useGateway(
     async () => {},
-    () => ({ AXIOM_UPSTREAM_ALLOW: [api.origin, closedBaseUrl].map((url) => new URL(url).host).join(","), AXIOM_UPSTREAM_TIMEOUT_MS: "400" }),
+    () => ({ AXIOM_UPSTREAM_ALLOW: [api.origin, closedBaseUrl].map((url) => new URL(url).host).join(","), AXIOM_UPSTREAM_TIMEOUT_MS: "2000" }),
   );
   const { post } = gateway;
 

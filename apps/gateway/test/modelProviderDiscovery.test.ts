@@ -23,7 +23,7 @@ describe.each(["memory", "postgresql"])("model discovery on %s stores", (stores)
   const gateway = useGateway(async () => {}, () => ({
     ...storeEnv(),
     AXIOM_UPSTREAM_ALLOW: [api.origin, closedBaseUrl].map((url) => new URL(url).host).join(","),
-    AXIOM_UPSTREAM_TIMEOUT_MS: "400",
+    AXIOM_UPSTREAM_TIMEOUT_MS: "2000",
   }));
   const { post, get } = gateway;
   let providers = 0;

@@ -129,7 +129,7 @@ describe("resealStoredSecrets", () => {
       const again = await resealStoredSecrets(old.pool, { keyring: keyringV2, scope: "all" });
       expect(Object.values(again.kinds).every((count) => count.resealed === 0 && count.changedMeanwhile === 0)).toBe(true);
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_provider_models, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });
@@ -152,7 +152,7 @@ describe("resealStoredSecrets", () => {
       expect(JSON.stringify(summary) + message).not.toContain("sk-only-v1-opens-me");
       expect(withoutV1.open((await storedSecrets(old.pool)).find(([at]) => at === "assistant t/legacy")![1])).toBe("sk-plain");
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_provider_models, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });
@@ -175,7 +175,7 @@ describe("resealStoredSecrets", () => {
       expect(await opened(old.pool)).toEqual(plain);
       expect((await storedSecrets(old.pool)).every(([, value]) => value.startsWith("enc:v2:"))).toBe(true);
     } finally {
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_provider_models, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await Promise.all([a.pool.end(), b.pool.end(), old.pool.end()]);
     }
   });
@@ -209,7 +209,7 @@ describe("resealStoredSecrets", () => {
       );
     } finally {
       writer.release();
-      await old.pool.query("TRUNCATE lattice_model_providers, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
+      await old.pool.query("TRUNCATE lattice_model_providers, lattice_provider_models, lattice_assistant_versions, lattice_assistants, lattice_mcp_server_configs");
       await old.pool.end();
     }
   });

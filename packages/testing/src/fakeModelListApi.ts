@@ -6,9 +6,9 @@ import type { AddressInfo } from "node:net";
  * (`{origin}/{behaviour}/v1`; a plain `{origin}/v1` is `ok`): `ok` lists {@link FakeModelListApi.models}; `fail-401`, `fail-429`
  * (with `Retry-After: 7`) answer that status; `garbage` a body that is not JSON; `wrong-shape` JSON
  * that is no model list; `silent` never answers; `redirect` is a 302 to
- * {@link FakeModelListApi.redirectTo}.
+ * {@link FakeModelListApi.redirectTo}; `endless` streams a list that never ends.
  */
-export const FAKE_MODEL_LIST_BEHAVIOURS = ["ok", "fail-401", "fail-429", "garbage", "wrong-shape", "silent", "redirect"] as const;
+export const FAKE_MODEL_LIST_BEHAVIOURS = ["ok", "fail-401", "fail-429", "garbage", "wrong-shape", "silent", "redirect", "endless"] as const;
 export type FakeModelListBehaviour = (typeof FAKE_MODEL_LIST_BEHAVIOURS)[number];
 
 /** A local HTTP server speaking OpenAI's `GET /v1/models`, with each fault a model API can show. */
@@ -44,6 +44,19 @@ export class FakeModelListApi {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Writes model after model, as fast as the client reads, until the client goes. */
+  private stream(response: ServerResponse): void {
+    response.writeHead(200, { "content-type": "application/json" });
+    const chunk = `${JSON.stringify({ id: "m".repeat(200), object: "model" })},`.repeat(1_000);
+    response.write('{"data":[');
+    const more = (): void => {
+      while (!response.destroyed && response.write(chunk));
+      if (!response.destroyed) response.once("drain", more);
+    };
+    response.once("close", () => this.silent.delete(response));
+    more();
+  }
+
   private handle(request: IncomingMessage, response: ServerResponse): void {
     const path = request.url ?? "";
     const [, behaviour, ...rest] = path === "/v1/models" ? ["", "ok", "v1", "models"] : path.split("/");
@@ -72,6 +85,10 @@ export class FakeModelListApi {
         return;
       case "redirect":
         response.writeHead(302, { location: this.redirectTo }).end();
+        return;
+      case "endless":
+        this.silent.add(response);
+        this.stream(response);
         return;
       default:
         response.writeHead(404).end();

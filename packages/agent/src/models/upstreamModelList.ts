@@ -6,6 +6,12 @@ import { UpstreamError, upstreamCodeOfStatus } from "./upstreamErrors";
 /** Where an `openai` provider without a base URL is served: the SDK's own default, which runs use too. */
 const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
+/**
+ * The largest model list read: a thousand models with metadata take a few hundred KiB, the biggest
+ * public lists a few MiB. An answer past it is refused before it exhausts the replica's memory.
+ */
+export const MAX_MODEL_LIST_BYTES = 16 * 1024 * 1024;
+
 /** A provider as the model list is read from it: what speaks to it, where, and with which key. */
 export type ModelListSource = Pick<ModelProviderCredentials, "kind" | "baseUrl" | "apiKey">;
 
@@ -18,6 +24,21 @@ function modelIdsOf(body: unknown): string[] | undefined {
   if (!Array.isArray(data)) return undefined;
   const ids = data.map((entry) => (entry as { id?: unknown } | null)?.id);
   return ids.every((id): id is string => typeof id === "string" && id.length > 0 && id.length <= MAX_MODEL_NAME_LENGTH) ? ids : undefined;
+}
+
+/** The body as text, read no further than `limit` bytes. */
+async function boundedText(response: Response, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of response.body ?? []) {
+    length += chunk.byteLength;
+    // Leaving the loop cancels the body: the rest is never received.
+    if (length > limit) {
+      throw new UpstreamError("UPSTREAM_INVALID_RESPONSE", `The model API's answer to GET /models is larger than ${limit / 1024 / 1024} MiB`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
@@ -38,7 +59,7 @@ export async function fetchOpenAiModelList(source: ModelListSource, policy: Upst
     await response.body?.cancel();
     throw new UpstreamError(upstreamCodeOfStatus(response.status), `The model API answered HTTP ${response.status} to GET /models`);
   }
-  const text = await response.text();
+  const text = await boundedText(response, MAX_MODEL_LIST_BYTES);
   let body: unknown;
   try {
     body = JSON.parse(text);
