@@ -279,7 +279,9 @@ export class ThreadProcessor {
     const { queue, observer } = this.context;
     try {
       if (await queue.completeMessage(message.id, holder, outcome)) {
-        observer.runFinished?.({ status: outcome.status, durationMs: Date.now() - claimedAt });
+        const durationMs = Date.now() - claimedAt;
+        observer.runFinished?.({ status: outcome.status, durationMs });
+        this.logger.info({ messageId: message.id, status: outcome.status, durationMs }, `run ended: ${outcome.status} after ${durationMs} ms`);
         this.context.onRunCompleted?.({ scope: this.scope, message, status: outcome.status, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       } else {
         observer.runHandedOver?.({ reason: "claim_lost" });
@@ -343,8 +345,12 @@ export class ThreadProcessor {
         this.logger.warn({ messageId: message.id, err: error }, "run interrupted: the database is unavailable; the message runs again from its checkpoint");
         return { handOver: "database_unavailable" };
       }
-      this.logger.warn({ messageId: message.id, err: error }, "run failed");
-      return { status: "error", error: deployed ? graphFailureText(error) : runFailureText(error) };
+      const failure = deployed ? graphFailureText(error) : runFailureText(error);
+      // A failed run is an outcome the client is told of, not a fault of this replica: its reason at
+      // warn, and the stack only for whoever asks for debug.
+      this.logger.warn({ messageId: message.id, error: failure }, "run failed");
+      this.logger.debug({ messageId: message.id, err: error }, "run failed: stack");
+      return { status: "error", error: failure };
     }
   }
 
