@@ -279,9 +279,7 @@ export class ThreadProcessor {
     const { queue, observer } = this.context;
     try {
       if (await queue.completeMessage(message.id, holder, outcome)) {
-        const durationMs = Date.now() - claimedAt;
-        observer.runFinished?.({ status: outcome.status, durationMs });
-        this.logger.info({ messageId: message.id, status: outcome.status, durationMs }, `run ended: ${outcome.status} after ${durationMs} ms`);
+        observer.runFinished?.({ status: outcome.status, durationMs: Date.now() - claimedAt });
         this.context.onRunCompleted?.({ scope: this.scope, message, status: outcome.status, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       } else {
         observer.runHandedOver?.({ reason: "claim_lost" });
