@@ -4,6 +4,7 @@ import rateLimit from "@fastify/rate-limit";
 import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEchoHeaders } from "@axiom-lattice/protocols";
 import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { setTimeout as delay } from "node:timers/promises";
 import { pino } from "pino";
 import pinoPretty from "pino-pretty";
 import { createApiKeyVerifier } from "./auth/apiKeyVerifier";
@@ -58,13 +59,27 @@ export function createGatewayLogger(config: Pick<GatewayConfig, "logLevel" | "lo
   return pino(options, pinoPretty({ colorize: process.stdout.isTTY, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", sync: true }));
 }
 
+/** How long a stopping process waits for its last log lines to reach a pipe nobody reads. */
+const LOG_FLUSH_WAIT_MS = 2_000;
+
+/** What the logger's destination (pino's sonic-boom) shows of its writes. */
+interface LogDestination {
+  /** A write is in flight: one a full pipe refused is retried on a timer, holding its lines. */
+  _writing?: boolean;
+  flushSync?: () => void;
+}
+
 /**
- * Writes what the logger still buffers, now: its destination retries a full pipe later, which would
- * put those lines after anything written meanwhile (an exit's last word on stderr). A pretty logger's
- * lines pass through a stream without that buffer.
+ * Resolves once the logger's buffered lines are written, in order: a write a full pipe refused is
+ * retried later, which would put its lines after anything written meanwhile (an exit's last word on
+ * stderr). The write in flight is awaited (a bounded time), then the rest is written synchronously,
+ * which `flushSync` alone would do before the write in flight. A pretty logger's lines pass through a
+ * stream without that buffer.
  */
-export function flushLogSync(logger: FastifyBaseLogger): void {
-  const destination = (logger as unknown as Record<symbol, { flushSync?: () => void } | undefined>)[pino.symbols.streamSym];
+export async function flushLog(logger: FastifyBaseLogger): Promise<void> {
+  const destination = (logger as unknown as Record<symbol, LogDestination | undefined>)[pino.symbols.streamSym];
+  const deadline = Date.now() + LOG_FLUSH_WAIT_MS;
+  while (destination?._writing && Date.now() < deadline) await delay(10);
   destination?.flushSync?.();
 }
 

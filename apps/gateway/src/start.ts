@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
 import { exposeLoopbackUrl } from "./graphs/loopback";
-import { buildGateway, createGatewayLogger, flushLogSync } from "./server";
+import { buildGateway, createGatewayLogger, flushLog } from "./server";
 import { waitForDatabase } from "./startup/databaseWait";
 import { listeningUrl } from "./startup/listeningUrl";
 import { describeStartupFailure } from "./startup/startupFailure";
@@ -55,7 +55,7 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
     // lines still buffered (a pipe that was full) are written now: after the CLI's one stderr line
     // and the exit, nothing of this replica may follow.
     logger.fatal({ phase: "startup", err: error }, `failed to start: ${describeStartupFailure(error, config)}`);
-    flushLogSync(logger);
+    await flushLog(logger);
     throw error;
   }
 }
