@@ -57,6 +57,8 @@ const OBJECT_IN_USE = "55006";
  * under a temporary name, so a build killed halfway never passes for a template.
  */
 async function ensureTemplate(template: DatabaseTemplate): Promise<void> {
+  // Once a process has seen the template, it stays: only the first database of each process asks.
+  if (templatesSeen.has(template.name)) return;
   await withAdmin(async (client) => {
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [template.name]);
     try {
@@ -72,7 +74,11 @@ async function ensureTemplate(template: DatabaseTemplate): Promise<void> {
       await client.query("SELECT pg_advisory_unlock(hashtext($1))", [template.name]);
     }
   });
+  templatesSeen.add(template.name);
 }
+
+/** The templates this process found built. */
+const templatesSeen = new Set<string>();
 
 /** pg's Pool.end() resolves before its sockets close: a database just used may still show sessions. */
 async function retryWhileInUse<T>(attempt: () => Promise<T>): Promise<T> {
