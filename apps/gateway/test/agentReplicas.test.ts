@@ -4,7 +4,7 @@
 import { AgentInstanceManager, type AgentRuntimeOptions } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup, getThreadRunOwner } from "@axiom-lattice/core";
 import { type PostgreSQLStores, PostgreSQLQueueWakeup, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
-import { ListenerConnection, SimulatedCrash, type TestDatabase, crashAfterModelAnswer, eventually } from "@axiom-lattice/testing";
+import { ListenerConnection, SimulatedCrash, type TestDatabase, crashAfterModelAnswer, eventually, runRecords } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMigratedTestDatabase } from "./support";
 
@@ -91,8 +91,8 @@ describe("agent runtime on two replicas", { timeout: 60_000 }, () => {
     expect(sent).toHaveLength(threads.length * perThread);
 
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await queue().latestRuns({ ...scope, threadId })).length === perThread, { timeoutMs: 30_000 });
-      const runs = await queue().latestRuns({ ...scope, threadId });
+      await eventually(`${threadId} drained`, async () => (await runRecords(queue(), { ...scope, threadId })).length === perThread, { timeoutMs: 30_000 });
+      const runs = await runRecords(queue(), { ...scope, threadId });
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       // Claim order is enqueue order (the database sequence), and each run starts after the previous one finished.
       const bySequence = [...runs].sort((x, y) => Number(BigInt(x.sequence) - BigInt(y.sequence)));
@@ -232,7 +232,7 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     await queue().claimPendingMessages({ ...scope, threadId: "outlived" }, { owner: "dead-replica#1", leaseMs: 60_000 });
 
     expect(await manager(b, { wakeup: lostWakeups }).getAgent(thread("outlived")).resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await queue().latestRuns({ ...scope, threadId: "outlived" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(queue(), { ...scope, threadId: "outlived" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);

@@ -6,7 +6,7 @@
 import { AgentInstanceManager, callerResumeMessageId, checkpointThreadId, taskThreadId } from "@axiom-lattice/agent";
 import { type Logger, type QueueWakeup } from "@axiom-lattice/core";
 import { type PostgreSQLStores, createPostgreSQLStores } from "@axiom-lattice/pg-stores";
-import { type TestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, recordingLogger, runRecords } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMigratedTestDatabase } from "./support";
 
@@ -122,7 +122,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
 
     expect(await completion).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
     expect(handOvers(logs)).toEqual(["terminating connection due to administrator command"]);
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "read" })).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "read" })).map((run) => [run.id, run.runStatus])).toEqual([[messageId, "success"]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["remember me", "echo: remember me"]);
   });
 
@@ -144,7 +144,7 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     expect(types.at(-1)).toBe("message_completed");
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "/sleep 1500" }, { content: "echo: /sleep 1500" }] });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "answered" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "answered" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect((await agent.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
   });
 
@@ -166,10 +166,10 @@ describe("a run whose database session is terminated", { timeout: 90_000 }, () =
     await eventually("the caller to be resumed", async () => (await stores.queue.getMessage(resumed, scope))?.runStatus === "success", patiently);
     expect(await stores.tasks.getTask(TENANT, taskId)).toMatchObject({ status: "completed", result: "echo: /sleep 1500" });
     expect(handOvers(logs)).toEqual([expect.stringMatching(pgConnectionLoss)]);
-    expect((await stores.queue.latestRuns({ ...helperScope, threadId: taskThreadId(taskId) })).map((run) => run.runStatus)).toEqual(["success"]);
+    expect((await runRecords(stores.queue, { ...helperScope, threadId: taskThreadId(taskId) })).map((run) => run.runStatus)).toEqual(["success"]);
     const helper = manager.getAgent({ ...helperScope, threadId: taskThreadId(taskId) });
     expect((await helper.getState()).messages.map((message) => message.content)).toEqual(["/sleep 1500", "echo: /sleep 1500"]);
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "caller" })).map((run) => [run.id === resumed, run.runStatus])).toEqual([
+    expect((await runRecords(stores.queue, { ...scope, threadId: "caller" })).map((run) => [run.id === resumed, run.runStatus])).toEqual([
       [false, "interrupted"],
       [true, "success"],
     ]);

@@ -22,7 +22,7 @@ async function remains(gateway: Pick<TestGateway, "context">, tenantId: string, 
   const scope = threadScope({ id, tenantId, assistantId: ANY_ASSISTANT, metadata: {}, createdAt: new Date(), updatedAt: new Date() });
   const [thread, runs, snapshot] = await Promise.all([
     stores.threads.getThread(tenantId, id),
-    stores.queue.latestRuns({ tenantId, assistantId: ANY_ASSISTANT, threadId: id }),
+    stores.langGraph.latestRuns({ tenantId, assistantId: ANY_ASSISTANT, threadId: id }),
     agents.getAgent(scope).stateSnapshot(),
   ]);
   return { thread: thread !== null, runs: runs.length, checkpointed: snapshot.createdAt !== undefined };

@@ -6,7 +6,7 @@ import { RecoveryActor, TaskOrphanRecovery, callerResumeMessageId, taskStartMess
 import { taskRunLeaseKey, threadRunLeaseKey, tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, runRecords } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
@@ -79,7 +79,7 @@ const runThreadOf = (task: TaskItem) => ({ tenantId: task.tenantId, assistantId:
 async function messagesOn(context: GatewayContext, { tenantId, assistantId, threadId }: { tenantId: string; assistantId: string; threadId: string }): Promise<string[]> {
   const { queue } = context.stores;
   const scope = { tenantId, assistantId };
-  const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await queue.latestRuns({ ...scope, threadId }))];
+  const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await runRecords(queue, { ...scope, threadId }))];
   return [...new Set(all.map((message) => message.id))];
 }
 

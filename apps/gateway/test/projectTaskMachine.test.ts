@@ -6,7 +6,7 @@
 import { TaskDispatcher, callerResumeMessageId, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex, projectTaskMachineLeaseKey, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { CreateTaskRequest, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway, useStoreEnv } from "./support";
 import { TENANT, ended, killedAfterInProgressCommit, runsOf, taskWhen, useReplicas } from "./taskSupport";
@@ -172,10 +172,10 @@ describe.each(["memory", "postgresql"])("the project task machine on %s stores",
     const [callee] = (await gateway.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { parentId: "abandoned" })).items;
     // The callee's run completes after its settlement resumed its caller, had it resumed anything.
     const calleeScope = { tenantId: TENANT, assistantId: "boss" };
-    await eventually("the callee's run to complete", async () => (await gateway.context.stores.queue.latestRuns({ ...calleeScope, threadId: taskThreadId(callee!.id) }))[0]?.runStatus === "success");
+    await eventually("the callee's run to complete", async () => (await runRecords(gateway.context.stores.queue, { ...calleeScope, threadId: taskThreadId(callee!.id) }))[0]?.runStatus === "success");
     expect(await gateway.context.stores.tasks.getTask(TENANT, callee!.id)).toMatchObject({ status: "completed" });
     const thread = taskThreadId("abandoned");
-    expect(await gateway.context.stores.queue.latestRuns({ tenantId: TENANT, assistantId: "writer", threadId: thread })).toHaveLength(1);
+    expect(await runRecords(gateway.context.stores.queue, { tenantId: TENANT, assistantId: "writer", threadId: thread })).toHaveLength(1);
     expect(await gateway.context.stores.queue.getQueueSize({ tenantId: TENANT, assistantId: "writer", threadId: thread })).toBe(0);
     expect(await gateway.context.stores.tasks.getTask(TENANT, "abandoned")).toMatchObject({ status: "cancelled" });
   });

@@ -1,7 +1,7 @@
 // Startup reads the schedules every replica arms, and the outbox carries every later change. A
 // change a peer makes between that read and the poller's start must still arrive: the poller's
 // cursor is taken before the read. Two gateway contexts on one PostgreSQL database, as two replicas.
-import { type TestDatabase, eventually } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, runRecords } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src";
 import { type GatewayContext, createGatewayContext } from "../src/context/gatewayContext";
@@ -57,7 +57,7 @@ describe("startup: the outbox cursor is taken before the state it guards is read
     await eventually("the late replica to fire the schedule", async () => (await late.schedules.get(taskId))?.status === "completed", {
       timeoutMs: 15_000,
     });
-    const [run] = await late.stores.queue.latestRuns({ tenantId: "default", assistantId: "echo", threadId: "morning" });
+    const [run] = await runRecords(late.stores.queue, { tenantId: "default", assistantId: "echo", threadId: "morning" });
     expect(run).toMatchObject({ id: expect.stringContaining(taskId), replicaId: "gw-late", runStatus: "success" });
   }, 30_000);
 });

@@ -8,7 +8,7 @@ import { callerResumeMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore } from "@axiom-lattice/pg-stores";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { type TestDatabase, eventually, recordingLogger } from "@axiom-lattice/testing";
+import { type TestDatabase, eventually, recordingLogger, runRecords } from "@axiom-lattice/testing";
 import { execa } from "execa";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,7 +60,7 @@ describe("lattice-gateway task:recover", () => {
     const { queue } = context.stores;
     const threadId = `${task.id}-caller`;
     // In the order a message moves (a processor may run it meanwhile): never missed, maybe seen twice.
-    const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await queue.latestRuns({ ...scope, threadId }))];
+    const all = [...(await queue.getPendingMessages({ ...scope, threadId })), ...(await queue.getProcessingMessages({ ...scope, threadId })), ...(await runRecords(queue, { ...scope, threadId }))];
     return [...new Set(all.map((message) => message.id))];
   };
 

@@ -5,7 +5,7 @@
 import { resumeTaskRun, taskRunMessageId, taskStartMessageId, taskThreadId } from "@axiom-lattice/agent";
 import { ProjectTaskExecutionMutex } from "@axiom-lattice/core";
 import type { TaskItem } from "@axiom-lattice/protocols";
-import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { useGateway, useStoreEnv } from "./support";
 import { TENANT, killedAfterInProgressWrite, runsOf, taskWhen, useReplicas } from "./taskSupport";
@@ -91,7 +91,7 @@ describe.each(["memory", "postgresql"])("resuming a task on %s stores", (stores)
 
     expect((await post("/api/tasks/stopped/cancel", {})).statusCode).toBe(200);
     const runs = await runsOf(gateway, "writer", thread, 2);
-    await eventually("the resume run to stop", async () => (await queue.latestRuns({ ...scope, threadId: thread })).at(-1)?.runStatus === "aborted");
+    await eventually("the resume run to stop", async () => (await runRecords(queue, { ...scope, threadId: thread })).at(-1)?.runStatus === "aborted");
     expect(runs.map((run) => run.id)).toEqual([taskStartMessageId(interrupted), taskRunMessageId(resumed)]);
     expect(await tasks.getTask(TENANT, "stopped")).toMatchObject({ status: "cancelled" });
   });

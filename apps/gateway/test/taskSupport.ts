@@ -1,7 +1,7 @@
 // What the task tests share: waiting for a task or a thread's runs, and gateways on one database.
 import type { PendingMessage } from "@axiom-lattice/core";
 import type { TaskItem, TaskStore, UnitOfWork } from "@axiom-lattice/protocols";
-import { type SimulatedCrash, type TestDatabase, eventually } from "@axiom-lattice/testing";
+import { type SimulatedCrash, type TestDatabase, eventually, runRecords } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { buildTestGateway, createMigratedTestDatabase, type TestGateway } from "./support";
 
@@ -23,7 +23,7 @@ export const ended = (task: TaskItem) => !["pending", "in_progress"].includes(ta
 export async function runsOf(gateway: Pick<TestGateway, "context">, assistantId: string, threadId: string, count: number) {
   let runs: PendingMessage[] = [];
   await eventually(`${count} runs on ${threadId}`, async () => {
-    runs = await gateway.context.stores.queue.latestRuns({ tenantId: TENANT, assistantId, threadId });
+    runs = await runRecords(gateway.context.stores.queue, { tenantId: TENANT, assistantId, threadId });
     return runs.length >= count;
   });
   return runs;

@@ -1,4 +1,4 @@
-import { eventually } from "@axiom-lattice/testing";
+import { eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { type QueueWakeup, threadRunLeaseKey } from "@axiom-lattice/core";
 import { ThreadBusyError } from "../src";
@@ -25,7 +25,7 @@ describe("abort", () => {
 
     const next = await agent.addMessage({ message: "still there?" }, { mode: "wait" });
     expect(await next.completion).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.runStatus)).toEqual(["aborted", "success"]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => run.runStatus)).toEqual(["aborted", "success"]);
   });
 });
 
@@ -60,7 +60,7 @@ describe("abort from any replica", () => {
 
     expect(await manager(stores).getAgent(thread("t1")).abort(queued.messageId)).toEqual({ messageId: queued.messageId, status: "aborted" });
     expect(await agent.waitForRun(slow.messageId)).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [queued.messageId, "aborted"],
       [slow.messageId, "success"],
     ]);
@@ -96,7 +96,7 @@ describe("abort from any replica", () => {
     const urgent = await manager(stores).getAgent(thread("t1")).addMessage({ message: "urgent" }, { multitaskStrategy: "interrupt" });
     await runner.waitForRun(queued.messageId);
 
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [slow.messageId, "aborted"],
       [urgent.messageId, "success"],
       [queued.messageId, "success"],
@@ -128,7 +128,7 @@ describe("multitask strategies", () => {
     for (const outcome of outcomes) if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(ThreadBusyError);
 
     expect(await agents[0].waitForRun(accepted[0].messageId)).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([accepted[0].messageId]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([accepted[0].messageId]);
   });
 
   it("interrupt: aborts the active run, then runs the new message ahead of the queue", async () => {
@@ -139,7 +139,7 @@ describe("multitask strategies", () => {
     const urgent = await agent.addMessage({ message: "urgent" }, { multitaskStrategy: "interrupt" });
     await agent.waitForRun(queued.messageId);
 
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [slow.messageId, "aborted"],
       [urgent.messageId, "success"],
       [queued.messageId, "success"],
@@ -151,7 +151,7 @@ describe("multitask strategies", () => {
     const first = await agent.addMessage({ message: "/sleep 50" });
     const second = await agent.addMessage({ message: "after" }, { mode: "wait" });
     expect(await second.completion).toMatchObject({ status: "success" });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([first.messageId, second.messageId]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => run.id)).toEqual([first.messageId, second.messageId]);
   });
 });
 

@@ -1,6 +1,6 @@
 // Focused regressions for the two ways a replica's death lost an accepted message: each kills a
 // replica at the worst moment for one of them and checks that a peer finishes the message exactly once.
-import { SimulatedCrash, crashAfterModelAnswer, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, crashAfterModelAnswer, eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { InMemoryMessageQueueStore, type QueueWakeup } from "@axiom-lattice/core";
 import { collect, manager, runStatus, scope, thread, tokens, useSharedStores } from "./support";
@@ -98,7 +98,7 @@ describe("a dead replica's claim that outlives its thread-run lease", () => {
 
     const agent = manager(stores, { wakeup: lostWakeups }).getAgent(thread("t1"));
     expect(await agent.resumeTask()).toEqual({ status: "idle", leaseContended: false });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.id, "success"],
       [second.id, "success"],
     ]);
@@ -124,9 +124,9 @@ describe("a claim that lapsed while its replica still held the thread", () => {
     const first = await agent.addMessage({ message: "/sleep 400" });
     const second = await agent.addMessage({ message: "second" });
 
-    await eventually("both messages to finish", async () => (await queue.latestRuns({ ...scope, threadId: "t1" })).length === 2, { timeoutMs: 5_000 });
+    await eventually("both messages to finish", async () => (await runRecords(queue, { ...scope, threadId: "t1" })).length === 2, { timeoutMs: 5_000 });
     expect(queue.lapsed).toBe(true);
-    expect((await queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
+    expect((await runRecords(queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus])).toEqual([
       [first.messageId, "success"],
       [second.messageId, "success"],
     ]);

@@ -1,4 +1,4 @@
-import { eventually } from "@axiom-lattice/testing";
+import { eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {
   type ClaimMessagesOptions,
@@ -83,8 +83,8 @@ describe("processor", () => {
       }
     }
     for (const threadId of threads) {
-      await eventually(`${threadId} drained`, async () => (await stores.queue.latestRuns({ ...scope, threadId })).length === 8, { timeoutMs: 10_000 });
-      const runs = await stores.queue.latestRuns({ ...scope, threadId });
+      await eventually(`${threadId} drained`, async () => (await runRecords(stores.queue, { ...scope, threadId })).length === 8, { timeoutMs: 10_000 });
+      const runs = await runRecords(stores.queue, { ...scope, threadId });
       expect(runs.map((run) => run.id)).toEqual(sent.get(threadId));
       expect(runs.every((run) => run.runStatus === "success")).toBe(true);
       for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());

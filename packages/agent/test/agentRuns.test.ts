@@ -1,4 +1,4 @@
-import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, eventually, nestedObject, objectOfJsonBytes } from "@axiom-lattice/testing";
+import { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, eventually, nestedObject, objectOfJsonBytes, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { getReplicaId } from "@axiom-lattice/core";
 import { InvalidRunInputError } from "../src";
@@ -103,7 +103,7 @@ describe("agent runs", () => {
     const last = await agent.waitForRun(ids.at(-1)!);
 
     expect(last.status).toBe("success");
-    const runs = await stores.queue.latestRuns({ ...scope, threadId: "t1" });
+    const runs = await runRecords(stores.queue, { ...scope, threadId: "t1" });
     expect(runs.map((run) => run.id)).toEqual(ids);
     for (let i = 1; i < runs.length; i++) expect(runs[i].startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1].finishedAt!.getTime());
     const { messages } = await agent.getState();

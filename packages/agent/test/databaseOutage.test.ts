@@ -3,7 +3,7 @@
 // failures fail a run. (apps/gateway's databaseOutageRuns test does the same on PostgreSQL, with a
 // session genuinely terminated.)
 import { InMemoryTaskStore } from "@axiom-lattice/core";
-import { interruptAfterModelAnswer } from "@axiom-lattice/testing";
+import { interruptAfterModelAnswer, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { UpstreamError, checkpointThreadId, taskThreadId } from "../src";
 import { isDatabaseOutage } from "../src/runtime/databaseOutage";
@@ -63,7 +63,7 @@ describe("a run the database interrupted", () => {
     expect(chunks.at(-1)).toMatchObject({ type: "message_completed" });
     expect(chunks.map((chunk) => chunk.index)).toEqual(chunks.map((_, i) => i));
     expect(await agent.waitForRun(messageId)).toMatchObject({ status: "success", messages: [{ content: "remember me" }, { content: "echo: remember me" }] });
-    expect((await stores.queue.latestRuns({ ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
+    expect((await runRecords(stores.queue, { ...scope, threadId: "t1" })).map((run) => [run.id, run.runStatus, run.error])).toEqual([[messageId, "success", undefined]]);
     expect(await conversation("t1")).toEqual(["remember me", "echo: remember me"]);
   });
 

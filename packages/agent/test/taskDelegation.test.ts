@@ -3,7 +3,7 @@
 // with its outcome, once, whichever replica settles it — also after a replica dies mid-settlement.
 import { InMemoryTaskStore, type QueueWakeup } from "@axiom-lattice/core";
 import type { TaskItem, TaskLifecycleEvent } from "@axiom-lattice/protocols";
-import { SimulatedCrash, eventually } from "@axiom-lattice/testing";
+import { SimulatedCrash, eventually, runRecords } from "@axiom-lattice/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { TASK_TOOL, callerResumeMessageId, taskThreadId } from "../src";
 import { TENANT, manager, scope, thread, useSharedStores } from "./support";
@@ -55,9 +55,9 @@ describe("the task tool", () => {
     expect(messages.at(-1)?.content).toBe(`${TASK_TOOL} returned: ${toolResult?.content}`);
     expect(events.map((event) => [event.taskId, event.status])).toEqual([[task.id, "completed"]]);
     // The callee's run on its own thread, and exactly one resume on the caller's.
-    const calleeRuns = await stores.queue.latestRuns({ tenantId: TENANT, assistantId: HELPER, threadId: taskThreadId(task.id) });
+    const calleeRuns = await runRecords(stores.queue, { tenantId: TENANT, assistantId: HELPER, threadId: taskThreadId(task.id) });
     expect(calleeRuns.map((run) => run.runStatus)).toEqual(["success"]);
-    const callerRuns = await stores.queue.latestRuns({ ...scope, threadId: "caller" });
+    const callerRuns = await runRecords(stores.queue, { ...scope, threadId: "caller" });
     expect(callerRuns.map((run) => [run.id === callerResumeMessageId(task.id), run.runStatus])).toEqual([
       [false, "interrupted"],
       [true, "success"],
@@ -128,7 +128,7 @@ describe("a replica that dies while settling a task", () => {
     peer.startQueueSweep({ intervalMs: 50 });
     const messages = await settledConversation("caller");
     expect(await onlyTask()).toMatchObject({ status: "completed", result: "echo: draft it" });
-    const resumes = (await stores.queue.latestRuns({ ...scope, threadId: "caller" })).filter((run) => run.id === callerResumeMessageId(task.id));
+    const resumes = (await runRecords(stores.queue, { ...scope, threadId: "caller" })).filter((run) => run.id === callerResumeMessageId(task.id));
     expect(resumes.map((run) => run.runStatus)).toEqual(["success"]);
     expect(messages.filter((message) => message.type === "tool")).toHaveLength(1);
     expect(events.filter((event) => event.status === "completed")).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { eventually } from "@axiom-lattice/testing";
+import { eventually, runRecords } from "@axiom-lattice/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import {
   InMemoryMessageQueueStore,
@@ -32,7 +32,7 @@ const notFound = [expect.objectContaining({ type: "error", data: expect.objectCo
 const storedMessages = async (threadId: string) => [
   ...(await stores.queue.getPendingMessages({ ...scope, threadId })),
   ...(await stores.queue.getProcessingMessages({ ...scope, threadId })),
-  ...(await stores.queue.latestRuns({ ...scope, threadId })),
+  ...(await runRecords(stores.queue, { ...scope, threadId })),
 ];
 
 describe("deleteThread", () => {
@@ -94,7 +94,7 @@ describe("deleteThread", () => {
     expect(await threads.getThread(TENANT, "t1")).not.toBeNull();
 
     await runtime.deleteThread(thread("t1"));
-    expect(await queue.latestRuns({ ...scope, threadId: "t1" })).toEqual([]);
+    expect(await runRecords(queue, { ...scope, threadId: "t1" })).toEqual([]);
     expect((await runtime.getAgent(thread("t1")).getState()).messages).toEqual([]);
     expect(await threads.getThread(TENANT, "t1")).toBeNull();
   });

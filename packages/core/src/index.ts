@@ -35,14 +35,15 @@ export {
   validateRenewal,
   validateRunAge,
   validateRunOutcome,
-  validateRunsLimit,
   validateScope,
   validateThreadId,
   validateThreadQueue,
   type ValidMessage,
 } from "./queue/queueArguments";
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
-export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadFilter, validateThreadListFilter, validateThreadTtl } from "./threads/threadArguments";
+export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadListFilter, validateThreadTtl } from "./threads/threadArguments";
+export { InMemoryLangGraphReadModel } from "./langgraph/inMemoryLangGraphReadModel";
+export { validateRunsLimit, validateThreadFilter } from "./langgraph/readModelArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";
 export { InMemoryMcpServerConfigStore } from "./mcp/inMemoryMcpServerConfigStore";

@@ -10,6 +10,7 @@ export { PostgreSQLReplicaPresenceStore } from "./presence/postgresqlReplicaPres
 export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxStoreOptions } from "./outbox/postgresqlOutboxStore";
 export { PostgreSQLMessageQueueStore, type PostgreSQLMessageQueueStoreOptions } from "./queue/postgresqlMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
+export { PostgreSQLLangGraphReadModel } from "./langgraph/postgresqlLangGraphReadModel";
 export { PostgreSQLAssistantStore, type PostgreSQLAssistantStoreOptions } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
 export { PostgreSQLApiKeyStore } from "./apiKeys/postgresqlApiKeyStore";

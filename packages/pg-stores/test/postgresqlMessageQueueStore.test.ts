@@ -1,4 +1,4 @@
-import { createTestDatabase, messageQueueStoreContract, type TestDatabase } from "@axiom-lattice/testing";
+import { createTestDatabase, messageQueueStoreContract, runRecords, type TestDatabase } from "@axiom-lattice/testing";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
@@ -187,7 +187,7 @@ describe("PostgreSQLMessageQueueStore", () => {
       vi.useRealTimers();
     }
     expect(await store.getMessage(longAgo.id, {})).toBeNull();
-    expect((await store.latestRuns({ threadId: "prune-clock" })).map((run) => run.id)).toEqual([lately.id]);
+    expect((await runRecords(store, { threadId: "prune-clock" })).map((run) => run.id)).toEqual([lately.id]);
   });
 
   it("refuses a bad capacity before opening a connection", () => {

@@ -5,6 +5,8 @@ export { leaseStoreContract } from "./leaseStoreContract";
 export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
+export { langGraphReadModelContract, type LangGraphReadModelHarness } from "./langGraphReadModelContract";
+export { runRecords } from "./runRecords";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";
 export { webAppStoreContract } from "./webAppStoreContract";

@@ -15,7 +15,7 @@ import { clientId, userInput } from "./userInput";
 
 /** What the A2A operations run on: the engine's stores and runtime, the tenants' queue bound and the egress policy. */
 export interface A2aEngine {
-  stores: Pick<GatewayStores, "threads" | "queue" | "a2aPushConfigs">;
+  stores: Pick<GatewayStores, "threads" | "queue" | "langGraph" | "a2aPushConfigs">;
   agents: AgentInstanceManager;
   config: Pick<GatewayConfig, "tenantLimits" | "upstream">;
 }

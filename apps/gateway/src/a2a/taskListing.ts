@@ -15,7 +15,7 @@ const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
 
 export interface TaskListingSources {
-  stores: Pick<GatewayStores, "threads" | "queue">;
+  stores: Pick<GatewayStores, "threads" | "queue" | "langGraph">;
   /** The assistant's tasks' queue scope. */
   scope: Required<QueueScope>;
   agentOf: (threadId: string) => Agent;
@@ -31,7 +31,7 @@ export function taskListing({ stores, scope, agentOf }: TaskListingSources): (re
     const ref = { ...scope, threadId: thread.id };
     // Running ones first: one that ends between the reads is then found ended, never missed.
     const [pending, processing] = await Promise.all([stores.queue.getPendingMessages(ref), stores.queue.getProcessingMessages(ref)]);
-    const ended = await stores.queue.latestRuns(ref, { limit: LISTED_RUNS_PER_CONTEXT });
+    const ended = await stores.langGraph.latestRuns(ref, { limit: LISTED_RUNS_PER_CONTEXT });
     const byId = new Map([...pending, ...processing, ...ended].map((run) => [run.id, run]));
     const chains = [...byId.values()]
       .filter((run) => isTaskId(run.id))
@@ -55,7 +55,7 @@ export function taskListing({ stores, scope, agentOf }: TaskListingSources): (re
     const contextId = clientId("contextId", request.contextId);
     const threads =
       contextId === undefined
-        ? await stores.threads.searchThreads(scope.tenantId, { assistantId: scope.assistantId, sortBy: "updatedAt", limit: LISTED_CONTEXTS })
+        ? await stores.langGraph.searchThreads(scope.tenantId, { assistantId: scope.assistantId, sortBy: "updatedAt", limit: LISTED_CONTEXTS })
         : [await stores.threads.getThread(scope.tenantId, contextId)].filter((thread): thread is Thread => thread?.assistantId === scope.assistantId);
     const options = { historyLength: request.historyLength, includeArtifacts: request.includeArtifacts ?? false };
     const tasks = (await Promise.all(threads.map((thread) => contextTasks(thread, options))))

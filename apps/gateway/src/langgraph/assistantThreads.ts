@@ -14,7 +14,7 @@ const PAGE = 1000;
 export async function deleteAssistantThreads({ stores, agents }: Pick<LanggraphServices, "stores" | "agents">, tenantId: string, assistantId: string): Promise<void> {
   const labelled: Thread[] = [];
   for (let offset = 0; ; offset += PAGE) {
-    const page = await stores.threads.searchThreads(tenantId, { metadata: { assistant_id: assistantId }, limit: PAGE, offset });
+    const page = await stores.langGraph.searchThreads(tenantId, { metadata: { assistant_id: assistantId }, limit: PAGE, offset });
     labelled.push(...page);
     if (page.length < PAGE) break;
   }

@@ -198,7 +198,7 @@ export const langgraphRunRoutes: FastifyPluginAsyncZod<RunStarterServices & Pick
       const { limit, offset, status, select } = request.query;
       // Running ones first: one that ends between the reads is then found ended, never missed.
       const [pending, processing] = await Promise.all([stores.queue.getPendingMessages(queued), stores.queue.getProcessingMessages(queued)]);
-      const ended = await stores.queue.latestRuns(queued, { limit: 1000 });
+      const ended = await stores.langGraph.latestRuns(queued, { limit: 1000 });
       const endedIds = new Set(ended.map((run) => run.id));
       const runs = [...ended, ...processing.filter((run) => !endedIds.has(run.id)), ...pending.filter((run) => !endedIds.has(run.id))]
         .map((run) => toRunView(run, thread))

@@ -29,7 +29,7 @@ const tags = ["langgraph"];
 async function nextRun({ stores }: Pick<LanggraphServices, "stores">, thread: Thread, followed: ReadonlySet<string>, since: number): Promise<PendingMessage | undefined> {
   const scope = threadScope(thread);
   const [ended, processing, pending] = await Promise.all([
-    stores.queue.latestRuns(scope, { limit: 100 }),
+    stores.langGraph.latestRuns(scope, { limit: 100 }),
     stores.queue.getProcessingMessages(scope),
     stores.queue.getPendingMessages(scope),
   ]);

@@ -37,7 +37,7 @@ export async function toThreadView({ agents, stores }: Pick<LanggraphServices, "
   const [queued, snapshot, [lastRun]] = await Promise.all([
     stores.queue.getQueueSize(scope),
     agents.getAgent(scope).stateSnapshot(),
-    stores.queue.latestRuns(scope, { limit: 1 }),
+    stores.langGraph.latestRuns(scope, { limit: 1 }),
   ]);
   const interrupts = interruptsByTask(snapshot);
   const failed = lastRun?.runStatus === "error";

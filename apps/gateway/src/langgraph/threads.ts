@@ -103,7 +103,7 @@ const graphConfigOf = (thread: Thread) => (thread.config ? { graphConfig: thread
  * creates belongs to no assistant ({@link ANY_ASSISTANT}); one created by `/api` is served too.
  */
 export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices, "stores" | "agents" | "graphs">> = async (app, gateway) => {
-  const { threads } = gateway.stores;
+  const { threads, langGraph } = gateway.stores;
   const view = (thread: Thread) => toThreadView(gateway, thread);
 
   /**
@@ -115,7 +115,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
   const scan = async (tenantId: string, filter: ThreadFilter, { status, values }: StateFilter, wanted: number): Promise<ThreadView[]> => {
     const matches: ThreadView[] = [];
     for (let read = 0; matches.length < wanted; read += SCAN_PAGE) {
-      const batch = await threads.searchThreads(tenantId, { ...filter, limit: SCAN_PAGE, offset: read });
+      const batch = await langGraph.searchThreads(tenantId, { ...filter, limit: SCAN_PAGE, offset: read });
       const busy = status === undefined ? [] : await Promise.all(batch.map((thread) => isThreadBusy(gateway, thread)));
       const candidates = status === undefined ? batch : batch.filter((_, index) => busy[index] === (status === "busy"));
       for (let next = 0; next < candidates.length && matches.length < wanted; ) {
@@ -133,7 +133,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
   const search = async (tenantId: string, body: z.output<typeof searchSchema>): Promise<ThreadView[]> => {
     const filter: ThreadFilter = { metadata: body.metadata, ids: body.ids, sortBy: STORE_SORT[body.sort_by], sortOrder: body.sort_order };
     const { status, values, limit, offset } = body;
-    if (status === undefined && values === undefined) return Promise.all((await threads.searchThreads(tenantId, { ...filter, limit, offset })).map(view));
+    if (status === undefined && values === undefined) return Promise.all((await langGraph.searchThreads(tenantId, { ...filter, limit, offset })).map(view));
     return (await scan(tenantId, filter, body, offset + limit)).slice(offset, offset + limit);
   };
 
@@ -199,7 +199,7 @@ export const langgraphThreadRoutes: FastifyPluginAsyncZod<Pick<LanggraphServices
       if (status !== undefined || values !== undefined) return (await scan(tenantId, { metadata }, request.body, Number.POSITIVE_INFINITY)).length;
       let counted = 0;
       for (let read = 0; ; read += SCAN_PAGE) {
-        const batch = await threads.searchThreads(tenantId, { metadata, limit: SCAN_PAGE, offset: read });
+        const batch = await langGraph.searchThreads(tenantId, { metadata, limit: SCAN_PAGE, offset: read });
         counted += batch.length;
         if (batch.length < SCAN_PAGE) return counted;
       }

@@ -28,7 +28,6 @@ import {
   validateRenewal,
   validateRunAge,
   validateRunOutcome,
-  validateRunsLimit,
   validateScope,
   validateThreadQueue,
 } from "./queueArguments";
@@ -150,8 +149,11 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return { items: found.items.map(toMessage), nextCursor: found.nextCursor };
   }
 
-  async latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]> {
-    const limit = validateRunsLimit(options);
+  /**
+   * The thread's latest `limit` completed messages, in completion order: what the in-memory LangGraph
+   * read model reads. Not a {@link MessageQueueStore} method; `limit` is the caller's to check.
+   */
+  latestRunRecords(thread: ThreadQueueRef, limit: number): PendingMessage[] {
     const queue = this.queue(thread);
     return queue ? queue.runs.slice(-limit).map((id) => toMessage(this.inQueue(queue, id))) : [];
   }

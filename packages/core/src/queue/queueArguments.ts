@@ -43,7 +43,7 @@ export interface ValidClaim {
 }
 
 /** Most rows one claim, renewal or listing handles. */
-const MAX_QUEUE_BATCH = 1000;
+export const MAX_QUEUE_BATCH = 1000;
 
 const FINISHED_RUN_STATUSES: readonly FinishedRunStatus[] = ["success", "error", "interrupted", "aborted"];
 
@@ -120,11 +120,6 @@ export function validateAbortTarget(target: unknown): string | undefined {
   if (target === undefined) return undefined;
   const { messageId } = requireObject(target, "Abort target");
   return messageId === undefined ? undefined : validateMessageId(messageId);
-}
-
-export function validateRunsLimit(options: { limit?: number } | undefined): number {
-  const limit = options === undefined ? undefined : requireObject(options, "List options").limit;
-  return limit === undefined ? 100 : requireInteger(limit, "Runs limit", 1, MAX_QUEUE_BATCH);
 }
 
 export function validateCapacity(capacity: unknown): number {

@@ -3,6 +3,7 @@ import { InMemoryApiKeyStore } from "../apiKeys/inMemoryApiKeyStore";
 import { InMemoryAssistantStore } from "../assistants/inMemoryAssistantStore";
 import { InMemoryLeaseStore } from "../coordination/inMemoryLeaseStore";
 import { InMemoryItemStore } from "../items/inMemoryItemStore";
+import { InMemoryLangGraphReadModel } from "../langgraph/inMemoryLangGraphReadModel";
 import type { Logger } from "../logging/logger";
 import { InMemoryMcpServerConfigStore } from "../mcp/inMemoryMcpServerConfigStore";
 import { InMemoryModelProviderStore } from "../modelProviders/inMemoryModelProviderStore";
@@ -40,12 +41,15 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
   const rooms = new InMemoryProjectRoomStore(projects);
   const tasks = new InMemoryTaskStore(fenced);
   const outbox = new InMemoryOutboxStore({ logger: options.logger });
+  const queue = new InMemoryMessageQueueStore(fenced);
+  const threads = new InMemoryThreadStore();
   return {
     lease,
     presence: new InMemoryReplicaPresenceStore(),
     outbox,
-    queue: new InMemoryMessageQueueStore(fenced),
-    threads: new InMemoryThreadStore(),
+    queue,
+    threads,
+    langGraph: new InMemoryLangGraphReadModel({ threads, queue }),
     assistants: new InMemoryAssistantStore(),
     modelProviders: new InMemoryModelProviderStore(),
     webApps: new InMemoryWebAppStore(),

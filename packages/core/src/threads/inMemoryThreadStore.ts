@@ -1,22 +1,13 @@
 import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore, ThreadUpdateOptions } from "@axiom-lattice/protocols";
-import { jsonContains } from "../stores/jsonContainment";
 import { pageOfSorted } from "../stores/keysetPages";
 import { RecordExistsError } from "../stores/recordExistsError";
 import { requireTenantId, requireText } from "../stores/storeArguments";
-import {
-  type ValidThreadFilter,
-  validateCreateThread,
-  validateExpiryClaim,
-  validateMetadata,
-  validateThreadFilter,
-  validateThreadListFilter,
-  validateThreadTtl,
-} from "./threadArguments";
+import { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadListFilter, validateThreadTtl } from "./threadArguments";
 
 const MINUTE_MS = 60_000;
 
 /** Metadata and config held as JSON text, so callers never share objects with the store. */
-interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes" | "config"> {
+export interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes" | "config"> {
   metadata: string;
   config?: string;
   /** The metadata parsed, for filters to read: never handed out. */
@@ -32,7 +23,7 @@ interface StoredThread extends Omit<Thread, "metadata" | "ttlMinutes" | "config"
   expiresAt: number | null;
 }
 
-const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, createdSeq: _created, updatedSeq: _updated, ttlMinutes, config, ...stored }: StoredThread): Thread => ({
+export const toThread = ({ expiresAt: _expiresAt, parsedMetadata: _parsed, createdSeq: _created, updatedSeq: _updated, ttlMinutes, config, ...stored }: StoredThread): Thread => ({
   ...stored,
   metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   ...(config === undefined ? {} : { config: JSON.parse(config) as Record<string, unknown> }),
@@ -46,7 +37,8 @@ const rearm = (stored: StoredThread, now: number) => {
   stored.expiresAt = stored.ttlMinutes === null ? null : now + stored.ttlMinutes * MINUTE_MS;
 };
 
-const compareBy = (a: StoredThread, b: StoredThread, key: ValidThreadFilter["sortBy"]) => {
+/** The order of two stored threads by `key`, ties within a millisecond broken by write order. */
+export const compareBy = (a: StoredThread, b: StoredThread, key: NonNullable<ThreadFilter["sortBy"]>) => {
   if (key === "id") return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
   const seq = key === "createdAt" ? "createdSeq" : "updatedSeq";
   return a[key].getTime() - b[key].getTime() || a[seq] - b[seq];
@@ -102,21 +94,6 @@ export class InMemoryThreadStore implements ThreadStore {
     return { items: found.items.map(toThread), nextCursor: found.nextCursor };
   }
 
-  async searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
-    const tenant = requireTenantId(tenantId);
-    const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
-    const wanted = ids && new Set(ids);
-    const direction = sortOrder === "asc" ? 1 : -1;
-    // Only the page is copied out.
-    return [...(this.tenants.get(tenant)?.values() ?? [])]
-      .filter((stored) => assistantId === undefined || stored.assistantId === assistantId)
-      .filter((stored) => !wanted || wanted.has(stored.id))
-      .filter((stored) => metadata === undefined || jsonContains(stored.parsedMetadata, metadata))
-      .sort((a, b) => direction * compareBy(a, b, sortBy))
-      .slice(offset, offset + limit)
-      .map(toThread);
-  }
-
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: ThreadUpdateOptions = {}): Promise<Thread | null> {
     const stored = this.find(tenantId, threadId);
     const patch = JSON.parse(validateMetadata(metadata)) as Record<string, unknown>;
@@ -155,6 +132,14 @@ export class InMemoryThreadStore implements ThreadStore {
   async deleteThread(tenantId: string, threadId: string): Promise<boolean> {
     const tenant = requireTenantId(tenantId);
     return this.tenants.get(tenant)?.delete(requireText(threadId, "Thread id")) ?? false;
+  }
+
+  /**
+   * The tenant's threads as stored, in creation order: what the in-memory LangGraph read model reads.
+   * Not a {@link ThreadStore} method; a caller copies out what it hands on ({@link toThread}).
+   */
+  storedThreads(tenantId: string): StoredThread[] {
+    return [...(this.tenants.get(tenantId)?.values() ?? [])];
   }
 
   private find(tenantId: string, threadId: string): StoredThread | undefined {

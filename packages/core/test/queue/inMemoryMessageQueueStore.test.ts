@@ -1,4 +1,4 @@
-import { messageQueueStoreContract } from "@axiom-lattice/testing";
+import { messageQueueStoreContract, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { InMemoryMessageQueueStore } from "../../src";
 
@@ -20,7 +20,7 @@ describe("InMemoryMessageQueueStore", () => {
       await store.claimPendingMessages({ ...scope, threadId: "th" }, { owner: "o#1", leaseMs: 1_000 });
       await store.completeMessage(added[n], "o#1", { status: "success" });
     }
-    expect((await store.latestRuns({ ...scope, threadId: "th" })).map((run) => run.id)).toEqual(added.slice(2));
+    expect((await runRecords(store, { ...scope, threadId: "th" })).map((run) => run.id)).toEqual(added.slice(2));
     expect(await store.getMessage(added[0], scope)).toBeNull();
   });
 

@@ -1,3 +1,4 @@
+import { runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { InMemoryMessageQueueStore, RetentionJob } from "../../src";
 import { recordingLogger } from "../coordination/support";
@@ -36,8 +37,8 @@ describe("RetentionJob over run records", () => {
     const job = new RetentionJob({ subject: "run", prune: (olderThanMs) => queue.pruneRunsOlderThan(olderThanMs), retentionHours: 24, logger });
 
     expect(await job.runOnce()).toBe(2);
-    expect((await queue.latestRuns({ ...scope, threadId: "t1" })).map((message) => message.id)).toEqual([recent]);
-    expect(await queue.latestRuns({ ...scope, threadId: "t2" })).toEqual([]);
+    expect((await runRecords(queue, { ...scope, threadId: "t1" })).map((message) => message.id)).toEqual([recent]);
+    expect(await runRecords(queue, { ...scope, threadId: "t2" })).toEqual([]);
     expect((await queue.getPendingMessages({ ...scope, threadId: "t1" })).map((message) => message.id)).toEqual([open.id]);
     expect(logs).toContainEqual(expect.objectContaining({ level: "info", msg: "run pruned", fields: expect.objectContaining({ removed: 2 }) }));
   });

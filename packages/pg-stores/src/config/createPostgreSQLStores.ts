@@ -11,6 +11,7 @@ import { PostgreSQLApiKeyStore } from "../apiKeys/postgresqlApiKeyStore";
 import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
+import { PostgreSQLLangGraphReadModel } from "../langgraph/postgresqlLangGraphReadModel";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
 import { PostgreSQLA2aPushConfigStore } from "../a2a/postgresqlA2aPushConfigStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
@@ -51,6 +52,7 @@ export interface PostgreSQLStores extends Stores {
   queue: PostgreSQLMessageQueueStore;
   schedules: PostgreSQLScheduleStore;
   threads: PostgreSQLThreadStore;
+  langGraph: PostgreSQLLangGraphReadModel;
   /** Assistants, keys sealed with the given keyring. */
   assistants: PostgreSQLAssistantStore;
   /** Model provider catalogs, keys sealed with the given keyring. */
@@ -104,6 +106,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       queue: new PostgreSQLMessageQueueStore({ ...shared, capacity: options.queueCapacity }),
       schedules: new PostgreSQLScheduleStore(shared),
       threads: new PostgreSQLThreadStore(shared),
+      langGraph: new PostgreSQLLangGraphReadModel(shared),
       assistants: new PostgreSQLAssistantStore({ ...shared, keyring }),
       modelProviders: new PostgreSQLModelProviderStore({ ...shared, keyring }),
       webApps: new PostgreSQLWebAppStore({ ...shared, keyring }),

@@ -5,7 +5,7 @@ import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 // thread's rows within one strict scope: an absent tenant or assistant matches only NULL.
 
 // sequence stays bigint (node-postgres reads it as a decimal string) so every ORDER BY is numeric.
-const COLUMNS = `
+export const COLUMNS = `
   id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, created_at,
   locked_by, locked_at, lease_expires_at, run_status, attempts, replica_id, started_at, finished_at, error,
   abort_requested_at, available_at`;
@@ -17,7 +17,7 @@ const SAME_TENANT = "(tenant_id = $2::text OR (tenant_id IS NULL AND $2::text IS
 const SAME_ASSISTANT = "(assistant_id = $3::text OR (assistant_id IS NULL AND $3::text IS NULL))";
 
 /** $1 thread, $2 tenant, $3 assistant. */
-const IN_QUEUE = `
+export const IN_QUEUE = `
   thread_id = $1
   AND ${SAME_TENANT}
   AND ${SAME_ASSISTANT}`;
@@ -296,17 +296,6 @@ export const LIST_RUNS = `
      AND ($4::bigint IS NULL OR (finished_at, sequence) > (${fromEpochMicros("$4")}, $5::bigint))
    ORDER BY finished_at, sequence
    LIMIT $6`;
-
-/** $4 limit: the latest runs, returned oldest first. */
-export const LATEST_RUNS = `
-  SELECT *
-    FROM (SELECT ${COLUMNS}
-            FROM lattice_thread_message_queue
-           WHERE ${IN_QUEUE}
-             AND status = 'completed'
-           ORDER BY finished_at DESC, sequence DESC
-           LIMIT $4) AS latest
-   ORDER BY finished_at, sequence`;
 
 export const CLEAR_PENDING = `
   DELETE FROM lattice_thread_message_queue

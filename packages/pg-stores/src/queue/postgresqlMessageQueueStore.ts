@@ -15,7 +15,6 @@ import {
   validateRenewal,
   validateRunAge,
   validateRunOutcome,
-  validateRunsLimit,
   validateScope,
   validateThreadQueue,
   type ValidMessage,
@@ -49,7 +48,6 @@ import {
   ENQUEUE_MESSAGE,
   GET_MESSAGE,
   LIST_BY_STATUS,
-  LATEST_RUNS,
   LIST_RUNS,
   LOCK_QUEUE,
   LOCK_TENANT_QUEUE,
@@ -70,7 +68,8 @@ export interface PostgreSQLMessageQueueStoreOptions extends PgStoreOptions {
   capacity?: number;
 }
 
-interface MessageRow {
+/** A row of `lattice_thread_message_queue` as its columns (`COLUMNS`) read. */
+export interface MessageRow {
   id: string;
   thread_id: string;
   tenant_id: string | null;
@@ -104,7 +103,7 @@ function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
 }
 
 // jsonb arrives already parsed: content is used as it comes, never JSON.parse'd again.
-const toMessage = (row: MessageRow): PendingMessage =>
+export const toMessage = (row: MessageRow): PendingMessage =>
   withPresent(
     {
       id: row.id,
@@ -205,11 +204,6 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
         { tenantId: row.tenant_id, assistantId: row.assistant_id },
       ),
     );
-  }
-
-  async latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]> {
-    const params = [...queueParams(thread), validateRunsLimit(options)];
-    return (await this.rows(LATEST_RUNS, params)).map(toMessage);
   }
 
   async listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>> {
@@ -365,7 +359,7 @@ const queryConfig = (statement: Statement, values: unknown[]) =>
   typeof statement === "string" ? { text: statement, values } : { ...statement, values };
 
 /** $1 thread, $2 tenant, $3 assistant, checked. */
-function queueParams(thread: ThreadQueueRef): [string, string | null, string | null] {
+export function queueParams(thread: ThreadQueueRef): [string, string | null, string | null] {
   const { threadId, scope } = validateThreadQueue(thread);
   return [threadId, scope.tenantId, scope.assistantId];
 }

@@ -5,16 +5,16 @@ import {
   validateCreateThread,
   validateExpiryClaim,
   validateMetadata,
-  validateThreadFilter,
   validateThreadListFilter,
   validateThreadTtl,
 } from "@axiom-lattice/core";
-import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadFilter, ThreadListFilter, ThreadStore, ThreadUpdateOptions } from "@axiom-lattice/protocols";
+import type { CreateThreadRequest, Page, PageRequest, Thread, ThreadListFilter, ThreadStore, ThreadUpdateOptions } from "@axiom-lattice/protocols";
 import { readCreationPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
-import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, TOUCH_THREAD, UPDATE_THREAD, searchThreads } from "./threadSql";
+import { CLAIM_EXPIRED_THREADS, DELETE_THREAD, GET_THREAD, INSERT_THREAD, LIST_THREADS, TOUCH_THREAD, UPDATE_THREAD } from "./threadSql";
 
-interface ThreadRow {
+/** A row of `lattice_threads` as its columns (`COLUMNS`) read. */
+export interface ThreadRow {
   tenant_id: string;
   id: string;
   assistant_id: string;
@@ -25,7 +25,7 @@ interface ThreadRow {
   config: Record<string, unknown> | null;
 }
 
-const toThread = (row: ThreadRow): Thread => ({
+export const toThread = (row: ThreadRow): Thread => ({
   id: row.id,
   tenantId: row.tenant_id,
   assistantId: row.assistant_id,
@@ -56,13 +56,6 @@ export class PostgreSQLThreadStore extends PgStore implements ThreadStore {
     const { assistantId } = validateThreadListFilter(filter);
     const read = (after: (string | null)[], fetch: number) => this.rows<ThreadRow & { created_us: string }>(LIST_THREADS, [tenant, assistantId ?? null, ...after, fetch]);
     return readCreationPage(page, read, (row) => row.id, toThread);
-  }
-
-  async searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]> {
-    const tenant = requireTenantId(tenantId);
-    const { assistantId, metadata, ids, sortBy, sortOrder, limit, offset } = validateThreadFilter(filter);
-    const params = [tenant, assistantId ?? null, metadata === undefined ? null : JSON.stringify(metadata), ids ?? null, limit, offset];
-    return (await this.rows(searchThreads(sortBy, sortOrder), params)).map(toThread);
   }
 
   async updateThread(tenantId: string, threadId: string, metadata: Record<string, unknown>, options: ThreadUpdateOptions = {}): Promise<Thread | null> {

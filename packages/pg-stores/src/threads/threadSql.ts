@@ -2,7 +2,8 @@ import { epochMicros, fromEpochMicros } from "../db/pageKeys";
 
 // Every statement names its tenant: rows are keyed by (tenant_id, id).
 
-const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes, config";
+/** A thread row as `toThread` reads it. */
+export const COLUMNS = "tenant_id, id, assistant_id, metadata, created_at, updated_at, ttl_minutes, config";
 
 /** When a thread with this TTL (minutes, or NULL), used now, expires. */
 const expiryAfter = (ttlMinutes: string) => `now() + ${ttlMinutes} * interval '1 minute'`;
@@ -33,27 +34,6 @@ export const LIST_THREADS = `
      AND ($3::bigint IS NULL OR (created_at, id COLLATE "C") < (${fromEpochMicros("$3")}, $4::text))
    ORDER BY created_at DESC, id COLLATE "C" DESC
    LIMIT $5`;
-
-/** The orders a thread search may take; ties are broken by id, compared bytewise as the in-memory store does. */
-const THREAD_ORDERS = {
-  createdAt: { asc: "created_at ASC, id COLLATE \"C\" ASC", desc: "created_at DESC, id COLLATE \"C\" DESC" },
-  updatedAt: { asc: "updated_at ASC, id COLLATE \"C\" ASC", desc: "updated_at DESC, id COLLATE \"C\" DESC" },
-  id: { asc: "id COLLATE \"C\" ASC", desc: "id COLLATE \"C\" DESC" },
-} as const;
-
-/**
- * $2 assistant, $3 metadata the thread's must contain, $4 ids (each NULL: any), $5 limit, $6 offset;
- * in one of the fixed {@link THREAD_ORDERS}.
- */
-export const searchThreads = (sortBy: keyof typeof THREAD_ORDERS, sortOrder: "asc" | "desc") => `
-  SELECT ${COLUMNS}
-    FROM lattice_threads
-   WHERE tenant_id = $1
-     AND ($2::text IS NULL OR assistant_id = $2)
-     AND ($3::jsonb IS NULL OR metadata @> $3::jsonb)
-     AND ($4::text[] IS NULL OR id = ANY($4::text[]))
-   ORDER BY ${THREAD_ORDERS[sortBy][sortOrder]}
-   LIMIT $5 OFFSET $6`;
 
 /**
  * Merges $3 into the metadata (top-level keys); $4 a new TTL in minutes (NULL: the same); $5 the new

@@ -7,6 +7,7 @@ export * from "./task";
 export * from "./room";
 export * from "./mcp";
 export * from "./messageQueue";
+export * from "./langGraphReadModel";
 export * from "./replicaPresence";
 export * from "./project";
 export * from "./modelProvider";

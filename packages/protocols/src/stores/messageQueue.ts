@@ -166,11 +166,6 @@ export interface MessageQueueStore {
    * then queue order. Throws `PageCursorError` on a cursor no page of this list returned.
    */
   listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>>;
-  /**
-   * The thread's latest `limit` (default 100) completed messages, oldest first: for callers that want
-   * the last runs only (the LangGraph API's thread status and run search).
-   */
-  latestRuns(thread: ThreadQueueRef, options?: { limit?: number }): Promise<PendingMessage[]>;
   /** Removes the thread's pending messages; returns how many. */
   clearMessages(thread: ThreadQueueRef): Promise<number>;
   /**

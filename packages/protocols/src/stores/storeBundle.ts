@@ -2,6 +2,7 @@ import type { A2aPushConfigStore } from "./a2aPushConfig";
 import type { ApiKeyStore } from "./apiKey";
 import type { AssistantStore } from "./assistant";
 import type { ItemStore } from "./item";
+import type { LangGraphReadModel } from "./langGraphReadModel";
 import type { LeaseStore } from "./lease";
 import type { McpServerConfigStore } from "./mcp";
 import type { MessageQueueStore } from "./messageQueue";
@@ -29,6 +30,8 @@ export interface Stores {
   outbox: OutboxStore;
   queue: MessageQueueStore;
   threads: ThreadStore;
+  /** The LangGraph API's reads of the threads' and queue's data (thread search, a thread's latest runs). */
+  langGraph: LangGraphReadModel;
   assistants: AssistantStore;
   /** The tenants' model provider catalogs (API keys sealed at rest). */
   modelProviders: ModelProviderStore;

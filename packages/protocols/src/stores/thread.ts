@@ -49,22 +49,6 @@ export interface ThreadListFilter {
   assistantId?: string;
 }
 
-/** Which of a tenant's threads to search (the LangGraph API's search), in which order, which slice. */
-export interface ThreadFilter {
-  assistantId?: string;
-  /** Only threads whose metadata contains this object (as PostgreSQL's jsonb `@>` judges). */
-  metadata?: Record<string, unknown>;
-  /** Only threads with one of these ids. */
-  ids?: string[];
-  /** Default `createdAt`; ties are broken by id. */
-  sortBy?: "createdAt" | "updatedAt" | "id";
-  /** Default `desc`. */
-  sortOrder?: "asc" | "desc";
-  /** 1 to 1,000; default 100. */
-  limit?: number;
-  offset?: number;
-}
-
 export interface ThreadStore {
   createThread(tenantId: string, request: CreateThreadRequest): Promise<Thread>;
   getThread(tenantId: string, threadId: string): Promise<Thread | null>;
@@ -74,11 +58,6 @@ export interface ThreadStore {
    * page of this list returned.
    */
   listThreads(tenantId: string, page: PageRequest, filter?: ThreadListFilter): Promise<Page<Thread>>;
-  /**
-   * The LangGraph API's thread search: the tenant's threads matching `filter`, newest first unless it
-   * says otherwise, a slice by `limit` and `offset` (that API's paging).
-   */
-  searchThreads(tenantId: string, filter?: ThreadFilter): Promise<Thread[]>;
   /**
    * Merges `metadata` (top-level keys) and, with `ttlMinutes`, sets the thread's TTL, with `config` its
    * config; either way the thread was used: its TTL restarts.
