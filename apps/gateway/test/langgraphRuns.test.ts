@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { ANY_ASSISTANT } from "@axiom-lattice/protocols";
 import { describe, expect, it } from "vitest";
 import { gatewayContextOf } from "../src/context/gatewayContext";
 import { RUN_OWN_THREAD_TTL_MINUTES } from "../src/defaults";
@@ -30,7 +31,7 @@ describe("LangGraph API: threads", () => {
     expect([again.statusCode, again.json().code]).toEqual([409, "ALREADY_EXISTS"]);
     expect((await post("/threads", { thread_id: "lg-t1", if_exists: "do_nothing" })).json()).toMatchObject({ metadata: { user: "ann" } });
     // In the /api dialect it is a thread of no assistant.
-    expect((await get("/api/threads/lg-t1")).json()).toMatchObject({ assistant_id: "*" });
+    expect((await get("/api/threads/lg-t1")).json()).toMatchObject({ assistant_id: ANY_ASSISTANT });
 
     const patched = await gateway.app.inject({ method: "PATCH", url: "/threads/lg-t1", headers: { ...headers, "content-type": "application/json" }, payload: { metadata: { plan: "pro" } } });
     expect(patched.json().metadata).toEqual({ user: "ann", plan: "pro" });

@@ -1,4 +1,4 @@
-import { unitOfWorkContract } from "@axiom-lattice/testing";
+import { langGraphReadModelContract, unitOfWorkContract } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { createInMemoryStores } from "../../src";
 
@@ -6,6 +6,14 @@ import { createInMemoryStores } from "../../src";
 unitOfWorkContract("in-memory bundle", async () => {
   const { unitOfWork, tasks, outbox } = createInMemoryStores();
   return { unitOfWork, tasks, reader: { tasks, outbox } };
+});
+
+// The bundle's LangGraph read model reads the bundle's own thread and queue stores.
+langGraphReadModelContract("in-memory bundle", {
+  async open() {
+    const { langGraph, threads, queue } = createInMemoryStores();
+    return { readModel: langGraph, threads, queue };
+  },
 });
 
 describe("createInMemoryStores", () => {
