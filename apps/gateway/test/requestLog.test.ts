@@ -1,19 +1,12 @@
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { capturedLog } from "./logCapture";
 
 describe("the request log", () => {
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { logger, lines } = capturedLog();
   let app: Awaited<ReturnType<typeof buildGateway>>;
   beforeAll(async () => {
-    app = await buildGateway(loadConfig({}), { logger: pino({ level: "info" }, sink) });
+    app = await buildGateway(loadConfig({}), { logger });
   });
   afterAll(async () => {
     await app?.close();
