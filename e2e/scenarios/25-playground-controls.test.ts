@@ -78,7 +78,11 @@ describe.skipIf(chromiumMissing)("scenario 25 (controls): the playground's tenan
     await say(page, long);
     await until(() => lastAnswer(page).allTextContents(), (shown) => shown.join("").startsWith("echo returned:"));
     await until(() => page.locator(".status").allTextContents(), (shown) => shown.join("") === "");
-    const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    // In the page: `document` (this file is typed for Node, without the DOM's types).
+    const widths = await page.evaluate(() => {
+      const { documentElement } = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+      return { scroll: documentElement.scrollWidth, client: documentElement.clientWidth };
+    });
     expect(widths.client).toBe(390);
     expect(widths.scroll).toBeLessThanOrEqual(widths.client);
     // Every control is on the screen, none cut at its right edge.
