@@ -1,5 +1,5 @@
 // Every run a replica finishes leaves a line in its log, from the gateway: one no request waits on
-// (queued, a LangGraph background run) included. A failed run's line is the runtime's at warn.
+// (queued, a LangGraph background run, a schedule's fire) included. A failed run's line is the runtime's at warn.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
 import { capturedLog } from "./logCapture";
@@ -11,7 +11,7 @@ describe("the log of finished runs", () => {
   beforeAll(async () => {
     app = await buildGateway(loadConfig({}), { logger });
     expect((await post("/api/assistants", { id: "echo", name: "Echo" })).statusCode).toBe(201);
-    for (const threadId of ["queued", "failing"]) expect((await post("/api/threads", { thread_id: threadId, assistant_id: "echo" })).statusCode).toBe(201);
+    for (const threadId of ["queued", "failing", "scheduled"]) expect((await post("/api/threads", { thread_id: threadId, assistant_id: "echo" })).statusCode).toBe(201);
   });
   afterAll(async () => {
     await app?.close();
@@ -42,6 +42,14 @@ describe("the log of finished runs", () => {
     expect(created.statusCode).toBe(200);
     const { run_id: runId } = created.json() as { run_id: string };
     await expect.poll(() => linesOf(runId)).toMatchObject([{ level: 30, msg: "run finished", threadId: "background", status: "success" }]);
+  });
+
+  it("logs a schedule's fire", async () => {
+    const created = await post("/api/schedules", { task_type: "agent-message", delay_ms: 50, payload: { assistant_id: "echo", thread_id: "scheduled", message: "good morning" } });
+    expect(created.statusCode).toBe(201);
+    await expect
+      .poll(() => lines.filter((line) => line.msg === "run finished" && line.threadId === "scheduled"))
+      .toMatchObject([{ level: 30, messageId: expect.stringMatching(/^schedule\./), status: "success" }]);
   });
 
   it("logs a failed run once, at warn with its reason and time, and not at info", async () => {
