@@ -62,6 +62,8 @@ export function Chat({ client, assistantId }: { client: Client; assistantId: str
       {interrupt && !stream.isLoading && <InterruptForm question={interrupt.value} onAnswer={answer} />}
       {stream.error != null && <FailureView failure={describe(stream.error)} />}
       <TextForm label="Message" placeholder="Message (the scripted model: /tool echo {&quot;text&quot;:&quot;hi&quot;}, /interrupt Sure?)" action="Send" onSubmit={send} disabled={stream.isLoading || interrupt !== undefined} />
+      {/* The hook's stop drops the stream and cancels the run on the gateway (`…/runs/{run_id}/cancel`), by
+          the run id it keeps in session storage for `reconnectOnMount` (a rejoined run's too). */}
       {stream.isLoading && (
         <button type="button" className="stop" onClick={() => void stream.stop()}>
           Stop
