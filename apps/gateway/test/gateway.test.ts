@@ -36,7 +36,7 @@ describe("gateway HTTP basics", () => {
   it("GET / points a person at the API reference, the playground and health", async () => {
     const response = await app.inject({ method: "GET", url: "/" });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ name: "axiom-lattice gateway", docs: "/docs", openapi: "/openapi.json", health: "/health" });
+    expect(response.json()).toMatchObject({ name: "axiom-lattice gateway", docs: "/docs", openapi: "/openapi.json", health: "/health", authentication: "none" });
     for (const path of [response.json().docs, response.json().openapi]) expect((await app.inject({ method: "GET", url: path })).statusCode).toBeLessThan(400);
   });
 
