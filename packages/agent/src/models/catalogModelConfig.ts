@@ -1,7 +1,6 @@
 import type { AssistantModelConfig, ModelProviderCredentials, ModelProviderStore } from "@axiom-lattice/protocols";
 import { ModelDisabledError, type ModelProviderRegistry, UnknownModelProviderError } from "./modelRegistry";
-import { apiRootOf, isRootedKind } from "./providerKinds";
-import { UpstreamError } from "./upstreamErrors";
+import { anthropicKeyMissing, apiRootOf, chatProviderOf, isRootedKind } from "./providerKinds";
 
 /** Where a run finds the tenant's model providers and their discovered models' flags. */
 export type ModelProviderCatalog = Pick<ModelProviderStore, "getProviderCredentials" | "getModel">;
@@ -45,6 +44,6 @@ export async function resolveModelConfig(
  */
 function endpointOf({ kind, baseUrl, apiKey }: ModelProviderCredentials): Pick<AssistantModelConfig, "provider" | "baseUrl" | "apiKey"> {
   if (!isRootedKind(kind)) return { provider: kind, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) };
-  if (kind === "anthropic" && !apiKey) throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for Anthropic's API: give the model provider an API key (`api_key`)");
-  return { provider: "openai", baseUrl: `${apiRootOf(kind, baseUrl)}/v1`, apiKey: apiKey || kind };
+  if (kind === "anthropic" && !apiKey) throw anthropicKeyMissing();
+  return { provider: chatProviderOf(kind), baseUrl: `${apiRootOf(kind, baseUrl)}/v1`, apiKey: apiKey || kind };
 }

@@ -1,4 +1,5 @@
 import type { ModelProviderKind } from "@axiom-lattice/protocols";
+import { UpstreamError } from "./upstreamErrors";
 
 /** The kinds whose API has a root of its own, with the OpenAI-compatible chat path under `/v1`. */
 export type RootedProviderKind = Extract<ModelProviderKind, "ollama" | "anthropic">;
@@ -20,4 +21,14 @@ export function isRootedKind(kind: ModelProviderKind): kind is RootedProviderKin
  */
 export function apiRootOf(kind: RootedProviderKind, baseUrl: string | undefined): string {
   return (baseUrl ?? DEFAULT_ROOTS[kind]).replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/** The registered provider whose chat model speaks to a catalog provider of `kind`: Ollama's and Anthropic's APIs are spoken to at their OpenAI-compatible path. */
+export function chatProviderOf(kind: ModelProviderKind): string {
+  return isRootedKind(kind) ? "openai" : kind;
+}
+
+/** What reading or running an Anthropic provider without a key fails with: the API is not called, and no other key is sent. */
+export function anthropicKeyMissing(): UpstreamError {
+  return new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for Anthropic's API: give the model provider an API key (`api_key`)");
 }

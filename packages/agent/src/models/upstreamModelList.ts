@@ -2,7 +2,7 @@ import { egressFetch } from "@axiom-lattice/core";
 import { MAX_DISCOVERED_MODELS, MAX_MODEL_NAME_LENGTH, type ModelProviderCredentials } from "@axiom-lattice/protocols";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError, upstreamCodeOfStatus } from "./upstreamErrors";
-import { apiRootOf } from "./providerKinds";
+import { anthropicKeyMissing, apiRootOf } from "./providerKinds";
 
 /** Where an `openai` provider without a base URL is served: the SDK's own default, which runs use too. */
 const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -142,7 +142,7 @@ export async function fetchModelList(source: ModelListSource, policy: UpstreamPo
       return ollamaModels(apiRootOf("ollama", source.baseUrl), { fetch: egressFetch(policy.egress), headers, signal });
     }
     case "anthropic": {
-      if (!source.apiKey) throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for Anthropic's API: give the model provider an API key (`api_key`)");
+      if (!source.apiKey) throw anthropicKeyMissing();
       const headers = { "x-api-key": source.apiKey, "anthropic-version": ANTHROPIC_VERSION };
       return anthropicModels(apiRootOf("anthropic", source.baseUrl), { fetch: egressFetch(policy.egress), headers, signal });
     }
