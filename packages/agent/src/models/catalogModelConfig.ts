@@ -45,5 +45,6 @@ export async function resolveModelConfig(
 function endpointOf({ kind, baseUrl, apiKey }: ModelProviderCredentials): Pick<AssistantModelConfig, "provider" | "baseUrl" | "apiKey"> {
   if (!isRootedKind(kind)) return { provider: kind, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) };
   if (kind === "anthropic" && !apiKey) throw anthropicKeyMissing();
-  return { provider: chatProviderOf(kind), baseUrl: `${apiRootOf(kind, baseUrl)}/v1`, apiKey: apiKey || kind };
+  // The OpenAI SDK wants a key; Ollama ignores whatever it is sent.
+  return { provider: chatProviderOf(kind), baseUrl: `${apiRootOf(kind, baseUrl)}/v1`, apiKey: apiKey || "ollama" };
 }

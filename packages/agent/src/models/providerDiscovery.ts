@@ -14,9 +14,8 @@ export interface DiscoveryResult extends DiscoveryRecord {
 /**
  * Reads a provider's model list upstream, as its kind speaks (OpenAI, Ollama, Anthropic), and records
  * it in the store, where every replica reads it. A `scripted` provider has no upstream: its own models
- * are its list. Nothing is recorded when the
- * upstream fails: the failure is thrown as an `UpstreamError` (or the egress policy's refusal), and
- * the models recorded before stay as they were. Null when the provider was deleted meanwhile.
+ * are its list. Nothing is recorded when the upstream fails: the failure is thrown as an
+ * `UpstreamError` (or the egress policy's refusal), and the models recorded before stay as they were. Null when the provider was deleted meanwhile.
  */
 export async function discoverProviderModels(
   provider: ModelProviderCredentials,
