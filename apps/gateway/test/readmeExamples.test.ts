@@ -135,8 +135,8 @@ describe("the README's examples, against the built CLI", () => {
   });
 
   it("Model providers: every curl answers 2xx, no answer shows the key, the list answers a page, the API (served here) is reachable and discovered", async () => {
-    // The README's local API (Ollama's port): a real server speaking OpenAI's GET /v1/models.
-    const api = new FakeModelListApi();
+    // The README's local API (Ollama's port): a real server speaking Ollama's GET /api/tags.
+    const api = new FakeModelListApi("ollama");
     await api.start();
     try {
       for (const script of curlExamples("Model providers")) {
