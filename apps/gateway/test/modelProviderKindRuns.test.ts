@@ -1,7 +1,8 @@
 // Runs of assistants whose catalog provider is of kind ollama or anthropic, against a real local
 // server speaking OpenAI's chat completions: both are spoken to at their OpenAI-compatible path
 // (`{root}/v1`, the base URL given with or without /v1), and neither is ever sent the built-in
-// `openai` provider's fallback key (OPENAI_API_KEY), which is not theirs.
+// `openai` provider's fallback key (OPENAI_API_KEY), which is not theirs; nor is an `openai` provider
+// at a base URL of the tenant's choosing, which could be the tenant's own server.
 import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useGateway } from "./support";
@@ -54,5 +55,13 @@ describe("runs on an Ollama or Anthropic provider", () => {
     const { run, keys } = await runVia({ kind: "anthropic", base_url: root }, "claude-keyless");
     expect(run).toMatchObject({ status: "error", error: expect.stringMatching(/^UPSTREAM_AUTH_FAILED: No API key for Anthropic's API/) });
     expect(keys).toEqual([]);
+  });
+
+  it("an OpenAI provider at a base URL of the tenant's without a key fails its runs and its test, the operator's key never sent", async () => {
+    const { run, keys } = await runVia({ kind: "openai", base_url: `${root}/v1` }, "gpt-elsewhere");
+    expect(run).toMatchObject({ status: "error", error: expect.stringMatching(/^UPSTREAM_AUTH_FAILED: No API key.*OpenAI's API only/) });
+    expect((await post(`/api/model-providers/kind-run-${assistants}/test`, {})).json()).toMatchObject({ reachable: false, code: "UPSTREAM_AUTH_FAILED" });
+    expect(keys).toEqual([]);
+    expect(api.requests.filter((request) => request.authorization === `Bearer ${FALLBACK_KEY}`)).toEqual([]);
   });
 });

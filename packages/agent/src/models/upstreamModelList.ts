@@ -2,10 +2,10 @@ import { egressFetch } from "@axiom-lattice/core";
 import { MAX_DISCOVERED_MODELS, MAX_MODEL_NAME_LENGTH, type ModelProviderCredentials } from "@axiom-lattice/protocols";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError, upstreamCodeOfStatus } from "./upstreamErrors";
+import { OPENAI_DEFAULT_BASE_URL, operatorKeyFor } from "./operatorKey";
 import { anthropicKeyMissing, apiRootOf } from "./providerKinds";
 
 /** Where an `openai` provider without a base URL is served: the SDK's own default, which runs use too. */
-const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /** The version of Anthropic's API its model list is read in (sent as `anthropic-version`). */
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -123,16 +123,18 @@ async function anthropicModels(root: string, call: ListingCall): Promise<string[
  * {base_url}/models`, Ollama's `GET /api/tags`, Anthropic's paged `GET /v1/models` (the base URL of
  * those two given with or without `/v1`). Called as a run calls the API: a tenant's base URL (and
  * Ollama's or Anthropic's default one) through the egress policy, every page within the policy's
- * one timeout, with the provider's key; an `openai` provider without one uses `fallbackApiKey`,
- * which no other kind's API is ever sent. Fails with an {@link UpstreamError} (or the policy's
+ * one timeout, with the provider's key; an `openai` provider without one at OpenAI's own API uses
+ * `fallbackApiKey`, which no other API is ever sent. Fails with an {@link UpstreamError} (or the policy's
  * refusal, wrapped as fetch wraps network failures) when the API cannot be read.
  */
 export async function fetchModelList(source: ModelListSource, policy: UpstreamPolicy, fallbackApiKey?: string): Promise<string[]> {
   const signal = AbortSignal.timeout(policy.timeoutMs);
   switch (source.kind) {
     case "openai": {
-      const apiKey = source.apiKey || fallbackApiKey;
-      if (!apiKey) throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: give the model provider an API key (`api_key`), or set OPENAI_API_KEY");
+      const apiKey = source.apiKey || operatorKeyFor(source.baseUrl, fallbackApiKey);
+      if (!apiKey) {
+        throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: give the model provider an API key (`api_key`); OPENAI_API_KEY is sent to OpenAI's API only");
+      }
       const call = { fetch: source.baseUrl ? egressFetch(policy.egress) : fetch, headers: { authorization: `Bearer ${apiKey}` }, signal };
       return openAiModels(source.baseUrl ?? OPENAI_DEFAULT_BASE_URL, call);
     }
