@@ -89,6 +89,12 @@ interface ShellRun {
 
 const END = "__README_WALK_END__";
 
+interface Server {
+  pid: number;
+  port: number;
+  exit?: number;
+}
+
 /**
  * The reader's terminal: one bash, each example sourced into it, so its variables, functions and
  * background jobs stay for the next. Its own additions: curl reports each status on stderr, a failed
@@ -119,14 +125,14 @@ class ReaderShell implements ReportedProcess {
         `__walk_dir=${JSON.stringify(dir)}; __walk_cli=${JSON.stringify(CLI)}; __walk_default_port=${defaultPort}`,
         `curl() { case " $* " in *" -w "*|*" --write-out "*) command curl "$@" ;; *) command curl "$@" --write-out '%{stderr}README_CURL_STATUS=%{http_code}\\n' ;; esac; }`,
         `trap '__walk_code=$?; printf "README_FAILED: %s (exit %s)\\n" "$BASH_COMMAND" "$__walk_code" >&2' ERR`,
-        // A server: its pid and, once it ends, its exit code, by port. A command (token:issue, --version): as it is.
+        // A server: its port and, once it ends, its exit code, by pid. A command (token:issue, --version): as it is.
         `__walk_gateway() {`,
         `  if [ "$#" -gt 0 ]; then node "$__walk_cli" "$@"; return; fi`,
         `  local port="\${PORT:-$__walk_default_port}"`,
         `  PORT="$port" node "$__walk_cli" & local pid=$!`,
-        `  echo "$pid" > "$__walk_dir/gateway-$port.pid"`,
+        `  echo "$port" > "$__walk_dir/gateway-$pid.port"`,
         `  wait "$pid"; local code=$?`,
-        `  echo "$code" > "$__walk_dir/gateway-$port.exit"; return "$code"`,
+        `  echo "$code" > "$__walk_dir/gateway-$pid.exit"; return "$code"`,
         `}`,
         `pnpm() { if [ "$1" = start ]; then shift; __walk_gateway "$@"; elif [ "$1" = exec ] && [ "$2" = lattice-gateway ]; then shift 2; __walk_gateway "$@"; else command pnpm "$@"; fi; }`,
         `npx() { if [ "$1" = lattice-gateway ]; then shift; __walk_gateway "$@"; else command npx "$@"; fi; }`,
@@ -163,14 +169,14 @@ class ReaderShell implements ReportedProcess {
     };
   }
 
-  /** The pid and exit code of each gateway server the examples started, by port. */
-  servers(): Array<{ port: number; pid: number; exit?: number }> {
+  /** Each gateway server the examples started: its pid, port and, once it ended, exit code. */
+  servers(): Server[] {
     return readdirSync(this.dir)
-      .filter((file) => /^gateway-\d+\.pid$/.test(file))
+      .filter((file) => /^gateway-\d+\.port$/.test(file))
       .map((file) => {
-        const port = Number(/\d+/.exec(file)![0]);
-        const exitFile = join(this.dir, `gateway-${port}.exit`);
-        return { port, pid: Number(readFileSync(join(this.dir, file), "utf8")), ...(existsSync(exitFile) ? { exit: Number(readFileSync(exitFile, "utf8")) } : {}) };
+        const pid = Number(/\d+/.exec(file)![0]);
+        const exitFile = join(this.dir, `gateway-${pid}.exit`);
+        return { pid, port: Number(readFileSync(join(this.dir, file), "utf8")), ...(existsSync(exitFile) ? { exit: Number(readFileSync(exitFile, "utf8")) } : {}) };
       });
   }
 
@@ -192,8 +198,9 @@ class ReaderShell implements ReportedProcess {
     while (this.servers().some(({ exit }) => exit === undefined) && Date.now() < deadline) await new Promise((wake) => setTimeout(wake, 100));
     for (const { pid, exit } of this.servers()) if (exit === undefined) signal(pid, "SIGKILL");
     this.child.stdin?.end();
-    this.child.kill("SIGTERM");
-    await this.child;
+    this.child.kill("SIGKILL");
+    // A process the examples left (nginx's master has its own pid file) may still hold the shell's pipes.
+    await Promise.race([this.child, new Promise((wake) => setTimeout(wake, 5_000))]);
   }
 }
 
@@ -205,12 +212,17 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
-/** Waits until `url` answers 200, or `ended()` says its process is gone. */
-async function answers200(url: string, ended: () => boolean, timeoutMs: number): Promise<boolean> {
+/**
+ * Waits until the server an example started on `port` (a pid `before` did not hold) answers `/ready`
+ * 200, as itself when the line names its `AXIOM_REPLICA_ID`; false once it exited, or after the timeout.
+ */
+async function startedAndReady(shell: ReaderShell, before: Set<number>, port: number, replicaId: string | undefined, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !ended()) {
-    const response = await fetch(url).catch(() => undefined);
-    if (response?.status === 200) return true;
+  while (Date.now() < deadline) {
+    const server = shell.servers().find((candidate) => candidate.port === port && !before.has(candidate.pid));
+    if (server?.exit !== undefined) return false;
+    const response = server ? await fetch(`http://127.0.0.1:${port}/ready`).catch(() => undefined) : undefined;
+    if (response?.status === 200 && (replicaId === undefined || response.headers.get("x-axiom-replica") === replicaId)) return true;
     await new Promise((wake) => setTimeout(wake, 200));
   }
   return false;
@@ -390,10 +402,8 @@ describe("the README in order, then the deployment guide", () => {
 
   afterAll(async () => {
     if (existsSync(join(dir, "nginx", "nginx.pid"))) signal(Number(readFileSync(join(dir, "nginx", "nginx.pid"), "utf8")), "SIGQUIT");
-    await shell?.stop();
-    await tryIt?.stop();
-    await modelApi?.stop();
-    await execa("dropdb", ["--if-exists", database], { env: postgresEnv, reject: false });
+    await Promise.all([shell?.stop(), tryIt?.stop(), modelApi?.stop()]);
+    await execa("dropdb", ["--if-exists", "--force", database], { env: postgresEnv, reject: false });
     await execa("dropuser", ["--if-exists", database], { env: postgresEnv, reject: false });
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
@@ -440,13 +450,14 @@ describe("the README in order, then the deployment guide", () => {
         .split("\n")
         .map((line) => (SERVER_START.test(line) && !/&\s*(#.*)?$/.test(line) ? `${line} &` : line))
         .join("\n");
+      const before = new Set(shell.servers().map(({ pid }) => pid));
       const run = await shell.run(prefix + script);
       const failure = `--- ${key}: the script ---\n${run.script}\n--- its stdout ---\n${run.stdout}\n--- its stderr ---\n${run.stderr}`;
       // As a reader waits for a server's `gateway ready at` line before the next example.
       for (const line of script.split("\n").filter((text) => SERVER_START.test(text))) {
         const port = Number(/\bPORT=(\d+)/.exec(line)?.[1] ?? ports.get(4001));
-        const ended = () => shell.servers().some((server) => server.port === port && server.exit !== undefined);
-        expect(await answers200(`http://127.0.0.1:${port}/ready`, ended, 90_000), `the gateway started on ${port} is not ready\n${failure}`).toBe(true);
+        const replicaId = /\bAXIOM_REPLICA_ID=(\S+)/.exec(line)?.[1];
+        expect(await startedAndReady(shell, before, port, replicaId, 90_000), `the gateway started on ${port} is not ready\n${failure}`).toBe(true);
       }
       expect(run.failed, failure).toEqual([]);
       const check = CHECKS[key];
