@@ -4,7 +4,7 @@ import path from "node:path";
 import { execa } from "execa";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listWorkspaceProjects, workspaceRoot, type PackageManifest } from "./workspace";
+import { listWorkspaceProjects, publishedPackages, workspaceRoot, type PackageManifest } from "./workspace";
 import { copyTrackedWorkspace } from "./workspaceCopy";
 
 // `changeset version` on a throw-away copy of the workspace, with one changeset bumping protocols.
@@ -104,6 +104,21 @@ describe("changeset version", () => {
     for (const { name, version } of privatePackages) {
       expect(versionOf(after, name)).toBe(version);
       expect(existsSync(path.join(dirs.get(name)!, "CHANGELOG.md"))).toBe(false);
+    }
+  });
+});
+
+describe("the pending changesets", () => {
+  // changesets treats private packages as ignored, and refuses a changeset that names both an ignored
+  // package and another ("Mixed changesets … are not allowed"): one such file stops the whole release.
+  it("name only the packages a release versions", async () => {
+    const published = new Set<string>(publishedPackages.map(({ name }) => name));
+    const dir = path.join(workspaceRoot, ".changeset");
+    for (const file of (await readdir(dir)).filter((name) => name.endsWith(".md") && name !== "README.md")) {
+      const frontMatter = /^---\n([\s\S]*?)\n---/.exec(await readFile(path.join(dir, file), "utf8"))?.[1] ?? "";
+      const named = [...frontMatter.matchAll(/^"([^"]+)":/gm)].map((match) => match[1]);
+      expect(named.length, file).toBeGreaterThan(0);
+      for (const name of named) expect(published.has(name), `${file} names ${name}, which is not published`).toBe(true);
     }
   });
 });

@@ -44,9 +44,9 @@ describe("scenario 27: an api replica and two workers on one PostgreSQL", () => 
     const workerIds = workers.map((worker) => worker.replicaId);
 
     // Each says what it does; a worker's port serves its operators, not the API.
-    expect(await expectOk(call(api.url, "GET", "/health"))).toEqual({ status: "ok", role: "api" });
+    expect(await expectOk(call(api.url, "GET", "/health"))).toEqual({ status: "ok", role: "api", version: expect.any(String) });
     for (const worker of workers) {
-      expect(await expectOk(call(worker.url, "GET", "/health"))).toEqual({ status: "ok", role: "worker" });
+      expect(await expectOk(call(worker.url, "GET", "/health"))).toEqual({ status: "ok", role: "worker", version: expect.any(String) });
       expect((await call(worker.url, "GET", "/ready")).status).toBe(200);
       expect((await call(worker.url, "GET", "/metrics")).text).toContain('lattice_replica_role{role="worker"} 1');
       for (const [method, path] of [["GET", "/api/threads"], ["POST", "/api/runs"], ["GET", "/api/cluster"], ["POST", "/threads"], ["POST", "/runs/wait"]]) {

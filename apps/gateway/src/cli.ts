@@ -189,7 +189,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
     keyring,
   });
   try {
-    if (!values.force) await requireReplicasHold(keyring.currentVersion, await pg.presence.listPresent());
+    if (!values.force) requireReplicasHold(keyring.currentVersion, await pg.presence.listPresent());
     const summary = await resealStoredSecrets(pg.pool, { keyring, scope: "all" }).catch((error: unknown) => {
       if (!(error instanceof UnreadableSecretsError)) throw error;
       process.stdout.write(`${JSON.stringify(resealSummaryView(error.summary))}\n`);
@@ -205,7 +205,7 @@ async function rotateKeysCommand(args: string[]): Promise<void> {
  * Refuses a rotation to `version` while a live replica cannot open it: every secret resealed would be
  * unreadable there, and every run needing one would fail until the replica restarts with the new key.
  */
-async function requireReplicasHold(version: string, replicas: ReplicaPresence[]): Promise<void> {
+function requireReplicasHold(version: string, replicas: ReplicaPresence[]): void {
   const lacking = replicas.filter((replica) => !replica.keyVersions?.includes(version));
   if (lacking.length === 0) return;
   const named = lacking.map((replica) => `${replica.replicaId} (${replica.keyVersions ? `holds ${replica.keyVersions.join(", ")}` : "too old to say"})`);

@@ -156,7 +156,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   const servesApi = config.role !== "worker";
   if (servesApi) await registerApiReference(app);
   const playground = servesApi && config.playground && (await registerPlaygroundPage(app, options.playgroundRoot ?? findPlaygroundPage()));
-  await app.register(rootRoute, { servesApi, playground });
+  await app.register(rootRoute, { servesApi, playground, authRequired: config.auth.required });
   await app.register(healthRoutes, { role: config.role, readiness: [...context.stores.readiness, ...(options.readiness ?? [])] });
   await app.register(metricsRoute, { token: config.metricsToken, metrics });
   if (!servesApi) return app;

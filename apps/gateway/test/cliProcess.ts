@@ -4,7 +4,15 @@ import { resolve } from "node:path";
 /** The built CLI, as `lattice-gateway` runs it. */
 export const CLI = resolve(__dirname, "../dist/cli.js");
 
-export interface CliGateway {
+/** A process a test started, as a failed test reports it (`processReports.ts`). */
+export interface ReportedProcess {
+  /** What it is, e.g. "the gateway at http://127.0.0.1:4001". */
+  label: string;
+  /** Whether it still runs, and the end of what it printed. */
+  describe(): string;
+}
+
+export interface CliGateway extends ReportedProcess {
   url: string;
   /** Everything printed on stdout so far. */
   stdout(): string;
@@ -12,8 +20,6 @@ export interface CliGateway {
   stderr(): string;
   /** The exit code once the process has ended; undefined while it runs. */
   exitCode(): number | null | undefined;
-  /** Whether it still runs, and the end of what it printed: for a failed test's message. */
-  describe(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | undefined>;
 }
@@ -27,7 +33,7 @@ export function startCli(env: Record<string, string>, timeoutMs = 30_000, until?
  * Every gateway process this test file started: when a test fails, `processReports.ts` prints how each
  * ended and what it printed last, as a gateway that crashed or stopped answering is otherwise invisible.
  */
-export const startedProcesses = new Set<CliGateway>();
+export const startedProcesses = new Set<ReportedProcess>();
 
 /** The startup line that names the listening URL. */
 const READY_LINE = /ready at (http:\/\/[^\s"]+)/;
@@ -44,9 +50,20 @@ export async function startGatewayProcess(
   const chunks: string[] = [];
   const errorChunks: string[] = [];
   let exitCode: number | null | undefined;
+  let exitSignal: NodeJS.Signals | null = null;
+  // A gateway ends its graceful shutdown with 0, so the code alone does not say whether the test
+  // stopped it or something else did (a timeout's SIGTERM, as issue 41's flaky README run had).
+  let stoppedByTest = false;
   child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => errorChunks.push(chunk.toString()));
-  child.once("exit", (code) => (exitCode = code));
+  child.once("exit", (code, signal) => {
+    exitCode = code;
+    exitSignal = signal;
+  });
+  const ending = () =>
+    exitCode === undefined
+      ? "still running"
+      : `exited with ${exitCode ?? `signal ${exitSignal}`} ${stoppedByTest ? "after the test stopped it" : "on its own or by another's signal, not the test's"}`;
   const url = await new Promise<string>((resolveUrl, rejectUrl) => {
     const timer = setTimeout(() => rejectUrl(new Error(`no startup line within ${timeoutMs} ms:\n${chunks.join("")}`)), timeoutMs);
     child.stdout?.on("data", () => {
@@ -63,13 +80,15 @@ export async function startGatewayProcess(
   });
   const gateway: CliGateway = {
     url,
+    label: `the gateway at ${url}`,
     stdout: () => chunks.join(""),
     stderr: () => errorChunks.join(""),
     exitCode: () => exitCode,
     describe: () =>
-      `--- gateway ${exitCode === undefined ? "still running" : `exited with ${exitCode}`}; the end of its stdout ---\n${chunks.join("").slice(-4_000)}\n` +
+      `--- gateway ${ending()}; the end of its stdout ---\n${chunks.join("").slice(-4_000)}\n` +
       `--- the end of its stderr ---\n${errorChunks.join("").slice(-4_000)}`,
     async stop() {
+      stoppedByTest = true;
       child.kill("SIGTERM");
       return (await child).exitCode;
     },

@@ -27,7 +27,7 @@ async function startupLines(env: Record<string, string>): Promise<Array<Record<s
   const gateway = await startCli({ PORT: "0", AXIOM_REPLICA_ID: REPLICA, ...env });
   const health = await fetch(`${gateway.url}/health`);
   expect(health.status).toBe(200);
-  expect(await health.json()).toEqual({ status: "ok", role: env.AXIOM_ROLE ?? "all" });
+  expect(await health.json()).toEqual({ status: "ok", role: env.AXIOM_ROLE ?? "all", version });
   expect(await gateway.stop()).toBe(0);
   const lines = jsonLines(gateway.stdout());
   for (const line of lines) expect(line.replica).toBe(REPLICA);

@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { PgBouncer, TcpProxy, eventually, findPgBouncer, type TestDatabase } from "@axiom-lattice/testing";
+import { PgBouncer, TcpProxy, eventually, findPgBouncer, followPostedSse, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
@@ -176,6 +176,30 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(/^lattice-gateway: failed to start: the database refused the connection: database "lattice_no_such_database" does not exist: create it \(e\.g\. `createdb <name>`\) or point DATABASE_URL at one that exists$/);
+  });
+
+  it("keeps a stream-mode run's stream through a partition while it waits its turn: every chunk once, in order, to the run's end", async () => {
+    gateway = await startCli(env());
+    const headers = { "x-tenant-id": "faults" };
+    const post = (path: string, body: unknown) => fetch(`${gateway!.url}${path}`, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("/api/assistants", { id: "echo", name: "Echo" })).status).toBe(201);
+    expect((await post("/api/threads", { thread_id: "streamed", assistant_id: "echo" })).status).toBe(201);
+    // Queued behind a run, the stream follows its message through the database until its turn.
+    expect((await post("/api/runs", { assistant_id: "echo", thread_id: "streamed", message: "/sleep 1000", mode: "queue" })).status).toBe(202);
+    const words = Array.from({ length: 10 }, (_, i) => `w${i}`).join(" ");
+    const stream = await followPostedSse(`${gateway.url}/api/runs`, { assistant_id: "echo", thread_id: "streamed", message: `/drip 100 ${words}`, mode: "stream" }, headers);
+    proxy.pause();
+    await new Promise((resolve) => setTimeout(resolve, STATEMENT_TIMEOUT_MS + 1_500));
+    proxy.resume();
+    await stream.ended;
+
+    const indexes = stream.events.map((event) => Number(event.id?.split(":").at(-1)));
+    expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+    expect(new Set(indexes).size).toBe(indexes.length);
+    expect(stream.events.at(-1)?.type).toBe("message_completed");
+    const state = (await (await fetch(`${gateway.url}/api/threads/streamed/state`, { headers })).json()) as { messages: Array<{ content: string }> };
+    expect(state.messages.map((message) => message.content)).toEqual(["/sleep 1000", "echo: /sleep 1000", `/drip 100 ${words}`, `echo: /drip 100 ${words}`]);
+    expect(gateway.exitCode()).toBeUndefined();
   });
 });
 

@@ -3,6 +3,7 @@ import { getReplicaId } from "@axiom-lattice/core";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildGateway, loadConfig } from "../src";
+import { GATEWAY_VERSION } from "../src/version";
 import { useDocumentedResponses } from "./documentedResponses";
 
 describe("gateway HTTP basics", () => {
@@ -29,14 +30,14 @@ describe("gateway HTTP basics", () => {
   it("GET /health answers 200 with the replica header", async () => {
     const response = await app.inject({ method: "GET", url: "/health" });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: "ok", role: "all" });
+    expect(response.json()).toEqual({ status: "ok", role: "all", version: GATEWAY_VERSION });
     expect(response.headers[REPLICA_HEADER]).toBe(getReplicaId());
   });
 
   it("GET / points a person at the API reference, the playground and health", async () => {
     const response = await app.inject({ method: "GET", url: "/" });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ name: "axiom-lattice gateway", docs: "/docs", openapi: "/openapi.json", health: "/health" });
+    expect(response.json()).toMatchObject({ name: "axiom-lattice gateway", docs: "/docs", openapi: "/openapi.json", health: "/health", authentication: "none" });
     for (const path of [response.json().docs, response.json().openapi]) expect((await app.inject({ method: "GET", url: path })).statusCode).toBeLessThan(400);
   });
 

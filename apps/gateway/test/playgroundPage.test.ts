@@ -56,8 +56,9 @@ describe("the playground page", () => {
     // Nothing else: a missing file and a path out of the folder are the usual 404.
     expect((await app.inject({ method: "GET", url: "/playground/assets/missing.js" })).statusCode).toBe(404);
     expect((await app.inject({ method: "GET", url: "/playground/../package.json" })).statusCode).toBe(404);
-    // The API it calls still wants a token.
+    // The API it calls still wants a token, which decides the tenant: the page learns so from the root, without one.
     expect((await app.inject({ method: "POST", url: "/assistants/search", payload: {} })).statusCode).toBe(401);
+    expect((await app.inject({ method: "GET", url: "/" })).json()).toMatchObject({ playground: "/playground", authentication: "bearer" });
   });
 
   it("is not served with AXIOM_PLAYGROUND=off", async () => {

@@ -4,6 +4,7 @@ import { type TestDatabase, parseSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayContext } from "../src/context/gatewayContext";
+import { GATEWAY_VERSION } from "../src/version";
 import { useDocumentedResponses } from "./documentedResponses";
 import { buildTestGateway, createMigratedTestDatabase } from "./support";
 
@@ -49,7 +50,7 @@ const runRecord = async (threadId: string, messageId: string) => {
 
 describe("api and worker replicas", () => {
   it("a worker's port answers health, readiness and metrics with its role, and none of the API", async () => {
-    expect((await worker.inject({ method: "GET", url: "/health" })).json()).toEqual({ status: "ok", role: "worker" });
+    expect((await worker.inject({ method: "GET", url: "/health" })).json()).toEqual({ status: "ok", role: "worker", version: GATEWAY_VERSION });
     expect((await worker.inject({ method: "GET", url: "/ready" })).statusCode).toBe(200);
     expect((await worker.inject({ method: "GET", url: "/metrics" })).body).toContain('lattice_replica_role{role="worker"} 1');
     for (const [method, url] of [
@@ -66,7 +67,7 @@ describe("api and worker replicas", () => {
   });
 
   it("an api replica says its role, and takes runs that the worker executes: wait, stream and queue", async () => {
-    expect((await api.inject({ method: "GET", url: "/health" })).json()).toEqual({ status: "ok", role: "api" });
+    expect((await api.inject({ method: "GET", url: "/health" })).json()).toEqual({ status: "ok", role: "api", version: GATEWAY_VERSION });
     expect((await api.inject({ method: "GET", url: "/metrics" })).body).toContain('lattice_replica_role{role="api"} 1');
     expect((await post(api, "/api/threads", { thread_id: "t-roles", assistant_id: ASSISTANT })).statusCode).toBe(201);
 

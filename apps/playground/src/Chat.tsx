@@ -2,7 +2,7 @@ import type { Client, Message } from "@langchain/langgraph-sdk";
 import { type ToolCallWithResult, type UseAgentStream, useStream } from "@langchain/langgraph-sdk/react";
 import { type FormEvent, useState } from "react";
 import { readLocation, writeLocation } from "./connection";
-import { describe } from "./failures";
+import { FailureView, describe } from "./failures";
 
 interface ChatState extends Record<string, unknown> {
   messages: Message[];
@@ -60,12 +60,10 @@ export function Chat({ client, assistantId }: { client: Client; assistantId: str
         ))}
       </ol>
       {interrupt && !stream.isLoading && <InterruptForm question={interrupt.value} onAnswer={answer} />}
-      {stream.error != null && (
-        <p className="error" role="alert">
-          {describe(stream.error)}
-        </p>
-      )}
+      {stream.error != null && <FailureView failure={describe(stream.error)} />}
       <TextForm label="Message" placeholder="Message (the scripted model: /tool echo {&quot;text&quot;:&quot;hi&quot;}, /interrupt Sure?)" action="Send" onSubmit={send} disabled={stream.isLoading || interrupt !== undefined} />
+      {/* The hook's stop drops the stream and cancels the run on the gateway (`…/runs/{run_id}/cancel`), by
+          the run id it keeps in session storage for `reconnectOnMount` (a rejoined run's too). */}
       {stream.isLoading && (
         <button type="button" className="stop" onClick={() => void stream.stop()}>
           Stop

@@ -1,8 +1,18 @@
 import { Client } from "@langchain/langgraph-sdk";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { Chat } from "./Chat";
-import { describe } from "./failures";
-import { API_URL, type Credentials, clientOptions, readLocation, saveCredentials, savedCredentials, writeLocation } from "./connection";
+import { type Failure, FailureView, describe } from "./failures";
+import {
+  API_URL,
+  type Authentication,
+  type Credentials,
+  clientOptions,
+  gatewayAuthentication,
+  readLocation,
+  saveCredentials,
+  savedCredentials,
+  writeLocation,
+} from "./connection";
 
 /** The graph every gateway assistant runs. */
 const GRAPH = "react";
@@ -21,12 +31,19 @@ interface AssistantChoice {
 /** The page: who to talk as (token, tenant), which assistant, then the chat on a thread. */
 export function Playground() {
   const [credentials, setCredentials] = useState<Credentials>(savedCredentials);
-  const client = useMemo(() => new Client({ apiUrl: API_URL, ...clientOptions(credentials) }), [credentials]);
+  // Unknown until the gateway says: no tenant field meanwhile, and nothing asked of the API.
+  const [authentication, setAuthentication] = useState<Authentication>();
+  const client = useMemo(() => authentication && new Client({ apiUrl: API_URL, ...clientOptions(credentials, authentication) }), [credentials, authentication]);
   const [assistants, setAssistants] = useState<AssistantChoice[]>([]);
   const [assistantId, setAssistantId] = useState<string | undefined>(() => readLocation().assistantId);
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<Failure>();
 
   useEffect(() => {
+    void gatewayAuthentication().then(setAuthentication);
+  }, []);
+
+  useEffect(() => {
+    if (!client) return;
     let current = true;
     setError(undefined);
     loadAssistants(client).then(
@@ -45,7 +62,7 @@ export function Playground() {
   const connect = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const next = { token: String(form.get("token") ?? ""), tenant: String(form.get("tenant") ?? "") };
+    const next = { token: String(form.get("token") ?? ""), tenant: String(form.get("tenant") ?? credentials.tenant) };
     saveCredentials(next);
     setCredentials(next);
   };
@@ -61,7 +78,8 @@ export function Playground() {
         <h1>axiom-lattice playground</h1>
         <form className="credentials" onSubmit={connect}>
           <input name="token" type="password" autoComplete="off" aria-label="Token" placeholder="Bearer token" defaultValue={credentials.token} />
-          <input name="tenant" aria-label="Tenant" placeholder="Tenant" defaultValue={credentials.tenant} />
+          {/* With authentication on, the token decides the tenant: a tenant field would mean nothing. */}
+          {authentication === "none" && <input name="tenant" aria-label="Tenant" placeholder="Tenant" defaultValue={credentials.tenant} />}
           <button type="submit">Connect</button>
         </form>
         <select aria-label="Assistant" value={assistantId ?? ""} onChange={(event) => choose(event.target.value)} disabled={assistants.length === 0}>
@@ -72,8 +90,8 @@ export function Playground() {
           ))}
         </select>
       </header>
-      {error && <p className="error" role="alert">{error}</p>}
-      {assistantId && !error && <Chat key={`${assistantId}:${credentials.token}:${credentials.tenant}`} client={client} assistantId={assistantId} />}
+      {error && <FailureView failure={error} />}
+      {client && assistantId && !error && <Chat key={`${assistantId}:${credentials.token}:${credentials.tenant}`} client={client} assistantId={assistantId} />}
     </div>
   );
 }

@@ -23,9 +23,26 @@ export function saveCredentials(credentials: Credentials): void {
   sessionStorage.setItem(STORAGE_KEY, JSON.stringify(credentials));
 }
 
-/** The SDK client's `apiKey` (sent as `x-api-key`) and headers for these credentials. */
-export function clientOptions({ token, tenant }: Credentials): { apiKey: string | null; defaultHeaders: Record<string, string> } {
-  return { apiKey: token.trim() || null, defaultHeaders: tenant.trim() ? { "x-tenant-id": tenant.trim() } : {} };
+/** How the gateway tells tenants apart: by the bearer token (authentication on), or by the `x-tenant-id` a request names. */
+export type Authentication = "bearer" | "none";
+
+/**
+ * What the gateway's root says of its authentication. A gateway that does not say (one from before it
+ * did, or a root a proxy hides) is taken to read `x-tenant-id`, as the page always assumed.
+ */
+export async function gatewayAuthentication(): Promise<Authentication> {
+  try {
+    const root = (await (await fetch(`${API_URL}/`)).json()) as { authentication?: unknown };
+    return root.authentication === "bearer" ? "bearer" : "none";
+  } catch {
+    return "none";
+  }
+}
+
+/** The SDK client's `apiKey` (sent as `x-api-key`) and headers for these credentials; no tenant where the token decides it. */
+export function clientOptions({ token, tenant }: Credentials, authentication: Authentication): { apiKey: string | null; defaultHeaders: Record<string, string> } {
+  const named = authentication === "none" ? tenant.trim() : "";
+  return { apiKey: token.trim() || null, defaultHeaders: named ? { "x-tenant-id": named } : {} };
 }
 
 /** The page's address keeps the assistant and the thread, so a reload (or a shared link) opens the same conversation. */

@@ -12,6 +12,13 @@ export const ASSISTANT_GRAPH_CACHE_SIZE = 100;
 export const QUEUE_SWEEP_INTERVAL_MS = 2_000;
 /** How often a stream of a message running on another replica checks whether it ended. */
 export const STREAM_POLL_MS = 1_000;
+
+/**
+ * How long a run's stream waits out a database outage (retrying its reads every `STREAM_POLL_MS`)
+ * before it gives up: the run itself waits out any outage, and its stream should outlast a failover
+ * or a restart; past this, its client is better told (and resumes) than left with heartbeats only.
+ */
+export const STREAM_OUTAGE_PATIENCE_MS = 60_000;
 /**
  * Delay before acting on a peer's wake-up: the enqueuing replica wakes its own processor at once and
  * normally takes the thread, so peers step in only when it could not.

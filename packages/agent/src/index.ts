@@ -9,6 +9,7 @@ export {
 export type { UpstreamPolicy } from "./models/upstreamPolicy";
 export { UpstreamError, classifyUpstreamError, type UpstreamErrorCode } from "./models/upstreamErrors";
 export { resolveModelConfig, type ModelProviderCatalog } from "./models/catalogModelConfig";
+export { chatProviderOf } from "./models/providerKinds";
 export { testProviderConnection, type ConnectionTestResult } from "./models/providerConnectionTest";
 export { discoverProviderModels, type DiscoveryResult } from "./models/providerDiscovery";
 export { ASK_HUMAN_TOOL } from "./tools/askHuman";

@@ -3,6 +3,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { FakeOpenAi } from "@axiom-lattice/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ModelProviderRegistry } from "../src";
+import { operatorKeyFor } from "../src/models/operatorKey";
 import { ASSISTANT, collect, manager, sharedStores, shutdownManagers, thread, tokens } from "./support";
 
 const api = new FakeOpenAi();
@@ -22,10 +23,16 @@ describe("OpenAI-compatible provider", () => {
     expect(api.requests.at(-1)).toMatchObject({ authorization: "Bearer sk-local", body: { model: "fake-model" } });
   });
 
-  it("uses the registry's key when the config has none", async () => {
-    const model = new ModelProviderRegistry({ openAiApiKey: "sk-runtime" }).createChatModel({ provider: "openai", baseUrl, model: "fake-model" });
-    await model.invoke([new HumanMessage("hi")]);
-    expect(api.requests.at(-1)).toMatchObject({ authorization: "Bearer sk-runtime" });
+  it("sends the registry's own key to OpenAI's API only: a base URL a config names gets none", async () => {
+    const registry = new ModelProviderRegistry({ openAiApiKey: "sk-runtime" });
+    const before = api.requests.length;
+    expect(() => registry.createChatModel({ provider: "openai", baseUrl, model: "fake-model" })).toThrow(/No API key.*OpenAI's API only/);
+    expect(api.requests.length).toBe(before);
+    expect(operatorKeyFor(undefined, "sk-runtime")).toBe("sk-runtime");
+    expect(operatorKeyFor("https://api.openai.com/v1", "sk-runtime")).toBe("sk-runtime");
+    for (const elsewhere of [baseUrl, "https://api.openai.com.example.net/v1", "http://api.openai.com/v1", "not a url"]) {
+      expect(operatorKeyFor(elsewhere, "sk-runtime")).toBeUndefined();
+    }
   });
 
   it("runs an assistant: streamed tokens, a tool round trip, the final answer", async () => {

@@ -32,7 +32,7 @@ export { JSON_BYTES_BOUND, JSON_DEPTH_BOUND, nestedObject, objectOfJsonBytes } f
 export { recordingLogger, type CapturingLogger, type LogEntry } from "./logCapture";
 export { ListenerConnection } from "./listenerConnection";
 export { FAKE_OPENAI_FAILURES, FAKE_RETRY_AFTER_S, FakeOpenAi, closedPortBaseUrl, type FakeChatRequest } from "./fakeOpenAi";
-export { FAKE_MODEL_LIST_BEHAVIOURS, FakeModelListApi, type FakeModelListBehaviour } from "./fakeModelListApi";
+export { FAKE_MODEL_LIST_BEHAVIOURS, FakeModelListApi, type FakeModelListBehaviour, type FakeModelListRequest, type FakeModelListWire } from "./fakeModelListApi";
 export { columnsContaining } from "./secretScan";
 export { countingResolver } from "./countingResolver";
 export { freePort } from "./freePort";

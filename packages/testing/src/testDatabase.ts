@@ -30,7 +30,17 @@ async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
 export interface DatabaseTemplate {
   name: string;
   build(url: string): Promise<void>;
+  /**
+   * The name prefix its other versions share: building a new one drops the oldest beyond the newest
+   * {@link TEMPLATES_KEPT}, so a developer's server doesn't collect one per migration ever changed.
+   */
+  family?: string;
 }
+
+/** Templates of one family kept: a few, for checkouts of other branches running on the same server. */
+const TEMPLATES_KEPT = 4;
+
+const MIGRATED_FAMILY = "lattice_template_";
 
 /**
  * The template of a migrated schema: named by a digest of the migrations, so a changed or added
@@ -39,7 +49,7 @@ export interface DatabaseTemplate {
 export function migratedTemplate(migrations: ReadonlyArray<{ version: number; sql: string }>, migrate: (url: string) => Promise<void>): DatabaseTemplate {
   const digest = createHash("sha256");
   for (const migration of migrations) digest.update(`${migration.version}\n${migration.sql}\n`);
-  return { name: `lattice_template_${digest.digest("hex").slice(0, 16)}`, build: migrate };
+  return { name: `${MIGRATED_FAMILY}${digest.digest("hex").slice(0, 16)}`, build: migrate, family: MIGRATED_FAMILY };
 }
 
 const urlOf = (name: string): string => {
@@ -70,11 +80,47 @@ async function ensureTemplate(template: DatabaseTemplate): Promise<void> {
       await retryWhileInUse(() => client.query(`ALTER DATABASE "${building}" RENAME TO "${template.name}"`));
       // Nobody connects to a template: a session there would make every copy of it fail.
       await client.query(`ALTER DATABASE "${template.name}" WITH ALLOW_CONNECTIONS false`);
+      if (template.family) await pruneTemplates(client, template.family);
     } finally {
       await client.query("SELECT pg_advisory_unlock(hashtext($1))", [template.name]);
     }
   });
   templatesSeen.add(template.name);
+}
+
+/** `DROP DATABASE`, leaving one in use (an old template being copied this moment) for the next prune. */
+async function dropUnlessInUse(client: Client, name: string): Promise<void> {
+  await client.query(`DROP DATABASE IF EXISTS "${name}"`).catch((error: { code?: string }) => {
+    if (error.code !== OBJECT_IN_USE) throw error;
+  });
+}
+
+/**
+ * Drops a family's templates beyond the newest {@link TEMPLATES_KEPT} (database oids grow with
+ * creation), and the half-built ones of killed builds: those whose template's lock is free (advisory
+ * locks are reentrant, so the caller's own template counts as free).
+ */
+async function pruneTemplates(client: Client, family: string): Promise<void> {
+  const { rows } = await client.query<{ datname: string; building: boolean }>(
+    `
+    SELECT datname, datname LIKE '%\\_building\\_%' AS building
+    FROM pg_database
+    WHERE starts_with(datname, $1)
+    ORDER BY oid DESC`,
+    [family],
+  );
+  const built = rows.filter((row) => !row.building).slice(TEMPLATES_KEPT);
+  for (const { datname } of built) await dropUnlessInUse(client, datname);
+  for (const { datname } of rows.filter((row) => row.building)) {
+    const lock = datname.slice(0, datname.indexOf("_building_"));
+    const { rows: taken } = await client.query<{ free: boolean }>("SELECT pg_try_advisory_lock(hashtext($1)) AS free", [lock]);
+    if (!taken[0].free) continue;
+    try {
+      await dropUnlessInUse(client, datname);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [lock]);
+    }
+  }
 }
 
 /** The templates this process found built. */

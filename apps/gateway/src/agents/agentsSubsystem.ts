@@ -8,6 +8,7 @@ import type { McpServerManager } from "../mcp/mcpServerManager";
 import type { GatewayGraphs } from "../graphs/graphsSubsystem";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { PluginCatalog } from "../plugins/pluginCatalog";
+import { loggingRunEnds } from "./runEndLog";
 import type { GatewayStores } from "../stores/gatewayStores";
 
 export interface AgentsSubsystem extends Subsystem {
@@ -69,7 +70,7 @@ export function agentsSubsystem({
     claimLeaseMs: config.runLeaseMs,
     replicaId: config.replicaId,
     logger,
-    observer: metrics.observer,
+    observer: loggingRunEnds(metrics.observer, logger),
     onRunCompleted: (run) => {
       webhooks(run);
       onRunCompleted(run);

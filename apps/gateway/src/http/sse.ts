@@ -1,5 +1,7 @@
 import type { FastifyReply } from "fastify";
 import { SSE_HEARTBEAT_MS } from "../defaults";
+import { logRequestLine } from "./requestLog";
+import { countStreamLength } from "./streamLength";
 import type { StreamPlace } from "./tenantStreams";
 
 export interface SseStream {
@@ -58,9 +60,14 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
   // Node holds the head until the first body write: a run waiting its turn would look unanswered.
   raw.flushHeaders();
   subscribers?.inc();
+  const length = countStreamLength(raw);
+  const writeText = (text: string) => {
+    length.bytes += Buffer.byteLength(text);
+    raw.write(text);
+  };
   let closed = false;
   const heartbeat = setInterval(() => {
-    if (!closed) raw.write(": heartbeat\n\n");
+    if (!closed) writeText(": heartbeat\n\n");
   }, heartbeatMs);
   heartbeat.unref();
   const close = () => {
@@ -70,10 +77,15 @@ export function openSseStream(reply: FastifyReply, { heartbeatMs = SSE_HEARTBEAT
     subscribers?.dec();
     place?.();
   };
-  raw.on("close", close);
+  raw.on("close", () => {
+    close();
+    // Fastify logs a response when it finishes; a stream the client left, or this replica cut, never does.
+    if (!raw.writableFinished) logRequestLine(reply, { cut: true });
+  });
   const write = (event: string | undefined, id: string | undefined, json: string) => {
     if (closed) return false;
-    raw.write(`${event === undefined ? "" : `event: ${event}\n`}${id === undefined ? "" : `id: ${id}\n`}data: ${json}\n\n`);
+    length.events += 1;
+    writeText(`${event === undefined ? "" : `event: ${event}\n`}${id === undefined ? "" : `id: ${id}\n`}data: ${json}\n\n`);
     return true;
   };
   const sendSerialized = (id: string | undefined, json: string) => write(undefined, id, json);

@@ -103,6 +103,12 @@ export async function streamRun(reply: FastifyReply, { runId, attempt, chunks, m
     finished = true;
     // A stream cut short is aborted, so the client reconnects; one that ended just closes, as the LangGraph JS server's do.
     if (!ended) return sse.abort();
+  } catch (error) {
+    // Its source failed (the database unavailable for too long): the run goes on, so the client is made
+    // to reconnect with Last-Event-ID, as when this replica stops, rather than see a stream that just ends.
+    if (sse.closed) return;
+    reply.log.warn({ err: error, runId }, "a run's stream stopped before the run ended");
+    sse.abort();
   } finally {
     sse.end();
   }

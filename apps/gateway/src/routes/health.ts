@@ -6,6 +6,7 @@ import { READINESS_TIMEOUT_MS } from "../defaults";
 import { HttpError } from "../http/errors";
 import { errorResponses } from "../openapi/errorResponses";
 import type { ReadinessCheck } from "../stores/gatewayStores";
+import { GATEWAY_VERSION } from "../version";
 
 const tags = ["health"];
 
@@ -15,11 +16,17 @@ export const healthRoutes: FastifyPluginAsyncZod<{ role: ReplicaRole; readiness:
     {
       schema: {
         tags,
-        summary: "Liveness: the process answers, and what this replica does",
-        response: { 200: z.object({ status: z.literal("ok"), role: z.enum(REPLICA_ROLES).describe("AXIOM_ROLE: all, api (serves the API, runs nothing) or worker (runs messages)") }) },
+        summary: "Liveness: the process answers, what this replica does, and which gateway version it runs",
+        response: {
+          200: z.object({
+            status: z.literal("ok"),
+            role: z.enum(REPLICA_ROLES).describe("AXIOM_ROLE: all, api (serves the API, runs nothing) or worker (runs messages)"),
+            version: z.string().describe("The @axiom-lattice/gateway version (a rolling upgrade shows which replicas run which)"),
+          }),
+        },
       },
     },
-    async () => ({ status: "ok" as const, role }),
+    async () => ({ status: "ok" as const, role, version: GATEWAY_VERSION }),
   );
 
   app.get(

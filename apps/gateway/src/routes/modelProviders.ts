@@ -26,12 +26,17 @@ export interface ModelProviderRoutesOptions {
   agents: Pick<AgentInstanceManager, "models">;
 }
 
-const baseUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).describe("The API's base URL, http or https; absent: the kind's default endpoint");
+const baseUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .describe("The API's base URL, http or https (Ollama's and Anthropic's with or without `/v1`); absent: the kind's default endpoint");
 const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
 
 const createSchema = z.strictObject({
   id: idSchema.describe('Unique within the tenant; assistants name it in `model.provider`. Not a built-in ("scripted", "openai")'),
-  kind: z.enum(MODEL_PROVIDER_KINDS).describe('"openai": any OpenAI-compatible API; "scripted": the built-in deterministic model'),
+  kind: z
+    .enum(MODEL_PROVIDER_KINDS)
+    .describe('"openai": any OpenAI-compatible API; "ollama": an Ollama server; "anthropic": Anthropic\'s API; "scripted": the built-in deterministic model'),
   base_url: baseUrlSchema.optional(),
   models: z.array(z.string().min(1).max(256)).max(100).optional().describe("Models it offers; the first is the default"),
   api_key: apiKeySchema.optional(),
@@ -90,7 +95,7 @@ const connectionTestView = z
     latency_ms: z.number().int().min(0).describe("How long the call took"),
     code: z.enum(UPSTREAM_CODES).optional(),
     error: z.string().optional(),
-    models_count: z.number().int().min(0).optional().describe("How many models the API lists, when reachable"),
+    models_count: z.number().int().min(0).optional().describe(`How many models the API lists, when reachable (a paged list is read only until past ${MAX_DISCOVERED_MODELS}: at least this many)`),
   })
   .meta({ id: "ModelProviderConnectionTest" });
 
@@ -103,7 +108,7 @@ const discoveryView = z
     models_count: z.number().int().min(0).describe("Models recorded now, all available"),
     added: z.number().int().min(0).describe("Models first found by this discovery (enabled)"),
     vanished: z.number().int().min(0).describe("Models no longer listed upstream: kept, with their flag, as `available: false`"),
-    listed_count: z.number().int().min(0).describe("Distinct models the API listed"),
+    listed_count: z.number().int().min(0).describe(`Distinct models the API listed (a paged list is read only until past ${MAX_DISCOVERED_MODELS}: at least this many)`),
     truncated: z.boolean().describe(`The API listed more than ${MAX_DISCOVERED_MODELS}: only the first ones, in its order, were recorded`),
   })
   .meta({ id: "ModelDiscovery" });
@@ -230,6 +235,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
         tags,
         summary: "Test a model provider's connection: read its model list as a run would reach it",
         description:
+          "Reads the list as the provider's kind speaks: `GET {base_url}/models` (openai), `GET /api/tags` (ollama), `GET /v1/models` page after page (anthropic). " +
           "200 whether or not the API answered: `reachable: false` with one of the six `UPSTREAM_*` codes when the API failed " +
           "(a redirect to an address the egress policy refuses is `UPSTREAM_REDIRECT_BLOCKED`). A base URL the policy refuses outright is a 400 `BASE_URL_NOT_ALLOWED`.",
         params: idParams,
@@ -250,6 +256,7 @@ export const modelProviderRoutes: FastifyPluginAsyncZod<ModelProviderRoutesOptio
         tags,
         summary: "Discover a model provider's models: read its model list and record it",
         description:
+          "Reads the list as the connection test does. " +
           `Records at most ${MAX_DISCOVERED_MODELS} models (\`truncated\` says when the API listed more). New models start enabled; known ones keep ` +
           "the operator's flag; models no longer listed are kept as `available: false`. An upstream failure records nothing and answers its `UPSTREAM_*` code.",
         params: idParams,

@@ -5,7 +5,7 @@ import { PLAYGROUND_PATH } from "../playground/playgroundPage";
 import { GATEWAY_VERSION } from "../version";
 
 /** What the gateway serves a person who opened its root address, so that it is not a bare 404. */
-export const rootRoute: FastifyPluginAsyncZod<{ servesApi: boolean; playground: boolean }> = async (app, { servesApi, playground }) => {
+export const rootRoute: FastifyPluginAsyncZod<{ servesApi: boolean; playground: boolean; authRequired: boolean }> = async (app, { servesApi, playground, authRequired }) => {
   app.get(
     "/",
     {
@@ -20,6 +20,9 @@ export const rootRoute: FastifyPluginAsyncZod<{ servesApi: boolean; playground: 
             openapi: z.string().optional(),
             playground: z.string().optional().describe("The chat page (when served)"),
             health: z.string(),
+            authentication: z
+              .enum(["bearer", "none"])
+              .describe("`bearer`: requests carry a token, which decides their tenant; `none`: a request names its tenant in `x-tenant-id` (the playground shows a tenant field then)"),
           }),
         },
       },
@@ -30,6 +33,7 @@ export const rootRoute: FastifyPluginAsyncZod<{ servesApi: boolean; playground: 
       ...(servesApi ? { docs: DOCS_PATH, openapi: OPENAPI_PATH } : {}),
       ...(playground ? { playground: PLAYGROUND_PATH } : {}),
       health: "/health",
+      authentication: authRequired ? ("bearer" as const) : ("none" as const),
     }),
   );
 };

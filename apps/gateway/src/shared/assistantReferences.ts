@@ -1,4 +1,4 @@
-import { type AgentInstanceManager, checkAssistantReferences } from "@axiom-lattice/agent";
+import { type AgentInstanceManager, chatProviderOf, checkAssistantReferences } from "@axiom-lattice/agent";
 import { checkEgressUrl } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { GatewayConfig } from "../config";
@@ -21,7 +21,7 @@ export const REFERENCE_CODES = ["UNKNOWN_TOOL", "TOOL_DISABLED", "UNKNOWN_MODEL_
 
 /**
  * Refuses a model or tools a run could not use (see `REFERENCE_CODES`), before anything is written.
- * A provider is built in, or one of the tenant's catalog providers (which stands for its kind); the
+ * A provider is built in, or one of the tenant's catalog providers (which stands for the provider speaking its kind); the
  * tenant's connected MCP servers' tools count as known; a tool the tenant switched off is refused, and
  * so is a catalog provider switched off, or its model (the named one, else its first) switched off in its catalogue.
  * Both APIs that write assistants (`/api` and the LangGraph API) check through it.
@@ -37,7 +37,7 @@ export function assistantReferenceCheck({ stores, config, mcp, plugins, agents }
       if (named !== undefined && (await stores.modelProviders.getModel(tenantId, provider, named))?.enabled === false) {
         throw new HttpError("MODEL_DISABLED", `Model "${named}" of provider "${provider}" is switched off in its catalogue`);
       }
-      provider = catalogued.kind;
+      provider = chatProviderOf(catalogued.kind);
     }
     checkAssistantReferences({ model: { provider }, tools: tools ?? [] }, agents, mcp.tenantTools(tenantId));
     const disabled = tools?.length ? await plugins.disabled(tenantId) : new Set<string>();

@@ -1,6 +1,6 @@
 import type { StreamChunk } from "@axiom-lattice/agent";
-import type { ThreadRunScope } from "@axiom-lattice/core";
-import { buildAffinityMissChunk } from "@axiom-lattice/protocols";
+import { type ThreadRunScope, isDatabaseUnavailable } from "@axiom-lattice/core";
+import { type ErrorCode, MessageChunkTypes, buildAffinityMissChunk } from "@axiom-lattice/protocols";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { type SseSettingsSource, type SseStream, gatewaySseOptions, openSseStream } from "../http/sse";
 import type { StreamPlace } from "../http/tenantStreams";
@@ -9,6 +9,19 @@ import { streamEventId } from "./streamEventIds";
 
 /** What a run's chunk is sent as: its `data`, or `undefined` to leave it out. */
 export type ChunkProjection = (chunk: StreamChunk) => unknown;
+
+/** The last event of a stream whose source failed: an error chunk, with no id (it is not the run's). */
+function streamStoppedChunk(error: unknown) {
+  const unavailable = isDatabaseUnavailable(error);
+  const reason = unavailable ? "the database was unavailable for too long" : "of an internal error";
+  return {
+    type: MessageChunkTypes.ERROR,
+    data: {
+      code: (unavailable ? "DATABASE_UNAVAILABLE" : "INTERNAL_ERROR") satisfies ErrorCode,
+      error: `This stream stopped before the run ended, because ${reason}. The run goes on: resume its stream with POST /api/runs/resume_stream after the last event id received`,
+    },
+  };
+}
 
 /** Every chunk as it is: `{ type, data }`. */
 const asIs: ChunkProjection = (chunk) => ({ type: chunk.type, data: chunk.data });
@@ -55,7 +68,10 @@ export function runStreams(app: FastifyInstance, options: RunStreamsOptions): Ru
         }
       } catch (error) {
         // A stream closed under it (the replica shutting down): whatever its source does then is nobody's concern.
-        if (!sse.closed) throw error;
+        if (sse.closed) return;
+        // The run goes on; its client is told why its stream stopped, not left with a stream that just ends.
+        reply.log.warn({ err: error }, "a run's stream stopped before the run ended");
+        sse.send(undefined, streamStoppedChunk(error));
       } finally {
         signal?.removeEventListener("abort", end);
         open.delete(sse);

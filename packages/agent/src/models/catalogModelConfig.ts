@@ -1,5 +1,6 @@
-import type { AssistantModelConfig, ModelProviderStore } from "@axiom-lattice/protocols";
+import type { AssistantModelConfig, ModelProviderCredentials, ModelProviderStore } from "@axiom-lattice/protocols";
 import { ModelDisabledError, type ModelProviderRegistry, UnknownModelProviderError } from "./modelRegistry";
+import { anthropicKeyMissing, apiRootOf, chatProviderOf, isRootedKind } from "./providerKinds";
 
 /** Where a run finds the tenant's model providers and their discovered models' flags. */
 export type ModelProviderCatalog = Pick<ModelProviderStore, "getProviderCredentials" | "getModel">;
@@ -29,10 +30,21 @@ export async function resolveModelConfig(
     throw new ModelDisabledError(`Model "${model}" of provider "${provider.id}" is switched off in its catalogue`);
   }
   return {
-    provider: provider.kind,
+    ...endpointOf(provider),
     ...(model === undefined ? {} : { model }),
-    ...(provider.baseUrl === undefined ? {} : { baseUrl: provider.baseUrl }),
-    ...(provider.apiKey === undefined ? {} : { apiKey: provider.apiKey }),
     ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
   };
+}
+
+/**
+ * Which registered provider speaks to a catalog provider's API, where, with which key. Ollama and
+ * Anthropic are spoken to at their OpenAI-compatible chat path (`{root}/v1`), never with the
+ * built-in `openai` provider's fallback key, which is not theirs: Ollama takes any key (it asks for
+ * none), Anthropic needs the provider's own.
+ */
+function endpointOf({ kind, baseUrl, apiKey }: ModelProviderCredentials): Pick<AssistantModelConfig, "provider" | "baseUrl" | "apiKey"> {
+  if (!isRootedKind(kind)) return { provider: kind, ...(baseUrl === undefined ? {} : { baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) };
+  if (kind === "anthropic" && !apiKey) throw anthropicKeyMissing();
+  // The OpenAI SDK wants a key; Ollama ignores whatever it is sent.
+  return { provider: chatProviderOf(kind), baseUrl: `${apiRootOf(kind, baseUrl)}/v1`, apiKey: apiKey || "ollama" };
 }

@@ -2,6 +2,7 @@ import { egressFetch, findEgressRefusal } from "@axiom-lattice/core";
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
 import { AsyncCaller, type FailedAttemptHandler } from "@langchain/core/utils/async_caller";
 import { ChatOpenAI } from "@langchain/openai";
+import { operatorKeyFor } from "./operatorKey";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError } from "./upstreamErrors";
 
@@ -10,12 +11,16 @@ import { UpstreamError } from "./upstreamErrors";
  * Without a key the SDK would fail every call with a message of its own and no code; the run fails
  * here instead, with the code of refused credentials (an API that wants none takes any key). A base
  * URL the assistant names is called through the egress policy, on every connection and redirect.
- * `fallbackApiKey` is the runtime's own (the gateway reads OPENAI_API_KEY), used when the config has none.
+ * `fallbackApiKey` is the runtime's own (the gateway reads OPENAI_API_KEY), used when the config has
+ * none and calls OpenAI's own API (see {@link operatorKeyFor}).
  */
 export function createOpenAiCompatibleModel(config: AssistantModelConfig, { timeoutMs, maxRetries, egress }: UpstreamPolicy, fallbackApiKey?: string): ChatOpenAI {
-  const apiKey = config.apiKey || fallbackApiKey;
+  const apiKey = config.apiKey || operatorKeyFor(config.baseUrl, fallbackApiKey);
   if (!apiKey) {
-    throw new UpstreamError("UPSTREAM_AUTH_FAILED", "No API key for the model API: give the assistant's model or its model provider an API key (`api_key`), or set OPENAI_API_KEY");
+    throw new UpstreamError(
+      "UPSTREAM_AUTH_FAILED",
+      "No API key for the model API: give the assistant's model or its model provider an API key (`api_key`); OPENAI_API_KEY is sent to OpenAI's API only",
+    );
   }
   return new ChatOpenAI({
     timeout: timeoutMs,

@@ -2,7 +2,7 @@ import { EgressRefusedError } from "@axiom-lattice/core";
 import type { ModelProviderCredentials } from "@axiom-lattice/protocols";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { UpstreamError, type UpstreamErrorCode, asUpstreamError } from "./upstreamErrors";
-import { fetchOpenAiModelList } from "./upstreamModelList";
+import { fetchModelList } from "./upstreamModelList";
 
 /** A connection test's verdict: reachable (and how many models the API lists), or the upstream failure that made it not. */
 export interface ConnectionTestResult {
@@ -26,7 +26,7 @@ export async function testProviderConnection(provider: ModelProviderCredentials,
   const started = performance.now();
   const latencyMs = () => Math.round(performance.now() - started);
   try {
-    const models = await fetchOpenAiModelList(provider, policy, fallbackApiKey);
+    const models = await fetchModelList(provider, policy, fallbackApiKey);
     return { reachable: true, latencyMs: latencyMs(), modelsCount: models.length };
   } catch (error) {
     const failure = asUpstreamError(error);

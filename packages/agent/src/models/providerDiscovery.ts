@@ -1,7 +1,7 @@
 import { MAX_DISCOVERED_MODELS, type DiscoveryRecord, type ModelProviderCredentials, type ModelProviderStore } from "@axiom-lattice/protocols";
 import type { UpstreamPolicy } from "./upstreamPolicy";
 import { asUpstreamError } from "./upstreamErrors";
-import { fetchOpenAiModelList } from "./upstreamModelList";
+import { fetchModelList } from "./upstreamModelList";
 
 /** What a discovery recorded, and whether the upstream listed more than the cap. */
 export interface DiscoveryResult extends DiscoveryRecord {
@@ -12,10 +12,10 @@ export interface DiscoveryResult extends DiscoveryRecord {
 }
 
 /**
- * Reads a provider's model list upstream and records it in the store, where every replica reads it.
- * A `scripted` provider has no upstream: its own models are its list. Nothing is recorded when the
- * upstream fails: the failure is thrown as an `UpstreamError` (or the egress policy's refusal), and
- * the models recorded before stay as they were. Null when the provider was deleted meanwhile.
+ * Reads a provider's model list upstream, as its kind speaks (OpenAI, Ollama, Anthropic), and records
+ * it in the store, where every replica reads it. A `scripted` provider has no upstream: its own models
+ * are its list. Nothing is recorded when the upstream fails: the failure is thrown as an
+ * `UpstreamError` (or the egress policy's refusal), and the models recorded before stay as they were. Null when the provider was deleted meanwhile.
  */
 export async function discoverProviderModels(
   provider: ModelProviderCredentials,
@@ -25,7 +25,7 @@ export async function discoverProviderModels(
 ): Promise<DiscoveryResult | null> {
   let listed: string[];
   try {
-    listed = provider.kind === "scripted" ? provider.models : await fetchOpenAiModelList(provider, policy, fallbackApiKey);
+    listed = await fetchModelList(provider, policy, fallbackApiKey);
   } catch (error) {
     throw asUpstreamError(error);
   }

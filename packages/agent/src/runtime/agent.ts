@@ -9,6 +9,7 @@ import { messagesOfRun } from "../graph/runBoundaries";
 import type { GraphStreamMode } from "../graph/graphStreamEvents";
 import type { StreamChunk } from "./chunkBuffers";
 import { ThreadBusyError } from "./errors";
+import { readThroughOutage } from "./readThroughOutage";
 import { deleteRolledBackRuns, deleteRun } from "./runDeletion";
 import { terminalChunk } from "./runChunks";
 import { type AgentInput, type GraphRunOptions, type ResumeCommand, parseRunContent } from "./runContent";
@@ -218,8 +219,9 @@ export class Agent {
     let cursor = afterChunkIndex;
     // A completed message's final event is logged just after it completes: look for it once more.
     let completedSeen = false;
+    const patiently = <T>(read: () => Promise<T>) => readThroughOutage(read, { retryMs: streamPollMs, stopped: () => this.context.isClosed() });
     for (;;) {
-      const message = await queue.getMessage(messageId, this.queueScope);
+      const message = await patiently(() => queue.getMessage(messageId, this.queueScope));
       if (!message || message.threadId !== this.scope.threadId) {
         yield this.unbuffered(messageId, cursor, {
           type: MessageChunkTypes.ERROR,
@@ -233,7 +235,7 @@ export class Agent {
         // on another replica, chunks dropped beyond the buffer's bounds) is in the log.
         const buffered = buffers.firstIndex(key)!;
         if (runEvents && cursor + 1 < buffered) {
-          for (const event of await runEvents.log.read(run, cursor, buffered - cursor - 1)) {
+          for (const event of await patiently(() => runEvents.log.read(run, cursor, buffered - cursor - 1))) {
             cursor = event.index;
             yield { type: event.type, data: event.data, messageId, index: event.index };
             if (endsChunkStream(event)) return;
@@ -251,7 +253,7 @@ export class Agent {
       // Waits taken before reading, so an append or a run starting here in between still wakes this one.
       const opened = buffers.waitForOpen(key, streamPollMs);
       const changed = runEvents ? Promise.race([opened, runEvents.waits.nextAppend(run, streamPollMs)]) : opened;
-      const logged = runEvents ? await runEvents.log.read(run, cursor, RUN_EVENT_READ_PAGE) : [];
+      const logged = runEvents ? await patiently(() => runEvents.log.read(run, cursor, RUN_EVENT_READ_PAGE)) : [];
       for (const event of logged) {
         cursor = event.index;
         yield { type: event.type, data: event.data, messageId, index: event.index };

@@ -279,7 +279,8 @@ export class ThreadProcessor {
     const { queue, observer } = this.context;
     try {
       if (await queue.completeMessage(message.id, holder, outcome)) {
-        observer.runFinished?.({ status: outcome.status, durationMs: Date.now() - claimedAt });
+        const { tenantId, assistantId, threadId } = this.scope;
+        observer.runFinished?.({ messageId: message.id, tenantId, assistantId, threadId, status: outcome.status, durationMs: Date.now() - claimedAt });
         this.context.onRunCompleted?.({ scope: this.scope, message, status: outcome.status, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
       } else {
         observer.runHandedOver?.({ reason: "claim_lost" });
@@ -346,7 +347,7 @@ export class ThreadProcessor {
       const failure = deployed ? graphFailureText(error) : runFailureText(error);
       // A failed run is an outcome the client is told of, not a fault of this replica: its reason at
       // warn, and the stack only for whoever asks for debug.
-      this.logger.warn({ messageId: message.id, error: failure }, "run failed");
+      this.logger.warn({ messageId: message.id, error: failure, durationMs: Date.now() - claimedAt }, "run failed");
       this.logger.debug({ messageId: message.id, err: error }, "run failed: stack");
       return { status: "error", error: failure };
     }

@@ -1,1 +1,1 @@
-export { NO_OBSERVER, type LatticeObserver, type OutboxDeliveryOutcome, type RunHandOverReason, type ScheduleFireOutcome } from "./latticeObserver";
+export { NO_OBSERVER, type LatticeObserver, type OutboxDeliveryOutcome, type RunFinishedEvent, type RunHandOverReason, type ScheduleFireOutcome } from "./latticeObserver";

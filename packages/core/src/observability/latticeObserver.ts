@@ -14,9 +14,19 @@ export type RunHandOverReason = "lease_lost" | "claim_lost" | "shutdown" | "sett
  * measures them (the gateway's Prometheus metrics). Every method is optional, and every component
  * takes no observer by default; an observer must not throw and must return quickly.
  */
+/** A run that reached an outcome on this replica: which one, how, and `durationMs` after its message was claimed. */
+export interface RunFinishedEvent {
+  messageId: string;
+  tenantId: string;
+  assistantId: string;
+  threadId: string;
+  status: FinishedRunStatus;
+  durationMs: number;
+}
+
 export interface LatticeObserver {
-  /** A run reached an outcome on this replica, `durationMs` after its message was claimed. */
-  runFinished?(event: { status: FinishedRunStatus; durationMs: number }): void;
+  /** A run reached an outcome on this replica. */
+  runFinished?(event: RunFinishedEvent): void;
   /** A run stopped here unfinished; a holder of the thread runs its message again. */
   runHandedOver?(event: { reason: RunHandOverReason }): void;
   /** A run produced its first chunk, `delayMs` after its message was claimed. */

@@ -1,9 +1,12 @@
 import type { Page, PageRequest } from "../page";
 
-/** What speaks to a provider's models: `openai` is any OpenAI-compatible API, `scripted` the built-in deterministic model. */
-export type ModelProviderKind = "openai" | "scripted";
+/**
+ * What speaks to a provider's models: `openai` is any OpenAI-compatible API, `ollama` an Ollama
+ * server, `anthropic` Anthropic's API, `scripted` the built-in deterministic model.
+ */
+export type ModelProviderKind = "openai" | "ollama" | "anthropic" | "scripted";
 
-export const MODEL_PROVIDER_KINDS: readonly ModelProviderKind[] = ["openai", "scripted"];
+export const MODEL_PROVIDER_KINDS: readonly ModelProviderKind[] = ["openai", "ollama", "anthropic", "scripted"];
 
 /**
  * A tenant's model provider, as answers show it: the API key is write-only, so only whether one is
