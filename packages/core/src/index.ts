@@ -102,6 +102,7 @@ export {
 } from "./stores/keysetPages";
 export { CREATION_PAGE_SHAPE } from "./stores/creationOrder";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export { INT32_MAX, INT32_MIN, fieldRules, parseStoreArgument } from "./validation";
 export { jsonContains } from "./stores/jsonContainment";
 export * from "./defaults";
 export * from "./schedule";
