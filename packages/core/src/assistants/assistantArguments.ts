@@ -25,8 +25,7 @@ export type ValidAssistantUpdate = Partial<Omit<ValidAssistant, "id">>;
 /** The longest graph id: graphs are named by their operator (`langgraph.json`), checked against what is deployed at the edge. */
 const MAX_GRAPH_ID_LENGTH = 128;
 
-/** A free-form JSON object as a database returns it (a copy: the store never shares the caller's). */
-const jsonObject = rules.jsonObject.transform((value) => JSON.parse(JSON.stringify(value)) as Record<string, unknown>);
+const jsonObject = rules.storedJsonObject;
 
 const model = z.object(
   {

@@ -35,6 +35,9 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
+/** A JSON value as a database returns it: a copy through JSON, so an in-memory store never shares the caller's and keeps exactly what jsonb would. */
+const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
 /** The shared rules; `z.output` of each is what a store keeps. */
 export const fieldRules = {
   /** An id, a name, any required text: non-empty, no NUL. */
@@ -72,4 +75,8 @@ export const fieldRules = {
   jsonObject: boundedJson(z.record(z.string(), z.unknown(), { error: "must be an object" })),
   /** Any free-form JSON value within the same bounds (a task's result). */
   jsonValue: boundedJson(z.unknown()),
+  /** {@link fieldRules.jsonObject} as a store keeps it (a copy; not for the edge, whose schemas describe input). */
+  storedJsonObject: boundedJson(z.record(z.string(), z.unknown(), { error: "must be an object" })).transform(jsonCopy),
+  /** {@link fieldRules.jsonValue} as a store keeps it. */
+  storedJsonValue: boundedJson(z.unknown()).transform(jsonCopy),
 };
