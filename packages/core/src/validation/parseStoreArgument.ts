@@ -3,14 +3,15 @@ import { StoreArgumentError } from "../stores/storeArguments";
 
 /**
  * `value` as `schema` parses it; otherwise a {@link StoreArgumentError} naming the first bad field as
- * `what` and its path ("Assistant model.apiKey must be …"), so nothing is written. The one way a
+ * `what` and its path ("Assistant model.apiKey must be …"; an empty `what` names the path alone), so
+ * nothing is written. The one way a
  * store's arguments are checked against the shared {@link fieldRules}.
  */
 export function parseStoreArgument<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const field = issue.path.length ? `${what} ${issue.path.map(String).join(".")}` : what;
+  const field = [what, issue.path.map(String).join(".")].filter(Boolean).join(" ");
   throw new StoreArgumentError(`${field} ${issue.message}`);
 }
 
