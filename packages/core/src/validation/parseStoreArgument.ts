@@ -12,7 +12,7 @@ export function parseStoreArgument<S extends z.ZodType>(schema: S, value: unknow
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const field = [what, issue.path.map(String).join(".")].filter(Boolean).join(" ");
-  throw new StoreArgumentError(`${field} ${issue.message}`);
+  throw new StoreArgumentError(field ? `${field} ${issue.message}` : issue.message);
 }
 
 /** `value` without the keys whose value is `undefined`, so a store never writes (or clears) a field it was not given. */
