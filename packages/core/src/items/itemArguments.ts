@@ -39,15 +39,21 @@ export interface ValidNamespaceListing {
 const OPERATORS = { $eq: "eq", $ne: "ne", $gt: "gt", $gte: "gte", $lt: "lt", $lte: "lte" } as const;
 const MAX_TERMS = 32;
 
-/** Labels: non-empty, no NUL, no period (LangGraph joins a namespace with periods in a query string). */
-const labels = z
-  .array(rules.text.refine((label) => !label.includes("."), "must not contain periods"), { error: "must be an array of labels" })
+/** A namespace label: non-empty, no NUL, no period (LangGraph joins a namespace with periods in a query string). */
+export const itemLabel = rules.text.refine((label) => !label.includes("."), "must not contain periods");
+
+/** A namespace (or a prefix or suffix of one): its labels, at most {@link ITEM_NAMESPACE_MAX_LABELS}. */
+export const itemLabels = z
+  .array(itemLabel, { error: "must be an array of labels" })
   .max(ITEM_NAMESPACE_MAX_LABELS, `must have at most ${ITEM_NAMESPACE_MAX_LABELS} labels`);
+
+/** An item's own namespace: 1 label at least. */
+export const itemNamespace = itemLabels.min(1, "must have at least one label");
 
 const utf8Bytes = (texts: readonly string[]) => texts.reduce((sum, text) => sum + Buffer.byteLength(text, "utf8"), 0);
 
 const address = z
-  .object({ tenantId: rules.text, namespace: labels.min(1, "must have at least one label"), key: rules.text })
+  .object({ tenantId: rules.text, namespace: itemNamespace, key: rules.text })
   .refine((valid) => utf8Bytes([...valid.namespace, valid.key]) <= ITEM_ADDRESS_MAX_BYTES, `namespace labels and key must not exceed ${ITEM_ADDRESS_MAX_BYTES} bytes together`);
 
 /** Where an item lives: its tenant, namespace (1 label at least) and key. */
@@ -93,7 +99,7 @@ const query = z
 // The tenant beside the search's own fields, so a message names each as the search does.
 const searchSchema = z.object({
   tenantId: rules.text,
-  namespacePrefix: labels,
+  namespacePrefix: itemLabels,
   filter: z.unknown().optional(),
   query,
   limit: rules.limit.default(10),
@@ -108,8 +114,8 @@ export function validateItemSearch(tenantId: unknown, search: ItemSearch): { ten
 
 const listingSchema = z.object({
   tenantId: rules.text,
-  prefix: labels.default([]),
-  suffix: labels.default([]),
+  prefix: itemLabels.default([]),
+  suffix: itemLabels.default([]),
   maxDepth: rules.integer(1, ITEM_NAMESPACE_MAX_LABELS).optional().transform((depth) => depth ?? null),
   limit: rules.limit.default(100),
   offset: rules.offset.default(0),
