@@ -40,7 +40,9 @@ const OPERATORS = { $eq: "eq", $ne: "ne", $gt: "gt", $gte: "gte", $lt: "lt", $lt
 const MAX_TERMS = 32;
 
 /** A namespace label: non-empty, no NUL, no period (LangGraph joins a namespace with periods in a query string). */
-export const itemLabel = rules.text.refine((label) => !label.includes("."), "must not contain periods");
+export const itemLabel = rules.text
+  .max(ITEM_ADDRESS_MAX_BYTES, `must be at most ${ITEM_ADDRESS_MAX_BYTES} characters`)
+  .refine((label) => !label.includes("."), "must not contain periods");
 
 /** A namespace (or a prefix or suffix of one): its labels, at most {@link ITEM_NAMESPACE_MAX_LABELS}. */
 export const itemLabels = z
