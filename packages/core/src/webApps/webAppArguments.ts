@@ -43,7 +43,7 @@ function isOrigin(text: string): boolean {
 }
 
 /** An origin exactly as browsers send it: `http(s)://host[:port]`, nothing after. */
-export const webAppOrigin = rules.text.refine(isOrigin, "must be an http(s) origin such as https://shop.example.com");
+const webAppOrigin = rules.text.refine(isOrigin, "must be an http(s) origin such as https://shop.example.com");
 const origins = z.array(webAppOrigin, { error: "must be an array of origins" }).transform((list) => [...new Set(list)]);
 const status = z.enum(WEB_APP_STATUSES, { error: `must be one of ${WEB_APP_STATUSES.join(", ")}` });
 const identityMode = z.enum(WEB_APP_IDENTITY_MODES, { error: `must be one of ${WEB_APP_IDENTITY_MODES.join(", ")}` });
