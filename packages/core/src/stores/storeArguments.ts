@@ -11,7 +11,7 @@ export class StoreArgumentError extends TypeError {
 }
 
 // Hand-written twins of the shared rules (`validation/fieldRules.ts`) for the paths where zod costs
-// too much: the queue's add/claim/renew/complete (4-13x slower in zod, bench/src/queueArgumentChecks.ts)
+// too much: the queue's add/claim/renew/complete (2-13x slower in zod, bench/src/queueArgumentChecks.ts)
 // and the ids every store call checks first. Same rules, same messages: test/validation/fieldRules.test.ts
 // holds each to its rule. Anything else parses with `parseStoreArgument`.
 
