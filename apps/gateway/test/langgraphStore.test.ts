@@ -47,13 +47,13 @@ describe.each(["memory", "postgresql"])("LangGraph API: the store, on %s stores"
   });
 
   it.each<[string, () => Promise<{ statusCode: number; json(): unknown }>, string]>([
-    ["a label with a period", () => send("PUT", "/store/items", { namespace: ["a.b"], key: "k", value: {} }, as("store-bad")), "INVALID_STORE_ARGUMENT"],
-    ["an empty namespace", () => send("PUT", "/store/items", { namespace: [], key: "k", value: {} }, as("store-bad")), "INVALID_STORE_ARGUMENT"],
+    ["a label with a period", () => send("PUT", "/store/items", { namespace: ["a.b"], key: "k", value: {} }, as("store-bad")), "INVALID_REQUEST"],
+    ["an empty namespace", () => send("PUT", "/store/items", { namespace: [], key: "k", value: {} }, as("store-bad")), "INVALID_REQUEST"],
     ["a value that is no object", () => send("PUT", "/store/items", { namespace: ["n"], key: "k", value: [1] }, as("store-bad")), "INVALID_REQUEST"],
-    ["a ttl of 0 minutes", () => send("PUT", "/store/items", { namespace: ["n"], key: "k", value: {}, ttl: 0 }, as("store-bad")), "INVALID_STORE_ARGUMENT"],
+    ["a ttl of 0 minutes", () => send("PUT", "/store/items", { namespace: ["n"], key: "k", value: {}, ttl: 0 }, as("store-bad")), "INVALID_REQUEST"],
     ["a get without a namespace", () => gateway.get("/store/items?key=k", as("store-bad")), "INVALID_STORE_ARGUMENT"],
     ["an unknown filter operator", () => gateway.post("/store/items/search", { namespace_prefix: [], filter: { a: { $regex: "x" } } }, as("store-bad")), "INVALID_STORE_ARGUMENT"],
-    ["a max_depth of 0", () => gateway.post("/store/namespaces", { max_depth: 0 }, as("store-bad")), "INVALID_STORE_ARGUMENT"],
+    ["a max_depth of 0", () => gateway.post("/store/namespaces", { max_depth: 0 }, as("store-bad")), "INVALID_REQUEST"],
   ])("refuses %s with 422 and writes nothing", async (_label, call, code) => {
     const refused = await call();
     expect([refused.statusCode, (refused.json() as { code: string }).code]).toEqual([422, code]);

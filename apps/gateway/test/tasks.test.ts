@@ -208,7 +208,7 @@ describe.each(["memory", "postgresql"])("tasks on %s stores", (stores) => {
       ["a blank title", { ...valid, title: "   " }, 400, "INVALID_REQUEST"],
       ["an over-long title", { ...valid, title: "x".repeat(501) }, 400, "INVALID_REQUEST"],
       ["a title of the wrong type", { ...valid, title: 42 }, 400, "INVALID_REQUEST"],
-      ["a title with a NUL character", { ...valid, title: "a\u0000b" }, 400, "INVALID_STORE_ARGUMENT"],
+      ["a title with a NUL character", { ...valid, title: "a\u0000b" }, 400, "INVALID_REQUEST"],
       ["an unknown owner type", { ...valid, owner_type: "team" }, 400, "INVALID_REQUEST"],
       ["a bad owner id", { ...valid, owner_id: "a/b" }, 400, "INVALID_REQUEST"],
       ["a fractional priority", { ...valid, priority: 1.5 }, 400, "INVALID_REQUEST"],

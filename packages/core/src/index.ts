@@ -65,7 +65,7 @@ export { InMemoryPluginSettingStore } from "./plugins/inMemoryPluginSettingStore
 export { InMemoryA2aPushConfigStore } from "./a2a/inMemoryA2aPushConfigStore";
 export { validateA2aPushConfig } from "./a2a/a2aPushConfigArguments";
 export { InMemoryItemStore, type InMemoryItemStoreOptions } from "./items/inMemoryItemStore";
-export { type ItemCondition, type ValidItemSearch, type ValidNamespaceListing, validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "./items/itemArguments";
+export { type ItemCondition, type ValidItemSearch, type ValidNamespaceListing, itemLabel, itemLabels, itemNamespace, validateItemAddress, validateItemSearch, validateItemWrite, validateNamespaceListing } from "./items/itemArguments";
 export { itemExpirySweep } from "./items/itemExpirySweep";
 export { InMemoryRunEventLog } from "./runs/inMemoryRunEventLog";
 export { validatePluginSetting } from "./plugins/pluginSettingArguments";
@@ -103,6 +103,7 @@ export {
 } from "./stores/keysetPages";
 export { CREATION_PAGE_SHAPE } from "./stores/creationOrder";
 export { boundedJson, jsonBoundsProblem } from "./stores/jsonBounds";
+export { INT32_MAX, INT32_MIN, fieldRules, parseStoreArgument } from "./validation";
 export { jsonContains } from "./stores/jsonContainment";
 export * from "./defaults";
 export * from "./schedule";

@@ -1,4 +1,4 @@
-import { boundedJson, jsonContains, readAllPages } from "@axiom-lattice/core";
+import { boundedJson, fieldRules as rules, jsonContains, readAllPages } from "@axiom-lattice/core";
 import type { Assistant } from "@axiom-lattice/protocols";
 import { REACT_GRAPH_ID } from "@axiom-lattice/agent";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
@@ -31,8 +31,8 @@ const createSchema = z.strictObject({
   context: context.optional(),
   metadata: jsonObject.optional(),
   if_exists: z.enum(["raise", "do_nothing"]).default("raise").describe("raise: 409 when the id is taken; do_nothing: answer the existing assistant"),
-  name: z.string().trim().min(1).max(200).optional(),
-  description: z.string().max(10_000).nullable().optional(),
+  name: rules.string.trim().min(1).max(200).optional(),
+  description: rules.string.max(10_000).nullable().optional(),
 });
 
 const updateSchema = z.strictObject({
@@ -40,8 +40,8 @@ const updateSchema = z.strictObject({
   config: config.optional().describe("Replaces the stored config"),
   context: context.optional().describe("Replaces the stored context, settings included: what it leaves out takes the graph's default"),
   metadata: jsonObject.optional().describe("Merged into the stored metadata (top-level keys)"),
-  name: z.string().trim().min(1).max(200).optional(),
-  description: z.string().max(10_000).nullable().optional(),
+  name: rules.string.trim().min(1).max(200).optional(),
+  description: rules.string.max(10_000).nullable().optional(),
 });
 
 const SORT_KEYS = ["assistant_id", "graph_id", "name", "created_at", "updated_at"] as const;

@@ -1,5 +1,6 @@
 import { ModelProviderRegistry, REACT_GRAPH_ID, ToolRegistry, buildAssistantGraph } from "@axiom-lattice/agent";
 import { MemorySaver } from "@langchain/langgraph-checkpoint";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 import { HttpError } from "../http/errors";
 import { modelSchema } from "../shared/assistantModel";
@@ -10,7 +11,7 @@ import { modelSchema } from "../shared/assistantModel";
  */
 export const reactContextSchema = z.looseObject({
   model: modelSchema.optional().describe('The model: `{ provider, model?, baseUrl?, apiKey?, temperature? }`; default the built-in `{ "provider": "scripted" }`'),
-  system_prompt: z.string().max(100_000).optional(),
+  system_prompt: rules.string.max(100_000).optional(),
   tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
 

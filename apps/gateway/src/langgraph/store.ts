@@ -1,4 +1,4 @@
-import { boundedJson } from "@axiom-lattice/core";
+import { ITEM_ADDRESS_MAX_BYTES, ITEM_NAMESPACE_MAX_LABELS, boundedJson, fieldRules as rules, itemLabels, itemNamespace } from "@axiom-lattice/core";
 import type { StoredItem } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -7,9 +7,10 @@ import type { LanggraphServices } from "./langgraphServices";
 import { noContent } from "../http/ids";
 import { bodyErrors, inputErrors } from "./errors";
 
-// Labels are checked by the store (non-empty, no period, no NUL, bounded): refused there with
-// INVALID_STORE_ARGUMENT, one set of rules for the API and for graphs.
-const labels = z.array(z.string().max(1_024)).max(100);
+// Labels, keys and time-to-lives are held to the rules the store keeps (core's `itemLabels`,
+// `fieldRules`), so a bad one is refused here under its wire name; what only the store can judge (the
+// address's size, a filter's operators) it refuses with INVALID_STORE_ARGUMENT, also 422.
+const key = rules.text.max(ITEM_ADDRESS_MAX_BYTES);
 const jsonObject = boundedJson(z.record(z.string().max(256), z.unknown()));
 
 const itemView = z
@@ -32,11 +33,11 @@ const toItemView = (item: StoredItem): z.output<typeof itemView> => ({
 });
 
 const putSchema = z.strictObject({
-  namespace: labels.describe("The item's namespace: 1 to 20 labels, none empty or with a period"),
-  key: z.string().max(1_024),
+  namespace: itemNamespace.describe("The item's namespace: 1 to 20 labels, none empty or with a period"),
+  key,
   value: jsonObject,
   index: z.union([z.literal(false), z.array(z.string()), z.null()]).optional().describe("No embedding index is configured: accepted without effect"),
-  ttl: z.number().nullable().optional().describe("Minutes the item lives after this put and after each read that refreshes it; absent or null: for ever"),
+  ttl: rules.ttlMinutes.nullable().optional().describe("Minutes the item lives after this put and after each read that refreshes it; absent or null: for ever"),
 });
 
 const REFRESH_FLAGS = ["true", "false", "1", "0"] as const;
@@ -44,14 +45,14 @@ const refreshFlag = (flag: (typeof REFRESH_FLAGS)[number] | undefined) => flag =
 
 const getQuery = z.object({
   namespace: z.string().max(4_096).default("").describe("The namespace's labels joined by periods, as the SDK sends it"),
-  key: z.string().max(1_024),
+  key,
   refresh_ttl: z.enum(REFRESH_FLAGS).optional().describe("Restart the item's time-to-live (default true)"),
 });
 
-const deleteSchema = z.strictObject({ namespace: labels.default([]), key: z.string().max(1_024) });
+const deleteSchema = z.strictObject({ namespace: itemLabels.default([]), key });
 
 const searchSchema = z.strictObject({
-  namespace_prefix: labels.default([]).describe("Items whose namespace begins with these labels"),
+  namespace_prefix: itemLabels.default([]).describe("Items whose namespace begins with these labels"),
   filter: jsonObject.nullable().optional().describe("Conditions on top-level fields of the value: a value to equal, or $eq, $ne, $gt, $gte, $lt, $lte"),
   limit: z.number().int().min(1).max(1_000).default(10),
   offset: z.number().int().min(0).default(0),
@@ -60,9 +61,9 @@ const searchSchema = z.strictObject({
 });
 
 const namespacesSchema = z.strictObject({
-  prefix: labels.nullable().optional().describe("Namespaces beginning with these labels; `*` matches any label"),
-  suffix: labels.nullable().optional().describe("Namespaces ending with these labels; `*` matches any label"),
-  max_depth: z.number().int().nullable().optional().describe("Namespaces cut to this many labels, each listed once"),
+  prefix: itemLabels.nullable().optional().describe("Namespaces beginning with these labels; `*` matches any label"),
+  suffix: itemLabels.nullable().optional().describe("Namespaces ending with these labels; `*` matches any label"),
+  max_depth: rules.integer(1, ITEM_NAMESPACE_MAX_LABELS).nullable().optional().describe("Namespaces cut to this many labels, each listed once"),
   limit: z.number().int().min(1).max(1_000).default(100),
   offset: z.number().int().min(0).default(0),
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ApiKey, MAX_API_KEY_ASSISTANTS } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 import { apiKeyPrefixOf, hashApiKeySecret, newApiKeySecret } from "../auth/apiKeySecrets";
 import { principalOf } from "../auth/authentication";
@@ -23,7 +24,7 @@ const scopesSchema = z
   .describe("What the key may do: read ⊂ write ⊂ admin, so the widest one given counts");
 
 const createSchema = z.strictObject({
-  name: z.string().min(1).max(200).describe("What the key is for, to recognise it by"),
+  name: rules.text.max(200).describe("What the key is for, to recognise it by"),
   scopes: scopesSchema,
   assistant_ids: z
     .array(idSchema)

@@ -1,5 +1,6 @@
 import type { Assistant, AssistantModelConfig } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 import { principalOf, tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
@@ -23,11 +24,11 @@ type ApiModel = z.infer<typeof apiModelSchema>;
 
 const createSchema = z.strictObject({
   id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
-  name: z.string().trim().min(1).max(200),
+  name: rules.string.trim().min(1).max(200),
   graph: z.literal("react").optional(),
   model: apiModelSchema.default({ provider: "scripted" }),
-  system_prompt: z.string().max(100_000).optional(),
-  tools: z.array(z.string().min(1).max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
+  system_prompt: rules.string.max(100_000).optional(),
+  tools: z.array(rules.text.max(128)).max(100).optional().describe("Names of registered tools (checked when written)"),
 });
 
 // Without the create default on `model`: a PATCH that leaves the model out keeps it.

@@ -1,4 +1,4 @@
-import { comparePageKeys, findEgressRefusal, pageOfSorted } from "@axiom-lattice/core";
+import { comparePageKeys, fieldRules as rules, findEgressRefusal, pageOfSorted } from "@axiom-lattice/core";
 import {
   MCP_ENV_NAME_PATTERN,
   MCP_HEADER_NAME_PATTERN,
@@ -47,8 +47,8 @@ const retryAttemptsSchema = z.number().int().min(0).max(10).optional().describe(
 const configSchema = z.discriminatedUnion("transport", [
   z.strictObject({
     transport: z.literal("stdio"),
-    command: z.string().min(1).describe("Executable the gateway starts; it speaks MCP on stdin/stdout"),
-    args: z.array(z.string().min(1)).optional(),
+    command: rules.text.describe("Executable the gateway starts; it speaks MCP on stdin/stdout"),
+    args: z.array(rules.text).optional(),
     env: envSchema.optional(),
     timeout: timeoutSchema,
     retry_attempts: retryAttemptsSchema,

@@ -6,7 +6,7 @@ import {
   discoverProviderModels,
   testProviderConnection,
 } from "@axiom-lattice/agent";
-import { EgressRefusedError, checkEgressUrl } from "@axiom-lattice/core";
+import { checkEgressUrl, EgressRefusedError, fieldRules as rules } from "@axiom-lattice/core";
 import { MAX_DISCOVERED_MODELS, MAX_MODEL_NAME_LENGTH, MODEL_PROVIDER_KINDS, type ModelProvider, type ProviderModel } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -30,7 +30,7 @@ const baseUrlSchema = z
   .url({ protocol: /^https?$/ })
   .max(2048)
   .describe("The API's base URL, http or https (Ollama's and Anthropic's with or without `/v1`); absent: the kind's default endpoint");
-const apiKeySchema = z.string().min(1).max(4096).describe("Write-only: stored sealed, never returned");
+const apiKeySchema = rules.text.max(4096).describe("Write-only: stored sealed, never returned");
 
 const createSchema = z.strictObject({
   id: idSchema.describe('Unique within the tenant; assistants name it in `model.provider`. Not a built-in ("scripted", "openai")'),
@@ -38,7 +38,7 @@ const createSchema = z.strictObject({
     .enum(MODEL_PROVIDER_KINDS)
     .describe('"openai": any OpenAI-compatible API; "ollama": an Ollama server; "anthropic": Anthropic\'s API; "scripted": the built-in deterministic model'),
   base_url: baseUrlSchema.optional(),
-  models: z.array(z.string().min(1).max(256)).max(100).optional().describe("Models it offers; the first is the default"),
+  models: z.array(rules.text.max(256)).max(100).optional().describe("Models it offers; the first is the default"),
   api_key: apiKeySchema.optional(),
   enabled: z.boolean().optional().describe("false: assistants naming it are refused and their runs fail (MODEL_DISABLED); absent: true"),
 });

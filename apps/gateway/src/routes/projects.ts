@@ -1,5 +1,6 @@
 import type { Project, ProjectBotMembership } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { HttpError } from "../http/errors";
@@ -10,9 +11,9 @@ import type { GatewayStores } from "../stores/gatewayStores";
 
 const createSchema = z.strictObject({
   id: idSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(10_000).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional().describe("Free-form JSON object, kept as given"),
+  name: rules.string.trim().min(1).max(200),
+  description: rules.string.max(10_000).optional(),
+  metadata: rules.jsonObject.optional().describe("Free-form JSON object, kept as given"),
 });
 
 const updateSchema = createSchema.omit({ id: true }).partial();

@@ -1,5 +1,5 @@
 import { type TaskService, type TaskUpdate, taskRunThreadOf } from "@axiom-lattice/agent";
-import { boundedJson } from "@axiom-lattice/core";
+import { boundedJson, fieldRules as rules } from "@axiom-lattice/core";
 import { type CreateTaskRequest, type TaskListFilter } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
@@ -20,11 +20,11 @@ const taskParams = z.object({ id: idSchema });
 
 const createSchema = z.strictObject({
   id: taskIdSchema.optional().describe("Chosen by the client, unique within the tenant; generated when absent"),
-  title: z.string().trim().min(1).max(500),
-  description: z.string().max(10_000).optional(),
+  title: rules.string.trim().min(1).max(500),
+  description: rules.string.max(10_000).optional(),
   owner_type: z.enum(["user", "agent"]).describe("`agent`: `owner_id` is an assistant of the tenant (and a bot of `project_id`, when given)"),
   owner_id: idSchema,
-  priority: z.number().int().min(-2_147_483_648).max(2_147_483_647).optional().describe("Default 0"),
+  priority: rules.priority.optional().describe("Default 0"),
   due_date: z.iso
     .datetime({ offset: true })
     .transform((at) => new Date(at))

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { MAX_QUICK_LABEL_CHARS, MAX_QUICK_PROMPTS, MAX_QUICK_TEXT_CHARS, WEB_APP_IDENTITY_MODES, WEB_APP_STATUSES, WEB_APP_USER_ID_PATTERN, type WebApp, type WebAppIdentityMode, type WebAppStatus } from "@axiom-lattice/protocols";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 import { tenantOf } from "../auth/authentication";
 import { issuePreviewToken } from "../auth/webAppTokens";
@@ -33,15 +34,15 @@ const identitySchema = z.strictObject({
 });
 
 const appearanceFields = {
-  title: z.string().min(1).max(200),
-  welcome: z.string().min(1).max(2000).describe("Shown before the first message"),
+  title: rules.text.max(200),
+  welcome: rules.text.max(2000).describe("Shown before the first message"),
   quicks: z.array(quickSchema).max(MAX_QUICK_PROMPTS).describe(`At most ${MAX_QUICK_PROMPTS} quick prompts, each exactly { label (1-40 characters), text (1-500) }`),
   accent_color: z.string().regex(/^#(?:[0-9a-fA-F]{3}){1,2}$/, "must be a hex colour, #rgb or #rrggbb"),
 };
 
 const createSchema = z.strictObject({
   assistant_id: idSchema.describe("The assistant end users chat with"),
-  name: z.string().min(1).max(200),
+  name: rules.text.max(200),
   status: z.enum(WEB_APP_STATUSES).default("draft").describe("draft: only preview tokens open it; published: end users' tokens too; disabled: nobody"),
   appearance: z.strictObject({ ...appearanceFields, title: appearanceFields.title.optional(), welcome: appearanceFields.welcome.optional(), quicks: appearanceFields.quicks.optional(), accent_color: appearanceFields.accent_color.optional() }).optional(),
   allowed_origins: z.array(originSchema).max(50).optional().describe("Origins that may frame the embed page and talk to it"),

@@ -1,4 +1,5 @@
 import type { AssistantModelConfig } from "@axiom-lattice/protocols";
+import { fieldRules as rules } from "@axiom-lattice/core";
 import { z } from "zod";
 
 /** What reads show in place of an assistant's API key. */
@@ -6,16 +7,12 @@ const API_KEY_MASK = "***";
 
 /** An assistant model's fields, as both APIs check them; `/api` names them in snake_case. */
 export const modelFields = {
-  provider: z
-    .string()
-    .min(1)
+  provider: rules.text
     .max(128)
     .describe('Model provider: "scripted" (built in, deterministic), "openai" (any OpenAI-compatible API) or the id of one of the tenant\'s model providers'),
-  model: z.string().min(1).max(256).optional(),
+  model: rules.text.max(256).optional(),
   baseUrl: z.url().max(2048).optional().describe("http or https only; held to the egress policy (no internal addresses with authentication on; with AXIOM_UPSTREAM_ALLOW set, only what it lists)"),
-  apiKey: z
-    .string()
-    .min(1)
+  apiKey: rules.text
     .max(4096)
     .refine((key) => key !== API_KEY_MASK, `"${API_KEY_MASK}" is what reads show instead of the key, not a key: send the key, or leave the model out to keep it`)
     .optional()

@@ -1,22 +1,20 @@
 import type { A2aPushConfig } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, requireTenantId, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
+
+const pushConfigSchema = z.object({
+  tenantId: rules.text,
+  taskId: rules.text,
+  id: rules.text,
+  url: rules.text,
+  wireVersion: z.enum(["1.0", "0.3"], { error: "must be 1.0 or 0.3" }),
+  token: rules.string.optional(),
+  authentication: z.object({ scheme: rules.text, credentials: rules.string.optional() }, { error: "must be an object" }).optional(),
+});
 
 /** Checks what `A2aPushConfigStore.put` takes; throws `StoreArgumentError`, so nothing is written. */
 export function validateA2aPushConfig(config: Omit<A2aPushConfig, "createdAt">): Omit<A2aPushConfig, "createdAt"> {
-  const { tenantId, taskId, id, url, token, authentication, wireVersion } = config;
-  if (wireVersion !== "1.0" && wireVersion !== "0.3") throw new StoreArgumentError(`wireVersion must be 1.0 or 0.3, got ${String(wireVersion)}`);
-  const valid: Omit<A2aPushConfig, "createdAt"> = {
-    tenantId: requireTenantId(tenantId),
-    taskId: requireText(taskId, "taskId"),
-    id: requireText(id, "push config id"),
-    url: requireText(url, "url"),
-    wireVersion,
-  };
-  const checkedToken = optionalString(token, "token");
-  if (checkedToken !== undefined) valid.token = checkedToken;
-  if (authentication !== undefined) {
-    const credentials = optionalString(authentication.credentials, "authentication.credentials");
-    valid.authentication = { scheme: requireText(authentication.scheme, "authentication.scheme"), ...(credentials === undefined ? {} : { credentials }) };
-  }
-  return valid;
+  const valid = definedFields(parseStoreArgument(pushConfigSchema, config, "A2A push config"));
+  return valid.authentication ? { ...valid, authentication: definedFields(valid.authentication) } : valid;
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { AssistantModelConfig, AssistantVersionQuery, CreateAssistantRequest, UpdateAssistantRequest } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, optionalText, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every AssistantStore, so bad input is refused alike and before any write. Only
 // known keys are kept, so a store never persists stray input.
@@ -20,84 +22,70 @@ export interface ValidAssistant {
 
 export type ValidAssistantUpdate = Partial<Omit<ValidAssistant, "id">>;
 
-/** A free-form JSON object within the bounds every store keeps (a copy: the store never shares the caller's). */
-function validateJsonObject(value: unknown, what: string): Record<string, unknown> {
-  return JSON.parse(requireBoundedJson(requireObject(value, what), what)) as Record<string, unknown>;
-}
-
 /** The longest graph id: graphs are named by their operator (`langgraph.json`), checked against what is deployed at the edge. */
 const MAX_GRAPH_ID_LENGTH = 128;
 
-function validateGraph(graph: unknown): string {
-  const id = requireText(graph, "Assistant graph");
-  if (id.length > MAX_GRAPH_ID_LENGTH) throw new StoreArgumentError(`Assistant graph must be at most ${MAX_GRAPH_ID_LENGTH} characters`);
-  return id;
-}
+const jsonObject = rules.storedJsonObject;
 
-function validateModel(model: unknown): AssistantModelConfig {
-  const checked = requireObject(model, "Assistant model");
-  const temperature = checked.temperature;
-  if (temperature !== undefined && (typeof temperature !== "number" || !Number.isFinite(temperature) || temperature < 0)) {
-    throw new StoreArgumentError("Assistant model temperature must be a finite number of at least 0");
-  }
-  const config: AssistantModelConfig = { provider: requireText(checked.provider, "Assistant model provider") };
-  const modelName = optionalText(checked.model, "Assistant model name");
-  const baseUrl = optionalText(checked.baseUrl, "Assistant model baseUrl");
-  const apiKey = optionalText(checked.apiKey, "Assistant model apiKey");
-  if (modelName !== undefined) config.model = modelName;
-  if (baseUrl !== undefined) config.baseUrl = baseUrl;
-  if (apiKey !== undefined) config.apiKey = apiKey;
-  if (temperature !== undefined) config.temperature = temperature as number;
-  return config;
-}
+const model = z.object(
+  {
+    provider: rules.text,
+    model: rules.text.optional(),
+    baseUrl: rules.text.optional(),
+    apiKey: rules.text.optional(),
+    temperature: rules.nonNegativeNumber.optional(),
+  },
+  { error: "must be an object" },
+);
 
-function validateTools(tools: unknown): string[] {
-  if (!Array.isArray(tools)) throw new StoreArgumentError("Assistant tools must be an array of tool names");
-  return tools.map((tool) => requireText(tool, "Assistant tool name"));
-}
+const fields = {
+  name: rules.text,
+  graph: rules.text.max(MAX_GRAPH_ID_LENGTH, `must be at most ${MAX_GRAPH_ID_LENGTH} characters`),
+  model,
+  systemPrompt: rules.string,
+  tools: z.array(rules.text, { error: "must be an array of tool names" }),
+  description: rules.string,
+  metadata: jsonObject,
+  graphConfig: jsonObject,
+  graphContext: jsonObject,
+};
+
+const createSchema = z.object(
+  {
+    id: rules.text.default(() => randomUUID()),
+    ...fields,
+    graph: fields.graph.default("react"),
+    systemPrompt: fields.systemPrompt.optional(),
+    tools: fields.tools.default([]),
+    description: fields.description.optional(),
+    metadata: jsonObject.default({}),
+    graphConfig: jsonObject.default({}),
+    graphContext: jsonObject.default({}),
+  },
+  { error: "must be an object" },
+);
+
+const updateSchema = z.object(fields, { error: "must be an object" }).partial();
 
 export function validateCreateAssistant(request: CreateAssistantRequest): ValidAssistant {
-  const checked = requireObject(request, "Assistant");
-  const systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
-  const description = optionalString(checked.description, "Assistant description");
-  return {
-    id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Assistant id"),
-    name: requireText(checked.name, "Assistant name"),
-    graph: validateGraph(checked.graph ?? "react"),
-    model: validateModel(checked.model),
-    ...(systemPrompt === undefined ? {} : { systemPrompt }),
-    tools: validateTools(checked.tools ?? []),
-    ...(description === undefined ? {} : { description }),
-    metadata: validateJsonObject(checked.metadata ?? {}, "Assistant metadata"),
-    graphConfig: validateJsonObject(checked.graphConfig ?? {}, "Assistant graphConfig"),
-    graphContext: validateJsonObject(checked.graphContext ?? {}, "Assistant graphContext"),
-  };
+  const valid = parseStoreArgument(createSchema, request, "Assistant");
+  return definedFields({ ...valid, model: definedFields(valid.model) });
 }
 
 export function validateUpdateAssistant(request: UpdateAssistantRequest): ValidAssistantUpdate {
-  const checked = requireObject(request, "Assistant update");
-  const update: ValidAssistantUpdate = {};
-  if (checked.name !== undefined) update.name = requireText(checked.name, "Assistant name");
-  if (checked.graph !== undefined) update.graph = validateGraph(checked.graph);
-  if (checked.model !== undefined) update.model = validateModel(checked.model);
-  if (checked.systemPrompt !== undefined) update.systemPrompt = optionalString(checked.systemPrompt, "Assistant systemPrompt");
-  if (checked.tools !== undefined) update.tools = validateTools(checked.tools);
-  if (checked.description !== undefined) update.description = optionalString(checked.description, "Assistant description");
-  if (checked.metadata !== undefined) update.metadata = validateJsonObject(checked.metadata, "Assistant metadata");
-  if (checked.graphConfig !== undefined) update.graphConfig = validateJsonObject(checked.graphConfig, "Assistant graphConfig");
-  if (checked.graphContext !== undefined) update.graphContext = validateJsonObject(checked.graphContext, "Assistant graphContext");
-  return update;
+  const valid = parseStoreArgument(updateSchema, request, "Assistant update");
+  return definedFields({ ...valid, ...(valid.model ? { model: definedFields(valid.model) } : {}) });
 }
 
+const versionQuery = z.object(
+  { metadata: jsonObject.optional(), limit: rules.integer(1), offset: rules.offset },
+  { error: "must be an object" },
+);
+
 export function validateAssistantVersionQuery(query: AssistantVersionQuery): AssistantVersionQuery {
-  const checked = requireObject(query, "Assistant version query");
-  return {
-    ...(checked.metadata === undefined ? {} : { metadata: validateJsonObject(checked.metadata, "Assistant version metadata filter") }),
-    limit: requireInteger(checked.limit, "Assistant version limit", 1),
-    offset: requireInteger(checked.offset, "Assistant version offset", 0),
-  };
+  return definedFields(parseStoreArgument(versionQuery, query, "Assistant version query"));
 }
 
 export function validateAssistantVersion(version: unknown): number {
-  return requireInteger(version, "Assistant version", 1);
+  return parseStoreArgument(rules.integer(1), version, "Assistant version");
 }

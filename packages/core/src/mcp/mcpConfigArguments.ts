@@ -1,13 +1,15 @@
 import type { CreateMcpServerConfigRequest, McpServerConfig, McpServerStatus, UpdateMcpServerConfigRequest } from "@axiom-lattice/protocols";
 import { SecretsRequiredError } from "../secrets/secretsRequiredError";
-import { StoreArgumentError, optionalText, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every McpServerConfigStore, so bad input is refused alike and before any write.
 // Only known keys are kept, so a store never persists stray input.
 
 /** Letters, digits, `-` and `_`, never `__`: the key prefixes tool names as `<key>__<tool>`. */
 const KEY_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,63}$/;
-const STATUSES: readonly McpServerStatus[] = ["connected", "disconnected", "error"];
+const STATUSES = ["connected", "disconnected", "error"] as const satisfies readonly McpServerStatus[];
 /** Ten minutes: a longer bound is no bound for a run waiting on a tool. */
 export const MCP_TIMEOUT_LIMIT_MS = 600_000;
 const RETRY_LIMIT = 10;
@@ -37,101 +39,77 @@ export interface ValidMcpServerConfig {
 
 export type ValidMcpServerConfigUpdate = Partial<Omit<ValidMcpServerConfig, "key">>;
 
-export function requireMcpServerKey(key: unknown): string {
-  const text = requireText(key, "MCP server key");
-  if (!KEY_PATTERN.test(text)) {
-    throw new StoreArgumentError("MCP server key must be 1 to 64 letters, digits, '-' or '_' (no '__'), starting with a letter or digit");
-  }
-  return text;
-}
+const KEY_RULE = "must be 1 to 64 letters, digits, '-' or '_' (no '__'), starting with a letter or digit";
+const serverKey = z.string({ error: KEY_RULE }).regex(KEY_PATTERN, KEY_RULE);
 
-function validateUrl(value: unknown): string {
-  const text = requireText(value, "MCP server url");
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new StoreArgumentError(`MCP server url is not a URL: ${text}`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new StoreArgumentError("MCP server url must be http or https");
-  return text;
-}
+export const requireMcpServerKey = (key: unknown): string => parseStoreArgument(serverKey, key, "MCP server key");
 
 /** Header or environment entries: names by `namePattern`, non-empty values, both bounded. */
-function validateSecretEntries(value: unknown, what: string, namePattern: RegExp, valuePattern?: RegExp): Record<string, string> {
-  const entries = Object.entries(requireObject(value, `MCP server ${what}`));
-  if (entries.length > MCP_SECRET_ENTRY_LIMIT) throw new StoreArgumentError(`MCP server ${what} hold at most ${MCP_SECRET_ENTRY_LIMIT} entries`);
-  const names = new Set<string>();
-  for (const [name, text] of entries) {
-    if (!namePattern.test(name)) throw new StoreArgumentError(`MCP server ${what} name ${JSON.stringify(name.slice(0, 128))} is not valid`);
-    // Header names are case-insensitive: two spellings of one name would silently collide.
-    const folded = what === "headers" ? name.toLowerCase() : name;
-    if (names.has(folded)) throw new StoreArgumentError(`MCP server ${what} name ${name} appears twice`);
-    if (what === "headers" && isReservedMcpHeaderName(name)) throw new StoreArgumentError(`MCP server header ${name} is set by the MCP client itself`);
-    names.add(folded);
-    // The value is a secret: the message names the entry, never its value.
-    if (typeof text !== "string" || text.length === 0 || text.length > MCP_SECRET_VALUE_LIMIT || text.includes("\0") || (valuePattern && !valuePattern.test(text))) {
-      throw new StoreArgumentError(`MCP server ${what} ${name} must be a non-empty string of at most ${MCP_SECRET_VALUE_LIMIT} characters without control characters`);
+function secretEntries(kind: "headers" | "env", namePattern: RegExp, valuePattern?: RegExp) {
+  // The value is a secret: a message names the entry, never its value.
+  const VALUE = `must be a non-empty string of at most ${MCP_SECRET_VALUE_LIMIT} characters without control characters`;
+  const value = z
+    .string({ error: VALUE })
+    .min(1, VALUE)
+    .max(MCP_SECRET_VALUE_LIMIT, VALUE)
+    .refine((text) => !text.includes("\0") && (!valuePattern || valuePattern.test(text)), VALUE);
+  return z.record(z.string(), value, { error: "must be an object" }).superRefine((entries, context) => {
+    const names = Object.keys(entries);
+    if (names.length > MCP_SECRET_ENTRY_LIMIT) context.addIssue({ code: "custom", message: `hold at most ${MCP_SECRET_ENTRY_LIMIT} entries` });
+    const seen = new Set<string>();
+    for (const name of names) {
+      // Header names are case-insensitive: two spellings of one name would silently collide.
+      const folded = kind === "headers" ? name.toLowerCase() : name;
+      const problem = !namePattern.test(name)
+        ? "is not a valid name"
+        : seen.has(folded)
+          ? "appears twice"
+          : kind === "headers" && isReservedMcpHeaderName(name)
+            ? "is set by the MCP client itself"
+            : null;
+      if (problem) context.addIssue({ code: "custom", path: [name.slice(0, 128)], message: problem });
+      seen.add(folded);
     }
-  }
-  return Object.fromEntries(entries) as Record<string, string>;
+  });
 }
 
-function validateConfig(value: unknown): McpServerConfig {
-  const checked = requireObject(value, "MCP server config");
-  const transport = checked.transport;
-  const config: McpServerConfig = { transport: "stdio" };
-  if (transport === "stdio") {
-    if (checked.url !== undefined || checked.headers !== undefined) throw new StoreArgumentError("An MCP stdio server takes a command (and env), not a url or headers");
-    config.command = requireText(checked.command, "MCP server command");
-    if (checked.args !== undefined) {
-      if (!Array.isArray(checked.args)) throw new StoreArgumentError("MCP server args must be an array of strings");
-      config.args = checked.args.map((arg) => requireText(arg, "MCP server argument"));
-    }
-    if (checked.env !== undefined) config.env = validateSecretEntries(checked.env, "env", MCP_ENV_NAME_PATTERN);
-  } else if (transport === "http") {
-    if (checked.command !== undefined || checked.args !== undefined || checked.env !== undefined) {
-      throw new StoreArgumentError("An MCP http server takes a url (and headers), not a command or env");
-    }
-    config.transport = "http";
-    config.url = validateUrl(checked.url);
-    if (checked.headers !== undefined) config.headers = validateSecretEntries(checked.headers, "headers", MCP_HEADER_NAME_PATTERN, MCP_HEADER_VALUE_PATTERN);
-  } else {
-    throw new StoreArgumentError(`MCP server transport must be "stdio" or "http", got ${String(transport)}`);
-  }
-  if (checked.timeout !== undefined) config.timeout = requireInteger(checked.timeout, "MCP server timeout (ms)", 1, MCP_TIMEOUT_LIMIT_MS);
-  if (checked.retryAttempts !== undefined) config.retryAttempts = requireInteger(checked.retryAttempts, "MCP server retryAttempts", 0, RETRY_LIMIT);
-  return config;
-}
+const common = {
+  timeout: rules.integer(1, MCP_TIMEOUT_LIMIT_MS).optional(),
+  retryAttempts: rules.integer(0, RETRY_LIMIT).optional(),
+};
+const config = z.discriminatedUnion(
+  "transport",
+  [
+    z
+      .looseObject({ transport: z.literal("stdio"), command: rules.text, args: z.array(rules.text, { error: "must be an array of strings" }).optional(), env: secretEntries("env", MCP_ENV_NAME_PATTERN).optional(), ...common })
+      .refine((value) => value.url === undefined && value.headers === undefined, "takes a command (and env), not a url or headers, with transport stdio"),
+    z
+      .looseObject({ transport: z.literal("http"), url: rules.httpUrl, headers: secretEntries("headers", MCP_HEADER_NAME_PATTERN, MCP_HEADER_VALUE_PATTERN).optional(), ...common })
+      .refine((value) => value.command === undefined && value.args === undefined && value.env === undefined, "takes a url (and headers), not a command or env, with transport http"),
+  ],
+  { error: 'must have a transport "stdio" or "http"' },
+);
 
-function validateSelectedTools(tools: unknown): string[] {
-  if (!Array.isArray(tools)) throw new StoreArgumentError("MCP selectedTools must be an array of tool names");
-  return [...new Set(tools.map((tool) => requireText(tool, "MCP tool name")))];
-}
+// Unknown keys are kept until the transport's refinement has seen them (a url on a stdio server is
+// refused, not dropped); `definedFields` over the known ones is what is stored.
+const storedConfig = (value: z.output<typeof config>): McpServerConfig => {
+  const known = value.transport === "stdio" ? { transport: value.transport, command: value.command, args: value.args, env: value.env } : { transport: value.transport, url: value.url, headers: value.headers };
+  return definedFields({ ...known, timeout: value.timeout, retryAttempts: value.retryAttempts });
+};
 
-function validateStatus(status: unknown): McpServerStatus {
-  if (!STATUSES.includes(status as McpServerStatus)) throw new StoreArgumentError(`MCP server status must be one of ${STATUSES.join(", ")}, got ${String(status)}`);
-  return status as McpServerStatus;
-}
+const selectedTools = z.array(rules.text, { error: "must be an array of tool names" }).transform((tools) => [...new Set(tools)]);
+const status = z.enum(STATUSES, { error: `must be one of ${STATUSES.join(", ")}` });
 
-export function validateCreateMcpServerConfig(request: CreateMcpServerConfigRequest): ValidMcpServerConfig {
-  const checked = requireObject(request, "MCP server configuration");
-  return {
-    key: requireMcpServerKey(checked.key),
-    config: validateConfig(checked.config),
-    selectedTools: validateSelectedTools(checked.selectedTools ?? []),
-    status: validateStatus(checked.status ?? "disconnected"),
-  };
-}
+const createSchema = z.object(
+  { key: serverKey, config: config.transform(storedConfig), selectedTools: selectedTools.default([]), status: status.default("disconnected") },
+  { error: "must be an object" },
+);
+const updateSchema = z.object({ config: config.transform(storedConfig), selectedTools, status }, { error: "must be an object" }).partial();
 
-export function validateUpdateMcpServerConfig(request: UpdateMcpServerConfigRequest): ValidMcpServerConfigUpdate {
-  const checked = requireObject(request, "MCP server configuration update");
-  const update: ValidMcpServerConfigUpdate = {};
-  if (checked.config !== undefined) update.config = validateConfig(checked.config);
-  if (checked.selectedTools !== undefined) update.selectedTools = validateSelectedTools(checked.selectedTools);
-  if (checked.status !== undefined) update.status = validateStatus(optionalText(checked.status, "MCP server status"));
-  return update;
-}
+export const validateCreateMcpServerConfig = (request: CreateMcpServerConfigRequest): ValidMcpServerConfig => parseStoreArgument(createSchema, request, "MCP server");
+
+export const validateUpdateMcpServerConfig = (request: UpdateMcpServerConfigRequest): ValidMcpServerConfigUpdate =>
+  definedFields(parseStoreArgument(updateSchema, request, "MCP server"));
 
 /**
  * The configuration an update stores: `next`, keeping the stored headers or env when `next` omits

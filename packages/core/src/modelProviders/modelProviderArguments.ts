@@ -7,7 +7,9 @@ import {
   type UpdateModelProviderRequest,
 } from "@axiom-lattice/protocols";
 import { SecretsRequiredError } from "../secrets/secretsRequiredError";
-import { StoreArgumentError, optionalText, requireObject, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every ModelProviderStore, so bad input is refused alike and before any write.
 
@@ -29,57 +31,40 @@ export interface ValidModelProviderUpdate {
   enabled?: boolean;
 }
 
-function validateKind(kind: unknown): ModelProviderKind {
-  if (!MODEL_PROVIDER_KINDS.includes(kind as ModelProviderKind)) {
-    throw new StoreArgumentError(`Model provider kind must be one of ${MODEL_PROVIDER_KINDS.join(", ")}, got ${String(kind)}`);
-  }
-  return kind as ModelProviderKind;
-}
-
 /** Only `http`/`https`: a provider's URL is fetched by the gateway, never a file or a script. */
 export function validateModelBaseUrl(baseUrl: unknown, what = "Model provider baseUrl"): string {
-  const text = requireText(baseUrl, what);
-  let protocol: string;
-  try {
-    protocol = new URL(text).protocol;
-  } catch {
-    throw new StoreArgumentError(`${what} must be an absolute URL`);
-  }
-  if (protocol !== "http:" && protocol !== "https:") throw new StoreArgumentError(`${what} must be an http or https URL, got ${protocol}`);
-  return text;
+  return parseStoreArgument(rules.httpUrl, baseUrl, what);
 }
 
-function validateModels(models: unknown): string[] {
-  if (!Array.isArray(models)) throw new StoreArgumentError("Model provider models must be an array of model names");
-  return models.map((model) => requireText(model, "Model provider model name"));
-}
+const kind = z.enum(MODEL_PROVIDER_KINDS, { error: `must be one of ${MODEL_PROVIDER_KINDS.join(", ")}` });
+const models = z.array(rules.text, { error: "must be an array of model names" });
+
+const createSchema = z.object(
+  {
+    id: rules.text,
+    kind,
+    models: models.default([]),
+    enabled: rules.boolean.default(true),
+    baseUrl: rules.httpUrl.optional(),
+    apiKey: rules.text.optional(),
+  },
+  { error: "must be an object" },
+);
+
+// `null` removes an optional field.
+const updateSchema = z.object(
+  { kind, baseUrl: rules.httpUrl.nullable(), models, apiKey: rules.text.nullable(), enabled: rules.boolean },
+  { error: "must be an object" },
+).partial();
 
 export function validateCreateModelProvider(request: CreateModelProviderRequest): ValidModelProvider {
-  const checked = requireObject(request, "Model provider");
-  const valid: ValidModelProvider = {
-    id: requireText(checked.id, "Model provider id"),
-    kind: validateKind(checked.kind),
-    models: validateModels(checked.models ?? []),
-    enabled: checked.enabled === undefined ? true : requireEnabledFlag(checked.enabled),
-  };
-  if (checked.baseUrl !== undefined) valid.baseUrl = validateModelBaseUrl(checked.baseUrl);
-  const apiKey = optionalText(checked.apiKey, "Model provider apiKey");
-  if (apiKey !== undefined) valid.apiKey = apiKey;
-  return valid;
+  return definedFields(parseStoreArgument(createSchema, request, "Model provider"));
 }
 
 export function validateUpdateModelProvider(request: UpdateModelProviderRequest): ValidModelProviderUpdate {
-  const checked = requireObject(request, "Model provider update");
-  const update: ValidModelProviderUpdate = {};
-  if (checked.kind !== undefined) update.kind = validateKind(checked.kind);
-  if (checked.baseUrl !== undefined) update.baseUrl = checked.baseUrl === null ? null : validateModelBaseUrl(checked.baseUrl);
-  if (checked.models !== undefined) update.models = validateModels(checked.models);
-  if (checked.apiKey !== undefined) update.apiKey = checked.apiKey === null ? null : requireText(checked.apiKey, "Model provider apiKey");
-  if (checked.enabled !== undefined) update.enabled = requireEnabledFlag(checked.enabled);
-  return update;
+  return definedFields(parseStoreArgument(updateSchema, request, "Model provider update"));
 }
 
-/** Model provider ids name the provider in assistants' `model.provider`. */
 /** What {@link requireKeyForNewDestination} compares an update with. */
 export interface StoredProviderDestination {
   kind: ModelProviderKind;
@@ -101,24 +86,18 @@ export function requireKeyForNewDestination(providerId: string, stored: StoredPr
   }
 }
 
-export const requireModelProviderId = (providerId: unknown): string => requireText(providerId, "Model provider id");
+export const requireModelProviderId = (providerId: unknown): string => parseStoreArgument(rules.text, providerId, "Model provider id");
 
-export function requireModelName(model: unknown): string {
-  const name = requireText(model, "Model name");
-  if (name.length > MAX_MODEL_NAME_LENGTH) throw new StoreArgumentError(`Model name must be at most ${MAX_MODEL_NAME_LENGTH} characters`);
-  return name;
-}
+const modelName = rules.text.max(MAX_MODEL_NAME_LENGTH, `must be at most ${MAX_MODEL_NAME_LENGTH} characters`);
 
-export function requireEnabledFlag(enabled: unknown): boolean {
-  if (typeof enabled !== "boolean") throw new StoreArgumentError(`enabled must be a boolean, got ${typeof enabled}`);
-  return enabled;
-}
+export const requireModelName = (model: unknown): string => parseStoreArgument(modelName, model, "Model name");
+
+export const requireEnabledFlag = (enabled: unknown): boolean => parseStoreArgument(rules.boolean, enabled, "enabled");
+
+const discoveredModels = z
+  .array(modelName, { error: "must be an array of model names" })
+  .max(MAX_DISCOVERED_MODELS, `must hold at most ${MAX_DISCOVERED_MODELS} models`)
+  .refine((names) => new Set(names).size === names.length, "must not name a model twice");
 
 /** A discovery's model list: names, none twice, at most {@link MAX_DISCOVERED_MODELS} (the caller cuts a longer one). */
-export function validateDiscoveredModels(models: unknown): string[] {
-  if (!Array.isArray(models)) throw new StoreArgumentError("Discovered models must be an array of model names");
-  if (models.length > MAX_DISCOVERED_MODELS) throw new StoreArgumentError(`A discovery records at most ${MAX_DISCOVERED_MODELS} models, got ${models.length}`);
-  const names = models.map(requireModelName);
-  if (new Set(names).size !== names.length) throw new StoreArgumentError("Discovered models must not name a model twice");
-  return names;
-}
+export const validateDiscoveredModels = (models: unknown): string[] => parseStoreArgument(discoveredModels, models, "Discovered models");

@@ -1,7 +1,10 @@
-import { StoreArgumentError, requireTenantId, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { parseStoreArgument } from "../validation/parseStoreArgument";
+
+const settingSchema = z.object({ tenantId: rules.text, name: rules.text, enabled: rules.boolean });
 
 /** Checks what `PluginSettingStore.set` takes; throws `StoreArgumentError`, so nothing is written. */
 export function validatePluginSetting(tenantId: unknown, name: unknown, enabled: unknown): { tenantId: string; name: string; enabled: boolean } {
-  if (typeof enabled !== "boolean") throw new StoreArgumentError(`enabled must be a boolean, got ${String(enabled)}`);
-  return { tenantId: requireTenantId(tenantId), name: requireText(name, "plugin name"), enabled };
+  return parseStoreArgument(settingSchema, { tenantId, name, enabled }, "Plugin setting");
 }

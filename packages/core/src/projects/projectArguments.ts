@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CreateProjectRequest, UpdateProjectRequest } from "@axiom-lattice/protocols";
-import { optionalString, requireBoundedJson, requireObject, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every ProjectStore, so bad input is refused alike and before any write. Only known
 // keys are kept, so a store never persists stray input.
@@ -14,31 +16,17 @@ export interface ValidProject {
 
 export type ValidProjectUpdate = Partial<Omit<ValidProject, "id">>;
 
-function validateMetadata(metadata: unknown): Record<string, unknown> {
-  const checked = requireObject(metadata, "Project metadata");
-  // A round trip through JSON, so the in-memory store keeps exactly what jsonb would.
-  return JSON.parse(requireBoundedJson(checked, "Project metadata")) as Record<string, unknown>;
-}
+const fields = {
+  name: rules.text,
+  description: rules.string.optional(),
+  metadata: rules.storedJsonObject.optional(),
+};
+const createSchema = z.object({ id: rules.text.default(() => randomUUID()), ...fields }, { error: "must be an object" });
+const updateSchema = z.object(fields, { error: "must be an object" }).partial();
 
-export function validateCreateProject(request: CreateProjectRequest): ValidProject {
-  const checked = requireObject(request, "Project");
-  const description = optionalString(checked.description, "Project description");
-  return {
-    id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Project id"),
-    name: requireText(checked.name, "Project name"),
-    ...(description === undefined ? {} : { description }),
-    ...(checked.metadata === undefined ? {} : { metadata: validateMetadata(checked.metadata) }),
-  };
-}
+export const validateCreateProject = (request: CreateProjectRequest): ValidProject => definedFields(parseStoreArgument(createSchema, request, "Project"));
 
-export function validateUpdateProject(request: UpdateProjectRequest): ValidProjectUpdate {
-  const checked = requireObject(request, "Project update");
-  const update: ValidProjectUpdate = {};
-  if (checked.name !== undefined) update.name = requireText(checked.name, "Project name");
-  if (checked.description !== undefined) update.description = optionalString(checked.description, "Project description");
-  if (checked.metadata !== undefined) update.metadata = validateMetadata(checked.metadata);
-  return update;
-}
+export const validateUpdateProject = (request: UpdateProjectRequest): ValidProjectUpdate => definedFields(parseStoreArgument(updateSchema, request, "Project update"));
 
-export const requireProjectId = (projectId: unknown): string => requireText(projectId, "Project id");
-export const requireAssistantId = (assistantId: unknown): string => requireText(assistantId, "Assistant id");
+export const requireProjectId = (projectId: unknown): string => parseStoreArgument(rules.text, projectId, "Project id");
+export const requireAssistantId = (assistantId: unknown): string => parseStoreArgument(rules.text, assistantId, "Assistant id");

@@ -8,40 +8,40 @@ import type {
 } from "@axiom-lattice/protocols";
 import { ROOM_MESSAGE_MAX_CHARS } from "../defaults";
 import { type PageKey, type PageKeyShape, encodePageCursor } from "../stores/keysetPages";
-import { StoreArgumentError, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
-import { requireProjectId } from "../projects/projectArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every room store, so bad input is refused alike and before any write. Only known
 // keys are kept, so a store never persists stray input.
 
-const AUTHOR_TYPES: readonly ProjectRoomAuthorType[] = ["user", "agent", "system"];
+const AUTHOR_TYPES = ["user", "agent", "system"] as const satisfies readonly ProjectRoomAuthorType[];
 
-export const requireRoomId = (roomId: unknown): string => requireText(roomId, "Room id");
+export const requireRoomId = (roomId: unknown): string => parseStoreArgument(rules.text, roomId, "Room id");
 
-export function validateRoomScope(scope: ProjectRoomScope): ProjectRoomScope {
-  const checked = requireObject(scope, "Room scope");
-  return { tenantId: requireTenantId(checked.tenantId), projectId: requireProjectId(checked.projectId), roomId: requireRoomId(checked.roomId) };
-}
+const scopeSchema = z.object({ tenantId: rules.text, projectId: rules.text, roomId: rules.text }, { error: "must be an object" });
 
-export function validateCreateRoom(request: CreateProjectRoomRequest): { id: string; name: string } {
-  const checked = requireObject(request, "Room");
-  return { id: checked.id === undefined ? randomUUID() : requireRoomId(checked.id), name: requireText(checked.name, "Room name") };
-}
+export const validateRoomScope = (scope: ProjectRoomScope): ProjectRoomScope => parseStoreArgument(scopeSchema, scope, "Room scope");
 
-export function validateAppendMessage(request: AppendProjectRoomMessageRequest): AppendProjectRoomMessageRequest {
-  const checked = requireObject(request, "Room message");
-  if (!AUTHOR_TYPES.includes(checked.authorType as ProjectRoomAuthorType)) {
-    throw new StoreArgumentError(`Room message authorType must be one of ${AUTHOR_TYPES.join(", ")}`);
-  }
-  const content = requireText(checked.content, "Room message content");
-  if (content.length > ROOM_MESSAGE_MAX_CHARS) throw new StoreArgumentError(`Room message content must be at most ${ROOM_MESSAGE_MAX_CHARS} characters`);
-  return {
-    authorType: checked.authorType as ProjectRoomAuthorType,
-    authorId: requireText(checked.authorId, "Room message authorId"),
-    content,
-    ...(checked.idempotencyKey === undefined ? {} : { idempotencyKey: requireText(checked.idempotencyKey, "Room message idempotencyKey") }),
-  };
-}
+const roomSchema = z.object({ id: rules.text.default(() => randomUUID()), name: rules.text }, { error: "must be an object" });
+
+export const validateCreateRoom = (request: CreateProjectRoomRequest): { id: string; name: string } => parseStoreArgument(roomSchema, request, "Room");
+
+/** A room message's content: what the API takes and what every store keeps. */
+export const roomMessageContent = rules.text.max(ROOM_MESSAGE_MAX_CHARS, `must be at most ${ROOM_MESSAGE_MAX_CHARS} characters`);
+
+const messageSchema = z.object(
+  {
+    authorType: z.enum(AUTHOR_TYPES, { error: `must be one of ${AUTHOR_TYPES.join(", ")}` }),
+    authorId: rules.text,
+    content: roomMessageContent,
+    idempotencyKey: rules.text.optional(),
+  },
+  { error: "must be an object" },
+);
+
+export const validateAppendMessage = (request: AppendProjectRoomMessageRequest): AppendProjectRoomMessageRequest =>
+  definedFields(parseStoreArgument(messageSchema, request, "Room message"));
 
 /**
  * A room's history pages by sequence alone (unique in the room, and its commit order) on every store,

@@ -8,7 +8,7 @@ import {
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
 import { z } from "zod";
-import { boundedJson } from "../stores/jsonBounds";
+import { fieldRules } from "../validation/fieldRules";
 import { DEFAULT_TIMEZONE, parseCron } from "./cronSchedule";
 import { ScheduleRequestError } from "./scheduleErrors";
 import { SCHEDULE_MAX_RETRIES, SCHEDULE_PAST_TOLERANCE_MS } from "../defaults";
@@ -50,6 +50,8 @@ export interface ScheduleRequestContext {
   isKnownTaskType: (taskType: string) => boolean;
 }
 
+const SCHEDULE_MAX_DELAY_MS = 100 * 365 * 24 * 60 * 60 * 1000;
+
 export const CATCH_UP_POLICIES = ["once", "skip"] as const satisfies readonly ScheduleCatchUpPolicy[];
 
 /**
@@ -58,12 +60,13 @@ export const CATCH_UP_POLICIES = ["once", "skip"] as const satisfies readonly Sc
  * API accepts), so both refuse a bad value alike.
  */
 export const scheduleFieldRules = {
-  payload: boundedJson(z.record(z.string(), z.unknown())),
-  /** Epoch ms; `z.number()` refuses NaN and ±Infinity. */
-  executeAt: z.number(),
-  delayMs: z.number().min(0),
-  maxRuns: z.number().int().min(1),
-  maxRetries: z.number().int().min(0),
+  payload: fieldRules.jsonObject,
+  /** Epoch ms, as a store keeps it. */
+  executeAt: fieldRules.epochMs,
+  /** Up to a hundred years: the fire time it makes stays a time a store keeps. */
+  delayMs: z.number().min(0).max(SCHEDULE_MAX_DELAY_MS),
+  maxRuns: fieldRules.integer(1),
+  maxRetries: fieldRules.integer(0),
   catchUp: z.enum(CATCH_UP_POLICIES),
 };
 

@@ -5,54 +5,42 @@ import {
   type ScheduledRunSettlement,
   type ScheduledTaskUpdate,
 } from "@axiom-lattice/protocols";
-import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { StoreArgumentError } from "../stores/storeArguments";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { parseStoreArgument } from "../validation/parseStoreArgument";
 import { CATCH_UP_POLICIES } from "./scheduleRequest";
 
 // What a schedule store accepts, whoever writes: the integrity of a stored row (types, column ranges,
 // a fire time for every task). Both stores call these, so they refuse alike. Whether a request makes a
 // sensible schedule is judged before, in scheduleRequest.ts.
 
-type Check = (value: unknown, what: string) => void;
-
-// The range of a JavaScript Date; PostgreSQL timestamptz covers it.
-const MAX_EPOCH_MS = 8.64e15;
-const MAX_INT = 2_147_483_647;
-
-// Whole milliseconds: what a Date (and so a timestamptz read back) holds exactly.
-const time: Check = (value, what) => {
-  if (!Number.isSafeInteger(value) || Math.abs(value as number) > MAX_EPOCH_MS) {
-    throw new StoreArgumentError(`${what} must be whole epoch milliseconds, got ${String(value)}`);
-  }
-};
-const oneOf =
-  (values: object): Check =>
-  (value, what) => {
-    if (!Object.values(values).includes(value)) throw new StoreArgumentError(`${what} must be one of ${Object.values(values).join(", ")}`);
-  };
-const counter: Check = (value, what) => requireInteger(value, what, 0, MAX_INT);
+const executionType = z.enum(ScheduleExecutionType, { error: `must be one of ${Object.values(ScheduleExecutionType).join(", ")}` });
+const status = z.enum(ScheduledTaskStatus, { error: `must be one of ${Object.values(ScheduledTaskStatus).join(", ")}` });
+const counter = rules.integer(0);
 
 // Every field a caller may write and what it must hold; `taskId` and `tenantId` only on save.
-const FIELD_CHECKS: Record<keyof NewScheduledTask, Check> = {
-  taskId: requireText,
-  tenantId: requireText,
-  taskType: requireText,
-  payload: (value, what) => requireBoundedJson(requireObject(value, what), what),
-  executionType: oneOf(ScheduleExecutionType),
-  executeAt: time,
-  nextRunAt: time,
-  cronExpression: requireText,
-  timezone: requireText,
-  catchUp: oneOf(CATCH_UP_POLICIES),
-  status: oneOf(ScheduledTaskStatus),
+const FIELD_RULES = {
+  taskId: rules.text,
+  tenantId: rules.text,
+  taskType: rules.text,
+  payload: rules.jsonObject,
+  executionType,
+  executeAt: rules.epochMs,
+  nextRunAt: rules.epochMs,
+  cronExpression: rules.text,
+  timezone: rules.text,
+  catchUp: z.enum(CATCH_UP_POLICIES, { error: `must be one of ${CATCH_UP_POLICIES.join(", ")}` }),
+  status,
   runCount: counter,
-  maxRuns: (value, what) => requireInteger(value, what, 1, MAX_INT),
+  maxRuns: rules.integer(1),
   retryCount: counter,
   maxRetries: counter,
-  lastRunAt: time,
-  lastError: optionalString,
-  assistantId: requireText,
-  threadId: requireText,
-};
+  lastRunAt: rules.epochMs,
+  lastError: rules.string,
+  assistantId: rules.text,
+  threadId: rules.text,
+} satisfies Record<keyof NewScheduledTask, z.ZodType>;
 
 const REQUIRED: (keyof NewScheduledTask)[] = [
   "taskId",
@@ -66,16 +54,19 @@ const REQUIRED: (keyof NewScheduledTask)[] = [
   "retryCount",
   "maxRetries",
 ];
-const ALL_FIELDS = Object.keys(FIELD_CHECKS);
+const ALL_FIELDS = Object.keys(FIELD_RULES);
 const UPDATABLE_FIELDS = ALL_FIELDS.filter((key) => key !== "taskId" && key !== "tenantId");
 const SETTLEMENT_FIELDS = ["status", "runCount", "retryCount", "nextRunAt", "executeAt", "lastRunAt", "lastError"];
 const SETTLED_STATUSES: string[] = [ScheduledTaskStatus.PENDING, ScheduledTaskStatus.COMPLETED, ScheduledTaskStatus.FAILED];
 
+const fieldsSchema = z.object(FIELD_RULES, { error: "must be an object" }).partial();
+
 function checkFields(fields: unknown, allowed: readonly string[]): void {
-  for (const [key, value] of Object.entries(requireObject(fields, "schedule fields"))) {
+  // Unknown keys are refused, not dropped: a caller's typo must not pass as "no change".
+  for (const key of Object.keys(parseStoreArgument(z.record(z.string(), z.unknown(), { error: "must be an object" }), fields, "Schedule fields"))) {
     if (!allowed.includes(key)) throw new StoreArgumentError(`Unknown or read-only schedule field "${key}"`);
-    if (value !== undefined) FIELD_CHECKS[key as keyof NewScheduledTask](value, key);
   }
+  parseStoreArgument(fieldsSchema, fields, "");
 }
 
 /** Checks a task handed to `save`; throws {@link StoreArgumentError}. */
@@ -95,14 +86,16 @@ export function validateNewScheduledTask(task: NewScheduledTask): void {
 
 /** Checks the arguments of `update`. */
 export function validateScheduledTaskUpdate(taskId: unknown, updates: ScheduledTaskUpdate): void {
-  requireText(taskId, "taskId");
+  parseStoreArgument(rules.text, taskId, "taskId");
   checkFields(updates, UPDATABLE_FIELDS);
 }
 
+const settlementTarget = z.object({ taskId: rules.text, firedAt: rules.epochMs });
+const claimTarget = z.object({ taskId: rules.text, expectedRunAt: rules.epochMs.optional() });
+
 /** Checks the arguments of `settleScheduledRun`. */
 export function validateSettlement(taskId: unknown, firedAt: unknown, settlement: ScheduledRunSettlement): void {
-  requireText(taskId, "taskId");
-  time(firedAt, "firedAt");
+  parseStoreArgument(settlementTarget, { taskId, firedAt }, "");
   checkFields(settlement, SETTLEMENT_FIELDS);
   if (!SETTLED_STATUSES.includes(settlement.status)) {
     throw new StoreArgumentError(`A run settles to ${SETTLED_STATUSES.join(", ")}, not ${String(settlement.status)}`);
@@ -114,22 +107,19 @@ export function validateSettlement(taskId: unknown, firedAt: unknown, settlement
 
 /** Checks the arguments of `claimScheduledRun`. */
 export function validateClaim(taskId: unknown, expectedRunAt: unknown): void {
-  requireText(taskId, "taskId");
-  if (expectedRunAt !== undefined) time(expectedRunAt, "expectedRunAt");
+  parseStoreArgument(claimTarget, { taskId, expectedRunAt }, "");
 }
 
 /** A tenant filter, when given. */
 export function validateTenantFilter(tenantId: unknown): void {
-  if (tenantId !== undefined) requireText(tenantId, "tenantId");
+  parseStoreArgument(rules.text.optional(), tenantId, "tenantId");
 }
 
-export function validateStatus(status: unknown): void {
-  FIELD_CHECKS.status(status, "status");
+export function validateStatus(value: unknown): void {
+  parseStoreArgument(status, value, "status");
 }
 
 /** An age threshold in milliseconds (0 or more). */
 export function validateAgeThreshold(olderThanMs: unknown): asserts olderThanMs is number {
-  if (typeof olderThanMs !== "number" || !Number.isFinite(olderThanMs) || olderThanMs < 0) {
-    throw new StoreArgumentError(`olderThanMs must be a finite number ≥ 0, got ${String(olderThanMs)}`);
-  }
+  parseStoreArgument(rules.nonNegativeNumber, olderThanMs, "olderThanMs");
 }

@@ -33,10 +33,28 @@ export function jsonBoundsProblem(value: unknown): string | null {
   return null;
 }
 
-/** `schema`, also refusing a value outside the bounds of free-form JSON (the reason is the issue). */
+/** Why no store can keep `value` as JSON (not serialisable, or U+0000 in it), or `null`; `undefined` is left to the schema. */
+function storableProblem(value: unknown): string | null {
+  if (value === undefined) return null;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return "must be JSON-serialisable";
+  }
+  if (json === undefined) return "must be a JSON value";
+  // PostgreSQL jsonb cannot hold U+0000: refused here, at the edge too, rather than by a store.
+  return json.includes("\\u0000") ? "must not contain NUL characters" : null;
+}
+
+/**
+ * `schema`, also refusing a value outside the bounds of free-form JSON, or one no store can keep (the
+ * reason is the issue). The rule of free-form JSON for the stores (`fieldRules.jsonObject`) and the edge.
+ */
 export function boundedJson<S extends z.ZodType>(schema: S): S {
   return schema.superRefine((value, context) => {
-    const problem = jsonBoundsProblem(value);
+    // Depth first, so a value is never serialised past the bound.
+    const problem = jsonBoundsProblem(value) ?? storableProblem(value);
     if (problem) context.addIssue({ code: "custom", message: problem });
   });
 }

@@ -1,6 +1,4 @@
 import type { ErrorCode } from "@axiom-lattice/protocols";
-import { TTL_MAX_MINUTES } from "../defaults";
-import { jsonBoundsProblem } from "./jsonBounds";
 
 /** A store call with arguments no store may act on; nothing was written. */
 export class StoreArgumentError extends TypeError {
@@ -11,6 +9,11 @@ export class StoreArgumentError extends TypeError {
     this.name = "StoreArgumentError";
   }
 }
+
+// Hand-written twins of the shared rules (`validation/fieldRules.ts`) for the paths where zod costs
+// too much: the queue's add/claim/renew/complete (2-13x slower in zod, bench/src/queueArgumentChecks.ts)
+// and the ids every store call checks first. Same rules, same messages: test/validation/fieldRules.test.ts
+// holds each to its rule. Anything else parses with `parseStoreArgument`.
 
 // PostgreSQL text and jsonb cannot hold U+0000; refusing it everywhere keeps every store alike.
 const hasNul = (value: string) => value.includes("\u0000");
@@ -83,19 +86,4 @@ export function requireJson(value: unknown, what: string): string {
   if (json === undefined) throw new StoreArgumentError(`${what} must be a JSON value`);
   if (json.includes("\\u0000")) throw new StoreArgumentError(`${what} must not contain NUL characters`);
   return json;
-}
-
-/** What {@link requireJson} accepts, within the bounds of free-form JSON (see `jsonBounds.ts`). */
-export function requireBoundedJson(value: unknown, what: string): string {
-  const problem = jsonBoundsProblem(value);
-  if (problem) throw new StoreArgumentError(`${what} ${problem}`);
-  return requireJson(value, what);
-}
-
-/** A time-to-live in minutes: above 0, at most {@link TTL_MAX_MINUTES}. */
-export function requireTtlMinutes(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > TTL_MAX_MINUTES) {
-    throw new StoreArgumentError(`ttl must be a number of minutes above 0 and at most ${TTL_MAX_MINUTES}, got ${String(value)}`);
-  }
-  return value;
 }

@@ -14,7 +14,10 @@ import {
 import { isLeaseToken } from "../coordination/leaseArguments";
 import { validateFence } from "../coordination/leaseFence";
 import { MAX_TASK_ID_LENGTH, TASK_LIST_MAX } from "../defaults";
-import { StoreArgumentError, optionalString, requireBoundedJson, requireInteger, requireObject, requireTenantId, requireText } from "../stores/storeArguments";
+import { z } from "zod";
+import { StoreArgumentError, requireObject } from "../stores/storeArguments";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { definedFields, parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every TaskStore, so bad input is refused alike and before any write. Only known
 // keys are kept, and JSON values are kept as their JSON round trip, so an in-memory store returns
@@ -25,111 +28,60 @@ export type TaskFields = Omit<TaskItem, "id" | "tenantId" | "fencingToken" | "cr
 
 export type ValidTask = TaskFields & { id: string };
 
-const STATUSES = new Set<string>(Object.values(TaskStatus));
-const OWNER_TYPES = new Set<string>(["user", "agent"] satisfies TaskOwnerType[]);
+const STATUS_LIST = Object.values(TaskStatus);
+const OWNER_TYPES = ["user", "agent"] as const satisfies readonly TaskOwnerType[];
 
 /** A task id, or an id a task refers to. */
-export function requireTaskId(value: unknown, what = "Task id"): string {
-  const id = requireText(value, what);
-  if (id.length > MAX_TASK_ID_LENGTH) throw new StoreArgumentError(`${what} must be at most ${MAX_TASK_ID_LENGTH} characters`);
-  return id;
-}
+const taskId = rules.text.max(MAX_TASK_ID_LENGTH, `must be at most ${MAX_TASK_ID_LENGTH} characters`);
+const status = z.enum(TaskStatus, { error: `must be one of ${STATUS_LIST.join(", ")}` });
+const statuses = z.array(status, { error: "must be an array of task statuses" });
+const ownerType = z.enum(OWNER_TYPES, { error: 'must be "user" or "agent"' });
+// A copy, so a store never shares the caller's Date.
+const date = rules.date.transform((value) => new Date(value.getTime()));
 
-function optionalTaskId(value: unknown, what: string): string | undefined {
-  return value === undefined ? undefined : requireTaskId(value, what);
-}
+export const requireTaskId = (value: unknown, what = "Task id"): string => parseStoreArgument(taskId, value, what);
+export const requireTaskStatus = (value: unknown): TaskStatus => parseStoreArgument(status, value, "Task status");
+export const requireTaskStatuses = (value: unknown): TaskStatus[] => parseStoreArgument(statuses, value, "Task statuses");
 
-export function requireTaskStatus(value: unknown): TaskStatus {
-  if (typeof value !== "string" || !STATUSES.has(value)) {
-    throw new StoreArgumentError(`Task status must be one of ${[...STATUSES].join(", ")}, got ${String(value)}`);
-  }
-  return value as TaskStatus;
-}
+/** Every field a task's writer sets, each optional: absent (or `undefined`) leaves it as it is. */
+const fields = z
+  .object(
+    {
+      ownerType,
+      ownerId: taskId,
+      title: rules.text,
+      description: rules.string,
+      status,
+      priority: rules.priority,
+      dueDate: date,
+      metadata: rules.storedJsonObject,
+      parentId: taskId,
+      sourceId: taskId,
+      context: rules.storedJsonObject,
+      requireReview: rules.boolean,
+      dependencies: z.array(taskId, { error: "must be an array of task ids" }),
+      result: rules.storedJsonValue,
+      failureReason: rules.string,
+      workspaceId: taskId,
+      projectId: taskId,
+    } satisfies { [K in keyof TaskFields]-?: z.ZodType },
+    { error: "must be an object" },
+  )
+  .partial();
 
-export function requireTaskStatuses(value: unknown): TaskStatus[] {
-  if (!Array.isArray(value)) throw new StoreArgumentError("Task statuses must be an array");
-  return value.map(requireTaskStatus);
-}
+const createSchema = fields.required({ ownerType: true, ownerId: true, title: true }).extend({
+  id: taskId.default(() => randomUUID()),
+  status: status.default(TaskStatus.PENDING),
+  priority: rules.priority.default(0),
+});
 
-function requireOwnerType(value: unknown): TaskOwnerType {
-  if (typeof value !== "string" || !OWNER_TYPES.has(value)) throw new StoreArgumentError(`Task ownerType must be "user" or "agent", got ${String(value)}`);
-  return value as TaskOwnerType;
-}
+export const validateCreateTask = (request: CreateTaskRequest): ValidTask => definedFields(parseStoreArgument(createSchema, request, "Task")) as ValidTask;
 
-function requireDate(value: unknown, what: string): Date {
-  if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new StoreArgumentError(`${what} must be a valid Date`);
-  return new Date(value.getTime());
-}
+export const validateUpdateTask = (request: UpdateTaskRequest): Partial<TaskFields> => definedFields(parseStoreArgument(fields, request, "Task update")) as Partial<TaskFields>;
 
-function requireBoolean(value: unknown, what: string): boolean {
-  if (typeof value !== "boolean") throw new StoreArgumentError(`${what} must be a boolean`);
-  return value;
-}
+const snapshot = z.object({ status, updatedAt: date }, { error: "must be an object" });
 
-/** A JSON value as a database would return it. */
-function boundedJsonValue(value: unknown, what: string): unknown {
-  return JSON.parse(requireBoundedJson(value, what));
-}
-
-function boundedJsonObject(value: unknown, what: string): Record<string, unknown> {
-  return boundedJsonValue(requireObject(value, what), what) as Record<string, unknown>;
-}
-
-function requireDependencies(value: unknown): string[] {
-  if (!Array.isArray(value)) throw new StoreArgumentError("Task dependencies must be an array of task ids");
-  return value.map((id) => requireTaskId(id, "Task dependency"));
-}
-
-/** Each known field present in `input` (and not `undefined`), checked. */
-function validateFields(input: Record<string, unknown>): Partial<TaskFields> {
-  const fields: Partial<TaskFields> = {};
-  const checks: { [K in keyof TaskFields]-?: (value: unknown) => TaskFields[K] } = {
-    ownerType: requireOwnerType,
-    ownerId: (value) => requireTaskId(value, "Task ownerId"),
-    title: (value) => requireText(value, "Task title"),
-    description: (value) => optionalString(value, "Task description"),
-    status: requireTaskStatus,
-    priority: (value) => requireInteger(value, "Task priority"),
-    dueDate: (value) => requireDate(value, "Task dueDate"),
-    metadata: (value) => boundedJsonObject(value, "Task metadata"),
-    parentId: (value) => optionalTaskId(value, "Task parentId"),
-    sourceId: (value) => optionalTaskId(value, "Task sourceId"),
-    context: (value) => boundedJsonObject(value, "Task context"),
-    requireReview: (value) => requireBoolean(value, "Task requireReview"),
-    dependencies: requireDependencies,
-    result: (value) => boundedJsonValue(value, "Task result"),
-    failureReason: (value) => optionalString(value, "Task failureReason"),
-    workspaceId: (value) => optionalTaskId(value, "Task workspaceId"),
-    projectId: (value) => optionalTaskId(value, "Task projectId"),
-  };
-  for (const key of Object.keys(checks) as (keyof TaskFields)[]) {
-    if (input[key] !== undefined) (fields as Record<string, unknown>)[key] = checks[key](input[key]);
-  }
-  return fields;
-}
-
-export function validateCreateTask(request: CreateTaskRequest): ValidTask {
-  const checked = requireObject(request, "Task");
-  const fields = validateFields(checked);
-  return {
-    ...fields,
-    id: checked.id === undefined ? randomUUID() : requireTaskId(checked.id),
-    ownerType: requireOwnerType(checked.ownerType),
-    ownerId: requireTaskId(checked.ownerId, "Task ownerId"),
-    title: requireText(checked.title, "Task title"),
-    status: fields.status ?? TaskStatus.PENDING,
-    priority: fields.priority ?? 0,
-  };
-}
-
-export function validateUpdateTask(request: UpdateTaskRequest): Partial<TaskFields> {
-  return validateFields(requireObject(request, "Task update"));
-}
-
-export function validateSnapshot(snapshot: TaskMutationSnapshot): TaskMutationSnapshot {
-  const checked = requireObject(snapshot, "Task snapshot");
-  return { status: requireTaskStatus(checked.status), updatedAt: requireDate(checked.updatedAt, "Task snapshot updatedAt") };
-}
+export const validateSnapshot = (value: TaskMutationSnapshot): TaskMutationSnapshot => parseStoreArgument(snapshot, value, "Task snapshot");
 
 /** The fencing token and the lease fence of `options`, each if any. */
 export function validateWriteOptions(options: TaskWriteOptions | undefined): { fencingToken?: string; fence?: LeaseFence } {
@@ -142,29 +94,21 @@ export function validateWriteOptions(options: TaskWriteOptions | undefined): { f
   return { ...(fencingToken === undefined ? {} : { fencingToken }), ...(fence ? { fence } : {}) };
 }
 
+const listFilter = z
+  .object({ status: statuses, ownerType, ownerId: taskId, projectId: taskId, workspaceId: taskId, parentId: taskId }, { error: "must be an object" })
+  .partial();
+
 /** A list filter with every field it names checked. */
-export function validateListFilter(filter: TaskListFilter | undefined): TaskListFilter {
-  const checked = requireObject(filter ?? {}, "Task filter");
-  return {
-    ...(checked.status === undefined ? {} : { status: requireTaskStatuses(checked.status) }),
-    ...(checked.ownerType === undefined ? {} : { ownerType: requireOwnerType(checked.ownerType) }),
-    ...(checked.ownerId === undefined ? {} : { ownerId: requireTaskId(checked.ownerId, "Task ownerId") }),
-    ...(checked.projectId === undefined ? {} : { projectId: requireTaskId(checked.projectId, "Task projectId") }),
-    ...(checked.workspaceId === undefined ? {} : { workspaceId: requireTaskId(checked.workspaceId, "Task workspaceId") }),
-    ...(checked.parentId === undefined ? {} : { parentId: requireTaskId(checked.parentId, "Task parentId") }),
-  };
-}
+export const validateListFilter = (filter: TaskListFilter | undefined): TaskListFilter => definedFields(parseStoreArgument(listFilter, filter ?? {}, "Task filter"));
+
+const scanRequest = z.object(
+  {
+    statuses,
+    limit: rules.integer(0, TASK_LIST_MAX),
+    after: z.object({ tenantId: rules.text, id: taskId }, { error: "must be an object" }).optional(),
+  },
+  { error: "must be an object" },
+);
 
 /** A scan page: its statuses, its size and, when resuming, the (valid) task it resumes after. */
-export function validateScanRequest(request: TaskScanRequest): TaskScanRequest {
-  const checked = requireObject(request, "Task scan");
-  const valid: TaskScanRequest = {
-    statuses: requireTaskStatuses(checked.statuses),
-    limit: requireInteger(checked.limit, "Task scan limit", 0, TASK_LIST_MAX),
-  };
-  if (checked.after !== undefined) {
-    const after = requireObject(checked.after, "Task scan cursor");
-    valid.after = { tenantId: requireTenantId(after.tenantId), id: requireTaskId(after.id, "Task scan cursor id") };
-  }
-  return valid;
-}
+export const validateScanRequest = (request: TaskScanRequest): TaskScanRequest => definedFields(parseStoreArgument(scanRequest, request, "Task scan"));

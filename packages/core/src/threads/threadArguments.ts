@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { CreateThreadRequest } from "@axiom-lattice/protocols";
-import { optionalText, requireBoundedJson, requireInteger, requireObject, requireText, requireTtlMinutes } from "../stores/storeArguments";
+import { z } from "zod";
+import { fieldRules as rules } from "../validation/fieldRules";
+import { parseStoreArgument } from "../validation/parseStoreArgument";
 
 // Checks shared by every ThreadStore, so bad input is refused alike and before any write.
 
@@ -12,34 +14,33 @@ export interface ValidThread {
   ttlMinutes: number | null;
 }
 
-/** A metadata object, within the bounds of free-form JSON, as JSON text. */
 /** A thread's metadata (or, `what`, another object of it: its config) as bounded JSON text. */
 export function validateMetadata(metadata: unknown, what = "Thread metadata"): string {
-  return requireBoundedJson(requireObject(metadata, what), what);
+  return JSON.stringify(parseStoreArgument(rules.jsonObject, metadata, what));
 }
 
-export function validateCreateThread(request: CreateThreadRequest): ValidThread {
-  const checked = requireObject(request, "Thread");
-  return {
-    id: checked.id === undefined ? randomUUID() : requireText(checked.id, "Thread id"),
-    assistantId: requireText(checked.assistantId, "Thread assistantId"),
-    metadata: validateMetadata(checked.metadata ?? {}),
-    ttlMinutes: validateThreadTtl(checked.ttlMinutes),
-  };
-}
+const threadSchema = z.object(
+  {
+    id: rules.text.default(() => randomUUID()),
+    assistantId: rules.text,
+    metadata: rules.jsonObject.default({}).transform((metadata) => JSON.stringify(metadata)),
+    ttlMinutes: rules.ttlMinutes.optional().transform((ttl) => ttl ?? null),
+  },
+  { error: "must be an object" },
+);
+
+export const validateCreateThread = (request: CreateThreadRequest): ValidThread => parseStoreArgument(threadSchema, request, "Thread");
 
 /** A thread's TTL in minutes, or null for none given. */
-export function validateThreadTtl(ttlMinutes: unknown): number | null {
-  return ttlMinutes === undefined ? null : requireTtlMinutes(ttlMinutes);
-}
+export const validateThreadTtl = (ttlMinutes: unknown): number | null => parseStoreArgument(rules.ttlMinutes.optional(), ttlMinutes, "Thread ttlMinutes") ?? null;
+
+const expiryClaim = z.object({ limit: rules.integer(1, 1000), claimMs: rules.integer(1) });
 
 /** A claim of expired threads: how many, for how long. */
-export function validateExpiryClaim(limit: unknown, claimMs: unknown): { limit: number; claimMs: number } {
-  return { limit: requireInteger(limit, "Expired thread claim limit", 1, 1000), claimMs: requireInteger(claimMs, "Expired thread claim duration", 1) };
-}
+export const validateExpiryClaim = (limit: unknown, claimMs: unknown): { limit: number; claimMs: number } =>
+  parseStoreArgument(expiryClaim, { limit, claimMs }, "Expired thread claim");
+
+const listFilter = z.object({ assistantId: rules.text.optional() }, { error: "must be an object" }).default({});
 
 /** The filter of a thread list page. */
-export function validateThreadListFilter(filter: unknown): { assistantId?: string } {
-  const checked = filter === undefined ? {} : requireObject(filter, "Thread list filter");
-  return { assistantId: optionalText(checked.assistantId, "Thread list filter assistantId") };
-}
+export const validateThreadListFilter = (filter: unknown): { assistantId?: string } => parseStoreArgument(listFilter, filter, "Thread list filter");
