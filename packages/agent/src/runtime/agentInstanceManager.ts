@@ -170,11 +170,16 @@ export class AgentInstanceManager {
     this.executeRuns = options.executeRuns ?? true;
     this.processors = new ThreadProcessors(this.context, this.executeRuns);
     this.peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
-    this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, ...scope }) => {
+    this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, waitsAtSender, ...scope }) => {
       // An abort concerns only the replica running the thread now, and at once.
       if (abortRequested) return void this.processors.get(scope)?.applyAbortRequest();
-      // A peer tells only of threads it could not take itself: act at once.
-      if (this.executeRuns) void this.processors.wake(scope);
+      if (!this.executeRuns) return;
+      // A peer tells only of threads it could not take itself: act at once, with a run slot free.
+      // Without one the thread would queue here too, behind this replica's own runs, and reach the
+      // lease only after its sender ran it: a refused lease or an empty tenure. It waits in the
+      // sender's line instead; should the sender go, the sweep finds it.
+      if (waitsAtSender && !this.processors.get(scope) && !this.context.runSlots.hasFree(scope.tenantId)) return;
+      void this.processors.wake(scope);
     });
   }
 
@@ -194,13 +199,14 @@ export class AgentInstanceManager {
    * already stopped (it drained the thread, or a peer holds the lease and looks at the queue before
    * letting go). Telling every replica of every message cost each peer a refused lease (or a whole
    * empty tenure) per message; now a peer hears of a thread only while this replica waits for a run
-   * slot or for the database. A lost notice is found by the sweep, as before.
+   * slot or for the database, and takes it only with a slot free. A lost notice is found by the
+   * sweep, as before.
    */
   private tellPeersUnlessTaken(scope: ThreadRunScope): void {
     const timer = setTimeout(() => {
       this.peerWakes.delete(timer);
       const processor = this.processors.get(scope);
-      if (processor && !processor.holdsLease) void notifyPeers(this.context, scope);
+      if (processor && !processor.holdsLease) void notifyPeers(this.context, { ...scope, waitsAtSender: true });
     }, this.peerWakeDelayMs);
     this.peerWakes.add(timer);
   }
