@@ -58,8 +58,8 @@ export interface GatewayConfig {
   /** How long a run's events wait to be logged together (`AXIOM_RUN_EVENT_FLUSH_MS`): followers on other replicas lag about this much. */
   runEventFlushMs: number;
   /**
-   * How long peers leave a new message's thread to the replica that enqueued it before one of them
-   * takes it (`AXIOM_PEER_WAKE_DELAY_MS`); worker replicas take it at once.
+   * How long a replica that enqueued a message takes to start its thread before it tells its peers
+   * (`AXIOM_PEER_WAKE_DELAY_MS`); they are told only if it has not; worker replicas tell them at once.
    */
   peerWakeDelayMs: number;
   logLevel: string;

@@ -22,6 +22,7 @@ import { GatewayApi } from "../gatewayApi";
 import { startGateway } from "../gatewayProcess";
 import { postLoad } from "../httpLoad";
 import { type ActivitySummary, PgActivitySampler } from "../pgActivity";
+import { type PgCounts, PG_COUNTER_FLAGS, pgCountsBetween, readPgCounts } from "../pgStatementCounter";
 import { machineCpuSeconds, processCpuSeconds } from "../processCpu";
 import type { ServerProcess } from "../serverProcess";
 
@@ -62,8 +63,10 @@ interface Measurement {
   databaseCores: number;
   loadGeneratorCores: number;
   machineBusyCores: number;
-  /** Transactions committed in the database per measured run (pg_stat_database; the replicas' background work included). */
-  commitsPerRun: number;
+  /** Transactions ended in the database per measured run (pg_stat_database; the replicas' background work included). */
+  transactionsPerRun: number;
+  /** What each replica sent over the measurement, counted in the replica (its background work included). */
+  counts: PgCounts[];
   lockWaits: ActivitySummary["lockWaits"];
   waits: ActivitySummary["waits"];
   loadAverage: number;
@@ -96,15 +99,18 @@ async function runsPerReplica(databaseUrl: string, replicaIds: string[], since: 
 }
 
 /**
- * Transactions committed in the database so far. Backends report their counts at most once a second
- * (and when idle), so a reading may miss the last second's: the figure is approximate.
+ * Transactions ended in the database so far (committed or rolled back, read-only ones included).
+ * Backends report their counts at most once a second (and when idle), so a reading may miss the last
+ * second's: the figure is approximate; the replicas' own count (pgStatementCounter) is exact.
  */
-async function commits(databaseUrl: string): Promise<number> {
+async function transactions(databaseUrl: string): Promise<number> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ commits: string }>("SELECT xact_commit AS commits FROM pg_stat_database WHERE datname = current_database()");
-    return Number(rows[0].commits);
+    const { rows } = await client.query<{ ended: string }>(
+      "SELECT xact_commit + xact_rollback AS ended FROM pg_stat_database WHERE datname = current_database()",
+    );
+    return Number(rows[0].ended);
   } finally {
     await client.end();
   }
@@ -132,7 +138,7 @@ async function measure(replicas: number): Promise<Measurement> {
       // over the names the gateway gives its pool and listeners).
       const url = new URL(database.url);
       url.searchParams.set("application_name", applicationName(i));
-      gateways.push(await startGateway({ name: `B6 replica ${i + 1}`, databaseUrl: url.toString(), replicaId }));
+      gateways.push(await startGateway({ name: `B6 replica ${i + 1}`, databaseUrl: url.toString(), replicaId, nodeFlags: PG_COUNTER_FLAGS }));
     }
     const api = new GatewayApi(gateways[0].url);
     await api.createAssistant(ASSISTANT);
@@ -149,7 +155,8 @@ async function measure(replicas: number): Promise<Measurement> {
       self: process.cpuUsage(),
       machine: machineCpuSeconds(),
     });
-    const commitsBefore = await commits(database.url);
+    const transactionsBefore = await transactions(database.url);
+    const countsBefore = await Promise.all(gateways.map((gateway) => readPgCounts(gateway)));
     const before = cpuOf();
     const startedAt = performance.now();
     const finished = waitForFinishedRuns(database.url, warmUpRuns + RUNS, DRAIN_TIMEOUT_MS, 100);
@@ -159,7 +166,8 @@ async function measure(replicas: number): Promise<Measurement> {
     const seconds = (performance.now() - startedAt) / 1_000;
     const activity = await sampler.stop();
     const after = cpuOf();
-    const commitsAfter = await commits(database.url);
+    const counts = (await Promise.all(gateways.map((gateway) => readPgCounts(gateway)))).map((count, i) => pgCountsBetween(countsBefore[i], count));
+    const transactionsAfter = await transactions(database.url);
 
     const databaseBefore = new Map(before.database);
     const databaseCpu = [...sampler.pids].reduce((sum, pid) => sum + processCpuSeconds(pid) - (databaseBefore.get(pid) ?? 0), 0);
@@ -184,7 +192,8 @@ async function measure(replicas: number): Promise<Measurement> {
       databaseCores: databaseCpu / seconds,
       loadGeneratorCores: selfCpu / seconds,
       machineBusyCores: ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * availableParallelism(),
-      commitsPerRun: (commitsAfter - commitsBefore) / RUNS,
+      transactionsPerRun: (transactionsAfter - transactionsBefore) / RUNS,
+      counts,
       lockWaits: activity.lockWaits,
       waits: activity.waits,
       loadAverage: loadavg()[0],
@@ -208,6 +217,60 @@ function topWaits(measurements: Measurement[]): string {
     .join(", ");
 }
 
+/** Every replica's counts over one measurement, summed. */
+function countsOf(m: Measurement): PgCounts {
+  const transactions: Record<string, number> = {};
+  for (const count of m.counts) for (const [kind, n] of Object.entries(count.transactions)) transactions[kind] = (transactions[kind] ?? 0) + n;
+  return { statements: m.counts.reduce((sum, count) => sum + count.statements, 0), transactions };
+}
+
+/**
+ * What a transaction kind (pgStatementCounter's) is for: first match wins. The run's own path first
+ * (its request, tenure, checkpoints, events, completion), then what every replica does anyway.
+ */
+const CATEGORIES: [string, RegExp][] = [
+  ["enqueue", /^tx\[SELECT pg_advisory_xact_lock\(186/],
+  ["queue notice", /^SELECT pg_notify/],
+  ["thread/assistant reads", /^SELECT (lattice_threads|lattice_assistants)$/],
+  ["lease", /^lattice_lease_(acquire|release)$/],
+  ["refused lease", /^lattice_lease_acquire \(refused\)$/],
+  ["take-back", /^UPDATE lattice_leases,lattice_thread_message_queue$/],
+  ["claim", /^lattice_queue_claim$/],
+  ["checkpoint reads", /^SELECT checkpoint/],
+  ["checkpoint writes", /lattice_leases,checkpoint/],
+  ["event-log batches", /lattice_run_events/],
+  ["completion", /^lattice_queue_complete$/],
+  ["queue look after release", /^SELECT lattice_thread_message_queue$/],
+  ["A2A push-config look", /lattice_a2a_push_configs/],
+  ["sweep lease reads", /^lattice_lease_(get|list)$/],
+  ["outbox", /lattice_outbox/],
+  ["presence/maintenance", /lattice_replica_presence|lattice_lease_renew|lattice_scheduled_tasks|lattice_tasks|UPDATE lattice_threads/],
+];
+const categoryOf = (kind: string) => CATEGORIES.find(([, pattern]) => pattern.test(kind))?.[0] ?? "other";
+
+/** Per run, medians over the repetitions: transactions and statements counted in the replicas, by category. */
+function breakdownOf(mine: Measurement[]): { transactions: number; statements: number; byCategory: [string, number][]; byKind: Record<string, number> } {
+  const counted = mine.map(countsOf);
+  const perRun = (read: (c: PgCounts) => number) => median(counted.map((c) => read(c) / RUNS));
+  const inCategory = (c: PgCounts, category: string) => Object.entries(c.transactions).reduce((sum, [kind, n]) => sum + (categoryOf(kind) === category ? n : 0), 0);
+  const kinds = [...new Set(counted.flatMap((c) => Object.keys(c.transactions)))];
+  return {
+    transactions: perRun((c) => Object.values(c.transactions).reduce((a, b) => a + b, 0)),
+    statements: perRun((c) => c.statements),
+    byCategory: [...CATEGORIES.map(([category]) => category), "other"]
+      .map((category) => [category, perRun((c) => inCategory(c, category))] as [string, number])
+      .filter(([, n]) => n > 0),
+    byKind: Object.fromEntries(kinds.map((kind) => [kind, perRun((c) => c.transactions[kind] ?? 0)])),
+  };
+}
+
+/** Lease attempts per run (acquired and refused): the wake-ups that reached the database. */
+const leaseAttemptsPerRun = (m: Measurement) =>
+  Object.entries(countsOf(m).transactions).reduce((sum, [kind, n]) => sum + (/^lattice_lease_acquire/.test(kind) ? n : 0), 0) / RUNS;
+
+/** CPU milliseconds all replicas spent per run. */
+const cpuMsPerRun = (m: Measurement) => (m.perReplica.reduce((sum, replica) => sum + replica.cores, 0) * m.seconds * 1_000) / RUNS;
+
 /** Cores the machine spent on processes other than this figure's (other work on a shared machine). */
 const othersCores = (m: Measurement) =>
   Math.max(0, m.machineBusyCores - m.databaseCores - m.loadGeneratorCores - m.perReplica.reduce((sum, replica) => sum + replica.cores, 0));
@@ -217,6 +280,7 @@ function describe(replicas: number, measurements: Measurement[], baseline: numbe
   const mine = measurements.filter((m) => m.replicas === replicas);
   const med = (read: (m: Measurement) => number) => median(mine.map(read));
   const rates = mine.map((m) => m.runsPerSecond);
+  const breakdown = breakdownOf(mine);
   const perReplica = Array.from({ length: replicas }, (_, i) => {
     const side = (read: (r: ReplicaSide) => number) => med((m) => read(m.perReplica[i]));
     return (
@@ -228,9 +292,22 @@ function describe(replicas: number, measurements: Measurement[], baseline: numbe
     `${replicas} replica${replicas > 1 ? "s" : ""}: ${fixed(med((m) => m.runsPerSecond), 1)} runs/s (${fixed(Math.min(...rates), 1)}–${fixed(Math.max(...rates), 1)}), ×${fixed(med((m) => m.runsPerSecond) / baseline)} of 1;`,
     `enqueue ${fixed(med((m) => m.enqueuePerSecond), 1)}/s;`,
     `${perReplica.join("; ")};`,
-    `PostgreSQL backends ${fixed(med((m) => m.databaseCores))} cores, ~${fixed(med((m) => m.commitsPerRun), 1)} commits per run, lock waits ${fixed(med((m) => m.lockWaits.mean))} (max ${med((m) => m.lockWaits.max)}), top waits ${topWaits(mine)};`,
+    `PostgreSQL backends ${fixed(med((m) => m.databaseCores))} cores, ~${fixed(med((m) => m.transactionsPerRun), 1)} transactions per run, lock waits ${fixed(med((m) => m.lockWaits.mean))} (max ${med((m) => m.lockWaits.max)}), top waits ${topWaits(mine)};`,
+    `per run: ${fixed(med(cpuMsPerRun), 1)} CPU ms in the replicas, ${fixed(breakdown.transactions, 1)} transactions (${fixed(breakdown.statements, 1)} statements) counted in the replicas, ${fixed(med(leaseAttemptsPerRun))} thread-run lease attempts (wake-ups that reached the database): ${breakdown.byCategory.map(([category, n]) => `${category} ${fixed(n)}`).join(", ")};`,
     `load generator ${fixed(med((m) => m.loadGeneratorCores))} cores; machine busy ${fixed(med((m) => m.machineBusyCores))} of ${availableParallelism()} cores, of which other processes ${fixed(med(othersCores))}; load average ${fixed(med((m) => m.loadAverage), 1)}`,
   ].join(" ");
+}
+
+/** Per run, by replica count: what issue 42 wants flat (within ±10% of 1 replica's) and ≤ 8 transactions. */
+function perRunAcross(measurements: Measurement[]): string {
+  const of = (read: (mine: Measurement[]) => number) => REPLICA_COUNTS.map((replicas) => read(measurements.filter((m) => m.replicas === replicas)));
+  const series = (values: number[], digits = 1) => `${values.map((v) => fixed(v, digits)).join(" → ")} (×${fixed(values[values.length - 1] / values[0])})`;
+  return (
+    `per run, ${REPLICA_COUNTS.join(" → ")} replicas: CPU ms ${series(of((mine) => median(mine.map(cpuMsPerRun))))}, ` +
+    `transactions counted in the replicas ${series(of((mine) => breakdownOf(mine).transactions))}, ` +
+    `in pg_stat_database ${series(of((mine) => median(mine.map((m) => m.transactionsPerRun))))}, ` +
+    `thread-run lease attempts ${series(of((mine) => median(mine.map(leaseAttemptsPerRun))), 2)} (targets: flat within ±10%, ≤ 8 transactions)`
+  );
 }
 
 export const b6ScaleOut: Figure = {
@@ -258,9 +335,18 @@ export const b6ScaleOut: Figure = {
       better: "higher",
       target: TARGET,
       ok: ratio >= TARGET,
-      raw: { runs: RUNS, threads: THREADS, connections: CONNECTIONS, repetitions: REPETITIONS, ratio3: ratioOf(3), measurements },
+      raw: {
+        runs: RUNS,
+        threads: THREADS,
+        connections: CONNECTIONS,
+        repetitions: REPETITIONS,
+        ratio3: ratioOf(3),
+        breakdowns: Object.fromEntries(REPLICA_COUNTS.map((replicas) => [replicas, breakdownOf(measurements.filter((m) => m.replicas === replicas))])),
+        measurements,
+      },
       details: [
         `ratio (median of each repetition's ratio): 2 replicas ${fixed(ratio)}, 3 replicas ${fixed(ratioOf(3))} (target ≥ ${TARGET} with 2)`,
+        perRunAcross(measurements),
         ...REPLICA_COUNTS.map((replicas) => describe(replicas, measurements, baseline)),
         `medians (min–max) of ${REPETITIONS} repetitions, each on fresh replicas and database, after ${WARM_UP_RUNS_PER_REPLICA} warm-up runs per replica; cores = CPU seconds / wall seconds of the drain`,
       ],

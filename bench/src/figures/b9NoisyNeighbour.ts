@@ -7,9 +7,10 @@
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase } from "@axiom-lattice/testing/database";
 import { performance } from "node:perf_hooks";
-import { type Figure, median, percentile } from "../figure";
+import type { Figure } from "../figure";
 import { GatewayApi } from "../gatewayApi";
-import { issueToken, startGateway } from "../gatewayProcess";
+import { startGateway } from "../gatewayProcess";
+import { bearer, flood, metric, summarise, timedRuns } from "../noisyNeighbour";
 
 const SECRET = "b9-noisy-neighbour-secret-of-32-characters";
 const ASSISTANT = "bench-b9";
@@ -24,60 +25,6 @@ const A_RUN_MS = 1_000;
 const A_CONCURRENCY = 20;
 const TARGET_RATIO = 2;
 
-const bearer = (tenantId: string) => ({ authorization: `Bearer ${issueToken(SECRET, tenantId)}` });
-
-/** Sends one `wait` run and times it to its answer. */
-async function timedWaitRun(api: GatewayApi, threadId: string): Promise<number> {
-  const startedAt = performance.now();
-  const response = await fetch(`${api.url}/api/runs`, {
-    method: "POST",
-    headers: { ...api.headers, "content-type": "application/json" },
-    body: JSON.stringify({ assistant_id: ASSISTANT, thread_id: threadId, message: "hello from B9", mode: "wait" }),
-  });
-  const body = (await response.json()) as { status?: string };
-  if (response.status !== 200 || body.status !== "success") throw new Error(`B9: B's run answered ${response.status}: ${JSON.stringify(body)}`);
-  return performance.now() - startedAt;
-}
-
-async function timedRuns(api: GatewayApi, threadIds: string[]): Promise<number[]> {
-  const durations: number[] = [];
-  for (const threadId of threadIds) durations.push(await timedWaitRun(api, threadId));
-  return durations.slice(WARM_UP_RUNS);
-}
-
-/** Offers A's runs round the threads, `A_CONCURRENCY` at a time; counts what was queued and refused. */
-async function flood(api: GatewayApi, threadIds: string[]): Promise<{ accepted: number; refused: number }> {
-  let next = 0;
-  const counts = { accepted: 0, refused: 0 };
-  const client = async () => {
-    while (next < A_RUNS) {
-      const threadId = threadIds[next++ % threadIds.length];
-      const response = await fetch(`${api.url}/api/runs`, {
-        method: "POST",
-        headers: { ...api.headers, "content-type": "application/json" },
-        body: JSON.stringify({ assistant_id: ASSISTANT, thread_id: threadId, message: `/sleep ${A_RUN_MS}`, mode: "queue" }),
-      });
-      await response.arrayBuffer();
-      if (response.status === 202) counts.accepted += 1;
-      else if (response.status === 429) counts.refused += 1;
-      else throw new Error(`B9: A's run answered ${response.status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: A_CONCURRENCY }, client));
-  return counts;
-}
-
-/** Scrapes `/metrics` for one series (the sum over matching samples). */
-async function metric(url: string, series: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split("\n")
-    .filter((line) => line.startsWith(series))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
-}
-
-const summarise = (values: number[]) => ({ p50: median(values), p99: percentile(values, 99), max: Math.max(...values) });
-
 export const b9NoisyNeighbour: Figure = {
   id: "B9",
   title: `noisy neighbour: tenant B's wait-run p99 under tenant A's flood over B's quiet p99 (authentication on, default settings), target ≤ ${TARGET_RATIO}`,
@@ -86,19 +33,20 @@ export const b9NoisyNeighbour: Figure = {
     try {
       const gateway = await startGateway({ name: "B9 gateway", databaseUrl: database.url, env: { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET } });
       try {
-        const a = new GatewayApi(gateway.url, bearer("tenant-a"));
-        const b = new GatewayApi(gateway.url, bearer("tenant-b"));
+        const a = new GatewayApi(gateway.url, bearer(SECRET, "tenant-a"));
+        const b = new GatewayApi(gateway.url, bearer(SECRET, "tenant-b"));
+        const bRuns = (threadIds: string[]) => timedRuns(b, ASSISTANT, threadIds, WARM_UP_RUNS, "hello from B9");
         await a.createAssistant(ASSISTANT);
         await b.createAssistant(ASSISTANT);
         const aThreads = await a.createThreads(ASSISTANT, "b9-a", A_THREADS);
         const bThreads = await b.createThreads(ASSISTANT, "b9-b", 2 * (WARM_UP_RUNS + B_RUNS));
 
-        const quiet = await timedRuns(b, bThreads.slice(0, WARM_UP_RUNS + B_RUNS));
+        const quiet = await bRuns(bThreads.slice(0, WARM_UP_RUNS + B_RUNS));
         const floodStartedAt = performance.now();
-        const offered = await flood(a, aThreads);
+        const offered = await flood(a, { assistantId: ASSISTANT, threadIds: aThreads, runs: A_RUNS, concurrency: A_CONCURRENCY, message: `/sleep ${A_RUN_MS}`, label: "B9" }).done;
         const floodSeconds = (performance.now() - floodStartedAt) / 1000;
         const waitingBefore = await metric(gateway.url, 'lattice_tenant_runs_waiting_threads{tenant="tenant-a"}');
-        const busy = await timedRuns(b, bThreads.slice(WARM_UP_RUNS + B_RUNS));
+        const busy = await bRuns(bThreads.slice(WARM_UP_RUNS + B_RUNS));
         const aActive = await metric(gateway.url, 'lattice_tenant_runs_active_threads{tenant="tenant-a"}');
         const aWaitingAfter = await metric(gateway.url, 'lattice_tenant_runs_waiting_threads{tenant="tenant-a"}');
         const aQueued = (await a.queueSizes(aThreads)).reduce((sum, size) => sum + size, 0);

@@ -11,6 +11,7 @@ import { b9NoisyNeighbour } from "./b9NoisyNeighbour";
 import { b10StreamRelay } from "./b10StreamRelay";
 import { b11LangGraphPeer } from "./b11LangGraphPeer";
 import { b12ApiWorkerRoles } from "./b12ApiWorkerRoles";
+import { b13CpuFlood } from "./b13CpuFlood";
 
 /** Every figure `pnpm bench` runs, in order. */
-export const figures: Figure[] = [b1Queue, b2Outbox, b3Leases, b4HttpEnqueue, b5TimeToFirstChunk, b6ScaleOut, b7Memory, b8RoomFanOut, b9NoisyNeighbour, b10StreamRelay, b11LangGraphPeer, b12ApiWorkerRoles];
+export const figures: Figure[] = [b1Queue, b2Outbox, b3Leases, b4HttpEnqueue, b5TimeToFirstChunk, b6ScaleOut, b7Memory, b8RoomFanOut, b9NoisyNeighbour, b10StreamRelay, b11LangGraphPeer, b12ApiWorkerRoles, b13CpuFlood];

@@ -20,8 +20,8 @@ export const STREAM_POLL_MS = 1_000;
  */
 export const STREAM_OUTAGE_PATIENCE_MS = 60_000;
 /**
- * Delay before acting on a peer's wake-up: the enqueuing replica wakes its own processor at once and
- * normally takes the thread, so peers step in only when it could not.
+ * Delay before the enqueuing replica tells its peers of a thread: it wakes its own processor at once
+ * and normally takes the thread, so peers are told (and step in) only when it has not by then.
  */
 export const PEER_WAKE_DELAY_MS = 100;
 /**

@@ -59,8 +59,9 @@ export function agentsSubsystem({
     runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
     runEventFlushMs: config.runEventFlushMs,
     maxConcurrentRuns: config.maxConcurrentRuns,
-    // An api replica leaves every run to the workers; they act on its wake-ups at once, as it never
-    // takes the thread itself (the delay only lets an enqueuing replica that runs messages go first).
+    // An api replica leaves every run to the workers and tells them at once, as it never takes the
+    // thread itself (the delay only lets an enqueuing replica that runs messages go first); a worker
+    // tells its peers at once of what it enqueues (task and schedule messages).
     executeRuns: config.role !== "api",
     peerWakeDelayMs: config.role === "worker" ? 0 : config.peerWakeDelayMs,
     maxConcurrentRunsPerTenant: config.tenantLimits.maxConcurrentRuns,

@@ -70,9 +70,9 @@ export interface AgentRuntimeOptions {
   /** How long run events wait to be logged together (default `RUN_EVENT_FLUSH_MS`, 150 ms). */
   runEventFlushMs?: number;
   /**
-   * Delay before acting on a wake-up from the wake-up channel (default 100 ms). The enqueuing replica
-   * wakes its own processor directly, so it normally takes the thread; peers step in only when it
-   * could not, instead of every replica racing for the thread's lease on every enqueue.
+   * Delay before telling the peers of a thread woken here (default 100 ms). This replica wakes its own
+   * processor directly, so it normally takes the thread; peers are told only when it has not by then,
+   * instead of every replica racing for the thread's lease on every enqueue.
    */
   peerWakeDelayMs?: number;
   /** Threads this replica runs at once (default 8); further ones wait, free for peers to take. */
@@ -127,6 +127,7 @@ export class AgentInstanceManager {
   private readonly sweeps = new Set<QueueSweepHandle>();
   private readonly unsubscribe: () => void;
   private readonly peerWakes = new Set<NodeJS.Timeout>();
+  private readonly peerWakeDelayMs: number;
   private readonly executeRuns: boolean;
   private closed = false;
 
@@ -168,23 +169,46 @@ export class AgentInstanceManager {
     this.threads = options.threads;
     this.executeRuns = options.executeRuns ?? true;
     this.processors = new ThreadProcessors(this.context, this.executeRuns);
-    const peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
-    this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, ...scope }) => {
+    this.peerWakeDelayMs = options.peerWakeDelayMs ?? PEER_WAKE_DELAY_MS;
+    this.unsubscribe = this.context.wakeup.subscribe(({ abortRequested, waitsAtSender, ...scope }) => {
       // An abort concerns only the replica running the thread now, and at once.
       if (abortRequested) return void this.processors.get(scope)?.applyAbortRequest();
       if (!this.executeRuns) return;
-      const timer = setTimeout(() => {
-        this.peerWakes.delete(timer);
-        void this.processors.wake(scope);
-      }, peerWakeDelayMs);
-      this.peerWakes.add(timer);
+      // A peer tells only of threads it could not take itself: act at once, with a run slot free.
+      // Without one the thread would queue here too, behind this replica's own runs, and reach the
+      // lease only after its sender ran it: a refused lease or an empty tenure. It waits in the
+      // sender's line instead; should the sender go, the sweep finds it.
+      if (waitsAtSender && !this.processors.get(scope) && !this.context.runSlots.hasFree(scope.tenantId)) return;
+      void this.processors.wake(scope);
     });
   }
 
-  /** Gets a thread's queue processed: by this replica's processor at once (if it runs any), and by the peers' on wake-up. */
+  /**
+   * Gets a thread's queue processed: by this replica's processor at once (if it runs any), and by the
+   * peers only if it has not taken the thread after {@link PEER_WAKE_DELAY_MS} (a replica that runs
+   * no messages tells them at once).
+   */
   async wake(scope: ThreadRunScope): Promise<void> {
-    if (this.executeRuns) void this.processors.wake(scope);
-    await notifyPeers(this.context, scope);
+    if (!this.executeRuns) return notifyPeers(this.context, scope);
+    void this.processors.wake(scope);
+    this.tellPeersUnlessTaken(scope);
+  }
+
+  /**
+   * Tells the peers of the thread unless this replica holds its run lease by then, or its processor
+   * already stopped (it drained the thread, or a peer holds the lease and looks at the queue before
+   * letting go). Telling every replica of every message cost each peer a refused lease (or a whole
+   * empty tenure) per message; now a peer hears of a thread only while this replica waits for a run
+   * slot or for the database, and takes it only with a slot free. A lost notice is found by the
+   * sweep, as before.
+   */
+  private tellPeersUnlessTaken(scope: ThreadRunScope): void {
+    const timer = setTimeout(() => {
+      this.peerWakes.delete(timer);
+      const processor = this.processors.get(scope);
+      if (processor && !processor.holdsLease) void notifyPeers(this.context, { ...scope, waitsAtSender: true });
+    }, this.peerWakeDelayMs);
+    this.peerWakes.add(timer);
   }
 
   /** The agent of a thread. */

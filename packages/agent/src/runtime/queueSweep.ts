@@ -1,4 +1,4 @@
-import { type MessageQueueStore, type Logger, type ThreadRunScope, getThreadRunOwner } from "@axiom-lattice/core";
+import { type MessageQueueStore, type Logger, type ThreadRunScope, getThreadRunOwner, ownedThreadRunKeys, threadRunLeaseKey } from "@axiom-lattice/core";
 import type { LeaseStore } from "@axiom-lattice/protocols";
 
 export interface QueueSweepOptions {
@@ -31,12 +31,18 @@ export function startQueueSweep(deps: QueueSweepDependencies, { intervalMs }: Qu
 
   const sweep = async () => {
     try {
-      for (const thread of await deps.queue.getThreadsWithPendingMessages()) {
+      const threads = await deps.queue.getThreadsWithPendingMessages();
+      // One read of every owned thread, not one per thread: with a backlog that was a statement per
+      // pending thread per pass, on every replica. A lease taken since costs a refused acquire; one
+      // given up since is followed by its holder's own look at the queue.
+      const owned = threads.length > 0 ? await ownedThreadRunKeys({ store: deps.leases }) : null;
+      for (const thread of threads) {
         if (stopped) return;
         // Agents always enqueue with both; anything else is not a thread this runtime can run.
         if (thread.tenantId === undefined || thread.assistantId === undefined) continue;
         const scope = { tenantId: thread.tenantId, assistantId: thread.assistantId, threadId: thread.threadId };
-        if ((await getThreadRunOwner(scope, { store: deps.leases })) === null) deps.wake(scope);
+        const hasOwner = owned ? owned.has(threadRunLeaseKey(scope)) : (await getThreadRunOwner(scope, { store: deps.leases })) !== null;
+        if (!hasOwner) deps.wake(scope);
       }
     } catch (error) {
       deps.logger.warn({ err: error }, "queue sweep pass failed; retrying next interval");

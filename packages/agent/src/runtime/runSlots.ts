@@ -31,7 +31,7 @@ export class RunSlots {
 
   /** Resolves with a release function once the tenant is given a slot. */
   async acquire(tenantId: string): Promise<() => void> {
-    if (this.inUse < this.limit && this.heldBy(tenantId) < this.tenantLimit && !this.waiting.has(tenantId)) this.grant(tenantId);
+    if (this.hasFree(tenantId)) this.grant(tenantId);
     // A release grants the slot before resolving the waiter, so the counts are already right here.
     else await new Promise<void>((resolve) => this.enqueue(tenantId, resolve));
     let released = false;
@@ -51,6 +51,11 @@ export class RunSlots {
    * another under its cap. A holder that could go on with more work should give its slot up instead
    * (and queue again, behind them), so threads take turns and a busy one cannot keep its slot.
    */
+  /** Whether `acquire` would give the tenant a slot at once. */
+  hasFree(tenantId: string): boolean {
+    return this.inUse < this.limit && this.heldBy(tenantId) < this.tenantLimit && !this.waiting.has(tenantId);
+  }
+
   othersWaiting(tenantId: string): boolean {
     for (const tenant of this.waiting.keys()) if (tenant === tenantId || this.heldBy(tenant) < this.tenantLimit) return true;
     return false;

@@ -61,6 +61,7 @@ export class ThreadProcessor {
   private wanted = false;
   private draining: Promise<DrainResult> | undefined;
   private active: ActiveRun | undefined;
+  private tenure: ThreadRunHandle | undefined;
   private readonly databaseRetry = new RetryBackoff(DATABASE_RETRY_FIRST_MS, DATABASE_RETRY_MAX_MS);
   /** The pause to take before the next tenure: the database interrupted the last run. */
   private retryDelayMs = 0;
@@ -84,6 +85,11 @@ export class ThreadProcessor {
     this.wanted = true;
     this.draining ??= detachedFromRunningGraph(() => this.drain());
     return this.draining;
+  }
+
+  /** Holds the thread-run lease now: it claims the thread's messages in order until none is left. */
+  get holdsLease(): boolean {
+    return this.tenure !== undefined;
   }
 
   /**
@@ -149,6 +155,7 @@ export class ThreadProcessor {
     const { queue, leases, claimLeaseMs, threadRunTtlMs, replicaId, logger, observer } = this.context;
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs, replicaId, logger });
     if (!lease) return { leaseContended: true };
+    this.tenure = lease;
     try {
       // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
       // every claim left on the thread belongs to an earlier holder that is gone, however long its
@@ -193,6 +200,7 @@ export class ThreadProcessor {
       this.logger.warn({ err: error }, "thread-run lease taken over; its new holder runs the thread");
       return { leaseContended: true };
     } finally {
+      this.tenure = undefined;
       await lease.release();
     }
     // A message queued after the last empty claim, whose wake-up found the lease still held, would

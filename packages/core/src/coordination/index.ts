@@ -16,6 +16,7 @@ export {
 } from "./maintenanceLoop";
 export {
   getThreadRunOwner,
+  ownedThreadRunKeys,
   queueScopeOf,
   threadRunLeaseKey,
   tryAcquireThreadRun,

@@ -1,7 +1,7 @@
 import type { LeaseStore, QueueScope } from "@axiom-lattice/protocols";
 import { acquireLease, type HeldLease, type ReplicaLeaseOptions } from "./heldLease";
 import { holderLabel, uniqueHolder } from "./holder";
-import { THREAD_RUN_TTL_MS } from "../defaults";
+import { LEASE_LIST_MAX, THREAD_RUN_TTL_MS } from "../defaults";
 
 export interface ThreadRunScope {
   tenantId: string;
@@ -25,8 +25,10 @@ export function queueScopeOf({ tenantId, assistantId }: Pick<ThreadRunScope, "te
 export type ThreadRunHandle = Omit<HeldLease, "stopHeartbeat">;
 
 
+const THREAD_RUN_PREFIX = "thread-run:";
+
 export function threadRunLeaseKey({ tenantId, assistantId, threadId }: ThreadRunScope): string {
-  return `thread-run:${[tenantId, assistantId, threadId].map(encodeURIComponent).join(":")}`;
+  return `${THREAD_RUN_PREFIX}${[tenantId, assistantId, threadId].map(encodeURIComponent).join(":")}`;
 }
 
 
@@ -36,6 +38,15 @@ export async function tryAcquireThreadRun(
   { store, ttlMs = THREAD_RUN_TTL_MS, logger, replicaId }: { store: LeaseStore; ttlMs?: number } & ReplicaLeaseOptions,
 ): Promise<ThreadRunHandle | null> {
   return acquireLease(store, threadRunLeaseKey(scope), uniqueHolder(replicaId), ttlMs, { logger });
+}
+
+/**
+ * The lease keys ({@link threadRunLeaseKey}) of every thread with a run owner now, in one read; `null`
+ * when there are more than one list holds, so the caller asks per thread instead.
+ */
+export async function ownedThreadRunKeys({ store }: { store: LeaseStore }): Promise<Set<string> | null> {
+  const leases = await store.list({ prefix: THREAD_RUN_PREFIX, limit: LEASE_LIST_MAX });
+  return leases.length < LEASE_LIST_MAX ? new Set(leases.map((lease) => lease.key)) : null;
 }
 
 /** The replica id of the thread's current run owner, or `null` when nobody runs it. */

@@ -3,9 +3,12 @@ import type { ThreadRunScope } from "../coordination/threadRun";
 /**
  * What a wake-up tells of a thread: it has a new pending message, or (`abortRequested`) an abort of
  * its run was recorded on the run's message, for the replica holding the run to apply.
+ * `waitsAtSender`: the sender's own processor waits for a run slot to run the thread, so a peer
+ * without a free slot may leave it there rather than queue it a second time.
  */
 export interface QueueNotice extends ThreadRunScope {
   abortRequested?: true;
+  waitsAtSender?: true;
 }
 
 export type QueueWakeupListener = (notice: QueueNotice) => void;
@@ -25,7 +28,13 @@ export interface QueueWakeup {
 /** Keeps only well-formed notices (they may come from other replicas, or other versions). */
 export function asQueueNotice(value: unknown): QueueNotice | null {
   if (typeof value !== "object" || value === null) return null;
-  const { tenantId, assistantId, threadId, abortRequested } = value as Record<string, unknown>;
+  const { tenantId, assistantId, threadId, abortRequested, waitsAtSender } = value as Record<string, unknown>;
   if (typeof tenantId !== "string" || typeof assistantId !== "string" || typeof threadId !== "string") return null;
-  return abortRequested === true ? { tenantId, assistantId, threadId, abortRequested } : { tenantId, assistantId, threadId };
+  return {
+    tenantId,
+    assistantId,
+    threadId,
+    ...(abortRequested === true ? { abortRequested } : {}),
+    ...(waitsAtSender === true ? { waitsAtSender } : {}),
+  };
 }

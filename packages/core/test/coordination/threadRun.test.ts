@@ -4,7 +4,9 @@ import {
   getReplicaId,
   getThreadRunOwner,
   InMemoryLeaseStore,
+  LEASE_LIST_MAX,
   LeaseLostError,
+  ownedThreadRunKeys,
   threadRunLeaseKey,
   tryAcquireThreadRun,
   type ThreadRunScope,
@@ -102,5 +104,23 @@ describe("getThreadRunOwner", () => {
 
     await store.acquire(threadRunLeaseKey(scope), "replica-b:42#0f3e", 60_000);
     expect(await getThreadRunOwner(scope, { store })).toBe("replica-b:42");
+  });
+});
+
+describe("ownedThreadRunKeys", () => {
+  it("names every thread with a run owner, and no other lease", async () => {
+    const store = new InMemoryLeaseStore();
+    const running = await tryAcquireThreadRun(scope, { store, logger });
+    const done = await tryAcquireThreadRun({ ...scope, threadId: "thread-2" }, { store, logger });
+    await done!.release();
+    await store.acquire("leader:maintenance", "someone", 60_000);
+    expect(await ownedThreadRunKeys({ store })).toEqual(new Set([threadRunLeaseKey(scope)]));
+    await running!.release();
+  });
+
+  it("answers null past one list's bound, so the caller asks per thread", async () => {
+    const store = new InMemoryLeaseStore();
+    for (let i = 0; i < LEASE_LIST_MAX; i += 1) await store.acquire(threadRunLeaseKey({ ...scope, threadId: `t${i}` }), "holder", 60_000);
+    expect(await ownedThreadRunKeys({ store })).toBeNull();
   });
 });

@@ -42,6 +42,12 @@ describe("PostgreSQLQueueWakeup", () => {
     expect(received.find((got) => got.threadId === "t2")).toEqual({ ...scope("t2"), abortRequested: true });
   });
 
+  it("carries a notice that the thread waits at its sender", async () => {
+    await sender.notify({ ...scope("t3"), waitsAtSender: true });
+    await arrived("t3");
+    expect(received.find((got) => got.threadId === "t3")).toEqual({ ...scope("t3"), waitsAtSender: true });
+  });
+
   it("ignores malformed payloads", async () => {
     await db.admin.query("SELECT pg_notify($1, $2)", [QUEUE_WAKEUP_CHANNEL, "not json"]);
     await db.admin.query("SELECT pg_notify($1, $2)", [QUEUE_WAKEUP_CHANNEL, JSON.stringify({ threadId: 7 })]);
