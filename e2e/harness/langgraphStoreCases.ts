@@ -31,7 +31,8 @@ export function langgraphStoreConformance(target: () => LanggraphTarget): void {
 
     await client.store.deleteItem(["users", "u1"], "profile");
     expect(await client.store.getItem(["users", "u1"], "profile")).toBeNull();
-    expect(await refusal(client.store.putItem([], "k", {}))).toMatchObject({ status: 422, body: { code: "INVALID_STORE_ARGUMENT" } });
+    // Refused at the edge, as the route's schema says (an item's namespace has at least one label).
+    expect(await refusal(client.store.putItem([], "k", {}))).toMatchObject({ status: 422, body: { code: "INVALID_REQUEST" } });
   });
 
   it("store: an item put with a ttl expires, never read again (before any sweep); one without lasts", async () => {
