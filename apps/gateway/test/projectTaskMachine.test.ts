@@ -387,15 +387,24 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
   it("resumes a caller running on A with the result of its callee run on B, exactly once", async () => {
     // A runs one thread at a time, threads taking turns between runs: the caller's first run, the
     // busy thread's first, the caller's delegating run, then the busy thread's second, ahead of the
-    // callee's thread, woken last. B starts once the busy thread is queued, without a queue sweep, so
-    // of all that work it hears only the callee's wake-up: it runs the callee while A is busy.
+    // callee's thread, woken last. B starts once A has told its peers of the busy thread's messages
+    // (a thread still waiting for A's slot after the peer wake delay), without a queue sweep,
+    // so of all that work it hears only the callee's wake-up: it runs the callee while A is busy.
     const a = await replica("caller-a", { AXIOM_MAX_CONCURRENT_RUNS: "1" });
+    const told: string[] = [];
+    const { queueWakeup } = a.context.stores;
+    const notify = queueWakeup.notify.bind(queueWakeup);
+    queueWakeup.notify = async (notice) => {
+      await notify(notice);
+      told.push(notice.threadId);
+    };
     for (const id of ["boss", "helper"]) expect((await a.post("/api/assistants", { id, name: id })).statusCode).toBe(201);
     for (const thread_id of ["boss-thread", "busy-thread"]) expect((await a.post("/api/threads", { thread_id, assistant_id: "boss" })).statusCode).toBe(201);
     const queue = (thread_id: string, message: string) => a.post("/api/runs", { assistant_id: "boss", thread_id, message, mode: "queue" });
     expect((await queue("boss-thread", "/sleep 1500")).statusCode).toBe(202);
     expect((await queue("boss-thread", "/task helper check the figures")).statusCode).toBe(202);
     for (let n = 0; n < 2; n += 1) expect((await queue("busy-thread", "/sleep 1500")).statusCode).toBe(202);
+    await eventually("A to tell its peers of both busy messages", () => told.filter((thread) => thread === "busy-thread").length === 2);
     await replica("callee-b", {}, false);
 
     await eventually("the delegated task", async () => (await a.context.stores.tasks.listTasks(TENANT, { limit: 100 }, { ownerId: "helper" })).items.length === 1);

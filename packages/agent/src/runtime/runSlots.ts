@@ -46,16 +46,16 @@ export class RunSlots {
     };
   }
 
-  /**
-   * Someone waits for the slot a holder of `tenantId` would free: a waiter of its own tenant, or of
-   * another under its cap. A holder that could go on with more work should give its slot up instead
-   * (and queue again, behind them), so threads take turns and a busy one cannot keep its slot.
-   */
   /** Whether `acquire` would give the tenant a slot at once. */
   hasFree(tenantId: string): boolean {
     return this.inUse < this.limit && this.heldBy(tenantId) < this.tenantLimit && !this.waiting.has(tenantId);
   }
 
+  /**
+   * Someone waits for the slot a holder of `tenantId` would free: a waiter of its own tenant, or of
+   * another under its cap. A holder that could go on with more work should give its slot up instead
+   * (and queue again, behind them), so threads take turns and a busy one cannot keep its slot.
+   */
   othersWaiting(tenantId: string): boolean {
     for (const tenant of this.waiting.keys()) if (tenant === tenantId || this.heldBy(tenant) < this.tenantLimit) return true;
     return false;
