@@ -135,7 +135,7 @@ export async function stateReaderOf(context: Pick<RuntimeContext, "checkpointer"
 }
 
 /** What a thread's state is read with. */
-type StateContext = Pick<RuntimeContext, "checkpointer" | "graphs">;
+export type StateContext = Pick<RuntimeContext, "checkpointer" | "graphs">;
 
 export interface StateReadOptions {
   /** An earlier checkpoint; default the latest. */
@@ -263,7 +263,7 @@ export const bufferKey = (scope: ThreadRunScope, message: Pick<PendingMessage, "
  * Tells the peers the thread has pending messages, or (`abortRequested`) that an abort of its run was
  * recorded; a failure only delays them until their sweep, or the run's next claim renewal.
  */
-export async function notifyPeers(context: RuntimeContext, notice: QueueNotice): Promise<void> {
+export async function notifyPeers(context: Pick<RuntimeContext, "wakeup" | "logger">, notice: QueueNotice): Promise<void> {
   try {
     await context.wakeup.notify(notice);
   } catch (error) {

@@ -4,7 +4,7 @@ import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import type { PendingInterrupt } from "../graph/pendingInterrupts";
 import { messagesOfRun } from "../graph/runBoundaries";
 import type { RunOutcomeDetails } from "../runtime/runChunks";
-import { type RuntimeContext, readThreadState } from "../runtime/runtimeContext";
+import { type RuntimeContext, type StateContext, readThreadState } from "../runtime/runtimeContext";
 import { resumeCaller } from "./taskResumption";
 import { taskRunMessageId } from "./taskRunPlace";
 import { writeAnnounced, writeTask } from "./taskRuntimeDeps";
@@ -47,7 +47,7 @@ export function settlementOf(task: Pick<TaskItem, "requireReview">, end: TaskRun
  * its checkpoint done and settles again: every step is idempotent. Its writes are made under `fence`,
  * the run's tenure of its thread-run lease: a paused replica's late settlement is refused.
  */
-export async function settleTaskRun(context: RuntimeContext, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd, fence?: LeaseFence): Promise<TaskItem | null> {
+export async function settleTaskRun(context: Pick<RuntimeContext, "tasks" | "queue" | "wake">, tenantId: string, taskId: string, messageId: string, end: TaskRunEnd, fence?: LeaseFence): Promise<TaskItem | null> {
   const options = context.tasks;
   if (!options) return null;
   const { store } = options;
@@ -72,7 +72,7 @@ export async function settleTaskRun(context: RuntimeContext, tenantId: string, t
 }
 
 /** The task run's end as its thread's checkpoint tells it: the outcome and the run's last answer. */
-export async function taskRunEnd(context: RuntimeContext, scope: ThreadRunScope, messageId: string, outcome: RunOutcomeDetails): Promise<TaskRunEnd> {
+export async function taskRunEnd(context: StateContext, scope: ThreadRunScope, messageId: string, outcome: RunOutcomeDetails): Promise<TaskRunEnd> {
   const end: TaskRunEnd = { ...outcome };
   if (outcome.status !== "success") return end;
   const state = await readThreadState(context, scope);
