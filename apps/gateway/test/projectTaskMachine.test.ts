@@ -393,6 +393,7 @@ describe("tasks across two gateways on one PostgreSQL database", () => {
     const a = await replica("caller-a", { AXIOM_MAX_CONCURRENT_RUNS: "1" });
     const told: string[] = [];
     const { queueWakeup } = a.context.stores;
+    if (!queueWakeup) throw new Error("replicas on PostgreSQL tell each other of threads through queueWakeup");
     const notify = queueWakeup.notify.bind(queueWakeup);
     queueWakeup.notify = async (notice) => {
       await notify(notice);
