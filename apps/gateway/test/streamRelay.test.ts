@@ -40,12 +40,21 @@ async function replica(replicaId: string): Promise<Replica> {
           appends.set(ref.messageId, (appends.get(ref.messageId) ?? 0) + 1);
           return append(ref, events);
         };
-        const complete = queue.completeMessage.bind(queue);
-        queue.completeMessage = async (messageId, ...rest) => {
+        const countLogged = async (messageId: string) => {
           const scope = (await queue.getMessage(messageId, { tenantId: "default", assistantId: ASSISTANT }))!;
           const logged = await runEvents.read({ tenantId: "default", assistantId: ASSISTANT, threadId: scope.threadId, messageId }, -1, 10_000);
           loggedAtCompletion.set(messageId, logged.length);
+        };
+        // A completion goes alone, or with the thread's next claim.
+        const complete = queue.completeMessage.bind(queue);
+        queue.completeMessage = async (messageId, ...rest) => {
+          await countLogged(messageId);
           return complete(messageId, ...rest);
+        };
+        const completeAndClaim = queue.completeAndClaimNext.bind(queue);
+        queue.completeAndClaimNext = async (thread, messageId, ...rest) => {
+          await countLogged(messageId);
+          return completeAndClaim(thread, messageId, ...rest);
         };
       },
     },

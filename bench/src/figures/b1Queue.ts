@@ -4,14 +4,17 @@
 // - graphile-worker 0.17 (a maintained PostgreSQL job queue) draining the same number of jobs that do
 //   nothing, `concurrency: 4` on a pool of its default size (10), in both of its modes: plain (any job
 //   to any worker) and `queue_name` per thread (jobs of one queue run one at a time, in order);
-// - a raw single-statement UPDATE … FOR UPDATE SKIP LOCKED claim + DELETE loop on an equivalent bare
-//   table, with the same batch size and walk (what the store's SQL costs beyond the minimum).
-// Like for like: the store's claim + complete, claimers walking the threads, against graphile-worker's
-// plain mode (neither orders a thread's messages); the store under the thread-run lease, each thread
-// drained by one claimer as the agent runtime's thread processor drains it once woken (acquire, take
-// back stale claims, claim + complete until empty, release, look again), against `queue_name` mode.
-// The figure's ratio is the latter pair's: per-thread order is what the gateway promises.
-import { defaultLogger, tryAcquireThreadRun } from "@axiom-lattice/core";
+// - a raw UPDATE … FOR UPDATE SKIP LOCKED claim, then one statement per message that deletes it and
+//   claims the next, on an equivalent bare table, with the same batch size and walk (what the store's
+//   SQL costs beyond the minimum).
+// Like for like: the store's claim, then complete-and-claim-next (`completeAndClaimNext`, one
+// statement per message) until the thread is empty, claimers walking the threads, against
+// graphile-worker's plain mode (neither orders a thread's messages: claimers meet on threads); the
+// store under the thread-run lease, each thread drained by one claimer as the agent runtime's thread
+// processor drains it once woken (acquire, take back stale claims, claim, complete-and-claim until
+// empty, release, look again; every claim fenced), against `queue_name` mode. The figure's ratio is
+// the latter pair's: per-thread order is what the gateway promises.
+import { type ClaimMessagesOptions, defaultLogger, tryAcquireThreadRun } from "@axiom-lattice/core";
 import { PostgreSQLLeaseStore, PostgreSQLMessageQueueStore } from "@axiom-lattice/pg-stores";
 // The database helper alone: the package root also holds vitest suites, which a plain script cannot load.
 import { createTestDatabase, type TestDatabase } from "@axiom-lattice/testing/database";
@@ -23,13 +26,16 @@ import { type Figure, median } from "../figure";
 
 const CLAIMERS = Number(process.env.B1_CLAIMERS ?? 4);
 const THREADS = 200;
-// The agent runtime claims one message at a time under its thread-run lease.
+// The agent runtime claims one message at a time under its thread-run lease (and completes it with
+// the next claim), as the store sides do.
 const BATCH = 1;
 // Each repetition runs every side on a fresh database, in a rotating order, so drift on a shared
 // machine does not favour one side.
 const REPETITIONS = 5;
-// Our queue against graphile-worker, serialised per thread/queue; and the store's SQL against the bare minimum.
-const TARGET_VS_GRAPHILE = 1.0;
+// Our queue against graphile-worker, serialised per thread/queue (issue 42: ≥ 1.2) and unordered; and
+// the store's SQL against the bare minimum.
+const TARGET_VS_GRAPHILE = 1.2;
+const TARGET_VS_GRAPHILE_PLAIN = 1.0;
 const TARGET_VS_BARE = 0.8;
 // Per run, per side. performance.md names 20k in all; 5 runs of 2k per side keep the figure under ~1
 // minute on 2 cores (B1_MESSAGES overrides, e.g. for the 4x volume check).
@@ -62,7 +68,13 @@ const BARE_CLAIM = `
                  LIMIT $2
                    FOR UPDATE SKIP LOCKED)
   RETURNING id`;
-const BARE_DELETE = "DELETE FROM bench_bare_queue WHERE id = ANY($1::text[])";
+/** $1 thread, $2 limit, $3 the ids of the thread's messages just processed, deleted as the next are claimed. */
+const BARE_DELETE_AND_CLAIM = `
+  WITH done AS (
+    DELETE FROM bench_bare_queue
+     WHERE id = ANY($3::text[])
+  )
+  ${BARE_CLAIM}`;
 
 // Every side starts from the same queue: $1 pending messages spread round-robin over THREADS.
 const FILL_STORE = `
@@ -84,7 +96,7 @@ const GRAPHILE_LEFT = "SELECT count(*)::int AS left FROM graphile_worker._privat
 const SIDES = ["store", "storeUnderLease", "bare", "graphile", "graphileQueues"] as const;
 type Side = (typeof SIDES)[number];
 
-/** Claims up to BATCH messages of a thread and completes them; returns the ids it processed. */
+/** Processes a thread's messages (up to all of them); returns the ids it processed. */
 type ClaimAndComplete = (claimer: number, threadId: string) => Promise<string[]>;
 
 const threadName = (t: number) => `thread-${t % THREADS}`;
@@ -101,22 +113,20 @@ async function timedDrain(count: number, claimer: (index: number) => Promise<str
 }
 
 /**
- * CLAIMERS loops that each walk the threads round-robin, one step per thread (from their own offset, so
- * they meet on busy threads) until every thread is empty.
+ * CLAIMERS loops that each walk the threads (from their own offset, so they meet on busy threads),
+ * draining each one they visit, until every thread is empty. A thread a claimer found empty is passed
+ * over by the others, as replicas leave a thread whose wake-up another took: the queue has no claim
+ * of "any thread", so this is what stands for graphile-worker's `get_job` finding any job.
  */
-function drainByWalking(count: number, step: ClaimAndComplete): Promise<number> {
+function drainByWalking(count: number, drainThread: ClaimAndComplete): Promise<number> {
+  const drained = new Set<string>();
   return timedDrain(count, async (claimer) => {
     const mine: string[] = [];
-    const open = Array.from({ length: THREADS }, (_, t) => threadName(t + Math.floor((claimer * THREADS) / CLAIMERS)));
-    while (open.length > 0) {
-      for (let i = 0; i < open.length; ) {
-        const ids = await step(claimer, open[i]);
-        if (ids.length === 0) open.splice(i, 1);
-        else {
-          mine.push(...ids);
-          i += 1;
-        }
-      }
+    for (let t = 0; t < THREADS; t += 1) {
+      const threadId = threadName(t + Math.floor((claimer * THREADS) / CLAIMERS));
+      if (drained.has(threadId)) continue;
+      mine.push(...(await drainThread(claimer, threadId)));
+      drained.add(threadId);
     }
     return mine;
   });
@@ -204,22 +214,31 @@ class Bench {
 
   private readonly storeStep: ClaimAndComplete = async (claimer, threadId) => {
     const owner = `bench-${claimer}#${claimer}`;
-    return this.claimAndComplete(claimer, threadId, owner);
+    return this.claimAndCompleteAll(claimer, threadId, { owner, leaseMs: LEASE_MS, limit: BATCH });
   };
 
-  private async claimAndComplete(claimer: number, threadId: string, owner: string): Promise<string[]> {
+  /**
+   * Claims the thread's first messages, then completes each claim and claims the next in one
+   * statement, as the runtime's thread processor does, until a claim finds none.
+   */
+  private async claimAndCompleteAll(claimer: number, threadId: string, claim: ClaimMessagesOptions): Promise<string[]> {
     const queue = this.queues[claimer];
-    const claimed = await queue.claimPendingMessages({ tenantId: TENANT, assistantId: ASSISTANT, threadId }, { owner, leaseMs: LEASE_MS, limit: BATCH });
-    for (const message of claimed) {
-      if (!(await queue.completeMessage(message.id, owner, { status: "success" }))) throw new Error(`B1: lost claim ${message.id}`);
+    const thread = { tenantId: TENANT, assistantId: ASSISTANT, threadId };
+    const done: string[] = [];
+    let [message] = await queue.claimPendingMessages(thread, claim);
+    while (message) {
+      const next = await queue.completeAndClaimNext(thread, message.id, { status: "success" }, claim);
+      if (!next.completed || next.claimed === null) throw new Error(`B1: lost claim ${message.id}`);
+      done.push(message.id);
+      [message] = next.claimed;
     }
-    return claimed.map((message) => message.id);
+    return done;
   }
 
   /**
    * The agent runtime's statements for one tenure of a thread (ThreadProcessor.processWithSlot): take
-   * the thread-run lease or move on, take back stale claims, claim + complete until the thread is empty,
-   * release, look for messages queued meanwhile.
+   * the thread-run lease or move on, take back stale claims, claim, complete-and-claim until the thread
+   * is empty (every claim under the tenure's fence), release, look for messages queued meanwhile.
    */
   private readonly underLeaseTenure: ClaimAndComplete = async (claimer, threadId) => {
     const scope = { tenantId: TENANT, assistantId: ASSISTANT, threadId };
@@ -227,14 +246,10 @@ class Bench {
     const queue = this.queues[claimer];
     const lease = await tryAcquireThreadRun(scope, { store: this.leases[claimer], ttlMs: LEASE_MS, replicaId: `bench-${claimer}`, logger: this.logger });
     if (!lease) throw new Error(`B1: the thread-run lease of ${threadId} was held`);
-    const done: string[] = [];
+    let done: string[];
     try {
-      await queue.resetProcessingToPending({ ...queueScope, threadId });
-      for (;;) {
-        const ids = await this.claimAndComplete(claimer, threadId, lease.holder);
-        if (ids.length === 0) break;
-        done.push(...ids);
-      }
+      await queue.resetProcessingToPending({ ...queueScope, threadId }, { fence: lease.fence });
+      done = await this.claimAndCompleteAll(claimer, threadId, { owner: lease.holder, leaseMs: LEASE_MS, limit: BATCH, fence: lease.fence });
     } finally {
       await lease.release();
     }
@@ -243,14 +258,17 @@ class Bench {
   };
 
   private readonly bareStep: ClaimAndComplete = async (claimer, threadId) => {
-    const { rows } = await this.clients[claimer].query<{ id: string }>(BARE_CLAIM, [threadId, BATCH]);
-    const ids = rows.map((row) => row.id);
+    const client = this.clients[claimer];
+    const done: string[] = [];
+    let { rows } = await client.query<{ id: string }>(BARE_CLAIM, [threadId, BATCH]);
     this.roundTrips += 1;
-    if (ids.length > 0) {
-      await this.clients[claimer].query(BARE_DELETE, [ids]);
+    while (rows.length > 0) {
+      const ids = rows.map((row) => row.id);
+      done.push(...ids);
+      ({ rows } = await client.query<{ id: string }>(BARE_DELETE_AND_CLAIM, [threadId, BATCH, ids]));
       this.roundTrips += 1;
     }
-    return ids;
+    return done;
   };
 
   /**
@@ -294,7 +312,7 @@ const silent = new Logger(() => () => {});
 
 export const b1Queue: Figure = {
   id: "B1",
-  title: `queue claim+complete msg/s, ${CLAIMERS} claimers, ${THREADS} threads, ${MESSAGES} messages, batch ${BATCH}, under the thread-run lease (per-thread order); ok needs ≥ ${TARGET_VS_BARE} of a bare SKIP LOCKED loop too`,
+  title: `queue claim+complete msg/s, ${CLAIMERS} claimers, ${THREADS} threads, ${MESSAGES} messages, batch ${BATCH}, under the thread-run lease (per-thread order); ok needs unordered ≥ ${TARGET_VS_GRAPHILE_PLAIN} of graphile-worker plain and ≥ ${TARGET_VS_BARE} of a bare SKIP LOCKED loop too`,
   async run() {
     const runs: Record<Side, number[]> = { store: [], storeUnderLease: [], bare: [], graphile: [], graphileQueues: [] };
     const roundTrips: Record<Side, number[]> = { store: [], storeUnderLease: [], bare: [], graphile: [], graphileQueues: [] };
@@ -328,14 +346,14 @@ export const b1Queue: Figure = {
       ratio: vsGraphile,
       better: "higher",
       target: TARGET_VS_GRAPHILE,
-      ok: vsGraphile >= TARGET_VS_GRAPHILE && vsBare >= TARGET_VS_BARE,
+      ok: vsGraphile >= TARGET_VS_GRAPHILE && vsGraphilePlain >= TARGET_VS_GRAPHILE_PLAIN && vsBare >= TARGET_VS_BARE,
       raw: { claimers: CLAIMERS, threads: THREADS, messages: MESSAGES, batch: BATCH, repetitions: REPETITIONS, runs, medians, roundTripsPerMessage: trips, duplicates: 0 },
       details: [
         `serialised per thread: store under the thread-run lease ${round(medians.storeUnderLease)} msg/s (${spread("storeUnderLease")}), graphile-worker queue_name ${round(medians.graphileQueues)} (${spread("graphileQueues")}): ${pass(vsGraphile, TARGET_VS_GRAPHILE)}`,
-        `unordered: store claim+complete ${round(medians.store)} msg/s (${spread("store")}), graphile-worker plain ${round(medians.graphile)} (${spread("graphile")}): ${pass(vsGraphilePlain, TARGET_VS_GRAPHILE)}`,
-        `store claim+complete / bare SKIP LOCKED loop ${round(medians.bare)} msg/s (${spread("bare")}): ${pass(vsBare, TARGET_VS_BARE)}`,
+        `unordered: store complete-and-claim ${round(medians.store)} msg/s (${spread("store")}), graphile-worker plain ${round(medians.graphile)} (${spread("graphile")}): ${pass(vsGraphilePlain, TARGET_VS_GRAPHILE_PLAIN)}`,
+        `store complete-and-claim / bare SKIP LOCKED loop ${round(medians.bare)} msg/s (${spread("bare")}): ${pass(vsBare, TARGET_VS_BARE)}`,
         `statements per message (awaited one after another, except graphile-worker's completions): store ${trips.store.toFixed(2)}, under the lease ${trips.storeUnderLease.toFixed(2)}, bare ${trips.bare.toFixed(2)}, graphile-worker plain ${trips.graphile.toFixed(2)}, queue_name ${trips.graphileQueues.toFixed(2)}`,
-        `medians (min–max) of ${REPETITIONS} repetitions, each on a fresh database, sides in rotating order; ok needs both targets`,
+        `medians (min–max) of ${REPETITIONS} repetitions, each on a fresh database, sides in rotating order; ok needs all three targets`,
       ],
     };
   },

@@ -2,6 +2,7 @@ import { eventually, runRecords } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import {
   type ClaimMessagesOptions,
+  type CompletedAndClaimed,
   InMemoryMessageQueueStore,
   type PendingMessage,
   type ThreadQueueRef,
@@ -38,18 +39,28 @@ describe("queue sweep", () => {
   });
 });
 
-/** Calls `onEmptyClaim` the first time a claim finds the thread's queue empty. */
+/** Calls `onEmptyClaim` the first time a claim (alone, or after a completion) finds the thread's queue empty. */
 class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
   onEmptyClaim: (() => Promise<void>) | undefined;
 
   override async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
     const claimed = await super.claimPendingMessages(thread, options);
+    await this.afterClaim(claimed);
+    return claimed;
+  }
+
+  override async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
+    const answer = await super.completeAndClaimNext(thread, id, outcome, options);
+    await this.afterClaim(answer.claimed);
+    return answer;
+  }
+
+  private async afterClaim(claimed: PendingMessage[] | null): Promise<void> {
     const hook = this.onEmptyClaim;
-    if (claimed.length === 0 && hook) {
+    if (claimed?.length === 0 && hook) {
       this.onEmptyClaim = undefined;
       await hook();
     }
-    return claimed;
   }
 }
 
@@ -104,16 +115,24 @@ describe("following a message another replica runs", () => {
   });
 });
 
-/** Fails the first completion, as if the database dropped out right after the graph finished. */
+/** Fails the first completion (alone, or with the next claim), as if the database dropped out right after the graph finished. */
 class QueueFailingFirstCompletion extends InMemoryMessageQueueStore {
   failed = false;
 
   override async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
-    if (!this.failed) {
-      this.failed = true;
-      throw new Error("database unreachable");
-    }
+    this.failOnce();
     return super.completeMessage(id, owner, outcome);
+  }
+
+  override async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
+    this.failOnce();
+    return super.completeAndClaimNext(thread, id, outcome, options);
+  }
+
+  private failOnce(): void {
+    if (this.failed) return;
+    this.failed = true;
+    throw new Error("database unreachable");
   }
 }
 

@@ -48,7 +48,8 @@ describe("a run the database interrupted", () => {
     ["its answer's checkpoint, after the model answered", ({ checkpointer }) => ({ checkpointer: interruptAfterModelAnswer(checkpointer, terminated) })],
     ["reading its checkpoint", ({ checkpointer }) => ({ checkpointer: failing(checkpointer, "getTuple", { error: () => new Error("Connection terminated unexpectedly") }) })],
     ["loading its assistant", ({ assistants }) => ({ assistants: failing(assistants, "getAssistant", { error: refused }) })],
-    ["recording its outcome", ({ queue }) => ({ queue: failing(queue, "completeMessage", { error: terminated }) })],
+    // The runtime records an outcome together with its thread's next claim, unless its tenure ends there.
+    ["recording its outcome", ({ queue }) => ({ queue: failing(queue, "completeAndClaimNext", { error: terminated }) })],
   ];
 
   it.each(faults)("at %s is handed over, run again from its checkpoint, and succeeds with the message once", async (_, fault) => {

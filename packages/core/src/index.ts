@@ -12,6 +12,7 @@ export {
   type QueueBound,
   type AddMessageParams,
   type ClaimMessagesOptions,
+  type CompletedAndClaimed,
   type FinishedRunStatus,
   type MessageQueueStore,
   type PendingMessage,

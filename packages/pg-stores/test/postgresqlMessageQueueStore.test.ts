@@ -3,7 +3,7 @@ import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { PostgreSQLMessageQueueStore, runMigrations } from "../src";
-import { CLAIM_MESSAGES, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, LIST_RUNS, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
+import { CLAIM_MESSAGES, type ClaimStatement, COMPLETE_AND_CLAIM, COMPLETE_MESSAGE, DELETE_THREAD_MESSAGES, GET_MESSAGE, LIST_RUNS, PRUNE_RUNS, RENEW_CLAIMS, TENANT_QUEUE_SIZE } from "../src/queue/messageQueueSql";
 
 let database: TestDatabase;
 const opened: PostgreSQLMessageQueueStore[] = [];
@@ -62,24 +62,25 @@ describe("PostgreSQLMessageQueueStore", () => {
       [_label, tenantId, assistantId],
     );
     await pool.query("ANALYZE lattice_thread_message_queue");
-    const { rows } = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${CLAIM_MESSAGES.text}`, [
-      "plan-thread-7",
-      tenantId,
-      assistantId,
-      "o#1",
-      1_000,
-      "o",
-      1,
-      null,
-      null,
-    ]);
-    const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
-    expect(plan).toMatch(/InitPlan/);
-    // Rows come locked straight off the claim index in claim order: no sort of the thread's whole queue.
-    expect(plan).toMatch(/LockRows[^\n]*\n\s*->\s+Index Scan using lattice_thread_message_queue_claim/);
-    // The locked rows are updated by primary key: an id alone could also name another tenant's row.
-    // The planner reads the key either row by row or through a bitmap; both go by the array of keys.
-    expect(plan).toMatch(/(Index Scan using|Bitmap Index Scan on) lattice_thread_message_queue_pkey[^\n]*\n\s*Index Cond: \(sequence = ANY/);
+    const claim = ["plan-thread-7", tenantId, assistantId, "o#1", 1_000, "o", 1, null, null];
+    const completion = ["plan-1", "success", null];
+    // Each form of each claiming statement: the claim alone, and after a completion; skipping or waiting.
+    const statements: Array<[ClaimStatement, unknown[]]> = [
+      [CLAIM_MESSAGES, claim],
+      [COMPLETE_AND_CLAIM, [...claim, ...completion]],
+    ];
+    for (const [statement, values] of statements) {
+      for (const { text } of [statement.unfenced, statement.fenced]) {
+        const { rows } = await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values);
+        const plan = rows.map((row) => row["QUERY PLAN"]).join("\n");
+        expect(plan).toMatch(/InitPlan/);
+        // Rows come locked straight off the claim index in claim order: no sort of the thread's whole queue.
+        expect(plan).toMatch(/LockRows[^\n]*\n\s*->\s+Index Scan using lattice_thread_message_queue_claim/);
+        // The locked rows are updated by primary key: an id alone could also name another tenant's row.
+        // The planner reads the key either row by row or through a bitmap; both go by the array of keys.
+        expect(plan).toMatch(/(Index Scan using|Bitmap Index Scan on) lattice_thread_message_queue_pkey[^\n]*\n\s*Index Cond: \(sequence = ANY/);
+      }
+    }
     expect(await store.claimPendingMessages({ ...scope, threadId: "plan-thread-7" }, { owner: "o#1", leaseMs: 1_000 })).toHaveLength(1);
   });
 
@@ -99,6 +100,7 @@ describe("PostgreSQLMessageQueueStore", () => {
 
     for (const statement of [
       plan(COMPLETE_MESSAGE.text, ["shared-5", "o#1005", "success", null]),
+      plan(COMPLETE_AND_CLAIM.fenced.text, ["shared-thread-5", "t1", null, "o#1005", 60_000, "o", 1, null, null, "shared-5", "success", null]),
       plan(RENEW_CLAIMS, [["shared-5", "shared-10"], "o#1005", 60_000]),
       plan(GET_MESSAGE, ["shared-5", "t1", null]),
       plan(GET_MESSAGE, ["shared-5", null, null]),

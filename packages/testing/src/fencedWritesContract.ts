@@ -2,6 +2,7 @@ import type { MessageQueueStore, ItemStore, LeaseFence, LeaseStore, QueueScope, 
 import { setTimeout as sleep } from "node:timers/promises";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fresh } from "./fresh";
+import { runRecords } from "./runRecords";
 
 /** A checkpoint's place, as LangGraph's configs name it. */
 interface CheckpointPlace {
@@ -95,6 +96,24 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       expect(await successor.queue.resetProcessingToPending({ ...scope, threadId }, { fence: current })).toBe(1);
     });
 
+    it("the queue's complete-and-claim of a stale tenure records a claim it still held, as completion does, and claims nothing", async () => {
+      const threadId = fresh("thread");
+      const thread = { ...scope, threadId };
+      const first = await successor.queue.addMessage({ threadId, scope, content: { text: "first" } });
+      const second = await successor.queue.addMessage({ threadId, scope, content: { text: "second" } });
+      // Claimed before the takeover, and not yet taken back by the successor: the claim is still its owner's.
+      await old.queue.claimPendingMessages(thread, { owner: "paused#1", leaseMs: 60_000 });
+      const { stale, current } = await takenOver();
+      const late = { owner: "paused#1", leaseMs: 60_000, fence: stale };
+      expect(await old.queue.completeAndClaimNext(thread, first.id, { status: "success" }, late)).toEqual({ completed: true, claimed: null });
+      expect(await successor.queue.getMessage(second.id, scope)).toMatchObject({ status: "pending" });
+
+      const [claimed] = await successor.queue.claimPendingMessages(thread, { owner: "peer#1", leaseMs: 60_000, fence: current });
+      expect(claimed?.id).toBe(second.id);
+      expect(await old.queue.completeAndClaimNext(thread, second.id, { status: "error" }, late)).toEqual({ completed: false, claimed: null });
+      expect(await successor.queue.getMessage(second.id, scope)).toMatchObject({ status: "processing", lockedBy: "peer#1" });
+    });
+
     it("the item store refuses a stale tenure's put and delete", async () => {
       const { stale, current } = await takenOver();
       const tenant = fresh("tenant");
@@ -147,6 +166,56 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       await expect(old.runEvents.append(run, [chunk(1, "never")], { fence: { key: fresh("never-leased"), token: lapsed!.token } })).rejects.toMatchObject(refused);
       await expect(old.runEvents.append(run, [chunk(1, "bad")], { fence: { key, token: "first" } })).rejects.toMatchObject({ code: "INVALID_LEASE_ARGUMENT" });
       expect(await successor.runEvents.lastIndex(run)).toBe(0);
+    });
+
+    it("4 replicas racing for a thread's lease, each completing and claiming on past its lease's end: every message completed once, in queue order", async () => {
+      const key = fresh("thread-run");
+      const threadId = fresh("thread");
+      const thread = { ...scope, threadId };
+      const queued: string[] = [];
+      for (let n = 0; n < 60; n += 1) queued.push((await successor.queue.addMessage({ threadId, scope, content: { n } })).id);
+      const completions: string[] = [];
+      let tenures = 0;
+      let fencedOut = 0;
+      await Promise.all(
+        replicas.map(async (replica, n) => {
+          while (completions.length < queued.length) {
+            const lease = await replica.leases.acquire(key, `racer-${n}#1`, 15);
+            if (!lease) {
+              await sleep(1);
+              continue;
+            }
+            tenures += 1;
+            // As the runtime's thread processor, except that it never renews nor looks at the clock:
+            // only the fence (and the claim's owner) stop a tenure that outlived its lease.
+            const fence = { key, token: lease.token };
+            const options = { owner: `racer-${n}#${lease.token}`, leaseMs: 60_000, fence };
+            try {
+              await replica.queue.resetProcessingToPending(thread, { fence });
+              let [message] = await replica.queue.claimPendingMessages(thread, options);
+              while (message) {
+                await sleep(Math.random() * 6);
+                const { completed, claimed } = await replica.queue.completeAndClaimNext(thread, message.id, { status: "success" }, options);
+                if (completed) completions.push(message.id);
+                if (claimed === null) {
+                  fencedOut += 1;
+                  break;
+                }
+                [message] = claimed;
+              }
+            } catch (error) {
+              if ((error as { code?: string }).code !== "LEASE_LOST") throw error;
+              fencedOut += 1;
+            }
+          }
+        }),
+      );
+
+      expect(completions).toEqual(queued);
+      expect((await runRecords(successor.queue, thread)).map((run) => run.id).sort()).toEqual([...queued].sort());
+      // The race was real: the thread changed hands many times, and late tenures were turned away.
+      expect(tenures).toBeGreaterThanOrEqual(5);
+      expect(fencedOut).toBeGreaterThanOrEqual(4);
     });
 
     it("4 replicas racing for one lease, each writing on past its lease's end: no old tenure's write lands after a newer one's", async () => {

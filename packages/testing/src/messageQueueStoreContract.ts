@@ -172,6 +172,114 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await runRecords(store, { ...scope, threadId })).toMatchObject([{ id, runStatus: "success", replicaId: "replica-b" }]);
     });
 
+    it("completes a claim and claims the thread's next in one step, each part with its own check", async () => {
+      const threadId = freshThread();
+      const thread = { ...scope, threadId };
+      const [first, second, third] = await fill(store, threadId, 3);
+      const later = await store.addMessage({ threadId, scope, content: "delayed", delayMs: 3_600_000 });
+      const claim = { owner: "runner-1#a", leaseMs: 60_000 };
+      const [claimed] = await store.claimPendingMessages(thread, claim);
+      expect(claimed.id).toBe(first);
+
+      // Not the claim's owner: nothing is recorded, and the claim goes on as claimPendingMessages does.
+      const stranger = await store.completeAndClaimNext(thread, first, { status: "success" }, { owner: "stranger#b", leaseMs: 60_000 });
+      expect(stranger).toMatchObject({ completed: false, claimed: [{ id: second, lockedBy: "stranger#b", replicaId: "stranger", attempts: 1 }] });
+      expect(await store.getMessage(first, scope)).toMatchObject({ status: "processing", lockedBy: "runner-1#a" });
+
+      const next = await store.completeAndClaimNext(thread, first, { status: "error", error: "model failed" }, claim);
+      expect(next.completed).toBe(true);
+      expect(next.claimed).toEqual([await store.getMessage(third, scope)]);
+      expect(next.claimed).toMatchObject([{ id: third, status: "processing", runStatus: "running", lockedBy: "runner-1#a", replicaId: "runner-1", attempts: 1 }]);
+      expect(await runRecords(store, thread)).toMatchObject([{ id: first, runStatus: "error", error: "model failed", replicaId: "runner-1" }]);
+
+      // The last due message: completed, nothing claimed (the delayed one is not due).
+      expect(await store.completeAndClaimNext(thread, third, { status: "success" }, claim)).toEqual({ completed: true, claimed: [] });
+      expect(await store.completeAndClaimNext(thread, third, { status: "success" }, claim)).toEqual({ completed: false, claimed: [] });
+      expect(ids(await store.getPendingMessages(thread))).toEqual([later.id]);
+      expect(ids(await store.getProcessingMessages(thread))).toEqual([second]);
+    });
+
+    it("completes and claims on while producers race it: each message exactly once, in queue order", async () => {
+      const threadId = freshThread();
+      const thread = { ...scope, threadId };
+      const perProducer = 40;
+      let producing = true;
+      const production = Promise.all(
+        peers.slice(1).map(async (producer, p) => {
+          for (let n = 0; n < perProducer; n += 1) await producer.addMessage({ threadId, scope, content: { p, n } });
+        }),
+      ).finally(() => {
+        producing = false;
+      });
+      const claim = { owner: "chain#1", leaseMs: 60_000 };
+      const run: PendingMessage[] = [];
+      let [message] = await store.claimPendingMessages(thread, claim);
+      for (;;) {
+        const done = !producing;
+        if (!message) {
+          if (done) break;
+          [message] = await store.claimPendingMessages(thread, claim);
+          continue;
+        }
+        run.push(message);
+        const next = await store.completeAndClaimNext(thread, message.id, { status: "success" }, claim);
+        expect(next.completed).toBe(true);
+        [message] = next.claimed!;
+      }
+      await production;
+      expect(run).toHaveLength(perProducer * 3);
+      for (let n = 1; n < run.length; n += 1) expect(BigInt(run[n].sequence)).toBeGreaterThan(BigInt(run[n - 1].sequence));
+      expect(ids(await runRecords(store, thread))).toEqual(ids(run));
+    });
+
+    it("gives claimers racing with complete-and-claim disjoint messages: every message run and completed exactly once", async () => {
+      const threads = Array.from({ length: 12 }, freshThread);
+      const perThread = 40;
+      await Promise.all(peers.map((peer, p) => Promise.all(threads.filter((_, t) => t % peers.length === p).map((threadId) => fill(peer, threadId, perThread)))));
+
+      // Every claimer walks every thread from its own offset, running a chain of complete-and-claim
+      // on it for a few messages before moving on, so chains on one thread interleave.
+      const chains = await Promise.all(
+        peers.map(async (claimer, c) => {
+          const owner = `chain-${c}#${c}`;
+          const ran: PendingMessage[] = [];
+          const open = new Set(threads);
+          for (let turn = c * 3; open.size > 0; turn += 1) {
+            const threadId = threads[turn % threads.length];
+            if (!open.has(threadId)) continue;
+            const options = { owner, leaseMs: 60_000 };
+            let [message] = await claimer.claimPendingMessages({ ...scope, threadId }, options);
+            if (!message) open.delete(threadId);
+            for (let step = 0; message; step += 1) {
+              ran.push(message);
+              if (step === turn % 5) {
+                // The chain's last step only completes: the walk moves on.
+                expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
+                break;
+              }
+              const next = await claimer.completeAndClaimNext({ ...scope, threadId }, message.id, { status: "success" }, options);
+              expect(next.completed).toBe(true);
+              // Claims go in queue order: whatever is still pending was queued after this message.
+              for (const claimed of next.claimed!) expect(BigInt(claimed.sequence)).toBeGreaterThan(BigInt(message.sequence));
+              message = next.claimed![0];
+            }
+          }
+          return ran;
+        }),
+      );
+      const all = chains.flat().map((message) => message.id);
+      expect(all.length - new Set(all).size).toBe(0);
+      expect(all).toHaveLength(threads.length * perThread);
+      // Contention is the point: more than one claimer ran messages.
+      expect(chains.filter((ran) => ran.length > 0).length).toBeGreaterThan(1);
+      for (const threadId of threads) {
+        expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
+        const records = await runRecords(store, { ...scope, threadId });
+        expect(records).toHaveLength(perThread);
+        expect(records.every((record) => record.attempts === 1 && record.runStatus === "success")).toBe(true);
+      }
+    }, 30_000);
+
     it("renews only the owner's live claims", async () => {
       const threadId = freshThread();
       const [one, two] = await fill(store, threadId, 2);
@@ -870,6 +978,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       ["a claim limit of 0", (s, t) => s.claimPendingMessages({ ...scope, threadId: t }, { owner: "o#1", leaseMs: 1_000, limit: 0 })],
       ["a renewal of a non-array", (s) => s.renewClaim("id" as unknown as string[], "o#1", 1_000)],
       ["a completion with an unfinished status", (s) => s.completeMessage("id", "o#1", { status: "running" as "success" })],
+      ["a complete-and-claim with an unfinished status", (s, t) => s.completeAndClaimNext({ ...scope, threadId: t }, "id", { status: "running" as "success" }, { owner: "o#1", leaseMs: 1_000 })],
+      ["a complete-and-claim without owner", (s, t) => s.completeAndClaimNext({ ...scope, threadId: t }, "id", { status: "success" }, { owner: "", leaseMs: 1_000 })],
+      ["a complete-and-claim with an empty message id", (s, t) => s.completeAndClaimNext({ ...scope, threadId: t }, "", { status: "success" }, { owner: "o#1", leaseMs: 1_000 })],
       ["an abort without thread id", (s) => s.requestAbort({ ...scope, threadId: "" })],
       ["an abort with a non-object target", (s, t) => s.requestAbort({ ...scope, threadId: t }, "m1" as unknown as { messageId: string })],
       ["an abort naming an empty message id", (s, t) => s.requestAbort({ ...scope, threadId: t }, { messageId: "" })],

@@ -33,6 +33,15 @@ export interface DrainResult {
   leftToPeers?: boolean;
 }
 
+/** How a run ended: handed over unfinished, or completed, with what its completion claimed next. */
+interface RunEnd {
+  handedOver?: HandOverReason;
+  /** The thread's next message, claimed with the run's completion. */
+  next?: PendingMessage;
+  /** The claim with the completion was refused (the completion itself was recorded, if the claim was held). */
+  fencedOut?: FencedOutError;
+}
+
 /** What a `run_handed_over` event says of each reason. */
 const HAND_OVERS: Record<HandOverReason, { code: HandOverCode; reason: string }> = {
   lease_lost: { code: "LEASE_LOST", reason: "This replica lost the thread's run lease" },
@@ -164,20 +173,26 @@ export class ThreadProcessor {
       // first, is fenced with it: a replica paused past its lease writes nothing once it wakes.
       const reclaimed = await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope, { fence }));
       if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
-      while (!lease.signal.aborted && !this.context.isClosed()) {
+      // This claim answers every wake-up so far (each is sent after its message is queued): only a
+      // later one calls for another tenure. Without this, the wake-up of the very message about to
+      // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
+      this.wanted = false;
+      const [first] = await writeUnderFence(lease, (fence) =>
+        queue.claimPendingMessages(this.scope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
+      );
+      let message: PendingMessage | undefined = first;
+      while (message) {
+        if (lease.signal.aborted || this.context.isClosed()) {
+          // The last run's completion claimed it as the tenure ended: hand it back rather than start it.
+          await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope, { fence }));
+          break;
+        }
         // A run is a long chain of promise continuations that never yields to I/O; let waiting
         // requests through between runs so a busy queue cannot starve the HTTP server.
         await setImmediate();
-        // This claim answers every wake-up so far (each is sent after its message is queued): only a
-        // later one calls for another tenure. Without this, the wake-up of the very message about to
-        // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
-        this.wanted = false;
-        const [message] = await writeUnderFence(lease, (fence) =>
-          queue.claimPendingMessages(this.scope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
-        );
-        if (!message) break;
         observer.queueClaimed?.();
-        const handedOver = await this.runMessage(message, lease);
+        const { handedOver, next, fencedOut } = await this.runMessage(message, lease);
+        if (fencedOut) throw fencedOut;
         if (handedOver === "database_unavailable") this.retryDelayMs = this.databaseRetry.next();
         else if (!handedOver) this.databaseRetry.reset();
         if (handedOver === "claim_lost" || handedOver === "settlement_failed" || handedOver === "database_unavailable") {
@@ -189,10 +204,8 @@ export class ThreadProcessor {
           this.wanted = true;
           break;
         }
-        // Another thread waits for a slot this one would go to: give it up between runs (the lease
-        // with it, as a waiting thread holds none) and queue again behind it, so threads take turns
-        // and one with a long queue cannot keep a slot from the others, of its tenant or another.
-        if (this.context.runSlots.othersWaiting(this.scope.tenantId)) break;
+        // Claimed by the run's completion, unless the tenure ends there (see `claimsNext`).
+        message = next;
       }
     } catch (error) {
       if (!(error instanceof FencedOutError)) throw error;
@@ -227,21 +240,31 @@ export class ThreadProcessor {
     setTimeout(() => void this.context.wake(this.scope), Math.max(due - Date.now(), DELAYED_RECHECK_MS)).unref();
   }
 
-  /** Runs one claimed message; returns why it was handed over unfinished, if it was. */
-  private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<HandOverReason | undefined> {
+  /**
+   * Whether the tenure goes on to the thread's next message after this run: then the run's completion
+   * claims it too. Another thread waiting for a slot this one would go to ends it between runs (the
+   * lease with it, as a waiting thread holds none), and the thread queues again behind it, so threads
+   * take turns and one with a long queue cannot keep a slot from the others, of its tenant or another.
+   */
+  private claimsNext(lease: ThreadRunHandle): boolean {
+    return !lease.signal.aborted && !this.context.isClosed() && !this.context.runSlots.othersWaiting(this.scope.tenantId);
+  }
+
+  /** Runs one claimed message; says why it was handed over unfinished, or what its completion claimed next. */
+  private async runMessage(message: PendingMessage, lease: ThreadRunHandle): Promise<RunEnd> {
     const claimedAt = Date.now();
     const run = new ActiveRun(message.id);
     this.active = run;
     try {
       const output = await this.openOutput(message, lease);
-      return output instanceof RunOutput ? await this.runAttempt(message, lease, run, output, claimedAt) : output;
+      return output instanceof RunOutput ? await this.runAttempt(message, lease, run, output, claimedAt) : { handedOver: output };
     } finally {
       this.active = undefined;
       run.finish();
     }
   }
 
-  private async runAttempt(message: PendingMessage, lease: ThreadRunHandle, run: ActiveRun, output: RunOutput, claimedAt: number): Promise<HandOverReason | undefined> {
+  private async runAttempt(message: PendingMessage, lease: ThreadRunHandle, run: ActiveRun, output: RunOutput, claimedAt: number): Promise<RunEnd> {
     const onLeaseLost = () => run.stop("lease_lost");
     if (lease.signal.aborted) onLeaseLost();
     lease.signal.addEventListener("abort", onLeaseLost, { once: true });
@@ -250,13 +273,13 @@ export class ThreadProcessor {
       const taskId = taskMarkerOf(message.content)?.taskId;
       const executed = await this.execute(message, lease, run, output, claimedAt, taskId);
       const result = "handOver" in executed || !taskId ? executed : await this.settle(message, lease, taskId, executed);
-      if ("handOver" in result) return await this.handOver(result.handOver, output, lease);
+      if ("handOver" in result) return { handedOver: await this.handOver(result.handOver, output, lease) };
       // Every event is logged before the message completes: a follower elsewhere that sees it completed finds them all.
       await output.flush();
-      const unrecorded = await this.complete(message, lease.holder, result, claimedAt);
-      if (unrecorded) return await this.handOver(unrecorded, output, lease);
+      const recorded = await this.complete(message, lease, result, claimedAt);
+      if (recorded.handedOver) return { handedOver: await this.handOver(recorded.handedOver, output, lease) };
       output.push(terminalChunk(result));
-      return undefined;
+      return recorded;
     } finally {
       stopClaimHeartbeat();
       lease.signal.removeEventListener("abort", onLeaseLost);
@@ -282,11 +305,33 @@ export class ThreadProcessor {
     }
   }
 
-  /** Records the run's outcome on its message; the database failing the write leaves the message to run again. */
-  private async complete(message: PendingMessage, holder: string, outcome: RunOutcomeDetails, claimedAt: number): Promise<HandOverReason | undefined> {
-    const { queue, observer } = this.context;
+  /**
+   * Records the run's outcome on its message; the database failing the write leaves the message to run
+   * again. When the tenure goes on, the same statement claims the thread's next message: one round
+   * trip (and one commit) between two runs instead of two.
+   */
+  private async complete(message: PendingMessage, lease: ThreadRunHandle, outcome: RunOutcomeDetails, claimedAt: number): Promise<RunEnd> {
+    const { queue, observer, claimLeaseMs } = this.context;
+    const holder = lease.holder;
     try {
-      if (await queue.completeMessage(message.id, holder, outcome)) {
+      let completed: boolean;
+      const end: RunEnd = {};
+      if (this.claimsNext(lease)) {
+        // As before the tenure's first claim: this claim answers every wake-up so far.
+        this.wanted = false;
+        const answer = await queue.completeAndClaimNext(this.scope, message.id, outcome, { owner: holder, leaseMs: claimLeaseMs, limit: 1, fence: lease.fence });
+        completed = answer.completed;
+        if (answer.claimed === null) {
+          // The claim was refused: a newer tenure runs the thread. It ends this one at once, as any refused write does.
+          end.fencedOut = new FencedOutError(lease.fence);
+          lease.revoke(end.fencedOut);
+        } else {
+          end.next = answer.claimed[0];
+        }
+      } else {
+        completed = await queue.completeMessage(message.id, holder, outcome);
+      }
+      if (completed) {
         const { tenantId, assistantId, threadId } = this.scope;
         observer.runFinished?.({ messageId: message.id, tenantId, assistantId, threadId, status: outcome.status, durationMs: Date.now() - claimedAt });
         this.context.onRunCompleted?.({ scope: this.scope, message, status: outcome.status, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
@@ -294,11 +339,11 @@ export class ThreadProcessor {
         observer.runHandedOver?.({ reason: "claim_lost" });
         this.logger.warn({ messageId: message.id }, "claim lost before completion; a peer re-runs the message from its checkpoint");
       }
-      return undefined;
+      return end;
     } catch (error) {
       if (!isDatabaseOutage(error)) throw error;
       this.logger.warn({ messageId: message.id, err: error }, "run's outcome not recorded: the database is unavailable; the message runs again");
-      return "database_unavailable";
+      return { handedOver: "database_unavailable" };
     }
   }
 

@@ -1,6 +1,7 @@
 import type {
   AddMessageParams,
   ClaimMessagesOptions,
+  CompletedAndClaimed,
   FencedWriteOptions,
   MessageQueueStore,
   Page,
@@ -12,13 +13,14 @@ import type {
   ThreadQueueRef,
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
-import { type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
+import { FencedOutError, type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
 import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
 import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
 import {
   type StrictScope,
+  type ValidClaim,
   type ValidMessage,
   validateAbortTarget,
   validateAddMessage,
@@ -178,25 +180,9 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
 
   async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
     const queue = this.queue(thread);
-    const { owner, leaseMs, limit } = validateClaimOptions(options);
+    const claim = validateClaimOptions(options);
     assertFenceHolds(this.fences, options);
-    const now = this.now();
-    const claimed = this.withStatus(queue, "pending")
-      .filter((message) => isDue(message, now))
-      .slice(0, limit);
-    for (const message of claimed) {
-      Object.assign(message, {
-        status: "processing",
-        lockedBy: owner,
-        lockedAt: new Date(now),
-        leaseExpiresAt: new Date(now + leaseMs),
-        runStatus: "running",
-        attempts: message.attempts + 1,
-        replicaId: holderLabel(owner),
-        startedAt: new Date(now),
-      });
-    }
-    return claimed.map(toMessage);
+    return this.claim(queue, claim);
   }
 
   async reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number> {
@@ -252,11 +238,18 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
     const messageId = validateMessageId(id);
     const claimer = requireText(owner, "Claim owner");
-    const { status, error } = validateRunOutcome(outcome);
-    const message = this.claimed(messageId, claimer);
-    if (!message) return false;
-    this.finish(message, status, error);
-    return true;
+    return this.complete(messageId, claimer, validateRunOutcome(outcome));
+  }
+
+  async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
+    const queue = this.queue(thread);
+    const messageId = validateMessageId(id);
+    const valid = validateRunOutcome(outcome);
+    const claim = validateClaimOptions(options);
+    // Judged before anything is written, as PostgreSQL judges it at the statement's start.
+    const fenceHolds = this.fenceHolds(options);
+    const completed = this.complete(messageId, claim.owner, valid);
+    return { completed, claimed: fenceHolds ? this.claim(queue, claim) : null };
   }
 
   async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
@@ -359,6 +352,46 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
 
   private withStatus(queue: Queue | undefined, status: "pending" | "processing"): StoredMessage[] {
     return queue ? this.openMessages(queue).filter((message) => message.status === status).sort(inClaimOrder) : [];
+  }
+
+  /** Whether a write's fence holds; throws on a malformed one, or on any when this store judges none. */
+  private fenceHolds(options: FencedWriteOptions): boolean {
+    try {
+      assertFenceHolds(this.fences, options);
+      return true;
+    } catch (error) {
+      if (error instanceof FencedOutError) return false;
+      throw error;
+    }
+  }
+
+  /** Moves up to the claim's limit of due pending messages to processing under its owner, in claim order. */
+  private claim(queue: Queue | undefined, { owner, leaseMs, limit }: ValidClaim): PendingMessage[] {
+    const now = this.now();
+    const claimed = this.withStatus(queue, "pending")
+      .filter((message) => isDue(message, now))
+      .slice(0, limit);
+    for (const message of claimed) {
+      Object.assign(message, {
+        status: "processing",
+        lockedBy: owner,
+        lockedAt: new Date(now),
+        leaseExpiresAt: new Date(now + leaseMs),
+        runStatus: "running",
+        attempts: message.attempts + 1,
+        replicaId: holderLabel(owner),
+        startedAt: new Date(now),
+      });
+    }
+    return claimed.map(toMessage);
+  }
+
+  /** Completes the message `owner` holds a claim on; `false` when it holds none. */
+  private complete(id: string, owner: string, { status, error }: { status: RunOutcome["status"]; error: string | null }): boolean {
+    const message = this.claimed(id, owner);
+    if (!message) return false;
+    this.finish(message, status, error);
+    return true;
   }
 
   /** Completes an open message: it becomes one of the queue's run records. */

@@ -5,6 +5,7 @@ import type { ErrorCode } from "@axiom-lattice/protocols";
 export type {
   AddMessageParams,
   ClaimMessagesOptions,
+  CompletedAndClaimed,
   FinishedRunStatus,
   MessageQueueStore,
   PendingMessage,

@@ -107,17 +107,18 @@ const CLAIM_FENCE = statementFence(8);
 
 /**
  * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6, while
- * the fence $8, $9 (the thread-run lease's tenure) holds. The rows are locked once (SKIP LOCKED:
- * concurrent claimers take disjoint rows) and passed as an array so the planner cannot re-run the
- * locking subquery per row; by sequence, the primary key, because an id is unique only within its
- * tenant. It returns only what the caller does not already know (the claim's own values come from
- * its arguments): fewer columns to decode per claim. Every answer has a row saying whether the fence
- * held, so a refused claim is told from an empty queue (whose one row has no message).
+ * the fence $8, $9 (the thread-run lease's tenure) holds: a CTE named `claimed`, after the fence's.
+ * The rows are locked once and passed as an array so the planner cannot re-run the locking subquery
+ * per row; by sequence, the primary key, because an id is unique only within its tenant. It returns
+ * only what the caller does not already know (the claim's own values come from its arguments): fewer
+ * columns to decode per claim.
+ *
+ * Unfenced claimers may race on one thread: they skip rows locked by others (SKIP LOCKED), taking
+ * disjoint rows. A fenced claim is the thread's only claimer, and waits instead: a row locked by
+ * someone else is one a stale tenure's statement still holds (an UPDATE whose re-check failed keeps
+ * the row locked until it ends), and skipping it would run the next message first.
  */
-export const CLAIM_MESSAGES: PreparedStatement = {
-  name: "lattice_queue_claim",
-  text: `
-  WITH ${CLAIM_FENCE.cte},
+const claimed = (lock: ClaimLock) => `
   claimed AS (
     UPDATE lattice_thread_message_queue
        SET status = 'processing',
@@ -137,14 +138,39 @@ export const CLAIM_MESSAGES: PreparedStatement = {
                 AND ${CLAIM_FENCE.holds}
               ORDER BY ${CLAIM_ORDER}
               LIMIT $7
-                FOR UPDATE SKIP LOCKED))
+                FOR UPDATE${lock === "skip" ? " SKIP LOCKED" : ""}))
     RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
-  )
-  SELECT ${CLAIM_FENCE.holds} AS fence_holds, claimed.*
+  )`;
+
+type ClaimLock = "skip" | "wait";
+
+/** A claiming statement in both forms: `unfenced` skips rows others lock, `fenced` waits for them. */
+export interface ClaimStatement {
+  unfenced: PreparedStatement;
+  fenced: PreparedStatement;
+}
+
+const claimStatement = (name: string, text: (lock: ClaimLock) => string): ClaimStatement => ({
+  unfenced: { name, text: text("skip") },
+  fenced: { name: `${name}_fenced`, text: text("wait") },
+});
+
+/**
+ * A claim's answer, `also` the columns before the claimed rows: every answer has a row saying whether
+ * the fence held, so a refused claim is told from an empty queue (whose one row has no message).
+ */
+const claimAnswer = (also: string) => `
+  SELECT ${CLAIM_FENCE.holds} AS fence_holds, ${also}claimed.*
     FROM (SELECT) AS statement
     LEFT JOIN claimed ON true
-   ORDER BY ${CLAIM_ORDER}`,
-};
+   ORDER BY ${CLAIM_ORDER}`;
+
+/** $1 thread, $2 tenant, $3 assistant, then the claim's parameters (see {@link claimed}). */
+export const CLAIM_MESSAGES = claimStatement(
+  "lattice_queue_claim",
+  (lock) => `
+  WITH ${CLAIM_FENCE.cte},${claimed(lock)}${claimAnswer("")}`,
+);
 
 /** $4: the error of a flagged row, completed as aborted. */
 export const RECLAIM_EXPIRED = `
@@ -231,22 +257,48 @@ export const RENEW_CLAIMS = `
      AND locked_by = $2
      AND lease_expires_at > now()`;
 
+/** Completes a claimed row with run status `status` and error `error` (parameters). */
+const COMPLETION = (status: string, error: string) => `
+  status = 'completed',
+  run_status = ${status},
+  error = ${error},
+  finished_at = now(),
+  locked_by = NULL,
+  locked_at = NULL,
+  lease_expires_at = NULL`;
+
+/** The claim of message `id` held by `owner` (parameters), found through the id index. */
+const HELD_BY = (id: string, owner: string) => `
+  id = ${id}
+  AND status = 'processing'
+  AND locked_by = ${owner}`;
+
 /** $1 id, $2 owner, $3 run status, $4 error: only while the owner still holds the claim. */
 export const COMPLETE_MESSAGE: PreparedStatement = {
   name: "lattice_queue_complete",
   text: `
   UPDATE lattice_thread_message_queue
-     SET status = 'completed',
-         run_status = $3,
-         error = $4,
-         finished_at = now(),
-         locked_by = NULL,
-         locked_at = NULL,
-         lease_expires_at = NULL
-   WHERE id = $1
-     AND status = 'processing'
-     AND locked_by = $2`,
+     SET ${COMPLETION("$3", "$4")}
+   WHERE ${HELD_BY("$1", "$2")}`,
 };
+
+/**
+ * Completes message $10 held by owner $4 with run status $11 and error $12, and claims the thread's
+ * next as {@link CLAIM_MESSAGES} does ($1–$9), in one statement: one commit between a thread's runs.
+ * Each part keeps its own check (the owner's claim; the fence). Both see the statement's snapshot, in
+ * which the completed row is still processing: the claim never takes it, nor touches the same row.
+ */
+export const COMPLETE_AND_CLAIM = claimStatement(
+  "lattice_queue_complete_and_claim",
+  (lock) => `
+  WITH ${CLAIM_FENCE.cte},
+  completed AS (
+    UPDATE lattice_thread_message_queue
+       SET ${COMPLETION("$11", "$12")}
+     WHERE ${HELD_BY("$10", "$4")}
+    RETURNING 1
+  ),${claimed(lock)}${claimAnswer("EXISTS (SELECT FROM completed) AS completed, ")}`,
+);
 
 /** $1 id, $2 tenant, $3 assistant. */
 export const GET_MESSAGE = `

@@ -22,7 +22,9 @@ import {
 import type {
   AddMessageParams,
   ClaimMessagesOptions,
+  CompletedAndClaimed,
   FencedWriteOptions,
+  LeaseFence,
   MessageQueueStore,
   Page,
   PageRequest,
@@ -42,6 +44,7 @@ import { inTransaction, isUniqueViolation } from "../db/transaction";
 import {
   CLAIM_MESSAGES,
   CLEAR_PENDING,
+  COMPLETE_AND_CLAIM,
   COMPLETE_MESSAGE,
   DELETE_MESSAGE,
   DELETE_THREAD_MESSAGES,
@@ -60,6 +63,7 @@ import {
   RESET_PROCESSING,
   TENANT_QUEUE_SIZE,
   THREADS_WITH_WORK,
+  type ClaimStatement,
   type PreparedStatement,
 } from "./messageQueueSql";
 
@@ -92,8 +96,11 @@ export interface MessageRow {
   available_at: Date | null;
 }
 
-/** What a claim reads back; the rest of the claimed message is what the claim itself wrote. */
-type ClaimedRow = Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts" | "available_at">;
+/**
+ * What a claim reads back, per claimed row; the rest of the claimed message is what the claim itself
+ * wrote. A claim that took nothing answers one row without a message.
+ */
+type ClaimedRow = { fence_holds: boolean } & Pick<MessageRow, "id" | "content" | "priority" | "sequence" | "created_at" | "locked_at" | "lease_expires_at" | "attempts" | "available_at">;
 
 /** `fields` plus those of `nullable` that are not null: an unset field is absent, as in every store. */
 function withPresent<T>(fields: object, nullable: Record<string, unknown>): T {
@@ -227,38 +234,23 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
   }
 
   async claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]> {
-    const [threadId, tenantId, assistantId] = queueParams(thread);
-    const { owner, leaseMs, limit, fence } = validateClaimOptions(options);
-    const replicaId = holderLabel(owner);
+    const { values, fence } = claimParams(thread, options);
     await this.initialize();
-    const { rows } = await this.pool.query<ClaimedRow & { fence_holds: boolean }>({
-      ...CLAIM_MESSAGES,
-      values: [threadId, tenantId, assistantId, owner, leaseMs, replicaId, limit, ...fenceParams(fence)],
-    });
+    const { rows } = await this.pool.query<ClaimedRow>({ ...claimStatement(CLAIM_MESSAGES, fence), values });
     assertHeld(rows[0].fence_holds, fence);
-    // A claim that took nothing answers one row without a message.
-    return rows.filter((row) => row.id !== null).map((row) =>
-      withPresent<PendingMessage>(
-        {
-          id: row.id,
-          threadId,
-          content: row.content,
-          priority: row.priority,
-          sequence: String(row.sequence),
-          status: "processing",
-          createdAt: row.created_at,
-          lockedBy: owner,
-          lockedAt: row.locked_at,
-          leaseExpiresAt: row.lease_expires_at,
-          runStatus: "running",
-          attempts: row.attempts,
-          replicaId,
-          // The claim stamps both with the same now().
-          startedAt: new Date(row.locked_at!.getTime()),
-        },
-        { tenantId, assistantId, availableAt: row.available_at },
-      ),
-    );
+    return claimedMessages(values, rows);
+  }
+
+  async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
+    const { values, fence } = claimParams(thread, options);
+    const messageId = validateMessageId(id);
+    const { status, error } = validateRunOutcome(outcome);
+    await this.initialize();
+    const { rows } = await this.pool.query<ClaimedRow & { completed: boolean }>({
+      ...claimStatement(COMPLETE_AND_CLAIM, fence),
+      values: [...values, messageId, status, error],
+    });
+    return { completed: rows[0].completed, claimed: rows[0].fence_holds ? claimedMessages(values, rows) : null };
   }
 
   async reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number> {
@@ -357,6 +349,46 @@ type Statement = string | PreparedStatement;
 
 const queryConfig = (statement: Statement, values: unknown[]) =>
   typeof statement === "string" ? { text: statement, values } : { ...statement, values };
+
+/** The claim statement's parameters ($1–$9), checked. */
+type ClaimParams = [threadId: string, tenantId: string | null, assistantId: string | null, owner: string, leaseMs: number, replicaId: string, limit: number, fenceKey: string | null, fenceToken: string | null];
+
+function claimParams(thread: ThreadQueueRef, options: ClaimMessagesOptions): { values: ClaimParams; fence: LeaseFence | undefined } {
+  const [threadId, tenantId, assistantId] = queueParams(thread);
+  const { owner, leaseMs, limit, fence } = validateClaimOptions(options);
+  return { values: [threadId, tenantId, assistantId, owner, leaseMs, holderLabel(owner), limit, ...fenceParams(fence)], fence };
+}
+
+/** The form of a claiming statement for a claim with or without a fence. */
+const claimStatement = (statement: ClaimStatement, fence: LeaseFence | undefined) => (fence ? statement.fenced : statement.unfenced);
+
+/** The messages a claim took, from what it read back and its own parameters. */
+function claimedMessages([threadId, tenantId, assistantId, owner, , replicaId]: ClaimParams, rows: ClaimedRow[]): PendingMessage[] {
+  return rows
+    .filter((row) => row.id !== null)
+    .map((row) =>
+      withPresent<PendingMessage>(
+        {
+          id: row.id,
+          threadId,
+          content: row.content,
+          priority: row.priority,
+          sequence: String(row.sequence),
+          status: "processing",
+          createdAt: row.created_at,
+          lockedBy: owner,
+          lockedAt: row.locked_at,
+          leaseExpiresAt: row.lease_expires_at,
+          runStatus: "running",
+          attempts: row.attempts,
+          replicaId,
+          // The claim stamps both with the same now().
+          startedAt: new Date(row.locked_at!.getTime()),
+        },
+        { tenantId, assistantId, availableAt: row.available_at },
+      ),
+    );
+}
 
 /** $1 thread, $2 tenant, $3 assistant, checked. */
 export function queueParams(thread: ThreadQueueRef): [string, string | null, string | null] {

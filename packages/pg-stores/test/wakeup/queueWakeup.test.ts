@@ -1,5 +1,6 @@
-// Queue notices through LISTEN/NOTIFY: delivered across pools (wake-ups and abort notices), malformed
-// payloads ignored, and delivered again after the LISTEN connection was killed server-side.
+// Queue notices through LISTEN/NOTIFY: delivered across pools (wake-ups and abort notices), sent
+// together when they come at once, malformed payloads ignored, and delivered again after the LISTEN
+// connection was killed server-side.
 import type { QueueNotice } from "@axiom-lattice/core";
 import { eventually } from "@axiom-lattice/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +47,20 @@ describe("PostgreSQLQueueWakeup", () => {
     await sender.notify({ ...scope("t3"), waitsAtSender: true });
     await arrived("t3");
     expect(received.find((got) => got.threadId === "t3")).toEqual({ ...scope("t3"), waitsAtSender: true });
+  });
+
+  it("sends the notices given in one turn, or while one statement is in flight, in one statement, each delivered once", async () => {
+    let statements = 0;
+    sender["pool"].on("acquire", () => (statements += 1));
+    const threads = Array.from({ length: 30 }, (_, n) => `batched-${n}`);
+    const first = threads.slice(0, 10).map((threadId) => sender.notify(scope(threadId)));
+    // The next turn: the first statement is in flight (or sent), so these wait and go together.
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = threads.slice(10).map((threadId) => sender.notify(scope(threadId)));
+    await Promise.all([...first, ...second]);
+    expect(statements).toBe(2);
+    for (const threadId of threads) await arrived(threadId);
+    expect(received.filter((got) => got.threadId.startsWith("batched-")).map((got) => got.threadId)).toEqual(threads);
   });
 
   it("ignores malformed payloads", async () => {

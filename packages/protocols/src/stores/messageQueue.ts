@@ -120,6 +120,18 @@ export interface RunOutcome {
   error?: string;
 }
 
+/** What {@link MessageQueueStore.completeAndClaimNext} did. */
+export interface CompletedAndClaimed {
+  /** Whether the outcome was recorded: `false` when the owner no longer held the claim, as `completeMessage` answers. */
+  completed: boolean;
+  /**
+   * The messages claimed next, as `claimPendingMessages` answers them; `null` when the claim's fence
+   * did not hold (the thread-run lease has a newer tenure): nothing was claimed, and the caller's
+   * tenure is over.
+   */
+  claimed: PendingMessage[] | null;
+}
+
 /** A thread with claimable work, for the sweep that no message may be stranded. */
 export interface ThreadInfo {
   threadId: string;
@@ -211,6 +223,15 @@ export interface MessageQueueStore {
    * (an expired claim nobody has reclaimed still counts); `false` otherwise.
    */
   completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean>;
+  /**
+   * {@link completeMessage} of message `id` by the claim's owner (`options.owner`), then
+   * {@link claimPendingMessages} of the thread under the same options, as one atomic step (on
+   * PostgreSQL one statement): a claimer running a thread's messages one after another waits for one
+   * round trip between them instead of two. Each part keeps its own check: the completion its
+   * owner's, the claim its fence, so a refused fence still records an outcome whose claim was held.
+   * The claim never takes the message just completed, and takes the thread's next in claim order.
+   */
+  completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed>;
   /**
    * Deletes every message of the thread within the scope, whatever its status: pending, processing
    * and completed (its run records). Returns how many. For deleting the thread itself: call it while
