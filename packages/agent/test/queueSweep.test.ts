@@ -75,4 +75,23 @@ describe("queue sweep", () => {
     expect(await runStatus(stores, busy.messageId)).toBe("running");
     await eventually("the orphan to run", async () => (await runStatus(stores, orphan.id)) === "success", { timeoutMs: 5_000 });
   });
+
+  it("a replica shutting down hands the threads waiting for its slots to its peers at once, slots free or not", async () => {
+    const stores = await sharedStores();
+    const a = manager(stores, { replicaId: "a", maxConcurrentRuns: 1 });
+    const b = manager(stores, { replicaId: "b", maxConcurrentRuns: 1 });
+    b.startQueueSweep({ intervalMs: SWEEP_MS, orphanAfterMs: 60_000 });
+    const busyB = await b.getAgent(thread("t-busy-b")).addMessage({ message: "/sleep 2500" }, { mode: "wait" });
+    await a.getAgent(thread("t-busy-a")).addMessage({ message: "/sleep 2500" }, { mode: "wait", messageId: "m-busy-a" });
+    await a.getAgent(thread("t-waiting")).addMessage({ message: "hello" }, { mode: "wait", messageId: "m-waiting" });
+    await a.shutdown();
+
+    // Both wait for b's slot (the run a handed back, and the thread that waited for a's) before it frees.
+    await eventually("b to queue both threads", () => b.stats().waitingThreads === 2, { timeoutMs: 1_500 });
+    expect(await runStatus(stores, busyB.messageId)).toBe("running");
+    await eventually("both to run on b", async () => (await runStatus(stores, "m-waiting")) === "success" && (await runStatus(stores, "m-busy-a")) === "success", {
+      timeoutMs: 8_000,
+    });
+    expect((await stores.queue.getMessage("m-waiting", scope))?.replicaId).toBe("b");
+  }, 15_000);
 });
