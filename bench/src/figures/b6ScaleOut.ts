@@ -15,6 +15,7 @@
 import { createTestDatabase } from "@axiom-lattice/testing/database";
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "pg";
 import { type Figure, median } from "../figure";
 import { waitForFinishedRuns } from "../finishedRuns";
@@ -36,6 +37,9 @@ const THREADS = 200;
 const CONNECTIONS = 12;
 // Each replica is warmed (JIT, pools, prepared statements) by this many runs before the measurement.
 const WARM_UP_RUNS_PER_REPLICA = 30;
+// After the warm-up, each replica's background cost (sweeps, presence, outbox polling, lease and
+// leader upkeep) is measured idle for this long: what a replica costs per second with no run.
+const IDLE_SECONDS = 5;
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
 const TARGET = 1.5;
 // Issue 42: an added replica costs nothing per run (CPU ms and transactions within ±10% of 1 replica's),
@@ -75,6 +79,9 @@ interface Measurement {
   transactionsPerRun: number;
   /** What each replica sent over the measurement, counted in the replica (its background work included). */
   counts: PgCounts[];
+  /** Idle, before the measurement: CPU ms and transactions (counted in the replica) per second, per replica (mean). */
+  idleCpuMsPerSecond: number;
+  idleTransactionsPerSecond: number;
   lockWaits: ActivitySummary["lockWaits"];
   waits: ActivitySummary["waits"];
   loadAverage: number;
@@ -155,6 +162,7 @@ async function measure(replicas: number): Promise<Measurement> {
     await enqueue(gateways, threadIds, warmUpRuns, "warm-up");
     await waitForFinishedRuns(database.url, warmUpRuns, DRAIN_TIMEOUT_MS);
     const since = await lastSequence(database.url);
+    const idle = await measureIdle(gateways);
 
     const sampler = await PgActivitySampler.start(database.url);
     const cpuOf = () => ({
@@ -202,6 +210,7 @@ async function measure(replicas: number): Promise<Measurement> {
       machineBusyCores: ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * availableParallelism(),
       transactionsPerRun: (transactionsAfter - transactionsBefore) / RUNS,
       counts,
+      ...idle,
       lockWaits: activity.lockWaits,
       waits: activity.waits,
       loadAverage: loadavg()[0],
@@ -210,6 +219,21 @@ async function measure(replicas: number): Promise<Measurement> {
     await Promise.all(gateways.map((gateway) => gateway.stop()));
     await database.drop();
   }
+}
+
+/** Every replica idle for IDLE_SECONDS: its CPU and its transactions per second (means over the replicas). */
+async function measureIdle(gateways: ServerProcess[]): Promise<{ idleCpuMsPerSecond: number; idleTransactionsPerSecond: number }> {
+  // The warm-up's last releases and looks settle first.
+  await sleep(1_000);
+  const cpuBefore = gateways.map((gateway) => processCpuSeconds(gateway.pid));
+  const countsBefore = await Promise.all(gateways.map((gateway) => readPgCounts(gateway)));
+  const startedAt = performance.now();
+  await sleep(IDLE_SECONDS * 1_000);
+  const counts = (await Promise.all(gateways.map((gateway) => readPgCounts(gateway)))).map((count, i) => pgCountsBetween(countsBefore[i], count));
+  const cpu = gateways.reduce((sum, gateway, i) => sum + processCpuSeconds(gateway.pid) - cpuBefore[i], 0);
+  const seconds = (performance.now() - startedAt) / 1_000;
+  const transactions = counts.reduce((sum, count) => sum + Object.values(count.transactions).reduce((a, b) => a + b, 0), 0);
+  return { idleCpuMsPerSecond: (cpu * 1_000) / seconds / gateways.length, idleTransactionsPerSecond: transactions / seconds / gateways.length };
 }
 
 /** The bare commit loop's commits/s at each client count, on a fresh database of the same server. */
@@ -335,6 +359,8 @@ function perRunAcross(measurements: Measurement[]): string[] {
       `in pg_stat_database ${series(of((mine) => median(mine.map((m) => m.transactionsPerRun))))}, ` +
       `thread-run lease attempts ${series(of((mine) => median(mine.map(leaseAttemptsPerRun))), 2)} (targets: flat within ±10%, ≤ 8 transactions)`,
     `issue 42 checks, N replicas over 1 (±${PER_RUN_TOLERANCE * 100}%): ${flat("CPU ms per run", cpuMs)}; ${flat("transactions per run", counted)}`,
+    `idle, per replica (before each drain, ${IDLE_SECONDS} s): CPU ms/s ${series(of((mine) => median(mine.map((m) => m.idleCpuMsPerSecond))))}, ` +
+      `transactions/s ${series(of((mine) => median(mine.map((m) => m.idleTransactionsPerSecond))), 2)}`,
   ];
 }
 
