@@ -2,7 +2,7 @@ import { type MessageQueueStore, type Logger, type ThreadRunScope, getThreadRunO
 import type { LeaseStore } from "@axiom-lattice/protocols";
 
 export interface QueueSweepOptions {
-  /** Pause between passes; a pending message whose thread has no owner starts within one interval, given a free run slot. */
+  /** Pause between passes; a pending message whose thread has no owner starts within two, given a free run slot. */
   intervalMs: number;
   /**
    * Work that has waited this long is woken whether or not this replica has a run slot free (it then
@@ -45,9 +45,10 @@ export interface QueueSweepDependencies {
  * woke it; it takes the lease only with a slot), which the sweep cannot tell from an orphan. Waking
  * those everywhere cost each peer a late tenure that found the message run (or a refused lease) per
  * queued message in a backlog (issue 42). So a pass wakes, longest-waiting first, only as many
- * threads as this replica has run slots free for, which then run at once; and, past that, threads
- * whose work waited `orphanAfterMs`, so an orphan still runs when every slot of the cluster is taken.
- * Expired claims are a dead runner's: always woken.
+ * threads as this replica has run slots free for, which then run at once, of those queued before the
+ * last pass (a newer one is its sender's to start); and, past that, threads whose work waited
+ * `orphanAfterMs`, so an orphan still runs when every slot of the cluster is taken. Expired claims
+ * are a dead runner's: always woken.
  */
 export function startQueueSweep(deps: QueueSweepDependencies, { intervalMs, orphanAfterMs = deps.threadRunTtlMs }: QueueSweepOptions): QueueSweepHandle {
   let stopped = false;
@@ -76,6 +77,8 @@ export function startQueueSweep(deps: QueueSweepDependencies, { intervalMs, orph
           deps.wake(scope);
           continue;
         }
+        // Queued within the last pass: its sender is starting it (or telling its peers it cannot).
+        if (thread.waitedMs < intervalMs) continue;
         const taken = woken.get(scope.tenantId) ?? 0;
         if (wokenTotal >= free.total || taken >= free.of(scope.tenantId)) continue;
         woken.set(scope.tenantId, taken + 1);
