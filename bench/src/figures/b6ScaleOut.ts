@@ -36,7 +36,7 @@ const THREADS = 200;
 // Divisible by every replica count: each replica gets the same share of the load generator's connections.
 const CONNECTIONS = 12;
 // Each replica is warmed (JIT, pools, prepared statements) by this many runs before the measurement.
-const WARM_UP_RUNS_PER_REPLICA = 30;
+const WARM_UP_RUNS_PER_REPLICA = Number(process.env.B6_WARM_UP_RUNS ?? 30);
 // After the warm-up, each replica's background cost (sweeps, presence, outbox polling, lease and
 // leader upkeep) is measured idle for this long: what a replica costs per second with no run.
 const IDLE_SECONDS = 5;
