@@ -48,6 +48,27 @@ describe("queue sweep", () => {
     expect((await stores.queue.getMessage("m-waiting", scope))?.replicaId).toBe("a");
   });
 
+  it("leaves a thread queued within the last pass to its sender, even with a slot free: one lease attempt", async () => {
+    // The sender takes its time to reach the lease (a slow database, a busy event loop).
+    class SlowForA extends CountingLeaseStore {
+      override async acquire(key: string, holder: string, ttlMs: number) {
+        if (holder.startsWith("a")) await sleep(300);
+        return super.acquire(key, holder, ttlMs);
+      }
+    }
+    const leases = new SlowForA();
+    const stores = await sharedStores({}, leases);
+    const a = manager(stores, { replicaId: "a", wakeup: lostWakeups });
+    const b = manager(stores, { replicaId: "b", wakeup: lostWakeups });
+
+    const run = await a.getAgent(thread("t-new")).addMessage({ message: "hello" }, { mode: "wait", messageId: "m-new" });
+    // b's first pass comes at once, while a has not reached the lease yet; its next, after a ran it.
+    b.startQueueSweep({ intervalMs: 1_000, orphanAfterMs: 60_000 });
+    expect((await run.completion).status).toBe("success");
+    expect(leases.byKey.get(threadRunLeaseKey(thread("t-new")))).toBe(1);
+    expect((await stores.queue.getMessage("m-new", scope))?.replicaId).toBe("a");
+  });
+
   it("wakes a thread waiting at a busy replica when it has a slot free: the idle replica runs it", async () => {
     const stores = await sharedStores();
     const a = manager(stores, { replicaId: "a", wakeup: lostWakeups, maxConcurrentRuns: 1 });
