@@ -1,8 +1,8 @@
-// B6 (performance.md, issue 26): scale-out. 1, 2 and 3 gateway replicas (real processes from the CLI)
+// B6 (performance.md, issue 26): scale-out. 1, 2, 3 and 4 gateway replicas (real processes from the CLI)
 // on one PostgreSQL database take the same load: a backlog of queued runs (`POST /api/runs`,
 // `mode: "queue"`, scripted model) spread over many threads, sent round-robin to the replicas, timed
 // from the first request until the last run has finished (read from the database). The figure is the
-// runs/s of 2 replicas over 1 (and 3 over 1 below it), target ≥ 1.5 with 2.
+// runs/s of 2 replicas over 1 (and 3 and 4 over 1 below it), target ≥ 1.5 with 2.
 //
 // Beside each throughput, where the time went: CPU time of each replica, of the database's server
 // processes for this database and of this process (the load generator), and the machine's; sampled
@@ -15,18 +15,20 @@
 import { createTestDatabase } from "@axiom-lattice/testing/database";
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "pg";
 import { type Figure, median } from "../figure";
 import { waitForFinishedRuns } from "../finishedRuns";
 import { GatewayApi } from "../gatewayApi";
 import { startGateway } from "../gatewayProcess";
 import { postLoad } from "../httpLoad";
+import { type CommitCeiling, measureCommitCeiling } from "../commitCeiling";
 import { type ActivitySummary, PgActivitySampler } from "../pgActivity";
 import { type PgCounts, PG_COUNTER_FLAGS, pgCountsBetween, readPgCounts } from "../pgStatementCounter";
 import { machineCpuSeconds, processCpuSeconds } from "../processCpu";
 import type { ServerProcess } from "../serverProcess";
 
-const REPLICA_COUNTS = [1, 2, 3] as const;
+const REPLICA_COUNTS = [1, 2, 3, 4] as const;
 const REPETITIONS = Number(process.env.B6_REPETITIONS ?? 3);
 const RUNS = Number(process.env.B6_RUNS ?? 480);
 // 2–3 runs per thread: enough threads that every replica's run slots always find one to run.
@@ -34,10 +36,20 @@ const THREADS = 200;
 // Divisible by every replica count: each replica gets the same share of the load generator's connections.
 const CONNECTIONS = 12;
 // Each replica is warmed (JIT, pools, prepared statements) by this many runs before the measurement.
-const WARM_UP_RUNS_PER_REPLICA = 30;
+const WARM_UP_RUNS_PER_REPLICA = Number(process.env.B6_WARM_UP_RUNS ?? 30);
+// After the warm-up, each replica's background cost (sweeps, presence, outbox polling, lease and
+// leader upkeep) is measured idle for this long: what a replica costs per second with no run.
+const IDLE_SECONDS = 5;
 const DRAIN_TIMEOUT_MS = 10 * 60_000;
 const TARGET = 1.5;
+// Issue 42: an added replica costs nothing per run (CPU ms and transactions within ±10% of 1 replica's),
+// and 2 and 3 replicas drain at least this share of 1 replica's runs/s on the same cores.
+const PER_RUN_TOLERANCE = 0.1;
+const THROUGHPUT_FLOOR = 0.95;
 const ASSISTANT = "bench-b6";
+// The primary's commit ceiling, measured once per run beside the replicas' figures (for the model in bench/README.md).
+const CEILING_CLIENTS = [1, 8, 32] as const;
+const CEILING_SECONDS = 4;
 const applicationName = (replica: number) => `b6-replica-${replica + 1}`;
 
 interface ReplicaSide {
@@ -67,6 +79,9 @@ interface Measurement {
   transactionsPerRun: number;
   /** What each replica sent over the measurement, counted in the replica (its background work included). */
   counts: PgCounts[];
+  /** Idle, before the measurement: CPU ms and transactions (counted in the replica) per second, per replica (mean). */
+  idleCpuMsPerSecond: number;
+  idleTransactionsPerSecond: number;
   lockWaits: ActivitySummary["lockWaits"];
   waits: ActivitySummary["waits"];
   loadAverage: number;
@@ -147,6 +162,7 @@ async function measure(replicas: number): Promise<Measurement> {
     await enqueue(gateways, threadIds, warmUpRuns, "warm-up");
     await waitForFinishedRuns(database.url, warmUpRuns, DRAIN_TIMEOUT_MS);
     const since = await lastSequence(database.url);
+    const idle = await measureIdle(gateways);
 
     const sampler = await PgActivitySampler.start(database.url);
     const cpuOf = () => ({
@@ -194,12 +210,40 @@ async function measure(replicas: number): Promise<Measurement> {
       machineBusyCores: ((after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total)) * availableParallelism(),
       transactionsPerRun: (transactionsAfter - transactionsBefore) / RUNS,
       counts,
+      ...idle,
       lockWaits: activity.lockWaits,
       waits: activity.waits,
       loadAverage: loadavg()[0],
     };
   } finally {
     await Promise.all(gateways.map((gateway) => gateway.stop()));
+    await database.drop();
+  }
+}
+
+/** Every replica idle for IDLE_SECONDS: its CPU and its transactions per second (means over the replicas). */
+async function measureIdle(gateways: ServerProcess[]): Promise<{ idleCpuMsPerSecond: number; idleTransactionsPerSecond: number }> {
+  // The warm-up's last releases and looks settle first.
+  await sleep(1_000);
+  const cpuBefore = gateways.map((gateway) => processCpuSeconds(gateway.pid));
+  const countsBefore = await Promise.all(gateways.map((gateway) => readPgCounts(gateway)));
+  const startedAt = performance.now();
+  await sleep(IDLE_SECONDS * 1_000);
+  const counts = (await Promise.all(gateways.map((gateway) => readPgCounts(gateway)))).map((count, i) => pgCountsBetween(countsBefore[i], count));
+  const cpu = gateways.reduce((sum, gateway, i) => sum + processCpuSeconds(gateway.pid) - cpuBefore[i], 0);
+  const seconds = (performance.now() - startedAt) / 1_000;
+  const transactions = counts.reduce((sum, count) => sum + Object.values(count.transactions).reduce((a, b) => a + b, 0), 0);
+  return { idleCpuMsPerSecond: (cpu * 1_000) / seconds / gateways.length, idleTransactionsPerSecond: transactions / seconds / gateways.length };
+}
+
+/** The bare commit loop's commits/s at each client count, on a fresh database of the same server. */
+async function commitCeilings(): Promise<CommitCeiling[]> {
+  const database = await createTestDatabase("lattice_bench_b6_commits");
+  try {
+    const ceilings: CommitCeiling[] = [];
+    for (const clients of CEILING_CLIENTS) ceilings.push(await measureCommitCeiling(database.url, clients, CEILING_SECONDS));
+    return ceilings;
+  } finally {
     await database.drop();
   }
 }
@@ -299,21 +343,32 @@ function describe(replicas: number, measurements: Measurement[], baseline: numbe
 }
 
 /** Per run, by replica count: what issue 42 wants flat (within ±10% of 1 replica's) and ≤ 8 transactions. */
-function perRunAcross(measurements: Measurement[]): string {
+function perRunAcross(measurements: Measurement[]): string[] {
   const of = (read: (mine: Measurement[]) => number) => REPLICA_COUNTS.map((replicas) => read(measurements.filter((m) => m.replicas === replicas)));
   const series = (values: number[], digits = 1) => `${values.map((v) => fixed(v, digits)).join(" → ")} (×${fixed(values[values.length - 1] / values[0])})`;
-  return (
-    `per run, ${REPLICA_COUNTS.join(" → ")} replicas: CPU ms ${series(of((mine) => median(mine.map(cpuMsPerRun))))}, ` +
-    `transactions counted in the replicas ${series(of((mine) => breakdownOf(mine).transactions))}, ` +
-    `in pg_stat_database ${series(of((mine) => median(mine.map((m) => m.transactionsPerRun))))}, ` +
-    `thread-run lease attempts ${series(of((mine) => median(mine.map(leaseAttemptsPerRun))), 2)} (targets: flat within ±10%, ≤ 8 transactions)`
-  );
+  const cpuMs = of((mine) => median(mine.map(cpuMsPerRun)));
+  const counted = of((mine) => breakdownOf(mine).transactions);
+  const flat = (name: string, values: number[]) => {
+    const ratios = values.slice(1).map((v) => v / values[0]);
+    const ok = ratios.every((r) => Math.abs(r - 1) <= PER_RUN_TOLERANCE);
+    return `${name} ${ratios.map((r, i) => `×${fixed(r)} (${i + 2})`).join(", ")} ${ok ? "OK" : "SHORT"}`;
+  };
+  return [
+    `per run, ${REPLICA_COUNTS.join(" → ")} replicas: CPU ms ${series(cpuMs)}, ` +
+      `transactions counted in the replicas ${series(counted)}, ` +
+      `in pg_stat_database ${series(of((mine) => median(mine.map((m) => m.transactionsPerRun))))}, ` +
+      `thread-run lease attempts ${series(of((mine) => median(mine.map(leaseAttemptsPerRun))), 2)} (targets: flat within ±10%, ≤ 8 transactions)`,
+    `issue 42 checks, N replicas over 1 (±${PER_RUN_TOLERANCE * 100}%): ${flat("CPU ms per run", cpuMs)}; ${flat("transactions per run", counted)}`,
+    `idle, per replica (before each drain, ${IDLE_SECONDS} s): CPU ms/s ${series(of((mine) => median(mine.map((m) => m.idleCpuMsPerSecond))))}, ` +
+      `transactions/s ${series(of((mine) => median(mine.map((m) => m.idleTransactionsPerSecond))), 2)}`,
+  ];
 }
 
 export const b6ScaleOut: Figure = {
   id: "B6",
   title: `scale-out: ${RUNS} queued runs over ${THREADS} threads drained, runs/s with 2 gateway replicas on one PostgreSQL (value) / 1 replica (baseline), ${CONNECTIONS} client connections round-robin`,
   async run() {
+    const ceilings = await commitCeilings();
     const measurements: Measurement[] = [];
     for (let rep = 0; rep < REPETITIONS; rep += 1) {
       // Rotate the order, so drift on a shared machine does not favour one replica count.
@@ -326,6 +381,7 @@ export const b6ScaleOut: Figure = {
     const ratioOf = (replicas: number) => median(reps.map((rep) => rate(replicas, rep) / rate(1, rep)));
     const baseline = median(reps.map((rep) => rate(1, rep)));
     const ratio = ratioOf(2);
+    const floor = (replicas: number) => `${replicas} replicas ×${fixed(ratioOf(replicas))} ${ratioOf(replicas) >= THROUGHPUT_FLOOR ? "OK" : "SHORT"}`;
     return {
       unit: "runs/s",
       value: median(reps.map((rep) => rate(2, rep))),
@@ -341,12 +397,16 @@ export const b6ScaleOut: Figure = {
         connections: CONNECTIONS,
         repetitions: REPETITIONS,
         ratio3: ratioOf(3),
+        ratio4: ratioOf(4),
+        ceilings,
         breakdowns: Object.fromEntries(REPLICA_COUNTS.map((replicas) => [replicas, breakdownOf(measurements.filter((m) => m.replicas === replicas))])),
         measurements,
       },
       details: [
-        `ratio (median of each repetition's ratio): 2 replicas ${fixed(ratio)}, 3 replicas ${fixed(ratioOf(3))} (target ≥ ${TARGET} with 2)`,
-        perRunAcross(measurements),
+        `ratio (median of each repetition's ratio): 2 replicas ${fixed(ratio)}, 3 replicas ${fixed(ratioOf(3))}, 4 replicas ${fixed(ratioOf(4))} (target ≥ ${TARGET} with 2)`,
+        `issue 42 check, runs/s over 1 replica's on the same cores (≥ ${THROUGHPUT_FLOOR}): ${floor(2)}, ${floor(3)}`,
+        ...perRunAcross(measurements),
+        `PostgreSQL's commit ceiling here (bare one-row INSERT commits, ${CEILING_SECONDS} s each): ${ceilings.map((c) => `${c.clients} client${c.clients > 1 ? "s" : ""} ${Math.round(c.commitsPerSecond)}/s`).join(", ")}; load average ${fixed(loadavg()[0], 1)}`,
         ...REPLICA_COUNTS.map((replicas) => describe(replicas, measurements, baseline)),
         `medians (min–max) of ${REPETITIONS} repetitions, each on fresh replicas and database, after ${WARM_UP_RUNS_PER_REPLICA} warm-up runs per replica; cores = CPU seconds / wall seconds of the drain`,
       ],

@@ -146,7 +146,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(0);
       await sleep(350);
       const listed = (await store.getThreadsWithPendingMessages()).find((thread) => thread.threadId === threadId);
-      expect(listed).toEqual({ threadId, ...scope, pendingCount: 1, expiredCount: 1 });
+      // Its longest-waiting work is the pending message, queued before the 350 ms pause.
+      expect(listed).toEqual({ threadId, ...scope, pendingCount: 1, expiredCount: 1, waitedMs: expect.any(Number) });
+      expect(listed!.waitedMs).toBeGreaterThanOrEqual(350);
 
       expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(1);
       expect(await store.reclaimExpiredProcessing({ ...scope, threadId })).toBe(0);
@@ -327,8 +329,8 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
 
       const threads = (await store.getThreadsWithPendingMessages()).filter((thread) => thread.threadId === threadId);
       expect(threads).toHaveLength(2);
-      expect(threads).toContainEqual({ threadId, pendingCount: 1, expiredCount: 0 });
-      expect(threads).toContainEqual({ threadId, tenantId: "u", assistantId: "a", pendingCount: 1, expiredCount: 0 });
+      expect(threads).toContainEqual({ threadId, pendingCount: 1, expiredCount: 0, waitedMs: expect.any(Number) });
+      expect(threads).toContainEqual({ threadId, tenantId: "u", assistantId: "a", pendingCount: 1, expiredCount: 0, waitedMs: expect.any(Number) });
     });
 
     it("respects capacity on every add path, counting claimed messages", async () => {
@@ -593,8 +595,25 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       await fill(store, idle, 1);
       await drain(store, idle);
       const threads = await store.getThreadsWithPendingMessages();
-      expect(threads.find((thread) => thread.threadId === busy)).toEqual({ threadId: busy, ...scope, pendingCount: 2, expiredCount: 0 });
+      expect(threads.find((thread) => thread.threadId === busy)).toEqual({ threadId: busy, ...scope, pendingCount: 2, expiredCount: 0, waitedMs: expect.any(Number) });
       expect(threads.find((thread) => thread.threadId === idle)).toBeUndefined();
+    });
+
+    it("says how long each thread's work has waited, the longest-waiting first (the sweep wakes those first)", async () => {
+      const [older, newer, delayed] = [freshThread(), freshThread(), freshThread()];
+      await fill(store, older, 1);
+      await sleep(300);
+      await fill(store, newer, 2);
+      // Due 100 ms after it was queued: it has waited since then, not since it was queued.
+      await store.addMessage({ threadId: delayed, scope, content: content(0), delayMs: 100 });
+      await sleep(200);
+      const mine = (await store.getThreadsWithPendingMessages()).filter((thread) => [older, newer, delayed].includes(thread.threadId));
+      expect(mine.map((thread) => thread.threadId)).toEqual([older, newer, delayed]);
+      const [olderWaited, newerWaited, delayedWaited] = mine.map((thread) => thread.waitedMs);
+      expect(olderWaited).toBeGreaterThanOrEqual(500);
+      expect(newerWaited).toBeGreaterThanOrEqual(200);
+      expect(newerWaited).toBeLessThan(olderWaited - 200);
+      expect(delayedWaited).toBeLessThan(newerWaited);
     });
 
     it("clears only pending messages", async () => {

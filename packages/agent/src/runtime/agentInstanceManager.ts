@@ -219,7 +219,22 @@ export class AgentInstanceManager {
   /** Starts this replica's sweep for threads with pending messages and no run owner; only a replica that runs messages has one. */
   startQueueSweep(options: QueueSweepOptions): QueueSweepHandle {
     if (!this.executeRuns) throw new Error("a runtime with executeRuns: false runs no messages, so it sweeps for none");
-    const sweep = startQueueSweep({ ...this.context, wake: (scope) => void this.processors.wake(scope) }, options);
+    const { runSlots } = this.context;
+    const sweep = startQueueSweep(
+      {
+        ...this.context,
+        wake: (scope) => void this.processors.wake(scope),
+        isProcessing: (scope) => this.processors.get(scope) !== undefined,
+        freeSlots: () => {
+          const held = runSlots.byTenant();
+          return {
+            total: runSlots.limit - runSlots.running,
+            of: (tenantId) => (runSlots.hasFree(tenantId) ? runSlots.tenantLimit - (held.get(tenantId)?.running ?? 0) : 0),
+          };
+        },
+      },
+      options,
+    );
     this.sweeps.add(sweep);
     return {
       stop: async () => {

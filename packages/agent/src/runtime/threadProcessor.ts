@@ -153,7 +153,12 @@ export class ThreadProcessor {
   private async processUnderLease(): Promise<DrainResult> {
     const releaseSlot = await this.context.runSlots.acquire(this.scope.tenantId);
     try {
-      if (this.context.isClosed()) return { leaseContended: false };
+      if (this.context.isClosed()) {
+        // A thread left waiting for a slot here goes to the peers now: their sweeps take up a thread
+        // waiting with no owner only with a slot free, or once it waited a lease's TTL.
+        await notifyPeers(this.context, this.scope);
+        return { leaseContended: false };
+      }
       return await this.processWithSlot();
     } finally {
       releaseSlot();

@@ -133,15 +133,22 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     for (const queue of this.queues.values()) {
       let pendingCount = 0;
       let expiredCount = 0;
+      let since = Infinity;
       for (const message of this.openMessages(queue)) {
-        if (message.status === "pending") pendingCount += isDue(message, now) ? 1 : 0;
-        else if (isExpired(message, now)) expiredCount += 1;
+        if (message.status === "pending") {
+          if (!isDue(message, now)) continue;
+          pendingCount += 1;
+          since = Math.min(since, Math.max(message.createdAt.getTime(), message.availableAt?.getTime() ?? 0));
+        } else if (isExpired(message, now)) {
+          expiredCount += 1;
+          since = Math.min(since, message.leaseExpiresAt!.getTime());
+        }
       }
       if (pendingCount || expiredCount) {
-        threads.push({ threadId: queue.threadId, ...publicScope(queue.scope), pendingCount, expiredCount });
+        threads.push({ threadId: queue.threadId, ...publicScope(queue.scope), pendingCount, expiredCount, waitedMs: Math.max(0, now - since) });
       }
     }
-    return threads;
+    return threads.sort((a, b) => b.waitedMs - a.waitedMs || (a.threadId < b.threadId ? -1 : a.threadId > b.threadId ? 1 : 0));
   }
 
   async listRuns(thread: ThreadQueueRef, page: PageRequest): Promise<Page<PendingMessage>> {

@@ -323,17 +323,20 @@ export const QUEUE_SIZE = `
 export const THREADS_WITH_WORK = `
   SELECT thread_id, tenant_id, assistant_id,
          sum(pending)::integer AS pending_count,
-         sum(expired)::integer AS expired_count
-    FROM (SELECT thread_id, tenant_id, assistant_id, 1 AS pending, 0 AS expired
+         sum(expired)::integer AS expired_count,
+         floor(extract(epoch FROM now() - min(since)) * 1000)::bigint AS waited_ms
+    FROM (SELECT thread_id, tenant_id, assistant_id, 1 AS pending, 0 AS expired,
+                 greatest(created_at, available_at) AS since
             FROM lattice_thread_message_queue
            WHERE status = 'pending'
              AND ${DUE}
           UNION ALL
-          SELECT thread_id, tenant_id, assistant_id, 0, 1
+          SELECT thread_id, tenant_id, assistant_id, 0, 1, lease_expires_at
             FROM lattice_thread_message_queue
            WHERE status = 'processing'
              AND lease_expires_at <= now()) AS work
-   GROUP BY thread_id, tenant_id, assistant_id`;
+   GROUP BY thread_id, tenant_id, assistant_id
+   ORDER BY waited_ms DESC, thread_id`;
 
 /**
  * A page of the thread's runs, oldest first: $4 and $5 the key of the previous page's last run (when

@@ -204,10 +204,11 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
       assistant_id: string | null;
       pending_count: number;
       expired_count: number;
+      waited_ms: string;
     }>(THREADS_WITH_WORK);
     return rows.map((row) =>
       withPresent<ThreadInfo>(
-        { threadId: row.thread_id, pendingCount: row.pending_count, expiredCount: row.expired_count },
+        { threadId: row.thread_id, pendingCount: row.pending_count, expiredCount: row.expired_count, waitedMs: Math.max(0, Number(row.waited_ms)) },
         { tenantId: row.tenant_id, assistantId: row.assistant_id },
       ),
     );

@@ -141,6 +141,11 @@ export interface ThreadInfo {
   pendingCount: number;
   /** Processing messages whose claim has expired (their claimer is gone); `reclaimExpiredProcessing` frees them. */
   expiredCount: number;
+  /**
+   * How long the thread's longest-waiting work has waited, in ms by the store's clock: since a due
+   * pending message was queued (or came due, when delayed), or since an expired claim expired.
+   */
+  waitedMs: number;
 }
 
 /**
@@ -171,7 +176,7 @@ export interface MessageQueueStore {
   getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]>;
   /** Pending plus processing messages of the thread. */
   getQueueSize(thread: ThreadQueueRef): Promise<number>;
-  /** Threads with due pending messages (a delayed one once it is due) or expired claims. */
+  /** Threads with due pending messages (a delayed one once it is due) or expired claims, the longest-waiting first. */
   getThreadsWithPendingMessages(): Promise<ThreadInfo[]>;
   /**
    * A page of the thread's completed messages (its run records), oldest first: by when they finished,
