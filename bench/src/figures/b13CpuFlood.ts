@@ -25,7 +25,7 @@ const A_CONCURRENCY = 40;
 const FLOOD_UNDER_WAY = 100;
 const TARGET_RATIO = 3;
 /** `B13_SUBMISSIONS=0` measures the replica without its per-tenant submissions limit, as before issue 42's fix. */
-const SUBMISSIONS = process.env.B13_SUBMISSIONS === undefined ? {} : { AXIOM_TENANT_MAX_RUN_SUBMISSIONS: process.env.B13_SUBMISSIONS };
+const SUBMISSIONS: Record<string, string> = process.env.B13_SUBMISSIONS === undefined ? {} : { AXIOM_TENANT_MAX_RUN_SUBMISSIONS: process.env.B13_SUBMISSIONS };
 
 export const b13CpuFlood: Figure = {
   id: "B13",
