@@ -184,7 +184,7 @@ describe("run submissions per tenant, with authentication on and default setting
       expect(valueOf(families, "lattice_tenant_run_submissions_waiting", { tenant: "tenant-a" })).toBe(10);
 
       await lock.release();
-      // The excess waited rather than being refused: every run is queued, in the order sent.
+      // The excess waited rather than being refused: every run is queued.
       expect((await Promise.all(flood)).map((response) => response.statusCode)).toEqual(Array(12).fill(202));
       expect(gateway.context.submissions.byTenant().size).toBe(0);
     } finally {
