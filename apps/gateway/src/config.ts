@@ -26,6 +26,7 @@ import {
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   DEFAULT_TENANT_MAX_QUEUED_MESSAGES,
   DEFAULT_TENANT_MAX_STREAMS,
+  defaultTenantMaxRunSubmissions,
   DEFAULT_THREAD_TTL_SWEEP_MS,
   SSE_HEARTBEAT_MS,
   WEB_APP_RUN_RATE_LIMIT_PER_MINUTE,
@@ -137,6 +138,8 @@ export interface TenantLimits {
   maxQueuedMessages: number;
   /** Open streams (runs, resume_stream, room and task events) per tenant on this replica; 0: no limit. */
   maxStreams: number;
+  /** Run submissions (lookups and queueing of a run's message) per tenant under way on this replica; 0: no limit. */
+  maxRunSubmissions: number;
 }
 
 /**
@@ -259,6 +262,7 @@ const envSchema = z.object({
   AXIOM_TENANT_MAX_CONCURRENT_RUNS: integer(1, 10_000).optional(),
   AXIOM_TENANT_MAX_QUEUED_MESSAGES: integer(0, 10_000_000).optional(),
   AXIOM_TENANT_MAX_STREAMS: integer(0, 1_000_000).optional(),
+  AXIOM_TENANT_MAX_RUN_SUBMISSIONS: integer(0, 10_000).optional(),
 });
 
 /** A retention in hours; 0 means disabled (unset → `defaultHours`; 0, negative or non-integer → 0). */
@@ -352,7 +356,8 @@ function refuseRoleWithoutPeers(e: z.output<typeof envSchema>): void {
  * With authentication on, no tenant may hold every run slot (half of them, rounded up, leaves the
  * rest to others even with one slot: then the cap is that slot, and slots still go round fairly), a
  * backlog beyond {@link DEFAULT_TENANT_MAX_QUEUED_MESSAGES}, or more than
- * {@link DEFAULT_TENANT_MAX_STREAMS} streams. Without it there is one user: nothing to share.
+ * {@link DEFAULT_TENANT_MAX_STREAMS} streams, nor more run submissions under way at once than
+ * {@link defaultTenantMaxRunSubmissions} of the pool. Without it there is one user: nothing to share.
  */
 function tenantLimitsConfig(e: z.output<typeof envSchema>, authRequired: boolean): TenantLimits {
   const slots = e.AXIOM_MAX_CONCURRENT_RUNS;
@@ -364,6 +369,7 @@ function tenantLimitsConfig(e: z.output<typeof envSchema>, authRequired: boolean
     maxConcurrentRuns,
     maxQueuedMessages: e.AXIOM_TENANT_MAX_QUEUED_MESSAGES ?? (authRequired ? DEFAULT_TENANT_MAX_QUEUED_MESSAGES : 0),
     maxStreams: e.AXIOM_TENANT_MAX_STREAMS ?? (authRequired ? DEFAULT_TENANT_MAX_STREAMS : 0),
+    maxRunSubmissions: e.AXIOM_TENANT_MAX_RUN_SUBMISSIONS ?? (authRequired ? defaultTenantMaxRunSubmissions(e.DATABASE_POOL_MAX) : 0),
   };
 }
 

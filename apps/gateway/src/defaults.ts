@@ -50,6 +50,16 @@ export const SSE_HEARTBEAT_MS = 15_000;
  */
 export const DEFAULT_TENANT_MAX_QUEUED_MESSAGES = 1_000;
 export const DEFAULT_TENANT_MAX_STREAMS = 100;
+/**
+ * Run submissions (a run-creating request's lookups and queueing) one tenant has under way on a
+ * replica, by default a quarter of the database pool, at least 2: a tenant's bounded queueing
+ * serialises on its advisory lock anyway, so more at once only held connections others wait for
+ * (issue 42, bench B13). The waiting line behind them is bounded as open streams are; beyond it,
+ * `429 TOO_MANY_SUBMISSIONS`, retried after a second (a submission takes milliseconds).
+ */
+export const defaultTenantMaxRunSubmissions = (poolMax: number) => Math.max(2, Math.floor(poolMax / 4));
+export const TENANT_SUBMISSIONS_WAITING = 100;
+export const RETRY_AFTER_SUBMISSIONS_S = 1;
 /** `Retry-After` of a refusal because the tenant has too much under way (queued messages, open streams), or a task's machine is held. */
 export const RETRY_AFTER_BUSY_S = 5;
 /**

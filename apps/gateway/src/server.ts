@@ -162,7 +162,7 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   if (!servesApi) return app;
   installStrictApiQueries(app);
   // Each route plugin is given what it uses of the context, and nothing else of it.
-  const { stores, agents, mcp, plugins, roomEvents, notifiers, tasks, streams, replicaId, schedules } = context;
+  const { stores, agents, mcp, plugins, roomEvents, notifiers, tasks, streams, submissions, replicaId, schedules } = context;
   const settings = context.config;
   await app.register(assistantRoutes, { stores, config: settings, mcp, plugins, agents });
   await app.register(modelProviderRoutes, { stores, config: settings, agents });
@@ -175,14 +175,14 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(threadRoutes, { stores, agents });
   // Strict affinity: a run's stream is served by the replica running its thread alone (replicas named, no relay).
   const affinity = new RunAffinity({ leases: stores.lease, replicaId, strict: settings.replicaAffinity && !settings.streamRelay, graceMs: settings.affinityGraceMs });
-  await app.register(runRoutes, { stores, agents, affinity, streams, config: settings, metrics });
+  await app.register(runRoutes, { stores, agents, affinity, streams, submissions, config: settings, metrics });
   await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
   await app.register(apiKeyRoutes, { stores });
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
   await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
   await app.register(a2aRoutes, { stores, agents, config: settings, streams, metrics });
-  await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, metrics });
+  await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, submissions, metrics });
   await app.register(scheduleRoutes, { client: schedules, stores, ...options.schedules });
   await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });
   return app;

@@ -198,18 +198,21 @@ describe("loadConfig", () => {
       );
     });
 
-    it("limits each tenant with authentication on (half the run slots, 1000 queued messages, 100 streams), not without it", () => {
+    it("limits each tenant with authentication on (half the run slots, 1000 queued messages, 100 streams, a quarter of the pool's submissions), not without it", () => {
       const auth = { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET };
-      expect(loadConfig({}).tenantLimits).toEqual({ maxConcurrentRuns: 8, maxQueuedMessages: 0, maxStreams: 0 });
-      expect(loadConfig(auth).tenantLimits).toEqual({ maxConcurrentRuns: 4, maxQueuedMessages: 1_000, maxStreams: 100 });
+      expect(loadConfig({}).tenantLimits).toEqual({ maxConcurrentRuns: 8, maxQueuedMessages: 0, maxStreams: 0, maxRunSubmissions: 0 });
+      expect(loadConfig(auth).tenantLimits).toEqual({ maxConcurrentRuns: 4, maxQueuedMessages: 1_000, maxStreams: 100, maxRunSubmissions: 2 });
       expect(loadConfig({ ...auth, AXIOM_MAX_CONCURRENT_RUNS: "5" }).tenantLimits.maxConcurrentRuns).toBe(3);
       expect(loadConfig({ ...auth, AXIOM_MAX_CONCURRENT_RUNS: "1" }).tenantLimits.maxConcurrentRuns).toBe(1);
-      const set = { AXIOM_TENANT_MAX_CONCURRENT_RUNS: "2", AXIOM_TENANT_MAX_QUEUED_MESSAGES: "0", AXIOM_TENANT_MAX_STREAMS: "7" };
-      expect(loadConfig({ ...auth, ...set }).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7 });
-      expect(loadConfig(set).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7 });
+      expect(loadConfig({ ...auth, DATABASE_POOL_MAX: "40" }).tenantLimits.maxRunSubmissions).toBe(10);
+      expect(loadConfig({ ...auth, DATABASE_POOL_MAX: "3" }).tenantLimits.maxRunSubmissions).toBe(2);
+      const set = { AXIOM_TENANT_MAX_CONCURRENT_RUNS: "2", AXIOM_TENANT_MAX_QUEUED_MESSAGES: "0", AXIOM_TENANT_MAX_STREAMS: "7", AXIOM_TENANT_MAX_RUN_SUBMISSIONS: "3" };
+      expect(loadConfig({ ...auth, ...set }).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7, maxRunSubmissions: 3 });
+      expect(loadConfig(set).tenantLimits).toEqual({ maxConcurrentRuns: 2, maxQueuedMessages: 0, maxStreams: 7, maxRunSubmissions: 3 });
       expect(() => loadConfig({ AXIOM_TENANT_MAX_CONCURRENT_RUNS: "9" })).toThrow(/AXIOM_TENANT_MAX_CONCURRENT_RUNS: must be at most AXIOM_MAX_CONCURRENT_RUNS \(8\)/);
       expect(() => loadConfig({ AXIOM_TENANT_MAX_CONCURRENT_RUNS: "0" })).toThrow(/AXIOM_TENANT_MAX_CONCURRENT_RUNS/);
       expect(() => loadConfig({ AXIOM_TENANT_MAX_STREAMS: "-1" })).toThrow(/AXIOM_TENANT_MAX_STREAMS/);
+      expect(() => loadConfig({ AXIOM_TENANT_MAX_RUN_SUBMISSIONS: "1.5" })).toThrow(/AXIOM_TENANT_MAX_RUN_SUBMISSIONS/);
     });
 
     it("reads browser origins as a comma-separated list", () => {

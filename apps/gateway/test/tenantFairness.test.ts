@@ -2,6 +2,7 @@
 // streams, and run slots shared so one tenant's backlog never holds up another's run.
 import type { LightMyRequestResponse } from "fastify";
 import { eventually } from "@axiom-lattice/testing";
+import { Pool } from "@axiom-lattice/pg-stores";
 import { describe, expect, it } from "vitest";
 import { issueToken } from "../src/auth/tokenIssuer";
 import { parseExposition, valueOf } from "./prometheus";
@@ -126,5 +127,88 @@ describe("run slots between tenants, with authentication on and default settings
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(gateway.context.agents.tenantRunStats().get("tenant-a")?.waiting).toBeGreaterThan(15);
     expect(gateway.context.agents.stats().runningThreads).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("run submissions per tenant, with authentication on and default settings (PostgreSQL)", () => {
+  const storeEnv = useStoreEnv("postgresql");
+  // A pool of 4: a quarter of it is under the least place per tenant (2), so 2 it is.
+  const gateway = useGateway(async () => {}, () => ({ ...storeEnv(), ...AUTH, DATABASE_POOL_MAX: "4" }));
+
+  /**
+   * Holds tenant-a's queue lock (the advisory lock its bounded adds serialise on, lock space 198 of
+   * the queue's SQL) in a transaction of our own: tenant-a's submissions stick in the database, as they
+   * queue behind each other under a flood, for as long as the test says.
+   */
+  async function holdTenantQueueLock(tenantId: string) {
+    const pool = new Pool({ connectionString: storeEnv().DATABASE_URL, max: 1 });
+    const client = await pool.connect();
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(198, hashtext($1::text))", [tenantId]);
+    const waiters = async () => {
+      // Activity statistics are read once per transaction unless cleared: this one lasts the test.
+      await client.query("SELECT pg_stat_clear_snapshot()");
+      const { rows } = await client.query<{ count: number }>(
+        "SELECT count(*)::integer AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+      );
+      return rows[0].count;
+    };
+    return {
+      waiters,
+      release: async () => {
+        await client.query("ROLLBACK");
+        client.release();
+        await pool.end();
+      },
+    };
+  }
+
+  it("queues another tenant's run while one tenant's submissions are stuck in the database; the excess waits holding no connection", async () => {
+    const a = await tenant(gateway, "tenant-a");
+    const b = await tenant(gateway, "tenant-b");
+    for (let n = 0; n < 12; n += 1) await a.thread(`a-${n}`);
+    await b.thread("quiet");
+    const lock = await holdTenantQueueLock("tenant-a");
+    try {
+      // An injected request starts only once something awaits it: start them all now.
+      const flood = Array.from({ length: 12 }, (_, n) => Promise.resolve(a.run(`a-${n}`, "flood", "queue", `a-${n}`)));
+      await eventually("tenant-a's submissions wait on its queue lock", async () => (await lock.waiters()) >= 2);
+
+      // Without a bound, tenant-a's 12 stuck submissions would hold all 4 connections and tenant-b's
+      // run would wait for one until the pool gave up (503 DATABASE_UNAVAILABLE).
+      expect((await b.run("quiet", "hello", "wait")).json()).toMatchObject({ status: "success" });
+      expect(await lock.waiters()).toBe(2);
+      expect(gateway.context.submissions.byTenant().get("tenant-a")).toEqual({ underWay: 2, waiting: 10 });
+      const families = await metricsOf(gateway);
+      expect(valueOf(families, "lattice_tenant_run_submissions", { tenant: "tenant-a" })).toBe(2);
+      expect(valueOf(families, "lattice_tenant_run_submissions_waiting", { tenant: "tenant-a" })).toBe(10);
+
+      await lock.release();
+      // The excess waited rather than being refused: every run is queued.
+      expect((await Promise.all(flood)).map((response) => response.statusCode)).toEqual(Array(12).fill(202));
+      expect(gateway.context.submissions.byTenant().size).toBe(0);
+    } finally {
+      await lock.release().catch(() => {});
+    }
+  });
+
+  it("refuses a tenant's submission with 429 TOO_MANY_SUBMISSIONS, queuing nothing, once its waiting line is full", async () => {
+    const c = await tenant(gateway, "tenant-c");
+    await c.thread("line");
+    const lock = await holdTenantQueueLock("tenant-c");
+    try {
+      const line = Array.from({ length: 102 }, (_, n) => Promise.resolve(c.run("line", "flood", "queue", `line-${n}`)));
+      await eventually("tenant-c's line is full", () => gateway.context.submissions.byTenant().get("tenant-c")?.waiting === 100);
+      const refused = await c.run("line", "over", "queue", "over");
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers["retry-after"]).toBe("1");
+      expect(refused.json()).toMatchObject({ success: false, code: "TOO_MANY_SUBMISSIONS", error: expect.any(String) });
+      expect(valueOf(await metricsOf(gateway), "lattice_tenant_refusals_total", { tenant: "tenant-c", reason: "too_many_submissions" })).toBe(1);
+      await lock.release();
+      expect((await Promise.all(line)).every((response) => response.statusCode === 202)).toBe(true);
+      expect(await gateway.context.stores.queue.getMessage("over", { tenantId: "tenant-c", assistantId: "echo" })).toBeNull();
+    } finally {
+      await lock.release().catch(() => {});
+    }
   });
 });

@@ -24,6 +24,8 @@ const A_CONCURRENCY = 40;
 /** B starts once this many of A's runs are queued: the flood is on, and A's runs are running. */
 const FLOOD_UNDER_WAY = 100;
 const TARGET_RATIO = 3;
+/** `B13_SUBMISSIONS=0` measures the replica without its per-tenant submissions limit, as before issue 42's fix. */
+const SUBMISSIONS: Record<string, string> = process.env.B13_SUBMISSIONS === undefined ? {} : { AXIOM_TENANT_MAX_RUN_SUBMISSIONS: process.env.B13_SUBMISSIONS };
 
 export const b13CpuFlood: Figure = {
   id: "B13",
@@ -31,7 +33,7 @@ export const b13CpuFlood: Figure = {
   async run() {
     const database = await createTestDatabase("lattice_bench_b13");
     try {
-      const gateway = await startGateway({ name: "B13 gateway", databaseUrl: database.url, env: { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET } });
+      const gateway = await startGateway({ name: "B13 gateway", databaseUrl: database.url, env: { AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET, ...SUBMISSIONS } });
       try {
         const a = new GatewayApi(gateway.url, bearer(SECRET, "tenant-a"));
         const b = new GatewayApi(gateway.url, bearer(SECRET, "tenant-b"));

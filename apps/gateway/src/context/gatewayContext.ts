@@ -20,6 +20,8 @@ import { presenceSubsystem, replicaDescriber } from "../cluster/presenceSubsyste
 import { upkeepSubsystem } from "../cluster/upkeepSubsystem";
 import type { GatewayConfig } from "../config";
 import { TenantStreams } from "../http/tenantStreams";
+import { TenantSubmissions } from "../http/tenantSubmissions";
+import { TENANT_SUBMISSIONS_WAITING } from "../defaults";
 import type { McpServerManager } from "../mcp/mcpServerManager";
 import { mcpSubsystem } from "../mcp/mcpSubsystem";
 import type { AssistantToolServer } from "../mcpServer/assistantToolServer";
@@ -83,6 +85,8 @@ export interface GatewayContext {
   metrics: GatewayMetrics;
   /** The streams each tenant has open on this replica, within `AXIOM_TENANT_MAX_STREAMS`. */
   streams: TenantStreams;
+  /** The run submissions each tenant has under way on this replica, within `AXIOM_TENANT_MAX_RUN_SUBMISSIONS`. */
+  submissions: TenantSubmissions;
   /** Agent web apps' runtime: end users' identities and their threads. */
   webApps: WebAppRuntime;
   /** The assistants as MCP tools (`POST /mcp`). */
@@ -172,7 +176,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     maintenanceSubsystem({ store: stores.lease, tasks: maintenanceTasksOf(subsystems), intervalMs: config.maintenanceIntervalMs, replicaId, logger }),
   );
   const outboxStats = () => poller.stats();
-  const streams = registerGauges(config, stores, metrics, { agents, outboxStats });
+  const { streams, submissions } = registerGauges(config, stores, metrics, { agents, outboxStats });
   const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
   const activeRuns = () => agents.stats().runningThreads;
   const describeReplica = replicaDescriber({
@@ -211,6 +215,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     maintenance,
     metrics,
     streams,
+    submissions,
     webApps,
     assistantTools,
     outboxStats,
@@ -247,19 +252,22 @@ function warnOfUnsafeSettings(config: GatewayConfig, stores: GatewayStores, logg
   }
 }
 
-/** Registers the gauges read at each scrape, and answers the tenants' stream limits (counted when they refuse). */
+/** Registers the gauges read at each scrape, and answers the tenants' stream and submission limits (counted when they refuse). */
 function registerGauges(
   config: GatewayConfig,
   stores: GatewayStores,
   metrics: GatewayMetrics,
   { agents, outboxStats }: { agents: AgentInstanceManager; outboxStats: () => OutboxPollerStats },
-): TenantStreams {
+): { streams: TenantStreams; submissions: TenantSubmissions } {
   metrics.replicaRole.set({ role: config.role }, 1);
   registerStateGauges(metrics, { agents, queue: stores.queue, outboxStats });
   if (stores.pool) registerPoolGauges(metrics, stores.pool);
   const streams = new TenantStreams(config.tenantLimits.maxStreams, (tenant) => metrics.tenantRefusals.inc({ tenant, reason: "too_many_streams" }));
-  registerTenantGauges(metrics, { agents, streams });
-  return streams;
+  const submissions = new TenantSubmissions(config.tenantLimits.maxRunSubmissions, TENANT_SUBMISSIONS_WAITING, (tenant) =>
+    metrics.tenantRefusals.inc({ tenant, reason: "too_many_submissions" }),
+  );
+  registerTenantGauges(metrics, { agents, streams, submissions });
+  return { streams, submissions };
 }
 
 // Read through a function rather than a typed `app.gateway`: augmenting Fastify's types from our

@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable } from "@axiom-lattice/core";
 import type { ErrorCode } from "@axiom-lattice/protocols";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { RETRY_AFTER_BUSY_S, RETRY_AFTER_UNAVAILABLE_S } from "../defaults";
+import { RETRY_AFTER_BUSY_S, RETRY_AFTER_SUBMISSIONS_S, RETRY_AFTER_UNAVAILABLE_S } from "../defaults";
 
 /**
  * The HTTP status of every error code. Checked against the `ErrorCode` union: a new code without a
@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   FORBIDDEN: 403,
   RATE_LIMITED: 429,
   TOO_MANY_STREAMS: 429,
+  TOO_MANY_SUBMISSIONS: 429,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   CLIENT_ERROR: 400,
@@ -99,6 +100,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = {
   QUEUE_FULL: RETRY_AFTER_BUSY_S,
   TOO_MANY_STREAMS: RETRY_AFTER_BUSY_S,
+  TOO_MANY_SUBMISSIONS: RETRY_AFTER_SUBMISSIONS_S,
   TASK_MACHINE_BUSY: RETRY_AFTER_BUSY_S,
   DATABASE_UNAVAILABLE: RETRY_AFTER_UNAVAILABLE_S,
   NOT_READY: RETRY_AFTER_UNAVAILABLE_S,

@@ -4,6 +4,7 @@ import type { GatewayConfig } from "../config";
 import type { TenantStreams } from "../http/tenantStreams";
 import type { McpServerManager } from "../mcp/mcpServerManager";
 import type { GatewayGraphs } from "../graphs/graphsSubsystem";
+import type { TenantSubmissions } from "../http/tenantSubmissions";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { PluginCatalog } from "../plugins/pluginCatalog";
 import type { GatewayStores } from "../stores/gatewayStores";
@@ -25,5 +26,7 @@ export interface LanggraphServices {
   mcp: McpServerManager;
   plugins: PluginCatalog;
   streams: TenantStreams;
+  /** Holds each tenant's run submissions under way (a request's; the gateway's own cron fires are not held). */
+  submissions?: TenantSubmissions;
   metrics: GatewayMetrics;
 }

@@ -96,7 +96,7 @@ export const runCreateSchema = z.strictObject({
 export type RunCreateBody = z.output<typeof runCreateSchema>;
 
 /** What creating a run may answer besides success, on a thread of the caller's or a stateless one (which is never busy). */
-export const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "INVALID_RUN_INPUT", ...REFERENCE_CODES] as const;
+export const RUN_CREATE_ERRORS = ["NOT_FOUND", "NOT_SUPPORTED", "QUEUE_FULL", "RATE_LIMITED", "TOO_MANY_SUBMISSIONS", "INVALID_RUN_INPUT", ...REFERENCE_CODES] as const;
 
 /** What a valid run creation queues. */
 export interface RunPlan {

@@ -35,10 +35,10 @@ export interface StartedRun<M extends RunMode> {
  * labels its threads, which clients search by).
  */
 /** What starting a run uses: the runtime, its stores and limits, and what an assistant's references are checked against. */
-export type RunStarterServices = Pick<LanggraphServices, "agents" | "stores" | "config" | "metrics" | "logger" | "mcp" | "plugins" | "graphs">;
+export type RunStarterServices = Pick<LanggraphServices, "agents" | "stores" | "config" | "metrics" | "logger" | "mcp" | "plugins" | "graphs" | "submissions">;
 
 export function langgraphRunStarter(gateway: RunStarterServices) {
-  const { agents, stores, config, metrics, logger } = gateway;
+  const { agents, stores, config, metrics, logger, submissions } = gateway;
   const { maxQueuedMessages } = config.tenantLimits;
   const checkReferences = assistantReferenceCheck(gateway);
 
@@ -100,7 +100,12 @@ export function langgraphRunStarter(gateway: RunStarterServices) {
    * gateway starts itself (a cron's fire). `runId`: the run's id when the caller needs a stable one
    * (a cron's fire); a new one otherwise.
    */
-  const startRun = async <M extends RunMode>(who: Requester, thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
+  const startRun = <M extends RunMode>(who: Requester, thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
+    const submit = () => submitRun(who, thread, body, givenPlan, mode, runId);
+    return submissions ? submissions.submit(thread.tenantId, submit) : submit();
+  };
+
+  const submitRun = async <M extends RunMode>(who: Requester, thread: Thread, body: RunCreateBody, givenPlan: RunPlan, mode: M, runId?: string): Promise<StartedRun<M>> => {
     requireRunnable(who, body);
     const assistant = await stores.assistants.getAssistant(thread.tenantId, assistantIdOf(gateway.graphs, body.assistant_id));
     if (!assistant) throw noAssistant(body);

@@ -7,6 +7,7 @@ import { principalOf, tenantOf } from "../auth/authentication";
 import type { GatewayConfig } from "../config";
 import { HttpError } from "../http/errors";
 import type { TenantStreams } from "../http/tenantStreams";
+import type { TenantSubmissions } from "../http/tenantSubmissions";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
@@ -78,13 +79,14 @@ export interface RunRoutesOptions {
   /** Which replica serves a run's stream: strict affinity (`AXIOM_STREAM_RELAY=off`) sends its client to the peer running the thread. */
   affinity: RunAffinity;
   streams: TenantStreams;
+  submissions: TenantSubmissions;
   config: Pick<GatewayConfig, "tenantLimits" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
   metrics: Pick<GatewayMetrics, "affinityMisses" | "tenantRefusals" | "sseSubscribers">;
 }
 
 /** `POST /api/runs` and its companions: resume_stream, abort, recover. */
 export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, options) => {
-  const { agents, affinity, streams, metrics, stores, config } = options;
+  const { agents, affinity, streams, submissions, metrics, stores, config } = options;
   const { maxQueuedMessages } = config.tenantLimits;
 
   const resolveScope = async (who: Requester, body: { assistant_id: string; thread_id: string }) => {
@@ -112,20 +114,19 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
             content: { "text/event-stream": { schema: sseStream }, "application/json": { schema: runResultView } },
           },
           202: z.object({ message_id: z.string(), queued: z.literal(true) }),
-          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "TOO_MANY_STREAMS", "INVALID_RUN_INPUT"),
+          ...runErrors("DUPLICATE_MESSAGE", "THREAD_BUSY", "QUEUE_FULL", "RATE_LIMITED", "TOO_MANY_STREAMS", "TOO_MANY_SUBMISSIONS", "INVALID_RUN_INPUT"),
         },
       },
     },
     async (request, reply) => {
       const { body } = request;
       const tenantId = tenantOf(request);
-      const scope = await resolveScope(principalOf(request), body);
-      // A stream's place is taken before its message is queued: a refused stream queues nothing.
-      const place = body.mode === "stream" ? streams.take(tenantId) : undefined;
-      try {
-        const result = await agents
-          .getAgent(scope)
-          .addMessage(
+      const { scope, place, result } = await submissions.submit(tenantId, async () => {
+        const scope = await resolveScope(principalOf(request), body);
+        // A stream's place is taken before its message is queued: a refused stream queues nothing.
+        const place = body.mode === "stream" ? streams.take(tenantId) : undefined;
+        try {
+          const result = await agents.getAgent(scope).addMessage(
             { message: body.message },
             {
               mode: body.mode,
@@ -134,12 +135,15 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
               multitaskStrategy: body.multitask_strategy,
               tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
             },
-          )
-          .catch((error: unknown) => {
-            if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
-            throw error;
-          });
-
+          );
+          return { scope, place, result };
+        } catch (error) {
+          if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
+          place?.();
+          throw error;
+        }
+      });
+      try {
         if (body.mode === "queue") return reply.status(202).send({ message_id: result.messageId, queued: true });
         if (body.mode === "wait") return reply.send(toRunResultView(await result.completion!));
 
