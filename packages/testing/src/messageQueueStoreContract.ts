@@ -217,10 +217,11 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const run: PendingMessage[] = [];
       let [message] = await store.claimPendingMessages(thread, claim);
       for (;;) {
-        const done = !producing;
         if (!message) {
-          if (done) break;
+          // Read before the claim: once production has ended, this claim sees every message added.
+          const produced = !producing;
           [message] = await store.claimPendingMessages(thread, claim);
+          if (!message && produced) break;
           continue;
         }
         run.push(message);
