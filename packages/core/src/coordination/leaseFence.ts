@@ -46,9 +46,21 @@ export function validateFence(options: FencedWriteOptions | undefined): LeaseFen
  */
 export function assertFenceHolds(check: FenceCheck | undefined, options: FencedWriteOptions | undefined): void {
   const fence = validateFence(options);
-  if (!fence) return;
+  if (fence && !currentFence(check, fence)) throw new FencedOutError(fence);
+}
+
+/**
+ * As {@link assertFenceHolds}, answering whether the fence holds (an unfenced write's always does)
+ * rather than throwing when it does not: for a write whose refusal is part of its answer.
+ */
+export function fenceHolds(check: FenceCheck | undefined, options: FencedWriteOptions | undefined): boolean {
+  const fence = validateFence(options);
+  return !fence || currentFence(check, fence);
+}
+
+function currentFence(check: FenceCheck | undefined, fence: LeaseFence): boolean {
   if (!check) throw new Error("This in-memory store judges no fences: build it with the lease store as its `fences`");
-  if (!check.isCurrent(fence)) throw new FencedOutError(fence);
+  return check.isCurrent(fence);
 }
 
 /** A tenure of a lease that makes fenced writes: its fence, and how it ends when a store refuses one. */

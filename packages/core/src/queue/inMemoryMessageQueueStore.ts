@@ -13,7 +13,7 @@ import type {
   ThreadQueueRef,
 } from "@axiom-lattice/protocols";
 import { holderLabel } from "../coordination/holder";
-import { FencedOutError, type FenceCheck, assertFenceHolds } from "../coordination/leaseFence";
+import { type FenceCheck, assertFenceHolds, fenceHolds } from "../coordination/leaseFence";
 import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
@@ -254,9 +254,9 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     const valid = validateRunOutcome(outcome);
     const claim = validateClaimOptions(options);
     // Judged before anything is written, as PostgreSQL judges it at the statement's start.
-    const fenceHolds = this.fenceHolds(options);
+    const holds = fenceHolds(this.fences, options);
     const completed = this.complete(messageId, claim.owner, valid);
-    return { completed, claimed: fenceHolds ? this.claim(queue, claim) : null };
+    return { completed, claimed: holds ? this.claim(queue, claim) : null };
   }
 
   async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
@@ -359,17 +359,6 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
 
   private withStatus(queue: Queue | undefined, status: "pending" | "processing"): StoredMessage[] {
     return queue ? this.openMessages(queue).filter((message) => message.status === status).sort(inClaimOrder) : [];
-  }
-
-  /** Whether a write's fence holds; throws on a malformed one, or on any when this store judges none. */
-  private fenceHolds(options: FencedWriteOptions): boolean {
-    try {
-      assertFenceHolds(this.fences, options);
-      return true;
-    } catch (error) {
-      if (error instanceof FencedOutError) return false;
-      throw error;
-    }
   }
 
   /** Moves up to the claim's limit of due pending messages to processing under its owner, in claim order. */
