@@ -19,6 +19,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let files = 0;
+const failures = [];
 for (const file of reports(".")) {
   const report = JSON.parse(readFileSync(file, "utf8"));
   files += 1;
@@ -27,7 +28,14 @@ for (const file of reports(".")) {
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   // A suite that failed to load has no tests but must not pass silently.
   for (const suite of report.testResults ?? []) {
-    if (suite.status === "failed" && (suite.assertionResults ?? []).length === 0) failed += 1;
+    const assertions = suite.assertionResults ?? [];
+    if (suite.status === "failed" && assertions.length === 0) {
+      failed += 1;
+      failures.push(`${suite.name}: did not load`);
+    }
+    for (const test of assertions) {
+      if (test.status === "failed") failures.push(`${suite.name} > ${test.fullName}`);
+    }
   }
 }
 if (files === 0) {
@@ -35,5 +43,7 @@ if (files === 0) {
   console.error("no test report was written");
   process.exit(1);
 }
+// The names, because the tail of a CI log is often all that is kept.
+for (const failure of failures) console.log(`failed: ${failure}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed > 0 || passed === 0 ? 1 : 0);
