@@ -1,3 +1,80 @@
+CREATE TABLE public.lattice_thread_message_queue (
+    id text NOT NULL,
+    thread_id text NOT NULL,
+    tenant_id text,
+    assistant_id text,
+    content jsonb NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    sequence bigint NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    run_status text DEFAULT 'pending'::text NOT NULL,
+    replica_id text,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    error text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    locked_by text,
+    locked_at timestamp with time zone,
+    lease_expires_at timestamp with time zone,
+    abort_requested_at timestamp with time zone,
+    attempts integer DEFAULT 0 NOT NULL,
+    available_at timestamp with time zone,
+    CONSTRAINT lattice_thread_message_queue_run_status_check CHECK ((run_status = ANY (ARRAY['pending'::text, 'running'::text, 'success'::text, 'error'::text, 'interrupted'::text, 'aborted'::text]))),
+    CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text]))),
+    CONSTRAINT lattice_thread_message_queue_tenant_id_check CHECK ((tenant_id <> ''::text))
+);
+
+CREATE FUNCTION public.lattice_enqueue_message(p_thread_id text, p_tenant_id text, p_assistant_id text, p_id text, p_content jsonb, p_priority integer, p_capacity integer, p_at_head boolean, p_delay_ms integer, p_tenant_capacity integer) RETURNS SETOF public.lattice_thread_message_queue
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+  tenant_size integer;
+BEGIN
+  IF p_tenant_capacity IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock(198, hashtext(COALESCE(p_tenant_id, '')));
+    SELECT count(*) INTO tenant_size
+      FROM lattice_thread_message_queue
+     WHERE COALESCE(tenant_id, '') = COALESCE(p_tenant_id, '')
+       AND status IN ('pending', 'processing');
+    IF tenant_size >= p_tenant_capacity THEN
+      RAISE EXCEPTION 'tenant queue full' USING ERRCODE = 'LQ001';
+    END IF;
+  END IF;
+
+  PERFORM pg_advisory_xact_lock(186, hashtext(p_thread_id));
+
+  -- The tenant and assistant pairs are spelled out rather than IS NOT DISTINCT FROM, and pending and
+  -- processing rows are counted apart, each through its own partial index (see the store's IN_QUEUE).
+  RETURN QUERY
+    WITH pending AS (
+      SELECT count(*) AS size, max(priority) AS top_priority
+        FROM lattice_thread_message_queue
+       WHERE thread_id = p_thread_id
+         AND (tenant_id = p_tenant_id OR (tenant_id IS NULL AND p_tenant_id IS NULL))
+         AND (assistant_id = p_assistant_id OR (assistant_id IS NULL AND p_assistant_id IS NULL))
+         AND status = 'pending'
+    ), processing AS (
+      SELECT count(*) AS size
+        FROM lattice_thread_message_queue
+       WHERE thread_id = p_thread_id
+         AND (tenant_id = p_tenant_id OR (tenant_id IS NULL AND p_tenant_id IS NULL))
+         AND (assistant_id = p_assistant_id OR (assistant_id IS NULL AND p_assistant_id IS NULL))
+         AND status = 'processing'
+    )
+    INSERT INTO lattice_thread_message_queue
+           (id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, run_status, created_at, available_at)
+    SELECT p_id, p_thread_id, p_tenant_id, p_assistant_id, p_content,
+           CASE WHEN p_at_head THEN GREATEST(p_priority, pending.top_priority) ELSE p_priority END,
+           CASE WHEN p_at_head THEN -nextval('lattice_thread_message_queue_sequence')
+                ELSE nextval('lattice_thread_message_queue_sequence') END,
+           'pending', 'pending', now(),
+           CASE WHEN p_delay_ms > 0 THEN now() + p_delay_ms * interval '1 millisecond' END
+      FROM pending, processing
+     WHERE pending.size + processing.size < p_capacity
+    RETURNING *;
+END;
+$$;
+
 CREATE TABLE public.lattice_a2a_push_configs (
     tenant_id text NOT NULL,
     task_id text NOT NULL,
@@ -280,32 +357,6 @@ CREATE TABLE public.lattice_tasks (
     CONSTRAINT lattice_tasks_id_check CHECK (((length(id) >= 1) AND (length(id) <= 128))),
     CONSTRAINT lattice_tasks_owner_type_check CHECK ((owner_type = ANY (ARRAY['user'::text, 'agent'::text]))),
     CONSTRAINT lattice_tasks_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'in_progress'::text, 'review'::text, 'failed'::text, 'interrupted'::text, 'completed'::text, 'cancelled'::text])))
-);
-
-CREATE TABLE public.lattice_thread_message_queue (
-    id text NOT NULL,
-    thread_id text NOT NULL,
-    tenant_id text,
-    assistant_id text,
-    content jsonb NOT NULL,
-    priority integer DEFAULT 0 NOT NULL,
-    sequence bigint NOT NULL,
-    status text DEFAULT 'pending'::text NOT NULL,
-    run_status text DEFAULT 'pending'::text NOT NULL,
-    replica_id text,
-    started_at timestamp with time zone,
-    finished_at timestamp with time zone,
-    error text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    locked_by text,
-    locked_at timestamp with time zone,
-    lease_expires_at timestamp with time zone,
-    abort_requested_at timestamp with time zone,
-    attempts integer DEFAULT 0 NOT NULL,
-    available_at timestamp with time zone,
-    CONSTRAINT lattice_thread_message_queue_run_status_check CHECK ((run_status = ANY (ARRAY['pending'::text, 'running'::text, 'success'::text, 'error'::text, 'interrupted'::text, 'aborted'::text]))),
-    CONSTRAINT lattice_thread_message_queue_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'processing'::text, 'completed'::text]))),
-    CONSTRAINT lattice_thread_message_queue_tenant_id_check CHECK ((tenant_id <> ''::text))
 );
 
 CREATE SEQUENCE public.lattice_thread_message_queue_sequence

@@ -44,6 +44,7 @@ export {
 export { InMemoryThreadStore } from "./threads/inMemoryThreadStore";
 export { validateCreateThread, validateExpiryClaim, validateMetadata, validateThreadListFilter, validateThreadTtl } from "./threads/threadArguments";
 export { InMemoryLangGraphReadModel } from "./langgraph/inMemoryLangGraphReadModel";
+export { InMemoryRunTargetReadModel } from "./runs/inMemoryRunTargetReadModel";
 export { validateRunsLimit, validateThreadFilter } from "./langgraph/readModelArguments";
 export { InMemoryAssistantStore } from "./assistants/inMemoryAssistantStore";
 export { validateAssistantVersion, validateAssistantVersionQuery, validateCreateAssistant, validateUpdateAssistant } from "./assistants/assistantArguments";

@@ -11,6 +11,7 @@ export { PostgreSQLOutboxStore, type OutboxAppendOptions, type PostgreSQLOutboxS
 export { PostgreSQLMessageQueueStore, type PostgreSQLMessageQueueStoreOptions } from "./queue/postgresqlMessageQueueStore";
 export { PostgreSQLThreadStore } from "./threads/postgresqlThreadStore";
 export { PostgreSQLLangGraphReadModel } from "./langgraph/postgresqlLangGraphReadModel";
+export { PostgreSQLRunTargetReadModel } from "./runs/postgresqlRunTargetReadModel";
 export { PostgreSQLAssistantStore, type PostgreSQLAssistantStoreOptions } from "./assistants/postgresqlAssistantStore";
 export { PostgreSQLModelProviderStore, type PostgreSQLModelProviderStoreOptions } from "./modelProviders/postgresqlModelProviderStore";
 export { PostgreSQLApiKeyStore } from "./apiKeys/postgresqlApiKeyStore";

@@ -41,7 +41,7 @@ describe("createPostgreSQLStores", () => {
   it("builds every store and the checkpointer on one pool", async () => {
     const config = await createPostgreSQLStores(database.url, { queueCapacity: 1 });
     configs.push(config);
-    for (const store of [config.lease, config.outbox, config.queue, config.schedules, config.threads, config.langGraph, config.assistants, config.projects, config.rooms, config.roomMessages, config.queueWakeup]) {
+    for (const store of [config.lease, config.outbox, config.queue, config.schedules, config.threads, config.langGraph, config.assistants, config.runTargets, config.projects, config.rooms, config.roomMessages, config.queueWakeup]) {
       expect((store as unknown as { pool: Pool }).pool).toBe(config.pool);
     }
     expect(config.checkpoint["pool"]).toBe(config.pool);
@@ -52,6 +52,7 @@ describe("createPostgreSQLStores", () => {
     await config.assistants.createAssistant("tenant", { id: "a", name: "A", model: { provider: "scripted" } });
     await config.threads.createThread("tenant", { id: "t", assistantId: "a" });
     expect((await config.langGraph.searchThreads("tenant")).map((thread) => thread.id)).toEqual(["t"]);
+    expect(await config.runTargets.findRunTarget("tenant", "a", "t")).toMatchObject({ assistantFound: true, thread: { id: "t" } });
     await config.projects.createProject("tenant", { id: "p", name: "P" });
     expect(await config.projects.addBot("tenant", "p", "a")).toMatchObject({ projectId: "p", assistantId: "a" });
     expect(await config.rooms.createRoom("tenant", "p", { id: "r", name: "R" })).toMatchObject({ projectId: "p", id: "r" });

@@ -6,6 +6,7 @@ export { replicaPresenceStoreContract } from "./replicaPresenceStoreContract";
 export { messageQueueStoreContract, type MessageQueueStoreHarness } from "./messageQueueStoreContract";
 export { threadStoreContract } from "./threadStoreContract";
 export { langGraphReadModelContract, type LangGraphReadModelHarness } from "./langGraphReadModelContract";
+export { runTargetReadModelContract, type RunTargetReadModelHarness } from "./runTargetReadModelContract";
 export { runRecords } from "./runRecords";
 export { assistantStoreContract } from "./assistantStoreContract";
 export { modelProviderStoreContract } from "./modelProviderStoreContract";

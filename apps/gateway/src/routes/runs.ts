@@ -12,7 +12,7 @@ import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { type Requester, requireAssistant, requireThread, threadScope } from "../shared/lookups";
+import { type Requester, requireRunTarget, threadScope } from "../shared/lookups";
 import { runRateLimit } from "../shared/runRateLimit";
 import { runStreams } from "../shared/runStreams";
 import { resumePoint } from "../shared/streamEventIds";
@@ -74,7 +74,7 @@ const tags = ["runs"];
 const runErrors = (...codes: ErrorCode[]) => apiErrors(...BODY_CODES, "NOT_FOUND", ...codes);
 
 export interface RunRoutesOptions {
-  stores: Pick<GatewayStores, "assistants" | "threads" | "queue">;
+  stores: Pick<GatewayStores, "runTargets" | "queue">;
   agents: AgentInstanceManager;
   /** Which replica serves a run's stream: strict affinity (`AXIOM_STREAM_RELAY=off`) sends its client to the peer running the thread. */
   affinity: RunAffinity;
@@ -89,10 +89,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
   const { agents, affinity, streams, submissions, metrics, stores, config } = options;
   const { maxQueuedMessages } = config.tenantLimits;
 
-  const resolveScope = async (who: Requester, body: { assistant_id: string; thread_id: string }) => {
-    await requireAssistant(options, who, body.assistant_id);
-    return threadScope(await requireThread(options, who, body.thread_id, body.assistant_id));
-  };
+  const resolveScope = async (who: Requester, body: { assistant_id: string; thread_id: string }) =>
+    threadScope(await requireRunTarget(options, who, body.assistant_id, body.thread_id));
 
   const { streamChunks, streamAffinityMiss } = runStreams(app, options);
 

@@ -62,8 +62,22 @@ export async function requireAssistant({ stores }: { stores: Pick<GatewayStores,
   return assistant;
 }
 
+/**
+ * The thread a run request names, of the assistant it names, refused as {@link requireAssistant} and
+ * {@link requireThread} would refuse them (the assistant first); one read of both.
+ */
+export async function requireRunTarget({ stores }: { stores: Pick<GatewayStores, "runTargets"> }, who: Requester, assistantId: string, threadId: string): Promise<Thread> {
+  requireUsable(who, assistantId);
+  const { assistantFound, thread } = await stores.runTargets.findRunTarget(tenantOf(who), assistantId, threadId);
+  if (!assistantFound) throw new HttpError("NOT_FOUND", `Assistant ${assistantId} not found`);
+  return usableThread(who, thread, threadId, assistantId);
+}
+
 export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, who: Requester, id: string, assistantId?: string): Promise<Thread> {
-  const thread = await stores.threads.getThread(tenantOf(who), id);
+  return usableThread(who, await stores.threads.getThread(tenantOf(who), id), id, assistantId);
+}
+
+function usableThread(who: Requester, thread: Thread | null, id: string, assistantId?: string): Thread {
   if (!thread || (assistantId !== undefined && thread.assistantId !== assistantId) || !mayUseThread(who, thread)) {
     throw new HttpError("NOT_FOUND", `Thread ${id} not found${assistantId ? ` for assistant ${assistantId}` : ""}`);
   }

@@ -16,6 +16,7 @@ import { InMemoryMessageQueueStore } from "../queue/inMemoryMessageQueueStore";
 import { InMemoryProjectRoomMessageStore } from "../rooms/inMemoryProjectRoomMessageStore";
 import { InMemoryProjectRoomStore } from "../rooms/inMemoryProjectRoomStore";
 import { InMemoryRunEventLog } from "../runs/inMemoryRunEventLog";
+import { InMemoryRunTargetReadModel } from "../runs/inMemoryRunTargetReadModel";
 import { InMemoryScheduleStore } from "../schedule/inMemoryScheduleStore";
 import { InMemoryTaskStore } from "../tasks/inMemoryTaskStore";
 import { InMemoryThreadStore } from "../threads/inMemoryThreadStore";
@@ -43,6 +44,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
   const outbox = new InMemoryOutboxStore({ logger: options.logger });
   const queue = new InMemoryMessageQueueStore(fenced);
   const threads = new InMemoryThreadStore();
+  const assistants = new InMemoryAssistantStore();
   return {
     lease,
     presence: new InMemoryReplicaPresenceStore(),
@@ -50,7 +52,8 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     queue,
     threads,
     langGraph: new InMemoryLangGraphReadModel({ threads, queue }),
-    assistants: new InMemoryAssistantStore(),
+    assistants,
+    runTargets: new InMemoryRunTargetReadModel({ assistants, threads }),
     modelProviders: new InMemoryModelProviderStore(),
     webApps: new InMemoryWebAppStore(),
     apiKeys: new InMemoryApiKeyStore(),

@@ -1,4 +1,4 @@
-import { langGraphReadModelContract, unitOfWorkContract } from "@axiom-lattice/testing";
+import { langGraphReadModelContract, runTargetReadModelContract, unitOfWorkContract } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import { createInMemoryStores } from "../../src";
 
@@ -13,6 +13,14 @@ langGraphReadModelContract("in-memory bundle", {
   async open() {
     const { langGraph, threads, queue } = createInMemoryStores();
     return { readModel: langGraph, threads, queue };
+  },
+});
+
+// The bundle's run target read model reads the bundle's own assistant and thread stores.
+runTargetReadModelContract("in-memory bundle", {
+  async open() {
+    const { runTargets, assistants, threads } = createInMemoryStores();
+    return { readModel: runTargets, assistants, threads };
   },
 });
 

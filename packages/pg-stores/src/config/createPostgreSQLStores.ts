@@ -12,6 +12,7 @@ import { PostgreSQLLeaseStore } from "../coordination/postgresqlLeaseStore";
 import { PostgreSQLMcpServerConfigStore } from "../mcp/postgresqlMcpServerConfigStore";
 import { PostgreSQLItemStore } from "../items/postgresqlItemStore";
 import { PostgreSQLLangGraphReadModel } from "../langgraph/postgresqlLangGraphReadModel";
+import { PostgreSQLRunTargetReadModel } from "../runs/postgresqlRunTargetReadModel";
 import { PostgreSQLPluginSettingStore } from "../plugins/postgresqlPluginSettingStore";
 import { PostgreSQLA2aPushConfigStore } from "../a2a/postgresqlA2aPushConfigStore";
 import { type PoolerOptions, withSessionPool } from "../db/pooler";
@@ -55,6 +56,7 @@ export interface PostgreSQLStores extends Stores {
   langGraph: PostgreSQLLangGraphReadModel;
   /** Assistants, keys sealed with the given keyring. */
   assistants: PostgreSQLAssistantStore;
+  runTargets: PostgreSQLRunTargetReadModel;
   /** Model provider catalogs, keys sealed with the given keyring. */
   modelProviders: PostgreSQLModelProviderStore;
   /** The tenants' web apps and their end users' threads, secrets sealed with the given keyring. */
@@ -108,6 +110,7 @@ export async function createPostgreSQLStores(connectionString: string, options: 
       threads: new PostgreSQLThreadStore(shared),
       langGraph: new PostgreSQLLangGraphReadModel(shared),
       assistants: new PostgreSQLAssistantStore({ ...shared, keyring }),
+      runTargets: new PostgreSQLRunTargetReadModel(shared),
       modelProviders: new PostgreSQLModelProviderStore({ ...shared, keyring }),
       webApps: new PostgreSQLWebAppStore({ ...shared, keyring }),
       apiKeys: new PostgreSQLApiKeyStore(shared),

@@ -24,6 +24,9 @@ export const IN_QUEUE = `
 
 const CLAIM_ORDER = "priority DESC, sequence";
 
+/** A pending row a claim may take: not delayed, or due by the database clock. */
+const DUE = "(available_at IS NULL OR available_at <= now())";
+
 /**
  * Clears a claim and its run start, leaving the row where it was in the queue; a row whose abort was
  * requested is completed as aborted instead ($4: the error text), since whoever releases a claim takes
@@ -39,69 +42,29 @@ const RELEASE_CLAIM = `
   started_at = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE started_at END,
   locked_by = NULL, locked_at = NULL, lease_expires_at = NULL`;
 
-// Advisory locks with two int4 keys never collide with single-bigint keys (the migration lock).
-const QUEUE_LOCK_SPACE = 186;
-
-/**
- * Serialises adds to one thread until the transaction ends ($1 thread). The next statement then sees
- * every earlier add committed, so the capacity count is exact and queue order is commit order.
- */
-export const LOCK_QUEUE = `SELECT pg_advisory_xact_lock(${QUEUE_LOCK_SPACE}, hashtext($1))`;
-
-const TENANT_QUEUE_LOCK_SPACE = 198;
-
-/**
- * Serialises the adds that bound the tenant's queued messages ($1 tenant, null: none) until the
- * transaction ends, so the count that follows is exact across replicas. Taken before the thread's
- * lock, and adds without a tenant bound never take it: no two adds wait for each other in a cycle.
- */
-export const LOCK_TENANT_QUEUE = `SELECT pg_advisory_xact_lock(${TENANT_QUEUE_LOCK_SPACE}, hashtext(COALESCE($1::text, '')))`;
-
-/** Pending plus processing messages of tenant $1 (null: none) on all its threads (index of 198). */
-export const TENANT_QUEUE_SIZE = `
-  SELECT count(*)::integer AS size
-    FROM lattice_thread_message_queue
-   WHERE COALESCE(tenant_id, '') = COALESCE($1::text, '')
-     AND status IN ('pending', 'processing')`;
-
-/** A pending row a claim may take: not delayed, or due by the database clock. */
-const DUE = "(available_at IS NULL OR available_at <= now())";
-
-/**
- * Adds a message unless the queue is at capacity (then no row). $4 id, $5 content, $6 priority,
- * $7 capacity (the smaller of the store's and the add's own), $8 at head: ahead of every pending row,
- * with at least the highest pending priority; $9 delay in ms (0: claimable at once).
- * Pending and processing rows are counted apart, each through its own partial index.
- */
-export const ENQUEUE_MESSAGE = `
-  WITH pending AS (
-    SELECT count(*) AS size, max(priority) AS top_priority
-      FROM lattice_thread_message_queue
-     WHERE ${IN_QUEUE}
-       AND status = 'pending'
-  ), processing AS (
-    SELECT count(*) AS size
-      FROM lattice_thread_message_queue
-     WHERE ${IN_QUEUE}
-       AND status = 'processing'
-  )
-  INSERT INTO lattice_thread_message_queue
-         (id, thread_id, tenant_id, assistant_id, content, priority, sequence, status, run_status, created_at, available_at)
-  SELECT $4, $1, $2, $3, $5::jsonb,
-         CASE WHEN $8::boolean THEN GREATEST($6::integer, pending.top_priority) ELSE $6::integer END,
-         CASE WHEN $8::boolean THEN -nextval('lattice_thread_message_queue_sequence')
-              ELSE nextval('lattice_thread_message_queue_sequence') END,
-         'pending', 'pending', now(),
-         CASE WHEN $9::integer > 0 THEN now() + $9::integer * interval '1 millisecond' END
-    FROM pending, processing
-   WHERE pending.size + processing.size < $7
-  RETURNING ${COLUMNS}`;
-
 /** A statement every connection prepares once: the hot path then skips parsing and may reuse its plan. */
 export interface PreparedStatement {
   name: string;
   text: string;
 }
+
+/**
+ * Adds a message unless the thread is at capacity (then no row), in one round trip: the function of
+ * migration 229 takes the tenant's lock and counts (with $10, the tenant's bound; SQLSTATE LQ001 at
+ * it), takes the thread's lock, then counts and inserts. $1 thread, $2 tenant, $3 assistant, $4 id,
+ * $5 content, $6 priority, $7 capacity (the smaller of the store's and the add's own), $8 at head:
+ * ahead of every pending row, with at least the highest pending priority; $9 delay in ms (0:
+ * claimable at once).
+ */
+export const ENQUEUE_MESSAGE: PreparedStatement = {
+  name: "lattice_queue_enqueue",
+  text: `
+  SELECT ${COLUMNS}
+    FROM lattice_enqueue_message($1, $2, $3, $4, $5::jsonb, $6::integer, $7::integer, $8::boolean, $9::integer, $10::integer)`,
+};
+
+/** What the enqueue function raises when the tenant's bound is reached. */
+export const TENANT_QUEUE_FULL = "LQ001";
 
 const CLAIM_FENCE = statementFence(8);
 

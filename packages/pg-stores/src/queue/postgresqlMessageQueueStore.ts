@@ -40,7 +40,7 @@ import { assertHeld, fenceParams } from "../coordination/fenceSql";
 import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
-import { inTransaction, isUniqueViolation } from "../db/transaction";
+import { isUniqueViolation } from "../db/transaction";
 import {
   CLAIM_MESSAGES,
   CLEAR_PENDING,
@@ -52,8 +52,6 @@ import {
   GET_MESSAGE,
   LIST_BY_STATUS,
   LIST_RUNS,
-  LOCK_QUEUE,
-  LOCK_TENANT_QUEUE,
   PRUNE_RUNS,
   QUEUE_SIZE,
   RECLAIM_EXPIRED,
@@ -61,7 +59,7 @@ import {
   REQUEST_MESSAGE_ABORT,
   REQUEST_THREAD_ABORT,
   RESET_PROCESSING,
-  TENANT_QUEUE_SIZE,
+  TENANT_QUEUE_FULL,
   THREADS_WITH_WORK,
   type ClaimStatement,
   type PreparedStatement,
@@ -300,31 +298,23 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
 
   /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
   private async enqueue(valid: ValidMessage, atHead: boolean): Promise<PendingMessage | null> {
-    await this.initialize();
     try {
-      const row = await inTransaction(this.pool, async (client) => {
-        if (valid.tenantCapacity !== null) {
-          await client.query(LOCK_TENANT_QUEUE, [valid.tenantId]);
-          const { rows } = await client.query<{ size: number }>(TENANT_QUEUE_SIZE, [valid.tenantId]);
-          if (rows[0].size >= valid.tenantCapacity) throw new QueueFullError(valid.threadId, valid.tenantCapacity, "tenant");
-        }
-        await client.query(LOCK_QUEUE, [valid.threadId]);
-        const { rows } = await client.query<MessageRow>(ENQUEUE_MESSAGE, [
-          valid.threadId,
-          valid.tenantId,
-          valid.assistantId,
-          valid.id,
-          valid.content,
-          valid.priority,
-          valid.capacity,
-          atHead,
-          valid.delayMs,
-        ]);
-        return rows[0];
-      });
+      const [row] = await this.rows(ENQUEUE_MESSAGE, [
+        valid.threadId,
+        valid.tenantId,
+        valid.assistantId,
+        valid.id,
+        valid.content,
+        valid.priority,
+        valid.capacity,
+        atHead,
+        valid.delayMs,
+        valid.tenantCapacity,
+      ]);
       return row ? toMessage(row) : null;
     } catch (error) {
       if (isUniqueViolation(error, MESSAGE_ID_KEY)) throw new DuplicateMessageError(valid.id);
+      if ((error as { code?: unknown }).code === TENANT_QUEUE_FULL) throw new QueueFullError(valid.threadId, valid.tenantCapacity!, "tenant");
       throw error;
     }
   }

@@ -8,6 +8,7 @@ export * from "./room";
 export * from "./mcp";
 export * from "./messageQueue";
 export * from "./langGraphReadModel";
+export * from "./runTargetReadModel";
 export * from "./replicaPresence";
 export * from "./project";
 export * from "./modelProvider";

@@ -13,6 +13,7 @@ import type { ProjectStore } from "./project";
 import type { ReplicaPresenceStore } from "./replicaPresence";
 import type { ProjectRoomMessageStore, ProjectRoomStore } from "./room";
 import type { RunEventLog } from "./runEventLog";
+import type { RunTargetReadModel } from "./runTargetReadModel";
 import type { ScheduleStore } from "./schedule";
 import type { TaskStore } from "./task";
 import type { ThreadStore } from "./thread";
@@ -33,6 +34,8 @@ export interface Stores {
   /** The LangGraph API's reads of the threads' and queue's data (thread search, a thread's latest runs). */
   langGraph: LangGraphReadModel;
   assistants: AssistantStore;
+  /** A run request's assistant and thread, read together. */
+  runTargets: RunTargetReadModel;
   /** The tenants' model provider catalogs (API keys sealed at rest). */
   modelProviders: ModelProviderStore;
   /** The tenants' web apps and their end users' threads (secrets sealed at rest). */

@@ -1,0 +1,23 @@
+import { runTargetReadModelContract } from "@axiom-lattice/testing";
+import { afterAll } from "vitest";
+import { PostgreSQLAssistantStore, PostgreSQLRunTargetReadModel, PostgreSQLThreadStore } from "../src";
+import { storeOnTestDatabase } from "./support/storeOnTestDatabase";
+
+let writers: [PostgreSQLAssistantStore, PostgreSQLThreadStore] | undefined;
+const openReadModel = storeOnTestDatabase((databaseUrl) => {
+  // The stores that write what it reads, on pools of their own over the same database.
+  writers = [new PostgreSQLAssistantStore({ poolConfig: databaseUrl }), new PostgreSQLThreadStore({ poolConfig: databaseUrl })];
+  return new PostgreSQLRunTargetReadModel({ poolConfig: databaseUrl });
+}, "lattice_run_targets");
+
+runTargetReadModelContract("PostgreSQL", {
+  async open() {
+    const readModel = await openReadModel();
+    const [assistants, threads] = writers!;
+    await Promise.all(writers!.map((writer) => writer.initialize()));
+    return { readModel, assistants, threads };
+  },
+});
+
+// Registered after storeOnTestDatabase's afterAll, so it runs first (last registered, first run): the writers close before the database goes.
+afterAll(() => Promise.all((writers ?? []).map((writer) => writer.dispose())));
