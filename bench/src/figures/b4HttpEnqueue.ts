@@ -5,8 +5,8 @@
 // size. Target ≥ 0.5 (issue 42).
 //
 // An api replica runs no message (its workers would), so the figure is the enqueue path alone: what
-// the gateway does per request beyond the bare insert (validation, the thread's and assistant's
-// reads, the per-thread capacity check under its lock, the notice to workers). The replica's own
+// the gateway does per request beyond the bare insert (validation, the read of its thread and
+// assistant, the per-thread capacity check under its lock, the notice to workers). The replica's own
 // statements are counted by kind (`pgStatementCounter.ts`) and printed per request. Both sides share
 // one database; the queue table is emptied before every load, so neither meets the other's rows.
 // Repetitions alternate the two sides, so both meet the same load from the rest of the machine.

@@ -273,17 +273,19 @@ function countsOf(m: Measurement): PgCounts {
  * (its request, tenure, checkpoints, events, completion), then what every replica does anyway.
  */
 const CATEGORIES: [string, RegExp][] = [
-  ["enqueue", /^tx\[SELECT pg_advisory_xact_lock\(186/],
+  // Before migration 229, the enqueue was a transaction of its own statements.
+  ["enqueue", /^(lattice_queue_enqueue$|tx\[SELECT pg_advisory_xact_lock\(186)/],
   ["queue notice", /^SELECT pg_notify/],
-  ["thread/assistant reads", /^SELECT (lattice_threads|lattice_assistants)$/],
+  ["thread/assistant reads", /^SELECT (lattice_threads|lattice_assistants|lattice_assistants,lattice_threads)$/],
   ["lease", /^lattice_lease_(acquire|release)$/],
   ["refused lease", /^lattice_lease_acquire \(refused\)$/],
   ["take-back", /^UPDATE lattice_leases,lattice_thread_message_queue$/],
-  ["claim", /^lattice_queue_claim$/],
+  ["claim", /^lattice_queue_claim(_fenced)?$/],
   ["checkpoint reads", /^SELECT checkpoint/],
   ["checkpoint writes", /lattice_leases,checkpoint/],
   ["event-log batches", /lattice_run_events/],
-  ["completion", /^lattice_queue_complete$/],
+  // With the next claim in the same statement while the tenure goes on (issue 42).
+  ["completion", /^lattice_queue_complete(_and_claim(_fenced)?)?$/],
   ["queue look after release", /^SELECT lattice_thread_message_queue$/],
   ["A2A push-config look", /lattice_a2a_push_configs/],
   ["sweep lease reads", /^lattice_lease_(get|list)$/],
