@@ -179,9 +179,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   await app.register(webAppOperatorRoutes, { stores, runtime: context.webApps });
   await app.register(apiKeyRoutes, { stores });
   await registerEmbedPage(app, { root: findEmbedBuild(), stores });
-  await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, config: settings, metrics });
+  await app.register(webAppRoutes, { webApps: context.webApps, stores, affinity, streams, submissions, config: settings, metrics });
   await app.register(clusterRoute, { replicaId, stores });
-  await app.register(a2aRoutes, { stores, agents, config: settings, streams, metrics });
+  await app.register(a2aRoutes, { stores, agents, config: settings, streams, submissions, metrics });
   await app.register(langgraphApi, { stores, graphs: context.graphs, agents, config: settings, logger: context.logger, schedules, mcp, plugins, streams, submissions, metrics });
   await app.register(scheduleRoutes, { client: schedules, stores, ...options.schedules });
   await app.register(mcpServerRoutes, { tools: context.assistantTools, streams, config: settings });

@@ -1,6 +1,9 @@
 // Fairness between tenants with authentication on: per-tenant limits on queued messages and open
 // streams, and run slots shared so one tenant's backlog never holds up another's run.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { LightMyRequestResponse } from "fastify";
+import { SignJWT } from "jose";
 import { eventually } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { describe, expect, it } from "vitest";
@@ -189,6 +192,54 @@ describe("run submissions per tenant, with authentication on and default setting
       expect(gateway.context.submissions.byTenant().size).toBe(0);
     } finally {
       await lock.release().catch(() => {});
+    }
+  });
+
+  it("holds a tenant's runs started through A2A, a web app and MCP tool calls to the same line", async () => {
+    /** Starts 4 runs of the tenant at once while its submissions are stuck: 2 under way, 2 waiting, then all through. */
+    const holdsToTheLine = async (tenantId: string, start: (n: number) => Promise<unknown>) => {
+      const lock = await holdTenantQueueLock(tenantId);
+      try {
+        const started = Array.from({ length: 4 }, (_, n) => start(n));
+        await eventually(`${tenantId}'s submissions wait in its line`, () => gateway.context.submissions.byTenant().get(tenantId)?.waiting === 2);
+        expect(gateway.context.submissions.byTenant().get(tenantId)).toEqual({ underWay: 2, waiting: 2 });
+        expect(await lock.waiters()).toBe(2);
+        await lock.release();
+        return await Promise.all(started);
+      } finally {
+        await lock.release().catch(() => {});
+      }
+    };
+
+    const a2a = await tenant(gateway, "tenant-d");
+    const sent = await holdsToTheLine("tenant-d", (n) =>
+      a2a.post("/a2a/echo", { jsonrpc: "2.0", id: n, method: "SendMessage", params: { message: { messageId: `a2a-${n}`, role: "ROLE_USER", parts: [{ text: "hi" }] }, configuration: { returnImmediately: true } } }),
+    );
+    for (const answer of sent as LightMyRequestResponse[]) expect(answer.json()).toMatchObject({ result: { task: { id: expect.any(String) } } });
+
+    const shop = await tenant(gateway, "tenant-e");
+    const created = await shop.post("/api/web-apps", { assistant_id: "echo", name: "Shop", status: "published" });
+    expect(created.statusCode).toBe(201);
+    const { id } = created.json() as { id: string };
+    const { secret } = (await shop.post(`/api/web-apps/${id}/secret`, {})).json() as { secret: string };
+    const user = { authorization: `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setIssuer(id).setSubject("ada").setExpirationTime("10m").sign(new TextEncoder().encode(secret))}` };
+    const opened = await gateway.post(`/web-apps/${id}/threads`, {}, user);
+    expect(opened.statusCode).toBe(201);
+    const { thread_id: threadId } = opened.json() as { thread_id: string };
+    const queued = await holdsToTheLine("tenant-e", (n) => gateway.post(`/web-apps/${id}/runs`, { thread_id: threadId, message: `hi ${n}` }, user));
+    expect((queued as LightMyRequestResponse[]).map((answer) => answer.statusCode)).toEqual([202, 202, 202, 202]);
+
+    const tools = await tenant(gateway, "tenant-f");
+    const client = new Client({ name: "fairness", version: "1.0.0" });
+    const url = await gateway.app.listen({ port: 0, host: "127.0.0.1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: tools.headers } }));
+    try {
+      const [tool] = (await client.listTools()).tools;
+      const called = await holdsToTheLine("tenant-f", (n) => client.callTool({ name: tool.name, arguments: { message: `hi ${n}` } }));
+      expect(called).toHaveLength(4);
+      for (const answer of called) expect(answer).toMatchObject({ structuredContent: { answer: expect.stringContaining("hi") } });
+    } finally {
+      await client.close();
     }
   });
 

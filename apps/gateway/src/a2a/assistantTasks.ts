@@ -5,6 +5,7 @@ import { type AgentCard, type SendMessageRequest, type Task, type TaskPushNotifi
 import { ExtendedAgentCardNotConfiguredError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import type { GatewayConfig } from "../config";
+import type { TenantSubmissions } from "../http/tenantSubmissions";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { taskEvents } from "./taskEvents";
 import { taskListing } from "./taskListing";
@@ -17,6 +18,8 @@ import { clientId, userInput } from "./userInput";
 export interface A2aEngine {
   stores: Pick<GatewayStores, "threads" | "queue" | "langGraph" | "a2aPushConfigs">;
   agents: AgentInstanceManager;
+  /** Holds the tenant's run submissions under way (a message's lookups and queueing), as on its other run routes. */
+  submissions: TenantSubmissions;
   config: Pick<GatewayConfig, "tenantLimits" | "upstream">;
 }
 
@@ -87,9 +90,13 @@ export function assistantTasks(engine: A2aEngine, tenantId: string, assistant: A
 
   /**
    * Queues the message's run: a new task, or the answer to the interrupt the task named waits on
-   * (its next run). Anything else sent to an existing task is refused, nothing queued.
+   * (its next run), as one of the tenant's run submissions. Anything else sent to an existing task is
+   * refused, nothing queued.
    */
-  const startTask = async ({ message, configuration }: SendMessageRequest): Promise<{ agent: Agent; taskId: string; runId: string }> => {
+  const startTask = (request: SendMessageRequest): Promise<{ agent: Agent; taskId: string; runId: string }> =>
+    engine.submissions.submit(tenantId, () => queueTaskRun(request));
+
+  const queueTaskRun = async ({ message, configuration }: SendMessageRequest): Promise<{ agent: Agent; taskId: string; runId: string }> => {
     const text = userInput(message);
     const push = configuration?.taskPushNotificationConfig;
     const taskId = clientId("params.message.taskId", message!.taskId);

@@ -151,6 +151,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const announce = outboxAnnouncer(stores.outbox, replicaId);
   // Built on the task service and the plugin catalog, which call it back once the gateway runs.
   const agentRuntime = new LateBound<AgentInstanceManager>("The agent runtime");
+  const { streams, submissions } = tenantLimits(config, metrics);
 
   const subsystems: Subsystem[] = [];
   const add = <S extends Subsystem>(subsystem: S): S => {
@@ -166,7 +167,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
   const { agents } = add(agentsSubsystem({ config, stores, logger, metrics, tasks: tasks.service, mcp, plugins, graphs, handle: agentRuntime, onRunCompleted: a2a.onRunCompleted }));
   const { schedules } = add(schedulesSubsystem({ config, stores, logger, metrics, announce, agents, mcp, plugins, graphs }));
   const { webApps } = add(webAppsSubsystem({ stores, agents, announce }));
-  const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, metrics, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));
+  const { assistantTools } = add(mcpServerSubsystem({ stores, agents, logger, metrics, submissions, tenantQueueLimit: config.tenantLimits.maxQueuedMessages || undefined }));
   const { roomEvents } = add(roomsSubsystem({ outbox: stores.outbox, replicaId, logger, metrics }));
   add(taskEventsIntoRoomsSubsystem({ lifecycle: tasks.notifiers.taskLifecycle, rooms: stores.rooms, broker: roomEvents, logger }));
   add(cancelledRunsSubsystem({ tasks, agents }));
@@ -176,7 +177,7 @@ export async function composeGateway(config: GatewayConfig, logger: Logger): Pro
     maintenanceSubsystem({ store: stores.lease, tasks: maintenanceTasksOf(subsystems), intervalMs: config.maintenanceIntervalMs, replicaId, logger }),
   );
   const outboxStats = () => poller.stats();
-  const { streams, submissions } = registerGauges(config, stores, metrics, { agents, outboxStats });
+  registerGauges(config, stores, metrics, { agents, outboxStats, streams, submissions });
   const storeMode = stores.kind === "postgres" ? "postgresql" : "memory";
   const activeRuns = () => agents.stats().runningThreads;
   const describeReplica = replicaDescriber({
@@ -252,22 +253,26 @@ function warnOfUnsafeSettings(config: GatewayConfig, stores: GatewayStores, logg
   }
 }
 
-/** Registers the gauges read at each scrape, and answers the tenants' stream and submission limits (counted when they refuse). */
-function registerGauges(
-  config: GatewayConfig,
-  stores: GatewayStores,
-  metrics: GatewayMetrics,
-  { agents, outboxStats }: { agents: AgentInstanceManager; outboxStats: () => OutboxPollerStats },
-): { streams: TenantStreams; submissions: TenantSubmissions } {
-  metrics.replicaRole.set({ role: config.role }, 1);
-  registerStateGauges(metrics, { agents, queue: stores.queue, outboxStats });
-  if (stores.pool) registerPoolGauges(metrics, stores.pool);
+/** The tenants' stream and submission limits, each refusal counted. */
+function tenantLimits(config: GatewayConfig, metrics: GatewayMetrics): { streams: TenantStreams; submissions: TenantSubmissions } {
   const streams = new TenantStreams(config.tenantLimits.maxStreams, (tenant) => metrics.tenantRefusals.inc({ tenant, reason: "too_many_streams" }));
   const submissions = new TenantSubmissions(config.tenantLimits.maxRunSubmissions, TENANT_SUBMISSIONS_WAITING, (tenant) =>
     metrics.tenantRefusals.inc({ tenant, reason: "too_many_submissions" }),
   );
-  registerTenantGauges(metrics, { agents, streams, submissions });
   return { streams, submissions };
+}
+
+/** Registers the gauges read at each scrape. */
+function registerGauges(
+  config: GatewayConfig,
+  stores: GatewayStores,
+  metrics: GatewayMetrics,
+  { agents, outboxStats, streams, submissions }: { agents: AgentInstanceManager; outboxStats: () => OutboxPollerStats; streams: TenantStreams; submissions: TenantSubmissions },
+): void {
+  metrics.replicaRole.set({ role: config.role }, 1);
+  registerStateGauges(metrics, { agents, queue: stores.queue, outboxStats });
+  if (stores.pool) registerPoolGauges(metrics, stores.pool);
+  registerTenantGauges(metrics, { agents, streams, submissions });
 }
 
 // Read through a function rather than a typed `app.gateway`: augmenting Fastify's types from our

@@ -5,6 +5,7 @@ import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/
 import type { z } from "zod";
 import { requireThread, threadScope } from "../shared/lookups";
 import type { Principal } from "../auth/principal";
+import type { TenantSubmissions } from "../http/tenantSubmissions";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import type { GatewayStores } from "../stores/gatewayStores";
 import type { toolInput } from "./assistantTools";
@@ -23,6 +24,8 @@ export interface AssistantCallDependencies {
   tenantQueueLimit?: number;
   /** Counts a call refused for the tenant's queue bound, as the other dialects' runs are. */
   metrics: Pick<GatewayMetrics, "tenantRefusals">;
+  /** Holds the tenant's run submissions under way (a call's lookups and queueing), as on its other run routes. */
+  submissions: TenantSubmissions;
 }
 
 export interface AssistantCallControl {
@@ -40,7 +43,7 @@ export interface AssistantCallControl {
  * keeps for a tool's own failures (the model sees them and may try otherwise).
  */
 export async function callAssistant(
-  { stores, agents, logger, tenantQueueLimit, metrics }: AssistantCallDependencies,
+  { stores, agents, logger, tenantQueueLimit, metrics, submissions }: AssistantCallDependencies,
   principal: Principal,
   assistant: Assistant,
   input: z.output<typeof toolInput>,
@@ -49,15 +52,18 @@ export async function callAssistant(
   // Gone before anything was queued: nothing to run for nobody.
   if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, "The client left before the call started");
   const { tenantId } = principal;
-  const thread = input.thread_id
-    ? await requireThread({ stores }, principal, input.thread_id, assistant.id)
-    : await stores.threads.createThread(tenantId, { assistantId: assistant.id, metadata: { source: "mcp" } });
-  const agent = agents.getAgent(threadScope(thread));
-  const { messageId, completion } = await agent.addMessage({ message: input.message }, { mode: "wait", tenantQueueLimit }).catch(async (error: unknown) => {
-    if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
-    // A refused call leaves no thread behind that nobody was told of.
-    if (!input.thread_id) await stores.threads.deleteThread(tenantId, thread.id);
-    throw error;
+  const { thread, agent, messageId, completion } = await submissions.submit(tenantId, async () => {
+    const thread = input.thread_id
+      ? await requireThread({ stores }, principal, input.thread_id, assistant.id)
+      : await stores.threads.createThread(tenantId, { assistantId: assistant.id, metadata: { source: "mcp" } });
+    const agent = agents.getAgent(threadScope(thread));
+    const queued = await agent.addMessage({ message: input.message }, { mode: "wait", tenantQueueLimit }).catch(async (error: unknown) => {
+      if (error instanceof QueueFullError && error.bound === "tenant") metrics.tenantRefusals.inc({ tenant: tenantId, reason: "queue_full" });
+      // A refused call leaves no thread behind that nobody was told of.
+      if (!input.thread_id) await stores.threads.deleteThread(tenantId, thread.id);
+      throw error;
+    });
+    return { thread, agent, ...queued };
   });
   const abort = () => {
     agent.abort(messageId).catch((error: unknown) => logger.warn({ err: error, threadId: thread.id, messageId }, "MCP tool call: aborting the run of a client that left failed"));

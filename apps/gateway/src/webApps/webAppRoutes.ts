@@ -9,6 +9,7 @@ import { HttpError } from "../http/errors";
 import { idSchema } from "../http/ids";
 import { pageBody, pageQuery, pageView } from "../http/pageWire";
 import type { StreamPlace, TenantStreams } from "../http/tenantStreams";
+import type { TenantSubmissions } from "../http/tenantSubmissions";
 import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { errorResponses } from "../openapi/errorResponses";
 import { type ChunkProjection, runStreams } from "../shared/runStreams";
@@ -22,6 +23,8 @@ export interface WebAppRoutesOptions {
   stores: Pick<GatewayStores, "queue">;
   affinity: RunAffinity;
   streams: TenantStreams;
+  /** Holds the tenant's run submissions under way, as on its other run routes. */
+  submissions: TenantSubmissions;
   config: Pick<GatewayConfig, "tenantLimits" | "webAppRunRateLimitPerMinute" | "webAppVisitorRateLimitPerMinute" | "runRateLimitPerMinute" | "sseHeartbeatMs">;
   metrics: Pick<GatewayMetrics, "affinityMisses" | "sseSubscribers">;
 }
@@ -84,7 +87,7 @@ const sse = (schema: z.ZodType) => ({ description: "The run's events", content: 
 /** Every runtime route may answer these: a token refused, a web app that does not serve, a fault. */
 const RUNTIME_CODES: readonly ErrorCode[] = ["INVALID_REQUEST", "UNAUTHENTICATED", "TOKEN_EXPIRED", "FORBIDDEN", "NOT_FOUND", "INTERNAL_ERROR", "DATABASE_UNAVAILABLE", "NOT_READY"];
 const BODY_CODES: readonly ErrorCode[] = ["INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"];
-const RUN_CODES: readonly ErrorCode[] = [...BODY_CODES, "RATE_LIMITED", "QUEUE_FULL", "DUPLICATE_MESSAGE", "TOO_MANY_STREAMS", "INVALID_RUN_INPUT"];
+const RUN_CODES: readonly ErrorCode[] = [...BODY_CODES, "RATE_LIMITED", "QUEUE_FULL", "DUPLICATE_MESSAGE", "TOO_MANY_STREAMS", "TOO_MANY_SUBMISSIONS", "INVALID_RUN_INPUT"];
 const runtimeErrors = (...codes: readonly ErrorCode[]) => errorResponses([...RUNTIME_CODES, ...codes]);
 
 /** What a run of the page is queued with: its message, or the answer to an interrupt. */
@@ -104,7 +107,7 @@ const callerOf = (request: FastifyRequest): WebAppCaller => request.getDecorator
  * The same queue, run event log and relay as `/api/runs`, so any replica serves every route.
  */
 export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (app, options) => {
-  const { webApps, affinity, streams, config, stores } = options;
+  const { webApps, affinity, streams, submissions, config, stores } = options;
   const { streamChunks, streamAffinityMiss } = runStreams(app, options);
   const { maxQueuedMessages } = config.tenantLimits;
   app.decorateRequest(CALLER, null);
@@ -153,10 +156,18 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
 
   /** Streams a new run of a thread the caller owns; the stream's place is taken first, so a refused stream queues nothing. */
   const streamRun = async (request: FastifyRequest, reply: FastifyReply, threadId: string, run: PageRun, project?: ChunkProjection) => {
-    const { scope, agent } = await webApps.agentOf(callerOf(request), threadId);
-    const place = streams.take(scope.tenantId);
+    const caller = callerOf(request);
+    const { scope, place, result } = await submissions.submit(caller.webApp.tenantId, async () => {
+      const { scope, agent } = await webApps.agentOf(caller, threadId);
+      const place = streams.take(scope.tenantId);
+      try {
+        return { scope, place, result: await agent.addMessage(run.input, { ...(await runOptions(scope, run)), mode: "stream" }) };
+      } catch (error) {
+        place();
+        throw error;
+      }
+    });
     try {
-      const result = await agent.addMessage(run.input, { ...(await runOptions(scope, run)), mode: "stream" });
       const owner = await affinity.peerOwnerAfterGrace(scope);
       if (owner) return streamAffinityMiss(reply, owner, scope, result.messageId, place);
       return await follow(request, reply, result.stream, place, project);
@@ -370,8 +381,11 @@ export const webAppRoutes: FastifyPluginAsyncZod<WebAppRoutesOptions> = async (a
     },
     async (request, reply) => {
       const { body } = request;
-      const { scope, agent } = await webApps.agentOf(callerOf(request), body.thread_id);
-      const result = await agent.addMessage({ message: body.message }, { ...(await runOptions(scope, { messageId: body.message_id, modelKey: body.model_key })), mode: "queue" });
+      const caller = callerOf(request);
+      const result = await submissions.submit(caller.webApp.tenantId, async () => {
+        const { scope, agent } = await webApps.agentOf(caller, body.thread_id);
+        return agent.addMessage({ message: body.message }, { ...(await runOptions(scope, { messageId: body.message_id, modelKey: body.model_key })), mode: "queue" });
+      });
       return reply.status(202).send({ success: true as const, message_id: result.messageId, queued: true as const });
     },
   );
