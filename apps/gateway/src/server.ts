@@ -67,20 +67,32 @@ interface LogDestination {
   /** A write is in flight: one a full pipe refused is retried on a timer, holding its lines. */
   _writing?: boolean;
   flushSync?: () => void;
+  /** Drops what is buffered; pino's exit handler then leaves the destination alone. */
+  destroy?: () => void;
 }
 
+const destinationOf = (logger: FastifyBaseLogger) => (logger as unknown as Record<symbol, LogDestination | undefined>)[pino.symbols.streamSym];
+
 /**
- * Resolves once the logger's buffered lines are written, in order: a write a full pipe refused is
- * retried later, which would put its lines after anything written meanwhile (an exit's last word on
- * stderr). The write in flight is awaited (a bounded time), then the rest is written synchronously,
- * which `flushSync` alone would do before the write in flight. A pretty logger's lines pass through a
+ * Resolves once the logger's buffered lines are written, in order, or dropped: a write a full pipe
+ * refused is retried later, which would put its lines after anything written meanwhile (an exit's last
+ * word on stderr). The write in flight is awaited (a bounded time), then the rest is written
+ * synchronously, which `flushSync` alone would do before the write in flight. A pipe nobody reads
+ * keeps its write in flight: its lines are dropped then ({@link abandonLog}), since pino's own flush at
+ * exit would retry it forever and the replica would never stop. A pretty logger's lines pass through a
  * stream without that buffer.
  */
 export async function flushLog(logger: FastifyBaseLogger): Promise<void> {
-  const destination = (logger as unknown as Record<symbol, LogDestination | undefined>)[pino.symbols.streamSym];
+  const destination = destinationOf(logger);
   const deadline = Date.now() + LOG_FLUSH_WAIT_MS;
   while (destination?._writing && Date.now() < deadline) await delay(10);
-  destination?.flushSync?.();
+  if (destination?._writing) abandonLog(logger);
+  else destination?.flushSync?.();
+}
+
+/** Drops the logger's unwritten lines, so that nothing at exit waits for a pipe nobody reads. */
+export function abandonLog(logger: FastifyBaseLogger): void {
+  destinationOf(logger)?.destroy?.();
 }
 
 export interface BuildGatewayOptions {

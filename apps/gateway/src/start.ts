@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { type GatewayConfig, loadConfig } from "./config";
 import { createGatewayContext } from "./context/gatewayContext";
 import { exposeLoopbackUrl } from "./graphs/loopback";
-import { buildGateway, createGatewayLogger, flushLog } from "./server";
+import { abandonLog, buildGateway, createGatewayLogger, flushLog } from "./server";
 import { waitForDatabase } from "./startup/databaseWait";
 import { listeningUrl } from "./startup/listeningUrl";
 import { describeStartupFailure } from "./startup/startupFailure";
@@ -33,10 +33,17 @@ export async function start(config: GatewayConfig = loadConfig()): Promise<Runni
     const app = await buildGateway(config, { context, logger });
     // Server first (stop accepting, finish responses), then the context (hand runs back, close the pool).
     app.addHook("onClose", () => context.close());
-    const grace = closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+    // Exit follows either way: the log is flushed first, or dropped when its pipe is not read (pino's
+    // own flush at exit would wait for that pipe forever).
+    const onTimeout = (delayMs: number) => {
+      app.log.error({ phase: "shutdown" }, `shutdown took longer than ${delayMs} ms (AXIOM_SHUTDOWN_TIMEOUT_MS); exiting`);
+      abandonLog(app.log);
+    };
+    const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ signal, err }) => {
       if (err) app.log.error({ err, phase: "shutdown" }, "shutting down after a fatal error");
       else app.log.info({ signal, phase: "shutdown" }, "shutting down");
       await app.close();
+      await flushLog(app.log);
     });
     app.addHook("onClose", async () => grace.uninstall());
 

@@ -35,6 +35,35 @@ describe("lattice-gateway CLI", () => {
     expect(await gateway.stop()).toBe(0);
   });
 
+  it("exits 0 on SIGTERM though nobody reads its stdout, dropping the lines the full pipe would not take", { timeout: 30_000 }, async () => {
+    // No SIGKILL after the SIGTERM (execa's default after 5 s): the gateway must end on its own.
+    const child = execa("node", [cli], { env: { PORT: "0", LOG_LEVEL: "info" }, extendEnv: false, reject: false, buffer: false, forceKillAfterDelay: false });
+    try {
+      let printed = "";
+      const url = await new Promise<string>((resolveUrl, rejectUrl) => {
+        child.stdout!.on("data", (chunk: Buffer) => {
+          printed += chunk.toString();
+          const ready = /ready at (http:\/\/[^\s"]+)/.exec(printed);
+          if (ready) resolveUrl(ready[1]);
+        });
+        child.once("exit", () => rejectUrl(new Error(`exited before it was ready:\n${printed}`)));
+      });
+      // A log shipper that stopped reading: the pipe fills (64 KiB here), then the gateway buffers.
+      child.stdout!.pause();
+      const longPath = `/health?${"x".repeat(4_000)}`;
+      for (let n = 0; n < 1_000; n += 1) expect((await fetch(`${url}${longPath}`)).status).toBe(200);
+
+      const stoppedAt = Date.now();
+      child.kill("SIGTERM");
+      const { exitCode } = await child;
+      // The flush waits 2 s for the pipe; before, pino's exit handler retried the write forever.
+      expect(Date.now() - stoppedAt).toBeLessThan(15_000);
+      expect(exitCode).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
   it("issues a token (token:issue) that a gateway with the same secret accepts, for that tenant only", async () => {
     const issued = await execa("node", [cli, "token:issue", "--tenant", "acme", "--sub", "ops", "--scope", "read"], {
       env: { AUTH_TOKEN_SECRET: SECRET },
