@@ -103,7 +103,7 @@ describe("appending inside the caller's transaction", () => {
     await sleep(200);
     expect(notifications).toEqual([]);
     await writer.query("COMMIT");
-    await eventually("the notification", async () => notifications.length > 0, { timeoutMs: 1_000 });
+    await eventually("the notification", async () => notifications.length > 0, { timeoutMs: 2_500 });
     await sleep(200);
     // One empty notification: the three appends were coalesced, and nothing rides on NOTIFY.
     expect(notifications).toEqual([""]);
@@ -146,7 +146,7 @@ describe("gap-free reading", () => {
 
     // B's commit wakes the poller, which finds B waiting behind A and re-polls quickly (its fallback
     // interval is 5 s, so only the wake-up and the quick re-poll can account for these polls).
-    await eventually("quick re-polls while B waits", async () => poller.stats().polls >= pollsBeforeCommit + 3, { timeoutMs: 1_000 });
+    await eventually("quick re-polls while B waits", async () => poller.stats().polls >= pollsBeforeCommit + 3, { timeoutMs: 2_500 });
     // A reader by id alone would now see B, move past it, and never see A.
     const reader = await connection();
     const { rows: byId } = await reader.query<{ id: string }>("SELECT id::text AS id FROM lattice_outbox WHERE id > $1 ORDER BY id", [eventA.id]);
@@ -183,11 +183,11 @@ describe("gap-free reading", () => {
     const largeId = await store.append({ topic: "ooo", payload: { name: "large-id" }, originReplicaId: "writer" }, { client: early });
     expect(BigInt(smallId.id)).toBeLessThan(BigInt(largeId.id));
     await early.query("COMMIT");
-    await eventually("the large-id row", async () => received.length === 1, { timeoutMs: 1_000 });
+    await eventually("the large-id row", async () => received.length === 1, { timeoutMs: 2_500 });
     expect(received[0].payload).toEqual({ name: "large-id" });
     // A reader by id would now be past smallId for good. The outbox delivers it all the same.
     await late.query("COMMIT");
-    await eventually("the small-id row", async () => received.length === 2, { timeoutMs: 1_000 });
+    await eventually("the small-id row", async () => received.length === 2, { timeoutMs: 2_500 });
     expect(received.map((event) => event.payload)).toEqual([{ name: "large-id" }, { name: "small-id" }]);
   });
 });

@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { InMemoryLeaseStore, MAINTENANCE_LEASE_KEY, MaintenanceLoop, type MaintenanceTask, holderLabel } from "../../src";
 import { recordingLogger } from "./support";
 
-// Real timers with short intervals: leadership is handed over through lease expiry and bids.
-const INTERVAL_MS = 20;
+// Real timers with short intervals: leadership is handed over through lease expiry and bids. Not
+// shorter: a replica whose event loop stalls past the TTL (a loaded CI machine) loses its lease, as it
+// should, and a test expecting one leader throughout would fail for the machine, not the loop.
+const INTERVAL_MS = 100;
 const TTL_MS = 3 * INTERVAL_MS;
 
 /**
