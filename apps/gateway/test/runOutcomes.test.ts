@@ -59,6 +59,11 @@ describe.each(["memory", "postgresql"])("runs on %s stores", (stores) => {
         ["tool", "Ada"],
         ["ai", "ask_human returned: Ada"],
       ]);
+      // Followed again once the thread moved on (as a wait run is when its thread is resumed at once,
+      // a delegation's caller by its callee): the interrupt is the run's own, not the thread's now.
+      const agent = gateway.context.agents.getAgent({ tenantId: "default", assistantId: ASSISTANT, threadId: "wait-asks" });
+      const { message_id: askedId } = asked.json<{ message_id: string }>();
+      expect(await agent.waitForRun(askedId)).toMatchObject({ status: "interrupted", interrupts: [{ value: "Your name?" }] });
     });
   });
 

@@ -202,6 +202,7 @@ describe("run submissions per tenant, with authentication on and default setting
       try {
         const started = Array.from({ length: 4 }, (_, n) => start(n));
         await eventually(`${tenantId}'s submissions wait in its line`, () => gateway.context.submissions.byTenant().get(tenantId)?.waiting === 2);
+        await eventually(`${tenantId}'s submissions under way wait on its queue lock`, async () => (await lock.waiters()) >= 2);
         expect(gateway.context.submissions.byTenant().get(tenantId)).toEqual({ underWay: 2, waiting: 2 });
         expect(await lock.waiters()).toBe(2);
         await lock.release();

@@ -280,7 +280,8 @@ const CATEGORIES: [string, RegExp][] = [
   ["lease", /^lattice_lease_(acquire|release)$/],
   ["refused lease", /^lattice_lease_acquire \(refused\)$/],
   ["take-back", /^UPDATE lattice_leases,lattice_thread_message_queue$/],
-  ["claim", /^lattice_queue_claim(_fenced)?$/],
+  // A new tenure takes its predecessors' claims back with its first claim, one statement (issue 42).
+  ["claim", /^lattice_queue_(claim(_fenced)?|take_back_and_claim)$/],
   ["checkpoint reads", /^SELECT checkpoint/],
   ["checkpoint writes", /lattice_leases,checkpoint/],
   ["event-log batches", /lattice_run_events/],

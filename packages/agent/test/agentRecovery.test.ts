@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   type ClaimMessagesOptions,
   type CompletedAndClaimed,
+  type TakenBackAndClaimed,
   InMemoryMessageQueueStore,
   type PendingMessage,
   type ThreadQueueRef,
@@ -39,7 +40,7 @@ describe("queue sweep", () => {
   });
 });
 
-/** Calls `onEmptyClaim` the first time a claim (alone, or after a completion) finds the thread's queue empty. */
+/** Calls `onEmptyClaim` the first time a claim (alone, after a take-back, or after a completion) finds the thread's queue empty. */
 class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
   onEmptyClaim: (() => Promise<void>) | undefined;
 
@@ -47,6 +48,12 @@ class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
     const claimed = await super.claimPendingMessages(thread, options);
     await this.afterClaim(claimed);
     return claimed;
+  }
+
+  override async takeBackAndClaim(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<TakenBackAndClaimed> {
+    const answer = await super.takeBackAndClaim(thread, options);
+    await this.afterClaim(answer.claimed);
+    return answer;
   }
 
   override async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {

@@ -20,6 +20,7 @@ export {
   type QueuedMessageStatus,
   type RunOutcome,
   type RunStatus,
+  type TakenBackAndClaimed,
   type ThreadInfo,
   type ThreadQueueRef,
 } from "./queue/messageQueueStore";

@@ -1,5 +1,6 @@
 import { createTestDatabase, messageQueueStoreContract, runRecords, type TestDatabase } from "@axiom-lattice/testing";
 import type { Pool } from "pg";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { QueueScope } from "@axiom-lattice/protocols";
 import { PostgreSQLMessageQueueStore, runMigrations } from "../src";
@@ -155,6 +156,28 @@ describe("PostgreSQLMessageQueueStore", () => {
       const count = plans.find((text) => text.includes("status IN ('pending', 'processing')"));
       expect(count).toMatch(/Index (Only )?Scan (using|on) lattice_thread_message_queue_tenant_open /);
       expect(count).not.toMatch(/Seq Scan/);
+    }
+  });
+
+  it("takes back a claim another transaction holds locked by waiting for it, never skipping to the next message", async () => {
+    const thread = { threadId: "take-back-locked" };
+    const held = await store.addMessage({ ...thread, scope: {}, content: 1 });
+    const next = await store.addMessage({ ...thread, scope: {}, content: 2 });
+    await store.claimPendingMessages(thread, { owner: "paused#1", leaseMs: 60_000 });
+    // A paused holder's late statement on its claim: the row stays locked until its transaction ends.
+    const paused = await store["pool"].connect();
+    try {
+      await paused.query("BEGIN");
+      await paused.query("SELECT FROM lattice_thread_message_queue WHERE id = $1 FOR UPDATE", [held.id]);
+      let settled = false;
+      const taking = store.takeBackAndClaim(thread, { owner: "new#1", leaseMs: 60_000 }).finally(() => (settled = true));
+      await sleep(300);
+      expect(settled).toBe(false);
+      await paused.query("COMMIT");
+      expect(await taking).toMatchObject({ reclaimed: 1, claimed: [{ id: held.id, lockedBy: "new#1", attempts: 2 }] });
+      expect(await store.getMessage(next.id, {})).toMatchObject({ status: "pending" });
+    } finally {
+      paused.release();
     }
   });
 

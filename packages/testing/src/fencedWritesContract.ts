@@ -82,7 +82,7 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       expect(await successor.runEvents.read(run, -1, 10)).toEqual([chunk(0, "peer")]);
     });
 
-    it("the queue refuses a stale tenure's claim and reset, and leaves its messages as they were", async () => {
+    it("the queue refuses a stale tenure's claim, reset and take-back, and leaves its messages as they were", async () => {
       const { stale, current } = await takenOver();
       const threadId = fresh("thread");
       const added = await successor.queue.addMessage({ threadId, scope, content: { text: "hello" } });
@@ -93,7 +93,10 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       expect(claimed?.id).toBe(added.id);
       await expect(old.queue.resetProcessingToPending({ ...scope, threadId }, { fence: stale })).rejects.toMatchObject(refused);
       expect(await successor.queue.getMessage(added.id, scope)).toMatchObject({ status: "processing", lockedBy: "peer#1" });
+      await expect(old.queue.takeBackAndClaim({ ...scope, threadId }, { owner: "paused#1", leaseMs: 60_000, fence: stale })).rejects.toMatchObject(refused);
+      expect(await successor.queue.getMessage(added.id, scope)).toMatchObject({ status: "processing", lockedBy: "peer#1" });
       expect(await successor.queue.resetProcessingToPending({ ...scope, threadId }, { fence: current })).toBe(1);
+      expect(await successor.queue.takeBackAndClaim({ ...scope, threadId }, { owner: "peer#2", leaseMs: 60_000, fence: current })).toMatchObject({ reclaimed: 0, claimed: [{ id: added.id, lockedBy: "peer#2" }] });
     });
 
     it("the queue's complete-and-claim of a stale tenure records a claim it still held, as completion does, and claims nothing", async () => {
@@ -191,8 +194,7 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
             const fence = { key, token: lease.token };
             const options = { owner: `racer-${n}#${lease.token}`, leaseMs: 60_000, fence };
             try {
-              await replica.queue.resetProcessingToPending(thread, { fence });
-              let [message] = await replica.queue.claimPendingMessages(thread, options);
+              let [message] = (await replica.queue.takeBackAndClaim(thread, options)).claimed;
               while (message) {
                 await sleep(Math.random() * 6);
                 const { completed, claimed } = await replica.queue.completeAndClaimNext(thread, message.id, { status: "success" }, options);

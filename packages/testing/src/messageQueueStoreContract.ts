@@ -640,6 +640,52 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       expect(await store.claimPendingMessages({ ...scope, threadId }, { owner: "c#1", leaseMs: 60_000 })).toMatchObject([{ id: first, attempts: 2 }]);
     });
 
+    it("takes earlier holders' claims back and claims the oldest unfinished message in one step; a flagged claim is completed as aborted, never claimed", async () => {
+      const threadId = freshThread();
+      const thread = { ...scope, threadId };
+      expect(await store.takeBackAndClaim(thread, { owner: "c#1", leaseMs: 60_000 })).toEqual({ reclaimed: 0, claimed: [] });
+      const [first, second, third, fourth] = await fill(store, threadId, 4);
+      const later = await store.addMessage({ threadId, scope, content: "delayed", delayMs: 3_600_000 });
+      await store.claimPendingMessages(thread, { owner: "a#1", leaseMs: 60_000 });
+      await store.claimPendingMessages(thread, { owner: "b#1", leaseMs: 60_000 });
+      await store.requestAbort(thread, { messageId: first });
+
+      const taken = await store.takeBackAndClaim(thread, { owner: "c#1", leaseMs: 60_000 });
+      expect(taken.reclaimed).toBe(2);
+      expect(taken.claimed).toEqual([await store.getMessage(second, scope)]);
+      expect(taken.claimed).toMatchObject([{ id: second, status: "processing", runStatus: "running", lockedBy: "c#1", replicaId: "c", attempts: 2 }]);
+      expect(await store.getMessage(first, scope)).toMatchObject({ status: "completed", runStatus: "aborted", error: "Run aborted" });
+      expect(await store.renewClaim([second], "b#1", 60_000)).toBe(0);
+      expect(ids(await store.getPendingMessages(thread))).toEqual([third, fourth, later.id]);
+
+      // Several at once: the claim taken back first, then the due pending ones; the delayed one waits.
+      const again = await store.takeBackAndClaim(thread, { owner: "d#1", leaseMs: 60_000, limit: 5 });
+      expect(again.reclaimed).toBe(1);
+      expect(again.claimed).toMatchObject([
+        { id: second, lockedBy: "d#1", attempts: 3 },
+        { id: third, lockedBy: "d#1", attempts: 1 },
+        { id: fourth, lockedBy: "d#1", attempts: 1 },
+      ]);
+      expect(ids(await store.getPendingMessages(thread))).toEqual([later.id]);
+    });
+
+    it("takes back and claims as resetProcessingToPending then claimPendingMessages would, priorities and all", async () => {
+      const [oneStep, twoSteps] = [freshThread(), freshThread()];
+      for (const threadId of [oneStep, twoSteps]) {
+        await fill(store, threadId, 2);
+        await store.claimPendingMessages({ ...scope, threadId }, { owner: "gone#1", leaseMs: 60_000 });
+        await store.addMessage({ threadId, scope, content: "urgent", priority: 5, id: `urgent-${threadId}` });
+      }
+      const options = { owner: "new#1", leaseMs: 60_000 };
+      const taken = await store.takeBackAndClaim({ ...scope, threadId: oneStep }, options);
+      expect(await store.resetProcessingToPending({ ...scope, threadId: twoSteps })).toBe(taken.reclaimed);
+      const claimed = await store.claimPendingMessages({ ...scope, threadId: twoSteps }, options);
+      expect(taken.claimed).toMatchObject([{ id: `urgent-${oneStep}`, priority: 5 }]);
+      expect(claimed).toMatchObject([{ id: `urgent-${twoSteps}`, priority: 5 }]);
+      const shape = (messages: PendingMessage[]) => messages.map(({ status, runStatus, attempts, lockedBy, priority }) => ({ status, runStatus, attempts, lockedBy, priority }));
+      expect(shape(await store.getPendingMessages({ ...scope, threadId: oneStep }))).toEqual(shape(await store.getPendingMessages({ ...scope, threadId: twoSteps })));
+    });
+
     it("records an abort request on the thread's run in progress, for its claim's holder to apply", async () => {
       const threadId = freshThread();
       expect(await store.requestAbort({ ...scope, threadId })).toBeNull();

@@ -279,13 +279,16 @@ export class Agent {
    * added. A message deleted with its thread before it finished counts as aborted.
    */
   async waitForRun(messageId: string): Promise<RunResult> {
-    const run = await this.finishedRun(messageId);
+    const { run, ending } = await this.finishedRun(messageId);
     if (!run) return { messageId, status: "aborted", error: `Message ${messageId} was deleted with its thread`, messages: [] };
     const snapshot = await this.snapshot();
     const status = finishedStatusOf(run);
     const result: RunResult = { messageId, status, messages: messagesOfRun(snapshot.values, messageId).map(toPlainMessage) };
     if (run.error !== undefined) result.error = run.error;
-    if (status === "interrupted") result.interrupts = pendingInterrupts(snapshot);
+    // The run's own, as its final event carries them: by now the thread may have moved on (a
+    // delegation's callee answered and the caller resumed), its snapshot holding none, or a later
+    // run's. The snapshot serves when that event is gone (its log pruned).
+    if (status === "interrupted") result.interrupts = interruptsOf(ending) ?? pendingInterrupts(snapshot);
     return result;
   }
 
@@ -313,12 +316,13 @@ export class Agent {
     return this.stateSnapshot();
   }
 
-  /** The message's record once it completed (`null` once it no longer exists). */
-  private async finishedRun(messageId: string): Promise<PendingMessage | null> {
+  /** The message's record once it completed (`null` once it no longer exists), and the last event its stream ended with. */
+  private async finishedRun(messageId: string): Promise<{ run: PendingMessage | null; ending?: StreamChunk }> {
+    let ending: StreamChunk | undefined;
     for (;;) {
-      for await (const chunk of this.chunkStream(messageId)) void chunk;
+      for await (const chunk of this.chunkStream(messageId)) ending = chunk;
       const run = await this.context.queue.getMessage(messageId, this.queueScope);
-      if (!run || run.status === "completed") return run;
+      if (!run || run.status === "completed") return { run, ending };
       // The stream stopped unfinished, this runtime shutting down: the run goes on where it runs next.
       await sleep(this.context.streamPollMs);
     }
@@ -389,4 +393,11 @@ export class Agent {
   private unbuffered(messageId: string, afterChunkIndex: number, chunk: Omit<StreamChunk, "messageId" | "index">): StreamChunk {
     return { ...chunk, messageId, index: afterChunkIndex + 1 };
   }
+}
+
+/** The interrupts a run's final event names; none when it is not an interrupt, or names none (an outcome rebuilt from the queue). */
+function interruptsOf(ending: StreamChunk | undefined): PendingInterrupt[] | undefined {
+  if (ending?.type !== MessageChunkTypes.INTERRUPT) return undefined;
+  const { interrupts } = ending.data as { interrupts?: PendingInterrupt[] };
+  return interrupts?.length ? interrupts : undefined;
 }

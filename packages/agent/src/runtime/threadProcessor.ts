@@ -171,21 +171,21 @@ export class ThreadProcessor {
     if (!lease) return { leaseContended: true };
     this.tenure = lease;
     try {
-      // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
-      // every claim left on the thread belongs to an earlier holder that is gone, however long its
-      // claim still has to live. Take them all back first, keeping their queue positions, so the
-      // oldest unfinished message runs before anything newer. Every write of the tenure, this one
-      // first, is fenced with it: a replica paused past its lease writes nothing once it wakes.
-      const reclaimed = await writeUnderFence(lease, (fence) => queue.resetProcessingToPending(this.scope, { fence }));
-      if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
       // This claim answers every wake-up so far (each is sent after its message is queued): only a
       // later one calls for another tenure. Without this, the wake-up of the very message about to
       // run (this replica's own notice, a sweep) would queue the thread for a slot again after it.
       this.wanted = false;
-      const [first] = await writeUnderFence(lease, (fence) =>
-        queue.claimPendingMessages(this.scope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
+      // The thread-run lease is the one fact of ownership: messages are claimed only under it, so
+      // every claim left on the thread belongs to an earlier holder that is gone, however long its
+      // claim still has to live. They are all taken back as the first message is claimed (one
+      // statement), keeping their queue positions, so the oldest unfinished message runs before
+      // anything newer. Every write of the tenure, this one first, is fenced with it: a replica paused
+      // past its lease writes nothing once it wakes.
+      const { reclaimed, claimed } = await writeUnderFence(lease, (fence) =>
+        queue.takeBackAndClaim(this.scope, { owner: lease.holder, leaseMs: claimLeaseMs, limit: 1, fence }),
       );
-      let message: PendingMessage | undefined = first;
+      if (reclaimed > 0) observer.queueReclaimed?.({ count: reclaimed });
+      let message: PendingMessage | undefined = claimed[0];
       while (message) {
         if (lease.signal.aborted || this.context.isClosed()) {
           // The last run's completion claimed it as the tenure ended: hand it back rather than start it.

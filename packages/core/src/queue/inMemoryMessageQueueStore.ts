@@ -9,6 +9,7 @@ import type {
   PendingMessage,
   QueueScope,
   RunOutcome,
+  TakenBackAndClaimed,
   ThreadInfo,
   ThreadQueueRef,
 } from "@axiom-lattice/protocols";
@@ -190,6 +191,14 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     const claim = validateClaimOptions(options);
     assertFenceHolds(this.fences, options);
     return this.claim(queue, claim);
+  }
+
+  async takeBackAndClaim(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<TakenBackAndClaimed> {
+    const queue = this.queue(thread);
+    const claim = validateClaimOptions(options);
+    assertFenceHolds(this.fences, options);
+    const reclaimed = this.release(this.withStatus(queue, "processing"));
+    return { reclaimed, claimed: this.claim(queue, claim) };
   }
 
   async reclaimExpiredProcessing(thread: ThreadQueueRef): Promise<number> {

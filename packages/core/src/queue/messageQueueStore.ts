@@ -13,6 +13,7 @@ export type {
   QueuedMessageStatus,
   RunOutcome,
   RunStatus,
+  TakenBackAndClaimed,
   ThreadInfo,
   ThreadQueueRef,
 } from "@axiom-lattice/protocols";

@@ -135,6 +135,82 @@ export const CLAIM_MESSAGES = claimStatement(
   WITH ${CLAIM_FENCE.cte},${claimed(lock)}${claimAnswer("")}`,
 );
 
+/**
+ * RESET_PROCESSING, then CLAIM_MESSAGES' fenced claim, in one statement ($1–$9 as the claim's, $10
+ * the error of a flagged row, completed as aborted): what a new tenure does first. A statement cannot
+ * update a row twice, so the rows are chosen first, from the thread as it stands: the earlier holders'
+ * claims (`stale`) and the first due pending rows; the first `$7` of those, in claim order and leaving
+ * out any whose abort was requested, are claimed; every other stale row is released as RELEASE_CLAIM
+ * releases it. Both locks wait, as a fenced claim's do. Answers whether the fence held, how many
+ * claims were taken back, and the claimed rows (one row with a NULL id when none).
+ */
+export const TAKE_BACK_AND_CLAIM: PreparedStatement = {
+  name: "lattice_queue_take_back_and_claim",
+  text: `
+  WITH ${CLAIM_FENCE.cte},
+  stale AS MATERIALIZED (
+    SELECT sequence, priority, abort_requested_at IS NULL AS claimable
+      FROM lattice_thread_message_queue
+     WHERE ${IN_QUEUE}
+       AND status = 'processing'
+       AND ${CLAIM_FENCE.holds}
+       FOR UPDATE
+  ),
+  due AS MATERIALIZED (
+    SELECT sequence, priority
+      FROM lattice_thread_message_queue
+     WHERE ${IN_QUEUE}
+       AND status = 'pending'
+       AND ${DUE}
+       AND ${CLAIM_FENCE.holds}
+     ORDER BY ${CLAIM_ORDER}
+     LIMIT $7
+       FOR UPDATE
+  ),
+  chosen AS MATERIALIZED (
+    SELECT sequence
+      FROM (SELECT sequence, priority FROM stale WHERE claimable
+            UNION ALL
+            SELECT sequence, priority FROM due) AS candidates
+     ORDER BY ${CLAIM_ORDER}
+     LIMIT $7
+  ),
+  changed AS (
+    UPDATE lattice_thread_message_queue AS queued
+       SET status = CASE WHEN chosen.sequence IS NOT NULL THEN 'processing'
+                         WHEN queued.abort_requested_at IS NULL THEN 'pending'
+                         ELSE 'completed' END,
+           run_status = CASE WHEN chosen.sequence IS NOT NULL THEN 'running'
+                             WHEN queued.abort_requested_at IS NULL THEN 'pending'
+                             ELSE 'aborted' END,
+           error = CASE WHEN chosen.sequence IS NULL AND queued.abort_requested_at IS NOT NULL THEN $10 ELSE queued.error END,
+           finished_at = CASE WHEN chosen.sequence IS NULL AND queued.abort_requested_at IS NOT NULL THEN now() END,
+           replica_id = CASE WHEN chosen.sequence IS NOT NULL THEN $6
+                             WHEN queued.abort_requested_at IS NULL THEN NULL
+                             ELSE queued.replica_id END,
+           started_at = CASE WHEN chosen.sequence IS NOT NULL THEN now()
+                             WHEN queued.abort_requested_at IS NULL THEN NULL
+                             ELSE queued.started_at END,
+           attempts = queued.attempts + CASE WHEN chosen.sequence IS NOT NULL THEN 1 ELSE 0 END,
+           locked_by = CASE WHEN chosen.sequence IS NOT NULL THEN $4 END,
+           locked_at = CASE WHEN chosen.sequence IS NOT NULL THEN now() END,
+           lease_expires_at = CASE WHEN chosen.sequence IS NOT NULL THEN now() + $5 * interval '1 millisecond' END
+      FROM (SELECT sequence FROM stale UNION SELECT sequence FROM chosen) AS touched
+      LEFT JOIN chosen ON chosen.sequence = touched.sequence
+     WHERE queued.sequence = touched.sequence
+    RETURNING queued.status, queued.id, queued.content, queued.priority, queued.sequence, queued.created_at, queued.locked_at, queued.lease_expires_at, queued.attempts, queued.available_at
+  ),
+  claimed AS (
+    SELECT id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
+      FROM changed
+     WHERE status = 'processing'
+  )
+  SELECT ${CLAIM_FENCE.holds} AS fence_holds, (SELECT count(*) FROM stale)::integer AS reclaimed, claimed.*
+    FROM (SELECT) AS statement
+    LEFT JOIN claimed ON true
+   ORDER BY ${CLAIM_ORDER}`,
+};
+
 /** $4: the error of a flagged row, completed as aborted. */
 export const RECLAIM_EXPIRED = `
   UPDATE lattice_thread_message_queue

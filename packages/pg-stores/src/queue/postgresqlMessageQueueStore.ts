@@ -33,6 +33,7 @@ import type {
   QueuedMessageStatus,
   RunOutcome,
   RunStatus,
+  TakenBackAndClaimed,
   ThreadInfo,
   ThreadQueueRef,
 } from "@axiom-lattice/protocols";
@@ -59,6 +60,7 @@ import {
   REQUEST_MESSAGE_ABORT,
   REQUEST_THREAD_ABORT,
   RESET_PROCESSING,
+  TAKE_BACK_AND_CLAIM,
   TENANT_QUEUE_FULL,
   THREADS_WITH_WORK,
   type ClaimStatement,
@@ -238,6 +240,14 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     const { rows } = await this.pool.query<ClaimedRow>({ ...claimStatement(CLAIM_MESSAGES, fence), values });
     assertHeld(rows[0].fence_holds, fence);
     return claimedMessages(values, rows);
+  }
+
+  async takeBackAndClaim(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<TakenBackAndClaimed> {
+    const { values, fence } = claimParams(thread, options);
+    await this.initialize();
+    const { rows } = await this.pool.query<ClaimedRow & { reclaimed: number }>({ ...TAKE_BACK_AND_CLAIM, values: [...values, ABORTED_RUN_ERROR] });
+    assertHeld(rows[0].fence_holds, fence);
+    return { reclaimed: rows[0].reclaimed, claimed: claimedMessages(values, rows) };
   }
 
   async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {

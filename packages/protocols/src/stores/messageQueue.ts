@@ -120,6 +120,14 @@ export interface RunOutcome {
   error?: string;
 }
 
+/** What {@link MessageQueueStore.takeBackAndClaim} did. */
+export interface TakenBackAndClaimed {
+  /** Claims of earlier holders taken back (returned to pending, claimed again, or completed as aborted). */
+  reclaimed: number;
+  /** The messages claimed, as `claimPendingMessages` answers them. */
+  claimed: PendingMessage[];
+}
+
 /** What {@link MessageQueueStore.completeAndClaimNext} did. */
 export interface CompletedAndClaimed {
   /** Whether the outcome was recorded: `false` when the owner no longer held the claim, as `completeMessage` answers. */
@@ -197,6 +205,15 @@ export interface MessageQueueStore {
    * across callers. With a `fence`, only while that tenure of the thread's run lease is the latest.
    */
   claimPendingMessages(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<PendingMessage[]>;
+  /**
+   * {@link resetProcessingToPending} of the thread, then {@link claimPendingMessages} under `options`
+   * (its `fence` guarding both), as one atomic step (on PostgreSQL one statement): a new tenure of the
+   * thread's run lease takes its predecessors' claims back and claims the oldest unfinished message in
+   * one round trip instead of two. A claim taken back may be the one claimed, now under `owner`;
+   * one whose abort was requested is completed as `aborted`, never claimed. Rows another transaction
+   * holds are waited for, never skipped. `reclaimed` counts the claims taken back, both kinds.
+   */
+  takeBackAndClaim(thread: ThreadQueueRef, options: ClaimMessagesOptions): Promise<TakenBackAndClaimed>;
   /**
    * Returns only expired processing rows to pending, in their old queue position (a flagged one is
    * completed as `aborted` instead, as by {@link resetProcessingToPending}); a live claim is never touched.
