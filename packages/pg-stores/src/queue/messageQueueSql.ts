@@ -68,6 +68,20 @@ export const TENANT_QUEUE_FULL = "LQ001";
 
 const CLAIM_FENCE = statementFence(8);
 
+type ClaimLock = "skip" | "wait";
+
+/** `columns` of the thread's first $7 due pending rows, in claim order, locked while the claim's fence holds. */
+const firstDue = (columns: string, lock: ClaimLock) => `
+    SELECT ${columns}
+      FROM lattice_thread_message_queue
+     WHERE ${IN_QUEUE}
+       AND status = 'pending'
+       AND ${DUE}
+       AND ${CLAIM_FENCE.holds}
+     ORDER BY ${CLAIM_ORDER}
+     LIMIT $7
+       FOR UPDATE${lock === "skip" ? " SKIP LOCKED" : ""}`;
+
 /**
  * Moves up to $7 pending rows to processing under owner $4's lease of $5 ms, run by replica $6, while
  * the fence $8, $9 (the thread-run lease's tenure) holds: a CTE named `claimed`, after the fence's.
@@ -92,20 +106,9 @@ const claimed = (lock: ClaimLock) => `
            attempts = attempts + 1,
            replica_id = $6,
            started_at = now()
-     WHERE sequence = ANY(ARRAY(
-             SELECT sequence
-               FROM lattice_thread_message_queue
-              WHERE ${IN_QUEUE}
-                AND status = 'pending'
-                AND ${DUE}
-                AND ${CLAIM_FENCE.holds}
-              ORDER BY ${CLAIM_ORDER}
-              LIMIT $7
-                FOR UPDATE${lock === "skip" ? " SKIP LOCKED" : ""}))
+     WHERE sequence = ANY(ARRAY(${firstDue("sequence", lock)}))
     RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
   )`;
-
-type ClaimLock = "skip" | "wait";
 
 /** A claiming statement in both forms: `unfenced` skips rows others lock, `fenced` waits for them. */
 export interface ClaimStatement {
@@ -156,16 +159,7 @@ export const TAKE_BACK_AND_CLAIM: PreparedStatement = {
        AND ${CLAIM_FENCE.holds}
        FOR UPDATE
   ),
-  due AS MATERIALIZED (
-    SELECT sequence, priority
-      FROM lattice_thread_message_queue
-     WHERE ${IN_QUEUE}
-       AND status = 'pending'
-       AND ${DUE}
-       AND ${CLAIM_FENCE.holds}
-     ORDER BY ${CLAIM_ORDER}
-     LIMIT $7
-       FOR UPDATE
+  due AS MATERIALIZED (${firstDue("sequence, priority", "wait")}
   ),
   chosen AS MATERIALIZED (
     SELECT sequence
