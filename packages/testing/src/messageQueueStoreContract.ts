@@ -60,6 +60,45 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       store = peers[0];
     });
 
+    /**
+     * Fills `threadCount` fresh threads with `perThread` messages each (producers spread over every
+     * handle), then has every handle claim on them at once: claimer `c` walks the threads from turn
+     * `c * stride`, calling `visit` on each thread still open, which answers what it claimed (and ran)
+     * there; nothing closes the thread for that claimer. Checks every message was claimed exactly once,
+     * by more than one claimer, and every queue drained; answers the threads and each claimer's claims.
+     */
+    async function raceClaimers(
+      threadCount: number,
+      perThread: number,
+      stride: number,
+      visit: (claimer: MessageQueueStore, owner: string, threadId: string, turn: number) => Promise<PendingMessage[]>,
+    ): Promise<{ threads: string[]; claims: PendingMessage[][] }> {
+      const threads = Array.from({ length: threadCount }, freshThread);
+      await Promise.all(peers.map((peer, p) => Promise.all(threads.filter((_, t) => t % peers.length === p).map((threadId) => fill(peer, threadId, perThread)))));
+      const claims = await Promise.all(
+        peers.map(async (claimer, c) => {
+          const owner = `claimer-${c}#${c}`;
+          const mine: PendingMessage[] = [];
+          const open = new Set(threads);
+          for (let turn = c * stride; open.size > 0; turn += 1) {
+            const threadId = threads[turn % threads.length];
+            if (!open.has(threadId)) continue;
+            const claimed = await visit(claimer, owner, threadId, turn);
+            if (claimed.length === 0) open.delete(threadId);
+            mine.push(...claimed);
+          }
+          return mine;
+        }),
+      );
+      const all = claims.flat().map((message) => message.id);
+      expect(all.length - new Set(all).size).toBe(0);
+      expect(all).toHaveLength(threads.length * perThread);
+      // Contention is the point: more than one claimer must have won messages.
+      expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+      for (const threadId of threads) expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
+      return { threads, claims };
+    }
+
     it("adds messages and reads them back as stored", async () => {
       const threadId = freshThread();
       const values = [{ nested: { list: [1, "two", null] } }, "a bare string", 42, [true, false], null];
@@ -236,47 +275,29 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     });
 
     it("gives claimers racing with complete-and-claim disjoint messages: every message run and completed exactly once", async () => {
-      const threads = Array.from({ length: 12 }, freshThread);
       const perThread = 40;
-      await Promise.all(peers.map((peer, p) => Promise.all(threads.filter((_, t) => t % peers.length === p).map((threadId) => fill(peer, threadId, perThread)))));
-
       // Every claimer walks every thread from its own offset, running a chain of complete-and-claim
       // on it for a few messages before moving on, so chains on one thread interleave.
-      const chains = await Promise.all(
-        peers.map(async (claimer, c) => {
-          const owner = `chain-${c}#${c}`;
-          const ran: PendingMessage[] = [];
-          const open = new Set(threads);
-          for (let turn = c * 3; open.size > 0; turn += 1) {
-            const threadId = threads[turn % threads.length];
-            if (!open.has(threadId)) continue;
-            const options = { owner, leaseMs: 60_000 };
-            let [message] = await claimer.claimPendingMessages({ ...scope, threadId }, options);
-            if (!message) open.delete(threadId);
-            for (let step = 0; message; step += 1) {
-              ran.push(message);
-              if (step === turn % 5) {
-                // The chain's last step only completes: the walk moves on.
-                expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
-                break;
-              }
-              const next = await claimer.completeAndClaimNext({ ...scope, threadId }, message.id, { status: "success" }, options);
-              expect(next.completed).toBe(true);
-              // Claims go in queue order: whatever is still pending was queued after this message.
-              for (const claimed of next.claimed!) expect(BigInt(claimed.sequence)).toBeGreaterThan(BigInt(message.sequence));
-              message = next.claimed![0];
-            }
+      const { threads } = await raceClaimers(12, perThread, 3, async (claimer, owner, threadId, turn) => {
+        const ran: PendingMessage[] = [];
+        const options = { owner, leaseMs: 60_000 };
+        let [message] = await claimer.claimPendingMessages({ ...scope, threadId }, options);
+        for (let step = 0; message; step += 1) {
+          ran.push(message);
+          if (step === turn % 5) {
+            // The chain's last step only completes: the walk moves on.
+            expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
+            break;
           }
-          return ran;
-        }),
-      );
-      const all = chains.flat().map((message) => message.id);
-      expect(all.length - new Set(all).size).toBe(0);
-      expect(all).toHaveLength(threads.length * perThread);
-      // Contention is the point: more than one claimer ran messages.
-      expect(chains.filter((ran) => ran.length > 0).length).toBeGreaterThan(1);
+          const next = await claimer.completeAndClaimNext({ ...scope, threadId }, message.id, { status: "success" }, options);
+          expect(next.completed).toBe(true);
+          // Claims go in queue order: whatever is still pending was queued after this message.
+          for (const claimed of next.claimed!) expect(BigInt(claimed.sequence)).toBeGreaterThan(BigInt(message.sequence));
+          message = next.claimed![0];
+        }
+        return ran;
+      });
       for (const threadId of threads) {
-        expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
         const records = await runRecords(store, { ...scope, threadId });
         expect(records).toHaveLength(perThread);
         expect(records.every((record) => record.attempts === 1 && record.runStatus === "success")).toBe(true);
@@ -530,40 +551,16 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
     });
 
     it("gives concurrent claimers disjoint sets: every message claimed exactly once", async () => {
-      const threads = Array.from({ length: 16 }, freshThread);
       const perThread = 125;
-      // Producers spread over every handle, each filling its own threads.
-      await Promise.all(peers.map((peer, p) => Promise.all(threads.filter((_, t) => t % peers.length === p).map((threadId) => fill(peer, threadId, perThread)))));
-
-      const claims = await Promise.all(
-        peers.map(async (claimer, c) => {
-          const owner = `claimer-${c}#${c}`;
-          const mine: PendingMessage[] = [];
-          const open = new Set(threads);
-          for (let turn = c; open.size > 0; turn += 1) {
-            const threadId = threads[turn % threads.length];
-            if (!open.has(threadId)) continue;
-            const batch = await claimer.claimPendingMessages({ ...scope, threadId }, { owner, leaseMs: 60_000, limit: 1 + (turn % 4) });
-            if (batch.length === 0) open.delete(threadId);
-            for (const message of batch) {
-              expect(message.lockedBy).toBe(owner);
-              mine.push(message);
-              expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
-            }
-          }
-          return mine;
-        }),
-      );
-      const all = claims.flat().map((message) => message.id);
-      const duplicates = all.length - new Set(all).size;
-      expect(duplicates).toBe(0);
-      expect(all).toHaveLength(threads.length * perThread);
-      // Contention is the point: more than one claimer must have won messages.
-      expect(claims.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
-      for (const threadId of threads) {
-        expect(await store.getQueueSize({ ...scope, threadId })).toBe(0);
-        expect(await runRecords(store, { ...scope, threadId })).toHaveLength(perThread);
-      }
+      const { threads } = await raceClaimers(16, perThread, 1, async (claimer, owner, threadId, turn) => {
+        const batch = await claimer.claimPendingMessages({ ...scope, threadId }, { owner, leaseMs: 60_000, limit: 1 + (turn % 4) });
+        for (const message of batch) {
+          expect(message.lockedBy).toBe(owner);
+          expect(await claimer.completeMessage(message.id, owner, { status: "success" })).toBe(true);
+        }
+        return batch;
+      });
+      for (const threadId of threads) expect(await runRecords(store, { ...scope, threadId })).toHaveLength(perThread);
     }, 30_000);
 
     it("passes over a delayed message until it is due, keeping it pending, counted and in its queue position", async () => {
