@@ -27,20 +27,46 @@ const CLAIM_ORDER = "priority DESC, sequence";
 /** A pending row a claim may take: not delayed, or due by the database clock. */
 const DUE = "(available_at IS NULL OR available_at <= now())";
 
+type Assignments = Record<string, string>;
+
 /**
  * Clears a claim and its run start, leaving the row where it was in the queue; a row whose abort was
- * requested is completed as aborted instead ($4: the error text), since whoever releases a claim takes
- * it over. One assignment per column, each judged on the row as it is when locked: an abort request
- * committed just before is applied, never lost between two statements.
+ * requested is completed as aborted instead (`error`: the parameter of its error text), since
+ * whoever releases a claim takes it over. One assignment per column, each judged on the row as it is
+ * when locked: an abort request committed just before is applied, never lost between two statements.
  */
-const RELEASE_CLAIM = `
-  status = CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'completed' END,
-  run_status = CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'aborted' END,
-  error = CASE WHEN abort_requested_at IS NULL THEN error ELSE $4 END,
-  finished_at = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE now() END,
-  replica_id = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE replica_id END,
-  started_at = CASE WHEN abort_requested_at IS NULL THEN NULL ELSE started_at END,
-  locked_by = NULL, locked_at = NULL, lease_expires_at = NULL`;
+const releasedClaim = (error: string): Assignments => ({
+  status: "CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'completed' END",
+  run_status: "CASE WHEN abort_requested_at IS NULL THEN 'pending' ELSE 'aborted' END",
+  error: `CASE WHEN abort_requested_at IS NULL THEN error ELSE ${error} END`,
+  finished_at: "CASE WHEN abort_requested_at IS NULL THEN NULL ELSE now() END",
+  replica_id: "CASE WHEN abort_requested_at IS NULL THEN NULL ELSE replica_id END",
+  started_at: "CASE WHEN abort_requested_at IS NULL THEN NULL ELSE started_at END",
+  locked_by: "NULL",
+  locked_at: "NULL",
+  lease_expires_at: "NULL",
+});
+
+/** A row claimed under owner $4's lease of $5 ms, run by replica $6. */
+const CLAIMED_ROW: Assignments = {
+  status: "'processing'",
+  locked_by: "$4",
+  locked_at: "now()",
+  lease_expires_at: "now() + $5 * interval '1 millisecond'",
+  run_status: "'running'",
+  attempts: "attempts + 1",
+  replica_id: "$6",
+  started_at: "now()",
+};
+
+/** A SET list: `column = value`, one per line. */
+const set = (assignments: Assignments) =>
+  Object.entries(assignments)
+    .map(([column, value]) => `${column} = ${value}`)
+    .join(",\n           ");
+
+/** {@link releasedClaim} with its error text in $4. */
+const RELEASE_CLAIM = set(releasedClaim("$4"));
 
 /** A statement every connection prepares once: the hot path then skips parsing and may reuse its plan. */
 export interface PreparedStatement {
@@ -98,14 +124,7 @@ const firstDue = (columns: string, lock: ClaimLock) => `
 const claimed = (lock: ClaimLock) => `
   claimed AS (
     UPDATE lattice_thread_message_queue
-       SET status = 'processing',
-           locked_by = $4,
-           locked_at = now(),
-           lease_expires_at = now() + $5 * interval '1 millisecond',
-           run_status = 'running',
-           attempts = attempts + 1,
-           replica_id = $6,
-           started_at = now()
+       SET ${set(CLAIMED_ROW)}
      WHERE sequence = ANY(ARRAY(${firstDue("sequence", lock)}))
     RETURNING id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
   )`;
@@ -138,14 +157,24 @@ export const CLAIM_MESSAGES = claimStatement(
   WITH ${CLAIM_FENCE.cte},${claimed(lock)}${claimAnswer("")}`,
 );
 
+/** Per column: {@link CLAIMED_ROW}'s value on the row `chosen` names, `released`'s on the others (a column either leaves alone stays). */
+const chosenOrReleased = (released: Assignments): Assignments =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(CLAIMED_ROW), ...Object.keys(released)])].map((column) => [
+      column,
+      `CASE WHEN chosen.sequence IS NOT NULL THEN ${CLAIMED_ROW[column] ?? column} ELSE ${released[column] ?? column} END`,
+    ]),
+  );
+
 /**
  * RESET_PROCESSING, then CLAIM_MESSAGES' fenced claim, in one statement ($1–$9 as the claim's, $10
  * the error of a flagged row, completed as aborted): what a new tenure does first. A statement cannot
  * update a row twice, so the rows are chosen first, from the thread as it stands: the earlier holders'
  * claims (`stale`) and the first due pending rows; the first `$7` of those, in claim order and leaving
- * out any whose abort was requested, are claimed; every other stale row is released as RELEASE_CLAIM
- * releases it. Both locks wait, as a fenced claim's do. Answers whether the fence held, how many
- * claims were taken back, and the claimed rows (one row with a NULL id when none).
+ * out any whose abort was requested, are claimed (as `claimed` claims, column for column); every
+ * other stale row is released as RELEASE_CLAIM releases it ({@link chosenOrReleased}). Both locks
+ * wait, as a fenced claim's do. Answers whether the fence held, how many claims were taken back, and
+ * the claimed rows (one row with a NULL id when none).
  */
 export const TAKE_BACK_AND_CLAIM: PreparedStatement = {
   name: "lattice_queue_take_back_and_claim",
@@ -170,29 +199,12 @@ export const TAKE_BACK_AND_CLAIM: PreparedStatement = {
      LIMIT $7
   ),
   changed AS (
-    UPDATE lattice_thread_message_queue AS queued
-       SET status = CASE WHEN chosen.sequence IS NOT NULL THEN 'processing'
-                         WHEN queued.abort_requested_at IS NULL THEN 'pending'
-                         ELSE 'completed' END,
-           run_status = CASE WHEN chosen.sequence IS NOT NULL THEN 'running'
-                             WHEN queued.abort_requested_at IS NULL THEN 'pending'
-                             ELSE 'aborted' END,
-           error = CASE WHEN chosen.sequence IS NULL AND queued.abort_requested_at IS NOT NULL THEN $10 ELSE queued.error END,
-           finished_at = CASE WHEN chosen.sequence IS NULL AND queued.abort_requested_at IS NOT NULL THEN now() END,
-           replica_id = CASE WHEN chosen.sequence IS NOT NULL THEN $6
-                             WHEN queued.abort_requested_at IS NULL THEN NULL
-                             ELSE queued.replica_id END,
-           started_at = CASE WHEN chosen.sequence IS NOT NULL THEN now()
-                             WHEN queued.abort_requested_at IS NULL THEN NULL
-                             ELSE queued.started_at END,
-           attempts = queued.attempts + CASE WHEN chosen.sequence IS NOT NULL THEN 1 ELSE 0 END,
-           locked_by = CASE WHEN chosen.sequence IS NOT NULL THEN $4 END,
-           locked_at = CASE WHEN chosen.sequence IS NOT NULL THEN now() END,
-           lease_expires_at = CASE WHEN chosen.sequence IS NOT NULL THEN now() + $5 * interval '1 millisecond' END
+    UPDATE lattice_thread_message_queue
+       SET ${set(chosenOrReleased(releasedClaim("$10")))}
       FROM (SELECT sequence FROM stale UNION SELECT sequence FROM chosen) AS touched
       LEFT JOIN chosen ON chosen.sequence = touched.sequence
-     WHERE queued.sequence = touched.sequence
-    RETURNING queued.status, queued.id, queued.content, queued.priority, queued.sequence, queued.created_at, queued.locked_at, queued.lease_expires_at, queued.attempts, queued.available_at
+     WHERE lattice_thread_message_queue.sequence = touched.sequence
+    RETURNING status, id, content, priority, lattice_thread_message_queue.sequence, created_at, locked_at, lease_expires_at, attempts, available_at
   ),
   claimed AS (
     SELECT id, content, priority, sequence, created_at, locked_at, lease_expires_at, attempts, available_at
