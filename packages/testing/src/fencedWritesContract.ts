@@ -11,7 +11,14 @@ interface CheckpointPlace {
 
 /** The fenced part of a LangGraph checkpoint saver (agent's `FencingCheckpointSaver`), as this suite uses it. */
 export interface FencedCheckpointWriter {
-  putUnderFence(fence: LeaseFence, config: CheckpointPlace, checkpoint: object, metadata: object, newVersions: Record<string, number>): Promise<unknown>;
+  putUnderFence(
+    fence: LeaseFence,
+    config: CheckpointPlace,
+    checkpoint: object,
+    metadata: object,
+    newVersions: Record<string, number>,
+    staged?: Array<{ config: CheckpointPlace; writes: Array<[string, unknown]>; taskId: string }>,
+  ): Promise<unknown>;
   putWritesUnderFence(fence: LeaseFence, config: CheckpointPlace, writes: Array<[string, unknown]>, taskId: string): Promise<void>;
   getTuple(config: CheckpointPlace): Promise<{ checkpoint: { id: string }; pendingWrites?: unknown[] } | undefined>;
 }
@@ -157,6 +164,31 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       expect(latest?.pendingWrites ?? []).toEqual([]);
       await successor.checkpoints.putWritesUnderFence(current, at, [["messages", ["peer"]]], "task-1");
       expect((await successor.checkpoints.getTuple(thread))?.pendingWrites).toHaveLength(1);
+    });
+
+    it("the checkpoint saver stores a checkpoint and the writes held back for it together, or neither under a stale tenure", async () => {
+      const { stale, current } = await takenOver();
+      const thread = { configurable: { thread_id: fresh("thread"), checkpoint_ns: "" } };
+      const metadata = { source: "loop", step: 0, parents: {} };
+      await successor.checkpoints.putUnderFence(current, thread, checkpoint("1", ["peer"]), metadata, { messages: 1 });
+      const first = { configurable: { ...thread.configurable, checkpoint_id: "1" } };
+      const staged = (content: string) => [
+        { config: first, writes: [["messages", [content]]] as Array<[string, unknown]>, taskId: "task-1" },
+        { config: first, writes: [["messages", [`${content} too`]]] as Array<[string, unknown]>, taskId: "task-2" },
+      ];
+
+      await expect(old.checkpoints.putUnderFence(stale, first, checkpoint("2", ["late"]), metadata, { messages: 2 }, staged("late"))).rejects.toMatchObject(refused);
+      expect((await successor.checkpoints.getTuple(thread))?.checkpoint.id).toBe("1");
+      expect((await successor.checkpoints.getTuple(first))?.pendingWrites ?? []).toEqual([]);
+
+      await successor.checkpoints.putUnderFence(current, first, checkpoint("2", ["peer", "answer"]), metadata, { messages: 2 }, staged("answer"));
+      expect((await successor.checkpoints.getTuple(thread))?.checkpoint.id).toBe("2");
+      expect((await successor.checkpoints.getTuple(first))?.pendingWrites).toEqual(
+        expect.arrayContaining([
+          ["task-1", "messages", ["answer"]],
+          ["task-2", "messages", ["answer too"]],
+        ]),
+      );
     });
 
     it("takes a fence for a tenure until the next one begins: a lapsed lease nobody took still writes; a key never leased does not", async () => {

@@ -11,13 +11,28 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 
+/** A task's pending writes (`putWrites`' arguments), held back to be stored with the checkpoint that follows them. */
+export interface StagedWrites {
+  config: RunnableConfig;
+  writes: PendingWrite[];
+  taskId: string;
+}
+
 /**
  * A checkpoint saver that can write under a lease's fence: refused in the write itself (with
  * `FencedOutError`, nothing written) once the lease has a newer tenure. pg-stores'
  * `PostgreSQLCheckpointSaver` and {@link InMemoryCheckpointSaver} are.
  */
 export interface FencingCheckpointSaver extends BaseCheckpointSaver {
-  putUnderFence(fence: LeaseFence, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig>;
+  /** Stores the checkpoint with the pending writes `staged` for it, all or nothing. */
+  putUnderFence(
+    fence: LeaseFence,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    staged?: readonly StagedWrites[],
+  ): Promise<RunnableConfig>;
   putWritesUnderFence(fence: LeaseFence, config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void>;
 }
 
@@ -27,10 +42,20 @@ export function isFencingSaver(saver: BaseCheckpointSaver): saver is FencingChec
 }
 
 /**
- * The checkpointer of one tenure of a thread's run lease: reads go to the saver as they are; every
- * write is made under the tenure's fence, and a refused one ends the tenure at once.
+ * The checkpointer of one tenure of a thread's run lease: every write is made under the tenure's
+ * fence, and a refused one ends the tenure at once.
+ *
+ * A task's pending writes are held back and stored with the checkpoint that follows them, in one
+ * transaction: a step costs one write, not one per task plus one. LangGraph asks for that checkpoint
+ * as soon as the step's last task finished, so a write waits in memory no longer than the step's
+ * slowest task; a replica that dies meanwhile loses that step's work, which the run's next attempt
+ * does again, as it would for a task that had not finished. Writes no checkpoint follows (an
+ * interrupt's, a failed task's) are stored before any read, and by {@link flush}, which the run calls
+ * when its graph stops.
  */
 export class FencedCheckpointer extends BaseCheckpointSaver {
+  private staged: StagedWrites[] = [];
+
   constructor(
     private readonly saver: FencingCheckpointSaver,
     private readonly tenure: FencedTenure,
@@ -40,25 +65,43 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
     super(saver.serde);
   }
 
-  getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.flush();
     return this.saver.getTuple(config);
   }
 
-  list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
-    return this.saver.list(config, options);
+  async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    await this.flush();
+    yield* this.saver.list(config, options);
   }
 
-  override getDeltaChannelHistory(options: Parameters<BaseCheckpointSaver["getDeltaChannelHistory"]>[0]): ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]> {
+  override async getDeltaChannelHistory(options: Parameters<BaseCheckpointSaver["getDeltaChannelHistory"]>[0]): ReturnType<BaseCheckpointSaver["getDeltaChannelHistory"]> {
+    await this.flush();
     return this.saver.getDeltaChannelHistory(options);
   }
 
   put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const stamped = { ...this.runMetadata, ...metadata } as CheckpointMetadata;
-    return writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions));
+    const staged = this.takeStaged();
+    return writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions, staged));
   }
 
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    return writeUnderFence(this.tenure, (fence) => this.saver.putWritesUnderFence(fence, config, writes, taskId));
+    this.staged.push({ config, writes, taskId });
+    return Promise.resolve();
+  }
+
+  /** Stores the writes held back for no checkpoint yet. */
+  async flush(): Promise<void> {
+    for (const { config, writes, taskId } of this.takeStaged()) {
+      await writeUnderFence(this.tenure, (fence) => this.saver.putWritesUnderFence(fence, config, writes, taskId));
+    }
+  }
+
+  private takeStaged(): StagedWrites[] {
+    const staged = this.staged;
+    this.staged = [];
+    return staged;
   }
 
   /** Not a run's write: a thread is deleted under its own tenure, through the saver itself. */
@@ -85,6 +128,12 @@ const LENT_CHECKPOINTER = "__pregel_checkpointer";
 export function withFencedCheckpoints<C extends RunnableConfig>(config: C, saver: BaseCheckpointSaver, tenure: FencedTenure, runMetadata?: Record<string, unknown>): C {
   if (!isFencingSaver(saver)) return config;
   return { ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: new FencedCheckpointer(saver, tenure, runMetadata) } };
+}
+
+/** Stores the writes a run's fenced checkpointer (if `config` lends one) holds back: see {@link FencedCheckpointer}. */
+export async function flushCheckpointWrites(config: RunnableConfig): Promise<void> {
+  const lent: unknown = config.configurable?.[LENT_CHECKPOINTER];
+  if (lent instanceof FencedCheckpointer) await lent.flush();
 }
 
 /**

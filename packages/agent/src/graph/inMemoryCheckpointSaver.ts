@@ -2,7 +2,7 @@ import type { FenceCheck } from "@axiom-lattice/core";
 import type { LeaseFence } from "@axiom-lattice/protocols";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, MemorySaver, type PendingWrite } from "@langchain/langgraph-checkpoint";
-import type { FencingCheckpointSaver } from "./fencedCheckpointer";
+import type { FencingCheckpointSaver, StagedWrites } from "./fencedCheckpointer";
 
 /**
  * LangGraph's in-memory checkpointer, with the fenced writes of {@link FencingCheckpointSaver}
@@ -13,10 +13,18 @@ export class InMemoryCheckpointSaver extends MemorySaver implements FencingCheck
     super();
   }
 
-  async putUnderFence(fence: LeaseFence, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+  async putUnderFence(
+    fence: LeaseFence,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    _newVersions: ChannelVersions,
+    staged: readonly StagedWrites[] = [],
+  ): Promise<RunnableConfig> {
     // The saver awaits before it stores: the tenure is held the latest until then.
     const release = this.fences.hold(fence);
     try {
+      for (const { config: at, writes, taskId } of staged) await this.putWrites(at, writes, taskId);
       return await this.put(config, checkpoint, metadata);
     } finally {
       release();

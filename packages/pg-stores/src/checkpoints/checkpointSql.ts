@@ -2,15 +2,26 @@ import { statementFence } from "../coordination/fenceSql";
 
 // Writes to LangGraph's checkpoint tables (created by PostgresSaver.setup()) made under a lease's
 // fence, each in one statement: the fence, and every row the library's put or putWrites writes in a
-// transaction of its own, one statement per row.
+// transaction of its own, one statement per row (a checkpoint with the pending writes held back for
+// it: what the library writes in one transaction per task and one more for the checkpoint).
 
 const PUT_FENCE = statementFence(11);
 
+// The pending writes stored with a checkpoint (the tasks' writes its step was made of, held back by
+// the run to be stored with it) as arrays of their namespace, checkpoint, task, index, channel, type
+// and bytes from parameter $13 on; those of the $20 array are replaced when already stored (the
+// library does for writes to special channels alone, whose index is fixed), the rest kept. The run
+// gives each key once.
+const STAGED_WRITES = `
+  unnest($13::text[], $14::text[], $15::text[], $16::int[], $17::text[], $18::text[], $19::bytea[], $20::boolean[])
+    AS write(ns, checkpoint_id, task_id, idx, channel, type, bytes, replaces)`;
+
 /**
- * A checkpoint and its channels' values: $1 thread, $2 namespace; the blobs as arrays of their
- * channel $3, version $4, type $5 and bytes $6 (NULL for an empty channel); the checkpoint's id $7,
- * its parent's $8, the checkpoint $9 and its metadata $10; $11, $12 the fence. Conflicts are resolved
- * as the library resolves them. Answers whether the fence held.
+ * A checkpoint, its channels' values and the pending writes held back for it: $1 thread, $2
+ * namespace; the blobs as arrays of their channel $3, version $4, type $5 and bytes $6 (NULL for an
+ * empty channel); the checkpoint's id $7, its parent's $8, the checkpoint $9 and its metadata $10;
+ * $11, $12 the fence; the writes ($13–$20, above). Conflicts are resolved as the library resolves
+ * them. Answers whether the fence held.
  */
 export const PUT_CHECKPOINT = `
   WITH ${PUT_FENCE.cte},
@@ -28,6 +39,25 @@ export const PUT_CHECKPOINT = `
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE
        SET checkpoint = EXCLUDED.checkpoint,
            metadata = EXCLUDED.metadata
+  ),
+  replaced_writes AS (
+    INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+    SELECT $1, write.ns, write.checkpoint_id, write.task_id, write.idx, write.channel, write.type, write.bytes
+      FROM ${STAGED_WRITES}
+     WHERE write.replaces
+       AND ${PUT_FENCE.holds}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
+       SET channel = EXCLUDED.channel,
+           type = EXCLUDED.type,
+           blob = EXCLUDED.blob
+  ),
+  kept_writes AS (
+    INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
+    SELECT $1, write.ns, write.checkpoint_id, write.task_id, write.idx, write.channel, write.type, write.bytes
+      FROM ${STAGED_WRITES}
+     WHERE NOT write.replaces
+       AND ${PUT_FENCE.holds}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING
   )
   SELECT ${PUT_FENCE.holds} AS fence_holds`;
 

@@ -30,10 +30,25 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
     return whole + 1 + Math.random() / 2;
   }
 
-  /** `put`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
-  async putUnderFence(fence: LeaseFence, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+  /**
+   * `put`, with the pending writes `staged` for it (the writes of the tasks whose step it records,
+   * which `putWrites` would have stored one transaction each), in one statement; refused with
+   * `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure.
+   */
+  async putUnderFence(
+    fence: LeaseFence,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    staged: readonly StagedWrites[] = [],
+  ): Promise<RunnableConfig> {
     const { thread_id, checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
-    const [blobs, storedMetadata] = await Promise.all([this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions), this._dumpMetadata(metadata)]);
+    const [blobs, storedMetadata, writes] = await Promise.all([
+      this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
+      this._dumpMetadata(metadata),
+      this.dumpStaged(thread_id, staged),
+    ]);
     const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINT, [
       thread_id,
       checkpoint_ns,
@@ -47,9 +62,35 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
       storedMetadata,
       fence.key,
       fence.token,
+      writes.map((write) => write.row[1]),
+      writes.map((write) => write.row[2]),
+      writes.map((write) => write.row[3]),
+      writes.map((write) => write.row[4]),
+      writes.map((write) => write.row[5]),
+      writes.map((write) => write.row[6]),
+      writes.map((write) => write.row[7]),
+      writes.map((write) => write.replaces),
     ]);
     assertHeld(rows[0].fence_holds, fence);
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * The rows of staged writes, each key once, as the library's calls in turn would have left it: a
+   * later call that replaces (writes to special channels alone) wins; one that keeps leaves the first.
+   */
+  private async dumpStaged(threadId: string, staged: readonly StagedWrites[]): Promise<Array<{ row: DumpedWrite; replaces: boolean }>> {
+    const byKey = new Map<string, { row: DumpedWrite; replaces: boolean }>();
+    for (const { config, writes, taskId } of staged) {
+      const { checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
+      if (checkpoint_id === undefined) throw new Error("Pending writes belong to a checkpoint: the config names none");
+      const replaces = replacesStored(writes);
+      for (const row of await this._dumpWrites(threadId, checkpoint_ns, checkpoint_id, taskId, writes)) {
+        const key = JSON.stringify(row.slice(1, 5));
+        if (replaces || !byKey.has(key)) byKey.set(key, { row, replaces });
+      }
+    }
+    return [...byKey.values()];
   }
 
   /** `putWrites`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
@@ -66,13 +107,26 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
       stored.map((write) => write[5]),
       stored.map((write) => write[6]),
       stored.map((write) => write[7]),
-      writes.every(([channel]) => channel in WRITES_IDX_MAP),
+      replacesStored(writes),
       fence.key,
       fence.token,
     ]);
     assertHeld(rows[0].fence_holds, fence);
   }
 }
+
+/** A task's pending writes held back by a run, to be stored with the checkpoint that follows them. */
+interface StagedWrites {
+  config: RunnableConfig;
+  writes: PendingWrite[];
+  taskId: string;
+}
+
+/** A write as the library stores it: thread, namespace, checkpoint, task, index, channel, type, bytes. */
+type DumpedWrite = [string, string, string, string, number, string, string, Uint8Array];
+
+/** Whether writes replace those stored under the same keys: the library's rule, writes to special channels alone. */
+const replacesStored = (writes: PendingWrite[]): boolean => writes.every(([channel]) => channel in WRITES_IDX_MAP);
 
 function requireConfigurable(config: RunnableConfig): { thread_id: string; checkpoint_ns?: string; checkpoint_id?: string } {
   if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
