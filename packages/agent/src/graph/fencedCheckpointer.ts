@@ -10,6 +10,7 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
+import { LatestCheckpoint } from "./latestCheckpoint";
 
 /** A task's pending writes (`putWrites`' arguments), held back to be stored with the checkpoint that follows them. */
 export interface StagedWrites {
@@ -45,16 +46,21 @@ export function isFencingSaver(saver: BaseCheckpointSaver): saver is FencingChec
  * The checkpointer of one tenure of a thread's run lease: every write is made under the tenure's
  * fence, and a refused one ends the tenure at once.
  *
- * A task's pending writes are held back and stored with the checkpoint that follows them, in one
+ * A task's pending writes are held back and stored with the next checkpoint the run stores, in one
  * transaction: a step costs one write, not one per task plus one. LangGraph asks for that checkpoint
  * as soon as the step's last task finished, so a write waits in memory no longer than the step's
  * slowest task; a replica that dies meanwhile loses that step's work, which the run's next attempt
  * does again, as it would for a task that had not finished. Writes no checkpoint follows (an
  * interrupt's, a failed task's) are stored before any read, and by {@link flush}, which the run calls
  * when its graph stops.
+ *
+ * The thread's latest checkpoint is read from the database once a tenure: after that, what the
+ * tenure last read or wrote is what the database holds (see {@link LatestCheckpoint}). A run reads it
+ * three times (to plan its input, as its graph starts, and for the state it left).
  */
 export class FencedCheckpointer extends BaseCheckpointSaver {
   private staged: StagedWrites[] = [];
+  private readonly latest: LatestCheckpoint;
 
   constructor(
     private readonly saver: FencingCheckpointSaver,
@@ -63,11 +69,13 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
     private readonly runMetadata: Record<string, unknown> = {},
   ) {
     super(saver.serde);
+    this.latest = latestOfTenure(tenure);
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
     await this.flush();
-    return this.saver.getTuple(config);
+    const known = this.latest.lookUp(config);
+    return known ? known.tuple : this.latest.read(config, () => this.saver.getTuple(config));
   }
 
   async *list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
@@ -82,8 +90,13 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
 
   put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const stamped = { ...this.runMetadata, ...metadata } as CheckpointMetadata;
-    const staged = this.takeStaged();
-    return writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions, staged));
+    // LangGraph asks for checkpoints one after another, and a later step's tasks may finish while an
+    // earlier checkpoint is being stored: their writes wait for their own checkpoint (ids order
+    // checkpoints in time), so a write never lands before the checkpoint it belongs to.
+    const staged = this.takeStaged((write) => (write.config.configurable?.checkpoint_id ?? "") <= checkpoint.id);
+    return this.latest.wrotePut(config, checkpoint, stamped, staged, () =>
+      writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions, staged)),
+    );
   }
 
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
@@ -94,13 +107,13 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
   /** Stores the writes held back for no checkpoint yet. */
   async flush(): Promise<void> {
     for (const { config, writes, taskId } of this.takeStaged()) {
-      await writeUnderFence(this.tenure, (fence) => this.saver.putWritesUnderFence(fence, config, writes, taskId));
+      await this.latest.wroteWrites(config, writes, taskId, () => writeUnderFence(this.tenure, (fence) => this.saver.putWritesUnderFence(fence, config, writes, taskId)));
     }
   }
 
-  private takeStaged(): StagedWrites[] {
-    const staged = this.staged;
-    this.staged = [];
+  private takeStaged(taken: (write: StagedWrites) => boolean = () => true): StagedWrites[] {
+    const staged = this.staged.filter(taken);
+    this.staged = this.staged.filter((write) => !taken(write));
     return staged;
   }
 
@@ -112,6 +125,15 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
   override getNextVersion(current: number | undefined): number {
     return this.saver.getNextVersion(current);
   }
+}
+
+// Every run of a tenure shares what it knows of the thread's latest checkpoint.
+const latestByTenure = new WeakMap<FencedTenure, LatestCheckpoint>();
+
+function latestOfTenure(tenure: FencedTenure): LatestCheckpoint {
+  let latest = latestByTenure.get(tenure);
+  if (!latest) latestByTenure.set(tenure, (latest = new LatestCheckpoint()));
+  return latest;
 }
 
 // How a run gets a checkpointer of its own: LangGraph resolves a run's checkpointer (and that of its
