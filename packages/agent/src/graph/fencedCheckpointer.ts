@@ -11,13 +11,7 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import { LatestCheckpoint } from "./latestCheckpoint";
-
-/** A task's pending writes (`putWrites`' arguments), held back to be stored with the checkpoint that follows them. */
-export interface StagedWrites {
-  config: RunnableConfig;
-  writes: PendingWrite[];
-  taskId: string;
-}
+import type { StagedWrites } from "./stagedWrites";
 
 /**
  * A checkpoint saver that can write under a lease's fence: refused in the write itself (with

@@ -2,7 +2,8 @@ import type { FenceCheck } from "@axiom-lattice/core";
 import type { LeaseFence } from "@axiom-lattice/protocols";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, MemorySaver, type PendingWrite } from "@langchain/langgraph-checkpoint";
-import type { FencingCheckpointSaver, StagedWrites } from "./fencedCheckpointer";
+import type { FencingCheckpointSaver } from "./fencedCheckpointer";
+import type { StagedWrites } from "./stagedWrites";
 
 /**
  * LangGraph's in-memory checkpointer, with the fenced writes of {@link FencingCheckpointSaver}
