@@ -44,7 +44,7 @@ function writesAnswer(property: string | symbol, args: unknown[]): boolean {
 function writtenBy(property: string | symbol, args: unknown[]): Array<[string, unknown]> {
   if (property === "putWrites") return args[1] as Array<[string, unknown]>;
   if (property === "putWritesUnderFence") return args[2] as Array<[string, unknown]>;
-  if (property === "putUnderFence") return ((args[5] ?? []) as Array<{ writes: Array<[string, unknown]> }>).flatMap((staged) => staged.writes);
+  if (property === "putUnderFence") return ((args[5] as { writes?: Array<{ writes: Array<[string, unknown]> }> } | undefined)?.writes ?? []).flatMap((staged) => staged.writes);
   return [];
 }
 

@@ -11,7 +11,7 @@ import {
   type PendingWrite,
 } from "@langchain/langgraph-checkpoint";
 import { LatestCheckpoint } from "./latestCheckpoint";
-import type { StagedWrites } from "./stagedWrites";
+import type { HeldBack, StagedCheckpoint, StagedWrites } from "./heldBack";
 
 /**
  * A checkpoint saver that can write under a lease's fence: refused in the write itself (with
@@ -19,14 +19,14 @@ import type { StagedWrites } from "./stagedWrites";
  * `PostgreSQLCheckpointSaver` and {@link InMemoryCheckpointSaver} are.
  */
 export interface FencingCheckpointSaver extends BaseCheckpointSaver {
-  /** Stores the checkpoint with the pending writes `staged` for it, all or nothing. */
+  /** Stores the checkpoint with what the run `held` back for it (checkpoints before it, pending writes), all or nothing. */
   putUnderFence(
     fence: LeaseFence,
     config: RunnableConfig,
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
-    staged?: readonly StagedWrites[],
+    held?: HeldBack,
   ): Promise<RunnableConfig>;
   putWritesUnderFence(fence: LeaseFence, config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void>;
 }
@@ -44,9 +44,9 @@ export function isFencingSaver(saver: BaseCheckpointSaver): saver is FencingChec
  * transaction: a step costs one write, not one per task plus one. LangGraph asks for that checkpoint
  * as soon as the step's last task finished, so a write waits in memory no longer than the step's
  * slowest task; a replica that dies meanwhile loses that step's work, which the run's next attempt
- * does again, as it would for a task that had not finished. Writes no checkpoint follows (an
- * interrupt's, a failed task's) are stored before any read, and by {@link flush}, which the run calls
- * when its graph stops.
+ * does again, as it would for a task that had not finished. The checkpoint of a run's input is held
+ * back as well, for its first step's. What no checkpoint follows (an interrupt's writes, a failed
+ * task's) is stored before any read, and by {@link flush}, which the run calls when its graph stops.
  *
  * The thread's latest checkpoint is read from the database once a tenure: after that, what the
  * tenure last read or wrote is what the database holds (see {@link LatestCheckpoint}). A run reads it
@@ -54,6 +54,7 @@ export function isFencingSaver(saver: BaseCheckpointSaver): saver is FencingChec
  */
 export class FencedCheckpointer extends BaseCheckpointSaver {
   private staged: StagedWrites[] = [];
+  private heldCheckpoint: StagedCheckpoint | undefined;
   private readonly latest: LatestCheckpoint;
 
   constructor(
@@ -83,14 +84,15 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
   }
 
   put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    const stamped = { ...this.runMetadata, ...metadata } as CheckpointMetadata;
-    // LangGraph asks for checkpoints one after another, and a later step's tasks may finish while an
-    // earlier checkpoint is being stored: their writes wait for their own checkpoint (ids order
-    // checkpoints in time), so a write never lands before the checkpoint it belongs to.
-    const staged = this.takeStaged((write) => (write.config.configurable?.checkpoint_id ?? "") <= checkpoint.id);
-    return this.latest.wrotePut(config, checkpoint, stamped, staged, () =>
-      writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, stamped, newVersions, staged)),
-    );
+    const put = { config, checkpoint, metadata: { ...this.runMetadata, ...metadata } as CheckpointMetadata, newVersions };
+    if (metadata.source === "input" && this.heldCheckpoint === undefined) {
+      // The run's input: stored with the first step's checkpoint, which follows at once. Should the
+      // replica die before, the message is still queued, and its next attempt adds it again.
+      this.heldCheckpoint = put;
+      const { thread_id, checkpoint_ns = "" } = config.configurable ?? {};
+      return Promise.resolve({ configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } });
+    }
+    return this.store(put);
   }
 
   putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
@@ -98,11 +100,29 @@ export class FencedCheckpointer extends BaseCheckpointSaver {
     return Promise.resolve();
   }
 
-  /** Stores the writes held back for no checkpoint yet. */
+  /** Stores what is held back: a checkpoint, and writes no checkpoint followed. */
   async flush(): Promise<void> {
+    const held = this.heldCheckpoint;
+    if (held) {
+      this.heldCheckpoint = undefined;
+      await this.store(held);
+    }
     for (const { config, writes, taskId } of this.takeStaged()) {
       await this.latest.wroteWrites(config, writes, taskId, () => writeUnderFence(this.tenure, (fence) => this.saver.putWritesUnderFence(fence, config, writes, taskId)));
     }
+  }
+
+  /** Stores `put`, with the checkpoint held back before it and the writes that belong to either. */
+  private store({ config, checkpoint, metadata, newVersions }: StagedCheckpoint): Promise<RunnableConfig> {
+    const checkpoints = this.heldCheckpoint ? [this.heldCheckpoint] : [];
+    this.heldCheckpoint = undefined;
+    // LangGraph asks for checkpoints one after another, and a later step's tasks may finish while an
+    // earlier checkpoint is being stored: their writes wait for their own checkpoint (ids order
+    // checkpoints in time), so a write never lands before the checkpoint it belongs to.
+    const writes = this.takeStaged((write) => (write.config.configurable?.checkpoint_id ?? "") <= checkpoint.id);
+    return this.latest.wrotePut(config, checkpoint, metadata, writes, () =>
+      writeUnderFence(this.tenure, (fence) => this.saver.putUnderFence(fence, config, checkpoint, metadata, newVersions, { checkpoints, writes })),
+    );
   }
 
   private takeStaged(taken: (write: StagedWrites) => boolean = () => true): StagedWrites[] {

@@ -1,6 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type Checkpoint, type CheckpointMetadata, type CheckpointTuple, type PendingWrite, copyCheckpoint } from "@langchain/langgraph-checkpoint";
-import type { StagedWrites } from "./stagedWrites";
+import type { StagedWrites } from "./heldBack";
 
 /**
  * A thread's latest checkpoint as one tenure of its run lease last read or wrote it, so that the

@@ -4,7 +4,7 @@ import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, type Pe
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Pool } from "pg";
 import { assertHeld } from "../coordination/fenceSql";
-import { PUT_CHECKPOINT, PUT_WRITES } from "./checkpointSql";
+import { PUT_CHECKPOINTS, PUT_WRITES } from "./checkpointSql";
 
 /**
  * LangGraph's PostgreSQL checkpointer, as the replicas run it: with channel versions that never
@@ -31,9 +31,10 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
   }
 
   /**
-   * `put`, with the pending writes `staged` for it (the writes of the tasks whose step it records,
-   * which `putWrites` would have stored one transaction each), in one statement; refused with
-   * `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure.
+   * `put`, with what the run `held` back for it (the checkpoints before it, its input's; the pending
+   * writes of the tasks whose steps they record, which `putWrites` would have stored one transaction
+   * each), in one statement; refused with `FencedOutError` (nothing written) once `fence` is not its
+   * lease's latest tenure.
    */
   async putUnderFence(
     fence: LeaseFence,
@@ -41,25 +42,24 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
     checkpoint: Checkpoint,
     metadata: CheckpointMetadata,
     newVersions: ChannelVersions,
-    staged: readonly StagedWrites[] = [],
+    held: HeldBack = {},
   ): Promise<RunnableConfig> {
-    const { thread_id, checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
-    const [blobs, storedMetadata, writes] = await Promise.all([
-      this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions),
-      this._dumpMetadata(metadata),
-      this.dumpStaged(thread_id, staged),
-    ]);
-    const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINT, [
+    const { thread_id, checkpoint_ns = "" } = requireConfigurable(config);
+    const puts = [...(held.checkpoints ?? []), { config, checkpoint, metadata, newVersions }];
+    const [saved, writes] = await Promise.all([Promise.all(puts.map((put) => this.dumpPut(thread_id, put))), this.dumpStaged(thread_id, held.writes ?? [])]);
+    const blobs = saved.flatMap((put) => put.blobs);
+    const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINTS, [
       thread_id,
-      checkpoint_ns,
+      blobs.map((blob) => blob[1]),
       blobs.map((blob) => blob[2]),
       blobs.map((blob) => blob[3]),
       blobs.map((blob) => blob[4]),
       blobs.map((blob) => blob[5] ?? null),
-      checkpoint.id,
-      checkpoint_id ?? null,
-      this._dumpCheckpoint(checkpoint),
-      storedMetadata,
+      saved.map((put) => put.ns),
+      saved.map((put) => put.id),
+      saved.map((put) => put.parentId),
+      saved.map((put) => JSON.stringify(put.checkpoint)),
+      saved.map((put) => JSON.stringify(put.metadata)),
       fence.key,
       fence.token,
       writes.map((write) => write.row[1]),
@@ -73,6 +73,13 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
     ]);
     assertHeld(rows[0].fence_holds, fence);
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** A checkpoint's rows as the library stores them: its channels' blobs, and the checkpoint (without its values) with its metadata. */
+  private async dumpPut(threadId: string, { config, checkpoint, metadata, newVersions }: HeldCheckpoint) {
+    const { checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
+    const [blobs, storedMetadata] = await Promise.all([this._dumpBlobs(threadId, checkpoint_ns, checkpoint.channel_values, newVersions), this._dumpMetadata(metadata)]);
+    return { ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id ?? null, blobs, checkpoint: this._dumpCheckpoint(checkpoint), metadata: storedMetadata };
   }
 
   /**
@@ -115,11 +122,25 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
   }
 }
 
-/** A task's pending writes held back by a run, to be stored with the checkpoint that follows them. */
+/** A task's pending writes held back by a run, to be stored with the next checkpoint it stores. */
 interface StagedWrites {
   config: RunnableConfig;
   writes: PendingWrite[];
   taskId: string;
+}
+
+/** A checkpoint held back by a run (its input's), to be stored with the next. */
+interface HeldCheckpoint {
+  config: RunnableConfig;
+  checkpoint: Checkpoint;
+  metadata: CheckpointMetadata;
+  newVersions: ChannelVersions;
+}
+
+/** What a run stores with a checkpoint, in the same statement. */
+interface HeldBack {
+  checkpoints?: readonly HeldCheckpoint[];
+  writes?: readonly StagedWrites[];
 }
 
 /** A write as the library stores it: thread, namespace, checkpoint, task, index, channel, type, bytes. */
