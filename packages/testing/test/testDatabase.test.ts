@@ -35,14 +35,18 @@ function template(version: string, builds: { count: number }): DatabaseTemplate 
   };
 }
 
+// Each case creates and drops a dozen databases, each a copy and an fsync of its own: seconds on a
+// quiet machine, and more beside CI's other test streams.
+const DATABASE_WORK_MS = 60_000;
+
 afterAll(async () => {
   for (const database of created) await database.drop();
   await admin(async (client) => {
     for (const name of await familyDatabases()) await client.query(`DROP DATABASE IF EXISTS "${name}"`);
   });
-});
+}, DATABASE_WORK_MS);
 
-describe("createTestDatabase with a template", () => {
+describe("createTestDatabase with a template", { timeout: DATABASE_WORK_MS }, () => {
   it("builds a template once while callers race for it, and copies it to each", async () => {
     const builds = { count: 0 };
     const raced = template("race", builds);
