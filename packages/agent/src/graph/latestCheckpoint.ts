@@ -49,13 +49,13 @@ export class LatestCheckpoint {
     const saved = await this.writing(write);
     if (this.writesInFlight > 0) return saved;
     const { thread_id, checkpoint_ns = "", checkpoint_id: parent } = placeOf(config);
-    this.remember(`${thread_id}\u0000${checkpoint_ns}`, {
+    this.remember(placeKey(config), {
       config: saved,
       checkpoint,
       metadata,
       ...(parent === undefined ? {} : { parentConfig: { configurable: { thread_id, checkpoint_ns, checkpoint_id: parent } } }),
       pendingWrites: staged
-        .filter((each) => samePlace(each.config, config) && placeOf(each.config).checkpoint_id === checkpoint.id)
+        .filter((each) => placeKey(each.config) === placeKey(config) && placeOf(each.config).checkpoint_id === checkpoint.id)
         .flatMap(({ writes, taskId }) => writes.map(([channel, value]): [string, string, unknown] => [taskId, channel, value])),
     });
     return saved;
@@ -66,8 +66,7 @@ export class LatestCheckpoint {
     const before = this.known;
     await this.writing(write);
     if (before === undefined || this.known !== undefined || this.writesInFlight > 0) return;
-    const { thread_id, checkpoint_ns = "", checkpoint_id } = placeOf(config);
-    if (before.place !== `${thread_id}\u0000${checkpoint_ns}` || before.tuple?.checkpoint.id !== checkpoint_id) {
+    if (before.place !== placeKey(config) || before.tuple?.checkpoint.id !== placeOf(config).checkpoint_id) {
       this.known = before;
       return;
     }
@@ -93,16 +92,18 @@ export class LatestCheckpoint {
   }
 }
 
-const samePlace = (one: RunnableConfig, other: RunnableConfig): boolean =>
-  placeOf(one).thread_id === placeOf(other).thread_id && (placeOf(one).checkpoint_ns ?? "") === (placeOf(other).checkpoint_ns ?? "");
-
 function placeOf(config: RunnableConfig): { thread_id: string; checkpoint_ns?: string; checkpoint_id?: string } {
   return (config.configurable ?? {}) as { thread_id: string; checkpoint_ns?: string; checkpoint_id?: string };
 }
 
-/** Where `config` asks for the latest checkpoint (thread and namespace); undefined when it names one. */
-function latestPlace(config: RunnableConfig): string | undefined {
-  const { thread_id, checkpoint_ns = "", checkpoint_id } = placeOf(config);
-  if (thread_id === undefined || checkpoint_id !== undefined) return undefined;
+/** The thread and namespace `config` names, as one key. */
+function placeKey(config: RunnableConfig): string {
+  const { thread_id, checkpoint_ns = "" } = placeOf(config);
   return `${thread_id}\u0000${checkpoint_ns}`;
+}
+
+/** Where `config` asks for the latest checkpoint (its place key); undefined when it names one. */
+function latestPlace(config: RunnableConfig): string | undefined {
+  const { thread_id, checkpoint_id } = placeOf(config);
+  return thread_id === undefined || checkpoint_id !== undefined ? undefined : placeKey(config);
 }
