@@ -22,6 +22,15 @@ let files = 0;
 const failures = [];
 for (const file of reports(".")) {
   const report = JSON.parse(readFileSync(file, "utf8"));
+  // scripts/vitest-unhandled-errors.mjs: an error outside any test fails the run as a test would.
+  if (report.unhandledErrors) {
+    for (const error of report.unhandledErrors) {
+      failed += 1;
+      const where = error.testPath ? ` (while ${error.testPath}${error.testName ? ` > ${error.testName}` : ""} ran)` : "";
+      failures.push(`unhandled error${where}: ${error.message}`);
+    }
+    continue;
+  }
   files += 1;
   passed += report.numPassedTests ?? 0;
   failed += report.numFailedTests ?? 0;

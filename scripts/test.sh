@@ -33,7 +33,9 @@ echo "==> building"
 pnpm build --output-logs=errors-only
 phase_done "build"
 
-status=0
+# The streams that exited non-zero, named at the end: a stream can fail without a failed test (a suite
+# that did not load, a process that crashed), and the summary line alone would not say where.
+failed_streams=()
 # The tests in three streams, so that their waits overlap:
 #   the gateway's unit tests (the longest package: three vitest workers)
 #   beside: the other packages' (one at a time), then the e2e files that create no test database;
@@ -42,27 +44,32 @@ status=0
 # build task replaying its cache could rewrite dist/ under running tests.
 e2e() {
   local project="$1"
-  (cd e2e && pnpm exec vitest run --project "$project" --reporter=default --reporter=json --outputFile.json="test-results/$project.json")
+  (cd e2e && pnpm exec vitest run --project "$project" --reporter=default --reporter=json --outputFile.json="test-results/$project.json" --reporter=../scripts/vitest-unhandled-errors.mjs)
 }
 echo "==> unit and integration tests, and the e2e files without a database"
 pnpm exec turbo run test --only --continue --filter=@axiom-lattice/gateway &
 gateway_tests=$!
-pnpm exec turbo run test --only --continue --concurrency=1 --filter='!@axiom-lattice/gateway' || status=1
+pnpm exec turbo run test --only --continue --concurrency=1 --filter='!@axiom-lattice/gateway' || failed_streams+=("unit (other packages)")
 phase_done "unit (other packages)"
 echo "==> e2e: release pipeline and scenario 24 in memory"
-e2e release || status=1
+e2e release || failed_streams+=("e2e: release")
 phase_done "e2e: release (beside gateway)"
-wait "$gateway_tests" || status=1
+wait "$gateway_tests" || failed_streams+=("unit (gateway)")
 phase_done "unit (gateway, rest of it)"
 echo "==> e2e: scenarios"
-e2e scenarios || status=1
+e2e scenarios || failed_streams+=("e2e: scenarios")
 phase_done "e2e: scenarios"
 echo "==> e2e: the file that runs alone (scripts/start.sh)"
-e2e alone || status=1
+e2e alone || failed_streams+=("e2e: alone")
 phase_done "e2e: alone"
 
 echo "==> time per phase"
 printf '%s\n' "${phases[@]}"
 printf '%-28s %5d s\n' "total" "$SECONDS"
+status=0
 node scripts/test-summary.mjs || status=1
+if ((${#failed_streams[@]})); then
+  printf 'exited non-zero: %s\n' "${failed_streams[@]}"
+  status=1
+fi
 exit "$status"

@@ -20,7 +20,7 @@ import { createPostgreSQLStores } from "@axiom-lattice/pg-stores";
 import type { AssistantStore, ItemStore, LeaseStore, RunEvent, RunEventLog, RunEventRef, ThreadStore } from "@axiom-lattice/protocols";
 import { SimulatedCrash, type TestDatabase, eventually, fresh, pauseAfterModelAnswer, recordingLogger } from "@axiom-lattice/testing";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { createMigratedTestDatabase } from "./support";
 
 const TENANT = "tenant-a";
@@ -179,7 +179,15 @@ describe.each([
     if (aim.startsWith("before")) expect(seen.length).toBe(10);
 
     // A peer takes the thread over once the dead owner's lease expires.
-    const peer = replica(stores, { replicaId: "replica-b" });
+    const { logger: peerLogger, entries: peerLogs } = recordingLogger();
+    const peer = replica(stores, { replicaId: "replica-b", logger: peerLogger });
+    // A failure (a timeout above all) says where the takeover stood.
+    onTestFailed(async () => {
+      const message = await stores.queue.getMessage(messageId, thread(threadId));
+      const events = await stores.runEvents.read(run, -1, 1_000);
+      console.error(`${aim}: the message ${JSON.stringify(message)}; ${events.length} events logged, the last ${JSON.stringify(events.at(-1))}`);
+      console.error(`the follower saw ${follower.chunks.length} chunks; the peer logged:\n${peerLogs.map((entry) => JSON.stringify(entry)).join("\n")}`);
+    });
     peer.startQueueSweep({ intervalMs: 50 });
     const resumed = await collectAll(peer.getAgent(thread(threadId)).chunkStream(messageId, seen.at(-1)!.index));
     await follower.done;

@@ -54,9 +54,11 @@ describe("the task tool", () => {
     expect(JSON.parse(toolResult?.content ?? "{}")).toEqual({ taskId: task.id, status: "completed", result: "echo: summarise the report" });
     expect(messages.at(-1)?.content).toBe(`${TASK_TOOL} returned: ${toolResult?.content}`);
     expect(events.map((event) => [event.taskId, event.status])).toEqual([[task.id, "completed"]]);
-    // The callee's run on its own thread, and exactly one resume on the caller's.
-    const calleeRuns = await runRecords(stores.queue, { tenantId: TENANT, assistantId: HELPER, threadId: taskThreadId(task.id) });
-    expect(calleeRuns.map((run) => run.runStatus)).toEqual(["success"]);
+    // The callee's run on its own thread, and exactly one resume on the caller's. The task is settled
+    // before the callee's message completes, so the caller may finish before that record is written.
+    const calleeRuns = async () => (await runRecords(stores.queue, { tenantId: TENANT, assistantId: HELPER, threadId: taskThreadId(task.id) })).map((run) => run.runStatus);
+    await eventually("the callee's run to be recorded", async () => (await calleeRuns()).length > 0, { timeoutMs: 5_000 });
+    expect(await calleeRuns()).toEqual(["success"]);
     const callerRuns = await runRecords(stores.queue, { ...scope, threadId: "caller" });
     expect(callerRuns.map((run) => [run.id === callerResumeMessageId(task.id), run.runStatus])).toEqual([
       [false, "interrupted"],
