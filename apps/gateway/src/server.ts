@@ -1,9 +1,9 @@
 import cors from "@fastify/cors";
-import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import { AFFINITY_ECHO_HEADER, AGENT_AFFINITY_HEADER, REPLICA_HEADER, affinityEchoHeaders } from "@axiom-lattice/protocols";
 import { RunAffinity } from "@axiom-lattice/agent";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import helmet from "helmet";
 import { setTimeout as delay } from "node:timers/promises";
 import { pino } from "pino";
 import pinoPretty from "pino-pretty";
@@ -136,7 +136,10 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
   // Helmet's defaults, but for `upgrade-insecure-requests`: it would send the pages a gateway serves
   // over plain HTTP on a LAN address (/playground, /docs) to fetch their scripts over https, where
   // nothing listens. A gateway behind TLS is pinned to https by Strict-Transport-Security instead.
-  await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  // Helmet's middleware is built once (@fastify/helmet builds it anew for every request); a route
+  // that needs other headers (the web apps' frame-ancestors) sets them over these.
+  const securityHeaders = helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  app.addHook("onRequest", (request, reply, done) => securityHeaders(request.raw, reply.raw, () => done()));
   // Browsers on other origins are refused unless the operator lists them (same-origin by default).
   await app.register(cors, {
     origin: config.corsOrigins.length > 0 ? config.corsOrigins : false,

@@ -36,13 +36,20 @@ describe("HTTP security", () => {
     expect(other.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
-  it("sends the usual security headers", async () => {
-    const response = await (await gateway({})).inject({ method: "GET", url: "/health" });
+  it("sends the usual security headers, on refusals too", async () => {
+    const server = await gateway({});
+    const response = await server.inject({ method: "GET", url: "/health" });
     expect(response.headers["x-content-type-options"]).toBe("nosniff");
     expect(response.headers["strict-transport-security"]).toBeDefined();
+    expect(response.headers["x-powered-by"]).toBeUndefined();
     // Pages served over plain HTTP on a LAN address (/playground, /docs) keep loading their scripts.
     expect(response.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(response.headers["content-security-policy"]).not.toContain("upgrade-insecure-requests");
+    for (const refused of [await server.inject({ method: "GET", url: "/no-such-route" }), await server.inject({ method: "POST", url: "/api/runs", payload: "{" })]) {
+      expect(refused.statusCode).toBeGreaterThanOrEqual(400);
+      expect(refused.headers["x-content-type-options"]).toBe("nosniff");
+      expect(refused.headers["content-security-policy"]).toBe(response.headers["content-security-policy"]);
+    }
   });
 
   it("limits runs per tenant per minute, answering 429 RATE_LIMITED with Retry-After", async () => {
