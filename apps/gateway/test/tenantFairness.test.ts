@@ -59,6 +59,27 @@ describe.each(["memory", "postgresql"])("queued messages per tenant (%s stores)"
     expect(valueOf(await metricsOf(gateway), "lattice_tenant_refusals_total", { tenant: "tenant-a", reason: "queue_full" })).toBe(3);
     expect(valueOf(await metricsOf(gateway), "lattice_tenant_refusals_total", { tenant: "tenant-b" })).toBe(0);
   });
+
+  it("answers an A2A task beyond the limit with the same 429 QUEUE_FULL, in either version, sent or streamed, leaving no task nor context", async () => {
+    const a = await tenant(gateway, "tenant-a");
+    for (const threadId of ["a-1", "a-2", "a-3"]) {
+      await a.thread(threadId);
+      expect((await a.run(threadId, "/sleep 3000", "queue")).statusCode).toBe(202);
+    }
+    const threadsBefore = (await a.get("/api/threads?assistant_id=echo&limit=100")).json();
+    const calls = [
+      ["1.0", "SendMessage", { message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "over" }] } }],
+      ["1.0", "SendStreamingMessage", { message: { messageId: "m-2", role: "ROLE_USER", parts: [{ text: "over" }] } }],
+      ["0.3", "message/send", { message: { kind: "message", messageId: "m-3", role: "user", parts: [{ kind: "text", text: "over" }] } }],
+      ["0.3", "message/stream", { message: { kind: "message", messageId: "m-4", role: "user", parts: [{ kind: "text", text: "over" }] } }],
+    ] as const;
+    for (const [version, method, params] of calls) {
+      const answer = await gateway.post("/a2a/echo", { jsonrpc: "2.0", id: 1, method, params }, { ...a.headers, "a2a-version": version });
+      expectRefused(answer, "QUEUE_FULL");
+    }
+    expect((await a.get("/api/threads?assistant_id=echo&limit=100")).json()).toEqual(threadsBefore);
+    expect(gateway.context.streams.byTenant().get("tenant-a")).toBeUndefined();
+  });
 });
 
 describe("open streams per tenant", () => {

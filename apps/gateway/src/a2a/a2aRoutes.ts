@@ -17,6 +17,7 @@ import { runRateLimit } from "../shared/runRateLimit";
 import type { GatewayStores } from "../stores/gatewayStores";
 import { agentCardOf, publicBaseUrl, v03CardJson, v1CardJson } from "./agentCard";
 import { type A2aEngine, assistantTasks } from "./assistantTasks";
+import { LoadRefusals } from "./loadRefusals";
 import { VERSION_NOT_SUPPORTED, alwaysStreams, jsonRpcError, readCall, scopeOfMethod, startsRun, streamsAnswer, versionOf } from "./jsonRpcEnvelope";
 
 export interface A2aRoutesOptions extends A2aEngine {
@@ -123,12 +124,13 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
           "(`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`). A context is a thread of the assistant, a task a run of it: " +
           "an interrupt makes the task `input-required`, and the next message naming the task answers it; the answer is the task's artifact. " +
           "Push-notification configurations (`Create`/`Get`/`List`/`DeleteTaskPushNotificationConfig`, 0.3's `tasks/pushNotificationConfig/*`) name where the task is POSTed once it stops; " +
-          "their URLs are held to the egress policy. Reads need the `read` scope, sending, cancelling and setting configurations `write`. One call per request: batches are refused.",
+          "their URLs are held to the egress policy. Reads need the `read` scope, sending, cancelling and setting configurations `write`. One call per request: batches are refused. " +
+          "A call refused for the tenant's limits (429 `QUEUE_FULL`, `TOO_MANY_SUBMISSIONS`, `RATE_LIMITED`, `TOO_MANY_STREAMS`) or because the database is down (503) is answered in HTTP with `Retry-After`, not as a JSON-RPC error, and nothing of it is queued.",
         params: assistantParams,
         headers: versionHeader,
         response: {
           200: { description: "The call's answer, or its stream", content: { "application/json": { schema: rpcAnswer }, "text/event-stream": { schema: rpcStream } } },
-          ...apiErrors("INVALID_REQUEST", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_STREAMS", "RATE_LIMITED"),
+          ...apiErrors("INVALID_REQUEST", "NOT_FOUND", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_STREAMS", "RATE_LIMITED", "QUEUE_FULL", "TOO_MANY_SUBMISSIONS"),
         },
       },
     },
@@ -143,7 +145,8 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
       if (version === undefined) return sendJson(jsonRpcError(call.id, VERSION_NOT_SUPPORTED, `A2A-Version ${String(request.headers[A2A_VERSION_HEADER])} is not supported: use 1.0 or 0.3`));
 
       const card = agentCardOf(assistant, publicBaseUrl(request, config.publicUrl));
-      const tasks = assistantTasks(options, principal.tenantId, assistant, card, version);
+      const refusals = new LoadRefusals();
+      const tasks = refusals.watch(assistantTasks(options, principal.tenantId, assistant, card, version));
       const handler = version === "1.0" ? new JsonRpcTransportHandler(tasks) : new LegacyJsonRpcTransportHandler(tasks);
       const mapError = version === "1.0" ? JsonRpcTransportHandler.mapToJSONRPCError : LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError;
       // Taken before the call runs: a refused stream starts nothing.
@@ -154,6 +157,7 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
       });
       if (!(Symbol.asyncIterator in answer)) {
         place?.();
+        refusals.throwIfRefused();
         return sendJson(answer);
       }
       const events = answer[Symbol.asyncIterator]();
@@ -165,7 +169,15 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
           first = await events.next();
         } catch (error) {
           place?.();
+          refusals.throwIfRefused();
           return sendJson(failed(error));
+        }
+        try {
+          refusals.throwIfRefused();
+        } catch (refusal) {
+          place?.();
+          await events.return?.(undefined);
+          throw refusal;
         }
       }
       const sse = openSseStream(reply, gatewaySseOptions({ config, metrics: options.metrics }, place));

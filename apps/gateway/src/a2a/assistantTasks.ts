@@ -74,7 +74,8 @@ export function assistantTasks(engine: A2aEngine, tenantId: string, assistant: A
 
   /** Queues a new task's run. Its id is chosen first, so that a push configuration sent with it is there before it can end. */
   const startNewTask = async (text: string, contextId: string | undefined, push: TaskPushNotificationConfig | undefined) => {
-    const agent = agentOf((await contextFor(contextId)).id);
+    const context = await contextFor(contextId);
+    const agent = agentOf(context.id);
     // The built-in graph takes a message; a deployed graph reads its input as LangGraph clients send it.
     const input = assistant.graph === REACT_GRAPH_ID ? { message: text } : { input: { messages: [{ role: "user", content: text }] } };
     const taskId = randomUUID();
@@ -83,6 +84,8 @@ export function assistantTasks(engine: A2aEngine, tenantId: string, assistant: A
       await agent.addMessage(input, { ...queueOptions, messageId: taskId });
     } catch (error) {
       if (pushConfig) await pushConfigs.remove(pushConfig);
+      // A refused task leaves no context of its own behind: one the client named may be in use by another of its messages.
+      if (contextId === undefined) await stores.threads.deleteThread(tenantId, context.id).catch(() => false);
       throw error;
     }
     return { agent, taskId, runId: taskId };
