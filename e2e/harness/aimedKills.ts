@@ -5,7 +5,7 @@ import { eventually } from "./client";
 import type { ThreadFeed } from "./messageFeeds";
 import type { Replica } from "./replica";
 import type { ReplicaFleet } from "./replicaFleet";
-import { type HeldRun, checkpointThreadId, holderReplicaId, isHeld, readRunLeases } from "./runLeases";
+import { type HeldRun, holderReplicaId, isHeld, readRunLeases } from "./runLeases";
 
 /** What an aimed kill needs: the fleet, the operator's SQL, and a log of what it did. */
 export interface AimContext {
@@ -27,8 +27,8 @@ const POLL_MS = 3;
 const WAKE_INTERVAL_MS = 50;
 
 /**
- * Kills the replica running `text` after its model answered and before the checkpoint holding the
- * answer commits (the answer is only a pending write), then restarts it. `text` must be answered
+ * Kills the replica running `text` after its model answered and before the step holding the answer
+ * (its checkpoint and pending writes, one statement) commits, then restarts it. `text` must be answered
  * with text no other message in the database is answered with.
  */
 export async function killAfterAnswerBeforeCheckpoint(
@@ -39,7 +39,7 @@ export async function killAfterAnswerBeforeCheckpoint(
   restart: { newIdentity: boolean },
 ): Promise<void> {
   let messageId = "";
-  const slot = await blocker.holdCheckpoint(checkpointThreadId(feed.threadId), `echo: ${text}`, {
+  const slot = await blocker.holdCheckpoint(`echo: ${text}`, {
     send: async () => {
       messageId = (await feed.send(text)).messageId;
     },

@@ -7,9 +7,11 @@ const HOLD_KEY = 1_400_014;
 /**
  * Operator-side fault injection, no product hook: a trigger on `checkpoint_blobs` makes the checkpoint
  * that would store an armed answer wait on an advisory lock this test holds, inside the checkpoint's
- * transaction. The answer is then in `checkpoint_writes` (the node's output, its own transaction) but
- * in no checkpoint: the moment "the model answered, the checkpoint did not commit". Terminating the
- * waiting backend rolls that checkpoint back, as the writer's crash would.
+ * transaction: the moment "the model answered, the checkpoint holding its answer did not commit". A
+ * run stores a step's pending writes (the answer among them) with the next checkpoint it stores: that
+ * held one, or (when the answer came while the checkpoint before was still being stored) that one,
+ * so the answer is then a pending write and in no checkpoint. Terminating the waiting backend rolls
+ * the held checkpoint back, as the writer's crash would.
  */
 export class CheckpointBlocker {
   private constructor(private readonly pool: Pool) {}
@@ -33,13 +35,11 @@ export class CheckpointBlocker {
 
   /**
    * Arms `answer`, calls `send` (which queues the message answered so), waits until the checkpoint that
-   * would store the answer is held and the answer is a pending write on `checkpointThreadId`, then
-   * calls `run` with the held writer's backend pid (`run` kills the writer's process). Afterwards the
+   * would store the answer is held, then calls `run` with the held writer's backend pid (`run` kills the writer's process). Afterwards the
    * answer is disarmed, the backend terminated and the lock released, in that order: no later
    * checkpoint is held.
    */
   async holdCheckpoint<T>(
-    checkpointThreadId: string,
     answer: string,
     { send, run }: { send: () => Promise<unknown>; run: (blockedPid: number) => Promise<T> },
   ): Promise<T> {
@@ -51,7 +51,6 @@ export class CheckpointBlocker {
       await session.query("INSERT INTO e2e_crash_points (answer) VALUES ($1)", [answer]);
       await send();
       blockedPid = await eventually(() => this.heldWriter(), 60_000, `a checkpoint holding "${answer}" waits on the lock`);
-      await eventually(() => this.pendingWrite(checkpointThreadId, answer), 30_000, `"${answer}" is a pending write`);
       return await run(blockedPid);
     } finally {
       await this.release(session, answer, blockedPid).finally(() => session.release());
@@ -76,15 +75,5 @@ export class CheckpointBlocker {
       [HOLD_KEY],
     );
     return rows[0]?.pid;
-  }
-
-  private async pendingWrite(checkpointThreadId: string, answer: string): Promise<true | undefined> {
-    const { rows } = await this.pool.query(
-      `SELECT 1 FROM checkpoint_writes
-        WHERE thread_id = $1 AND channel = 'messages' AND position(convert_to($2, 'UTF8') IN blob) > 0
-        LIMIT 1`,
-      [checkpointThreadId, answer],
-    );
-    return rows.length > 0 ? true : undefined;
   }
 }

@@ -9,7 +9,7 @@ import { CheckpointBlocker } from "../harness/checkpointBlocker";
 import { type RunRecord, call, eventually, expectOk } from "../harness/client";
 import { useCluster } from "../harness/cluster";
 import type { Replica } from "../harness/replica";
-import { checkpointThreadId, holderReplicaId } from "../harness/runLeases";
+import { holderReplicaId } from "../harness/runLeases";
 import { dripping, runLog } from "../harness/runStreams";
 import { ASSISTANT, createThreads, runTurn } from "../harness/workloads";
 
@@ -98,7 +98,7 @@ describe("scenario 28: a replica paused past its lease changes nothing when it w
       let pausedAt = 0;
       try {
         await eventually(() => settlementWaiting(pool), 30_000, "the task's settlement to wait on the tasks table");
-        await blocker.holdCheckpoint(checkpointThreadId(THREADS.answered), `echo: ${FIRST[THREADS.answered]}`, {
+        await blocker.holdCheckpoint(`echo: ${FIRST[THREADS.answered]}`, {
           send: () => sendTo(paused, THREADS.answered, FIRST[THREADS.answered]!, `${THREADS.answered}-1`),
           run: async () => {
             await sendTo(paused, THREADS.modelCall, FIRST[THREADS.modelCall]!, `${THREADS.modelCall}-1`);

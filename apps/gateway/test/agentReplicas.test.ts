@@ -197,7 +197,9 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     return rows[0];
   };
 
-  it("after the model answered, before the checkpoint: a peer finishes the run with that answer, once", async () => {
+  // A fenced run stores a step's pending writes with the checkpoint that commits it: the answer is
+  // stored whole with its step, or (as here) not at all, and the peer asks the model again.
+  it("after the model answered, before its step was stored: a peer finishes the run, answering again, once", async () => {
     const crash = new SimulatedCrash();
     const dying = manager(a, {
       wakeup: lostWakeups,
@@ -208,7 +210,7 @@ describe("a replica killed at the worst moment for a run", { timeout: 60_000 }, 
     });
     const { messageId } = await dying.getAgent(thread("answered")).addMessage({ message: "remember me" });
     await eventually("replica A to die", () => crash.killed, { timeoutMs: 10_000 });
-    expect(await answerStored("echo: remember me")).toEqual({ pending: 1, committed: 0 });
+    expect(await answerStored("echo: remember me")).toEqual({ pending: 0, committed: 0 });
 
     const peer = manager(b, { wakeup: lostWakeups, ...shortLeases });
     const agent = peer.getAgent(thread("answered"));

@@ -35,7 +35,7 @@ function peerFinishing(messageId: string) {
 }
 
 describe("a replica killed after the model answered, before the checkpoint", () => {
-  it("leaves a peer to finish the run with that answer: streamed, recorded once, kept for the next turn", async () => {
+  it("leaves a peer to finish the run, answering again: streamed, recorded once, kept for the next turn", async () => {
     const dying = dyingReplica();
     const { messageId } = await dying.agent.addMessage({ message: "remember me" });
     await eventually("the replica to die", () => dying.crash.killed, { timeoutMs: 3_000 });

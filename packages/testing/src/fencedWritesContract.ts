@@ -11,7 +11,15 @@ interface CheckpointPlace {
 
 /** The fenced part of a LangGraph checkpoint saver (agent's `FencingCheckpointSaver`), as this suite uses it. */
 export interface FencedCheckpointWriter {
-  putUnderFence(fence: LeaseFence, config: CheckpointPlace, checkpoint: object, metadata: object, newVersions: Record<string, number>): Promise<unknown>;
+  putUnderFence(
+    fence: LeaseFence,
+    config: CheckpointPlace,
+    checkpoint: object,
+    metadata: object,
+    newVersions: Record<string, number>,
+    /** What a run held back for the checkpoint: `{ checkpoints: [{ config, checkpoint, metadata, newVersions }], writes: [{ config, writes, taskId }] }`. */
+    held?: object,
+  ): Promise<unknown>;
   putWritesUnderFence(fence: LeaseFence, config: CheckpointPlace, writes: Array<[string, unknown]>, taskId: string): Promise<void>;
   getTuple(config: CheckpointPlace): Promise<{ checkpoint: { id: string }; pendingWrites?: unknown[] } | undefined>;
 }
@@ -157,6 +165,36 @@ export function fencedWritesContract(name: string, harness: FencedWritesHarness)
       expect(latest?.pendingWrites ?? []).toEqual([]);
       await successor.checkpoints.putWritesUnderFence(current, at, [["messages", ["peer"]]], "task-1");
       expect((await successor.checkpoints.getTuple(thread))?.pendingWrites).toHaveLength(1);
+    });
+
+    it("the checkpoint saver stores a checkpoint with what was held back for it (an earlier checkpoint, writes) together, or nothing under a stale tenure", async () => {
+      const { stale, current } = await takenOver();
+      const thread = { configurable: { thread_id: fresh("thread"), checkpoint_ns: "" } };
+      const metadata = { source: "loop", step: 0, parents: {} };
+      await successor.checkpoints.putUnderFence(current, thread, checkpoint("1", ["peer"]), metadata, { messages: 1 });
+      const at = (id: string) => ({ configurable: { ...thread.configurable, checkpoint_id: id } });
+      const held = (content: string) => ({
+        checkpoints: [{ config: at("1"), checkpoint: checkpoint("2", ["peer", content]), metadata: { source: "input", step: -1, parents: {} }, newVersions: { messages: 2 } }],
+        writes: [
+          { config: at("2"), writes: [["messages", [content]]] as Array<[string, unknown]>, taskId: "task-1" },
+          { config: at("2"), writes: [["messages", [`${content} too`]]] as Array<[string, unknown]>, taskId: "task-2" },
+        ],
+      });
+
+      await expect(old.checkpoints.putUnderFence(stale, at("2"), checkpoint("3", ["late"]), metadata, { messages: 3 }, held("late"))).rejects.toMatchObject(refused);
+      expect((await successor.checkpoints.getTuple(thread))?.checkpoint.id).toBe("1");
+      expect(await successor.checkpoints.getTuple(at("2"))).toBeUndefined();
+
+      await successor.checkpoints.putUnderFence(current, at("2"), checkpoint("3", ["peer", "answer", "answer too"]), metadata, { messages: 3 }, held("answer"));
+      expect((await successor.checkpoints.getTuple(thread))?.checkpoint.id).toBe("3");
+      const earlier = await successor.checkpoints.getTuple(at("2"));
+      expect(earlier?.checkpoint.id).toBe("2");
+      expect(earlier?.pendingWrites).toEqual(
+        expect.arrayContaining([
+          ["task-1", "messages", ["answer"]],
+          ["task-2", "messages", ["answer too"]],
+        ]),
+      );
     });
 
     it("takes a fence for a tenure until the next one begins: a lapsed lease nobody took still writes; a key never leased does not", async () => {

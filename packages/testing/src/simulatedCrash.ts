@@ -34,8 +34,18 @@ interface CheckpointWriter {
 
 /** Whether a checkpointer call `property(...args)` stores a model's answer, as a step's pending write. */
 function writesAnswer(property: string | symbol, args: unknown[]): boolean {
-  const writesAt = typeof property === "string" ? WRITES_OF.get(property) : undefined;
-  return writesAt !== undefined && (args[writesAt] as Array<[string, unknown]>).some(([channel, written]) => channel === "messages" && isAnswer(written));
+  return writtenBy(property, args).some(([channel, written]) => channel === "messages" && isAnswer(written));
+}
+
+/**
+ * The pending writes a checkpointer call stores: a plain saver's `putWrites`, a fencing saver's
+ * `putWritesUnderFence`, or the writes a run held back for the checkpoint `putUnderFence` stores.
+ */
+function writtenBy(property: string | symbol, args: unknown[]): Array<[string, unknown]> {
+  if (property === "putWrites") return args[1] as Array<[string, unknown]>;
+  if (property === "putWritesUnderFence") return args[2] as Array<[string, unknown]>;
+  if (property === "putUnderFence") return ((args[5] as { writes?: Array<{ writes: Array<[string, unknown]> }> } | undefined)?.writes ?? []).flatMap((staged) => staged.writes);
+  return [];
 }
 
 /** Whether a checkpointer call `property` stores a checkpoint. */
@@ -44,18 +54,12 @@ const putsCheckpoint = (property: string | symbol): boolean => property === "put
 const isAnswer = (value: unknown): boolean =>
   Array.isArray(value) ? value.some(isAnswer) : (value as { getType?: () => string } | null)?.getType?.() === "ai";
 
-// A run writes through a fencing saver's `…UnderFence` methods (their first argument the fence), a
-// plain saver's through `put` and `putWrites`: the crash and pause points watch both.
-const WRITES_OF = new Map([
-  ["putWrites", 1],
-  ["putWritesUnderFence", 2],
-]);
-
 /**
- * `checkpointer` throwing `interruption()` in place of the first checkpoint after a model's answer was
- * written: the worst moment for a run to be cut short, its answer stored (as the step's pending write)
- * but not the checkpoint that commits the step. Later checkpoints pass through (a database that failed
- * one write, say, as when the session writing it was terminated).
+ * `checkpointer` throwing `interruption()` in place of the first checkpoint after a model answered:
+ * the worst moment for a run to be cut short. A plain saver's run has stored the answer (as the
+ * step's pending write) but not the checkpoint that commits the step; a fenced run stores the two
+ * together, so neither is. Later checkpoints pass through (a database that failed one write, say, as
+ * when the session writing it was terminated).
  */
 export function interruptAfterModelAnswer<T extends CheckpointWriter>(checkpointer: T, interruption: () => Error): T {
   // LangGraph may ask for the checkpoint before the step's writes are stored: the interruption waits for them.
@@ -68,7 +72,12 @@ export function interruptAfterModelAnswer<T extends CheckpointWriter>(checkpoint
       const call = value as (...args: unknown[]) => Promise<unknown>;
       if (putsCheckpoint(property)) {
         return async (...args: unknown[]) => {
-          if (!answerStored || interrupted) return call.apply(target, args);
+          if (interrupted) return call.apply(target, args);
+          if (writesAnswer(property, args)) {
+            interrupted = true;
+            throw interruption();
+          }
+          if (!answerStored) return call.apply(target, args);
           await answerStored;
           interrupted = true;
           throw interruption();

@@ -3,6 +3,7 @@ import type { LeaseFence } from "@axiom-lattice/protocols";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, MemorySaver, type PendingWrite } from "@langchain/langgraph-checkpoint";
 import type { FencingCheckpointSaver } from "./fencedCheckpointer";
+import type { HeldBack } from "./heldBack";
 
 /**
  * LangGraph's in-memory checkpointer, with the fenced writes of {@link FencingCheckpointSaver}
@@ -13,10 +14,19 @@ export class InMemoryCheckpointSaver extends MemorySaver implements FencingCheck
     super();
   }
 
-  async putUnderFence(fence: LeaseFence, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+  async putUnderFence(
+    fence: LeaseFence,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    _newVersions: ChannelVersions,
+    { checkpoints = [], writes = [] }: HeldBack = {},
+  ): Promise<RunnableConfig> {
     // The saver awaits before it stores: the tenure is held the latest until then.
     const release = this.fences.hold(fence);
     try {
+      for (const earlier of checkpoints) await this.put(earlier.config, earlier.checkpoint, earlier.metadata);
+      for (const { config: at, writes: written, taskId } of writes) await this.putWrites(at, written, taskId);
       return await this.put(config, checkpoint, metadata);
     } finally {
       release();

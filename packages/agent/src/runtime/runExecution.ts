@@ -1,6 +1,7 @@
 import { type MessageChunk, MessageChunkTypes, type ErrorCode } from "@axiom-lattice/protocols";
 import { AIMessage, AIMessageChunk, type BaseMessage, HumanMessage, ToolMessage, coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { Command, GraphRecursionError, type LangGraphRunnableConfig, START, type StreamMode } from "@langchain/langgraph";
+import { flushCheckpointWrites } from "../graph/fencedCheckpointer";
 import { type GraphStreamItemMode, graphStream } from "../graph/graphStream";
 import { GraphEvents, type GraphStreamMode, graphModesFor } from "../graph/graphStreamEvents";
 import { AGENT_NODE, type AssistantGraph, type GRAPH_NODES, TOOLS_NODE } from "../graph/reactGraph";
@@ -76,6 +77,8 @@ export async function executeRun({ graph, deployed, config, threadId, messageId,
         for (const chunk of graphEvents ? graphEvents.chunksOf(mode, payload, namespace) : apiDialectChunks(mode, payload)) await emit(chunk);
       }
     } catch (error) {
+      // The failed task's writes, as LangGraph stores them; the failure is what the run reports.
+      await flushCheckpointWrites(startConfig).catch(() => undefined);
       // A deployed graph's failure is reported as it is, as LangGraph Platform reports it.
       throw error instanceof GraphRecursionError && !deployed ? new RecursionLimitError(recursionLimit ?? DEFAULT_RECURSION_LIMIT) : error;
     }
@@ -100,6 +103,7 @@ export async function recordRunInput(graph: AssistantGraph, config: LangGraphRun
   const input = await planInput(graph, startConfig, messageId, content);
   if (input === ALREADY_RAN || input === null || input instanceof Command) return;
   await graph.updateState(startConfig, input, START);
+  await flushCheckpointWrites(startConfig);
 }
 
 /**

@@ -15,7 +15,7 @@ import type { TaskRuntimeOptions } from "../tasks/taskRuntimeDeps";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { StateSnapshot } from "@langchain/langgraph";
 import { checkpointConfig } from "../graph/checkpointThread";
-import { lendingCheckpointer, withFencedCheckpoints } from "../graph/fencedCheckpointer";
+import { flushCheckpointWrites, lendingCheckpointer, withFencedCheckpoints } from "../graph/fencedCheckpointer";
 import { AssistantGraphs } from "../graph/assistantGraphs";
 import { type AssistantGraph, buildReactGraph } from "../graph/reactGraph";
 import { type DeployedGraphs, GraphNotFoundError, InvalidStateUpdateError, REACT_GRAPH_ID, SubgraphNotFoundError } from "../graph/deployedGraphs";
@@ -247,6 +247,8 @@ export async function writeThreadState(context: StateContext, scope: ThreadRunSc
   const written = await graph.updateState(checkpointNs ? lendingCheckpointer(fenced, context.checkpointer) : fenced, values, asNode).catch((error: unknown) => {
     throw InvalidStateUpdateError.from(error);
   });
+  // The fenced checkpointer holds an input's checkpoint and trailing writes back for a next step this update has none of.
+  await flushCheckpointWrites(fenced);
   return written.configurable?.checkpoint_id as string;
 }
 

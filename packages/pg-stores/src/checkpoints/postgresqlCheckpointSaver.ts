@@ -4,7 +4,7 @@ import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, type Pe
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Pool } from "pg";
 import { assertHeld } from "../coordination/fenceSql";
-import { PUT_CHECKPOINT, PUT_WRITES } from "./checkpointSql";
+import { PUT_CHECKPOINTS, PUT_WRITES } from "./checkpointSql";
 
 /**
  * LangGraph's PostgreSQL checkpointer, as the replicas run it: with channel versions that never
@@ -30,26 +30,74 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
     return whole + 1 + Math.random() / 2;
   }
 
-  /** `put`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
-  async putUnderFence(fence: LeaseFence, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    const { thread_id, checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
-    const [blobs, storedMetadata] = await Promise.all([this._dumpBlobs(thread_id, checkpoint_ns, checkpoint.channel_values, newVersions), this._dumpMetadata(metadata)]);
-    const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINT, [
+  /**
+   * `put`, with what the run `held` back for it (the checkpoints before it, its input's; the pending
+   * writes of the tasks whose steps they record, which `putWrites` would have stored one transaction
+   * each), in one statement; refused with `FencedOutError` (nothing written) once `fence` is not its
+   * lease's latest tenure.
+   */
+  async putUnderFence(
+    fence: LeaseFence,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+    held: HeldBack = {},
+  ): Promise<RunnableConfig> {
+    const { thread_id, checkpoint_ns = "" } = requireConfigurable(config);
+    const puts = [...(held.checkpoints ?? []), { config, checkpoint, metadata, newVersions }];
+    const [saved, writes] = await Promise.all([Promise.all(puts.map((put) => this.dumpPut(thread_id, put))), this.dumpStaged(thread_id, held.writes ?? [])]);
+    const blobs = saved.flatMap((put) => put.blobs);
+    const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINTS, [
       thread_id,
-      checkpoint_ns,
+      blobs.map((blob) => blob[1]),
       blobs.map((blob) => blob[2]),
       blobs.map((blob) => blob[3]),
       blobs.map((blob) => blob[4]),
       blobs.map((blob) => blob[5] ?? null),
-      checkpoint.id,
-      checkpoint_id ?? null,
-      this._dumpCheckpoint(checkpoint),
-      storedMetadata,
+      saved.map((put) => put.ns),
+      saved.map((put) => put.id),
+      saved.map((put) => put.parentId),
+      saved.map((put) => JSON.stringify(put.checkpoint)),
+      saved.map((put) => JSON.stringify(put.metadata)),
       fence.key,
       fence.token,
+      writes.map((write) => write.row[1]),
+      writes.map((write) => write.row[2]),
+      writes.map((write) => write.row[3]),
+      writes.map((write) => write.row[4]),
+      writes.map((write) => write.row[5]),
+      writes.map((write) => write.row[6]),
+      writes.map((write) => write.row[7]),
+      writes.map((write) => write.replaces),
     ]);
     assertHeld(rows[0].fence_holds, fence);
     return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** A checkpoint's rows as the library stores them: its channels' blobs, and the checkpoint (without its values) with its metadata. */
+  private async dumpPut(threadId: string, { config, checkpoint, metadata, newVersions }: HeldCheckpoint) {
+    const { checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
+    const [blobs, storedMetadata] = await Promise.all([this._dumpBlobs(threadId, checkpoint_ns, checkpoint.channel_values, newVersions), this._dumpMetadata(metadata)]);
+    return { ns: checkpoint_ns, id: checkpoint.id, parentId: checkpoint_id ?? null, blobs, checkpoint: this._dumpCheckpoint(checkpoint), metadata: storedMetadata };
+  }
+
+  /**
+   * The rows of staged writes, each key once, as the library's calls in turn would have left it: a
+   * later call that replaces (writes to special channels alone) wins; one that keeps leaves the first.
+   */
+  private async dumpStaged(threadId: string, staged: readonly StagedWrites[]): Promise<Array<{ row: DumpedWrite; replaces: boolean }>> {
+    const byKey = new Map<string, { row: DumpedWrite; replaces: boolean }>();
+    for (const { config, writes, taskId } of staged) {
+      const { checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
+      if (checkpoint_id === undefined) throw new Error("Pending writes belong to a checkpoint: the config names none");
+      const replaces = replacesStored(writes);
+      for (const row of await this._dumpWrites(threadId, checkpoint_ns, checkpoint_id, taskId, writes)) {
+        const key = JSON.stringify(row.slice(1, 5));
+        if (replaces || !byKey.has(key)) byKey.set(key, { row, replaces });
+      }
+    }
+    return [...byKey.values()];
   }
 
   /** `putWrites`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
@@ -66,13 +114,40 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
       stored.map((write) => write[5]),
       stored.map((write) => write[6]),
       stored.map((write) => write[7]),
-      writes.every(([channel]) => channel in WRITES_IDX_MAP),
+      replacesStored(writes),
       fence.key,
       fence.token,
     ]);
     assertHeld(rows[0].fence_holds, fence);
   }
 }
+
+/** A task's pending writes held back by a run, to be stored with the next checkpoint it stores. */
+interface StagedWrites {
+  config: RunnableConfig;
+  writes: PendingWrite[];
+  taskId: string;
+}
+
+/** A checkpoint held back by a run (its input's), to be stored with the next. */
+interface HeldCheckpoint {
+  config: RunnableConfig;
+  checkpoint: Checkpoint;
+  metadata: CheckpointMetadata;
+  newVersions: ChannelVersions;
+}
+
+/** What a run stores with a checkpoint, in the same statement. */
+interface HeldBack {
+  checkpoints?: readonly HeldCheckpoint[];
+  writes?: readonly StagedWrites[];
+}
+
+/** A write as the library stores it: thread, namespace, checkpoint, task, index, channel, type, bytes. */
+type DumpedWrite = [string, string, string, string, number, string, string, Uint8Array];
+
+/** Whether writes replace those stored under the same keys: the library's rule, writes to special channels alone. */
+const replacesStored = (writes: PendingWrite[]): boolean => writes.every(([channel]) => channel in WRITES_IDX_MAP);
 
 function requireConfigurable(config: RunnableConfig): { thread_id: string; checkpoint_ns?: string; checkpoint_id?: string } {
   if (config.configurable === undefined) throw new Error('Missing "configurable" field in "config" param');
