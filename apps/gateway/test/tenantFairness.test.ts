@@ -61,8 +61,8 @@ describe.each(["memory", "postgresql"])("queued messages per tenant (%s stores)"
   });
 
   it("answers an A2A task beyond the limit with the same 429 QUEUE_FULL, in either version, sent or streamed, leaving no task nor context", async () => {
-    const a = await tenant(gateway, "tenant-a");
-    for (const threadId of ["a-1", "a-2", "a-3"]) {
+    const a = await tenant(gateway, "tenant-c");
+    for (const threadId of ["c-1", "c-2", "c-3"]) {
       await a.thread(threadId);
       expect((await a.run(threadId, "/sleep 3000", "queue")).statusCode).toBe(202);
     }
@@ -78,7 +78,7 @@ describe.each(["memory", "postgresql"])("queued messages per tenant (%s stores)"
       expectRefused(answer, "QUEUE_FULL");
     }
     expect((await a.get("/api/threads?assistant_id=echo&limit=100")).json()).toEqual(threadsBefore);
-    expect(gateway.context.streams.byTenant().get("tenant-a")).toBeUndefined();
+    expect(gateway.context.streams.byTenant().get("tenant-c")).toBeUndefined();
   });
 });
 
