@@ -17,12 +17,12 @@ const STAGED_WRITES = `
     AS write(ns, checkpoint_id, task_id, idx, channel, type, bytes, replaces)`;
 
 /**
- * Checkpoints of thread $1 (one, or a run's input with the first step's), their channels' values and
- * the pending writes held back for them: the blobs as arrays of their namespace $2, channel $3,
- * version $4, type $5 and bytes $6 (NULL for an empty channel); the checkpoints as arrays of their
- * namespace $7, id $8, parent's id $9, checkpoint $10 and metadata $11; $12, $13 the fence; the
- * writes ($14–$21, above). Conflicts are resolved as the library resolves them. Answers whether the
- * fence held.
+ * Checkpoints of thread $1 (one, a run's input with the first step's, or none: a task's writes
+ * alone), their channels' values and the pending writes held back for them: the blobs as arrays of
+ * their namespace $2, channel $3, version $4, type $5 and bytes $6 (NULL for an empty channel); the
+ * checkpoints as arrays of their namespace $7, id $8, parent's id $9, checkpoint $10 and metadata
+ * $11; $12, $13 the fence; the writes ($14–$21, above). Conflicts are resolved as the library
+ * resolves them. Answers whether the fence held.
  */
 export const PUT_CHECKPOINTS = `
   WITH ${PUT_FENCE.cte},
@@ -62,26 +62,3 @@ export const PUT_CHECKPOINTS = `
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING
   )
   SELECT ${PUT_FENCE.holds} AS fence_holds`;
-
-const WRITES_FENCE = statementFence(10);
-
-/**
- * A task's pending writes to checkpoint $3 of thread $1, namespace $2, by task $4: arrays of their
- * index $5, channel $6, type $7 and bytes $8. $9: replace writes already stored under the same
- * index (the library does for special channels, whose index is fixed), else keep them. $10, $11 the
- * fence. Answers whether the fence held.
- */
-export const PUT_WRITES = `
-  WITH ${WRITES_FENCE.cte},
-  written AS (
-    INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob)
-    SELECT $1, $2, $3, $4, write.idx, write.channel, write.type, write.bytes
-      FROM unnest($5::int[], $6::text[], $7::text[], $8::bytea[]) AS write(idx, channel, type, bytes)
-     WHERE ${WRITES_FENCE.holds}
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE
-       SET channel = EXCLUDED.channel,
-           type = EXCLUDED.type,
-           blob = EXCLUDED.blob
-     WHERE $9::boolean
-  )
-  SELECT ${WRITES_FENCE.holds} AS fence_holds`;

@@ -4,7 +4,7 @@ import { type ChannelVersions, type Checkpoint, type CheckpointMetadata, type Pe
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Pool } from "pg";
 import { assertHeld } from "../coordination/fenceSql";
-import { PUT_CHECKPOINTS, PUT_WRITES } from "./checkpointSql";
+import { PUT_CHECKPOINTS } from "./checkpointSql";
 
 /**
  * LangGraph's PostgreSQL checkpointer, as the replicas run it: with channel versions that never
@@ -45,11 +45,21 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
     held: HeldBack = {},
   ): Promise<RunnableConfig> {
     const { thread_id, checkpoint_ns = "" } = requireConfigurable(config);
-    const puts = [...(held.checkpoints ?? []), { config, checkpoint, metadata, newVersions }];
-    const [saved, writes] = await Promise.all([Promise.all(puts.map((put) => this.dumpPut(thread_id, put))), this.dumpStaged(thread_id, held.writes ?? [])]);
+    await this.storeUnderFence(fence, thread_id, [...(held.checkpoints ?? []), { config, checkpoint, metadata, newVersions }], held.writes ?? []);
+    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+  }
+
+  /** `putWrites`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
+  async putWritesUnderFence(fence: LeaseFence, config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    await this.storeUnderFence(fence, requireConfigurable(config).thread_id, [], [{ config, writes, taskId }]);
+  }
+
+  /** Checkpoints of thread `threadId` and pending writes, in one statement under `fence` ({@link PUT_CHECKPOINTS}). */
+  private async storeUnderFence(fence: LeaseFence, threadId: string, puts: readonly HeldCheckpoint[], staged: readonly StagedWrites[]): Promise<void> {
+    const [saved, writes] = await Promise.all([Promise.all(puts.map((put) => this.dumpPut(threadId, put))), this.dumpStaged(threadId, staged)]);
     const blobs = saved.flatMap((put) => put.blobs);
     const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_CHECKPOINTS, [
-      thread_id,
+      threadId,
       blobs.map((blob) => blob[1]),
       blobs.map((blob) => blob[2]),
       blobs.map((blob) => blob[3]),
@@ -72,7 +82,6 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
       writes.map((write) => write.replaces),
     ]);
     assertHeld(rows[0].fence_holds, fence);
-    return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
   }
 
   /** A checkpoint's rows as the library stores them: its channels' blobs, and the checkpoint (without its values) with its metadata. */
@@ -98,27 +107,6 @@ export class PostgreSQLCheckpointSaver extends PostgresSaver {
       }
     }
     return [...byKey.values()];
-  }
-
-  /** `putWrites`, refused with `FencedOutError` (nothing written) once `fence` is not its lease's latest tenure. */
-  async putWritesUnderFence(fence: LeaseFence, config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
-    const { thread_id, checkpoint_ns = "", checkpoint_id } = requireConfigurable(config);
-    if (checkpoint_id === undefined) throw new Error("Pending writes belong to a checkpoint: the config names none");
-    const stored = await this._dumpWrites(thread_id, checkpoint_ns, checkpoint_id, taskId, writes);
-    const { rows } = await this.writePool.query<{ fence_holds: boolean }>(PUT_WRITES, [
-      thread_id,
-      checkpoint_ns,
-      checkpoint_id,
-      taskId,
-      stored.map((write) => write[4]),
-      stored.map((write) => write[5]),
-      stored.map((write) => write[6]),
-      stored.map((write) => write[7]),
-      replacesStored(writes),
-      fence.key,
-      fence.token,
-    ]);
-    assertHeld(rows[0].fence_holds, fence);
   }
 }
 
