@@ -35,12 +35,13 @@ for (const file of reports(".")) {
   passed += report.numPassedTests ?? 0;
   failed += report.numFailedTests ?? 0;
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  // A suite that failed to load has no tests but must not pass silently.
+  // A suite that failed to load has no tests, and one whose hook failed (an afterAll that timed out)
+  // has every test passed: neither may pass silently.
   for (const suite of report.testResults ?? []) {
     const assertions = suite.assertionResults ?? [];
-    if (suite.status === "failed" && assertions.length === 0) {
+    if (suite.status === "failed" && !assertions.some((test) => test.status === "failed")) {
       failed += 1;
-      failures.push(`${suite.name}: did not load`);
+      failures.push(`${suite.name}: ${assertions.length === 0 ? "did not load" : "failed outside its tests (a hook)"}${suite.message ? `: ${suite.message}` : ""}`);
     }
     for (const test of assertions) {
       if (test.status === "failed") failures.push(`${suite.name} > ${test.fullName}`);
