@@ -125,7 +125,7 @@ export const a2aRoutes: FastifyPluginAsyncZod<A2aRoutesOptions> = async (app, op
           "an interrupt makes the task `input-required`, and the next message naming the task answers it; the answer is the task's artifact. " +
           "Push-notification configurations (`Create`/`Get`/`List`/`DeleteTaskPushNotificationConfig`, 0.3's `tasks/pushNotificationConfig/*`) name where the task is POSTed once it stops; " +
           "their URLs are held to the egress policy. Reads need the `read` scope, sending, cancelling and setting configurations `write`. One call per request: batches are refused. " +
-          "A call refused for the tenant's limits (429 `QUEUE_FULL`, `TOO_MANY_SUBMISSIONS`, `RATE_LIMITED`, `TOO_MANY_STREAMS`) or because the database is down (503) is answered in HTTP with `Retry-After`, not as a JSON-RPC error, and nothing of it is queued.",
+          "A call refused for the tenant's limits (429 `QUEUE_FULL`, `TOO_MANY_SUBMISSIONS`, `RATE_LIMITED`, `TOO_MANY_STREAMS`; nothing of it queued) or because the database is down (503 `DATABASE_UNAVAILABLE`) is answered in HTTP with `Retry-After`, not as a JSON-RPC error.",
         params: assistantParams,
         headers: versionHeader,
         response: {
