@@ -33,8 +33,9 @@ export function useGateway(
     await setup(gateway);
   });
   afterAll(async () => {
-    await gateway.app.close();
-    await gateway.context.close();
+    // Each within its own bound: a close that hangs (seen once in CI, in mcpServer's) names itself.
+    await settlesWithin(gateway.app.close(), 25_000, "the HTTP server to close (a connection still open?)");
+    await settlesWithin(gateway.context.close(), 25_000, "the gateway context to close (a run not handed back?)");
   });
   gateway.post = (url, payload, headers = {}) =>
     gateway.app.inject({ method: "POST", url, headers: { "content-type": "application/json", ...headers }, payload: JSON.stringify(payload) });
@@ -85,4 +86,17 @@ export interface TestGateway {
   post(url: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   del(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+}
+
+/** `promise`, or a rejection naming `what` once `ms` passed first. */
+async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Waited ${ms} ms for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
