@@ -1,12 +1,11 @@
 import { isDatabaseUnavailable } from "@axiom-lattice/core";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
-import { ERROR_STATUS } from "../http/errors";
+import { ERROR_STATUS, isErrorCode } from "../http/errors";
 
 /** Whether `error` refuses the call for the load or the database, not for what it asked: try again later. */
 function isLoadRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && Object.hasOwn(ERROR_STATUS, code)) return ERROR_STATUS[code as keyof typeof ERROR_STATUS] === 429;
-  return isDatabaseUnavailable(error);
+  return isErrorCode(code) ? ERROR_STATUS[code] === 429 : isDatabaseUnavailable(error);
 }
 
 /**

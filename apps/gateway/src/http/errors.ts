@@ -106,7 +106,7 @@ const RETRY_AFTER_S: Partial<Record<ErrorCode, number>> = {
   NOT_READY: RETRY_AFTER_UNAVAILABLE_S,
 };
 
-const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(ERROR_STATUS, code);
 
 /** An error that reaches the client with its code's status (see {@link ERROR_STATUS}). */
 export class HttpError extends Error {
