@@ -2,7 +2,6 @@ import { execa } from "execa";
 import { PgBouncer, TcpProxy, eventually, findPgBouncer, followPostedSse, type TestDatabase } from "@axiom-lattice/testing";
 import { Pool } from "@axiom-lattice/pg-stores";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { buildGateway, loadConfig } from "../src";
 import { CLI, type CliGateway, startCli } from "./cliProcess";
 import { createMigratedTestDatabase } from "./support";
 
@@ -200,23 +199,5 @@ describe("a gateway whose database fails", { timeout: 60_000 }, () => {
     const state = (await (await fetch(`${gateway.url}/api/threads/streamed/state`, { headers })).json()) as { messages: Array<{ content: string }> };
     expect(state.messages.map((message) => message.content)).toEqual(["/sleep 1000", "echo: /sleep 1000", `/drip 100 ${words}`, `echo: /drip 100 ${words}`]);
     expect(gateway.exitCode()).toBeUndefined();
-  });
-});
-
-describe("a closing gateway", () => {
-  it("refuses requests in the API's error shape, not Fastify's", async () => {
-    const app = await buildGateway(loadConfig({}));
-    // Held open, so requests arrive while the gateway is closing but still listening.
-    let finishClosing = () => {};
-    app.addHook("preClose", () => new Promise<void>((resolve) => (finishClosing = resolve)));
-    const url = await app.listen({ port: 0, host: "127.0.0.1" });
-    const closed = app.close();
-    const response = await fetch(`${url}/api/threads`);
-    const body: unknown = await response.json();
-    finishClosing();
-    await closed;
-    expect(response.status).toBe(503);
-    expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
-    expect(body).toMatchObject({ success: false, code: "NOT_READY", error: expect.stringContaining("shutting down") });
   });
 });
