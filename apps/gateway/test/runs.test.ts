@@ -2,7 +2,7 @@ import { AFFINITY_ECHO_HEADER, REPLICA_HEADER } from "@axiom-lattice/protocols";
 import type { StreamChunk } from "@axiom-lattice/agent";
 import { eventually, parseSse } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
-import { useGateway } from "./support";
+import { useGateway, useStoreEnv } from "./support";
 
 describe("run API (in-memory stores)", () => {
   const gateway = useGateway(async ({ post }) => {
@@ -119,6 +119,42 @@ describe("run API (in-memory stores)", () => {
     const stream = await post("/api/runs/resume_stream", { assistant_id: "other", thread_id: "ty", message_id: "m-foreign" });
     expect(stream.statusCode).toBe(404);
     expect((await get("/api/threads/ty")).statusCode).toBe(404);
+  });
+});
+
+describe.each(["memory", "postgresql"])("a run request's assistant and thread, judged by the enqueue, on %s stores", (stores) => {
+  const env = useStoreEnv(stores);
+  const gateway = useGateway(async ({ post }) => {
+    for (const id of ["echo", "other"]) expect((await post("/api/assistants", { id, name: id })).statusCode).toBe(201);
+    expect((await post("/api/threads", { thread_id: "mine", assistant_id: "echo" })).statusCode).toBe(201);
+    expect((await post("/api/threads", { thread_id: "theirs", assistant_id: "other" })).statusCode).toBe(201);
+    expect((await post("/api/assistants", { id: "elsewhere", name: "Elsewhere" }, { "x-tenant-id": "tenant-z" })).statusCode).toBe(201);
+  }, env);
+  const { post, get } = gateway;
+
+  const refusals = [
+    ["an unknown assistant", { assistant_id: "nope", thread_id: "mine" }, "Assistant nope not found"],
+    ["an unknown assistant and thread", { assistant_id: "nope", thread_id: "nowhere" }, "Assistant nope not found"],
+    ["another tenant's assistant", { assistant_id: "elsewhere", thread_id: "mine" }, "Assistant elsewhere not found"],
+    ["an unknown thread", { assistant_id: "echo", thread_id: "nowhere" }, "Thread nowhere not found for assistant echo"],
+    ["a thread of another assistant", { assistant_id: "echo", thread_id: "theirs" }, "Thread theirs not found for assistant echo"],
+  ] as const;
+
+  it.each(["queue", "wait", "stream"])("refuses, in mode %s and with every strategy, as reading them first did, queueing nothing", async (mode) => {
+    for (const multitask_strategy of ["enqueue", "reject", "interrupt"]) {
+      for (const [label, target, message] of refusals) {
+        const response = await post("/api/runs", { ...target, message: "x", mode, multitask_strategy });
+        expect([label, response.statusCode, response.json()]).toEqual([label, 404, { success: false, code: "NOT_FOUND", error: message }]);
+      }
+    }
+    for (const thread of ["mine", "theirs"]) expect((await get(`/api/threads/${thread}/runs`)).json()).toMatchObject({ runs: [] });
+    // The stream requests' places, taken before the add, were given back.
+    expect(gateway.context.streams.byTenant().size).toBe(0);
+  });
+
+  it("queues on the assistant's own thread", async () => {
+    const response = await post("/api/runs", { assistant_id: "echo", thread_id: "mine", message: "hello", mode: "wait" });
+    expect([response.statusCode, response.json().status]).toEqual([200, "success"]);
   });
 });
 

@@ -8,6 +8,7 @@ export { RetentionJob, type RetentionJobOptions } from "./retention/retentionJob
 export {
   DuplicateMessageError,
   QueueFullError,
+  RunTargetNotFoundError,
   ABORTED_RUN_ERROR,
   type QueueBound,
   type AddMessageParams,

@@ -150,9 +150,9 @@ describe("PostgreSQLMessageQueueStore", () => {
          FROM generate_series(0, 19999) AS n`,
       "count-",
     );
-    // The count runs inside the enqueue function (migration 229): auto_explain reports its plan.
+    // The count runs inside the enqueue function (migration 229, called by 230's): auto_explain reports its plan.
     for (const tenantId of ["count-tenant", null]) {
-      const plans = await nestedPlans(store["pool"], ENQUEUE_MESSAGE.text, ["count-new-thread", tenantId, null, "count-new", "{}", 0, 100, false, 0, 1_000_000]);
+      const plans = await nestedPlans(store["pool"], ENQUEUE_MESSAGE.text, ["count-new-thread", tenantId, null, "count-new", "{}", 0, 100, false, 0, 1_000_000, false]);
       const count = plans.find((text) => text.includes("status IN ('pending', 'processing')"));
       expect(count).toMatch(/Index (Only )?Scan (using|on) lattice_thread_message_queue_tenant_open /);
       expect(count).not.toMatch(/Seq Scan/);

@@ -12,7 +12,7 @@ import type { GatewayMetrics } from "../metrics/gatewayMetrics";
 import { BODY_CODES, apiErrors } from "../openapi/errorResponses";
 import { idSchema } from "../http/ids";
 import type { GatewayStores } from "../stores/gatewayStores";
-import { type Requester, requireRunTarget, threadScope } from "../shared/lookups";
+import { type Requester, requireRunTarget, runTargetScope, threadScope } from "../shared/lookups";
 import { runRateLimit } from "../shared/runRateLimit";
 import { runStreams } from "../shared/runStreams";
 import { resumePoint } from "../shared/streamEventIds";
@@ -120,7 +120,8 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
       const { body } = request;
       const tenantId = tenantOf(request);
       const { scope, place, result } = await submissions.submit(tenantId, async () => {
-        const scope = await resolveScope(principalOf(request), body);
+        // Its assistant and thread are judged by the add (requireTarget), not read before it: one round trip less per run.
+        const scope = runTargetScope(principalOf(request), body.assistant_id, body.thread_id);
         // A stream's place is taken before its message is queued: a refused stream queues nothing.
         const place = body.mode === "stream" ? streams.take(tenantId) : undefined;
         try {
@@ -132,6 +133,7 @@ export const runRoutes: FastifyPluginAsyncZod<RunRoutesOptions> = async (app, op
               command: body.command,
               multitaskStrategy: body.multitask_strategy,
               tenantQueueLimit: maxQueuedMessages > 0 ? maxQueuedMessages : undefined,
+              requireTarget: true,
             },
           );
           return { scope, place, result };

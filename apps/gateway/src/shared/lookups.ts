@@ -73,6 +73,15 @@ export async function requireRunTarget({ stores }: { stores: Pick<GatewayStores,
   return usableThread(who, thread, threadId, assistantId);
 }
 
+/**
+ * The scope of a run request that queues with `requireTarget`, which judges the assistant and its
+ * thread as {@link requireRunTarget} would, in the add itself: only what needs no read is judged here.
+ */
+export function runTargetScope(who: Requester, assistantId: string, threadId: string): ThreadRunScope {
+  requireUsable(who, assistantId);
+  return { tenantId: tenantOf(who), assistantId, threadId };
+}
+
 export async function requireThread({ stores }: { stores: Pick<GatewayStores, "threads"> }, who: Requester, id: string, assistantId?: string): Promise<Thread> {
   return usableThread(who, await stores.threads.getThread(tenantOf(who), id), id, assistantId);
 }

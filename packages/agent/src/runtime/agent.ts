@@ -55,6 +55,12 @@ export interface AddMessageOptions {
    * then takes the thread; queued (and `pending`) until then. Runs due meanwhile run first.
    */
   delayMs?: number;
+  /**
+   * Queued only if the tenant has this agent's assistant and, of it, its thread, judged by the queue's
+   * add itself (one round trip on PostgreSQL): otherwise `RunTargetNotFoundError` (code `NOT_FOUND`),
+   * nothing queued and no run interrupted. For a caller that would otherwise read both first.
+   */
+  requireTarget?: boolean;
 }
 
 export interface AddMessageResult {
@@ -142,7 +148,7 @@ export class Agent {
     // Read before this one is queued: every run it replaces, whichever replica claims one meanwhile.
     const rollback = strategy === "rollback" ? await this.openRunIds() : undefined;
     const content = parseRunContent({ message: input.message, input: input.input, command: options.command, assistantId, streamModes, graph, annotations, rollback });
-    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit, delayMs: options.delayMs };
+    const params = { id: options.messageId, threadId: this.scope.threadId, scope: this.queueScope, content, tenantCapacity: options.tenantQueueLimit, delayMs: options.delayMs, requireTarget: options.requireTarget };
     const message = await this.enqueue(params, strategy);
     // Queued first, so the processor's next claim after the abort is this message.
     if (strategy === "interrupt") await this.interruptRunsFor(message.id);

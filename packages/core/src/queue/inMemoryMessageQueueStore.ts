@@ -9,6 +9,7 @@ import type {
   PendingMessage,
   QueueScope,
   RunOutcome,
+  RunTargetReadModel,
   TakenBackAndClaimed,
   ThreadInfo,
   ThreadQueueRef,
@@ -18,7 +19,7 @@ import { type FenceCheck, assertFenceHolds, fenceHolds } from "../coordination/l
 import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
 import { requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
-import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError } from "./messageQueueStore";
+import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError, RunTargetNotFoundError } from "./messageQueueStore";
 import {
   type StrictScope,
   type ValidClaim,
@@ -44,6 +45,8 @@ export interface InMemoryMessageQueueStoreOptions {
   now?: () => number;
   /** Judges the fences of claims and resets (the in-memory lease store); without it, fenced calls are refused. */
   fences?: FenceCheck;
+  /** Where an add with `requireTarget` finds its target (the process's assistant and thread stores); without it, such an add is refused. */
+  targets?: RunTargetReadModel;
 }
 
 /** A message as held: content as JSON text, so callers never share objects with the store. */
@@ -78,6 +81,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   private readonly retainedRuns: number;
   private readonly now: () => number;
   private readonly fences: FenceCheck | undefined;
+  private readonly targets: RunTargetReadModel | undefined;
   /** By id, then by tenant (`null`: none): a message id is unique within its tenant only. */
   private readonly messages = new Map<string, Map<string | null, StoredMessage>>();
   private readonly queues = new Map<string, Queue>();
@@ -89,21 +93,26 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     this.retainedRuns = validateCapacity(options.retainedRuns ?? IN_MEMORY_RETAINED_RUNS);
     this.now = options.now ?? Date.now;
     this.fences = options.fences;
+    this.targets = options.targets;
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
     const valid = validateAddMessage(params, this.capacity);
+    await this.requireTarget(valid);
     const added = this.enqueue(valid, false);
     if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
   }
 
   async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
-    return this.enqueue(validateAddMessage(params, this.capacity), false);
+    const valid = validateAddMessage(params, this.capacity);
+    await this.requireTarget(valid);
+    return this.enqueue(valid, false);
   }
 
   async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
     const valid = validateAddMessage(params, this.capacity);
+    await this.requireTarget(valid);
     const added = this.enqueue(valid, true);
     if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
@@ -291,6 +300,15 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   }
 
   /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
+  /** Refuses an add with `requireTarget` whose assistant or thread is missing: the add's one await, before its check-and-write. */
+  private async requireTarget({ requireTarget, tenantId, assistantId, threadId }: ValidMessage): Promise<void> {
+    if (!requireTarget) return;
+    if (!this.targets) throw new Error("This queue store has no run targets to judge an add's requireTarget by");
+    const { assistantFound, thread } = await this.targets.findRunTarget(tenantId!, assistantId!, threadId);
+    if (!assistantFound) throw new RunTargetNotFoundError("assistant", assistantId!, threadId);
+    if (thread?.assistantId !== assistantId) throw new RunTargetNotFoundError("thread", assistantId!, threadId);
+  }
+
   private enqueue(valid: ValidMessage, atHead: boolean): PendingMessage | null {
     const scope = { tenantId: valid.tenantId, assistantId: valid.assistantId };
     const key = queueKey(valid.threadId, scope);

@@ -38,6 +38,23 @@ export class QueueFullError extends Error {
   }
 }
 
+/**
+ * An add with `requireTarget` found no such assistant in the tenant, or no such thread of it: the
+ * message of a run request's 404, as reading the target first would answer it.
+ */
+export class RunTargetNotFoundError extends Error {
+  readonly code = "NOT_FOUND" satisfies ErrorCode;
+
+  constructor(
+    readonly missing: "assistant" | "thread",
+    readonly assistantId: string,
+    readonly threadId: string,
+  ) {
+    super(missing === "assistant" ? `Assistant ${assistantId} not found` : `Thread ${threadId} not found for assistant ${assistantId}`);
+    this.name = "RunTargetNotFoundError";
+  }
+}
+
 /** The tenant already has a message with this id (another tenant's ids never conflict). */
 export class DuplicateMessageError extends Error {
   readonly code = "DUPLICATE_MESSAGE" satisfies ErrorCode;

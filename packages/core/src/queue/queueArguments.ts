@@ -33,6 +33,8 @@ export interface ValidMessage extends StrictScope {
   tenantCapacity: number | null;
   /** Claimable this many ms after the add; 0: at once. */
   delayMs: number;
+  /** Whether the add is refused unless the scope's assistant and its thread exist (a tenant and an assistant given). */
+  requireTarget: boolean;
 }
 
 export interface ValidClaim {
@@ -83,7 +85,18 @@ export function validateAddMessage(params: AddMessageParams, storeCapacity: numb
     capacity: Math.min(capacity, storeCapacity),
     tenantCapacity: checked.tenantCapacity === undefined ? null : requireInteger(checked.tenantCapacity, "Message tenantCapacity", 1),
     delayMs: checked.delayMs === undefined ? 0 : requireInteger(checked.delayMs, "Message delayMs", 0),
+    requireTarget: validateRequireTarget(checked),
   };
+}
+
+/** `requireTarget`, refused unless a boolean, and when true unless the scope names a tenant and an assistant. */
+function validateRequireTarget(checked: Record<string, unknown>): boolean {
+  const { requireTarget, scope } = checked;
+  if (requireTarget === undefined || requireTarget === false) return false;
+  if (requireTarget !== true) throw new StoreArgumentError("Message requireTarget must be a boolean");
+  const { tenantId, assistantId } = validateScope(scope as QueueScope);
+  if (tenantId === null || assistantId === null) throw new StoreArgumentError("Message requireTarget needs a scope with a tenantId and an assistantId");
+  return true;
 }
 
 export function validateClaimOptions(options: ClaimMessagesOptions): ValidClaim {

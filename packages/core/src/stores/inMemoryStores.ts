@@ -42,9 +42,10 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
   const rooms = new InMemoryProjectRoomStore(projects);
   const tasks = new InMemoryTaskStore(fenced);
   const outbox = new InMemoryOutboxStore({ logger: options.logger });
-  const queue = new InMemoryMessageQueueStore(fenced);
   const threads = new InMemoryThreadStore();
   const assistants = new InMemoryAssistantStore();
+  const runTargets = new InMemoryRunTargetReadModel({ assistants, threads });
+  const queue = new InMemoryMessageQueueStore({ ...fenced, targets: runTargets });
   return {
     lease,
     presence: new InMemoryReplicaPresenceStore(),
@@ -53,7 +54,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     threads,
     langGraph: new InMemoryLangGraphReadModel({ threads, queue }),
     assistants,
-    runTargets: new InMemoryRunTargetReadModel({ assistants, threads }),
+    runTargets,
     modelProviders: new InMemoryModelProviderStore(),
     webApps: new InMemoryWebAppStore(),
     apiKeys: new InMemoryApiKeyStore(),

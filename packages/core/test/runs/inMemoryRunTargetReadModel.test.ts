@@ -1,10 +1,11 @@
 import { runTargetReadModelContract } from "@axiom-lattice/testing";
-import { InMemoryAssistantStore, InMemoryRunTargetReadModel, InMemoryThreadStore } from "../../src";
+import { InMemoryAssistantStore, InMemoryMessageQueueStore, InMemoryRunTargetReadModel, InMemoryThreadStore } from "../../src";
 
 runTargetReadModelContract("in-memory", {
   async open() {
     const assistants = new InMemoryAssistantStore();
     const threads = new InMemoryThreadStore();
-    return { readModel: new InMemoryRunTargetReadModel({ assistants, threads }), assistants, threads };
+    const readModel = new InMemoryRunTargetReadModel({ assistants, threads });
+    return { readModel, assistants, threads, queue: new InMemoryMessageQueueStore({ targets: readModel }) };
   },
 });

@@ -16,11 +16,11 @@ langGraphReadModelContract("in-memory bundle", {
   },
 });
 
-// The bundle's run target read model reads the bundle's own assistant and thread stores.
+// The bundle's run target read model reads the bundle's own assistant and thread stores, and its queue judges adds by them.
 runTargetReadModelContract("in-memory bundle", {
   async open() {
-    const { runTargets, assistants, threads } = createInMemoryStores();
-    return { readModel: runTargets, assistants, threads };
+    const { runTargets, assistants, threads, queue } = createInMemoryStores();
+    return { readModel: runTargets, assistants, threads, queue };
   },
 });
 

@@ -76,21 +76,28 @@ export interface PreparedStatement {
 
 /**
  * Adds a message unless the thread is at capacity (then no row), in one round trip: the function of
- * migration 229 takes the tenant's lock and counts (with $10, the tenant's bound; SQLSTATE LQ001 at
- * it), takes the thread's lock, then counts and inserts. $1 thread, $2 tenant, $3 assistant, $4 id,
- * $5 content, $6 priority, $7 capacity (the smaller of the store's and the add's own), $8 at head:
- * ahead of every pending row, with at least the highest pending priority; $9 delay in ms (0:
- * claimable at once).
+ * migration 230 refuses, with $11, a missing assistant (SQLSTATE LQ002) or thread of it (LQ003); then
+ * migration 229's takes the tenant's lock and counts (with $10, the tenant's bound; LQ001 at it),
+ * takes the thread's lock, then counts and inserts. $1 thread, $2 tenant, $3 assistant, $4 id, $5
+ * content, $6 priority, $7 capacity (the smaller of the store's and the add's own), $8 at head: ahead
+ * of every pending row, with at least the highest pending priority; $9 delay in ms (0: claimable at
+ * once).
  */
 export const ENQUEUE_MESSAGE: PreparedStatement = {
   name: "lattice_queue_enqueue",
   text: `
   SELECT ${COLUMNS}
-    FROM lattice_enqueue_message($1, $2, $3, $4, $5::jsonb, $6::integer, $7::integer, $8::boolean, $9::integer, $10::integer)`,
+    FROM lattice_enqueue_message($1, $2, $3, $4, $5::jsonb, $6::integer, $7::integer, $8::boolean, $9::integer, $10::integer, $11::boolean)`,
 };
 
 /** What the enqueue function raises when the tenant's bound is reached. */
 export const TENANT_QUEUE_FULL = "LQ001";
+
+/** What it raises for an add with `requireTarget` when the tenant has no such assistant. */
+export const TARGET_ASSISTANT_MISSING = "LQ002";
+
+/** …and when the tenant has no such thread of that assistant. */
+export const TARGET_THREAD_MISSING = "LQ003";
 
 const CLAIM_FENCE = statementFence(8);
 

@@ -4,6 +4,7 @@ import {
   DuplicateMessageError,
   type PageKey,
   QueueFullError,
+  RunTargetNotFoundError,
   holderLabel,
   requireText,
   validateAbortTarget,
@@ -50,6 +51,8 @@ import {
   DELETE_MESSAGE,
   DELETE_THREAD_MESSAGES,
   ENQUEUE_MESSAGE,
+  TARGET_ASSISTANT_MISSING,
+  TARGET_THREAD_MISSING,
   GET_MESSAGE,
   LIST_BY_STATUS,
   LIST_RUNS,
@@ -320,11 +323,15 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
         atHead,
         valid.delayMs,
         valid.tenantCapacity,
+        valid.requireTarget,
       ]);
       return row ? toMessage(row) : null;
     } catch (error) {
       if (isUniqueViolation(error, MESSAGE_ID_KEY)) throw new DuplicateMessageError(valid.id);
-      if ((error as { code?: unknown }).code === TENANT_QUEUE_FULL) throw new QueueFullError(valid.threadId, valid.tenantCapacity!, "tenant");
+      const { code } = error as { code?: unknown };
+      if (code === TENANT_QUEUE_FULL) throw new QueueFullError(valid.threadId, valid.tenantCapacity!, "tenant");
+      if (code === TARGET_ASSISTANT_MISSING) throw new RunTargetNotFoundError("assistant", valid.assistantId!, valid.threadId);
+      if (code === TARGET_THREAD_MISSING) throw new RunTargetNotFoundError("thread", valid.assistantId!, valid.threadId);
       throw error;
     }
   }

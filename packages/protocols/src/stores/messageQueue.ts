@@ -101,6 +101,14 @@ export interface AddMessageParams {
    * position, but claims pass over it: messages behind it that are due run first.
    */
   delayMs?: number;
+  /**
+   * Add only if the scope's tenant has the scope's assistant and, of that assistant, the thread, as
+   * the assistant and thread stores hold them, judged by the add itself: otherwise it throws
+   * `RunTargetNotFoundError` (code `NOT_FOUND`; a missing assistant named before a missing thread)
+   * and adds nothing. A run request then needs no read of its target before the add. Needs a scope
+   * with a tenant and an assistant.
+   */
+  requireTarget?: boolean;
 }
 
 export interface ClaimMessagesOptions extends FencedWriteOptions {

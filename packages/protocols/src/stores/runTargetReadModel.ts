@@ -9,8 +9,9 @@ export interface RunTarget {
 }
 
 /**
- * The read every `/api/runs` request makes before it queues anything: its assistant and its thread,
- * together. On PostgreSQL that is one round trip instead of one per store, on the path of every run.
+ * A run request's assistant and thread, read together: one round trip on PostgreSQL instead of one
+ * per store. A request that queues lets the queue's add judge them instead (`requireTarget`), which
+ * the in-memory queue does through this read.
  *
  * Bad arguments are refused with an error whose `code` is `INVALID_STORE_ARGUMENT`.
  */
