@@ -75,6 +75,37 @@ BEGIN
 END;
 $$;
 
+CREATE FUNCTION public.lattice_enqueue_message(p_thread_id text, p_tenant_id text, p_assistant_id text, p_id text, p_content jsonb, p_priority integer, p_capacity integer, p_at_head boolean, p_delay_ms integer, p_tenant_capacity integer, p_require_target boolean) RETURNS SETOF public.lattice_thread_message_queue
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  IF p_require_target THEN
+    IF NOT EXISTS (
+      SELECT 1
+        FROM lattice_assistants
+       WHERE tenant_id = p_tenant_id
+         AND id = p_assistant_id
+    ) THEN
+      RAISE EXCEPTION 'assistant not found' USING ERRCODE = 'LQ002';
+    END IF;
+    IF NOT EXISTS (
+      SELECT 1
+        FROM lattice_threads
+       WHERE tenant_id = p_tenant_id
+         AND id = p_thread_id
+         AND assistant_id = p_assistant_id
+    ) THEN
+      RAISE EXCEPTION 'thread not found' USING ERRCODE = 'LQ003';
+    END IF;
+  END IF;
+
+  RETURN QUERY
+    SELECT *
+      FROM lattice_enqueue_message(p_thread_id, p_tenant_id, p_assistant_id, p_id, p_content,
+                                   p_priority, p_capacity, p_at_head, p_delay_ms, p_tenant_capacity);
+END;
+$$;
+
 CREATE TABLE public.lattice_a2a_push_configs (
     tenant_id text NOT NULL,
     task_id text NOT NULL,

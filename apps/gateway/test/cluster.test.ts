@@ -68,6 +68,8 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
   });
 
   it("lists both replicas on each, with version, start time, store mode, active runs and outbox position", async () => {
+    // A replica is listed for three beats (600 ms here): on a loaded CI machine a stalled loop can drop it from the list until its next beat.
+    for (const each of [a, b]) await eventually("both replicas listed", async () => replicaIds(await each.cluster()).join() === "gw-a,gw-b");
     for (const view of [await a.cluster(), await b.cluster()]) {
       expect(replicaIds(view)).toEqual(["gw-a", "gw-b"]);
       for (const replica of view.replicas) {

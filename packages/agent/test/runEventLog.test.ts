@@ -54,10 +54,11 @@ describe("run event log", () => {
       subscribe: () => () => {},
     };
     const owner = manager(stores, { runEvents }).getAgent(thread("deaf"));
-    const running = owner.addMessage({ message: "/sleep 300" }, { mode: "stream", messageId: "m-deaf" });
+    // Queued before the follower asks for it (it would answer MESSAGE_NOT_FOUND otherwise); its events are read from the log.
+    const running = await owner.addMessage({ message: "/sleep 300" }, { mode: "stream", messageId: "m-deaf" });
     const followed = collect(manager(stores, { runEvents: deaf, streamPollMs: 50 }).getAgent(thread("deaf")).chunkStream("m-deaf"));
 
-    const ran = await collect((await running).stream);
+    const ran = await collect(running.stream);
     expect(ran.at(-1)).toMatchObject({ type: "message_completed" });
     expect(await followed).toEqual(ran);
   });

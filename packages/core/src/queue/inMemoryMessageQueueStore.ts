@@ -98,7 +98,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
     const valid = validateAddMessage(params, this.capacity);
-    await this.requireTarget(valid);
+    if (valid.requireTarget) await this.requireTarget(valid);
     const added = this.enqueue(valid, false);
     if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
@@ -106,13 +106,13 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
 
   async addMessageIfCapacity(params: AddMessageParams): Promise<PendingMessage | null> {
     const valid = validateAddMessage(params, this.capacity);
-    await this.requireTarget(valid);
+    if (valid.requireTarget) await this.requireTarget(valid);
     return this.enqueue(valid, false);
   }
 
   async addMessageAtHead(params: AddMessageParams): Promise<PendingMessage> {
     const valid = validateAddMessage(params, this.capacity);
-    await this.requireTarget(valid);
+    if (valid.requireTarget) await this.requireTarget(valid);
     const added = this.enqueue(valid, true);
     if (!added) throw new QueueFullError(valid.threadId, valid.capacity);
     return added;
@@ -300,9 +300,11 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   }
 
   /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
-  /** Refuses an add with `requireTarget` whose assistant or thread is missing: the add's one await, before its check-and-write. */
-  private async requireTarget({ requireTarget, tenantId, assistantId, threadId }: ValidMessage): Promise<void> {
-    if (!requireTarget) return;
+  /**
+   * Refuses an add whose assistant or thread is missing: the one await of an add with `requireTarget`,
+   * before its check-and-write (an add without it awaits nothing, as every other method).
+   */
+  private async requireTarget({ tenantId, assistantId, threadId }: ValidMessage): Promise<void> {
     if (!this.targets) throw new Error("This queue store has no run targets to judge an add's requireTarget by");
     const { assistantFound, thread } = await this.targets.findRunTarget(tenantId!, assistantId!, threadId);
     if (!assistantFound) throw new RunTargetNotFoundError("assistant", assistantId!, threadId);
