@@ -608,8 +608,9 @@ export function messageQueueStoreContract(name: string, harness: MessageQueueSto
       const mine = (await store.getThreadsWithPendingMessages()).filter((thread) => [older, newer, delayed].includes(thread.threadId));
       expect(mine.map((thread) => thread.threadId)).toEqual([older, newer, delayed]);
       const [olderWaited, newerWaited, delayedWaited] = mine.map((thread) => thread.waitedMs);
-      expect(olderWaited).toBeGreaterThanOrEqual(500);
-      expect(newerWaited).toBeGreaterThanOrEqual(200);
+      // Less a few ms: a timer may fire a millisecond early by the wall clock the store stamps with.
+      expect(olderWaited).toBeGreaterThanOrEqual(495);
+      expect(newerWaited).toBeGreaterThanOrEqual(195);
       expect(newerWaited).toBeLessThan(olderWaited - 200);
       expect(delayedWaited).toBeLessThan(newerWaited);
     });

@@ -18,7 +18,8 @@ export function refuseWhileClosing(app: FastifyInstance): void {
   app.addHook("preClose", async () => {
     closing = true;
     if (!app.server.listening) return;
-    const sweep = setInterval(() => connections.closeUnused(), UNUSED_SWEEP_MS);
+    // Unref'd: should the server never finish closing, the sweep does not keep the process alive either.
+    const sweep = setInterval(() => connections.closeUnused(), UNUSED_SWEEP_MS).unref();
     app.server.once("close", () => clearInterval(sweep));
   });
   app.addHook("onRequest", async (_request, reply) => {
