@@ -7,16 +7,19 @@ import { startCli } from "./cliProcess";
 
 const cli = resolve(__dirname, "../dist/cli.js");
 const SECRET = "a-cli-secret-of-at-least-32-characters!!";
+// A refusal takes well under a second, but on a loaded CI machine node's start and the CLI's imports
+// have taken over 10 s; the bound is a hang's, within the test's own 30 s.
+const CLI_TIMEOUT_MS = 25_000;
 
 describe("lattice-gateway CLI", () => {
   it("refuses an invalid PORT with exit code 2 and a clear message", async () => {
-    const result = await execa("node", [cli], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
+    const result = await execa("node", [cli], { env: { PORT: "abc" }, reject: false, timeout: CLI_TIMEOUT_MS });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("invalid configuration: PORT: must be a whole number");
   });
 
   it("refuses to start under NODE_ENV=production without LATTICE_ENCRYPTION_KEY (exit code 2), and warns without it otherwise", async () => {
-    const refused = await execa("node", [cli], { env: { NODE_ENV: "production", PORT: "0" }, extendEnv: false, reject: false, timeout: 10_000 });
+    const refused = await execa("node", [cli], { env: { NODE_ENV: "production", PORT: "0" }, extendEnv: false, reject: false, timeout: CLI_TIMEOUT_MS });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain("invalid configuration: LATTICE_ENCRYPTION_KEY: must be set when NODE_ENV=production");
     const development = await startCli({ PORT: "0", LOG_LEVEL: "warn" });
@@ -67,7 +70,7 @@ describe("lattice-gateway CLI", () => {
   it("issues a token (token:issue) that a gateway with the same secret accepts, for that tenant only", async () => {
     const issued = await execa("node", [cli, "token:issue", "--tenant", "acme", "--sub", "ops", "--scope", "read"], {
       env: { AUTH_TOKEN_SECRET: SECRET },
-      timeout: 10_000,
+      timeout: CLI_TIMEOUT_MS,
     });
     const app = await buildGateway(loadConfig({ LOG_LEVEL: "silent", AUTH_REQUIRED: "true", AUTH_TOKEN_SECRET: SECRET }));
     try {
@@ -93,7 +96,7 @@ describe("lattice-gateway CLI", () => {
     // DATABASE_URL emptied: the test run may have one in its environment.
     [[], { AXIOM_ROLE: "worker", DATABASE_URL: "" }, "invalid configuration: AXIOM_ROLE: worker replicas share runs with their peers through PostgreSQL"],
   ])("refuses %j with exit code 2, in one line", async (args, env, message) => {
-    const result = await execa("node", [cli, ...args], { env, reject: false, timeout: 10_000 });
+    const result = await execa("node", [cli, ...args], { env, reject: false, timeout: CLI_TIMEOUT_MS });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stderr).not.toContain("\n");
@@ -131,21 +134,21 @@ describe("lattice-gateway CLI", () => {
   it.each(["--help", "-h", "serve --help"])("%s prints the usage and exits 0 without starting a server", async (command) => {
     const args = command.split(" ");
     // PORT=abc: a server start would fail with exit code 2, so exit 0 proves none was attempted.
-    const result = await execa("node", [cli, ...args], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
+    const result = await execa("node", [cli, ...args], { env: { PORT: "abc" }, reject: false, timeout: CLI_TIMEOUT_MS });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain("usage:");
     expect(result.stdout).toContain("lattice-gateway token:issue --tenant <tenant>");
   });
 
   it("token:issue --help prints its usage and exits 0", async () => {
-    const result = await execa("node", [cli, "token:issue", "--help"], { reject: false, timeout: 10_000 });
+    const result = await execa("node", [cli, "token:issue", "--help"], { reject: false, timeout: CLI_TIMEOUT_MS });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe("usage: lattice-gateway token:issue --tenant <tenant> --sub <subject> [--scope read|write|admin] [--expires-in 1h]");
   });
 
   it.each(["--version", "-v"])("%s prints the package version and exits 0", async (flag) => {
     const { version } = JSON.parse(await readFile(resolve(__dirname, "../package.json"), "utf8")) as { version: string };
-    const result = await execa("node", [cli, flag], { env: { PORT: "abc" }, reject: false, timeout: 10_000 });
+    const result = await execa("node", [cli, flag], { env: { PORT: "abc" }, reject: false, timeout: CLI_TIMEOUT_MS });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(version);
     // The version last released (changesets bump it at the next), never the placeholder.

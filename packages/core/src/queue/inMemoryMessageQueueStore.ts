@@ -299,7 +299,6 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return pruned;
   }
 
-  /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
   /**
    * Refuses an add whose assistant or thread is missing: the one await of an add with `requireTarget`,
    * before its check-and-write (an add without it awaits nothing, as every other method).
@@ -311,6 +310,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     if (thread?.assistantId !== assistantId) throw new RunTargetNotFoundError("thread", assistantId!, threadId);
   }
 
+  /** Adds the message unless the thread is at the add's capacity (then `null`); throws at the tenant's. */
   private enqueue(valid: ValidMessage, atHead: boolean): PendingMessage | null {
     const scope = { tenantId: valid.tenantId, assistantId: valid.assistantId };
     const key = queueKey(valid.threadId, scope);
