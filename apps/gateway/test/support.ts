@@ -89,7 +89,7 @@ export interface TestGateway {
 }
 
 /** `promise`, or a rejection naming `what` once `ms` passed first. */
-async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export async function settlesWithin<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`Waited ${ms} ms for ${what}`)), ms);
