@@ -124,8 +124,10 @@ describe("GET /api/cluster (PostgreSQL, two gateways)", () => {
     const fires = async (gw: Gateway, labels: Record<string, string>) => valueOf(await gw.scrape(), "lattice_schedule_fires_total", labels);
     const lost = async (gw: Gateway) => valueOf(await gw.scrape(), "lattice_schedule_claims_lost_total", { task_type: "cluster-once" });
     for (const gw of [a, b]) gw.context.schedules.registerHandler("cluster-once", () => {});
-    // gw-b arms it when the outbox tells it, well within the delay; both timers then race for the claim.
-    await a.context.schedules.scheduleOnce({ taskType: "cluster-once", delayMs: 1_000 });
+    await a.context.schedules.scheduleOnce({ taskType: "cluster-once", delayMs: 3_000 });
+    // gw-b would arm it when the outbox tells it, but a loaded machine may deliver that after the fire
+    // settled (then gw-b arms nothing and loses nothing): arm it now, so both timers race for the claim.
+    await b.context.schedules.armActive();
     const labels = { task_type: "cluster-once", outcome: "succeeded" };
     // The loser may be refused before the winner has settled the fire: wait for both counts.
     await eventually("the fire ran and the peer's claim was refused", async () => (await lost(a)) + (await lost(b)) === 1);
