@@ -160,5 +160,5 @@ describe("resuming a task across two gateways on one PostgreSQL database", () =>
       [taskStartMessageId(task), "interrupted"],
       [taskRunMessageId(task), "success"],
     ]);
-  });
+  }, 60_000);
 });

@@ -7,13 +7,13 @@ import { buildTestGateway, createMigratedTestDatabase, type TestGateway } from "
 
 export const TENANT = "default";
 
-/** The task as stored, once `done` says it is. */
+/** The task as stored, once `done` says it is (within 20 s: a loaded CI machine once took over 10 s for a run across replicas). */
 export async function taskWhen(gateway: Pick<TestGateway, "context">, id: string, done: (task: TaskItem) => boolean): Promise<TaskItem> {
   let task: TaskItem | null = null;
   await eventually(`task ${id} to settle`, async () => {
     task = await gateway.context.stores.tasks.getTask(TENANT, id);
     return task !== null && done(task);
-  }, { timeoutMs: 10_000 });
+  }, { timeoutMs: 20_000 });
   return task as unknown as TaskItem;
 }
 
