@@ -2,7 +2,7 @@
 // running it gave, through the run event log (issue 23). The owner serves from its buffer, the other
 // from the log; a client sees no difference.
 import { getThreadRunOwner } from "@axiom-lattice/core";
-import type { RunEvent } from "@axiom-lattice/protocols";
+import type { RunEvent, RunOutcome } from "@axiom-lattice/protocols";
 import { type SseEvent, type TestDatabase, eventually, followPostedSse, parseSse } from "@axiom-lattice/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +21,8 @@ interface Replica {
   appends: Map<string, number>;
   /** Events of each message in the log when this replica completed it. */
   loggedAtCompletion: Map<string, number>;
+  /** Events each message's completion logged with its outcome. */
+  loggedByCompletion: Map<string, RunEvent[]>;
 }
 
 let database: TestDatabase;
@@ -29,6 +31,7 @@ const replicas: Replica[] = [];
 async function replica(replicaId: string): Promise<Replica> {
   const appends = new Map<string, number>();
   const loggedAtCompletion = new Map<string, number>();
+  const loggedByCompletion = new Map<string, RunEvent[]>();
   const { app, context } = await buildTestGateway(
     { DATABASE_URL: database.url, AXIOM_REPLICA_ID: replicaId },
     {
@@ -40,28 +43,29 @@ async function replica(replicaId: string): Promise<Replica> {
           appends.set(ref.messageId, (appends.get(ref.messageId) ?? 0) + 1);
           return append(ref, events);
         };
-        const countLogged = async (messageId: string) => {
+        const countLogged = async (messageId: string, outcome: RunOutcome) => {
           const scope = (await queue.getMessage(messageId, { tenantId: "default", assistantId: ASSISTANT }))!;
           const logged = await runEvents.read({ tenantId: "default", assistantId: ASSISTANT, threadId: scope.threadId, messageId }, -1, 10_000);
           loggedAtCompletion.set(messageId, logged.length);
+          loggedByCompletion.set(messageId, outcome.events ?? []);
         };
         // A completion goes alone, or with the thread's next claim.
         const complete = queue.completeMessage.bind(queue);
-        queue.completeMessage = async (messageId, ...rest) => {
-          await countLogged(messageId);
-          return complete(messageId, ...rest);
+        queue.completeMessage = async (messageId, owner, outcome) => {
+          await countLogged(messageId, outcome);
+          return complete(messageId, owner, outcome);
         };
         const completeAndClaim = queue.completeAndClaimNext.bind(queue);
-        queue.completeAndClaimNext = async (thread, messageId, ...rest) => {
-          await countLogged(messageId);
-          return completeAndClaim(thread, messageId, ...rest);
+        queue.completeAndClaimNext = async (thread, messageId, outcome, options) => {
+          await countLogged(messageId, outcome);
+          return completeAndClaim(thread, messageId, outcome, options);
         };
       },
     },
   );
   const post = (url: string, payload: unknown) =>
     app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: JSON.stringify(payload) });
-  const created = { app, context, post, appends, loggedAtCompletion };
+  const created = { app, context, post, appends, loggedAtCompletion, loggedByCompletion };
   replicas.push(created);
   return created;
 }
@@ -119,12 +123,15 @@ describe("streams of a run on another replica, through the run event log", { tim
     expect(afterThree).toEqual(fromA.filter((event) => indexOf(event) > 3));
     expect(afterThree[0]).toMatchObject({ id: "done-1:4", type: "message_chunk" });
 
-    // Every event was logged before the message completed (the final one just after), in few batches.
+    // Every event was logged in few batches: those before the completion, then the rest (the outcome's
+    // last) by the completion itself.
     const logged = await loggedEvents("done", "done-1");
     expect(logged.map((event) => event.index)).toEqual(fromA.map(indexOf));
-    expect(a.loggedAtCompletion.get("done-1")).toBe(fromA.length - 1);
-    expect(a.appends.get("done-1")).toBeLessThanOrEqual(3);
-    console.info(`run event log, 50-word answer: ${logged.length} rows in ${a.appends.get("done-1")} appends`);
+    const byCompletion = a.loggedByCompletion.get("done-1")!;
+    expect(a.loggedAtCompletion.get("done-1")! + byCompletion.length).toBe(fromA.length);
+    expect(byCompletion.at(-1)).toMatchObject({ type: "message_completed", index: indexOf(fromA.at(-1)!) });
+    expect(a.appends.get("done-1") ?? 0).toBeLessThanOrEqual(2);
+    console.info(`run event log, 50-word answer: ${logged.length} rows, ${byCompletion.length} of them by the completion, ${a.appends.get("done-1") ?? 0} appends before`);
   });
 
   it('mode "stream" posted to B while A runs the thread streams A\'s answer from the log, as A streams it', async () => {

@@ -7,7 +7,7 @@ import { eventually } from "@axiom-lattice/testing";
 import { describe, expect, it } from "vitest";
 import type { StreamChunk } from "../src";
 import { RUN_EVENT_UNLOGGED_LIMIT } from "../src/defaults";
-import { collect, manager, runStatus, scope, thread, tokens, useSharedStores } from "./support";
+import { collect, manager, runEventLog, runStatus, scope, thread, tokens, useSharedStores } from "./support";
 
 const stores = useSharedStores();
 
@@ -31,11 +31,14 @@ const increasing = (values: number[]) => values.every((value, i) => i === 0 || v
 /** The run's text as the attempt that finished it streamed it: its tokens after its `run_resumed`. */
 const lastAttemptText = (chunks: StreamChunk[]) => tokens(chunks.slice(chunks.map((chunk) => chunk.type).lastIndexOf("run_resumed") + 1)).join("");
 
-describe("a hand-over mid-stream", () => {
+describe.each([
+  ["its last events logged by the completion", true],
+  ["every event logged apart", false],
+])("a hand-over mid-stream, %s", (_name, withCompletion) => {
   it("lease lost: the owner's own stream goes on with the peer's attempt, after run_handed_over and run_resumed", async () => {
-    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
+    const { options: logging } = runEventLog(stores, withCompletion);
     const text = dripping(30);
-    const owner = manager(stores, { runEvents, replicaId: "replica-a", wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1"));
+    const owner = manager(stores, { ...logging, replicaId: "replica-a", wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1"));
     const { messageId, stream } = await owner.addMessage({ message: text }, { mode: "stream" });
     const local = reading(stream);
     await eventually("a few tokens", () => tokens(local.chunks).length >= 5, { timeoutMs: 5_000 });
@@ -43,7 +46,7 @@ describe("a hand-over mid-stream", () => {
     // The lease is taken over (as after an expiry), and the peer runs the message again.
     const key = threadRunLeaseKey(thread("t1"));
     await stores.leases.release(key, (await stores.leases.get(key))!.holder);
-    void manager(stores, { runEvents, replicaId: "replica-b", wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1")).resumeTask();
+    void manager(stores, { ...logging, replicaId: "replica-b", wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1")).resumeTask();
     await local.done;
 
     const types = local.chunks.map((chunk) => chunk.type);
@@ -58,14 +61,14 @@ describe("a hand-over mid-stream", () => {
   });
 
   it("shutdown: the leaving replica's stream ends at run_handed_over; a follower elsewhere sees the run go on, and a client resumes after its last id", async () => {
-    const runEvents = new InMemoryRunEventLog({ fences: stores.leases });
+    const { options: logging } = runEventLog(stores, withCompletion);
     const text = dripping(30);
-    const leaving = manager(stores, { runEvents, replicaId: "replica-a", wakeup: lostWakeups });
+    const leaving = manager(stores, { ...logging, replicaId: "replica-a", wakeup: lostWakeups });
     const { messageId, stream } = await leaving.getAgent(thread("t1")).addMessage({ message: text }, { mode: "stream" });
     const local = reading(stream);
-    const follower = reading(manager(stores, { runEvents, replicaId: "replica-c", streamPollMs: 50 }).getAgent(thread("t1")).chunkStream(messageId));
+    const follower = reading(manager(stores, { ...logging, replicaId: "replica-c", streamPollMs: 50 }).getAgent(thread("t1")).chunkStream(messageId));
     await eventually("a few tokens", () => tokens(local.chunks).length >= 5, { timeoutMs: 5_000 });
-    const peer = manager(stores, { runEvents, replicaId: "replica-b", wakeup: lostWakeups });
+    const peer = manager(stores, { ...logging, replicaId: "replica-b", wakeup: lostWakeups });
 
     await leaving.shutdown();
     await local.done;

@@ -1,6 +1,14 @@
 import type { Assistant } from "@axiom-lattice/protocols";
 import { afterEach, beforeEach } from "vitest";
-import { InMemoryAssistantStore, InMemoryItemStore, InMemoryLeaseStore, InMemoryMessageQueueStore, InMemoryThreadStore, InProcessQueueWakeup } from "@axiom-lattice/core";
+import {
+  InMemoryAssistantStore,
+  InMemoryItemStore,
+  InMemoryLeaseStore,
+  InMemoryMessageQueueStore,
+  InMemoryRunEventLog,
+  InMemoryThreadStore,
+  InProcessQueueWakeup,
+} from "@axiom-lattice/core";
 import { recordingLogger } from "@axiom-lattice/testing";
 import { AgentInstanceManager, type AgentRuntimeOptions, InMemoryCheckpointSaver, type StreamChunk } from "../src";
 
@@ -20,6 +28,8 @@ export interface SharedStores {
   wakeup: InProcessQueueWakeup;
   threads: InMemoryThreadStore;
   items: InMemoryItemStore;
+  /** The run event log the queue's completions log in (a manager is given it only when asked: {@link runEventLog}). */
+  runEventLog: InMemoryRunEventLog;
 }
 
 export async function sharedStores(
@@ -35,8 +45,10 @@ export async function sharedStores(
     systemPrompt: assistant.systemPrompt,
   });
   // The stores judge fenced writes by the shared lease store, as the gateway's in-memory bundle does.
+  const runEventLog = new InMemoryRunEventLog({ fences: leases });
   return {
-    queue: new InMemoryMessageQueueStore({ fences: leases }),
+    queue: new InMemoryMessageQueueStore({ fences: leases, runEvents: runEventLog }),
+    runEventLog,
     leases,
     assistants,
     checkpointer: new InMemoryCheckpointSaver(leases),
@@ -44,6 +56,16 @@ export async function sharedStores(
     threads: new InMemoryThreadStore(),
     items: new InMemoryItemStore({ fences: leases }),
   };
+}
+
+/**
+ * A run event log for the managers of a test, and their options for it: the queue's own, which its
+ * completions log a run's last events in (`withCompletion`, as on PostgreSQL), or one apart from it.
+ */
+export function runEventLog(stores: SharedStores, withCompletion: boolean): { log: InMemoryRunEventLog; options: Partial<AgentRuntimeOptions> } {
+  if (withCompletion) return { log: stores.runEventLog, options: { runEvents: stores.runEventLog, runEventsLoggedWithCompletion: true } };
+  const log = new InMemoryRunEventLog({ fences: stores.leases });
+  return { log, options: { runEvents: log } };
 }
 
 const managers: AgentInstanceManager[] = [];

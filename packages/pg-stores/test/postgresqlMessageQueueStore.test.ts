@@ -87,7 +87,7 @@ describe("PostgreSQLMessageQueueStore", () => {
     );
     await pool.query("ANALYZE lattice_thread_message_queue");
     const claim = ["plan-thread-7", tenantId, assistantId, "o#1", 1_000, "o", 1, null, null];
-    const completion = ["plan-1", "success", null];
+    const completion = ["plan-1", "success", null, [], [], []];
     // Each form of each claiming statement: the claim alone, and after a completion; skipping or waiting.
     const statements: Array<[ClaimStatement, unknown[]]> = [
       [CLAIM_MESSAGES, claim],
@@ -123,8 +123,8 @@ describe("PostgreSQLMessageQueueStore", () => {
     );
 
     for (const statement of [
-      plan(COMPLETE_MESSAGE.text, ["shared-5", "o#1005", "success", null]),
-      plan(COMPLETE_AND_CLAIM.fenced.text, ["shared-thread-5", "t1", null, "o#1005", 60_000, "o", 1, null, null, "shared-5", "success", null]),
+      plan(COMPLETE_MESSAGE.text, ["shared-5", "o#1005", "success", null, [], [], []]),
+      plan(COMPLETE_AND_CLAIM.fenced.text, ["shared-thread-5", "t1", null, "o#1005", 60_000, "o", 1, null, null, "shared-5", "success", null, [], [], []]),
       plan(RENEW_CLAIMS, [["shared-5", "shared-10"], "o#1005", 60_000]),
       plan(GET_MESSAGE, ["shared-5", "t1", null]),
       plan(GET_MESSAGE, ["shared-5", null, null]),

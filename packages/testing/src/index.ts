@@ -18,6 +18,7 @@ export { a2aPushConfigStoreContract } from "./a2aPushConfigStoreContract";
 export { pagedListContract, type PagedListHarness } from "./pagedListContract";
 export { itemStoreContract, type ItemStoreHarness } from "./itemStoreContract";
 export { runEventLogContract } from "./runEventLogContract";
+export { loggedCompletionContract, type LoggedCompletionHarness } from "./loggedCompletionContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";

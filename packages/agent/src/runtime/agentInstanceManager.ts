@@ -67,6 +67,12 @@ export interface AgentRuntimeOptions {
    * buffer expired) is replayed and followed from it. Default: none (streams live in buffers only).
    */
   runEvents?: RunEventLog;
+  /**
+   * Whether the queue's completion of a message logs the run's last events in `runEvents` (the queue
+   * store's `RunOutcome.events`: both stores on one database, or of one in-memory bundle). Then a run's
+   * last batch and its outcome's event go with its completion, one commit instead of three. Default: no.
+   */
+  runEventsLoggedWithCompletion?: boolean;
   /** How long run events wait to be logged together (default `RUN_EVENT_FLUSH_MS`, 150 ms). */
   runEventFlushMs?: number;
   /**
@@ -145,7 +151,9 @@ export class AgentInstanceManager {
       items: options.items,
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
-      runEvents: options.runEvents ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents) } : undefined,
+      runEvents: options.runEvents
+        ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents), loggedWithCompletion: options.runEventsLoggedWithCompletion === true }
+        : undefined,
       runEventFlushMs: options.runEventFlushMs ?? RUN_EVENT_FLUSH_MS,
       // A claim lives as long as the lease it is taken under, and is renewed at the same pace.
       claimLeaseMs: options.claimLeaseMs ?? threadRunTtlMs,

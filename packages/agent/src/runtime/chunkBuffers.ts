@@ -93,6 +93,12 @@ export class ChunkBuffers {
     return streamed;
   }
 
+  /** The index the next chunk pushed under `key` gets; undefined when it would not be kept (no buffer, or ended). */
+  nextIndex(key: string): number | undefined {
+    const log = this.logs.get(key);
+    return log && !log.ended ? log.nextIndex : undefined;
+  }
+
   /** Marks the message ended: followers finish, and the buffer expires after `retainMs`. */
   end(key: string): void {
     const log = this.logs.get(key);

@@ -9,6 +9,8 @@ import { resumedChunk } from "./runChunks";
 export interface RunOutputDeps {
   buffers: ChunkBuffers;
   runEvents?: RunEventLog;
+  /** The message's completion logs the events it is given in `runEvents` (see {@link RunOutput.withOutcome}). */
+  loggedWithCompletion: boolean;
   runEventFlushMs: number;
   /** Named in a re-run's `run_resumed` event. */
   replicaId: string;
@@ -19,7 +21,8 @@ export interface RunOutputDeps {
  * One attempt's output. Each chunk gets its index in this replica's buffer (the owner's fast path:
  * its own streams get the chunk at once) and is written to the run event log in batches, every
  * `runEventFlushMs` and when asked, one batch at a time in index order: a follower reading after its
- * position never skips an event still being written.
+ * position never skips an event still being written. The last batch, the outcome's event with it, is
+ * written by the message's completion (see {@link withOutcome}).
  *
  * Ids across attempts. An attempt may die with events streamed from its buffer but not logged; the
  * next attempt must not give those ids to other events, or a client that saw them and resumes (with
@@ -39,6 +42,8 @@ export class RunOutput {
   private writing: Promise<void> = Promise.resolve();
   /** The log refused an append: a newer tenure runs the message, and logs its events. */
   private fencedOut = false;
+  /** Taken by {@link withOutcome} for the completion to log, until {@link settleOutcome}. */
+  private outcome: { chunk: MessageChunk; taken: RunEvent[]; included: boolean } | undefined;
 
   private constructor(
     private readonly deps: RunOutputDeps,
@@ -106,6 +111,51 @@ export class RunOutput {
     this.timer = undefined;
     this.writing = this.writing.then(() => this.writePending());
     return this.writing;
+  }
+
+  /**
+   * The events the completion of the message logs with its outcome, in its own statement: every one
+   * not logged yet and, numbered as the buffer will number it, `chunk`, the one that reports the
+   * outcome. Batches being written are let end first. Nothing is pushed meanwhile: the completion may
+   * be refused, and this replica's followers must not see an outcome not recorded. When the completion
+   * cannot log them (no log, or not the completion's), every event so far is written here first, and
+   * none is given; so too once fenced out. {@link settleOutcome} says what came of the completion.
+   */
+  async withOutcome(chunk: MessageChunk): Promise<RunEvent[]> {
+    if (!this.deps.loggedWithCompletion || this.fencedOut) {
+      await this.flush();
+      this.outcome = { chunk, taken: [], included: false };
+      return [];
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+    const taken = this.pending;
+    this.pending = [];
+    const index = this.deps.buffers.nextIndex(this.key);
+    this.outcome = { chunk, taken, included: index !== undefined };
+    return index === undefined ? taken : [...taken, { ...chunk, index }];
+  }
+
+  /**
+   * After the completion: `recorded`, it logged what {@link withOutcome} gave it, and the outcome's
+   * chunk is streamed here under its number. Otherwise the events it took wait for the next batch, and
+   * the outcome's chunk is not pushed (the caller streams why the run did not end, or the chunk).
+   */
+  settleOutcome(recorded: boolean): void {
+    const { chunk, taken, included } = this.outcome!;
+    this.outcome = undefined;
+    if (!recorded) {
+      this.pending = [...taken, ...this.pending];
+      return;
+    }
+    if (taken.length > 0) this.logged = taken.at(-1)!.index;
+    if (!included) {
+      this.push(chunk);
+      return;
+    }
+    const streamed = this.deps.buffers.push(this.key, chunk);
+    if (streamed) this.streamed = this.logged = streamed.index;
   }
 
   /** Ends the stream: this replica's followers finish, and the last events are written. */

@@ -51,7 +51,12 @@ export interface RuntimeContext {
   wakeup: QueueWakeup;
   buffers: ChunkBuffers;
   /** Every run's stream, durable and readable on any replica. Absent: streams live in this replica's buffers only. */
-  runEvents?: { log: RunEventLog; waits: RunEventWaits };
+  runEvents?: {
+    log: RunEventLog;
+    waits: RunEventWaits;
+    /** The queue's completion logs a run's last events in `log` (see `RunOutcome.events`). */
+    loggedWithCompletion: boolean;
+  };
   /** How long a run's events wait to be written to the run event log together. */
   runEventFlushMs: number;
   claimLeaseMs: number;

@@ -10,7 +10,7 @@ import {
   writeUnderFence,
   queueScopeOf,
 } from "@axiom-lattice/core";
-import type { HandOverCode, MessageChunk } from "@axiom-lattice/protocols";
+import type { HandOverCode, MessageChunk, RunEvent } from "@axiom-lattice/protocols";
 import { setImmediate, setTimeout as sleep } from "node:timers/promises";
 import { detachedFromRunningGraph } from "../graph/detachedRun";
 import { ActiveRun, type HandOverReason } from "./activeRun";
@@ -36,6 +36,8 @@ export interface DrainResult {
 /** How a run ended: handed over unfinished, or completed, with what its completion claimed next. */
 interface RunEnd {
   handedOver?: HandOverReason;
+  /** The completion recorded the run's outcome (and logged its last events). */
+  completed?: boolean;
   /** The thread's next message, claimed with the run's completion. */
   next?: PendingMessage;
   /** The claim with the completion was refused (the completion itself was recorded, if the claim was held). */
@@ -279,11 +281,18 @@ export class ThreadProcessor {
       const executed = await this.execute(message, lease, run, output, claimedAt, taskId);
       const result = "handOver" in executed || !taskId ? executed : await this.settle(message, lease, taskId, executed);
       if ("handOver" in result) return { handedOver: await this.handOver(result.handOver, output, lease) };
-      // Every event is logged before the message completes: a follower elsewhere that sees it completed finds them all.
-      await output.flush();
-      const recorded = await this.complete(message, lease, result, claimedAt);
+      // Every event is logged before the outcome's (by the completion itself where it can): a follower
+      // elsewhere that sees the outcome finds every event before it, and the run completed.
+      const outcomeChunk = terminalChunk(result);
+      const events = await output.withOutcome(outcomeChunk);
+      let recorded: RunEnd = {};
+      try {
+        recorded = await this.complete(message, lease, { ...result, events }, claimedAt);
+      } finally {
+        output.settleOutcome(recorded.completed === true);
+      }
       if (recorded.handedOver) return { handedOver: await this.handOver(recorded.handedOver, output, lease) };
-      output.push(terminalChunk(result));
+      if (!recorded.completed) output.push(outcomeChunk);
       return recorded;
     } finally {
       stopClaimHeartbeat();
@@ -298,7 +307,7 @@ export class ThreadProcessor {
    */
   private async openOutput(message: PendingMessage, lease: ThreadRunHandle): Promise<RunOutput | HandOverReason> {
     const { buffers, runEvents, runEventFlushMs, replicaId, observer } = this.context;
-    const deps = { buffers, runEvents: runEvents?.log, runEventFlushMs, replicaId, logger: this.logger };
+    const deps = { buffers, runEvents: runEvents?.log, loggedWithCompletion: runEvents?.loggedWithCompletion === true, runEventFlushMs, replicaId, logger: this.logger };
     try {
       return await RunOutput.open(deps, bufferKey(this.scope, message), { ...this.scope, messageId: message.id }, message.attempts, lease);
     } catch (error) {
@@ -315,7 +324,7 @@ export class ThreadProcessor {
    * again. When the tenure goes on, the same statement claims the thread's next message: one round
    * trip (and one commit) between two runs instead of two.
    */
-  private async complete(message: PendingMessage, lease: ThreadRunHandle, outcome: RunOutcomeDetails, claimedAt: number): Promise<RunEnd> {
+  private async complete(message: PendingMessage, lease: ThreadRunHandle, outcome: RunOutcomeDetails & { events: RunEvent[] }, claimedAt: number): Promise<RunEnd> {
     const { queue, observer, claimLeaseMs } = this.context;
     const holder = lease.holder;
     try {
@@ -336,6 +345,7 @@ export class ThreadProcessor {
       } else {
         completed = await queue.completeMessage(message.id, holder, outcome);
       }
+      end.completed = completed;
       if (completed) {
         const { tenantId, assistantId, threadId } = this.scope;
         observer.runFinished?.({ messageId: message.id, tenantId, assistantId, threadId, status: outcome.status, durationMs: Date.now() - claimedAt });

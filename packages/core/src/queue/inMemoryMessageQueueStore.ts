@@ -8,6 +8,8 @@ import type {
   PageRequest,
   PendingMessage,
   QueueScope,
+  RunEventLog,
+  RunEventRef,
   RunOutcome,
   RunTargetReadModel,
   TakenBackAndClaimed,
@@ -17,13 +19,14 @@ import type {
 import { holderLabel } from "../coordination/holder";
 import { type FenceCheck, assertFenceHolds, fenceHolds } from "../coordination/leaseFence";
 import { comparePageKeys, pageOfSorted } from "../stores/keysetPages";
-import { requireText } from "../stores/storeArguments";
+import { StoreArgumentError, requireText } from "../stores/storeArguments";
 import { DEFAULT_QUEUE_CAPACITY, IN_MEMORY_RETAINED_RUNS } from "../defaults";
 import { ABORTED_RUN_ERROR, DuplicateMessageError, QueueFullError, RunTargetNotFoundError } from "./messageQueueStore";
 import {
   type StrictScope,
   type ValidClaim,
   type ValidMessage,
+  type ValidRunOutcome,
   validateAbortTarget,
   validateAddMessage,
   validateCapacity,
@@ -47,6 +50,11 @@ export interface InMemoryMessageQueueStoreOptions {
   fences?: FenceCheck;
   /** Where an add with `requireTarget` finds its target (the process's assistant and thread stores); without it, such an add is refused. */
   targets?: RunTargetReadModel;
+  /**
+   * Where a completion logs its outcome's events (the process's run event log, an in-memory one, whose
+   * append awaits nothing); without it, an outcome with events is refused.
+   */
+  runEvents?: RunEventLog;
 }
 
 /** A message as held: content as JSON text, so callers never share objects with the store. */
@@ -82,6 +90,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   private readonly now: () => number;
   private readonly fences: FenceCheck | undefined;
   private readonly targets: RunTargetReadModel | undefined;
+  private readonly runEvents: RunEventLog | undefined;
   /** By id, then by tenant (`null`: none): a message id is unique within its tenant only. */
   private readonly messages = new Map<string, Map<string | null, StoredMessage>>();
   private readonly queues = new Map<string, Queue>();
@@ -94,6 +103,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     this.now = options.now ?? Date.now;
     this.fences = options.fences;
     this.targets = options.targets;
+    this.runEvents = options.runEvents;
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
@@ -263,7 +273,9 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
     const messageId = validateMessageId(id);
     const claimer = requireText(owner, "Claim owner");
-    return this.complete(messageId, claimer, validateRunOutcome(outcome));
+    const { completed, logged } = this.complete(messageId, claimer, validateRunOutcome(outcome));
+    await logged;
+    return completed;
   }
 
   async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
@@ -273,8 +285,10 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     const claim = validateClaimOptions(options);
     // Judged before anything is written, as PostgreSQL judges it at the statement's start.
     const holds = fenceHolds(this.fences, options);
-    const completed = this.complete(messageId, claim.owner, valid);
-    return { completed, claimed: holds ? this.claim(queue, claim) : null };
+    const { completed, logged } = this.complete(messageId, claim.owner, valid);
+    const claimed = holds ? this.claim(queue, claim) : null;
+    await logged;
+    return { completed, claimed };
   }
 
   async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {
@@ -412,11 +426,20 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   }
 
   /** Completes the message `owner` holds a claim on; `false` when it holds none. */
-  private complete(id: string, owner: string, { status, error }: { status: RunOutcome["status"]; error: string | null }): boolean {
+  /** `logged`: the append of the outcome's events, made within the call (the log's append awaits nothing). */
+  private complete(id: string, owner: string, { status, error, events }: ValidRunOutcome): { completed: boolean; logged?: Promise<void> } {
     const message = this.claimed(id, owner);
-    if (!message) return false;
+    if (!message) return { completed: false };
+    const run = events.length > 0 ? this.runOf(message) : undefined;
     this.finish(message, status, error);
-    return true;
+    return { completed: true, ...(run ? { logged: this.runEvents!.append(run, events) } : {}) };
+  }
+
+  /** The run whose event log a completion of `message` appends to; throws when it cannot have one. */
+  private runOf({ tenantId, assistantId, threadId, id }: StoredMessage): RunEventRef {
+    if (!this.runEvents) throw new Error("This queue store has no run event log to log an outcome's events in");
+    if (tenantId === undefined || assistantId === undefined) throw new StoreArgumentError("Run outcome events need a message with a tenant and an assistant");
+    return { tenantId, assistantId, threadId, messageId: id };
   }
 
   /** Completes an open message: it becomes one of the queue's run records. */

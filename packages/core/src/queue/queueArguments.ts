@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, LeaseFence, QueueScope, RunOutcome, ThreadQueueRef } from "@axiom-lattice/protocols";
+import type { AddMessageParams, ClaimMessagesOptions, FinishedRunStatus, LeaseFence, QueueScope, RunEvent, RunOutcome, ThreadQueueRef } from "@axiom-lattice/protocols";
 import { validateFence } from "../coordination/leaseFence";
 import {
   StoreArgumentError,
@@ -120,12 +120,27 @@ export function validateRenewal(ids: unknown, owner: unknown, leaseMs: unknown):
   };
 }
 
-export function validateRunOutcome(outcome: RunOutcome): { status: FinishedRunStatus; error: string | null } {
+export interface ValidRunOutcome {
+  status: FinishedRunStatus;
+  error: string | null;
+  /** The events to log with it; empty when none. */
+  events: RunEvent[];
+}
+
+export function validateRunOutcome(outcome: RunOutcome): ValidRunOutcome {
   const checked = requireObject(outcome, "Run outcome");
   if (!FINISHED_RUN_STATUSES.includes(checked.status as FinishedRunStatus)) {
     throw new StoreArgumentError(`Run outcome status must be one of ${FINISHED_RUN_STATUSES.join(", ")}`);
   }
-  return { status: checked.status as FinishedRunStatus, error: optionalString(checked.error, "Run outcome error") ?? null };
+  const error = optionalString(checked.error, "Run outcome error") ?? null;
+  if (checked.events === undefined) return { status: checked.status as FinishedRunStatus, error, events: [] };
+  if (!Array.isArray(checked.events)) throw new StoreArgumentError("Run outcome events must be an array");
+  const events = checked.events.map((value: unknown): RunEvent => {
+    const event = requireObject(value, "Run outcome event");
+    const type = requireText(event.type, "Run outcome event type") as RunEvent["type"];
+    return { index: requireInteger(event.index, "Run outcome event index", 0), type, data: event.data };
+  });
+  return { status: checked.status as FinishedRunStatus, error, events };
 }
 
 /** Which run an abort request names: a message of the thread, or (`undefined`) the one in progress. */

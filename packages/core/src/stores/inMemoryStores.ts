@@ -45,7 +45,8 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
   const threads = new InMemoryThreadStore();
   const assistants = new InMemoryAssistantStore();
   const runTargets = new InMemoryRunTargetReadModel({ assistants, threads });
-  const queue = new InMemoryMessageQueueStore({ ...fenced, targets: runTargets });
+  const runEvents = new InMemoryRunEventLog(fenced);
+  const queue = new InMemoryMessageQueueStore({ ...fenced, targets: runTargets, runEvents });
   return {
     lease,
     presence: new InMemoryReplicaPresenceStore(),
@@ -66,7 +67,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
     pluginSettings: new InMemoryPluginSettingStore(),
     items: new InMemoryItemStore(fenced),
     schedules: new InMemoryScheduleStore(),
-    runEvents: new InMemoryRunEventLog(fenced),
+    runEvents,
     a2aPushConfigs: new InMemoryA2aPushConfigStore(),
     unitOfWork: new InMemoryUnitOfWork({ tasks, outbox }),
   };

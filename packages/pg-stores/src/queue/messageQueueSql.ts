@@ -1,5 +1,6 @@
 import { statementFence } from "../coordination/fenceSql";
 import { epochMicros, fromEpochMicros } from "../db/pageKeys";
+import { RUN_EVENTS_CHANNEL } from "../runs/runEventSql";
 
 // Leases are judged by the database clock (now()) so replicas with skewed clocks agree. A queue is a
 // thread's rows within one strict scope: an absent tenant or assistant matches only NULL.
@@ -325,31 +326,55 @@ const HELD_BY = (id: string, owner: string) => `
   AND status = 'processing'
   AND locked_by = ${owner}`;
 
-/** $1 id, $2 owner, $3 run status, $4 error: only while the owner still holds the claim. */
+/**
+ * Completion of message `id` held by `owner` with run status `status` and error `error`, and the run's
+ * last events (parameters `events`, `events`+1, `events`+2: indexes, types, data) logged with it, only
+ * for a row it completed: the CTEs `completed` (the row's run) and `logged`. Whoever reads the events
+ * then finds the run completed, and a refused completion logs none.
+ */
+const completedAndLogged = (id: string, owner: string, status: string, error: string, events: number) => `
+  completed AS (
+    UPDATE lattice_thread_message_queue
+       SET ${COMPLETION(status, error)}
+     WHERE ${HELD_BY(id, owner)}
+    RETURNING tenant_id, assistant_id, thread_id, id
+  ),
+  logged AS (
+    INSERT INTO lattice_run_events (tenant_id, assistant_id, thread_id, message_id, event_index, type, data)
+    SELECT completed.tenant_id, completed.assistant_id, completed.thread_id, completed.id, event.event_index, event.type, event.data
+      FROM completed,
+           unnest($${events}::int[], $${events + 1}::text[], $${events + 2}::jsonb[]) AS event(event_index, type, data)
+    ON CONFLICT DO NOTHING
+  )`;
+
+/** Wakes the run's followers on every replica, as an append to the run event log does, when the completion logged events. */
+const followersWoken = (events: number) => `
+  CASE WHEN cardinality($${events}::int[]) > 0
+       THEN pg_notify('${RUN_EVENTS_CHANNEL}', json_build_object('tenantId', tenant_id, 'assistantId', assistant_id, 'threadId', thread_id, 'messageId', id)::text)
+  END`;
+
+/** $1 id, $2 owner, $3 run status, $4 error, $5–$7 events: only while the owner still holds the claim. One row if it did. */
 export const COMPLETE_MESSAGE: PreparedStatement = {
   name: "lattice_queue_complete",
   text: `
-  UPDATE lattice_thread_message_queue
-     SET ${COMPLETION("$3", "$4")}
-   WHERE ${HELD_BY("$1", "$2")}`,
+  WITH ${completedAndLogged("$1", "$2", "$3", "$4", 5)}
+  SELECT ${followersWoken(5)} AS followers_woken
+    FROM completed`,
 };
 
 /**
- * Completes message $10 held by owner $4 with run status $11 and error $12, and claims the thread's
- * next as {@link CLAIM_MESSAGES} does ($1–$9), in one statement: one commit between a thread's runs.
- * Each part keeps its own check (the owner's claim; the fence). Both see the statement's snapshot, in
- * which the completed row is still processing: the claim never takes it, nor touches the same row.
+ * Completes message $10 held by owner $4 with run status $11 and error $12, logging events $13–$15,
+ * and claims the thread's next as {@link CLAIM_MESSAGES} does ($1–$9), in one statement: one commit
+ * between a thread's runs. Each part keeps its own check (the owner's claim; the fence). Both see the
+ * statement's snapshot, in which the completed row is still processing: the claim never takes it, nor
+ * touches the same row.
  */
 export const COMPLETE_AND_CLAIM = claimStatement(
   "lattice_queue_complete_and_claim",
   (lock) => `
-  WITH ${CLAIM_FENCE.cte},
-  completed AS (
-    UPDATE lattice_thread_message_queue
-       SET ${COMPLETION("$11", "$12")}
-     WHERE ${HELD_BY("$10", "$4")}
-    RETURNING 1
-  ),${claimed(lock)}${claimAnswer("EXISTS (SELECT FROM completed) AS completed, ")}`,
+  WITH ${CLAIM_FENCE.cte},${completedAndLogged("$10", "$4", "$11", "$12", 13)},${claimed(lock)}${claimAnswer(
+    `EXISTS (SELECT FROM completed) AS completed, (SELECT ${followersWoken(13)} FROM completed) AS followers_woken, `,
+  )}`,
 );
 
 /** $1 id, $2 tenant, $3 assistant. */

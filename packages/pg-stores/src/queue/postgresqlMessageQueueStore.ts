@@ -43,6 +43,7 @@ import { readPage } from "../db/pageKeys";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { isUniqueViolation } from "../db/transaction";
+import { runEventArrays } from "../runs/runEventSql";
 import {
   CLAIM_MESSAGES,
   CLEAR_PENDING,
@@ -256,11 +257,11 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
   async completeAndClaimNext(thread: ThreadQueueRef, id: string, outcome: RunOutcome, options: ClaimMessagesOptions): Promise<CompletedAndClaimed> {
     const { values, fence } = claimParams(thread, options);
     const messageId = validateMessageId(id);
-    const { status, error } = validateRunOutcome(outcome);
+    const { status, error, events } = validateRunOutcome(outcome);
     await this.initialize();
     const { rows } = await this.pool.query<ClaimedRow & { completed: boolean }>({
       ...claimStatement(COMPLETE_AND_CLAIM, fence),
-      values: [...values, messageId, status, error],
+      values: [...values, messageId, status, error, ...runEventArrays(events)],
     });
     return { completed: rows[0].completed, claimed: rows[0].fence_holds ? claimedMessages(values, rows) : null };
   }
@@ -297,8 +298,8 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
   async completeMessage(id: string, owner: string, outcome: RunOutcome): Promise<boolean> {
     const messageId = validateMessageId(id);
     const claimer = requireText(owner, "Claim owner");
-    const { status, error } = validateRunOutcome(outcome);
-    return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error])) === 1;
+    const { status, error, events } = validateRunOutcome(outcome);
+    return (await this.count(COMPLETE_MESSAGE, [messageId, claimer, status, error, ...runEventArrays(events)])) === 1;
   }
 
   async deleteThreadMessages(thread: ThreadQueueRef): Promise<number> {

@@ -5,7 +5,16 @@ import { NotificationListener } from "../db/notificationListener";
 import { PgStore } from "../db/pgStore";
 import type { PgStoreOptions } from "../db/pool";
 import { listenConnection } from "../db/pooler";
-import { APPEND_RUN_EVENTS, DELETE_RUN_EVENTS, DELETE_THREAD_RUN_EVENTS, LAST_RUN_EVENT_INDEX, PRUNE_RUN_EVENTS, READ_RUN_EVENTS, RUN_EVENTS_CHANNEL } from "./runEventSql";
+import {
+  APPEND_RUN_EVENTS,
+  DELETE_RUN_EVENTS,
+  DELETE_THREAD_RUN_EVENTS,
+  LAST_RUN_EVENT_INDEX,
+  PRUNE_RUN_EVENTS,
+  READ_RUN_EVENTS,
+  RUN_EVENTS_CHANNEL,
+  runEventArrays,
+} from "./runEventSql";
 
 export interface PostgreSQLRunEventLogOptions extends PgStoreOptions {
   /** application_name of the LISTEN connection (default "lattice-run-events"). */
@@ -44,9 +53,7 @@ export class PostgreSQLRunEventLog extends PgStore implements RunEventLog {
     const { tenantId, assistantId, threadId, messageId } = run;
     const { rows } = await this.pool.query<{ fence_holds: boolean }>(APPEND_RUN_EVENTS, [
       ...runKey(run),
-      events.map((event) => event.index),
-      events.map((event) => event.type),
-      events.map((event) => JSON.stringify(event.data ?? null)),
+      ...runEventArrays(events),
       RUN_EVENTS_CHANNEL,
       JSON.stringify({ tenantId, assistantId, threadId, messageId }),
       ...fenceParams(fence),

@@ -1,3 +1,4 @@
+import type { RunEvent } from "@axiom-lattice/protocols";
 import { statementFence } from "../coordination/fenceSql";
 
 // Every statement names the run's tenant, assistant and thread: the primary key's prefix.
@@ -21,6 +22,13 @@ export const APPEND_RUN_EVENTS = `
   )
   SELECT ${APPEND_FENCE.holds} AS fence_holds,
          CASE WHEN ${APPEND_FENCE.holds} THEN pg_notify($8, $9) END AS notified`;
+
+/** Events as the three arrays an insert unnests: indexes (`int[]`), types (`text[]`), data as JSON (`jsonb[]`). */
+export const runEventArrays = (events: RunEvent[]): [number[], string[], string[]] => [
+  events.map((event) => event.index),
+  events.map((event) => event.type),
+  events.map((event) => JSON.stringify(event.data ?? null)),
+];
 
 export const READ_RUN_EVENTS = `
   SELECT event_index, type, data

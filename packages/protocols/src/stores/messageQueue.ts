@@ -1,5 +1,6 @@
 import type { Page, PageRequest } from "../page";
 import type { FencedWriteOptions } from "./lease";
+import type { RunEvent } from "./runEventLog";
 
 // The queue's types live here rather than in core so the shared contract suite can name them without a
 // package cycle; core re-exports them under the same names, next to the queue's error classes.
@@ -126,6 +127,13 @@ export interface ClaimMessagesOptions extends FencedWriteOptions {
 export interface RunOutcome {
   status: FinishedRunStatus;
   error?: string;
+  /**
+   * The run's last events, appended to its run event log (the message's tenant, assistant, thread and
+   * id) by the step that records the outcome, and only if that step records it: a follower that reads
+   * them finds the run completed, and a refused completion logs none. An index already logged is left
+   * as it is. Needs a message with a tenant and an assistant, and a store that has the run event log.
+   */
+  events?: RunEvent[];
 }
 
 /** What {@link MessageQueueStore.takeBackAndClaim} did. */
