@@ -119,6 +119,9 @@ export async function buildGateway(config: GatewayConfig, options: BuildGatewayO
     routerOptions: { maxParamLength: 256 },
     // Requests arriving while closing are refused by refuseWhileClosing, in the API's error shape.
     return503OnClosing: false,
+    // Registering the routes compiles their schemas, which took a loaded two-core machine over
+    // Fastify's default 10 s (a host starting several replicas at once): a start that slow is not a hang.
+    pluginTimeout: 60_000,
   });
 
   // Routes declare zod schemas: they validate requests and document the API (/openapi.json). Answers

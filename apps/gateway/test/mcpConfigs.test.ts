@@ -6,7 +6,8 @@ import { MCP_FIXTURE as FIXTURE } from "./mcpFixture";
 import { useGateway } from "./support";
 
 const OTHER_TENANT = { "x-tenant-id": "tenant-other" };
-const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 }, selected_tools: ["add"] };
+// Bounds a connect too: a loaded CI machine took over 5 s to start the stdio server (a Node process loading the MCP SDK).
+const calc = { key: "calc", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 15_000 }, selected_tools: ["add"] };
 
 describe("MCP configurations", () => {
   const gateway = useGateway();
@@ -93,15 +94,15 @@ describe("MCP configurations", () => {
     const config = { ...calc.config, env: { FIXTURE_TOKEN: secret } };
     const created = await post("/api/mcp-configs", { key: "child", config, selected_tools: ["env"] });
     expect(created.statusCode).toBe(201);
-    expect(created.json().config).toEqual({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, env_names: ["FIXTURE_TOKEN"] });
+    expect(created.json().config).toEqual({ transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 15_000, env_names: ["FIXTURE_TOKEN"] });
     const remote = await post("/api/mcp-configs", { key: "remote", config: { transport: "http", url: "https://mcp.example/mcp", headers: { Authorization: "Bearer header-secret" } } });
     expect(remote.json().config).toEqual({ transport: "http", url: "https://mcp.example/mcp", header_names: ["Authorization"] });
 
     const connected = await post("/api/mcp-configs/child/connect", {});
     expect(connected.json()).toMatchObject({ status: "connected", config: { env_names: ["FIXTURE_TOKEN"] } });
     // A change without env keeps it: the reconnected child still has it.
-    const changed = await patch("/api/mcp-configs/child", { config: { ...calc.config, timeout: 4000 } });
-    expect(changed.json()).toMatchObject({ status: "connected", config: { timeout: 4000, env_names: ["FIXTURE_TOKEN"] } });
+    const changed = await patch("/api/mcp-configs/child", { config: { ...calc.config, timeout: 14_000 } });
+    expect(changed.json()).toMatchObject({ status: "connected", config: { timeout: 14_000, env_names: ["FIXTURE_TOKEN"] } });
     expect((await post("/api/assistants", { id: "env-reader", name: "Env", model: { provider: "scripted" }, tools: ["child__env"] })).statusCode).toBe(201);
     expect((await post("/api/threads", { thread_id: "env-thread", assistant_id: "env-reader" })).statusCode).toBe(201);
     const run = await post("/api/runs", { assistant_id: "env-reader", thread_id: "env-thread", message: '/tool child__env {"name":"FIXTURE_TOKEN"}', mode: "wait" });

@@ -7,6 +7,13 @@ import { HttpError } from "./errors";
 const UNUSED_SWEEP_MS = 50;
 
 /**
+ * How long a connection may carry nothing before a closing gateway closes it: a client that has just
+ * connected gets its request in and is refused with a 503 (which a balancer retries elsewhere) rather
+ * than a reset.
+ */
+const UNUSED_GRACE_MS = 1_000;
+
+/**
  * Once the gateway is closing, requests still arriving (on kept-alive connections) are refused with
  * `503 NOT_READY` in the API's error shape, the connection closed: the client retries on a replica that
  * stays. Replaces Fastify's own refusal (`return503OnClosing`, switched off), whose body is not ours.
@@ -39,12 +46,13 @@ export function refuseWhileClosing(app: FastifyInstance): void {
  * the connection's.)
  */
 class ServerConnections {
-  private readonly responsesInFlight = new Map<Socket, number>();
+  /** Per connection: its responses in flight, and since when it has had none. */
+  private readonly connections = new Map<Socket, { inFlight: number; unusedSince: number }>();
 
   constructor(server: Server) {
     server.on("connection", (socket: Socket) => {
-      this.responsesInFlight.set(socket, 0);
-      socket.once("close", () => this.responsesInFlight.delete(socket));
+      this.connections.set(socket, { inFlight: 0, unusedSince: Date.now() });
+      socket.once("close", () => this.connections.delete(socket));
     });
     server.on("request", ({ socket }: IncomingMessage, response: ServerResponse) => {
       this.count(socket, 1);
@@ -52,13 +60,19 @@ class ServerConnections {
     });
   }
 
-  /** Closes every connection with no response in flight: idle, never used, or its next request not yet in (it would be refused). */
+  /**
+   * Closes every connection with no response in flight for {@link UNUSED_GRACE_MS}: idle, never used,
+   * or its next request not yet in (it would be refused).
+   */
   closeUnused(): void {
-    for (const [socket, inFlight] of this.responsesInFlight) if (inFlight === 0) socket.destroy();
+    const before = Date.now() - UNUSED_GRACE_MS;
+    for (const [socket, { inFlight, unusedSince }] of this.connections) if (inFlight === 0 && unusedSince <= before) socket.destroy();
   }
 
   private count(socket: Socket, change: number): void {
-    const inFlight = this.responsesInFlight.get(socket);
-    if (inFlight !== undefined) this.responsesInFlight.set(socket, inFlight + change);
+    const connection = this.connections.get(socket);
+    if (!connection) return;
+    connection.inFlight += change;
+    if (connection.inFlight === 0) connection.unusedSince = Date.now();
   }
 }
