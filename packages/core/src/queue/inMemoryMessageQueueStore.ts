@@ -425,8 +425,10 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return claimed.map(toMessage);
   }
 
-  /** Completes the message `owner` holds a claim on; `false` when it holds none. */
-  /** `logged`: the append of the outcome's events, made within the call (the log's append awaits nothing). */
+  /**
+   * Completes the message `owner` holds a claim on (`completed: false` when it holds none); `logged`:
+   * the append of the outcome's events, made within the call (the log's append awaits nothing).
+   */
   private complete(id: string, owner: string, { status, error, events }: ValidRunOutcome): { completed: boolean; logged?: Promise<void> } {
     const message = this.claimed(id, owner);
     if (!message) return { completed: false };
