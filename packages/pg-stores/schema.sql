@@ -106,6 +106,27 @@ BEGIN
 END;
 $$;
 
+CREATE FUNCTION public.lattice_release_lease_then_pending(p_key text, p_holder text, p_thread_id text, p_tenant_id text, p_assistant_id text) RETURNS SETOF public.lattice_thread_message_queue
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+  UPDATE lattice_leases
+     SET expires_at = '-infinity'
+   WHERE key = p_key
+     AND holder = p_holder
+     AND expires_at > '-infinity';
+
+  RETURN QUERY
+    SELECT *
+      FROM lattice_thread_message_queue
+     WHERE thread_id = p_thread_id
+       AND (tenant_id = p_tenant_id OR (tenant_id IS NULL AND p_tenant_id IS NULL))
+       AND (assistant_id = p_assistant_id OR (assistant_id IS NULL AND p_assistant_id IS NULL))
+       AND status = 'pending'
+     ORDER BY priority DESC, sequence;
+END;
+$$;
+
 CREATE TABLE public.lattice_a2a_push_configs (
     tenant_id text NOT NULL,
     task_id text NOT NULL,

@@ -110,11 +110,12 @@ describe("lattice-gateway CLI", () => {
       // `pnpm exec` does: its pipe is non-blocking, so log lines the pipe could not take at once used
       // to be written at exit, after the stderr line.
       const parent = `require("node:child_process").spawn(process.execPath, [${JSON.stringify(cli)}], { stdio: "inherit" }).on("exit", (code) => process.exit(code))`;
-      // Three starts on the taken port at once: their waits overlap.
+      // Three starts on the taken port at once: their waits overlap. Each bound leaves a loaded machine
+      // room (one took over 20 s in CI) within the test's 90 s.
       const [result, merged, verbose] = await Promise.all([
-        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "warn" }, reject: false, timeout: 20_000 }),
-        execa("bash", ["-c", 'set -o pipefail; node -e "$PARENT" 2>&1 | cat'], { env: { PARENT: parent, PORT: port, LOG_LEVEL: "info" }, reject: false, timeout: 20_000 }),
-        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "debug" }, reject: false, timeout: 20_000 }),
+        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "warn" }, reject: false, timeout: 60_000 }),
+        execa("bash", ["-c", 'set -o pipefail; node -e "$PARENT" 2>&1 | cat'], { env: { PARENT: parent, PORT: port, LOG_LEVEL: "info" }, reject: false, timeout: 60_000 }),
+        execa("node", [cli], { env: { PORT: port, LOG_LEVEL: "debug" }, reject: false, timeout: 60_000 }),
       ]);
       const message = `port ${port} on 127.0.0.1 is already in use by another process: stop it, or set PORT to a free port (PORT=0 picks one)`;
       expect(result.exitCode).toBe(1);

@@ -139,7 +139,7 @@ describe("MCP server manager, servers that cannot serve", () => {
     const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
     process.env.LATTICE_TEST_GATEWAY_ONLY = "gateway-secret";
     try {
-      const config = { transport: "stdio" as const, command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000, env: { FIXTURE_TOKEN: "env-token-0123456789" } };
+      const config = { transport: "stdio" as const, command: process.execPath, args: [FIXTURE, "stdio"], timeout: TIMEOUT_MS, env: { FIXTURE_TOKEN: "env-token-0123456789" } };
       await store.create(TENANT, { key: "child", config });
       await manager.connect(TENANT, "child");
       expect(await runWith(manager, ["child__env"], '/tool child__env {"name":"FIXTURE_TOKEN"}')).toBe("child__env returned: env-token-0123456789");
@@ -154,7 +154,7 @@ describe("MCP server manager, servers that cannot serve", () => {
   it("a stdio server that crashes mid-call fails the tool call, not the run, and is recorded error", async () => {
     const store = new InMemoryMcpServerConfigStore();
     const manager = new McpServerManager({ store, logger: recordingLogger().logger, announce: async () => {} });
-    await store.create(TENANT, { key: "fragile", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: 5000 } });
+    await store.create(TENANT, { key: "fragile", config: { transport: "stdio", command: process.execPath, args: [FIXTURE, "stdio"], timeout: TIMEOUT_MS } });
     await manager.connect(TENANT, "fragile");
     const started = Date.now();
     expect(await runWith(manager, ["fragile__crash"], "/tool fragile__crash {}")).toMatch(/fragile__crash returned: .*MCP server fragile failed on crash/s);

@@ -47,7 +47,7 @@ function inMemory(): SharedStores {
   // The lease store judges the fences of the runs' writes, as in the gateway's in-memory bundle.
   const leases = new InMemoryLeaseStore();
   return {
-    queue: new InMemoryMessageQueueStore({ fences: leases }),
+    queue: new InMemoryMessageQueueStore({ fences: leases, leases }),
     leases,
     assistants: new InMemoryAssistantStore(),
     checkpointer: new InMemoryCheckpointSaver(leases),

@@ -119,7 +119,7 @@ class QueueLapsingFirstClaim extends InMemoryMessageQueueStore {
 
 describe("a claim that lapsed while its replica still held the thread", () => {
   it("is taken back, and its message finished, before anything newer runs", async () => {
-    const queue = new QueueLapsingFirstClaim({ fences: stores.leases });
+    const queue = new QueueLapsingFirstClaim({ fences: stores.leases, leases: stores.leases });
     const agent = manager({ ...stores, queue }, { wakeup: lostWakeups, ...shortLeases }).getAgent(thread("t1"));
     const first = await agent.addMessage({ message: "/sleep 400" });
     const second = await agent.addMessage({ message: "second" });

@@ -72,11 +72,14 @@ class QueueWithEmptyClaimHook extends InMemoryMessageQueueStore {
 }
 
 describe("processor", () => {
-  it("strands no message enqueued between its last empty claim and its lease release", async () => {
-    const queue = new QueueWithEmptyClaimHook({ fences: stores.leases });
+  it.each([
+    ["released and looked at in one call to the queue", true],
+    ["released, then looked at", false],
+  ])("strands no message enqueued between its last empty claim and its lease release: %s", async (_name, joinedStores) => {
+    const queue = new QueueWithEmptyClaimHook({ fences: stores.leases, leases: stores.leases });
     const shared = { ...stores, queue };
-    const owner = manager(shared, { wakeup: lostWakeups }).getAgent(thread("t1"));
-    const peer = manager(shared, { wakeup: lostWakeups }).getAgent(thread("t1"));
+    const owner = manager(shared, { wakeup: lostWakeups, joinedStores }).getAgent(thread("t1"));
+    const peer = manager(shared, { wakeup: lostWakeups, joinedStores }).getAgent(thread("t1"));
     let late: string | undefined;
     queue.onEmptyClaim = async () => {
       // The queue just looked empty to the owner, which still holds the lease: the peer's message
@@ -158,7 +161,7 @@ describe("resumeTask", () => {
   });
 
   it("reclaims an expired claim and resumes from the checkpoint without answering twice", async () => {
-    const queue = new QueueFailingFirstCompletion({ fences: stores.leases });
+    const queue = new QueueFailingFirstCompletion({ fences: stores.leases, leases: stores.leases });
     const agent = manager({ ...stores, queue }, { wakeup: lostWakeups, claimLeaseMs: 150 }).getAgent(thread("t1"));
     const { messageId } = await agent.addMessage({ message: "once only" });
     await eventually("the failed completion", () => queue.failed, { timeoutMs: 3_000 });

@@ -47,7 +47,7 @@ export async function sharedStores(
   // The stores judge fenced writes by the shared lease store, as the gateway's in-memory bundle does.
   const runEventLog = new InMemoryRunEventLog({ fences: leases });
   return {
-    queue: new InMemoryMessageQueueStore({ fences: leases, runEvents: runEventLog }),
+    queue: new InMemoryMessageQueueStore({ fences: leases, runEvents: runEventLog, leases }),
     runEventLog,
     leases,
     assistants,
@@ -63,7 +63,7 @@ export async function sharedStores(
  * completions log a run's last events in (`withCompletion`, as on PostgreSQL), or one apart from it.
  */
 export function runEventLog(stores: SharedStores, withCompletion: boolean): { log: InMemoryRunEventLog; options: Partial<AgentRuntimeOptions> } {
-  if (withCompletion) return { log: stores.runEventLog, options: { runEvents: stores.runEventLog, runEventsLoggedWithCompletion: true } };
+  if (withCompletion) return { log: stores.runEventLog, options: { runEvents: stores.runEventLog, joinedStores: true } };
   const log = new InMemoryRunEventLog({ fences: stores.leases });
   return { log, options: { runEvents: log } };
 }

@@ -85,7 +85,7 @@ describe("deleteThread", () => {
   });
 
   it("keeps the record when a step fails, so that deleting again finishes the job", async () => {
-    const queue = new QueueFailingFirstThreadDelete({ fences: stores.leases });
+    const queue = new QueueFailingFirstThreadDelete({ fences: stores.leases, leases: stores.leases });
     const runtime = replica(queue);
     const { completion } = await runtime.getAgent(thread("t1")).addMessage({ message: "kept until retried" }, { mode: "wait" });
     await completion;

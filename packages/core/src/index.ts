@@ -35,6 +35,7 @@ export {
   validateCapacity,
   validateClaimOptions,
   validateMessageId,
+  validatePendingOptions,
   validateRenewal,
   validateRunAge,
   validateRunOutcome,

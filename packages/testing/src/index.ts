@@ -19,6 +19,7 @@ export { pagedListContract, type PagedListHarness } from "./pagedListContract";
 export { itemStoreContract, type ItemStoreHarness } from "./itemStoreContract";
 export { runEventLogContract } from "./runEventLogContract";
 export { loggedCompletionContract, type LoggedCompletionHarness } from "./loggedCompletionContract";
+export { releasingReadContract, type ReleasingReadHarness } from "./releasingReadContract";
 export { projectStoreContract } from "./projectStoreContract";
 export { projectRoomStoreContract, type ProjectRoomStoreHarness } from "./projectRoomStoreContract";
 export { projectRoomMessageStoreContract, type ProjectRoomMessageStoreHarness } from "./projectRoomMessageStoreContract";

@@ -57,8 +57,8 @@ export function agentsSubsystem({
     // Off: streams are served by the replica running them only (affinity_miss elsewhere), and nothing is
     // logged. In memory there is no other replica to serve, and a log would only hold every token for a day.
     runEvents: config.streamRelay && stores.kind === "postgres" ? stores.runEvents : undefined,
-    // One database holds both: a run's completion logs its last events.
-    runEventsLoggedWithCompletion: true,
+    // Either bundle's stores are joined (one database, or one process's stores).
+    joinedStores: true,
     runEventFlushMs: config.runEventFlushMs,
     maxConcurrentRuns: config.maxConcurrentRuns,
     // An api replica leaves every run to the workers and tells them at once, as it never takes the

@@ -68,11 +68,13 @@ export interface AgentRuntimeOptions {
    */
   runEvents?: RunEventLog;
   /**
-   * Whether the queue's completion of a message logs the run's last events in `runEvents` (the queue
-   * store's `RunOutcome.events`: both stores on one database, or of one in-memory bundle). Then a run's
-   * last batch and its outcome's event go with its completion, one commit instead of three. Default: no.
+   * Whether the queue store reaches the lease store and the run event log given with it (one database,
+   * as `createPostgreSQLStores` makes them, or one `createInMemoryStores` bundle). Then a run's last
+   * events go with its completion (`RunOutcome.events`), and a tenure's release of the thread's lease
+   * with its last look at the queue (`PendingMessagesOptions.afterReleasing`): one round trip for
+   * each pair. Default: no, each goes to its own store.
    */
-  runEventsLoggedWithCompletion?: boolean;
+  joinedStores?: boolean;
   /** How long run events wait to be logged together (default `RUN_EVENT_FLUSH_MS`, 150 ms). */
   runEventFlushMs?: number;
   /**
@@ -151,9 +153,8 @@ export class AgentInstanceManager {
       items: options.items,
       wakeup: options.wakeup ?? new InProcessQueueWakeup({ logger }),
       buffers: new ChunkBuffers(options.chunkBuffers),
-      runEvents: options.runEvents
-        ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents), loggedWithCompletion: options.runEventsLoggedWithCompletion === true }
-        : undefined,
+      runEvents: options.runEvents ? { log: options.runEvents, waits: new RunEventWaits(options.runEvents) } : undefined,
+      joinedStores: options.joinedStores === true,
       runEventFlushMs: options.runEventFlushMs ?? RUN_EVENT_FLUSH_MS,
       // A claim lives as long as the lease it is taken under, and is renewed at the same pace.
       claimLeaseMs: options.claimLeaseMs ?? threadRunTtlMs,

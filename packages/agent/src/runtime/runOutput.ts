@@ -9,7 +9,7 @@ import { resumedChunk } from "./runChunks";
 export interface RunOutputDeps {
   buffers: ChunkBuffers;
   runEvents?: RunEventLog;
-  /** The message's completion logs the events it is given in `runEvents` (see {@link RunOutput.withOutcome}). */
+  /** The message's completion logs the events it is given in `runEvents` (joined stores: see {@link RunOutput.withOutcome}). */
   loggedWithCompletion: boolean;
   runEventFlushMs: number;
   /** Named in a re-run's `run_resumed` event. */
@@ -122,7 +122,7 @@ export class RunOutput {
    * none is given; so too once fenced out. {@link settleOutcome} says what came of the completion.
    */
   async withOutcome(chunk: MessageChunk): Promise<RunEvent[]> {
-    if (!this.deps.loggedWithCompletion || this.fencedOut) {
+    if (!this.deps.runEvents || !this.deps.loggedWithCompletion || this.fencedOut) {
       await this.flush();
       this.outcome = { chunk, taken: [], included: false };
       return [];

@@ -51,12 +51,9 @@ export interface RuntimeContext {
   wakeup: QueueWakeup;
   buffers: ChunkBuffers;
   /** Every run's stream, durable and readable on any replica. Absent: streams live in this replica's buffers only. */
-  runEvents?: {
-    log: RunEventLog;
-    waits: RunEventWaits;
-    /** The queue's completion logs a run's last events in `log` (see `RunOutcome.events`). */
-    loggedWithCompletion: boolean;
-  };
+  runEvents?: { log: RunEventLog; waits: RunEventWaits };
+  /** The queue store reaches the lease store and `runEvents` (see `AgentRuntimeOptions.joinedStores`). */
+  joinedStores: boolean;
   /** How long a run's events wait to be written to the run event log together. */
   runEventFlushMs: number;
   claimLeaseMs: number;

@@ -172,6 +172,8 @@ export class ThreadProcessor {
     const lease = await tryAcquireThreadRun(this.scope, { store: leases, ttlMs: threadRunTtlMs, replicaId, logger });
     if (!lease) return { leaseContended: true };
     this.tenure = lease;
+    // The tenure ended as it should: it lets the lease go with a last look at the thread (below).
+    let endedWell = false;
     try {
       // This claim answers every wake-up so far (each is sent after its message is queued): only a
       // later one calls for another tenure. Without this, the wake-up of the very message about to
@@ -214,6 +216,7 @@ export class ThreadProcessor {
         // Claimed by the run's completion, unless the tenure ends there (see `claimsNext`).
         message = next;
       }
+      endedWell = true;
     } catch (error) {
       if (!(error instanceof FencedOutError)) throw error;
       // A newer tenure took the thread over while this one was paused: it runs the thread's messages.
@@ -221,12 +224,13 @@ export class ThreadProcessor {
       return { leaseContended: true };
     } finally {
       this.tenure = undefined;
-      await lease.release();
+      if (!endedWell) await lease.release();
     }
     // A message queued after the last empty claim, whose wake-up found the lease still held, would
-    // otherwise wait for the sweep: look once more now that the lease is free. A replica shutting
-    // down leaves it to its peers, woken now rather than at their next sweep.
-    const pending = await queue.getPendingMessages(this.scope);
+    // otherwise wait for the sweep: look once more as the lease is released (the look sees every add
+    // committed before the release), in the same round trip where the queue can release it. A replica
+    // shutting down leaves such a message to its peers, woken now rather than at their next sweep.
+    const pending = await this.releaseAndLook(lease);
     if (pending.some((message) => message.availableAt === undefined)) {
       if (this.context.isClosed()) await notifyPeers(this.context, this.scope);
       else this.wanted = true;
@@ -234,6 +238,17 @@ export class ThreadProcessor {
       this.wakeWhenDue(pending);
     }
     return { leaseContended: false };
+  }
+
+  /** Ends the tenure, then reads the thread's pending messages: one round trip with joined stores. */
+  private async releaseAndLook(lease: ThreadRunHandle): Promise<PendingMessage[]> {
+    const { queue, joinedStores } = this.context;
+    if (!joinedStores) {
+      await lease.release();
+      return queue.getPendingMessages(this.scope);
+    }
+    const afterReleasing = { key: lease.key, holder: lease.holder };
+    return lease.releaseThrough(() => queue.getPendingMessages(this.scope, { afterReleasing }));
   }
 
   /**
@@ -306,8 +321,8 @@ export class ThreadProcessor {
    * from starting, or a newer tenure took the thread over (a re-run must log its start first).
    */
   private async openOutput(message: PendingMessage, lease: ThreadRunHandle): Promise<RunOutput | HandOverReason> {
-    const { buffers, runEvents, runEventFlushMs, replicaId, observer } = this.context;
-    const deps = { buffers, runEvents: runEvents?.log, loggedWithCompletion: runEvents?.loggedWithCompletion === true, runEventFlushMs, replicaId, logger: this.logger };
+    const { buffers, runEvents, joinedStores, runEventFlushMs, replicaId, observer } = this.context;
+    const deps = { buffers, runEvents: runEvents?.log, loggedWithCompletion: joinedStores, runEventFlushMs, replicaId, logger: this.logger };
     try {
       return await RunOutput.open(deps, bufferKey(this.scope, message), { ...this.scope, messageId: message.id }, message.attempts, lease);
     } catch (error) {

@@ -22,6 +22,13 @@ export interface HeldLease {
    * is logged, not thrown: the work is over either way, and the lease lapses at its ttl.
    */
   release(): Promise<void>;
+  /**
+   * Ends this tenure through `release`, a store call that releases the lease as the store's `release`
+   * does and may do more in the same round trip (a queue's last look at the thread): the heartbeat
+   * stops first. Rejects as `release` does (the lease then lapses at its ttl); `release()` after it
+   * does nothing more.
+   */
+  releaseThrough<T>(release: () => Promise<T>): Promise<T>;
   /** Stops the heartbeat but leaves the lease in the store until its ttl runs out. */
   stopHeartbeat(): void;
 }
@@ -64,6 +71,15 @@ export async function acquireLease(
     }
   };
   let released: Promise<void> | undefined;
+  const releaseThrough = <T>(release: () => Promise<T>): Promise<T> => {
+    heartbeat.stop();
+    const result = release();
+    released ??= result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  };
   return {
     key,
     holder,
@@ -72,6 +88,7 @@ export async function acquireLease(
     signal: heartbeat.signal,
     revoke: heartbeat.revoke,
     release: () => (released ??= releaseOnce()),
+    releaseThrough,
     stopHeartbeat: heartbeat.stop,
   };
 }

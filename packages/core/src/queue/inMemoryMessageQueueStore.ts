@@ -3,10 +3,12 @@ import type {
   ClaimMessagesOptions,
   CompletedAndClaimed,
   FencedWriteOptions,
+  LeaseStore,
   MessageQueueStore,
   Page,
   PageRequest,
   PendingMessage,
+  PendingMessagesOptions,
   QueueScope,
   RunEventLog,
   RunEventRef,
@@ -32,6 +34,7 @@ import {
   validateCapacity,
   validateClaimOptions,
   validateMessageId,
+  validatePendingOptions,
   validateRenewal,
   validateRunAge,
   validateRunOutcome,
@@ -55,6 +58,8 @@ export interface InMemoryMessageQueueStoreOptions {
    * append awaits nothing); without it, an outcome with events is refused.
    */
   runEvents?: RunEventLog;
+  /** What a pending read with `afterReleasing` releases the lease in (the process's lease store); without it, such a read is refused. */
+  leases?: Pick<LeaseStore, "release">;
 }
 
 /** A message as held: content as JSON text, so callers never share objects with the store. */
@@ -91,6 +96,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   private readonly fences: FenceCheck | undefined;
   private readonly targets: RunTargetReadModel | undefined;
   private readonly runEvents: RunEventLog | undefined;
+  private readonly leases: Pick<LeaseStore, "release"> | undefined;
   /** By id, then by tenant (`null`: none): a message id is unique within its tenant only. */
   private readonly messages = new Map<string, Map<string | null, StoredMessage>>();
   private readonly queues = new Map<string, Queue>();
@@ -104,6 +110,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     this.fences = options.fences;
     this.targets = options.targets;
     this.runEvents = options.runEvents;
+    this.leases = options.leases;
   }
 
   async addMessage(params: AddMessageParams): Promise<PendingMessage> {
@@ -135,7 +142,13 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
     return message && (message.assistantId ?? null) === assistantId ? toMessage(message) : null;
   }
 
-  async getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
+  async getPendingMessages(thread: ThreadQueueRef, options?: PendingMessagesOptions): Promise<PendingMessage[]> {
+    this.queue(thread);
+    const releasing = validatePendingOptions(options);
+    if (releasing) {
+      if (!this.leases) throw new Error("This queue store has no lease store to release a lease in");
+      await this.leases.release(releasing.key, releasing.holder);
+    }
     return this.withStatus(this.queue(thread), "pending").map(toMessage);
   }
 

@@ -143,6 +143,15 @@ export function validateRunOutcome(outcome: RunOutcome): ValidRunOutcome {
   return { status: checked.status as FinishedRunStatus, error, events };
 }
 
+/** The lease a pending read releases first (`PendingMessagesOptions.afterReleasing`), if any. */
+export function validatePendingOptions(options: unknown): { key: string; holder: string } | undefined {
+  if (options === undefined) return undefined;
+  const { afterReleasing } = requireObject(options, "Pending messages options");
+  if (afterReleasing === undefined) return undefined;
+  const { key, holder } = requireObject(afterReleasing, "The lease to release");
+  return { key: requireText(key, "The released lease's key"), holder: requireText(holder, "The released lease's holder") };
+}
+
 /** Which run an abort request names: a message of the thread, or (`undefined`) the one in progress. */
 export function validateAbortTarget(target: unknown): string | undefined {
   if (target === undefined) return undefined;

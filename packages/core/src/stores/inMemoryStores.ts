@@ -46,7 +46,7 @@ export function createInMemoryStores(options: { logger?: Logger } = {}): InMemor
   const assistants = new InMemoryAssistantStore();
   const runTargets = new InMemoryRunTargetReadModel({ assistants, threads });
   const runEvents = new InMemoryRunEventLog(fenced);
-  const queue = new InMemoryMessageQueueStore({ ...fenced, targets: runTargets, runEvents });
+  const queue = new InMemoryMessageQueueStore({ ...fenced, targets: runTargets, runEvents, leases: lease });
   return {
     lease,
     presence: new InMemoryReplicaPresenceStore(),

@@ -174,6 +174,34 @@ describe("acquireLease", () => {
     expect(globalLogs).toEqual([]);
   });
 
+  it("releaseThrough stops the heartbeat, answers what the store's call answers, and release() after it calls the store no more", async () => {
+    vi.useFakeTimers();
+    const store = new ScriptedStore();
+    const lease = (await acquireLease(store, "k", "a#1", 900, { logger }))!;
+    const answer = await lease.releaseThrough(async () => {
+      await store.release("k", "a#1");
+      return ["looked"];
+    });
+    expect(answer).toEqual(["looked"]);
+    await lease.release();
+    expect(store.releases).toBe(1);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(store.renewals).toBe(0);
+    expect(await store.get("k")).toBeNull();
+  });
+
+  it("releaseThrough rejects as the store's call does; the lease is left to lapse", async () => {
+    vi.useFakeTimers();
+    const store = new ScriptedStore();
+    const lease = (await acquireLease(store, "k", "a#1", 900, { logger }))!;
+    await expect(lease.releaseThrough(() => Promise.reject(new Error("connection terminated")))).rejects.toThrow("connection terminated");
+    await lease.release();
+    expect(store.releases).toBe(0);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(store.renewals).toBe(0);
+    expect(await store.get("k")).toBeNull();
+  });
+
   it("stopHeartbeat stops renewing and leaves the lease in the store until its ttl runs out", async () => {
     vi.useFakeTimers();
     const store = new ScriptedStore();

@@ -385,6 +385,14 @@ export const GET_MESSAGE = `
      AND ${SAME_TENANT}
      AND ${SAME_ASSISTANT}`;
 
+/**
+ * $1, $2: the lease released first (key, holder); then the thread's pending rows, as LIST_BY_STATUS
+ * reads them, by the function of migration 231: its read's snapshot is taken after the release.
+ */
+export const RELEASE_LEASE_THEN_PENDING = `
+  SELECT ${COLUMNS}
+    FROM lattice_release_lease_then_pending($1, $2, $3, $4, $5)`;
+
 /** $4 status. */
 export const LIST_BY_STATUS = `
   SELECT ${COLUMNS}

@@ -13,6 +13,7 @@ import {
   validateClaimOptions,
   validateFence,
   validateMessageId,
+  validatePendingOptions,
   validateRenewal,
   validateRunAge,
   validateRunOutcome,
@@ -30,6 +31,7 @@ import type {
   Page,
   PageRequest,
   PendingMessage,
+  PendingMessagesOptions,
   QueueScope,
   QueuedMessageStatus,
   RunOutcome,
@@ -59,6 +61,7 @@ import {
   LIST_RUNS,
   PRUNE_RUNS,
   QUEUE_SIZE,
+  RELEASE_LEASE_THEN_PENDING,
   RECLAIM_EXPIRED,
   RENEW_CLAIMS,
   REQUEST_MESSAGE_ABORT,
@@ -185,8 +188,11 @@ export class PostgreSQLMessageQueueStore extends PgStore implements MessageQueue
     return rows[0] ? toMessage(rows[0]) : null;
   }
 
-  async getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {
-    return (await this.rows(LIST_BY_STATUS, [...queueParams(thread), "pending"])).map(toMessage);
+  async getPendingMessages(thread: ThreadQueueRef, options?: PendingMessagesOptions): Promise<PendingMessage[]> {
+    const params = queueParams(thread);
+    const releasing = validatePendingOptions(options);
+    if (!releasing) return (await this.rows(LIST_BY_STATUS, [...params, "pending"])).map(toMessage);
+    return (await this.rows(RELEASE_LEASE_THEN_PENDING, [releasing.key, releasing.holder, ...params])).map(toMessage);
   }
 
   async getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]> {

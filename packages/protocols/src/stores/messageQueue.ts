@@ -136,6 +136,17 @@ export interface RunOutcome {
   events?: RunEvent[];
 }
 
+export interface PendingMessagesOptions {
+  /**
+   * First release lease `key` if `holder` still holds it (as `LeaseStore.release` does), then read, in
+   * one round trip on PostgreSQL: the read sees every add committed before the release took the lease,
+   * so an adder whose try for the lease found it held, and left its message to the holder, is seen. A
+   * thread-run lease holder's last look at its thread as it lets go. Needs a store that has the lease
+   * store (one database, or one process's stores).
+   */
+  afterReleasing?: { key: string; holder: string };
+}
+
 /** What {@link MessageQueueStore.takeBackAndClaim} did. */
 export interface TakenBackAndClaimed {
   /** Claims of earlier holders taken back (returned to pending, claimed again, or completed as aborted). */
@@ -194,8 +205,8 @@ export interface MessageQueueStore {
    */
   addMessageAtHead(params: AddMessageParams): Promise<PendingMessage>;
   getMessage(id: string, scope: QueueScope): Promise<PendingMessage | null>;
-  /** In claim order. */
-  getPendingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]>;
+  /** In claim order; with `afterReleasing`, once the lease it names is released (see {@link PendingMessagesOptions}). */
+  getPendingMessages(thread: ThreadQueueRef, options?: PendingMessagesOptions): Promise<PendingMessage[]>;
   /** In claim order. */
   getProcessingMessages(thread: ThreadQueueRef): Promise<PendingMessage[]>;
   /** Pending plus processing messages of the thread. */
