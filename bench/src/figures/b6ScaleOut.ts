@@ -277,6 +277,8 @@ const CATEGORIES: [string, RegExp][] = [
   ["enqueue", /^(lattice_queue_enqueue$|tx\[SELECT pg_advisory_xact_lock\(186)/],
   ["queue notice", /^SELECT pg_notify/],
   ["thread/assistant reads", /^SELECT (lattice_threads|lattice_assistants|lattice_assistants,lattice_threads)$/],
+  // A tenure's release of the lease with its last look at the queue, one call (issue 42).
+  ["lease release with the queue look", /lattice_release_lease_then_pending/],
   ["lease", /^lattice_lease_(acquire|release)$/],
   ["refused lease", /^lattice_lease_acquire \(refused\)$/],
   ["take-back", /^UPDATE lattice_leases,lattice_thread_message_queue$/],
