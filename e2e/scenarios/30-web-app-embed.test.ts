@@ -71,8 +71,9 @@ const hostPage = (gateway: string, webAppId: string, identity: { token?: string;
 
 const chat = (page: Page): FrameLocator => page.frameLocator("iframe");
 const shownIn = async (page: Page, selector: string) => (await chat(page).locator(selector).allTextContents()).join("\n");
+/** Waits until what `selector` shows passes `check`; a failure prints what it showed last. */
 const showing = (page: Page, selector: string, check: (shown: string) => boolean) =>
-  expect.poll(async () => check(await shownIn(page, selector)), { timeout: FINISHED, interval: 100 }).toBe(true);
+  expect.poll(() => shownIn(page, selector), { timeout: FINISHED, interval: 100 }).toSatisfy(check);
 
 /** The web app, its host site and a site on an origin the web app does not allow, on the gateway at `url`. */
 interface Setting {

@@ -223,7 +223,8 @@ export class Agent {
     const { buffers, queue, streamPollMs, runEvents } = this.context;
     const run = { ...this.scope, messageId };
     let cursor = afterChunkIndex;
-    // A completed message's final event is logged just after it completes: look for it once more.
+    // A completed message's final event is logged by its completion, or (stores not joined) just after
+    // it: look for it once more.
     let completedSeen = false;
     const patiently = <T>(read: () => Promise<T>) => readThroughOutage(read, { retryMs: streamPollMs, stopped: () => this.context.isClosed() });
     for (;;) {

@@ -143,7 +143,7 @@ export class InMemoryMessageQueueStore implements MessageQueueStore {
   }
 
   async getPendingMessages(thread: ThreadQueueRef, options?: PendingMessagesOptions): Promise<PendingMessage[]> {
-    this.queue(thread);
+    this.queue(thread); // checked before the release: a bad thread releases nothing
     const releasing = validatePendingOptions(options);
     if (releasing) {
       if (!this.leases) throw new Error("This queue store has no lease store to release a lease in");
